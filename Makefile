@@ -1,0 +1,74 @@
+# cgwb: build, set-up, tests, benchmarks.  See README.md.
+# Honours LUA_INCDIR, LIBFLAG, PREFIX, LIBDIR, LUADIR (luarocks "make" type).
+
+LUA        ?= lua5.4
+LUA_INCDIR ?= /usr/include/lua5.4
+CC         ?= cc
+CXX        ?= g++
+PREFIX     ?= /usr/local
+LIBDIR     ?= $(PREFIX)/lib/lua/5.4
+LUADIR     ?= $(PREFIX)/share/lua/5.4
+BINDIR     ?= $(PREFIX)/bin
+
+WARN    = -std=c99 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+          -Wpointer-arith -Wcast-qual -Wwrite-strings -Wundef -pedantic
+OPT     ?= -O2 -DNDEBUG
+CFLAGS  ?=
+ALLCFLAGS = $(WARN) $(OPT) -fPIC -fvisibility=hidden -D_POSIX_C_SOURCE=200809L $(CFLAGS)
+LIBFLAG ?= -shared
+LDLIBS  = -lm
+
+BUILD   ?= build/release
+CORE_SRC = $(sort $(wildcard csrc/util/*.c csrc/tape/*.c csrc/graph/*.c csrc/sched/*.c csrc/elim/*.c))
+LUA_SRC  = $(sort $(wildcard csrc/lua/*.c))
+CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
+LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o)
+MODULE   = $(BUILD)/cgwb/core.so
+CORELIB  = $(BUILD)/libcgwbcore.a
+HEADERS  = $(wildcard csrc/*/*.h)
+
+.PHONY: all debug deps run test test-release test-debug check-c examples bench install clean distclean
+
+all: $(MODULE) $(CORELIB)
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -I$(LUA_INCDIR) -c $< -o $@
+
+$(MODULE): $(CORE_OBJ) $(LUA_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $(LIBFLAG) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(CORELIB): $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# Assertions, AddressSanitizer and UndefinedBehaviorSanitizer.
+debug:
+	$(MAKE) BUILD=build/debug OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	        LDFLAGS="-fsanitize=address,undefined" all
+
+# Installs the Debian packages cgwb needs (only the missing ones).
+deps:
+	@sh scripts/install-deps.sh
+
+run: deps all examples
+	scripts/cgwb run examples/markowitz.lua examples/tapes/bratu.tap
+
+test: deps all examples
+	@sh scripts/run-tests.sh
+
+examples: all
+	@$(MAKE) -s -C examples
+
+bench: deps all examples
+	@sh scripts/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR)/cgwb $(DESTDIR)$(LUADIR)/cgwb $(DESTDIR)$(BINDIR)
+	install -m 755 $(MODULE) $(DESTDIR)$(LIBDIR)/cgwb/core.so
+	install -m 644 lua/cgwb/*.lua $(DESTDIR)$(LUADIR)/cgwb/
+	install -m 755 scripts/cgwb $(DESTDIR)$(BINDIR)/cgwb
+
+clean:
+	rm -rf build

@@ -1,0 +1,42 @@
+/* lcg.h: what the binding files share.  Only csrc/lua/ includes lua.h. */
+#ifndef LCG_H
+#define LCG_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "../tape/cg_tape.h"
+
+#if defined(__GNUC__)
+#define LCG_EXPORT __attribute__((visibility("default")))
+#else
+#define LCG_EXPORT
+#endif
+
+#define LCG_TAPE "cgwb.Tape"
+
+/* A Tape userdata: the core object and the allocator it uses.  The
+ * userdata is created empty first, so an error halfway leaves an object its
+ * __gc can free (STYLE.md rule 5). */
+typedef struct ltape {
+  cg_tape *t;
+  cg_alloc A;
+} ltape;
+
+/* The state's allocator as a core allocator. */
+void lcg_alloc(lua_State *L, cg_alloc *A);
+/* Pushes nil and the message; returns 2 (for `return nil, msg`). */
+int lcg_fail(lua_State *L, const cg_error *e);
+/* Registers a userdata type: methods in __index, plus metamethods. */
+void lcg_newclass(lua_State *L, const char *name, const luaL_Reg *methods,
+                  const luaL_Reg *meta);
+/* Reads the array of numbers at `idx` into a scratch userdata it pushes (so
+ * an error cannot leak it); *n gets the length. */
+double *lcg_numbers(lua_State *L, int idx, size_t *n);
+
+ltape *lcg_checktape(lua_State *L, int idx);
+ltape *lcg_newtape(lua_State *L);
+
+void lcg_open_tape(lua_State *L);
+
+#endif

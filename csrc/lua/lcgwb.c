@@ -1,0 +1,53 @@
+/* lcgwb.c: luaopen_cgwb_core and the helpers every binding file shares. */
+#include <string.h>
+
+#include "lcg.h"
+
+void lcg_alloc(lua_State *L, cg_alloc *A) {
+  A->f = (cg_allocf)lua_getallocf(L, &A->ud);
+}
+
+int lcg_fail(lua_State *L, const cg_error *e) {
+  luaL_pushfail(L);
+  lua_pushstring(L, e->msg);
+  return 2;
+}
+
+void lcg_newclass(lua_State *L, const char *name, const luaL_Reg *methods,
+                  const luaL_Reg *meta) {
+  luaL_newmetatable(L, name);
+  luaL_setfuncs(L, meta, 0);
+  lua_newtable(L);
+  luaL_setfuncs(L, methods, 0);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}
+
+double *lcg_numbers(lua_State *L, int idx, size_t *n) {
+  size_t i, len;
+  double *v;
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  len = (size_t)luaL_len(L, idx);
+  v = (double *)lua_newuserdatauv(L, (len ? len : 1) * sizeof *v, 0);
+  for (i = 0; i < len; i++) {
+    int isnum;
+    lua_geti(L, idx, (lua_Integer)i + 1);
+    v[i] = lua_tonumberx(L, -1, &isnum);
+    if (!isnum) luaL_error(L, "element %d of the array is not a number", (int)i + 1);
+    lua_pop(L, 1);
+  }
+  *n = len;
+  return v;
+}
+
+/* cgwb.core.version */
+LCG_EXPORT int luaopen_cgwb_core(lua_State *L);
+
+LCG_EXPORT int luaopen_cgwb_core(lua_State *L) {
+  lua_newtable(L);
+  lcg_open_tape(L);
+  lua_pushliteral(L, "0.1.0");
+  lua_setfield(L, -2, "version");
+  return 1;
+}

@@ -1,0 +1,555 @@
+/*
+ * cg_adolc.c: a streaming reader for ADOL-C 2.5.3 .. 2.7.x tape sets.
+ *
+ * The format is shared/reference/adolc-tape-format.md (cited as "fmt").  A
+ * tape set is three files: Operations (one opcode byte per record), Locations
+ * (a 168-byte header, then uint32 operands), Values (float64 constants, then
+ * the pdouble parameters).  Each file is read through a fixed buffer, so
+ * memory does not grow with the tape; the only allocations that follow the
+ * data are the operands of one record and the parameters, and both are
+ * bounded by the sizes of files that exist.
+ *
+ * Records come out in cgwb's canonical operand order (cg_ops.h `perm`);
+ * index = position of the opcode byte in the Operations file.  Block markers
+ * are consumed here (fmt 4.6) and counted, never returned.
+ */
+#include "cg_tape.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define AD_HDR_BYTES 168 /* fmt 4.2: statSpace = 42 locints */
+#define AD_HDR_LOCS 42
+#define AD_BUFBYTES 65536 /* per stream */
+
+/* fmt 4.5: enum StatEntries */
+enum {
+  ST_INDEP, ST_DEP, ST_MAXLIVE, ST_TAYSTACK, ST_OBS, ST_NOPS, ST_OPFILE, ST_NLOCS,
+  ST_LOCFILE, ST_NVALS, ST_VALFILE, ST_LBS, ST_VBS, ST_TBS, ST_EQPROD, ST_NOMINMAX,
+  ST_SWITCHES, ST_NPARAM, ST_COUNT
+};
+
+/* One input file read through a fixed buffer of `cap` elements.
+ * Invariant: buf holds elements [base, base+len) of the file. */
+typedef struct ad_stream {
+  FILE *fp;
+  const char *path;
+  size_t elsize, cap, len;
+  uint64_t nel, base;
+  unsigned char *buf;
+} ad_stream;
+
+/* The reader.  `base` must stay the first member (the vtable casts). */
+typedef struct ad_reader {
+  cg_reader base;
+  ad_stream ops, locs, vals;
+  uint64_t oi, li, vi; /* next op byte, locint, value (fmt 4.6) */
+  uint64_t lb, vb;     /* current location / value block */
+  uint64_t obs, lbs, vbs, maxlive, nvalops;
+  uint64_t markers, records;
+  int done;
+  uint32_t *floc, *cloc; /* operands of the current record: file / canonical order */
+  size_t cap_floc, cap_cloc;
+  double *val;
+  size_t cap_val;
+  char opath[4096], lpath[4096], vpath[4096];
+} ad_reader;
+
+/* Markers (block and tape markers) consumed so far; 0 for other readers. */
+uint64_t cg_adolc_markers(const cg_reader *R);
+
+/* {==== buffered streams ====} */
+
+/* Copies elements [idx, idx+n) of the stream to dst; the caller has checked
+ * idx+n <= nel.  CG_EIO if the file shrank under us. */
+static int st_get(ad_stream *s, uint64_t idx, size_t n, void *dst, cg_error *e) {
+  unsigned char *out = (unsigned char *)dst;
+  while (n > 0) {
+    size_t take;
+    if (idx < s->base || idx >= s->base + s->len) {
+      uint64_t want = s->nel - idx < s->cap ? s->nel - idx : s->cap;
+      if (fseek(s->fp, (long)(idx * s->elsize), SEEK_SET) != 0 ||
+          fread(s->buf, s->elsize, (size_t)want, s->fp) != want) {
+        s->len = 0;
+        return cg_seterr(e, CG_EIO, "%s: read error at byte %llu", cg_basename(s->path),
+                         (unsigned long long)(idx * s->elsize));
+      }
+      s->base = idx;
+      s->len = (size_t)want;
+    }
+    take = (size_t)(s->base + s->len - idx);
+    if (take > n) take = n;
+    memcpy(out, s->buf + (idx - s->base) * s->elsize, take * s->elsize);
+    out += take * s->elsize;
+    idx += take;
+    n -= take;
+  }
+  return CG_OK;
+}
+
+/* Opens one file of the set.  A missing optional file is an empty stream. */
+static int st_open(cg_alloc *A, ad_stream *s, const char *path, size_t elsize, int optional,
+                   cg_error *e) {
+  struct stat st;
+  s->path = path;
+  s->elsize = elsize;
+  s->cap = AD_BUFBYTES / elsize;
+  if (stat(path, &st) != 0) {
+    if (optional && errno == ENOENT) return CG_OK;
+    return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode))
+    return cg_seterr(e, CG_EFORMAT, "%s: is a directory, not a tape file", path);
+  if (st.st_size % (off_t)elsize != 0)
+    return cg_seterr(e, CG_EFORMAT, "%s: truncated: %lld bytes is not a whole number of %u-byte items",
+                     cg_basename(path), (long long)st.st_size, (unsigned)elsize);
+  s->nel = (uint64_t)st.st_size / elsize;
+  s->fp = fopen(path, "rb");
+  if (!s->fp) return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno));
+  s->buf = (unsigned char *)cg_malloc(A, s->cap * elsize);
+  if (!s->buf) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  return CG_OK;
+}
+
+static void st_close(cg_alloc *A, ad_stream *s) {
+  if (s->fp) fclose(s->fp);
+  if (s->buf) cg_free(A, s->buf, s->cap * s->elsize);
+  s->fp = NULL;
+  s->buf = NULL;
+}
+
+/* {==== file names and header ====} */
+
+/* Derives the three names of the set from any one of them (fmt section 1):
+ * <dir>/ADOLC-<Kind>_<tag>.tap. */
+static int derive_names(ad_reader *R, const char *path, cg_error *e) {
+  const char *b = cg_basename(path), *us;
+  size_t dirlen = (size_t)(b - path);
+  int n1, n2, n3;
+  if (strncmp(b, "ADOLC-", 6) != 0 || !(us = strchr(b + 6, '_')) ||
+      strlen(us) < 5 || strcmp(us + strlen(us) - 4, ".tap") != 0)
+    return cg_seterr(e, CG_EFORMAT, "%s: not an ADOL-C tape name (ADOLC-Operations_<tag>.tap)",
+                     path);
+  n1 = snprintf(R->opath, sizeof R->opath, "%.*sADOLC-Operations%s", (int)dirlen, path, us);
+  n2 = snprintf(R->lpath, sizeof R->lpath, "%.*sADOLC-Locations%s", (int)dirlen, path, us);
+  n3 = snprintf(R->vpath, sizeof R->vpath, "%.*sADOLC-Values%s", (int)dirlen, path, us);
+  if (n1 < 0 || n2 < 0 || n3 < 0 || (size_t)n1 >= sizeof R->opath ||
+      (size_t)n2 >= sizeof R->lpath || (size_t)n3 >= sizeof R->vpath)
+    return cg_seterr(e, CG_EUSAGE, "%s: path too long", path);
+  return CG_OK;
+}
+
+static int16_t get_i16(const unsigned char *p) {
+  int16_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* Parses and checks the 168-byte Locations header (fmt 4.2, 4.5, 10). */
+static int read_header(ad_reader *R, cg_error *e) {
+  unsigned char h[AD_HDR_BYTES];
+  const char *ln = cg_basename(R->lpath);
+  int v, s, l, i;
+  if (R->locs.nel < AD_HDR_LOCS)
+    return cg_seterr(e, CG_EFORMAT, "%s: truncated: %llu bytes, the header alone takes %d", ln,
+                     (unsigned long long)R->locs.nel * 4, AD_HDR_BYTES);
+  if (fseek(R->locs.fp, 0, SEEK_SET) != 0 || fread(h, 1, sizeof h, R->locs.fp) != sizeof h)
+    return cg_seterr(e, CG_EIO, "%s: cannot read the header", ln);
+  v = get_i16(h), s = get_i16(h + 2), l = get_i16(h + 4);
+  R->base.info.ver[0] = v, R->base.info.ver[1] = s, R->base.info.ver[2] = l;
+  if (v != 2 || s < 5 || s > 7 || (s == 5 && l < 3))
+    return cg_seterr(e, CG_EFORMAT,
+                     "%s: written by ADOL-C %d.%d.%d; only 2.5.3 .. 2.7.x tapes are supported",
+                     ln, v, s, l);
+  if (get_i16(h + 6) != 4 || get_i16(h + 8) != 8 || get_i16(h + 10) != 8)
+    return cg_seterr(e, CG_EFORMAT,
+                     "%s: ADOL-C %d.%d.%d tape with locint/revreal/size_t sizes %d/%d/%d; "
+                     "only 4/8/8 is supported",
+                     ln, v, s, l, get_i16(h + 6), get_i16(h + 8), get_i16(h + 10));
+  for (i = 0; i < ST_COUNT; i++) memcpy(&R->base.info.stats[i], h + 12 + 8 * i, 8);
+  return CG_OK;
+}
+
+/* Checks that the header and the three file sizes describe one tape. */
+static int check_sizes(ad_reader *R, cg_error *e) {
+  const uint64_t *st = R->base.info.stats;
+  const char *ln = cg_basename(R->lpath);
+  static const struct { int stat; size_t off; const char *what; } chk[3] = {
+      {ST_NOPS, offsetof(ad_reader, ops), "operation bytes"},
+      {ST_NLOCS, offsetof(ad_reader, locs), "locints"},
+      {ST_NVALS, offsetof(ad_reader, vals), "values"}};
+  int i;
+  for (i = 0; i < 3; i++) {
+    const ad_stream *s = (const ad_stream *)(const void *)((const char *)R + chk[i].off);
+    uint64_t want = st[chk[i].stat];
+    if (s->nel < want)
+      return cg_seterr(e, CG_EFORMAT, "%s: truncated: %llu %s, the header of %s says %llu",
+                       cg_basename(s->path), (unsigned long long)s->nel, chk[i].what, ln,
+                       (unsigned long long)want);
+    if (s->nel > want)
+      return cg_seterr(e, CG_EFORMAT,
+                       "%s: %llu %s but the header of %s says %llu (files of different tapes?)",
+                       cg_basename(s->path), (unsigned long long)s->nel, chk[i].what, ln,
+                       (unsigned long long)want);
+  }
+  if (st[ST_NPARAM] > st[ST_NVALS])
+    return cg_seterr(e, CG_EFORMAT, "%s: %llu parameters but only %llu values", ln,
+                     (unsigned long long)st[ST_NPARAM], (unsigned long long)st[ST_NVALS]);
+  if (st[ST_OBS] < 2 || st[ST_LBS] <= AD_HDR_LOCS || st[ST_VBS] < 1)
+    return cg_seterr(e, CG_EFORMAT,
+                     "%s: unusable block sizes %llu/%llu/%llu (ops/locs/vals; need >= 2/43/1)", ln,
+                     (unsigned long long)st[ST_OBS], (unsigned long long)st[ST_LBS],
+                     (unsigned long long)st[ST_VBS]);
+  return CG_OK;
+}
+
+/* Fills the public info from the stats and reads the parameters (the last
+ * NUM_PARAM values, fmt 4.3). */
+static int load_info(ad_reader *R, cg_error *e) {
+  cg_tapeinfo *in = &R->base.info;
+  const uint64_t *st = in->stats;
+  in->format = CG_FMT_ADOLC;
+  in->n_indep = st[ST_INDEP];
+  in->n_dep = st[ST_DEP];
+  in->max_live = st[ST_MAXLIVE];
+  in->n_ops = st[ST_NOPS];
+  in->n_param = st[ST_NPARAM];
+  R->obs = st[ST_OBS], R->lbs = st[ST_LBS], R->vbs = st[ST_VBS];
+  R->maxlive = st[ST_MAXLIVE];
+  R->nvalops = st[ST_NVALS] - st[ST_NPARAM];
+  if (in->n_param == 0) return CG_OK;
+  R->base.params = (double *)cg_malloc(R->base.A, (size_t)in->n_param * sizeof(double));
+  if (!R->base.params) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  return st_get(&R->vals, R->nvalops, (size_t)in->n_param, R->base.params, e);
+}
+
+/* {==== record decoding ====} */
+
+/* A CG_EFORMAT error prefixed with the Operations file and record number. */
+static int rec_err(ad_reader *R, cg_error *e, uint64_t idx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int rec_err(ad_reader *R, cg_error *e, uint64_t idx, const char *fmt, ...) {
+  char buf[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return cg_seterr(e, CG_EFORMAT, "%s: record %llu: %s", cg_basename(R->opath),
+                   (unsigned long long)idx, buf);
+}
+
+/* Reads the locint at li+k of the current record (for length fields). */
+static int peek_loc(ad_reader *R, uint64_t k, uint64_t idx, uint32_t *v, cg_error *e) {
+  if (R->li + k >= R->locs.nel)
+    return rec_err(R, e, idx, "operands run past the end of %s", cg_basename(R->lpath));
+  return st_get(&R->locs, R->li + k, 1, v, e);
+}
+
+/* Operand counts of a record in the file (fmt 5; variable-length ops decode
+ * their lengths from their leading locints). */
+static int rec_counts(ad_reader *R, const cg_opinfo *oi, unsigned op, uint64_t idx,
+                      uint64_t *nl, uint64_t *nv, cg_error *e) {
+  uint32_t a, b, c;
+  int rc;
+  *nl = oi->nloc >= 0 ? (uint64_t)oi->nloc : 0;
+  *nv = oi->nval >= 0 ? (uint64_t)oi->nval : 0;
+  switch (op) {
+    case CG_OP_take_stock_op: /* [size, start], size values */
+      if ((rc = peek_loc(R, 0, idx, &a, e))) return rc;
+      *nv = a;
+      return CG_OK;
+    case CG_OP_ext_diff_iArr: /* [k, iArr[k], k, six of ext_diff] */
+      if ((rc = peek_loc(R, 0, idx, &a, e))) return rc;
+      *nl = 8 + (uint64_t)a;
+      return CG_OK;
+    case CG_OP_ext_diff_v2: /* [idx, k, iArr[k], k, nin, nout, pairs, nin, nout] */
+      if ((rc = peek_loc(R, 1, idx, &a, e)) || (rc = peek_loc(R, 4 + (uint64_t)a, idx, &b, e)) ||
+          (rc = peek_loc(R, 5 + (uint64_t)a, idx, &c, e)))
+        return rc;
+      *nl = 7 + (uint64_t)a + 2 * ((uint64_t)b + c);
+      return CG_OK;
+    default:
+      return CG_OK;
+  }
+}
+
+/* Checks that a vector operand [loc, loc+n) lies in the store. */
+static int check_range(ad_reader *R, cg_error *e, uint64_t idx, uint32_t loc, uint64_t n) {
+  if ((uint64_t)loc + n > R->maxlive || (n == 0 && loc >= R->maxlive))
+    return rec_err(R, e, idx, "operand locations %u .. %llu beyond store size %llu",
+                   (unsigned)loc, (unsigned long long)(loc + (n ? n - 1 : 0)),
+                   (unsigned long long)R->maxlive);
+  return CG_OK;
+}
+
+/* Checks the ext_diff operand block [fct, n, m, xloc, yloc, cp] at f. */
+static int check_ext(ad_reader *R, cg_error *e, uint64_t idx, const uint32_t *f) {
+  int rc = 0;
+  if (f[1]) rc = check_range(R, e, idx, f[3], f[1]);
+  if (!rc && f[2]) rc = check_range(R, e, idx, f[4], f[2]);
+  return rc;
+}
+
+/* Checks every operand that is a store location (file order) against
+ * NUM_MAX_LIVES; counts, indices and parameter numbers are skipped. */
+static int check_locs(ad_reader *R, const cg_opinfo *oi, unsigned op, uint64_t idx,
+                      const uint32_t *f, uint64_t nl, cg_error *e) {
+  uint64_t i, k, npair;
+  int rc = 0;
+  switch (op) {
+    case CG_OP_take_stock_op: return check_range(R, e, idx, f[1], f[0]);
+    case CG_OP_ext_diff: return check_ext(R, e, idx, f);
+    case CG_OP_ext_diff_iArr: return check_ext(R, e, idx, f + 2 + f[0]);
+    case CG_OP_ext_diff_v2:
+      k = f[1];
+      npair = (uint64_t)f[4 + k] + f[5 + k];
+      for (i = 0; i < npair && !rc; i++)
+        if (f[6 + k + 2 * i]) rc = check_range(R, e, idx, f[7 + k + 2 * i], f[6 + k + 2 * i]);
+      return rc;
+    case CG_OP_vec_copy: /* file [src, n, dst] */
+      if (f[1] == 0) return CG_OK;
+      return check_range(R, e, idx, f[0], f[1]) || check_range(R, e, idx, f[2], f[1])
+                 ? CG_EFORMAT : CG_OK;
+    case CG_OP_vec_dot: /* file [a, b, n, res] */
+      if (f[2] && (check_range(R, e, idx, f[0], f[2]) || check_range(R, e, idx, f[1], f[2])))
+        return CG_EFORMAT;
+      return check_range(R, e, idx, f[3], 1);
+    case CG_OP_vec_axpy: /* file [s, x, y, n, res] */
+      if (f[3] && (check_range(R, e, idx, f[1], f[3]) || check_range(R, e, idx, f[2], f[3]) ||
+                   check_range(R, e, idx, f[4], f[3])))
+        return CG_EFORMAT;
+      return check_range(R, e, idx, f[0], 1);
+    default: break;
+  }
+  for (i = 0; i < nl; i++) {
+    uint32_t x;
+    if ((oi->flags & CG_OPF_PARAM) && i == oi->perm[nl - 1]) continue; /* P[p] index */
+    x = f[i];
+    if (x >= R->maxlive)
+      return rec_err(R, e, idx, "operand location %u >= store size %llu", (unsigned)x,
+                     (unsigned long long)R->maxlive);
+  }
+  return CG_OK;
+}
+
+/* Rejects what cgwb cannot read: unknown codes, cgwb-only codes, AMPI,
+ * advanced branching, MeDiPack (fmt 5, P12). */
+static int check_opcode(ad_reader *R, const cg_opinfo *oi, unsigned op, uint64_t idx,
+                        cg_error *e) {
+  if (!oi->name || !(oi->flags & CG_OPF_ADOLC))
+    return rec_err(R, e, idx, "unknown opcode %u", op);
+  if (!(oi->flags & CG_OPF_REJECT)) return CG_OK;
+  if (op >= CG_OP_ampi_send && op <= CG_OP_ampi_allreduce)
+    return rec_err(R, e, idx, "AMPI opcode %s is not supported", oi->name);
+  return rec_err(R, e, idx, "opcode %u (%s) is not supported", op, oi->name);
+}
+
+/* Makes room for the operands of one record. */
+static int reserve_rec(ad_reader *R, uint64_t nl, uint64_t nv, cg_error *e) {
+  cg_alloc *A = R->base.A;
+  if (cg_reserve(A, (void **)&R->floc, &R->cap_floc, (size_t)nl, sizeof *R->floc) ||
+      cg_reserve(A, (void **)&R->cloc, &R->cap_cloc, (size_t)nl, sizeof *R->cloc) ||
+      cg_reserve(A, (void **)&R->val, &R->cap_val, (size_t)nv, sizeof *R->val))
+    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  return CG_OK;
+}
+
+/* Decodes the operands of a non-marker record whose opcode byte was at idx. */
+static int read_record(ad_reader *R, unsigned op, uint64_t idx, cg_rec *r, cg_error *e) {
+  const cg_opinfo *oi = cg_op(op);
+  uint64_t nl, nv, blockend, i;
+  int rc;
+  if ((rc = check_opcode(R, oi, op, idx, e)) || (rc = rec_counts(R, oi, op, idx, &nl, &nv, e)))
+    return rc;
+  if (nl > R->locs.nel - R->li)
+    return rec_err(R, e, idx, "%s needs %llu operands, %s ends after %llu", oi->name,
+                   (unsigned long long)nl, cg_basename(R->lpath),
+                   (unsigned long long)(R->locs.nel - R->li));
+  blockend = (R->lb + 1) * R->lbs;
+  if (R->li + nl > blockend) /* fmt 4.2: operands never straddle a block */
+    return rec_err(R, e, idx, "operands of %s cross the location block ending at %llu",
+                   oi->name, (unsigned long long)blockend);
+  if (R->vi > R->nvalops || nv > R->nvalops - R->vi)
+    return rec_err(R, e, idx, "%s needs %llu constants at value %llu, %s holds %llu", oi->name,
+                   (unsigned long long)nv, (unsigned long long)R->vi, cg_basename(R->vpath),
+                   (unsigned long long)R->nvalops);
+  if ((rc = reserve_rec(R, nl, nv, e)) || (rc = st_get(&R->locs, R->li, (size_t)nl, R->floc, e)) ||
+      (rc = st_get(&R->vals, R->vi, (size_t)nv, R->val, e)))
+    return rc;
+  if ((rc = check_locs(R, oi, op, idx, R->floc, nl, e))) return rc;
+  for (i = 0; i < nl; i++) R->cloc[i] = R->floc[i < 8 ? oi->perm[i] : i];
+  R->li += nl;
+  R->vi += nv;
+  R->records++;
+  r->op = op;
+  r->nloc = (uint32_t)nl;
+  r->nval = (uint32_t)nv;
+  r->loc = R->cloc;
+  r->val = R->val;
+  r->index = idx;
+  return 1;
+}
+
+/* end_of_int: the rest of the location block is padding whose last slot
+ * counts the unused slots (fmt 4.2, 4.6, P10); go to the next block. */
+static int skip_loc_block(ad_reader *R, uint64_t idx, cg_error *e) {
+  uint64_t next;
+  uint32_t r;
+  int rc;
+  if (R->lb + 1 > UINT64_MAX / R->lbs || (next = (R->lb + 1) * R->lbs) > R->locs.nel)
+    return rec_err(R, e, idx, "end_of_int jumps past the end of %s", cg_basename(R->lpath));
+  if (next > R->li) {
+    if ((rc = st_get(&R->locs, next - 1, 1, &r, e))) return rc;
+    if ((uint64_t)r != next - R->li)
+      return rec_err(R, e, idx, "end_of_int: location block ends with count %u, expected %llu",
+                     (unsigned)r, (unsigned long long)(next - R->li));
+  }
+  R->lb++;
+  R->li = next;
+  return CG_OK;
+}
+
+/* end_of_val: consumes one locint (the unused count, ignored as ADOL-C's
+ * forward reader does) and goes to the next value block (fmt 4.6). */
+static int skip_val_block(ad_reader *R, uint64_t idx, cg_error *e) {
+  if (R->li >= R->locs.nel)
+    return rec_err(R, e, idx, "end_of_val: %s ends before its count", cg_basename(R->lpath));
+  if (R->vb + 1 > UINT64_MAX / R->vbs)
+    return rec_err(R, e, idx, "end_of_val: value block number overflows");
+  R->li++;
+  R->vb++;
+  R->vi = R->vb * R->vbs;
+  return CG_OK;
+}
+
+/* end_of_tape: everything the header counted must have been consumed. */
+static int finish(ad_reader *R, uint64_t idx, cg_error *e) {
+  R->done = 1;
+  if (R->oi != R->ops.nel)
+    return rec_err(R, e, idx, "end_of_tape before the end of the file (%llu of %llu bytes)",
+                   (unsigned long long)R->oi, (unsigned long long)R->ops.nel);
+  if (R->li != R->locs.nel)
+    return rec_err(R, e, idx, "tape ends after %llu of %llu locints of %s",
+                   (unsigned long long)R->li, (unsigned long long)R->locs.nel,
+                   cg_basename(R->lpath));
+  if (R->vi != R->nvalops)
+    return rec_err(R, e, idx, "tape ends after %llu of %llu values of %s",
+                   (unsigned long long)R->vi, (unsigned long long)R->nvalops,
+                   cg_basename(R->vpath));
+  return 0;
+}
+
+/* The reader loop of fmt 4.6: markers are consumed, records returned. */
+static int ad_next(cg_reader *base, cg_rec *r, cg_error *e) {
+  ad_reader *R = (ad_reader *)base;
+  unsigned char op;
+  int rc;
+  for (;;) {
+    uint64_t idx = R->oi;
+    if (R->done) return 0;
+    if (R->oi >= R->ops.nel)
+      return rec_err(R, e, idx, "end of file without end_of_tape");
+    if ((rc = st_get(&R->ops, R->oi++, 1, &op, e))) return rc;
+    switch (op) {
+      case CG_OP_end_of_op: /* the next block starts with a second end_of_op */
+        R->markers += 2;
+        if (R->oi >= R->ops.nel || (rc = st_get(&R->ops, R->oi++, 1, &op, e)) != 0)
+          return rc ? rc : rec_err(R, e, idx, "end_of_op at the end of the file");
+        if (op != CG_OP_end_of_op)
+          return rec_err(R, e, idx, "end_of_op not repeated at the start of the next block");
+        break;
+      case CG_OP_end_of_int:
+        R->markers++;
+        if ((rc = skip_loc_block(R, idx, e))) return rc;
+        break;
+      case CG_OP_end_of_val:
+        R->markers++;
+        if ((rc = skip_val_block(R, idx, e))) return rc;
+        break;
+      case CG_OP_start_of_tape:
+        R->markers++;
+        break;
+      case CG_OP_end_of_tape:
+        R->markers++;
+        return finish(R, idx, e);
+      default:
+        return read_record(R, op, idx, r, e);
+    }
+  }
+}
+
+/* Back to the first record (fmt 4.6: oi = 0, li = 42, vi = 0). */
+static int ad_rewind(cg_reader *base, cg_error *e) {
+  ad_reader *R = (ad_reader *)base;
+  (void)e;
+  R->oi = 0;
+  R->li = AD_HDR_LOCS;
+  R->vi = 0;
+  R->lb = AD_HDR_LOCS / R->lbs;
+  R->vb = 0;
+  R->markers = R->records = 0;
+  R->done = 0;
+  return CG_OK;
+}
+
+static void ad_close(cg_reader *base) {
+  ad_reader *R = (ad_reader *)base;
+  cg_alloc *A = base->A;
+  st_close(A, &R->ops);
+  st_close(A, &R->locs);
+  st_close(A, &R->vals);
+  cg_free(A, R->floc, R->cap_floc * sizeof *R->floc);
+  cg_free(A, R->cloc, R->cap_cloc * sizeof *R->cloc);
+  cg_free(A, R->val, R->cap_val * sizeof *R->val);
+  cg_free(A, base->params, (size_t)base->info.n_param * sizeof(double));
+  cg_free(A, R, sizeof *R);
+}
+
+/* On-disk bytes of a record: opcode, locints, values. */
+static uint64_t ad_recbytes(const cg_reader *R, const cg_rec *r) {
+  (void)R;
+  return 1 + 4 * (uint64_t)r->nloc + 8 * (uint64_t)r->nval;
+}
+
+uint64_t cg_adolc_markers(const cg_reader *R) {
+  if (!R || R->info.format != CG_FMT_ADOLC) return 0;
+  return ((const ad_reader *)(const void *)R)->markers;
+}
+
+/* Opens the three files of the set, checks the header, reads the parameters. */
+static int ad_setup(ad_reader *R, const char *path, cg_error *e) {
+  int rc;
+  if ((rc = derive_names(R, path, e))) return rc;
+  snprintf(R->base.path, sizeof R->base.path, "%s", R->opath);
+  if ((rc = st_open(R->base.A, &R->locs, R->lpath, 4, 0, e)) ||
+      (rc = st_open(R->base.A, &R->ops, R->opath, 1, 0, e)) ||
+      (rc = st_open(R->base.A, &R->vals, R->vpath, 8, 1, e)) || (rc = read_header(R, e)) ||
+      (rc = check_sizes(R, e)) || (rc = load_info(R, e)))
+    return rc;
+  return ad_rewind(&R->base, e);
+}
+
+cg_reader *cg_adolc_open(cg_alloc *A, const char *path, cg_error *e) {
+  ad_reader *R;
+  if (!A) A = cg_default_alloc();
+  if (!path) return cg_seterr(e, CG_EUSAGE, "no path given"), NULL;
+  R = (ad_reader *)cg_malloc(A, sizeof *R);
+  if (!R) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
+  memset(R, 0, sizeof *R);
+  R->base.next = ad_next;
+  R->base.rewind = ad_rewind;
+  R->base.close = ad_close;
+  R->base.recbytes = ad_recbytes;
+  R->base.A = A;
+  if (ad_setup(R, path, e) != CG_OK) {
+    ad_close(&R->base);
+    return NULL;
+  }
+  return &R->base;
+}

@@ -1,0 +1,364 @@
+/* cg_tape.c: the opcode table, in-memory tapes, loading, format detection. */
+#include "cg_tape.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* {==== opcode table ====} */
+
+static const cg_opinfo op_table[256] = {
+#define CG_OP_INFO(code, nm, nl, nv, no, fl, pm) [code] = {#nm, nl, nv, no, fl, {0}},
+    CG_OPS(CG_OP_INFO)
+#undef CG_OP_INFO
+};
+
+/* The permutations, decoded once from the digit strings of cg_ops.h. */
+static const char *const op_perm[256] = {
+#define CG_OP_PERM(code, nm, nl, nv, no, fl, pm) [code] = pm,
+    CG_OPS(CG_OP_PERM)
+#undef CG_OP_PERM
+};
+
+static cg_opinfo op_full[256];
+static int op_ready = 0; /* benign race: every thread writes the same bytes */
+
+static void op_init(void) {
+  unsigned c, i;
+  for (c = 0; c < 256; c++) {
+    op_full[c] = op_table[c];
+    for (i = 0; i < 8; i++) op_full[c].perm[i] = (uint8_t)i;
+    if (op_perm[c])
+      for (i = 0; op_perm[c][i] && i < 8; i++) op_full[c].perm[i] = (uint8_t)(op_perm[c][i] - '0');
+  }
+  op_ready = 1;
+}
+
+const cg_opinfo *cg_op(unsigned op) {
+  if (!op_ready) op_init();
+  return &op_full[op & 255];
+}
+
+int cg_op_byname(const char *name) {
+  unsigned c;
+  for (c = 0; c < 256; c++)
+    if (op_table[c].name && strcmp(op_table[c].name, name) == 0) return (int)c;
+  return -1;
+}
+
+/* Largest variable-length record accepted (guards against absurd counts). */
+#define CG_MAXVAR (1u << 24)
+
+/* Counts of a variable-length record from its leading locations: returns 1
+ * when *nloc and *nval are final, 0 when `have` locations are too few (then *nloc
+ * is how many are needed to go on), CG_EFORMAT when the counts are absurd. */
+int cg_rec_counts(unsigned op, const uint32_t *loc, uint32_t have, uint32_t *nloc,
+                  uint32_t *nval) {
+  const cg_opinfo *oi = cg_op(op);
+  uint64_t k, n;
+  *nval = oi->nval < 0 ? 0 : (uint32_t)oi->nval;
+  if (oi->nloc >= 0 && oi->nval >= 0) {
+    *nloc = (uint32_t)oi->nloc;
+    return 1;
+  }
+  switch (op) {
+    case CG_OP_take_stock_op: /* [size, start], size values */
+      *nloc = 2;
+      if (have < 1) return 0;
+      if (loc[0] > CG_MAXVAR) return CG_EFORMAT;
+      *nval = loc[0];
+      return 1;
+    case CG_OP_ext_diff_iArr: /* [k, iArr[k], k, six of ext_diff] */
+      if (have < 1) return (*nloc = 1, 0);
+      if (loc[0] > CG_MAXVAR) return CG_EFORMAT;
+      *nloc = 8 + loc[0];
+      return 1;
+    case CG_OP_ext_diff_v2: /* [idx, k, iArr[k], k, nin, nout, pairs, nin, nout] */
+      if (have < 2) return (*nloc = 2, 0);
+      k = loc[1];
+      if (k > CG_MAXVAR) return CG_EFORMAT;
+      if (have < 5 + k) return (*nloc = (uint32_t)(5 + k), 0);
+      n = 7 + k + 2 * ((uint64_t)loc[3 + k] + loc[4 + k]);
+      if (n > CG_MAXVAR) return CG_EFORMAT;
+      *nloc = (uint32_t)n;
+      return 1;
+    default:
+      return CG_EFORMAT;
+  }
+}
+
+/* {==== in-memory tapes ====} */
+
+cg_tape *cg_tape_new(cg_alloc *A) {
+  cg_tape *t;
+  if (!A) A = cg_default_alloc();
+  t = (cg_tape *)cg_malloc(A, sizeof *t);
+  if (!t) return NULL;
+  memset(t, 0, sizeof *t);
+  t->A = A;
+  t->info.format = CG_FMT_TEXT;
+  return t;
+}
+
+void cg_tape_free(cg_tape *t) {
+  if (!t) return;
+  cg_free(t->A, t->op, t->cap_op);
+  cg_free(t->A, t->loc, t->cap_loc * sizeof *t->loc);
+  cg_free(t->A, t->val, t->cap_val * sizeof *t->val);
+  cg_free(t->A, t->x0, t->n_indep * sizeof *t->x0);
+  cg_free(t->A, t, sizeof *t);
+}
+
+/* Checks a record against the opcode table; 0 if it is well formed. */
+static int check_rec(unsigned op, const uint32_t *loc, uint32_t nloc, uint32_t nval,
+                     cg_error *e) {
+  const cg_opinfo *oi = cg_op(op);
+  uint32_t wl, wv;
+  int rc;
+  if (op > 255 || !oi->name)
+    return cg_seterr(e, CG_EFORMAT, "unknown opcode %u", op);
+  if (oi->flags & (CG_OPF_MARKER | CG_OPF_REJECT | CG_OPF_PARAM))
+    return cg_seterr(e, CG_EFORMAT, "opcode %s cannot be stored in a cgwb tape", oi->name);
+  rc = cg_rec_counts(op, loc, nloc, &wl, &wv);
+  if (rc < 0) return cg_seterr(e, CG_EFORMAT, "%s: absurd operand counts", oi->name);
+  if (rc == 0 || wl != nloc || wv != nval)
+    return cg_seterr(e, CG_EFORMAT, "%s takes %u locations and %u constants, got %u and %u",
+                     oi->name, (unsigned)wl, (unsigned)wv, (unsigned)nloc, (unsigned)nval);
+  return CG_OK;
+}
+
+/* Highest location a record touches, +1 (vector operands included). */
+static uint64_t rec_extent(unsigned op, const uint32_t *loc, uint32_t nloc) {
+  uint64_t hi = 0;
+  uint32_t i;
+  switch (op) {
+    case CG_OP_vec_copy: /* [dst, src, n] */
+      return (uint64_t)(loc[0] > loc[1] ? loc[0] : loc[1]) + loc[2];
+    case CG_OP_vec_dot: { /* [res, a, b, n] */
+      uint64_t m = loc[1] > loc[2] ? loc[1] : loc[2];
+      m += loc[3];
+      return m > (uint64_t)loc[0] + 1 ? m : (uint64_t)loc[0] + 1;
+    }
+    case CG_OP_vec_axpy: { /* [res, s, x, y, n] */
+      uint64_t m = loc[0];
+      if (loc[2] > m) m = loc[2];
+      if (loc[3] > m) m = loc[3];
+      m += loc[4];
+      return m > (uint64_t)loc[1] + 1 ? m : (uint64_t)loc[1] + 1;
+    }
+    case CG_OP_take_stock_op: /* [size, start] */
+      return (uint64_t)loc[1] + loc[0];
+    case CG_OP_ext_diff:
+    case CG_OP_ext_diff_iArr:
+    case CG_OP_ext_diff_v2:
+      return 0; /* operands are counts and indices, checked on evaluation */
+    case CG_OP_death_not: /* ADOL-C's final one spans the whole store (P5) */
+      return (uint64_t)(loc[0] > loc[1] ? loc[0] : loc[1]) + 1;
+    default:
+      for (i = 0; i < nloc; i++)
+        if ((uint64_t)loc[i] + 1 > hi) hi = (uint64_t)loc[i] + 1;
+      return hi;
+  }
+}
+
+int cg_tape_push(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
+                 const double *val, uint32_t nval, cg_error *e) {
+  uint64_t ext;
+  int rc = check_rec(op, loc, nloc, nval, e);
+  if (rc) return rc;
+  if (cg_reserve(t->A, (void **)&t->op, &t->cap_op, t->nops + 1, 1) ||
+      cg_reserve(t->A, (void **)&t->loc, &t->cap_loc, t->nlocs + nloc, sizeof *t->loc) ||
+      cg_reserve(t->A, (void **)&t->val, &t->cap_val, t->nvals + nval, sizeof *t->val))
+    return cg_seterr(e, CG_ENOMEM, "out of memory after %zu records", t->nops);
+  t->op[t->nops++] = (uint8_t)op;
+  if (nloc) memcpy(t->loc + t->nlocs, loc, nloc * sizeof *loc);
+  if (nval) memcpy(t->val + t->nvals, val, nval * sizeof *val);
+  t->nlocs += nloc;
+  t->nvals += nval;
+  if (op == CG_OP_assign_ind || op == CG_OP_ref_assign_ind) t->n_indep++;
+  if (op == CG_OP_assign_dep) t->n_dep++;
+  ext = rec_extent(op, loc, nloc);
+  if (ext > t->nstore) t->nstore = ext;
+  return CG_OK;
+}
+
+int cg_tape_set_x0(cg_tape *t, const double *x, size_t n, cg_error *e) {
+  double *nx;
+  if (n != t->n_indep)
+    return cg_seterr(e, CG_EUSAGE, "%zu values given for %llu independents", n,
+                     (unsigned long long)t->n_indep);
+  nx = (double *)cg_malloc(t->A, (n ? n : 1) * sizeof *nx);
+  if (!nx) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  if (n) memcpy(nx, x, n * sizeof *x);
+  cg_free(t->A, t->x0, t->n_indep * sizeof *t->x0);
+  t->x0 = nx;
+  t->has_x0 = 1;
+  return CG_OK;
+}
+
+void cg_tape_iter_init(cg_tape_iter *it, const cg_tape *t) {
+  it->t = t;
+  it->i = it->lpos = it->vpos = 0;
+}
+
+/* Next record in tape order; 0 at the end. */
+int cg_tape_iter_next(cg_tape_iter *it, cg_rec *r) {
+  const cg_tape *t = it->t;
+  unsigned op;
+  uint32_t nl, nv;
+  if (it->i >= t->nops) return 0;
+  op = t->op[it->i];
+  r->loc = t->loc + it->lpos;
+  if (cg_rec_counts(op, r->loc, (uint32_t)(t->nlocs - it->lpos), &nl, &nv) != 1) return 0;
+  r->op = op;
+  r->nloc = nl;
+  r->nval = nv;
+  r->val = t->val + it->vpos;
+  r->index = it->i++;
+  it->lpos += nl;
+  it->vpos += nv;
+  return 1;
+}
+
+/* {==== loading ====} */
+
+/* Lowers an ADOL-C parameter opcode to the constant form of cgwb's table
+ * (adolc-tape-format.md section 5: P[p] read at taping order).  Bitwise the
+ * same arithmetic: a - P == a + (-P), P / a is div_d_a. */
+static int lower_param(cg_rec *r, const double *params, uint64_t np, uint32_t *loc,
+                       double *val, cg_error *e, const char *path) {
+  uint32_t p = r->loc[r->nloc - 1];
+  unsigned op = r->op;
+  if (op == CG_OP_ref_assign_p) p = r->loc[1];
+  if (op == CG_OP_plus_a_p || op == CG_OP_min_a_p || op == CG_OP_mult_a_p ||
+      op == CG_OP_div_p_a || op == CG_OP_pow_op_p)
+    p = r->loc[2];
+  if (p >= np)
+    return cg_seterr(e, CG_EFORMAT, "%s: record %llu: parameter %u >= %llu parameters",
+                     path, (unsigned long long)r->index, (unsigned)p, (unsigned long long)np);
+  val[0] = params[p];
+  loc[0] = r->loc[0];
+  loc[1] = r->loc[1];
+  r->nloc = 1;
+  r->nval = 1;
+  switch (op) {
+    case CG_OP_assign_p: r->op = CG_OP_assign_d; break;
+    case CG_OP_eq_plus_p: r->op = CG_OP_eq_plus_d; break;
+    case CG_OP_eq_min_p: r->op = CG_OP_eq_min_d; break;
+    case CG_OP_eq_mult_p: r->op = CG_OP_eq_mult_d; break;
+    case CG_OP_ref_assign_p: r->op = CG_OP_ref_assign_d; break;
+    case CG_OP_ref_eq_plus_p: r->op = CG_OP_ref_eq_plus_d; break;
+    case CG_OP_ref_eq_min_p: r->op = CG_OP_ref_eq_min_d; break;
+    case CG_OP_ref_eq_mult_p: r->op = CG_OP_ref_eq_mult_d; break;
+    case CG_OP_neg_sign_p: r->op = CG_OP_assign_d; val[0] = -val[0]; break;
+    case CG_OP_recipr_p: r->op = CG_OP_assign_d; val[0] = 1.0 / val[0]; break;
+    case CG_OP_plus_a_p: r->op = CG_OP_plus_d_a; r->nloc = 2; break;
+    case CG_OP_min_a_p: r->op = CG_OP_plus_d_a; r->nloc = 2; val[0] = -val[0]; break;
+    case CG_OP_mult_a_p: r->op = CG_OP_mult_d_a; r->nloc = 2; break;
+    case CG_OP_div_p_a: r->op = CG_OP_div_d_a; r->nloc = 2; break;
+    case CG_OP_pow_op_p: r->op = CG_OP_pow_op; r->nloc = 2; break;
+    default: return cg_seterr(e, CG_EFORMAT, "%s: cannot lower %s", path, cg_op(op)->name);
+  }
+  r->loc = loc;
+  r->val = val;
+  return CG_OK;
+}
+
+cg_tape *cg_tape_from_reader(cg_alloc *A, cg_reader *R, cg_error *e) {
+  cg_tape *t = cg_tape_new(A);
+  const cg_tapeinfo *info = cg_reader_info(R);
+  const double *x0;
+  cg_rec r;
+  uint32_t lloc[2];
+  double lval[1];
+  int rc;
+  if (!t) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
+  snprintf(t->source, sizeof t->source, "%s", cg_reader_path(R));
+  while ((rc = cg_reader_next(R, &r, e)) == 1) {
+    if (cg_op(r.op)->flags & CG_OPF_PARAM) {
+      rc = lower_param(&r, cg_reader_params(R), info->n_param, lloc, lval, e,
+                       cg_basename(cg_reader_path(R)));
+      if (rc) break;
+    }
+    rc = cg_tape_push(t, r.op, r.loc, r.nloc, r.val, r.nval, e);
+    if (rc) {
+      char msg[sizeof e->msg];
+      snprintf(msg, sizeof msg, "%s", e->msg);
+      cg_seterr(e, rc, "%s: record %llu: %s", cg_basename(cg_reader_path(R)),
+                (unsigned long long)r.index, msg);
+      break;
+    }
+  }
+  t->info = *info;     /* text readers complete it while reading */
+  x0 = cg_reader_x0(R); /* likewise */
+  if (rc == 0 && x0) rc = cg_tape_set_x0(t, x0, (size_t)t->n_indep, e);
+  if (rc) {
+    cg_tape_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+cg_tape *cg_tape_load(cg_alloc *A, const char *path, cg_error *e) {
+  cg_reader *R = cg_reader_open(A, path, e);
+  cg_tape *t;
+  if (!R) return NULL;
+  t = cg_tape_from_reader(A, R, e);
+  cg_reader_close(R);
+  return t;
+}
+
+/* {==== readers: detection and dispatch ====} */
+
+/* True if the first 80 bytes are the 8 ten-byte ASCII integers of a classic
+ * tape (seed 000 section 1.3). */
+static int looks_classic(const unsigned char *b, size_t n) {
+  size_t f, i;
+  if (n < 80) return 0;
+  for (f = 0; f < 8; f++) {
+    int digits = 0, done = 0;
+    for (i = 0; i < 10; i++) {
+      unsigned char c = b[f * 10 + i];
+      if (c == ' ' && !digits) continue;
+      if (c >= '0' && c <= '9' && !done) digits++;
+      else return 0;
+    }
+    if (!digits) return 0;
+  }
+  return 1;
+}
+
+static int is_adolc_name(const char *path) {
+  const char *b = cg_basename(path);
+  return strncmp(b, "ADOLC-", 6) == 0;
+}
+
+cg_reader *cg_reader_open(cg_alloc *A, const char *path, cg_error *e) {
+  struct stat st;
+  unsigned char head[80];
+  size_t n;
+  FILE *fp;
+  if (!A) A = cg_default_alloc();
+  if (stat(path, &st) != 0)
+    return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno)), NULL;
+  if (S_ISDIR(st.st_mode))
+    return cg_seterr(e, CG_EFORMAT, "%s: is a directory, not a tape", path), NULL;
+  if (is_adolc_name(path)) return cg_adolc_open(A, path, e);
+  fp = fopen(path, "rb");
+  if (!fp) return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno)), NULL;
+  n = fread(head, 1, sizeof head, fp);
+  fclose(fp);
+  if (looks_classic(head, n)) return cg_classic_open(A, path, e);
+  return cg_text_open(A, path, NULL, 0, e);
+}
+
+int cg_reader_next(cg_reader *R, cg_rec *r, cg_error *e) { return R->next(R, r, e); }
+int cg_reader_rewind(cg_reader *R, cg_error *e) { return R->rewind(R, e); }
+const cg_tapeinfo *cg_reader_info(const cg_reader *R) { return &R->info; }
+const double *cg_reader_x0(const cg_reader *R) { return R->x0; }
+const double *cg_reader_params(const cg_reader *R) { return R->params; }
+const char *cg_reader_path(const cg_reader *R) { return R->path; }
+uint64_t cg_reader_recbytes(const cg_reader *R, const cg_rec *r) { return R->recbytes(R, r); }
+void cg_reader_close(cg_reader *R) {
+  if (R) R->close(R);
+}

@@ -1,0 +1,100 @@
+/* cg_util.c: allocator, errors, growable arrays, atomic output files. */
+#include "cg_util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void *default_allocf(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud;
+  (void)osize;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, nsize);
+}
+
+static cg_alloc default_alloc = {default_allocf, NULL};
+
+cg_alloc *cg_default_alloc(void) { return &default_alloc; }
+
+void *cg_malloc(cg_alloc *A, size_t n) {
+  if (n == 0) n = 1; /* a zero-size request still gets a distinct block */
+  return A->f(A->ud, NULL, 0, n);
+}
+
+void *cg_realloc(cg_alloc *A, void *p, size_t osize, size_t nsize) {
+  if (nsize == 0) nsize = 1;
+  return A->f(A->ud, p, p ? osize : 0, nsize);
+}
+
+void cg_free(cg_alloc *A, void *p, size_t n) {
+  if (p) A->f(A->ud, p, n, 0);
+}
+
+int cg_reserve(cg_alloc *A, void **arr, size_t *cap, size_t need, size_t elsize) {
+  size_t ncap;
+  void *p;
+  if (need <= *cap) return CG_OK;
+  ncap = *cap ? *cap : 16;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2) return CG_ENOMEM;
+    ncap *= 2;
+  }
+  if (ncap > SIZE_MAX / elsize) return CG_ENOMEM;
+  p = cg_realloc(A, *arr, *cap * elsize, ncap * elsize);
+  if (!p) return CG_ENOMEM;
+  *arr = p;
+  *cap = ncap;
+  return CG_OK;
+}
+
+int cg_seterr(cg_error *e, int code, const char *fmt, ...) {
+  va_list ap;
+  if (!e) return code;
+  e->code = code;
+  va_start(ap, fmt);
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+const char *cg_basename(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+int cg_open_out(cg_outfile *o, const char *path, cg_error *e) {
+  int n = snprintf(o->tmp, sizeof o->tmp, "%s.tmp%ld", path, (long)getpid());
+  if (n < 0 || (size_t)n >= sizeof o->tmp || strlen(path) >= sizeof o->path)
+    return cg_seterr(e, CG_EUSAGE, "%s: path too long", path);
+  strcpy(o->path, path);
+  o->fp = fopen(o->tmp, "wb");
+  if (!o->fp) return cg_seterr(e, CG_EIO, "%s: cannot write: %s", path, strerror(errno));
+  return CG_OK;
+}
+
+int cg_commit_file(cg_outfile *o, cg_error *e) {
+  int bad = ferror(o->fp);
+  if (fclose(o->fp) != 0) bad = 1;
+  o->fp = NULL;
+  if (bad) {
+    remove(o->tmp);
+    return cg_seterr(e, CG_EIO, "%s: write failed", o->path);
+  }
+  if (rename(o->tmp, o->path) != 0) {
+    int err = errno;
+    remove(o->tmp);
+    return cg_seterr(e, CG_EIO, "%s: cannot rename into place: %s", o->path, strerror(err));
+  }
+  return CG_OK;
+}
+
+void cg_abort_file(cg_outfile *o) {
+  if (o->fp) fclose(o->fp);
+  o->fp = NULL;
+  remove(o->tmp);
+}

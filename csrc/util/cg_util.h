@@ -1,0 +1,74 @@
+/*
+ * cg_util.h: the allocator, error reporting and growable arrays shared by the
+ * whole C core.  Nothing here knows about Lua.
+ *
+ * Every allocation of the core goes through one function with the lua_Alloc
+ * signature (STYLE.md rule 2), so that the binding can hand in the Lua state's
+ * allocator and tests can make the k-th allocation fail.
+ */
+#ifndef CG_UTIL_H
+#define CG_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Status codes returned by every fallible core function.  Negative = error. */
+enum {
+  CG_OK = 0,
+  CG_EIO = -1,      /* cannot open/read/write a file */
+  CG_EFORMAT = -2,  /* bad input: corrupt or unsupported data (exit 2) */
+  CG_ENOMEM = -3,   /* an allocation failed */
+  CG_EUSAGE = -4,   /* bad argument from the caller (exit 2) */
+  CG_EBRANCH = -5,  /* evaluation left the recorded branch (exit 3) */
+  CG_ERUNTIME = -6  /* anything else (exit 1) */
+};
+
+/* The allocator: f(ud, ptr, osize, nsize) as lua_Alloc.  nsize == 0 frees. */
+typedef void *(*cg_allocf)(void *ud, void *ptr, size_t osize, size_t nsize);
+typedef struct cg_alloc {
+  cg_allocf f;
+  void *ud;
+} cg_alloc;
+
+/* An error: a status code and a one-line message naming file and position. */
+typedef struct cg_error {
+  int code;
+  char msg[512];
+} cg_error;
+
+/* The default allocator (realloc/free). */
+cg_alloc *cg_default_alloc(void);
+
+void *cg_malloc(cg_alloc *A, size_t n);
+void *cg_realloc(cg_alloc *A, void *p, size_t osize, size_t nsize);
+void cg_free(cg_alloc *A, void *p, size_t n);
+
+/* Makes room for at least `need` elements of `elsize` bytes in *arr (capacity
+ * *cap, grown geometrically with an overflow check).  On failure the array is
+ * unchanged and CG_ENOMEM is returned. */
+int cg_reserve(cg_alloc *A, void **arr, size_t *cap, size_t need, size_t elsize);
+
+/* Records an error (printf-style) and returns its code. */
+int cg_seterr(cg_error *e, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The base name of a path, for messages. */
+const char *cg_basename(const char *path);
+
+/* Opens `path` for writing under a temporary name beside it; cg_commit_file
+ * renames it into place, cg_abort_file removes it.  An error midway thus never
+ * leaves a truncated output file. */
+typedef struct cg_outfile {
+  FILE *fp;
+  char tmp[4096];
+  char path[4096];
+} cg_outfile;
+int cg_open_out(cg_outfile *o, const char *path, cg_error *e);
+int cg_commit_file(cg_outfile *o, cg_error *e);
+void cg_abort_file(cg_outfile *o);
+
+#endif

@@ -1,0 +1,44 @@
+--- cgwb: a research workbench for automatic differentiation.
+-- `local cgwb = require "cgwb"` gives the whole Lua face; the C core is
+-- `cgwb.core`.  Expected failures return `nil, message`; programmer errors
+-- raise.  Submodules load on first use.
+local core = require "cgwb.core"
+
+local M = {
+  core = core,
+  version = core.version,
+  read_tape = core.read_tape,   -- (path) -> cgwb.Tape | nil, msg
+  read_text = core.read_text,   -- (string [, name]) -> cgwb.Tape | nil, msg
+  new_tape = core.tape_new,     -- () -> empty cgwb.Tape
+  tape_stats = core.stats,      -- (path) -> table | nil, msg (streams)
+  opcodes = core.opcodes,       -- () -> array of opcode descriptions
+}
+
+--- Records a tape by running f on active numbers (see doc/tracer.md).
+function M.trace(f, x0, opts)
+  return require("cgwb.trace").record(f, x0, opts)
+end
+
+--- Reads a point: a file with one number per line ('#' comments allowed).
+-- Returns an array of numbers, or nil and "file:line: message".
+function M.read_point(path)
+  local fh, err = io.open(path, "r")
+  if not fh then return nil, err end
+  local x, n = {}, 0
+  for line in fh:lines() do
+    n = n + 1
+    local s = line:gsub("#.*", ""):match("^%s*(.-)%s*$")
+    if s ~= "" then
+      local v = tonumber(s)
+      if not v then
+        fh:close()
+        return nil, ("%s:%d: not a number: %s"):format(path, n, s)
+      end
+      x[#x + 1] = v
+    end
+  end
+  fh:close()
+  return x
+end
+
+return M

@@ -1,0 +1,659 @@
+--[[
+cgwb.trace: record a tape from a Lua function by operator overloading.
+
+  local trace = require "cgwb.trace"
+  local tape, info = trace.record(function(x, T)
+    local t = T.var()          -- assign_d_zero (ADOL-C's `adouble t;`)
+    local z = T.var(3.0)       -- assign_d; T.var(active) records assign_a
+    t:assign(x[1] + x[2])      -- plus_a_a into a temporary, then assign_a t <- temp
+    t:add(z)                   -- eq_plus_a (eq_plus_d for a number); also sub mul div
+    if t > 2 then ... end      -- min_a_d d t 2.0, then gt_zero d or le_zero d
+    return { T.exp(t), t }     -- the dependents in order (a single active is accepted)
+  end, { 1.0, 2.0 })           -- the recording point x0; returns a cgwb.Tape
+
+Operators on actives: + - * / ^ unary minus, < <= > >= with numbers or actives.
+Mixed with numbers they use seed 000's names: x+c plus_a_d, c+x plus_d_a,
+x-c min_a_d, c-x min_d_a, x*c mult_a_d, c*x mult_d_a, x/c div_a_d, c/x div_d_a.
+x^c is pow_op; c^x and x^y are exp(x*log(c)) and exp(y*log(x)) as ordinary ops.
+T.exp log sqrt sin cos tan atan asin acos abs pow(a, b) eq(a, b) ne(a, b) and
+T.value(a) / a:value(); on plain numbers the functions fall back to math.*.
+Equality cannot be overloaded against numbers in Lua, hence T.eq / T.ne.
+
+Values.  Every operation computes its value in Lua doubles exactly as the C
+forward evaluator does (same operation, same operand order), so
+tape:forward() at x0 reproduces the traced values bit for bit.  Two functions
+have no bit-exact Lua counterpart: math.atan(y) is C's atan2(y, 1) and x^2 is
+x*x in Lua, while the core uses atan() and pow(); the tracer evaluates those
+two through a tiny cgwb.core tape (so a value is exactly what the core
+computes) and falls back to Lua's math only when cgwb.core is absent.
+
+Locations.  Records are first kept with virtual locations: a fresh one for
+each temporary, a stable one for each variable (T.var, the independents, any
+active updated by assign/add/...).  After the function returns, each virtual
+location is live from its first write to its last access, independents until
+the end of the assign_ind block; virtual locations are then mapped to
+physical slots, lowest free slot first, outputs allocated before the record's
+dying inputs are released (so a record never writes a slot it reads, except
+the in-place eq_* records).  When slots die, `death_not lo hi` records (one
+per contiguous range) follow the record of their last access, as in seed 000
+section 1.2; none is written after the last record that writes a location.
+
+opts (third argument of record):
+  opts.sink  object with :push(op, locs..., vals...) and :set_x0(x) that
+             receives the records instead of a new cgwb.Tape (for tests and
+             for tools that want the records in Lua); record returns it.
+  opts.raw   true: emit the virtual locations (0-based) and no death notices.
+The second result of record is a table: records, operations, death_notices,
+max_live (physical slots used), virtual (virtual locations), n, m, branches.
+]]
+
+local M = {}
+
+local mtype = math.type
+local sort = table.sort
+
+-- {==== opcode layout (mirrors csrc/tape/cg_ops.h for the ops emitted) ====}
+
+-- [name] = { nloc, nval, nout } in canonical order: outputs, inputs, constants.
+local OPS = {
+  death_not = { 2, 0, 0 }, assign_ind = { 1, 0, 1 }, assign_dep = { 1, 0, 0 },
+  assign_a = { 2, 0, 1 }, assign_d = { 1, 1, 1 }, assign_d_zero = { 1, 0, 1 },
+  eq_plus_d = { 1, 1, 1 }, eq_plus_a = { 2, 0, 1 }, eq_min_d = { 1, 1, 1 },
+  eq_min_a = { 2, 0, 1 }, eq_mult_d = { 1, 1, 1 }, eq_mult_a = { 2, 0, 1 },
+  eq_div_d = { 1, 1, 1 }, eq_div_a = { 2, 0, 1 },
+  plus_a_a = { 3, 0, 1 }, plus_a_d = { 2, 1, 1 }, plus_d_a = { 2, 1, 1 },
+  min_a_a = { 3, 0, 1 }, min_a_d = { 2, 1, 1 }, min_d_a = { 2, 1, 1 },
+  mult_a_a = { 3, 0, 1 }, mult_a_d = { 2, 1, 1 }, mult_d_a = { 2, 1, 1 },
+  div_a_a = { 3, 0, 1 }, div_a_d = { 2, 1, 1 }, div_d_a = { 2, 1, 1 },
+  neg_sign_a = { 2, 0, 1 }, exp_op = { 2, 0, 1 }, log_op = { 2, 0, 1 },
+  sqrt_op = { 2, 0, 1 }, tan_op = { 2, 0, 1 }, pow_op = { 2, 1, 1 },
+  sin_op = { 3, 0, 2 }, cos_op = { 3, 0, 2 }, atan_op = { 3, 0, 1 },
+  asin_op = { 3, 0, 1 }, acos_op = { 3, 0, 1 }, abs_val = { 2, 1, 1 },
+  eq_zero = { 1, 0, 0 }, neq_zero = { 1, 0, 0 }, le_zero = { 1, 0, 0 },
+  gt_zero = { 1, 0, 0 }, ge_zero = { 1, 0, 0 }, lt_zero = { 1, 0, 0 },
+}
+M.OPS = OPS
+
+-- {==== bit-exact elementary functions ====}
+
+local core_mod -- false once require failed, the module once loaded
+
+local function get_core()
+  if core_mod == nil then
+    local ok, mod = pcall(require, "cgwb.core")
+    core_mod = ok and mod or false
+  end
+  return core_mod or nil
+end
+
+-- A one-input tape of the core, evaluated at a: f(a) as the core computes it.
+local function core_unary(build)
+  local core = get_core()
+  if not core then return nil end
+  local tape = core.tape_new()
+  build(tape)
+  tape:set_x0({ 0.0 })
+  return function(a) return (tape:forward({ a }))[1] end
+end
+
+local exact = {} -- name -> function, built on first use
+
+local function exact_fn(name, build, fallback)
+  local f = exact[name]
+  if f == nil then
+    f = core_unary(build) or fallback
+    exact[name] = f
+  end
+  return f
+end
+
+-- C atan(a): Lua's math.atan(a) is atan2(a, 1), which differs in the last bit.
+local function c_atan(a)
+  return exact_fn("atan", function(t)
+    t:push("assign_ind", 0); t:push("assign_d", 1, 1.0)
+    t:push("atan_op", 2, 0, 1); t:push("assign_dep", 2)
+  end, math.atan)(a)
+end
+
+-- C pow(a, 2): Lua's a^2 is a*a, which differs from glibc's pow in the last bit.
+local function c_pow2(a)
+  return exact_fn("pow2", function(t)
+    t:push("assign_ind", 0); t:push("pow_op", 1, 0, 2.0); t:push("assign_dep", 1)
+  end, function(v) return v * v end)(a)
+end
+
+local function c_pow(a, c)
+  if c == 2 then return c_pow2(a) end
+  return a ^ c -- luai_numpow calls C pow() for every other exponent
+end
+
+-- True when atan and pow(., 2) come from the core (bit-exact), false on fallback.
+function M.exact()
+  return get_core() ~= nil
+end
+
+-- {==== the recorder ====}
+
+-- Recorder invariants: ops[1..n] are opcode names; their virtual locations
+-- (1-based ids) are in L and constants in V, consumed in record order with
+-- the counts of OPS.  last[v] is the index of the last record touching v;
+-- every v is first touched as an output.  nv counts virtual locations.
+local function new_recorder()
+  return { ops = {}, L = {}, V = {}, nL = 0, nV = 0, n = 0, nv = 0,
+           last = {}, lastw = 0, nind = 0, branches = 0, open = true }
+end
+
+local Active = {}   -- metatable of active numbers
+local methods = {}  -- their methods (assign, add, ...)
+Active.__index = methods
+
+local function is_active(a) return getmetatable(a) == Active end
+
+-- Lua integers become doubles; -0.0 keeps its sign.
+local function tofloat(c)
+  if mtype(c) == "integer" then return c + 0.0 end
+  return c
+end
+
+-- Appends one record; l1..l3 are virtual ids (as many as OPS says), c a constant.
+local function emit(R, op, l1, l2, l3, c)
+  local info = OPS[op]
+  local k = R.n + 1
+  R.n = k
+  R.ops[k] = op
+  local L, last, nL = R.L, R.last, R.nL
+  local nloc = info[1]
+  L[nL + 1] = l1; last[l1] = k
+  if nloc >= 2 then L[nL + 2] = l2; last[l2] = k end
+  if nloc >= 3 then L[nL + 3] = l3; last[l3] = k end
+  R.nL = nL + nloc
+  if info[2] == 1 then R.nV = R.nV + 1; R.V[R.nV] = c end
+  if info[3] > 0 then R.lastw = k end
+end
+
+local function new_active(R, val)
+  local v = R.nv + 1
+  R.nv = v
+  return setmetatable({ id = v, val = val, R = R }, Active)
+end
+
+-- The recorder of an active, checking it is still recording.
+local function rec_of(a)
+  local R = a.R
+  if not R.open then error("cgwb.trace: active used after its recording ended", 3) end
+  return R
+end
+
+local function check_number(c, what)
+  if type(c) ~= "number" then
+    error("cgwb.trace: " .. what .. " expects an active or a number, got " .. type(c), 4)
+  end
+  return tofloat(c)
+end
+
+-- Both actives of a binary operation must belong to one recording.
+local function rec_of2(a, b)
+  local R = rec_of(a)
+  if rec_of(b) ~= R then error("cgwb.trace: actives of two recordings mixed", 3) end
+  return R
+end
+
+-- {==== arithmetic ====}
+
+-- A binary operator: names for active/active, active/const, const/active, and
+-- the value function f(left, right) applied in the operator's own order.
+local function binop(aa, ad, da, f, what)
+  return function(a, b)
+    if is_active(a) then
+      if is_active(b) then
+        local R = rec_of2(a, b)
+        local r = new_active(R, f(a.val, b.val))
+        emit(R, aa, r.id, a.id, b.id)
+        return r
+      end
+      local R, c = rec_of(a), check_number(b, what)
+      local r = new_active(R, f(a.val, c))
+      emit(R, ad, r.id, a.id, nil, c)
+      return r
+    end
+    local R, c = rec_of(b), check_number(a, what)
+    local r = new_active(R, f(c, b.val))
+    emit(R, da, r.id, b.id, nil, c)
+    return r
+  end
+end
+
+Active.__add = binop("plus_a_a", "plus_a_d", "plus_d_a", function(p, q) return p + q end, "+")
+Active.__sub = binop("min_a_a", "min_a_d", "min_d_a", function(p, q) return p - q end, "-")
+Active.__mul = binop("mult_a_a", "mult_a_d", "mult_d_a", function(p, q) return p * q end, "*")
+Active.__div = binop("div_a_a", "div_a_d", "div_d_a", function(p, q) return p / q end, "/")
+
+local function unary(op, f)
+  return function(a)
+    local R = rec_of(a)
+    local r = new_active(R, f(a.val))
+    emit(R, op, r.id, a.id)
+    return r
+  end
+end
+
+Active.__unm = unary("neg_sign_a", function(p) return -p end)
+local exp_a = unary("exp_op", math.exp)
+local log_a = unary("log_op", math.log)
+local sqrt_a = unary("sqrt_op", math.sqrt)
+local tan_a = unary("tan_op", math.tan)
+
+-- sin_op s c a / cos_op c s a: two outputs like ADOL-C 2.x; the second one is
+-- a fresh location nobody reads, so it dies right after the record.
+local function sincos(op, f, g)
+  return function(a)
+    local R = rec_of(a)
+    local r = new_active(R, f(a.val))
+    local aux = new_active(R, g(a.val))
+    emit(R, op, r.id, aux.id, a.id)
+    return r
+  end
+end
+local sin_a = sincos("sin_op", math.sin, math.cos)
+local cos_a = sincos("cos_op", math.cos, math.sin)
+
+-- atan/asin/acos as ADOL-C records them: the derivative computed by ordinary
+-- ops into a location that the op reads as its extra input.
+local function quad(op, f, deriv)
+  return function(a)
+    local d = deriv(a)
+    local R = rec_of(a)
+    local r = new_active(R, f(a.val))
+    emit(R, op, r.id, a.id, d.id)
+    return r
+  end
+end
+local atan_a = quad("atan_op", c_atan, function(a) return 1.0 / (1.0 + a * a) end)
+local asin_a = quad("asin_op", math.asin, function(a) return 1.0 / sqrt_a(1.0 - a * a) end)
+local acos_a = quad("acos_op", math.acos, function(a) return -1.0 / sqrt_a(1.0 - a * a) end)
+
+-- abs_val r a coval: coval = 1 when a >= 0 at taping (fabs(a) == a), else 0.
+local function abs_a(a)
+  local R = rec_of(a)
+  local v = a.val
+  local r = new_active(R, math.abs(v))
+  emit(R, "abs_val", r.id, a.id, nil, (math.abs(v) == v) and 1.0 or 0.0)
+  return r
+end
+
+-- a^c is pow_op; an active exponent goes through exp(b*log(a)).
+local function pow_any(a, b)
+  if is_active(a) then
+    if is_active(b) then return exp_a(b * log_a(a)) end
+    local R, c = rec_of(a), check_number(b, "^")
+    local r = new_active(R, c_pow(a.val, c))
+    emit(R, "pow_op", r.id, a.id, nil, c)
+    return r
+  end
+  local c = check_number(a, "^")
+  return exp_a(b * math.log(c))
+end
+Active.__pow = pow_any
+
+local function unsupported(what)
+  return function() error("cgwb.trace: " .. what .. " is not supported on actives", 2) end
+end
+Active.__idiv = unsupported("//")
+Active.__mod = unsupported("%")
+Active.__concat = unsupported("..")
+
+function Active.__tostring(a)
+  return string.format("active(%.17g)", a.val)
+end
+
+-- {==== comparisons ====}
+
+-- Records d = p - q and the branch record that holds for d at taping time;
+-- returns d's value.  sign tests: "lt" (d < 0), "le" (d <= 0), "eq" (d == 0).
+local BRANCH = { lt = { "lt_zero", "ge_zero" }, le = { "le_zero", "gt_zero" },
+                 gt = { "gt_zero", "le_zero" }, ge = { "ge_zero", "lt_zero" },
+                 eq = { "eq_zero", "neq_zero" } }
+local TEST = {
+  lt = function(d) return d < 0 end, le = function(d) return d <= 0 end,
+  gt = function(d) return d > 0 end, ge = function(d) return d >= 0 end,
+  eq = function(d) return d == 0 end,
+}
+
+local function branch(d, test)
+  local R = rec_of(d)
+  local holds = TEST[test](d.val)
+  emit(R, BRANCH[test][holds and 1 or 2], d.id)
+  R.branches = R.branches + 1
+  return holds
+end
+
+-- p < q: an active left operand gives d = p - q < 0; a number on the left
+-- (Lua turns t > 2 into 2 < t) gives d = t - 2 > 0, the form ADOL-C records.
+function Active.__lt(p, q)
+  if is_active(p) then return branch(p - q, "lt") end
+  return branch(q - p, "gt")
+end
+
+function Active.__le(p, q)
+  if is_active(p) then return branch(p - q, "le") end
+  return branch(q - p, "ge")
+end
+
+local function eq_any(p, q)
+  if not is_active(p) then
+    if not is_active(q) then return p == q end
+    p, q = q, p
+  end
+  return branch(p - q, "eq")
+end
+
+-- {==== variables: in-place updates ====}
+
+-- t:assign(e): assign_a t e, or assign_d t c.  Returns t.
+function methods.assign(t, e)
+  local R = rec_of(t)
+  if is_active(e) then
+    rec_of2(t, e)
+    t.val = e.val
+    emit(R, "assign_a", t.id, e.id)
+  else
+    local c = check_number(e, "assign")
+    t.val = c
+    emit(R, "assign_d", t.id, nil, nil, c)
+  end
+  return t
+end
+
+-- An in-place update t op= e (eq_*_a / eq_*_d).
+local function inplace(opa, opd, f, what)
+  return function(t, e)
+    local R = rec_of(t)
+    if is_active(e) then
+      rec_of2(t, e)
+      t.val = f(t.val, e.val)
+      emit(R, opa, t.id, e.id)
+    else
+      local c = check_number(e, what)
+      t.val = f(t.val, c)
+      emit(R, opd, t.id, nil, nil, c)
+    end
+    return t
+  end
+end
+
+methods.add = inplace("eq_plus_a", "eq_plus_d", function(p, q) return p + q end, "add")
+methods.sub = inplace("eq_min_a", "eq_min_d", function(p, q) return p - q end, "sub")
+methods.mul = inplace("eq_mult_a", "eq_mult_d", function(p, q) return p * q end, "mul")
+methods.div = inplace("eq_div_a", "eq_div_d", function(p, q) return p / q end, "div")
+
+function methods.value(t) return t.val end
+
+-- {==== the helper table T ====}
+
+-- Applies an active version to actives and math's version to numbers.
+local function lift(fa, fn)
+  return function(a)
+    if is_active(a) then return fa(a) end
+    return fn(a)
+  end
+end
+
+local function make_T(R, options)
+  local T = { opts = options }
+  -- T.var(): assign_d_zero; T.var(c): assign_d; T.var(active): assign_a.
+  function T.var(init)
+    if init == nil then
+      local t = new_active(R, 0.0)
+      emit(R, "assign_d_zero", t.id)
+      return t
+    end
+    if is_active(init) and rec_of(init) ~= R then
+      error("cgwb.trace: T.var of an active from another recording", 2)
+    end
+    local t = new_active(R, 0.0)
+    return methods.assign(t, init)
+  end
+  function T.value(a)
+    if is_active(a) then return a.val end
+    return a
+  end
+  T.is_active = is_active
+  T.exp, T.log, T.sqrt = lift(exp_a, math.exp), lift(log_a, math.log), lift(sqrt_a, math.sqrt)
+  T.sin, T.cos, T.tan = lift(sin_a, math.sin), lift(cos_a, math.cos), lift(tan_a, math.tan)
+  T.atan, T.asin, T.acos = lift(atan_a, math.atan), lift(asin_a, math.asin), lift(acos_a, math.acos)
+  T.abs = lift(abs_a, math.abs)
+  function T.pow(a, b)
+    if is_active(a) or is_active(b) then return pow_any(a, b) end
+    return a ^ b
+  end
+  T.eq = eq_any
+  function T.ne(p, q) return not eq_any(p, q) end
+  return T
+end
+
+-- {==== slot mapping and emission ====}
+
+-- A binary min-heap of free slot numbers: lowest free slot first.
+local function heap_push(h, x)
+  local i = #h + 1
+  h[i] = x
+  while i > 1 do
+    local p = i // 2
+    if h[p] <= x then break end
+    h[i], h[p] = h[p], x
+    i = p
+  end
+end
+
+local function heap_pop(h)
+  local n = #h
+  local top, x = h[1], h[n]
+  h[n] = nil
+  n = n - 1
+  local i = 1
+  while true do
+    local c = 2 * i
+    if c > n then break end
+    if c < n and h[c + 1] < h[c] then c = c + 1 end
+    if h[c] >= x then break end
+    h[i] = h[c]
+    i = c
+  end
+  if n >= 1 then h[i] = x end
+  return top
+end
+
+-- Pushes one record to the sink with the right number of arguments.
+local function push(sink, op, a, nloc, c, nval)
+  if nval == 1 then
+    if nloc == 1 then return sink:push(op, a[1], c) end
+    if nloc == 2 then return sink:push(op, a[1], a[2], c) end
+    return sink:push(op, a[1], a[2], a[3], c)
+  end
+  if nloc == 1 then return sink:push(op, a[1]) end
+  if nloc == 2 then return sink:push(op, a[1], a[2]) end
+  return sink:push(op, a[1], a[2], a[3])
+end
+
+-- Emits death_not records for the sorted slots in dead[1..n], one per
+-- contiguous range; returns how many were emitted.
+local function push_deaths(sink, dead, n)
+  sort(dead)
+  local count, lo = 0, dead[1]
+  for i = 2, n + 1 do
+    local s = dead[i]
+    if s ~= dead[i - 1] + 1 then
+      sink:push("death_not", lo, dead[i - 1])
+      count = count + 1
+      lo = s
+    end
+  end
+  return count
+end
+
+-- Walks the records, maps virtual locations to slots and pushes everything.
+-- Returns the number of death notices and the number of slots used.
+local function flush(R, sink, raw)
+  local ops, L, V, last = R.ops, R.L, R.V, R.last
+  local slot, free, nslots, ndeath = {}, {}, 0, 0
+  local li, vi = 0, 0
+  local a, dead = {}, {}
+  for k = 1, R.n do
+    local op = ops[k]
+    local info = OPS[op]
+    local nloc, nval, nout = info[1], info[2], info[3]
+    local c = nval == 1 and V[vi + 1] or nil
+    vi = vi + nval
+    if raw then
+      for j = 1, nloc do a[j] = L[li + j] - 1 end
+      push(sink, op, a, nloc, c, nval)
+    else
+      for j = 1, nout do -- outputs first: a record never writes a slot it frees
+        local v = L[li + j]
+        if not slot[v] then
+          if #free > 0 then slot[v] = heap_pop(free) else slot[v] = nslots; nslots = nslots + 1 end
+        end
+      end
+      for j = 1, nloc do a[j] = slot[L[li + j]] end
+      push(sink, op, a, nloc, c, nval)
+      local nd = 0
+      for j = 1, nloc do
+        local v = L[li + j]
+        if last[v] == k and slot[v] then -- slot[v] false: already freed in this record
+          nd = nd + 1
+          dead[nd] = slot[v]
+          heap_push(free, slot[v])
+          slot[v] = false
+        end
+      end
+      if nd > 0 and k < R.lastw then
+        for j = nd + 1, #dead do dead[j] = nil end
+        ndeath = ndeath + push_deaths(sink, dead, nd)
+      end
+    end
+    li = li + nloc
+  end
+  return ndeath, raw and R.nv or nslots
+end
+
+-- {==== recording ====}
+
+-- Records the assign_ind block: x[i] are variables holding x0[i].
+local function independents(R, x0)
+  local x = {}
+  for i = 1, #x0 do
+    local v = x0[i]
+    if type(v) ~= "number" then
+      error("cgwb.trace: x0[" .. i .. "] is a " .. type(v) .. ", not a number", 3)
+    end
+    x[i] = new_active(R, tofloat(v))
+    emit(R, "assign_ind", x[i].id)
+  end
+  R.nind = #x0
+  return x
+end
+
+-- Records assign_dep for each dependent (numbers become assign_d temporaries).
+local function dependents(R, ys)
+  if is_active(ys) or type(ys) == "number" then ys = { ys } end
+  if type(ys) ~= "table" or #ys == 0 then
+    error("cgwb.trace: the function must return an active or an array of them", 3)
+  end
+  local y = {}
+  for i = 1, #ys do
+    local d = ys[i]
+    if not is_active(d) then
+      local c = check_number(d, "dependent")
+      d = new_active(R, c)
+      emit(R, "assign_d", d.id, nil, nil, c)
+    elseif rec_of(d) ~= R then
+      error("cgwb.trace: dependent " .. i .. " belongs to another recording", 3)
+    end
+    y[i] = d.val
+    emit(R, "assign_dep", d.id)
+  end
+  return y
+end
+
+-- An independent nobody reads still occupies its slot until the block ends,
+-- so the independents get slots 0..n-1 in order.
+local function extend_independents(R)
+  local last = R.last
+  for v = 1, R.nind do
+    if last[v] < R.nind then last[v] = R.nind end
+  end
+end
+
+local function check_x0(x0)
+  if type(x0) ~= "table" then
+    error("cgwb.trace: x0 must be an array of numbers, got " .. type(x0), 3)
+  end
+end
+
+-- trace.record(f, x0 [, opts]) -> tape (or opts.sink), info.
+function M.record(f, x0, opts)
+  opts = opts or {}
+  if type(f) ~= "function" then error("cgwb.trace: record expects a function", 2) end
+  check_x0(x0)
+  local sink = opts.sink
+  if not sink then
+    local core = get_core()
+    if not core then error("cgwb.trace: cgwb.core is not available (pass opts.sink)", 2) end
+    sink = core.tape_new()
+  end
+  local R = new_recorder()
+  local x = independents(R, x0)
+  local T = make_T(R, opts.options or {})
+  local ok, ys = pcall(f, x, T, T.opts)
+  if not ok then R.open = false; error(ys, 0) end
+  local y = dependents(R, ys)
+  R.open = false
+  extend_independents(R)
+  local ndeath, nslots = flush(R, sink, opts.raw)
+  local xs = {}
+  for i = 1, #x0 do xs[i] = tofloat(x0[i]) end
+  sink:set_x0(xs)
+  return sink, { records = R.n + ndeath, operations = R.n, death_notices = ndeath,
+                 max_live = nslots, virtual = R.nv, n = R.nind, m = #y, y = y,
+                 branches = R.branches }
+end
+
+-- {==== scripts ====}
+
+-- Options: the script's `options` table overridden by opts.options.
+local function merge_options(script, opts)
+  local o = {}
+  local keys = {}
+  for k in pairs(script.options or {}) do keys[#keys + 1] = k end
+  sort(keys, function(p, q) return tostring(p) < tostring(q) end)
+  for _, k in ipairs(keys) do o[k] = script.options[k] end
+  for k, v in pairs(opts.options or {}) do o[k] = v end -- order irrelevant: plain copy
+  return o
+end
+
+-- Loads SCRIPT.lua (which returns { name, x0, f [, options] }) and records it.
+-- Returns tape, info (info.name = script name) or nil, "file:line: message".
+function M.run_script(path, opts)
+  opts = opts or {}
+  local chunk, err = loadfile(path, "t")
+  if not chunk then return nil, err end
+  local ok, script = pcall(chunk)
+  if not ok then return nil, tostring(script) end
+  if type(script) ~= "table" or type(script.f) ~= "function" or script.x0 == nil then
+    return nil, path .. ": the script must return a table { name = ..., x0 = ..., f = function(x, T) ... end }"
+  end
+  local options = merge_options(script, opts)
+  local x0 = script.x0
+  if type(x0) == "function" then
+    ok, x0 = pcall(x0, options)
+    if not ok then return nil, tostring(x0) end
+  end
+  if type(x0) ~= "table" then return nil, path .. ": x0 must be an array of numbers" end
+  local rec_opts = { sink = opts.sink, raw = opts.raw, options = options }
+  local res, tape, info = pcall(M.record, script.f, x0, rec_opts)
+  if not res then return nil, tostring(tape) end
+  info.name = script.name or path:match("([^/]+)%.lua$") or path
+  return tape, info
+end
+
+return M
