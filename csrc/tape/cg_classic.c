@@ -67,6 +67,7 @@ typedef struct classic_reader {
   unsigned char *buf; /* CL_BUFSIZE bytes */
   size_t pos, len;
   uint64_t off;       /* file offset of buf[pos] */
+  uint64_t rec_off;   /* file offset of the current record */
   uint64_t rec;       /* records returned */
   uint64_t ops, deaths, freed, nind, ndep;
   uint32_t *loc;
@@ -89,7 +90,7 @@ static int cl_need(classic_reader *C, size_t n) {
 
 static int cl_fail(classic_reader *C, cg_error *e, int code, const char *what) {
   return cg_seterr(e, code, "%s: record %llu (byte %llu): %s", cg_basename(C->base.path),
-                   (unsigned long long)C->rec, (unsigned long long)C->off, what);
+                   (unsigned long long)C->rec, (unsigned long long)C->rec_off, what);
 }
 
 /* Reads `n` little-endian uint32 into C->loc[at..at+n). */
@@ -151,6 +152,7 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
   uint64_t want, got;
   unsigned op;
   int rc;
+  C->rec_off = C->off;
   if (C->off >= C->file_size) return cl_end(C, e);
   if (cl_need(C, 1)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
   op = C->buf[C->pos++];

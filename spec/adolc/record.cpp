@@ -231,8 +231,10 @@ void print_vec(const char *key, const double *v, int n) {
 }
 
 // Records one case on tag `tag` and prints what ADOL-C says about it.
-void run_case(short tag, const Case &c, const Bufs &b, const adouble &pre) {
+void run_case(short tag, const Case &c, const Bufs &b) {
   std::vector<double> yv(c.m), y0(c.m), y1(c.m);
+  bool stock = std::strcmp(c.name, "noise") == 0;
+  adouble *pre = stock ? new adouble(4.0) : 0;  // alive at trace_on: take_stock_op
   if (b.small)
     trace_on(tag, 0, b.obs, b.lbs, b.vbs, b.tbs, 1);
   else
@@ -241,10 +243,11 @@ void run_case(short tag, const Case &c, const Bufs &b, const adouble &pre) {
     std::vector<adouble> x(c.n), y(c.m);
     for (int i = 0; i < c.n; i++) x[i] <<= c.x0[i];
     c.body(x, y);
-    if (std::strcmp(c.name, "noise") == 0) y[1] += pre;  // a take_stock'ed adouble
+    if (pre) y[1] += *pre;
     for (int i = 0; i < c.m; i++) y[i] >>= yv[i];
   }
   trace_off(1);
+  delete pre;
   size_t st[STAT_SIZE];
   tapestats(tag, st);
   std::printf("tape %d %s %d %d\nstats", tag, c.name, c.n, c.m);
@@ -281,9 +284,8 @@ int main(int argc, char **argv) {
     if (!b.lbs) b.lbs = 64;
     if (!b.vbs) b.vbs = 8;
   }
-  adouble pre = 4.0;  // alive before every trace_on: take_stock_op
   int ncase = (int)(sizeof cases / sizeof cases[0]);
-  for (int i = 0; i < ncase; i++) run_case((short)(i + 1), cases[i], b, pre);
+  for (int i = 0; i < ncase; i++) run_case((short)(i + 1), cases[i], b);
   std::printf("done %d\n", ncase);
   return 0;
 }

@@ -1,0 +1,106 @@
+#!/bin/sh
+# Runs every test: C unit tests of the core, the busted specs, the ADOL-C
+# comparisons, first on the release build, then on the debug build under
+# AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer for C tests).
+# Each phase prints "N passed, N failed"; the last line adds them up.
+set -u
+cd "$(dirname "$0")/.."
+TOTAL_P=0
+TOTAL_F=0
+LOG=$(mktemp -d)
+trap 'rm -rf "$LOG"' EXIT
+
+# Adds the last "N passed, N failed" of a phase's output to the totals; a phase
+# that exits non-zero without such a line counts as one failure.
+tally() {
+  name=$1 out=$2 rc=$3
+  line=$(grep -E '([0-9]+) passed, ([0-9]+) failed' "$out" | tail -n 1)
+  if [ -z "$line" ]; then
+    p=0
+    f=1
+    echo "== $name: no result line (exit $rc)"
+    tail -n 20 "$out"
+  else
+    p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+    f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+    echo "== $name: $p passed, $f failed"
+  fi
+  TOTAL_P=$((TOTAL_P + p))
+  TOTAL_F=$((TOTAL_F + f))
+}
+
+# Runs a phase, showing its output, then tallies it.
+phase() {
+  name=$1
+  shift
+  out="$LOG/$(echo "$name" | tr ' /' '__').log"
+  echo "== $name"
+  "$@" >"$out" 2>&1
+  rc=$?
+  cat "$out"
+  tally "$name" "$out" "$rc"
+}
+
+# C unit tests: every spec/c/test_*.c against the core library.
+c_tests() {
+  build=$1 flags=$2
+  mkdir -p "$build/spec"
+  passed=0 failed=0
+  for src in spec/c/test_*.c; do
+    [ -e "$src" ] || continue
+    case "$src" in *test_adolc*) continue ;; esac
+    exe="$build/spec/$(basename "$src" .c)"
+    if ! cc -std=c99 -Wall -Wextra $flags -Icsrc "$src" "$build/libcgwbcore.a" -lm -o "$exe"; then
+      echo "$src: does not compile"
+      failed=$((failed + 1))
+      continue
+    fi
+    if "$exe" >"$exe.log" 2>&1; then
+      passed=$((passed + 1))
+      tail -n 1 "$exe.log"
+    else
+      failed=$((failed + 1))
+      cat "$exe.log"
+    fi
+  done
+  echo "c: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+busted_run() {
+  CGWB_BUILD=$1 CGWB_TMP=$1/spec-tmp lua5.4 /usr/bin/busted
+}
+
+adolc_run() {
+  if [ -x spec/adolc/run.sh ]; then BUILD=$1 spec/adolc/run.sh; else echo "adolc: 0 passed, 0 failed"; fi
+}
+
+ASAN_LIB=$(cc -print-file-name=libasan.so)
+UBSAN_LIB=$(cc -print-file-name=libubsan.so)
+
+phase "C unit tests (release)" c_tests build/release "-O2"
+phase "busted (release)" busted_run build/release
+phase "ADOL-C comparisons (release)" adolc_run build/release
+
+if make -s debug >"$LOG/debug-build.log" 2>&1; then
+  phase "C unit tests (ASan+UBSan)" c_tests build/debug "-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
+  # The interpreter is not instrumented: preload the runtimes for the module.
+  # Lua's own allocations at exit are not ours, so leak checks run in the C tests.
+  phase "busted (ASan+UBSan)" env LD_PRELOAD="$ASAN_LIB $UBSAN_LIB" \
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    sh -c 'CGWB_BUILD=build/debug CGWB_TMP=build/debug/spec-tmp lua5.4 /usr/bin/busted'
+  phase "ADOL-C comparisons (ASan+UBSan)" adolc_run build/debug
+else
+  cat "$LOG/debug-build.log"
+  echo "== debug build failed"
+  TOTAL_F=$((TOTAL_F + 1))
+fi
+
+if [ -x scripts/check-rockspec.sh ]; then
+  phase "rockspec install" scripts/check-rockspec.sh
+fi
+
+echo
+echo "$TOTAL_P passed, $TOTAL_F failed"
+[ "$TOTAL_F" -eq 0 ]
