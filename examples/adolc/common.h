@@ -78,7 +78,7 @@ static inline double ex_double_arg(const char *s, const char *usage)
 /*
  * Handles the common option at argv[*i] (advancing *i over its values).
  * Returns 1 if it was a common option or the OUTDIR, 0 if the caller must
- * look at it.  Grid sizes are limited to 1..100000 per direction.
+ * look at it.  Grid sizes are limited to 1..100000 per direction and 5e7 points.
  */
 static inline int ex_common_option(int argc, char **argv, int *i, ExOptions *o, const char *usage)
 {
@@ -87,6 +87,10 @@ static inline int ex_common_option(int argc, char **argv, int *i, ExOptions *o, 
         if (*i + 2 >= argc) ex_usage_exit(usage);
         o->nx = ex_int_arg(argv[++*i], 1, 100000, usage);
         o->ny = ex_int_arg(argv[++*i], 1, 100000, usage);
+        if ((long)o->nx * o->ny > 50000000L) {   /* keeps every index in an int */
+            fprintf(stderr, "grid %d x %d too large (at most 5e7 points)\n", o->nx, o->ny);
+            ex_usage_exit(usage);
+        }
         return 1;
     }
     if (strcmp(a, "--tag") == 0) {
