@@ -357,3 +357,19 @@ describe("the command line", function()
     os.remove(src)
   end)
 end)
+
+describe("doc/formats.md", function()
+  it("holds the opcode table the core has", function()
+    local out, err = H.tmp(".md"), H.tmp(".err")
+    assert(os.execute(("LUA_CPATH='%s/?.so;;' lua5.4 scripts/opcode-table.lua >%s 2>%s")
+      :format(H.build, out, err)))
+    local doc = H.read("doc/formats.md")
+    local n = 0
+    for line in H.read(out):gmatch("[^\n]+") do
+      assert.is_truthy(doc:find(line, 1, true), "missing from doc/formats.md: " .. line)
+      n = n + 1
+    end
+    assert.is_true(n > 90)
+    os.remove(out); os.remove(err)
+  end)
+end)
