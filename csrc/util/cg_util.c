@@ -22,16 +22,19 @@ static cg_alloc default_alloc = {default_allocf, NULL};
 cg_alloc *cg_default_alloc(void) { return &default_alloc; }
 
 void *cg_malloc(cg_alloc *A, size_t n) {
+  if (!A) A = &default_alloc;
   if (n == 0) n = 1; /* a zero-size request still gets a distinct block */
   return A->f(A->ud, NULL, 0, n);
 }
 
 void *cg_realloc(cg_alloc *A, void *p, size_t osize, size_t nsize) {
+  if (!A) A = &default_alloc;
   if (nsize == 0) nsize = 1;
   return A->f(A->ud, p, p ? osize : 0, nsize);
 }
 
 void cg_free(cg_alloc *A, void *p, size_t n) {
+  if (!A) A = &default_alloc;
   if (p) A->f(A->ud, p, n, 0);
 }
 

@@ -40,6 +40,7 @@ typedef struct cg_error {
 /* The default allocator (realloc/free). */
 cg_alloc *cg_default_alloc(void);
 
+/* A NULL allocator means the default one. */
 void *cg_malloc(cg_alloc *A, size_t n);
 void *cg_realloc(cg_alloc *A, void *p, size_t osize, size_t nsize);
 void cg_free(cg_alloc *A, void *p, size_t n);

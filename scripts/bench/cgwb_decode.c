@@ -1,0 +1,102 @@
+/* cgwb_decode: times cgwb's tape layer on one tape.
+ * usage: cgwb_decode TAPE [XFILE] REPEATS
+ * Prints lines "stream|load|forward RECORDS SECONDS maxrss_kb": streaming
+ * decode of every record, loading into memory, forward evaluation (best of
+ * REPEATS). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "tape/cg_tape.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static long maxrss(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+/* Best time of streaming every record through the reader. */
+static double time_stream(const char *path, int reps, unsigned long long *nrec) {
+  double best = 1e30;
+  int r;
+  for (r = 0; r < reps; r++) {
+    cg_error e;
+    cg_rec rec;
+    double t0 = now(), t;
+    int rc;
+    cg_reader *R = cg_reader_open(NULL, path, &e);
+    if (!R) {
+      fprintf(stderr, "%s\n", e.msg);
+      exit(2);
+    }
+    *nrec = 0;
+    while ((rc = cg_reader_next(R, &rec, &e)) == 1) (*nrec)++;
+    cg_reader_close(R);
+    if (rc < 0) {
+      fprintf(stderr, "%s\n", e.msg);
+      exit(2);
+    }
+    t = now() - t0;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+static double *read_x(const char *path, size_t n) {
+  double *x = (double *)calloc(n ? n : 1, sizeof *x);
+  FILE *f = fopen(path, "r");
+  size_t i;
+  if (!f || !x) exit(2);
+  for (i = 0; i < n; i++)
+    if (fscanf(f, "%lf", &x[i]) != 1) exit(2);
+  fclose(f);
+  return x;
+}
+
+int main(int argc, char **argv) {
+  cg_error e;
+  cg_tape *t;
+  unsigned long long nrec;
+  double ts, tl, tf = 1e30, t0, *x = NULL, *y, sum = 0;
+  int reps, r;
+  size_t j;
+  if (argc < 3) {
+    fprintf(stderr, "usage: cgwb_decode TAPE [XFILE] REPEATS\n");
+    return 2;
+  }
+  reps = atoi(argv[argc - 1]);
+  ts = time_stream(argv[1], reps, &nrec);
+  printf("stream %llu %.6f %ld\n", nrec, ts, maxrss());
+  t0 = now();
+  t = cg_tape_load(NULL, argv[1], &e);
+  tl = now() - t0;
+  if (!t) {
+    fprintf(stderr, "%s\n", e.msg);
+    return 2;
+  }
+  printf("load %zu %.6f %ld\n", t->nops, tl, maxrss());
+  if (argc == 4) x = read_x(argv[2], (size_t)t->n_indep);
+  y = (double *)calloc(t->n_dep ? t->n_dep : 1, sizeof *y);
+  for (r = 0; r < reps; r++) {
+    double s = now(), d;
+    if (cg_tape_forward(t, x, y, NULL, &e)) {
+      fprintf(stderr, "%s\n", e.msg);
+      return 2;
+    }
+    d = now() - s;
+    if (d < tf) tf = d;
+  }
+  for (j = 0; j < t->n_dep; j++) sum += y[j];
+  printf("forward %zu %.6f %ld %.17g\n", t->nops, tf, maxrss(), sum);
+  cg_tape_free(t);
+  free(x);
+  free(y);
+  return 0;
+}
