@@ -56,13 +56,17 @@ c_tests() {
       failed=$((failed + 1))
       continue
     fi
-    if "$exe" >"$exe.log" 2>&1; then
-      passed=$((passed + 1))
-      tail -n 1 "$exe.log"
-    else
-      failed=$((failed + 1))
-      cat "$exe.log"
-    fi
+    "$exe" >"$exe.log" 2>&1
+    rc=$?
+    cat "$exe.log"
+    line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$exe.log" | tail -n 1)
+    p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+    f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+    [ -n "$p" ] || p=0
+    [ -n "$f" ] || f=1
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    passed=$((passed + p))
+    failed=$((failed + f))
   done
   echo "c: $passed passed, $failed failed"
   [ "$failed" -eq 0 ]

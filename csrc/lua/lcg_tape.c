@@ -296,6 +296,7 @@ static int l_stats(lua_State *L) {
   set_int(L, "records", s->records);
   set_int(L, "death_notices", s->death_notices);
   set_int(L, "death_bytes", s->death_bytes);
+  set_int(L, "markers", s->markers);
   set_int(L, "locations", s->max_loc);
   set_int(L, "peak_live", s->peak_live);
   set_int(L, "independents", s->n_indep);

@@ -59,7 +59,6 @@ typedef struct ad_reader {
 } ad_reader;
 
 /* Markers (block and tape markers) consumed so far; 0 for other readers. */
-uint64_t cg_adolc_markers(const cg_reader *R);
 
 /* {==== buffered streams ====} */
 
@@ -104,7 +103,8 @@ static int st_open(cg_alloc *A, ad_stream *s, const char *path, size_t elsize, i
   if (S_ISDIR(st.st_mode))
     return cg_seterr(e, CG_EFORMAT, "%s: is a directory, not a tape file", path);
   if (st.st_size % (off_t)elsize != 0)
-    return cg_seterr(e, CG_EFORMAT, "%s: truncated: %lld bytes is not a whole number of %u-byte items",
+    return cg_seterr(e, CG_EFORMAT,
+                     "%s: truncated: %lld bytes is not a whole number of %u-byte items",
                      cg_basename(path), (long long)st.st_size, (unsigned)elsize);
   s->nel = (uint64_t)st.st_size / elsize;
   s->fp = fopen(path, "rb");
@@ -178,22 +178,22 @@ static int check_sizes(ad_reader *R, cg_error *e) {
   const uint64_t *st = R->base.info.stats;
   const char *ln = cg_basename(R->lpath);
   static const struct { int stat; size_t off; const char *what; } chk[3] = {
-      {ST_NOPS, offsetof(ad_reader, ops), "operation bytes"},
       {ST_NLOCS, offsetof(ad_reader, locs), "locints"},
+      {ST_NOPS, offsetof(ad_reader, ops), "operation bytes"},
       {ST_NVALS, offsetof(ad_reader, vals), "values"}};
   int i;
   for (i = 0; i < 3; i++) {
     const ad_stream *s = (const ad_stream *)(const void *)((const char *)R + chk[i].off);
     uint64_t want = st[chk[i].stat];
-    if (s->nel < want)
-      return cg_seterr(e, CG_EFORMAT, "%s: truncated: %llu %s, the header of %s says %llu",
+    if (!s->fp && want > 0)
+      return cg_seterr(e, CG_EFORMAT, "%s: missing, but the header of %s says %llu %s",
+                       cg_basename(s->path), ln, (unsigned long long)want, chk[i].what);
+    if (s->nel != want)
+      return cg_seterr(e, CG_EFORMAT, "%s: %llu %s but the header of %s says %llu (%s)",
                        cg_basename(s->path), (unsigned long long)s->nel, chk[i].what, ln,
-                       (unsigned long long)want);
-    if (s->nel > want)
-      return cg_seterr(e, CG_EFORMAT,
-                       "%s: %llu %s but the header of %s says %llu (files of different tapes?)",
-                       cg_basename(s->path), (unsigned long long)s->nel, chk[i].what, ln,
-                       (unsigned long long)want);
+                       (unsigned long long)want,
+                       s->nel < want ? "truncated, or files of different tapes"
+                                     : "files of different tapes?");
   }
   if (st[ST_NPARAM] > st[ST_NVALS])
     return cg_seterr(e, CG_EFORMAT, "%s: %llu parameters but only %llu values", ln,
@@ -459,6 +459,9 @@ static int ad_next(cg_reader *base, cg_rec *r, cg_error *e) {
     switch (op) {
       case CG_OP_end_of_op: /* the next block starts with a second end_of_op */
         R->markers += 2;
+        if (R->oi % R->obs != 0) /* fmt 4.1: the last byte of a full block */
+          return rec_err(R, e, idx, "end_of_op inside an operation block of %llu bytes",
+                         (unsigned long long)R->obs);
         if (R->oi >= R->ops.nel || (rc = st_get(&R->ops, R->oi++, 1, &op, e)) != 0)
           return rc ? rc : rec_err(R, e, idx, "end_of_op at the end of the file");
         if (op != CG_OP_end_of_op)
@@ -527,8 +530,8 @@ static int ad_setup(ad_reader *R, const char *path, cg_error *e) {
   int rc;
   if ((rc = derive_names(R, path, e))) return rc;
   snprintf(R->base.path, sizeof R->base.path, "%s", R->opath);
-  if ((rc = st_open(R->base.A, &R->locs, R->lpath, 4, 0, e)) ||
-      (rc = st_open(R->base.A, &R->ops, R->opath, 1, 0, e)) ||
+  if ((rc = st_open(R->base.A, &R->ops, R->opath, 1, 0, e)) ||
+      (rc = st_open(R->base.A, &R->locs, R->lpath, 4, 0, e)) ||
       (rc = st_open(R->base.A, &R->vals, R->vpath, 8, 1, e)) || (rc = read_header(R, e)) ||
       (rc = check_sizes(R, e)) || (rc = load_info(R, e)))
     return rc;

@@ -62,7 +62,8 @@ static int ev_ref(ev_state *v, const cg_rec *r, uint32_t ref, uint64_t *loc) {
 
 /* Checks that [base, base+cnt) lies in the store (vector operands). */
 static int ev_range(ev_state *v, const cg_rec *r, uint64_t base, uint64_t cnt) {
-  if (base + cnt > v->n) return ev_err(v, r, "vector operand ends beyond the store at %llu", base + cnt);
+  if (base + cnt > v->n)
+    return ev_err(v, r, "vector operand ends beyond the store at %llu", base + cnt);
   return CG_OK;
 }
 
@@ -142,7 +143,7 @@ static int ev_subscript(ev_state *v, const cg_rec *r) {
   const uint32_t *L = r->loc;
   double d = trunc(fabs(v->s[L[1]]));
   uint64_t at;
-  if (!(d < (double)v->n) || (uint64_t)d >= v->n - L[2])
+  if (L[2] >= v->n || !(d < (double)v->n) || (uint64_t)d >= v->n - L[2])
     return ev_err(v, r, "subscript beyond the store (index %llu)",
                   d < 1e19 ? (unsigned long long)d : ~0ull);
   at = L[2] + (uint64_t)d;

@@ -122,7 +122,7 @@
   X(99, eq_plus_p, 2, 0, 1, CG_OPF_ADOLC | CG_OPF_PARAM | CG_OPF_INPLACE, "10") \
   X(100, eq_min_p, 2, 0, 1, CG_OPF_ADOLC | CG_OPF_PARAM | CG_OPF_INPLACE, "10") \
   X(101, eq_mult_p, 2, 0, 1, CG_OPF_ADOLC | CG_OPF_PARAM | CG_OPF_INPLACE, "10") \
-  X(102, ref_assign_p, 2, 0, 0, CG_OPF_ADOLC | CG_OPF_PARAM | CG_OPF_REF, "")    \
+  X(102, ref_assign_p, 2, 0, 0, CG_OPF_ADOLC | CG_OPF_PARAM | CG_OPF_REF, "10")  \
   X(103, ref_eq_plus_p, 2, 0, 0, CG_OPF_ADOLC | CG_OPF_PARAM | CG_OPF_REF, "10") \
   X(104, ref_eq_min_p, 2, 0, 0, CG_OPF_ADOLC | CG_OPF_PARAM | CG_OPF_REF, "10")  \
   X(105, ref_eq_mult_p, 2, 0, 0, CG_OPF_ADOLC | CG_OPF_PARAM | CG_OPF_REF, "10") \

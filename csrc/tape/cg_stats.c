@@ -199,6 +199,7 @@ int cg_tape_stats(cg_alloc *A, const char *path, cg_stats *s, cg_error *e) {
   R = cg_reader_open(A, path, e);
   if (!R) return e->code;
   rc = pass_counts(R, s, &nwrites, e);
+  s->markers = cg_adolc_markers(R);
   if (!rc) rc = live_peak(A, R, s, nwrites, e);
   s->info = *cg_reader_info(R);
   if (s->info.max_live == 0) s->info.max_live = s->max_loc; /* text: no header */

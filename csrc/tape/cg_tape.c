@@ -161,23 +161,44 @@ static uint64_t rec_extent(unsigned op, const uint32_t *loc, uint32_t nloc) {
   }
 }
 
-int cg_tape_push(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
-                 const double *val, uint32_t nval, cg_error *e) {
-  uint64_t ext;
-  int rc = check_rec(op, loc, nloc, nval, e);
-  if (rc) return rc;
+/* Grows the three arrays for one more record; the tape is unchanged on failure. */
+static int push_reserve(cg_tape *t, uint32_t nloc, uint32_t nval, cg_error *e) {
   if (cg_reserve(t->A, (void **)&t->op, &t->cap_op, t->nops + 1, 1) ||
       cg_reserve(t->A, (void **)&t->loc, &t->cap_loc, t->nlocs + nloc, sizeof *t->loc) ||
       cg_reserve(t->A, (void **)&t->val, &t->cap_val, t->nvals + nval, sizeof *t->val))
     return cg_seterr(e, CG_ENOMEM, "out of memory after %zu records", t->nops);
+  return CG_OK;
+}
+
+int cg_tape_push(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
+                 const double *val, uint32_t nval, cg_error *e) {
+  const cg_opinfo *oi;
+  uint64_t ext = 0;
+  uint32_t i;
+  int rc;
+  if (!op_ready) op_init();
+  oi = &op_full[op & 255];
+  /* fast check for the fixed-size opcodes that make up almost every tape */
+  if (op > 255 || !oi->name || oi->nloc != (int)nloc || oi->nval != (int)nval ||
+      (oi->flags & (CG_OPF_MARKER | CG_OPF_REJECT | CG_OPF_PARAM | CG_OPF_VARLEN)) ||
+      op == CG_OP_death_not || op == CG_OP_ext_diff || op == CG_OP_vec_copy ||
+      op == CG_OP_vec_dot || op == CG_OP_vec_axpy) {
+    if ((rc = check_rec(op, loc, nloc, nval, e))) return rc;
+    ext = rec_extent(op, loc, nloc);
+  } else {
+    for (i = 0; i < nloc; i++)
+      if ((uint64_t)loc[i] + 1 > ext) ext = (uint64_t)loc[i] + 1;
+  }
+  if ((t->nops >= t->cap_op || t->nlocs + nloc > t->cap_loc || t->nvals + nval > t->cap_val) &&
+      (rc = push_reserve(t, nloc, nval, e)))
+    return rc;
   t->op[t->nops++] = (uint8_t)op;
-  if (nloc) memcpy(t->loc + t->nlocs, loc, nloc * sizeof *loc);
-  if (nval) memcpy(t->val + t->nvals, val, nval * sizeof *val);
+  for (i = 0; i < nloc; i++) t->loc[t->nlocs + i] = loc[i];
+  for (i = 0; i < nval; i++) t->val[t->nvals + i] = val[i];
   t->nlocs += nloc;
   t->nvals += nval;
   if (op == CG_OP_assign_ind || op == CG_OP_ref_assign_ind) t->n_indep++;
   if (op == CG_OP_assign_dep) t->n_dep++;
-  ext = rec_extent(op, loc, nloc);
   if (ext > t->nstore) t->nstore = ext;
   return CG_OK;
 }
@@ -197,6 +218,7 @@ int cg_tape_set_x0(cg_tape *t, const double *x, size_t n, cg_error *e) {
 }
 
 void cg_tape_iter_init(cg_tape_iter *it, const cg_tape *t) {
+  if (!op_ready) op_init();
   it->t = t;
   it->i = it->lpos = it->vpos = 0;
 }
@@ -209,7 +231,12 @@ int cg_tape_iter_next(cg_tape_iter *it, cg_rec *r) {
   if (it->i >= t->nops) return 0;
   op = t->op[it->i];
   r->loc = t->loc + it->lpos;
-  if (cg_rec_counts(op, r->loc, (uint32_t)(t->nlocs - it->lpos), &nl, &nv) != 1) return 0;
+  if (op_full[op].nloc >= 0 && op_full[op].nval >= 0) { /* fixed size: most records */
+    nl = (uint32_t)op_full[op].nloc;
+    nv = (uint32_t)op_full[op].nval;
+  } else if (cg_rec_counts(op, r->loc, (uint32_t)(t->nlocs - it->lpos), &nl, &nv) != 1) {
+    return 0;
+  }
   r->op = op;
   r->nloc = nl;
   r->nval = nv;

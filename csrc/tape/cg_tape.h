@@ -62,6 +62,9 @@ uint64_t cg_reader_recbytes(const cg_reader *R, const cg_rec *r);
 const char *cg_reader_path(const cg_reader *R);
 void cg_reader_close(cg_reader *R);
 
+/* Block markers an ADOL-C reader has consumed so far (0 for other formats). */
+uint64_t cg_adolc_markers(const cg_reader *R);
+
 /* Format-specific openers (used by cg_reader_open). */
 cg_reader *cg_adolc_open(cg_alloc *A, const char *path, cg_error *e);
 cg_reader *cg_classic_open(cg_alloc *A, const char *path, cg_error *e);

@@ -43,8 +43,17 @@ opts (third argument of record):
              receives the records instead of a new cgwb.Tape (for tests and
              for tools that want the records in Lua); record returns it.
   opts.raw   true: emit the virtual locations (0-based) and no death notices.
+  opts.options  the table f receives as third argument and as T.opts.
 The second result of record is a table: records, operations, death_notices,
-max_live (physical slots used), virtual (virtual locations), n, m, branches.
+max_live (physical slots used), virtual (virtual locations), n, m, branches,
+y (the dependents' values at x0).
+
+trace.run_script(path, opts) loads a script returning
+{ name = ..., options = {defaults}, x0 = array or function(options),
+  f = function(x, T, options) }, merges options (script defaults, then
+opts.options, then the other keys of opts: the CLI's --set NAME=VALUE) and
+records it: tape, info (with info.name) or nil, "file:line: message".
+doc/tracer.md is the manual.
 ]]
 
 local M = {}
@@ -491,49 +500,65 @@ local function push_deaths(sink, dead, n)
   return count
 end
 
+-- Slot allocator state: slot[v] is v's physical slot (false once freed),
+-- free a min-heap of released slots, n the number of slots ever used.
+local function new_slots() return { slot = {}, free = {}, n = 0 } end
+
+-- Gives each output of a record its slot on its first write (lowest free first).
+local function alloc_outputs(S, L, li, nout)
+  local slot, free = S.slot, S.free
+  for j = 1, nout do
+    local v = L[li + j]
+    if not slot[v] then
+      if #free > 0 then slot[v] = heap_pop(free) else slot[v] = S.n; S.n = S.n + 1 end
+    end
+  end
+end
+
+-- Releases the slots of the locations whose last access is record k, into
+-- dead[1..]; returns how many.  Runs after the record is pushed, so no
+-- output of record k takes a slot record k reads.
+local function release(S, last, L, li, nloc, k, dead)
+  local slot, nd = S.slot, 0
+  for j = 1, nloc do
+    local v = L[li + j]
+    if last[v] == k and slot[v] then -- false: already released by this record
+      nd = nd + 1
+      dead[nd] = slot[v]
+      heap_push(S.free, slot[v])
+      slot[v] = false
+    end
+  end
+  for j = nd + 1, #dead do dead[j] = nil end
+  return nd
+end
+
 -- Walks the records, maps virtual locations to slots and pushes everything.
 -- Returns the number of death notices and the number of slots used.
 local function flush(R, sink, raw)
   local ops, L, V, last = R.ops, R.L, R.V, R.last
-  local slot, free, nslots, ndeath = {}, {}, 0, 0
-  local li, vi = 0, 0
+  local S, ndeath, li, vi = new_slots(), 0, 0, 0
   local a, dead = {}, {}
   for k = 1, R.n do
     local op = ops[k]
-    local info = OPS[op]
-    local nloc, nval, nout = info[1], info[2], info[3]
+    local nloc, nval, nout = OPS[op][1], OPS[op][2], OPS[op][3]
     local c = nval == 1 and V[vi + 1] or nil
     vi = vi + nval
     if raw then
       for j = 1, nloc do a[j] = L[li + j] - 1 end
       push(sink, op, a, nloc, c, nval)
     else
-      for j = 1, nout do -- outputs first: a record never writes a slot it frees
-        local v = L[li + j]
-        if not slot[v] then
-          if #free > 0 then slot[v] = heap_pop(free) else slot[v] = nslots; nslots = nslots + 1 end
-        end
-      end
-      for j = 1, nloc do a[j] = slot[L[li + j]] end
+      alloc_outputs(S, L, li, nout)
+      for j = 1, nloc do a[j] = S.slot[L[li + j]] end
       push(sink, op, a, nloc, c, nval)
-      local nd = 0
-      for j = 1, nloc do
-        local v = L[li + j]
-        if last[v] == k and slot[v] then -- slot[v] false: already freed in this record
-          nd = nd + 1
-          dead[nd] = slot[v]
-          heap_push(free, slot[v])
-          slot[v] = false
-        end
-      end
-      if nd > 0 and k < R.lastw then
-        for j = nd + 1, #dead do dead[j] = nil end
+      local nd = release(S, last, L, li, nloc, k, dead)
+      if nd > 0 and k < R.lastw then -- after the last write a notice frees nothing useful
         ndeath = ndeath + push_deaths(sink, dead, nd)
       end
     end
     li = li + nloc
   end
-  return ndeath, raw and R.nv or nslots
+  return ndeath, raw and R.nv or S.n
 end
 
 -- {==== recording ====}
@@ -620,14 +645,39 @@ end
 
 -- {==== scripts ====}
 
--- Options: the script's `options` table overridden by opts.options.
-local function merge_options(script, opts)
-  local o = {}
+-- Keys of t in sorted order (deterministic messages and copies).
+local function sorted_keys(t)
   local keys = {}
-  for k in pairs(script.options or {}) do keys[#keys + 1] = k end
+  for k in pairs(t) do keys[#keys + 1] = k end
   sort(keys, function(p, q) return tostring(p) < tostring(q) end)
-  for _, k in ipairs(keys) do o[k] = script.options[k] end
-  for k, v in pairs(opts.options or {}) do o[k] = v end -- order irrelevant: plain copy
+  return keys
+end
+
+local RESERVED = { sink = true, raw = true, options = true }
+
+-- Options: the script's `options` defaults, overridden by opts.options and by
+-- the other keys of opts (the CLI's --set NAME=VALUE).  A script that declares
+-- options refuses names it does not declare, so a typo is not ignored.
+-- Returns the table, or nil and a message.
+local function merge_options(path, script, opts)
+  local defaults = script.options or {}
+  local o = {}
+  for _, k in ipairs(sorted_keys(defaults)) do o[k] = defaults[k] end
+  local function set(k, v)
+    if script.options and defaults[k] == nil then
+      return path .. ": unknown option '" .. tostring(k) .. "' (the script declares: "
+             .. table.concat(sorted_keys(defaults), ", ") .. ")"
+    end
+    o[k] = v
+  end
+  for _, src in ipairs({ opts.options or {}, opts }) do
+    for _, k in ipairs(sorted_keys(src)) do
+      if src ~= opts or not RESERVED[k] then
+        local err = set(k, src[k])
+        if err then return nil, err end
+      end
+    end
+  end
   return o
 end
 
@@ -642,7 +692,8 @@ function M.run_script(path, opts)
   if type(script) ~= "table" or type(script.f) ~= "function" or script.x0 == nil then
     return nil, path .. ": the script must return a table { name = ..., x0 = ..., f = function(x, T) ... end }"
   end
-  local options = merge_options(script, opts)
+  local options, oerr = merge_options(path, script, opts)
+  if not options then return nil, oerr end
   local x0 = script.x0
   if type(x0) == "function" then
     ok, x0 = pcall(x0, options)

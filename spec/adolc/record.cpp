@@ -7,6 +7,9 @@
  *   With small sizes the files are multi-block and carry block markers
  *   (shared/reference/adolc-tape-format.md 4.6; smallest working: 3/43/5).
  *
+ * yt0/yt1 are the ground truth: zos_forward of Debian's 2.7.2 reads
+ * ref_assign_p's operands in the wrong order, so y differs from yt there.
+ *
  * Every tape is recorded with trace_off(1), tags 1..N, and evaluated with
  * zos_forward in the same process (a process that only reads a disk tape
  * deletes it at exit: adolc-tape-format.md section 11).
@@ -16,10 +19,13 @@
  *   stats <18 integers: tapestats(), enum StatEntries order>
  *   x0 <n numbers>          the first point
  *   rc0 <zos_forward return code at x0>
- *   y0 <m numbers>
+ *   y0 <m numbers>          zos_forward at x0
+ *   yt0 <m numbers>         the values computed while taping at x0
  *   x1 <n numbers>          the second point
  *   rc1 <code>              (-1: branch switch; y1 then incomplete)
- *   y1 <m numbers>
+ *   y1 <m numbers>          zos_forward at x1
+ *   yt1 <m numbers>         the values computed while taping at x1 (a
+ *                           scratch in-memory tape, tag + 1000)
  *   end
  * Numbers are printed with %.17g (exact round trip through strtod).
  * A last line "done <count>" ends the file.
@@ -175,6 +181,28 @@ void f_param(const std::vector<adouble> &x, std::vector<adouble> &y) {
   y[2] = e + f;
 }
 
+// Parameters through references: ref_eq_plus_p, ref_eq_mult_p, ref_eq_min_p.
+void f_param_ref(const std::vector<adouble> &x, std::vector<adouble> &y) {
+  pdouble p = mkparam(2.5), q = mkparam(-0.75);
+  advector w(3);
+  for (size_t i = 0; i < 3; i++) w[i] = x[0] * (double)i;
+  adouble k = floor(x[1]);
+  w[k] += p;
+  w[k] *= q;
+  w[k] -= p;
+  y[0] = w[0] + w[1] + w[2];
+}
+
+// ref_assign_p: Debian's zos_forward reads its operands in the wrong order.
+void f_param_refassign(const std::vector<adouble> &x, std::vector<adouble> &y) {
+  pdouble q = mkparam(-0.75);
+  advector w(3);
+  for (size_t i = 0; i < 3; i++) w[i] = x[0] * (double)i;
+  adouble k = floor(x[1]);
+  w[k] = q;
+  y[0] = w[0] + w[1] + w[2];
+}
+
 // No constant at all: no Values file (adolc-tape-format.md P1).
 void f_noconst(const std::vector<adouble> &x, std::vector<adouble> &y) {
   adouble p;
@@ -210,6 +238,34 @@ void f_vec(const std::vector<adouble> &x, std::vector<adouble> &y) {
   y[1] = c[0] + c[1] + c[2];
 }
 
+// The rarer opcodes: recipr_p, neg_sign_p, eq_min_p, eq_mult_p, eq_zero,
+// ref_assign_d_zero/one, ref_incr_a, ref_decr_a, ref_cond_assign(_s).
+void f_misc(const std::vector<adouble> &x, std::vector<adouble> &y) {
+  pdouble p = mkparam(4.0);
+  adouble a = x[0] / p;  // recipr_p
+  adouble b = 3.0 - p;   // neg_sign_p
+  adouble c;
+  c = x[1];
+  c -= p;  // eq_min_p
+  c *= p;  // eq_mult_p
+  if (x[0] == 1.5) c += 1.0;  // eq_zero
+  advector v(4);
+  for (size_t i = 0; i < 4; i++) v[i] = x[1] * (double)i;
+  adouble k = floor(x[0]), k1 = k + 1.0, k2 = k + 2.0;
+  v[k] = 0.0;
+  ++v[k];
+  v[k1] = 1.0;
+  --v[k1];
+  {
+    adubref r2 = v[k2], r0 = v[k];
+    condassign(r2, x[1] - 2.5, x[0], x[1]);  // ref_cond_assign
+    condeqassign(r0, x[1] - 2.5, x[0]);      // ref_cond_eq_assign_s
+  }
+  y[0] = a + b;
+  y[1] = c;
+  y[2] = v[0] + v[1] + v[2] + v[3];
+}
+
 const Case cases[] = {
     {"arith", 3, 5, f_arith, {1.5, -2.25, 3.0}, {0.7, 1.3, -2.9}},
     {"elem", 2, 12, f_elem, {0.3, 1.7}, {0.45, 2.6}},
@@ -218,10 +274,13 @@ const Case cases[] = {
     {"cond", 2, 3, f_cond, {2.0, 1.0}, {0.5, 3.0}},
     {"noise", 2, 2, f_noise, {1.25, -0.5}, {2.0, 3.0}},
     {"advec", 3, 3, f_advec, {1.5, 0.25, 2.3}, {1.25, 0.5, 2.9}},
-    {"param", 2, 3, f_param, {1.5, 2.0}, {0.8, 3.1}},
+    {"param", 2, 3, f_param, {1.5, 2.0}, {0.8, 1.1}},
     {"noconst", 4, 2, f_noconst, {1.1, 2.2, 3.3, 4.4}, {-1.0, 0.5, 2.0, 8.0}},
     {"long", 6, 6, f_long, {0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, {0.6, 0.5, 0.4, 0.3, 0.2, 0.1}},
     {"vec", 3, 2, f_vec, {1.0, 2.0, 3.0}, {-1.5, 0.5, 4.0}},
+    {"param_ref", 2, 1, f_param_ref, {1.5, 2.0}, {0.8, 1.1}},
+    {"param_refassign", 2, 1, f_param_refassign, {1.5, 2.0}, {0.8, 1.1}},
+    {"misc", 2, 3, f_misc, {1.5, 2.0}, {1.5, 3.7}},
 };
 
 void print_vec(const char *key, const double *v, int n) {
@@ -230,24 +289,33 @@ void print_vec(const char *key, const double *v, int n) {
   std::printf("\n");
 }
 
-// Records one case on tag `tag` and prints what ADOL-C says about it.
-void run_case(short tag, const Case &c, const Bufs &b) {
-  std::vector<double> yv(c.m), y0(c.m), y1(c.m);
+// Tapes case c at x on `tag` and returns the taping-time values in yv: the
+// overloaded arithmetic itself, the ground truth at x.  to_disk: trace_off(1)
+// with the requested buffers; otherwise an in-memory scratch tape.
+void tape_at(short tag, const Case &c, const double *xv, std::vector<double> &yv,
+             const Bufs &b, bool to_disk) {
   bool stock = std::strcmp(c.name, "noise") == 0;
   adouble *pre = stock ? new adouble(4.0) : 0;  // alive at trace_on: take_stock_op
-  if (b.small)
+  if (to_disk && b.small)
     trace_on(tag, 0, b.obs, b.lbs, b.vbs, b.tbs, 1);
   else
     trace_on(tag);
   {
     std::vector<adouble> x(c.n), y(c.m);
-    for (int i = 0; i < c.n; i++) x[i] <<= c.x0[i];
+    for (int i = 0; i < c.n; i++) x[i] <<= xv[i];
     c.body(x, y);
     if (pre) y[1] += *pre;
     for (int i = 0; i < c.m; i++) y[i] >>= yv[i];
   }
-  trace_off(1);
+  trace_off(to_disk ? 1 : 0);
   delete pre;
+}
+
+// Records one case on tag `tag` and prints what ADOL-C says about it.
+void run_case(short tag, const Case &c, const Bufs &b) {
+  std::vector<double> yt0(c.m), yt1(c.m), y0(c.m), y1(c.m);
+  tape_at((short)(tag + 1000), c, c.x1, yt1, b, false);  // truth at x1
+  tape_at(tag, c, c.x0, yt0, b, true);
   size_t st[STAT_SIZE];
   tapestats(tag, st);
   std::printf("tape %d %s %d %d\nstats", tag, c.name, c.n, c.m);
@@ -257,10 +325,12 @@ void run_case(short tag, const Case &c, const Bufs &b) {
   int rc0 = zos_forward(tag, c.m, c.n, 0, c.x0, y0.data());
   std::printf("rc0 %d\n", rc0);
   print_vec("y0", y0.data(), c.m);
+  print_vec("yt0", yt0.data(), c.m);
   print_vec("x1", c.x1, c.n);
   int rc1 = zos_forward(tag, c.m, c.n, 0, c.x1, y1.data());
   std::printf("rc1 %d\n", rc1);
   print_vec("y1", y1.data(), c.m);
+  print_vec("yt1", yt1.data(), c.m);
   std::printf("end\n");
 }
 
