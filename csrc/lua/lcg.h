@@ -38,5 +38,6 @@ ltape *lcg_checktape(lua_State *L, int idx);
 ltape *lcg_newtape(lua_State *L);
 
 void lcg_open_tape(lua_State *L);
+void lcg_open_graph(lua_State *L);
 
 #endif

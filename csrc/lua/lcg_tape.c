@@ -212,6 +212,31 @@ static int t_forward(lua_State *L) {
   return 3;
 }
 
+/* tape:size() -> operations (death notices excluded), their classic-tape
+ * bytes, death notices, their bytes: Table 3's measures */
+static int t_size(lua_State *L) {
+  ltape *u = lcg_checktape(L, 1);
+  cg_tape_iter it;
+  cg_rec r;
+  uint64_t ops = 0, bytes = 0, deaths = 0, dbytes = 0;
+  cg_tape_iter_init(&it, u->t);
+  while (cg_tape_iter_next(&it, &r)) {
+    uint64_t b = cg_classic_recbytes(r.op, r.nloc, r.nval);
+    if (r.op == CG_OP_death_not) {
+      deaths++;
+      dbytes += b;
+    } else {
+      ops++;
+      bytes += b;
+    }
+  }
+  lua_pushinteger(L, (lua_Integer)ops);
+  lua_pushinteger(L, (lua_Integer)bytes);
+  lua_pushinteger(L, (lua_Integer)deaths);
+  lua_pushinteger(L, (lua_Integer)dbytes);
+  return 4;
+}
+
 /* tape:write(path [, "classic"|"text"]) -> true | nil, msg */
 static int t_write(lua_State *L) {
   static const char *const fmts[] = {"classic", "text", NULL};
@@ -347,7 +372,7 @@ static int l_opcodes(lua_State *L) {
 static const luaL_Reg tape_methods[] = {
     {"push", t_push},     {"set_x0", t_set_x0},   {"x0", t_x0},       {"len", t_len},
     {"n", t_n},           {"m", t_m},             {"nstore", t_nstore}, {"record", t_record},
-    {"records", t_records}, {"forward", t_forward}, {"write", t_write}, {"info", t_info},
+    {"records", t_records}, {"forward", t_forward}, {"write", t_write}, {"info", t_info}, {"size", t_size},
     {"free", t_free},     {NULL, NULL}};
 
 static const luaL_Reg tape_meta[] = {

@@ -134,7 +134,125 @@ commands.run = {
   end,
 }
 
-local order = { "run", "stats", "convert", "trace" }
+-- The graph builder's switches, shared by every command that builds a graph.
+local function graph_switches(p)
+  p:flag("--no-assign-removal", "Keep assignments as copy nodes (seed 000 section 2.2).")
+  p:flag("--no-hoist", "Do not hoist unary chains into supernodes (section 2.3).")
+  p:flag("--no-dead-roots", "Keep dead roots (section 2.4).")
+  p:flag("--paper-hoists", "Give up hoists after dead-root removal, as the seed did.")
+  p:flag("--no-guards", "Drop branch records instead of keeping them as guards.")
+  p:option("--at", "The point: values of the independents, one per line.")
+end
+
+-- Reads the tape and builds its graph with the switches of `a`.
+local function build(a)
+  local tape = check(cgwb().read_tape(a.tape))
+  local opts = {
+    assign_removal = not a.no_assign_removal, hoist = not a.no_hoist,
+    dead_roots = not a.no_dead_roots, recover_hoists = not a.paper_hoists,
+    guards = not a.no_guards,
+  }
+  -- eval builds at the tape's own point when it has one, and evaluates at --at
+  if a.at and not (a.eval_at and tape:x0()) then
+    opts.at = read_point(a.at)
+    if #opts.at ~= tape:n() then
+      fail(2, ("%s: %d values for %d independents"):format(a.at, #opts.at, tape:n()))
+    end
+  end
+  local g = check(cgwb().build_graph(tape, opts))
+  local w = g:warnings()
+  if w ~= "" then io.stderr:write(w) end
+  return g, tape
+end
+
+-- Table 3: the graph written back as a tape against the original.
+local function table3_counts(g, tape)
+  local t2 = g:to_tape()
+  local o_ops, o_bytes = tape:size()
+  local n_ops, n_bytes = t2:size()
+  t2:free()
+  return { o_ops, o_bytes }, { n_ops, n_bytes }
+end
+
+commands.graph = {
+  help = "Builds the computational graph; Tables 2-4 of seed 000, histograms, memory.",
+  setup = function(p)
+    p:argument("tape", "A classic, text or ADOL-C tape.")
+    graph_switches(p)
+    p:flag("--json", "Machine-readable output.")
+    p:option("--dot", "Write the graph (or the subgraph of --node) as DOT to FILE.")
+    p:option("--node", "Root of the subgraph for --dot and --print (1-based id)."):convert(tonumber)
+    p:option("--limit", "At most this many nodes in a subgraph.", "500"):convert(tonumber)
+    p:flag("--print", "Print the nodes (of the subgraph of --node) as text.")
+    p:option("--tape", "Write the optimized graph back as a classic tape to FILE.")
+  end,
+  run = function(a)
+    local g, tape = build(a)
+    if a.node and (a.node < 1 or a.node > g:n()) then
+      fail(2, ("--node %d: the graph has %d nodes"):format(a.node, g:n()))
+    end
+    if a.dot then check(g:dot(a.dot, a.node, a.limit)) end
+    if a.tape then
+      local t2 = g:to_tape()
+      check(t2:write(a.tape))
+    end
+    if a.print then
+      io.write(g:print(nil, a.node, a.limit))
+      return
+    end
+    local s = g:stats()
+    local orig, new = table3_counts(g, tape)
+    if a.json then
+      s.table3 = { original_opcodes = orig[1], original_bytes = orig[2],
+                   graph_opcodes = new[1], graph_bytes = new[2] }
+      s.file = a.tape
+      s.bytes_per_node = s.nodes > 0 and s.memory.total / s.nodes or 0
+      io.write(require("cgwb.json").encode(s, 2), "\n")
+      return
+    end
+    local report = require "cgwb.report"
+    io.write(a.tape, "\n\nEffect of the graph optimizations (seed 000, Table 2)\n")
+    io.write(report.table2(s), "\n\nOpcodes per graph node (Table 4)\n")
+    io.write(report.table4(s), "\n\nThe graph written back as a tape (Table 3)\n")
+    io.write(report.table3(orig, new), "\n\n")
+    io.write(("independents %d, dependents %d, guards %d, edges %d, uninitialized reads %d\n")
+      :format(s.independents, s.dependents, s.guards, s.edges, s.uninitialized_reads))
+    io.write(("hoists %d (%d recovered after dead-root removal), dead nodes %d\n")
+      :format(s.hoists, s.hoists_recovered, s.dead_nodes))
+    io.write("parents per node   ", report.histogram(s.parents_per_node), "\n")
+    io.write("children per node  ", report.histogram(s.children_per_node), "\n")
+    local m = s.memory
+    io.write(("memory: nodes %d, children %d, parents %d, opcodes %d, values %d; total %d bytes (%.1f per node)\n")
+      :format(m.nodes, m.children, m.parents, m.opcodes, m.values, m.total,
+              s.nodes > 0 and m.total / s.nodes or 0))
+  end,
+}
+
+commands.eval = {
+  help = "Evaluates the dependents through the graph, one value per line.",
+  setup = function(p)
+    p:argument("tape", "A classic, text or ADOL-C tape.")
+    graph_switches(p)
+    p:flag("--ignore-branches", "Print the values even if a branch changed (exit 0).")
+  end,
+  run = function(a)
+    local x
+    if a.at then x = read_point(a.at) end
+    a.eval_at = true
+    local g = build(a)
+    local y, changes, first = check(g:eval(x))
+    if changes > 0 and not a.ignore_branches then
+      fail(3, ("%d branch or conditional outcome(s) differ from the recorded point, first at node %d; "
+        .. "the tape is not valid there (--ignore-branches prints the values anyway)")
+        :format(changes, first))
+    end
+    local out = {}
+    for i, v in ipairs(y) do out[i] = ("%.17g"):format(v) end
+    if #out > 0 then io.write(table.concat(out, "\n"), "\n") end
+  end,
+}
+
+local order = { "run", "stats", "convert", "trace", "graph", "eval" }
 M.commands, M.order = commands, order
 
 -- {==== main ====}

@@ -14,6 +14,19 @@ local M = {
   opcodes = core.opcodes,       -- () -> array of opcode descriptions
 }
 
+--- Builds the computational graph of a tape (a cgwb.Tape or a path).
+-- opts: assign_removal, hoist, dead_roots, recover_hoists, guards,
+-- death_unlink (booleans, all on by default), at (the point).
+-- Returns a cgwb.Graph, or nil and a message.
+function M.build_graph(tape, opts)
+  if type(tape) == "string" then
+    local t, err = core.read_tape(tape)
+    if not t then return nil, err end
+    tape = t
+  end
+  return core.build_graph(tape, opts)
+end
+
 --- Records a tape by running f on active numbers (see doc/tracer.md).
 function M.trace(f, x0, opts)
   return require("cgwb.trace").record(f, x0, opts)

@@ -70,4 +70,48 @@ function M.table1(s)
   return M.columns(rows)
 end
 
+--- Table 2 of seed 000: the effect of the graph optimizations.
+function M.table2(s)
+  local total = s.tape_operations
+  local function row(name, v) return { name, tostring(v), pct(v, total) } end
+  return M.columns {
+    { "", "Number", "Percent" },
+    row("tape operations", total),
+    row("assign_a opcodes", s.assignments_removed),
+    row("dead opcodes", s.dead_opcodes),
+    row("hoisted opcodes", s.hoisted_opcodes),
+    row("graph nodes", s.nodes),
+  }
+end
+
+--- Table 4 of seed 000: opcodes per graph node.
+function M.table4(s)
+  local rows = { { "# opcodes/node", "nodes", "%" } }
+  for i = 2, #s.opcodes_per_node do
+    local c = s.opcodes_per_node[i]
+    if c > 0 then rows[#rows + 1] = { tostring(i - 1), tostring(c), pct(c, s.nodes) } end
+  end
+  return M.columns(rows)
+end
+
+--- Table 3 of seed 000: the graph written back as a tape, against the original.
+-- orig and new are {operations, bytes} of classic encodings.
+function M.table3(orig, new)
+  local function saving(a, b) return ("%.1f"):format(a == 0 and 0 or 100 * (a - b) / a) end
+  return M.columns {
+    { "", "original tape", "from the graph", "% savings" },
+    { "number of opcodes", tostring(orig[1]), tostring(new[1]), saving(orig[1], new[1]) },
+    { "tape storage (bytes)", tostring(orig[2]), tostring(new[2]), saving(orig[2], new[2]) },
+  }
+end
+
+--- A histogram (array: index i+1 counts nodes with i items) as "i:count" text.
+function M.histogram(h)
+  local parts = {}
+  for i, c in ipairs(h) do
+    if c > 0 then parts[#parts + 1] = ("%d:%d"):format(i - 1, c) end
+  end
+  return table.concat(parts, "  ")
+end
+
 return M

@@ -1,0 +1,829 @@
+/*
+ * cg_build.c: building the computational graph from a tape in one pass
+ * (seed 000 sections 2.1-2.4).
+ *
+ * The live node table maps each tape location to the node holding its
+ * current value.  A record creates a node from the nodes of its inputs and
+ * installs it at its output location; the node that was there loses a live
+ * reference.  A node with no live reference left is complete (it can gain no
+ * more parents), and then, in this order:
+ *  - hoisting (section 2.3): if it has exactly one parent, that parent is
+ *    unary and still alive, and the node is neither a leaf nor a dependent
+ *    nor guarded, its operation chain is spliced in front of the parent's
+ *    and the parent takes over its children (Figures 7 and 8);
+ *  - dead-root removal (section 2.4): if it has no parent and is neither an
+ *    independent nor a dependent nor guarded, it is removed, and so are,
+ *    recursively, its complete children that are left without parents
+ *    (Figure 9), with an explicit stack.
+ * Assignments (section 2.2) alias the live entry instead of making a node;
+ * reference counts say how many live entries point at a node.
+ *
+ * The seed gave up hoists whose parent was "no longer known" after a dead
+ * root removal.  We recover them: each node keeps the XOR of its parents'
+ * ids, which is the remaining parent exactly when one is left, so the hoist
+ * is tried at once (cg_gopts.recover_hoists; off reproduces the seed, which
+ * remembers only the last parent added).
+ *
+ * During the build, nodes live in slots reused through a free list (as the
+ * seed's node blocks); each slot records its birth number, and compaction
+ * renumbers the surviving nodes by birth, which is a topological order.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "cg_graph.h"
+
+#define NONE UINT32_MAX
+#define NF_FREED 0x80 /* slot on the free list (build only) */
+
+typedef struct builder {
+  cg_alloc *A;
+  const cg_tape *t;
+  cg_gopts o;
+  cg_error *e;
+  int rc;
+  /* node slots (struct of arrays) */
+  size_t cap, nslots, inuse;
+  uint32_t *k0, *k1, *k2, *head, *tail, *clen, *npar, *pxor, *lastpar, *ref, *birth;
+  uint8_t *nk, *fl;
+  double *val;
+  uint32_t free_node;
+  /* operation pool: singly linked chains */
+  size_t ocap, onum;
+  uint8_t *ocode;
+  double *oconst;
+  uint32_t *onext;
+  uint32_t free_op;
+  /* live node table */
+  uint32_t *live;
+  uint64_t nlive;
+  /* independents, dependents, guards, work stack */
+  uint32_t *ind, *dep, *stack;
+  size_t nind, capind, ndep, capdep, nstack, capstack;
+  cg_guard *guard;
+  size_t nguard, capguard;
+  const double *x;
+  int has_val;
+  uint64_t rec, seq;
+  char *warn;
+  size_t nwarn, capwarn;
+  unsigned warnings;
+  cg_gstats st;
+} builder;
+
+/* {==== errors and warnings ====} */
+
+static int b_fail(builder *B, int code, const char *fmt, ...) {
+  char what[300];
+  va_list ap;
+  if (B->rc) return B->rc;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  B->rc = cg_seterr(B->e, code, "%s: record %llu: %s",
+                    B->t->source[0] ? cg_basename(B->t->source) : "tape",
+                    (unsigned long long)B->rec, what);
+  return B->rc;
+}
+
+static int b_nomem(builder *B) {
+  if (!B->rc) B->rc = cg_seterr(B->e, CG_ENOMEM, "out of memory building the graph");
+  return B->rc;
+}
+
+/* Appends a warning line (the first 100 are kept, the rest counted). */
+static void b_warn(builder *B, const char *fmt, ...) {
+  char line[256];
+  va_list ap;
+  size_t n;
+  B->warnings++;
+  if (B->warnings > 100) return;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  n = strlen(line);
+  if (cg_reserve(B->A, (void **)&B->warn, &B->capwarn, B->nwarn + n + 2, 1)) return;
+  memcpy(B->warn + B->nwarn, line, n);
+  B->nwarn += n;
+  B->warn[B->nwarn++] = '\n';
+  B->warn[B->nwarn] = '\0';
+}
+
+/* {==== slots and chains ====} */
+
+/* Grows every per-slot array to hold one more slot. */
+static int grow_slots(builder *B) {
+  size_t nc = B->cap ? B->cap * 2 : 1024, oc = B->cap;
+  void **arr32[] = {(void **)&B->k0, (void **)&B->k1, (void **)&B->k2, (void **)&B->head,
+                    (void **)&B->tail, (void **)&B->clen, (void **)&B->npar, (void **)&B->pxor,
+                    (void **)&B->lastpar, (void **)&B->ref, (void **)&B->birth};
+  size_t i;
+  if (nc > (size_t)NONE - 1) return b_nomem(B);
+  for (i = 0; i < sizeof arr32 / sizeof *arr32; i++) {
+    void *p = cg_realloc(B->A, *arr32[i], oc * 4, nc * 4);
+    if (!p) return b_nomem(B);
+    *arr32[i] = p;
+  }
+  {
+    void *a = cg_realloc(B->A, B->nk, oc, nc), *b;
+    if (!a) return b_nomem(B);
+    B->nk = (uint8_t *)a;
+    b = cg_realloc(B->A, B->fl, oc, nc);
+    if (!b) return b_nomem(B);
+    B->fl = (uint8_t *)b;
+    a = cg_realloc(B->A, B->val, oc * 8, nc * 8);
+    if (!a) return b_nomem(B);
+    B->val = (double *)a;
+  }
+  B->cap = nc;
+  return CG_OK;
+}
+
+/* A new operation in the pool; NONE on failure. */
+static uint32_t new_op(builder *B, unsigned g, double c) {
+  uint32_t o;
+  if (B->free_op != NONE) {
+    o = B->free_op;
+    B->free_op = B->onext[o];
+  } else {
+    if (B->onum == B->ocap) {
+      size_t nc = B->ocap ? B->ocap * 2 : 1024, oc = B->ocap;
+      void *a, *b, *c2;
+      if (nc > (size_t)NONE - 1) return b_nomem(B), NONE;
+      a = cg_realloc(B->A, B->ocode, oc, nc);
+      if (!a) return b_nomem(B), NONE;
+      B->ocode = (uint8_t *)a;
+      b = cg_realloc(B->A, B->oconst, oc * 8, nc * 8);
+      if (!b) return b_nomem(B), NONE;
+      B->oconst = (double *)b;
+      c2 = cg_realloc(B->A, B->onext, oc * 4, nc * 4);
+      if (!c2) return b_nomem(B), NONE;
+      B->onext = (uint32_t *)c2;
+      B->ocap = nc;
+    }
+    o = (uint32_t)B->onum++;
+  }
+  B->ocode[o] = (uint8_t)g;
+  B->oconst[o] = c;
+  B->onext[o] = NONE;
+  return o;
+}
+
+/* A new node with one operation over nk children; NONE on failure.  Its
+ * value is computed from the children's (same arithmetic as the tape). */
+static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, int nk) {
+  uint32_t v, o;
+  int i;
+  if (B->rc) return NONE;
+  o = new_op(B, g, c);
+  if (o == NONE) return NONE;
+  if (B->free_node != NONE) {
+    v = B->free_node;
+    B->free_node = B->k0[v];
+  } else {
+    if (B->nslots == B->cap && grow_slots(B)) return NONE;
+    v = (uint32_t)B->nslots++;
+  }
+  B->k0[v] = nk > 0 ? kid[0] : NONE;
+  B->k1[v] = nk > 1 ? kid[1] : NONE;
+  B->k2[v] = nk > 2 ? kid[2] : NONE;
+  B->nk[v] = (uint8_t)nk;
+  B->head[v] = B->tail[v] = o;
+  B->clen[v] = 1;
+  B->npar[v] = B->pxor[v] = B->ref[v] = 0;
+  B->lastpar[v] = NONE;
+  B->fl[v] = 0;
+  B->birth[v] = (uint32_t)B->seq++;
+  for (i = 0; i < nk; i++) {
+    B->npar[kid[i]]++;
+    B->pxor[kid[i]] ^= v;
+    B->lastpar[kid[i]] = v;
+  }
+  if (B->has_val) {
+    double a[3];
+    uint64_t sw = 0;
+    for (i = 0; i < nk; i++) a[i] = B->val[kid[i]];
+    B->val[v] = g == CG_G_INDEP ? B->x[(size_t)c] : cg_gop_apply(g, c, a, &sw);
+  } else {
+    B->val[v] = NAN;
+  }
+  B->st.nodes_created++;
+  B->st.ops_created++;
+  if (++B->inuse > B->st.peak_nodes) B->st.peak_nodes = B->inuse;
+  return v;
+}
+
+/* Returns a node's slot (and, with ops, its chain) to the free lists. */
+static void free_node(builder *B, uint32_t v, int ops) {
+  if (ops) {
+    B->onext[B->tail[v]] = B->free_op;
+    B->free_op = B->head[v];
+  }
+  B->fl[v] = NF_FREED;
+  B->k0[v] = B->free_node;
+  B->free_node = v;
+  B->inuse--;
+}
+
+/* {==== hoisting and dead roots ====} */
+
+static uint32_t kid_at(const builder *B, uint32_t v, int i) {
+  return i == 0 ? B->k0[v] : i == 1 ? B->k1[v] : B->k2[v];
+}
+
+/* Seed 000 section 2.3: hoists complete node n into its only parent. */
+static int try_hoist(builder *B, uint32_t n, int recovered) {
+  uint32_t p;
+  int i;
+  if (!B->o.hoist || B->ref[n] || B->npar[n] != 1 || B->nk[n] == 0 ||
+      (B->fl[n] & (CG_NF_DEP | CG_NF_GUARD)))
+    return 0;
+  p = B->o.recover_hoists ? B->pxor[n] : B->lastpar[n];
+  if (p == NONE || B->ref[p] == 0 || B->nk[p] != 1) return 0; /* parent gone, complete, binary */
+  B->onext[B->tail[n]] = B->head[p]; /* n's chain first, then p's */
+  B->head[p] = B->head[n];
+  B->clen[p] += B->clen[n];
+  B->nk[p] = B->nk[n];
+  B->k0[p] = B->k0[n];
+  B->k1[p] = B->k1[n];
+  B->k2[p] = B->k2[n];
+  for (i = 0; i < B->nk[n]; i++) {
+    uint32_t c = kid_at(B, n, i);
+    B->pxor[c] ^= n ^ p;
+    if (B->lastpar[c] == n) B->lastpar[c] = p;
+  }
+  free_node(B, n, 0);
+  B->st.hoists++;
+  if (recovered) B->st.hoists_recovered++;
+  return 1;
+}
+
+static int removable(const builder *B, uint32_t v) {
+  return !B->ref[v] && !B->npar[v] && !(B->fl[v] & (CG_NF_DEP | CG_NF_GUARD | NF_FREED)) &&
+         B->ocode[B->head[v]] != CG_G_INDEP;
+}
+
+static int push(builder *B, uint32_t v) {
+  if (cg_reserve(B->A, (void **)&B->stack, &B->capstack, B->nstack + 1, sizeof *B->stack))
+    return b_nomem(B);
+  B->stack[B->nstack++] = v;
+  return CG_OK;
+}
+
+/* Seed 000 section 2.4 and Figure 9: removes dead root n and, recursively
+ * (explicit stack), its complete children left without parents. */
+static void try_dead(builder *B, uint32_t n) {
+  if (!B->o.dead_roots || !removable(B, n)) return;
+  B->fl[n] |= NF_FREED; /* marks "queued" until freed below */
+  if (push(B, n)) return;
+  while (B->nstack) {
+    uint32_t m = B->stack[--B->nstack];
+    int i, nk = B->nk[m];
+    for (i = 0; i < nk; i++) {
+      uint32_t c = kid_at(B, m, i);
+      B->npar[c]--;
+      B->pxor[c] ^= m;
+      if (B->lastpar[c] == m) B->lastpar[c] = NONE;
+    }
+    for (i = 0; i < nk; i++) {
+      uint32_t c = kid_at(B, m, i);
+      if (B->ref[c] || (B->fl[c] & NF_FREED)) continue; /* alive, or queued */
+      if (removable(B, c)) {
+        B->fl[c] |= NF_FREED;
+        if (push(B, c)) return;
+      } else if (B->npar[c] == 1 && B->o.recover_hoists) {
+        try_hoist(B, c, 1);
+      }
+    }
+    B->st.dead_ops += B->clen[m];
+    B->st.dead_nodes++;
+    free_node(B, m, 1);
+  }
+}
+
+/* A node lost its last live reference: it is complete. */
+static void complete(builder *B, uint32_t n) {
+  if (!try_hoist(B, n, 0)) try_dead(B, n);
+}
+
+/* {==== the live node table ====} */
+
+/* Points location loc at node v (NONE: unlinks it). */
+static int set_live(builder *B, uint64_t loc, uint32_t v) {
+  uint32_t old;
+  if (loc >= B->nlive) return b_fail(B, CG_EFORMAT, "location %llu beyond the store",
+                                     (unsigned long long)loc);
+  old = B->live[loc];
+  if (v != NONE) B->ref[v]++;
+  B->live[loc] = v;
+  if (old != NONE && --B->ref[old] == 0) complete(B, old);
+  return B->rc;
+}
+
+/* The node holding location loc; an uninitialized read gets a zero node and
+ * a warning (the seed's bogus_node). */
+static uint32_t get(builder *B, uint64_t loc) {
+  uint32_t v;
+  if (loc >= B->nlive) return b_fail(B, CG_EFORMAT, "location %llu beyond the store",
+                                     (unsigned long long)loc), NONE;
+  if (B->live[loc] != NONE) return B->live[loc];
+  b_warn(B, "%s: record %llu: read of uninitialized location %llu (taken as 0)",
+         B->t->source[0] ? cg_basename(B->t->source) : "tape", (unsigned long long)B->rec,
+         (unsigned long long)loc);
+  v = new_node(B, CG_G_CONST, 0.0, NULL, 0);
+  if (v == NONE) return NONE;
+  B->fl[v] |= CG_NF_BOGUS;
+  B->st.bogus++;
+  set_live(B, loc, v);
+  return v;
+}
+
+/* {==== records ====} */
+
+/* r = g(inputs...) : a new node installed at location r. */
+static int op_node(builder *B, uint64_t r, unsigned g, double c, const uint64_t *in, int nin) {
+  uint32_t kid[3], v;
+  int i;
+  for (i = 0; i < nin; i++)
+    if ((kid[i] = get(B, in[i])) == NONE) return B->rc;
+  v = new_node(B, g, c, kid, nin);
+  if (v == NONE) return B->rc;
+  return set_live(B, r, v);
+}
+
+static int unary(builder *B, uint64_t r, unsigned g, double c, uint64_t a) {
+  return op_node(B, r, g, c, &a, 1);
+}
+
+static int binary(builder *B, uint64_t r, unsigned g, double c, uint64_t a, uint64_t b) {
+  uint64_t in[2];
+  in[0] = a;
+  in[1] = b;
+  return op_node(B, r, g, c, in, 2);
+}
+
+static int ternary(builder *B, uint64_t r, unsigned g, double c, uint64_t x, uint64_t a,
+                   uint64_t b) {
+  uint64_t in[3];
+  in[0] = x;
+  in[1] = a;
+  in[2] = b;
+  return op_node(B, r, g, c, in, 3);
+}
+
+/* r = a, by aliasing (section 2.2) or, with assignment removal off, a copy. */
+static int assign(builder *B, uint64_t r, uint64_t a) {
+  uint32_t v;
+  if (!B->o.assign_removal) return unary(B, r, CG_G_COPY, 0, a);
+  if ((v = get(B, a)) == NONE) return B->rc;
+  B->st.assign_removed++;
+  return set_live(B, r, v);
+}
+
+static int constant(builder *B, uint64_t r, double c) {
+  uint32_t v = new_node(B, CG_G_CONST, c, NULL, 0);
+  return v == NONE ? B->rc : set_live(B, r, v);
+}
+
+static int add_guard(builder *B, uint32_t v, unsigned kind, double taped) {
+  if (v == NONE) return B->rc;
+  if (!B->o.guards) return CG_OK;
+  if (cg_reserve(B->A, (void **)&B->guard, &B->capguard, B->nguard + 1, sizeof *B->guard))
+    return b_nomem(B);
+  B->guard[B->nguard].node = v;
+  B->guard[B->nguard].kind = (uint8_t)kind;
+  B->guard[B->nguard].taped = taped;
+  B->guard[B->nguard].record = B->rec;
+  B->nguard++;
+  B->fl[v] |= CG_NF_GUARD;
+  return CG_OK;
+}
+
+/* The integer a subscript or reference record reads from location l. */
+static int index_of(builder *B, uint64_t l, uint64_t *out) {
+  uint32_t v = get(B, l);
+  double d;
+  if (v == NONE) return B->rc;
+  if (!B->has_val)
+    return b_fail(B, CG_EUSAGE, "%s needs the values of the independents (give --at)",
+                  cg_op(B->t->op[B->rec])->name);
+  d = trunc(fabs(B->val[v]));
+  if (!(d < (double)B->nlive)) return b_fail(B, CG_EFORMAT, "index %g beyond the store", d);
+  *out = (uint64_t)d;
+  return add_guard(B, v, CG_GUARD_VALUE, B->val[v]);
+}
+
+/* The tape's arithmetic opcodes, normalized (seed 000 section 2.2). */
+static int rec_arith(builder *B, const cg_rec *r) {
+  const uint32_t *L = r->loc;
+  const double *V = r->val;
+  switch (r->op) {
+    case CG_OP_eq_plus_d: return unary(B, L[0], CG_G_ADDC, V[0], L[0]);
+    case CG_OP_eq_min_d: return unary(B, L[0], CG_G_ADDC, -V[0], L[0]); /* x-c == x+(-c) */
+    case CG_OP_eq_mult_d: return unary(B, L[0], CG_G_MULC, V[0], L[0]);
+    case CG_OP_eq_div_d: return unary(B, L[0], CG_G_DIVC, V[0], L[0]);
+    case CG_OP_incr_a: return unary(B, L[0], CG_G_ADDC, 1.0, L[0]);
+    case CG_OP_decr_a: return unary(B, L[0], CG_G_ADDC, -1.0, L[0]);
+    case CG_OP_eq_plus_a: return binary(B, L[0], CG_G_ADD, 0, L[0], L[1]);
+    case CG_OP_eq_min_a: return binary(B, L[0], CG_G_SUB, 0, L[0], L[1]);
+    case CG_OP_eq_mult_a: return binary(B, L[0], CG_G_MUL, 0, L[0], L[1]);
+    case CG_OP_eq_div_a: return binary(B, L[0], CG_G_DIV, 0, L[0], L[1]);
+    case CG_OP_plus_a_a: return binary(B, L[0], CG_G_ADD, 0, L[1], L[2]);
+    case CG_OP_min_a_a: return binary(B, L[0], CG_G_SUB, 0, L[1], L[2]);
+    case CG_OP_mult_a_a: return binary(B, L[0], CG_G_MUL, 0, L[1], L[2]);
+    case CG_OP_div_a_a: return binary(B, L[0], CG_G_DIV, 0, L[1], L[2]);
+    case CG_OP_plus_d_a: case CG_OP_plus_a_d: return unary(B, L[0], CG_G_ADDC, V[0], L[1]);
+    case CG_OP_min_a_d: return unary(B, L[0], CG_G_ADDC, -V[0], L[1]);
+    case CG_OP_min_d_a: return unary(B, L[0], CG_G_RSUB, V[0], L[1]);
+    case CG_OP_mult_d_a: case CG_OP_mult_a_d: return unary(B, L[0], CG_G_MULC, V[0], L[1]);
+    case CG_OP_div_a_d: return unary(B, L[0], CG_G_DIVC, V[0], L[1]);
+    case CG_OP_div_d_a: return unary(B, L[0], CG_G_RDIV, V[0], L[1]);
+    case CG_OP_pow_op: return unary(B, L[0], CG_G_POWC, V[0], L[1]);
+    case CG_OP_neg_sign_a: return unary(B, L[0], CG_G_NEG, 0, L[1]);
+    case CG_OP_exp_op: return unary(B, L[0], CG_G_EXP, 0, L[1]);
+    case CG_OP_log_op: return unary(B, L[0], CG_G_LOG, 0, L[1]);
+    case CG_OP_sqrt_op: return unary(B, L[0], CG_G_SQRT, 0, L[1]);
+    case CG_OP_cbrt_op: return unary(B, L[0], CG_G_CBRT, 0, L[1]);
+    case CG_OP_tan_op: return unary(B, L[0], CG_G_TAN, 0, L[1]);
+    /* quadrature opcodes: the analytic partial is used, so the chain that
+     * computed L[2] (the derivative) becomes a dead root (section 2.2) */
+    case CG_OP_atan_op: return unary(B, L[0], CG_G_ATAN, 0, L[1]);
+    case CG_OP_asin_op: return unary(B, L[0], CG_G_ASIN, 0, L[1]);
+    case CG_OP_acos_op: return unary(B, L[0], CG_G_ACOS, 0, L[1]);
+    case CG_OP_asinh_op: return unary(B, L[0], CG_G_ASINH, 0, L[1]);
+    case CG_OP_acosh_op: return unary(B, L[0], CG_G_ACOSH, 0, L[1]);
+    case CG_OP_atanh_op: return unary(B, L[0], CG_G_ATANH, 0, L[1]);
+    case CG_OP_erf_op: return unary(B, L[0], CG_G_ERF, 0, L[1]);
+    case CG_OP_abs_val: return unary(B, L[0], CG_G_ABS, V[0], L[1]);
+    case CG_OP_ceil_op: return unary(B, L[0], CG_G_CEIL, V[0], L[1]);
+    case CG_OP_floor_op: return unary(B, L[0], CG_G_FLOOR, V[0], L[1]);
+    case CG_OP_min_op: return binary(B, L[0], CG_G_MIN, V[0], L[1], L[2]);
+    case CG_OP_cond_assign: return ternary(B, L[0], CG_G_COND, V[0], L[1], L[2], L[3]);
+    case CG_OP_cond_eq_assign: return ternary(B, L[0], CG_G_CONDEQ, V[0], L[1], L[2], L[3]);
+    case CG_OP_cond_assign_s: return ternary(B, L[0], CG_G_COND, V[0], L[1], L[2], L[0]);
+    case CG_OP_cond_eq_assign_s: return ternary(B, L[0], CG_G_CONDEQ, V[0], L[1], L[2], L[0]);
+    default: return 1; /* not arithmetic */
+  }
+}
+
+/* sin_op [s, c, a] and cos_op [c, s, a]: two nodes, the second output first,
+ * as the tape evaluates them (so an output that is also the argument reads
+ * like the tape does). */
+static int rec_sincos(builder *B, const cg_rec *r) {
+  const uint32_t *L = r->loc;
+  unsigned first = r->op == CG_OP_sin_op ? CG_G_COS : CG_G_SIN;
+  unsigned second = r->op == CG_OP_sin_op ? CG_G_SIN : CG_G_COS;
+  if (unary(B, L[1], first, 0, L[2])) return B->rc;
+  return unary(B, L[0], second, 0, L[2]);
+}
+
+/* eq_plus_prod / eq_min_prod [r, a, b]: r +-= a*b as two nodes (same rounding). */
+static int rec_prod(builder *B, const cg_rec *r) {
+  uint64_t in[2];
+  uint32_t kid[2], t;
+  in[0] = r->loc[1];
+  in[1] = r->loc[2];
+  if ((kid[0] = get(B, in[0])) == NONE || (kid[1] = get(B, in[1])) == NONE) return B->rc;
+  if ((t = new_node(B, CG_G_MUL, 0, kid, 2)) == NONE) return B->rc;
+  if ((kid[0] = get(B, r->loc[0])) == NONE) return B->rc;
+  kid[1] = t;
+  t = new_node(B, r->op == CG_OP_eq_plus_prod ? CG_G_ADD : CG_G_SUB, 0, kid, 2);
+  return t == NONE ? B->rc : set_live(B, r->loc[0], t);
+}
+
+/* vec_copy, vec_dot, vec_axpy, take_stock_op: element by element, in the
+ * order the tape evaluates them. */
+static int rec_vector(builder *B, const cg_rec *r) {
+  const uint32_t *L = r->loc;
+  uint64_t i;
+  switch (r->op) {
+    case CG_OP_take_stock_op:
+      for (i = 0; i < L[0] && !B->rc; i++) constant(B, (uint64_t)L[1] + i, r->val[i]);
+      return B->rc;
+    case CG_OP_vec_copy:
+      for (i = 0; i < L[2] && !B->rc; i++) assign(B, (uint64_t)L[0] + i, (uint64_t)L[1] + i);
+      return B->rc;
+    case CG_OP_vec_dot:
+      if (constant(B, L[0], 0.0)) return B->rc;
+      for (i = 0; i < L[3] && !B->rc; i++) {
+        uint32_t kid[2], t;
+        if ((kid[0] = get(B, (uint64_t)L[1] + i)) == NONE) break;
+        if ((kid[1] = get(B, (uint64_t)L[2] + i)) == NONE) break;
+        if ((t = new_node(B, CG_G_MUL, 0, kid, 2)) == NONE) break;
+        if ((kid[0] = get(B, L[0])) == NONE) break;
+        kid[1] = t;
+        if ((t = new_node(B, CG_G_ADD, 0, kid, 2)) == NONE) break;
+        set_live(B, L[0], t);
+      }
+      return B->rc;
+    default: /* vec_axpy [res, s, x, y, n]: res[i] = s*x[i] + y[i] */
+      for (i = 0; i < L[4] && !B->rc; i++) {
+        uint32_t kid[2], t;
+        if ((kid[0] = get(B, L[1])) == NONE) break;
+        if ((kid[1] = get(B, (uint64_t)L[2] + i)) == NONE) break;
+        if ((t = new_node(B, CG_G_MUL, 0, kid, 2)) == NONE) break;
+        kid[0] = t;
+        if ((kid[1] = get(B, (uint64_t)L[3] + i)) == NONE) break;
+        if ((t = new_node(B, CG_G_ADD, 0, kid, 2)) == NONE) break;
+        set_live(B, (uint64_t)L[0] + i, t);
+      }
+      return B->rc;
+  }
+}
+
+/* ref_* records: the same operation on the location a reference names. */
+static int rec_ref(builder *B, const cg_rec *r) {
+  const uint32_t *L = r->loc;
+  const double *V = r->val;
+  uint64_t t;
+  if (index_of(B, L[0], &t)) return B->rc;
+  switch (r->op) {
+    case CG_OP_ref_assign_d_zero: return constant(B, t, 0.0);
+    case CG_OP_ref_assign_d_one: return constant(B, t, 1.0);
+    case CG_OP_ref_assign_d: return constant(B, t, V[0]);
+    case CG_OP_ref_assign_a: return assign(B, t, L[1]);
+    case CG_OP_ref_incr_a: return unary(B, t, CG_G_ADDC, 1.0, t);
+    case CG_OP_ref_decr_a: return unary(B, t, CG_G_ADDC, -1.0, t);
+    case CG_OP_ref_eq_plus_d: return unary(B, t, CG_G_ADDC, V[0], t);
+    case CG_OP_ref_eq_min_d: return unary(B, t, CG_G_ADDC, -V[0], t);
+    case CG_OP_ref_eq_mult_d: return unary(B, t, CG_G_MULC, V[0], t);
+    case CG_OP_ref_eq_plus_a: return binary(B, t, CG_G_ADD, 0, t, L[1]);
+    case CG_OP_ref_eq_min_a: return binary(B, t, CG_G_SUB, 0, t, L[1]);
+    case CG_OP_ref_eq_mult_a: return binary(B, t, CG_G_MUL, 0, t, L[1]);
+    case CG_OP_ref_cond_assign: return ternary(B, t, CG_G_COND, V[0], L[1], L[2], L[3]);
+    case CG_OP_ref_cond_eq_assign: return ternary(B, t, CG_G_CONDEQ, V[0], L[1], L[2], L[3]);
+    case CG_OP_ref_cond_assign_s: return ternary(B, t, CG_G_COND, V[0], L[1], L[2], t);
+    case CG_OP_ref_cond_eq_assign_s: return ternary(B, t, CG_G_CONDEQ, V[0], L[1], L[2], t);
+    default: return b_fail(B, CG_EFORMAT, "%s is not supported by the graph builder",
+                           cg_op(r->op)->name);
+  }
+}
+
+/* A new independent at location l. */
+static int rec_indep(builder *B, uint64_t l) {
+  uint32_t v;
+  if (cg_reserve(B->A, (void **)&B->ind, &B->capind, B->nind + 1, sizeof *B->ind))
+    return b_nomem(B);
+  v = new_node(B, CG_G_INDEP, (double)B->nind, NULL, 0);
+  if (v == NONE) return B->rc;
+  B->ind[B->nind++] = v;
+  return set_live(B, l, v);
+}
+
+static int rec_dep(builder *B, uint64_t l) {
+  uint32_t v = get(B, l);
+  if (v == NONE) return B->rc;
+  if (cg_reserve(B->A, (void **)&B->dep, &B->capdep, B->ndep + 1, sizeof *B->dep))
+    return b_nomem(B);
+  B->dep[B->ndep++] = v;
+  B->fl[v] |= CG_NF_DEP;
+  B->st.dependents++;
+  return CG_OK;
+}
+
+/* Records that are not plain arithmetic. */
+static int rec_other(builder *B, const cg_rec *r) {
+  const uint32_t *L = r->loc;
+  uint64_t i, k;
+  switch (r->op) {
+    case CG_OP_death_not: /* the seed: these locations' values gain no parents */
+      B->st.death_notices++;
+      if (!B->o.death_unlink) return CG_OK;
+      for (i = L[0]; i <= L[1] && i < B->nlive && !B->rc; i++)
+        if (B->live[i] != NONE) set_live(B, i, NONE);
+      return B->rc;
+    case CG_OP_assign_ind: return rec_indep(B, L[0]);
+    case CG_OP_ref_assign_ind:
+      return index_of(B, L[0], &k) ? B->rc : rec_indep(B, k);
+    case CG_OP_assign_dep: return rec_dep(B, L[0]);
+    case CG_OP_assign_a: case CG_OP_pos_sign_a: return assign(B, L[0], L[1]);
+    case CG_OP_assign_d: return constant(B, L[0], r->val[0]);
+    case CG_OP_assign_d_zero: return constant(B, L[0], 0.0);
+    case CG_OP_assign_d_one: return constant(B, L[0], 1.0);
+    case CG_OP_sin_op: case CG_OP_cos_op: return rec_sincos(B, r);
+    case CG_OP_eq_plus_prod: case CG_OP_eq_min_prod: return rec_prod(B, r);
+    case CG_OP_eq_zero: case CG_OP_neq_zero: case CG_OP_le_zero:
+    case CG_OP_gt_zero: case CG_OP_ge_zero: case CG_OP_lt_zero:
+      return add_guard(B, get(B, L[0]), r->op, 0);
+    case CG_OP_take_stock_op: case CG_OP_vec_copy: case CG_OP_vec_dot: case CG_OP_vec_axpy:
+      return rec_vector(B, r);
+    case CG_OP_subscript: /* [r, idx, base]: r = L[base + trunc|idx|] */
+      if (index_of(B, L[1], &k)) return B->rc;
+      return assign(B, L[0], (uint64_t)L[2] + k);
+    case CG_OP_subscript_ref:
+      if (index_of(B, L[1], &k)) return B->rc;
+      return constant(B, L[0], (double)((uint64_t)L[2] + k));
+    case CG_OP_ref_copyout:
+      if (index_of(B, L[1], &k)) return B->rc;
+      return assign(B, L[0], k);
+    default:
+      if (cg_op(r->op)->flags & CG_OPF_REF) return rec_ref(B, r);
+      return b_fail(B, CG_EFORMAT, "%s is not supported by the graph builder",
+                    cg_op(r->op)->name);
+  }
+}
+
+static int build_rec(builder *B, const cg_rec *r) {
+  int rc;
+  B->rec = r->index;
+  if (r->op != CG_OP_death_not) B->st.tape_ops++;
+  rc = rec_arith(B, r);
+  if (rc == 1) rc = rec_other(B, r);
+  return B->rc ? B->rc : rc;
+}
+
+/* {==== compaction ====} */
+
+static void b_free(builder *B) {
+  cg_alloc *A = B->A;
+  size_t c = B->cap, oc = B->ocap;
+  cg_free(A, B->k0, c * 4); cg_free(A, B->k1, c * 4); cg_free(A, B->k2, c * 4);
+  cg_free(A, B->head, c * 4); cg_free(A, B->tail, c * 4); cg_free(A, B->clen, c * 4);
+  cg_free(A, B->npar, c * 4); cg_free(A, B->pxor, c * 4); cg_free(A, B->lastpar, c * 4);
+  cg_free(A, B->ref, c * 4); cg_free(A, B->birth, c * 4);
+  cg_free(A, B->nk, c); cg_free(A, B->fl, c); cg_free(A, B->val, c * 8);
+  cg_free(A, B->ocode, oc); cg_free(A, B->oconst, oc * 8); cg_free(A, B->onext, oc * 4);
+  cg_free(A, B->live, B->nlive * 4);
+  cg_free(A, B->ind, B->capind * 4); cg_free(A, B->dep, B->capdep * 4);
+  cg_free(A, B->stack, B->capstack * 4);
+  cg_free(A, B->guard, B->capguard * sizeof *B->guard);
+  cg_free(A, B->warn, B->capwarn);
+}
+
+void cg_graph_free(cg_graph *g) {
+  cg_alloc *A;
+  size_t n, nk, np, no;
+  if (!g) return;
+  A = g->A;
+  n = g->n;
+  nk = g->kid_start ? g->kid_start[n] : 0;
+  np = g->par_start ? g->par_start[n] : 0;
+  no = g->op_start ? g->op_start[n] : 0;
+  cg_free(A, g->kid_start, (n + 1) * 4); cg_free(A, g->kids, (nk ? nk : 1) * 4);
+  cg_free(A, g->par_start, (n + 1) * 4); cg_free(A, g->pars, (np ? np : 1) * 4);
+  cg_free(A, g->op_start, (n + 1) * 4); cg_free(A, g->op, no ? no : 1);
+  cg_free(A, g->opc, (no ? no : 1) * 8); cg_free(A, g->flags, n ? n : 1);
+  cg_free(A, g->val, (n ? n : 1) * 8);
+  cg_free(A, g->indep, (g->n_indep ? g->n_indep : 1) * 4);
+  cg_free(A, g->dep, (g->n_dep ? g->n_dep : 1) * 4);
+  cg_free(A, g->guard, (g->n_guard ? g->n_guard : 1) * sizeof *g->guard);
+  cg_free(A, g->warnings, g->warnings_len + 1);
+  cg_free(A, g, sizeof *g);
+}
+
+/* Allocates the graph's arrays for n nodes, nk kid slots, no operations. */
+static int g_alloc(cg_graph *g, size_t nk, size_t no) {
+  cg_alloc *A = g->A;
+  size_t n = g->n;
+  g->kid_start = (uint32_t *)cg_malloc(A, (n + 1) * 4);
+  g->par_start = (uint32_t *)cg_malloc(A, (n + 1) * 4);
+  g->op_start = (uint32_t *)cg_malloc(A, (n + 1) * 4);
+  g->kids = (uint32_t *)cg_malloc(A, (nk ? nk : 1) * 4);
+  g->pars = (uint32_t *)cg_malloc(A, (nk ? nk : 1) * 4);
+  g->op = (uint8_t *)cg_malloc(A, no ? no : 1);
+  g->opc = (double *)cg_malloc(A, (no ? no : 1) * 8);
+  g->flags = (uint8_t *)cg_malloc(A, n ? n : 1);
+  g->val = (double *)cg_malloc(A, (n ? n : 1) * 8);
+  g->indep = (uint32_t *)cg_malloc(A, (g->n_indep ? g->n_indep : 1) * 4);
+  g->dep = (uint32_t *)cg_malloc(A, (g->n_dep ? g->n_dep : 1) * 4);
+  g->guard = (cg_guard *)cg_malloc(A, (g->n_guard ? g->n_guard : 1) * sizeof *g->guard);
+  if (!g->kid_start || !g->par_start || !g->op_start || !g->kids || !g->pars || !g->op ||
+      !g->opc || !g->flags || !g->val || !g->indep || !g->dep || !g->guard)
+    return CG_ENOMEM;
+  g->kid_start[0] = g->op_start[0] = 0;
+  return CG_OK;
+}
+
+/* Parent lists from the child lists, each in increasing parent id. */
+static void g_parents(cg_graph *g) {
+  uint32_t v, i, n = g->n, *pos = g->par_start;
+  memset(pos, 0, (n + 1) * 4);
+  for (i = 0; i < g->kid_start[n]; i++) pos[g->kids[i] + 1]++;
+  for (v = 0; v < n; v++) pos[v + 1] += pos[v];
+  for (v = 0; v < n; v++) /* fill, using par_start[k] as a cursor, then shift back */
+    for (i = g->kid_start[v]; i < g->kid_start[v + 1]; i++) g->pars[pos[g->kids[i]]++] = v;
+  for (v = n; v > 0; v--) pos[v] = pos[v - 1];
+  pos[0] = 0;
+}
+
+/* Renumbers surviving slots by birth (a topological order) into g. */
+static int compact(builder *B, cg_graph *g, uint32_t *newid) {
+  size_t s, nk = 0, no = 0;
+  uint32_t *order = newid, v, id = 0, i;
+  for (s = 0; s < B->seq; s++) order[s] = NONE;
+  for (s = 0; s < B->nslots; s++)
+    if (!(B->fl[s] & NF_FREED)) {
+      order[B->birth[s]] = (uint32_t)s;
+      nk += B->nk[s];
+      no += B->clen[s];
+    }
+  g->n = (uint32_t)B->inuse;
+  g->n_indep = (uint32_t)B->nind;
+  g->n_dep = (uint32_t)B->ndep;
+  g->n_guard = (uint32_t)B->nguard;
+  if (g_alloc(g, nk, no)) return b_nomem(B);
+  for (s = 0; s < B->seq; s++) { /* slot -> id, written into birth[] */
+    if (order[s] == NONE) continue;
+    B->birth[order[s]] = id++;
+  }
+  for (s = 0, id = 0; s < B->seq; s++) {
+    uint32_t o, k = 0;
+    if ((v = order[s]) == NONE) continue;
+    g->kid_start[id + 1] = g->kid_start[id] + B->nk[v];
+    for (i = 0; i < B->nk[v]; i++) g->kids[g->kid_start[id] + i] = B->birth[kid_at(B, v, (int)i)];
+    for (o = B->head[v]; o != NONE; o = B->onext[o], k++) {
+      g->op[g->op_start[id] + k] = B->ocode[o];
+      g->opc[g->op_start[id] + k] = B->oconst[o];
+    }
+    g->op_start[id + 1] = g->op_start[id] + k;
+    g->flags[id] = B->fl[v];
+    g->val[id] = B->val[v];
+    B->st.hoisted_ops += k - 1;
+    id++;
+  }
+  for (i = 0; i < B->nind; i++) g->indep[i] = B->birth[B->ind[i]];
+  for (i = 0; i < B->ndep; i++) g->dep[i] = B->birth[B->dep[i]];
+  for (i = 0; i < B->nguard; i++) {
+    g->guard[i] = B->guard[i];
+    g->guard[i].node = B->birth[B->guard[i].node];
+  }
+  g_parents(g);
+  return CG_OK;
+}
+
+void cg_gopts_default(cg_gopts *o) {
+  o->assign_removal = o->hoist = o->dead_roots = o->recover_hoists = 1;
+  o->guards = o->death_unlink = 1;
+}
+
+static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
+                  const cg_gopts *o, cg_error *e) {
+  uint64_t i;
+  memset(B, 0, sizeof *B);
+  B->A = A;
+  B->t = t;
+  B->e = e;
+  if (o) B->o = *o;
+  else cg_gopts_default(&B->o);
+  B->free_node = B->free_op = NONE;
+  B->x = x ? x : (t->has_x0 ? t->x0 : NULL);
+  B->has_val = B->x != NULL;
+  B->nlive = t->nstore;
+  if (B->nlive > ((size_t)1 << 32) - 2)
+    return cg_seterr(e, CG_EUSAGE, "store of %llu locations is too large for a graph",
+                     (unsigned long long)B->nlive);
+  B->live = (uint32_t *)cg_malloc(A, (size_t)(B->nlive ? B->nlive : 1) * 4);
+  if (!B->live) return cg_seterr(e, CG_ENOMEM, "out of memory for the live node table");
+  for (i = 0; i < B->nlive; i++) B->live[i] = NONE;
+  return CG_OK;
+}
+
+/* Completes every node still in the live table, in location order. */
+static void b_finish(builder *B) {
+  uint64_t l;
+  for (l = 0; l < B->nlive && !B->rc; l++)
+    if (B->live[l] != NONE) set_live(B, l, NONE);
+}
+
+cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const cg_gopts *o,
+                         cg_error *e) {
+  builder B;
+  cg_graph *g = NULL;
+  cg_tape_iter it;
+  cg_rec r;
+  uint32_t *tmp = NULL;
+  if (!A) A = t->A;
+  if (b_init(&B, A, t, x, o, e)) {
+    b_free(&B);
+    return NULL;
+  }
+  cg_tape_iter_init(&it, t);
+  while (!B.rc && cg_tape_iter_next(&it, &r)) build_rec(&B, &r);
+  if (!B.rc) b_finish(&B);
+  if (!B.rc && !(g = (cg_graph *)cg_malloc(A, sizeof *g))) b_nomem(&B);
+  if (!B.rc) {
+    memset(g, 0, sizeof *g);
+    g->A = A;
+    tmp = (uint32_t *)cg_malloc(A, (size_t)(B.seq ? B.seq : 1) * 4);
+    if (!tmp) b_nomem(&B);
+    else compact(&B, g, tmp);
+    cg_free(A, tmp, (size_t)(B.seq ? B.seq : 1) * 4);
+  }
+  if (!B.rc) {
+    B.st.guards = B.nguard;
+    g->st = B.st;
+    g->has_val = B.has_val;
+    snprintf(g->source, sizeof g->source, "%s", t->source);
+    if (B.nwarn) {
+      g->warnings = B.warn;
+      g->warnings_len = B.capwarn - 1;
+      B.warn = NULL;
+    }
+  } else if (g) {
+    cg_graph_free(g);
+    g = NULL;
+  }
+  b_free(&B);
+  return g;
+}

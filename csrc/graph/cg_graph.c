@@ -1,0 +1,102 @@
+/* cg_graph.c: evaluating a built graph, heights and depths, memory. */
+#include <math.h>
+#include <string.h>
+
+#include "cg_graph.h"
+
+double cg_graph_node_eval(const cg_graph *g, uint32_t v, const double *kv, uint64_t *sw) {
+  uint32_t o = g->op_start[v], end = g->op_start[v + 1];
+  double r = cg_gop_apply(g->op[o], g->opc[o], kv, sw);
+  for (o++; o < end; o++) r = cg_gop_apply(g->op[o], g->opc[o], &r, sw);
+  return r;
+}
+
+/* True if a guard still holds for value d (cg_eval.c's comparisons). */
+static int guard_holds(const cg_guard *gd, double d) {
+  switch (gd->kind) {
+    case CG_OP_eq_zero: return !(d != 0);
+    case CG_OP_neq_zero: return !(d == 0);
+    case CG_OP_le_zero: return !(d > 0);
+    case CG_OP_gt_zero: return !(d <= 0);
+    case CG_OP_ge_zero: return !(d < 0);
+    case CG_OP_lt_zero: return !(d >= 0);
+    default: return trunc(fabs(d)) == trunc(fabs(gd->taped)); /* an index */
+  }
+}
+
+int cg_graph_eval(const cg_graph *g, const double *x, double *val_out, double *y,
+                  cg_branch *br, cg_error *e) {
+  double *v = val_out, kv[3];
+  uint64_t sw = 0;
+  uint32_t i, k;
+  if (br) memset(br, 0, sizeof *br);
+  if (!x && !g->has_val)
+    return cg_seterr(e, CG_EUSAGE, "the graph has no values of the independents; give --at");
+  if (!v) v = (double *)cg_malloc(g->A, (size_t)(g->n ? g->n : 1) * 8);
+  if (!v) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  for (i = 0; i < g->n; i++) {
+    uint32_t o = g->op_start[i];
+    if (g->op[o] == CG_G_INDEP) {
+      double r = x ? x[(size_t)g->opc[o]] : g->val[i];
+      for (o++; o < g->op_start[i + 1]; o++) r = cg_gop_apply(g->op[o], g->opc[o], &r, &sw);
+      v[i] = r;
+      continue;
+    }
+    for (k = g->kid_start[i]; k < g->kid_start[i + 1]; k++) kv[k - g->kid_start[i]] = v[g->kids[k]];
+    v[i] = cg_graph_node_eval(g, i, kv, &sw);
+    if (br && sw > br->count) { /* a conditional, abs, min, ceil or floor switched */
+      if (br->count == 0) {
+        br->first = i;
+        br->first_op = g->op[g->op_start[i]];
+      }
+      br->count = sw;
+    }
+  }
+  for (i = 0; i < g->n_guard; i++)
+    if (!guard_holds(&g->guard[i], v[g->guard[i].node]) && br) {
+      if (br->count == 0) {
+        br->first = g->guard[i].node;
+        br->first_op = g->guard[i].kind;
+      }
+      br->count++;
+    }
+  if (y)
+    for (i = 0; i < g->n_dep; i++) y[i] = v[g->dep[i]];
+  if (v != val_out) cg_free(g->A, v, (size_t)(g->n ? g->n : 1) * 8);
+  return CG_OK;
+}
+
+int cg_graph_heights(const cg_graph *g, uint32_t *h, cg_error *e) {
+  uint32_t i, k;
+  (void)e;
+  for (i = 0; i < g->n; i++) { /* children first: ids are topological */
+    uint32_t m = 0;
+    for (k = g->kid_start[i]; k < g->kid_start[i + 1]; k++)
+      if (h[g->kids[k]] + 1 > m) m = h[g->kids[k]] + 1;
+    h[i] = m;
+  }
+  return CG_OK;
+}
+
+int cg_graph_depths(const cg_graph *g, uint32_t *d, cg_error *e) {
+  uint32_t i, k;
+  (void)e;
+  for (i = g->n; i-- > 0;) { /* parents first */
+    uint32_t m = 0;
+    for (k = g->par_start[i]; k < g->par_start[i + 1]; k++)
+      if (d[g->pars[k]] + 1 > m) m = d[g->pars[k]] + 1;
+    d[i] = m;
+  }
+  return CG_OK;
+}
+
+void cg_graph_memory(const cg_graph *g, cg_gmem *m) {
+  uint64_t n = g->n, nk = g->kid_start[g->n], no = g->op_start[g->n];
+  m->nodes = (n + 1) * 4 * 3 + n;   /* kid/par/op starts, flags */
+  m->kids = nk * 4;
+  m->parents = nk * 4;
+  m->ops = no * 9;
+  m->values = g->has_val ? n * 8 : 0;
+  m->total = m->nodes + m->kids + m->parents + m->ops + m->values +
+             (uint64_t)(g->n_indep + g->n_dep) * 4 + (uint64_t)g->n_guard * sizeof(cg_guard);
+}

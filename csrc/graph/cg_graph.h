@@ -1,0 +1,123 @@
+/*
+ * cg_graph.h: the computational graph of seed 000 section 2.
+ *
+ * A node is a value, not a storage location (seed 000 section 2, Figure 1).
+ * Its operation is a chain of graph operations (cg_gop): the first combines
+ * the node's children (0 to 3 of them), each further one is unary and applies
+ * to the result so far.  Chains longer than one come from hoisting (section
+ * 2.3): a supernode.
+ *
+ * Invariants of a built graph (cg_graph):
+ *  - node ids are 0..n-1 and every child has a smaller id than its parents,
+ *    so increasing id order is a topological order;
+ *  - kids of node v are kids[kid_start[v] .. kid_start[v+1]), in operand
+ *    order (a child appears twice in x*x); pars[] lists each parent once per
+ *    edge, in increasing id order;
+ *  - the chain of v is op[op_start[v] .. op_start[v+1]) with constants opc[];
+ *  - indep[i] is the node of the i-th independent, dep[j] that of the j-th
+ *    dependent (a node may be several dependents);
+ *  - val (when has_val) holds every node's value at the build point,
+ *    computed with exactly the operations of the tape, in the same order.
+ * All arrays are index arrays (uint32_t), allocated through the graph's
+ * allocator.
+ */
+#ifndef CG_GRAPH_H
+#define CG_GRAPH_H
+
+#include "cg_gops.h"
+
+/* Node flags */
+#define CG_NF_DEP 0x01   /* a dependent */
+#define CG_NF_GUARD 0x02 /* read by a guard: kept, never hoisted */
+#define CG_NF_BOGUS 0x04 /* stands for a read of an uninitialized location */
+
+/* A guard: a branch record of the tape (gt_zero ...) or the index of a
+ * subscript / reference, checked when the graph is evaluated elsewhere. */
+typedef struct cg_guard {
+  uint32_t node;
+  uint8_t kind;     /* a branch opcode of cg_ops.h, or CG_GUARD_VALUE */
+  double taped;     /* for CG_GUARD_VALUE: the value at taping */
+  uint64_t record;  /* tape record it comes from */
+} cg_guard;
+#define CG_GUARD_VALUE 255
+
+/* What building did, for Tables 2-4 of seed 000. */
+typedef struct cg_gstats {
+  uint64_t tape_ops;        /* records that compute or assign (no death notices) */
+  uint64_t assign_removed;  /* copies turned into aliases (section 2.2) */
+  uint64_t dead_ops, dead_nodes; /* removed as dead roots (section 2.4) */
+  uint64_t hoisted_ops;     /* opcodes amalgamated into supernodes (section 2.3) */
+  uint64_t hoists, hoists_recovered;
+  uint64_t nodes_created, ops_created;
+  uint64_t dependents, guards, bogus;
+  uint64_t death_notices;
+  uint64_t peak_nodes;      /* node slots in use at the peak of the build */
+} cg_gstats;
+
+/* Switches (all on by default). */
+typedef struct cg_gopts {
+  int assign_removal, hoist, dead_roots;
+  int recover_hoists; /* hoists the seed gave up after a dead-root removal */
+  int guards;         /* keep branch records as guards (off: they die as dead roots) */
+  int death_unlink;   /* a death notice completes the nodes of its locations */
+} cg_gopts;
+void cg_gopts_default(cg_gopts *o);
+
+typedef struct cg_graph {
+  cg_alloc *A;
+  uint32_t n;
+  uint32_t *kid_start, *kids;
+  uint32_t *par_start, *pars;
+  uint32_t *op_start;
+  uint8_t *op;
+  double *opc;
+  uint8_t *flags;
+  double *val;
+  int has_val;
+  uint32_t n_indep, n_dep, n_guard;
+  uint32_t *indep, *dep;
+  cg_guard *guard;
+  cg_gstats st;
+  char *warnings; /* newline-separated, NULL if none */
+  size_t warnings_len;
+  char source[4096];
+} cg_graph;
+
+/* Builds the graph of a tape (one pass, seed 000 section 2.1).  x: the point
+ * (n_indep values) or NULL for the tape's own x0; without either the graph
+ * has no values, and tapes whose structure depends on values (subscripts,
+ * references) are refused. */
+cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const cg_gopts *o,
+                         cg_error *e);
+void cg_graph_free(cg_graph *g);
+
+/* Evaluates the chain of node v given its children's values. */
+double cg_graph_node_eval(const cg_graph *g, uint32_t v, const double *kv, uint64_t *switches);
+
+/* Evaluates every node at x (n_indep values; NULL: the build point) into
+ * val_out (n values, may be NULL) and the dependents into y (n_dep values).
+ * br counts guards and conditionals whose outcome differs from taping. */
+int cg_graph_eval(const cg_graph *g, const double *x, double *val_out, double *y,
+                  cg_branch *br, cg_error *e);
+
+/* Heights (0 at leaves) and depths (0 at roots) into arrays of n entries. */
+int cg_graph_heights(const cg_graph *g, uint32_t *h, cg_error *e);
+int cg_graph_depths(const cg_graph *g, uint32_t *d, cg_error *e);
+
+/* Bytes the graph's arrays take, per pool. */
+typedef struct cg_gmem {
+  uint64_t nodes, kids, parents, ops, values, total;
+} cg_gmem;
+void cg_graph_memory(const cg_graph *g, cg_gmem *m);
+
+/* Writes the graph back as a tape (Table 3): one location per live value,
+ * reused once its last parent has read it.  counts: records and bytes. */
+cg_tape *cg_graph_to_tape(const cg_graph *g, cg_error *e);
+
+/* DOT of the whole graph (root == UINT32_MAX) or of the subgraph rooted at
+ * root; a subgraph is cut at `limit` nodes. */
+int cg_graph_dot(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp);
+/* Text dump of the subgraph rooted at root (seed 000 section 3.3). */
+int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp);
+
+#endif
