@@ -37,23 +37,37 @@
 #define NONE UINT32_MAX
 #define NF_FREED 0x80 /* slot on the free list (build only) */
 
+/* A node slot during the build.  k0..k2: children; head/tail/clen: its
+ * chain in the operation pool; npar: parent edges; pxor: XOR of the parents'
+ * slots; lastpar: the last parent added (the seed's p.parent); ref: live
+ * entries pointing here; birth: creation number (topological order). */
+typedef struct bnode {
+  uint32_t k0, k1, k2, head, tail, clen, npar, pxor, lastpar, ref, birth;
+  uint8_t nk, fl;
+  double val;
+} bnode;
+
+/* An operation of a chain. */
+typedef struct bop {
+  double c;
+  uint32_t next;
+  uint8_t code;
+} bop;
+
 typedef struct builder {
   cg_alloc *A;
   const cg_tape *t;
   cg_gopts o;
   cg_error *e;
   int rc;
-  /* node slots (struct of arrays) */
-  size_t cap, nslots, inuse;
-  uint32_t *k0, *k1, *k2, *head, *tail, *clen, *npar, *pxor, *lastpar, *ref, *birth;
-  uint8_t *nk, *fl;
-  double *val;
+  /* node slots: one record per slot, since building touches most fields of
+   * a node at once (the built graph is struct-of-arrays) */
+  size_t cap, nslots, inuse, cap_hint;
+  bnode *nd;
   uint32_t free_node;
   /* operation pool: singly linked chains */
   size_t ocap, onum;
-  uint8_t *ocode;
-  double *oconst;
-  uint32_t *onext;
+  bop *op;
   uint32_t free_op;
   /* live node table */
   uint32_t *live;
@@ -112,30 +126,14 @@ static void b_warn(builder *B, const char *fmt, ...) {
 
 /* {==== slots and chains ====} */
 
-/* Grows every per-slot array to hold one more slot. */
+/* Grows the slot array to hold one more slot. */
 static int grow_slots(builder *B) {
-  size_t nc = B->cap ? B->cap * 2 : 1024, oc = B->cap;
-  void **arr32[] = {(void **)&B->k0, (void **)&B->k1, (void **)&B->k2, (void **)&B->head,
-                    (void **)&B->tail, (void **)&B->clen, (void **)&B->npar, (void **)&B->pxor,
-                    (void **)&B->lastpar, (void **)&B->ref, (void **)&B->birth};
-  size_t i;
-  if (nc > (size_t)NONE - 1) return b_nomem(B);
-  for (i = 0; i < sizeof arr32 / sizeof *arr32; i++) {
-    void *p = cg_realloc(B->A, *arr32[i], oc * 4, nc * 4);
-    if (!p) return b_nomem(B);
-    *arr32[i] = p;
-  }
-  {
-    void *a = cg_realloc(B->A, B->nk, oc, nc), *b;
-    if (!a) return b_nomem(B);
-    B->nk = (uint8_t *)a;
-    b = cg_realloc(B->A, B->fl, oc, nc);
-    if (!b) return b_nomem(B);
-    B->fl = (uint8_t *)b;
-    a = cg_realloc(B->A, B->val, oc * 8, nc * 8);
-    if (!a) return b_nomem(B);
-    B->val = (double *)a;
-  }
+  size_t nc = B->cap ? B->cap * 2 : B->cap_hint, oc = B->cap;
+  void *p;
+  if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / sizeof(bnode)) return b_nomem(B);
+  p = cg_realloc(B->A, B->nd, oc * sizeof(bnode), nc * sizeof(bnode));
+  if (!p) return b_nomem(B);
+  B->nd = (bnode *)p;
   B->cap = nc;
   return CG_OK;
 }
@@ -145,28 +143,22 @@ static uint32_t new_op(builder *B, unsigned g, double c) {
   uint32_t o;
   if (B->free_op != NONE) {
     o = B->free_op;
-    B->free_op = B->onext[o];
+    B->free_op = B->op[o].next;
   } else {
     if (B->onum == B->ocap) {
-      size_t nc = B->ocap ? B->ocap * 2 : 1024, oc = B->ocap;
-      void *a, *b, *c2;
-      if (nc > (size_t)NONE - 1) return b_nomem(B), NONE;
-      a = cg_realloc(B->A, B->ocode, oc, nc);
+      size_t nc = B->ocap ? B->ocap * 2 : B->cap_hint, oc = B->ocap;
+      void *a;
+      if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / sizeof(bop)) return b_nomem(B), NONE;
+      a = cg_realloc(B->A, B->op, oc * sizeof(bop), nc * sizeof(bop));
       if (!a) return b_nomem(B), NONE;
-      B->ocode = (uint8_t *)a;
-      b = cg_realloc(B->A, B->oconst, oc * 8, nc * 8);
-      if (!b) return b_nomem(B), NONE;
-      B->oconst = (double *)b;
-      c2 = cg_realloc(B->A, B->onext, oc * 4, nc * 4);
-      if (!c2) return b_nomem(B), NONE;
-      B->onext = (uint32_t *)c2;
+      B->op = (bop *)a;
       B->ocap = nc;
     }
     o = (uint32_t)B->onum++;
   }
-  B->ocode[o] = (uint8_t)g;
-  B->oconst[o] = c;
-  B->onext[o] = NONE;
+  B->op[o].code = (uint8_t)g;
+  B->op[o].c = c;
+  B->op[o].next = NONE;
   return o;
 }
 
@@ -180,33 +172,33 @@ static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, 
   if (o == NONE) return NONE;
   if (B->free_node != NONE) {
     v = B->free_node;
-    B->free_node = B->k0[v];
+    B->free_node = B->nd[v].k0;
   } else {
     if (B->nslots == B->cap && grow_slots(B)) return NONE;
     v = (uint32_t)B->nslots++;
   }
-  B->k0[v] = nk > 0 ? kid[0] : NONE;
-  B->k1[v] = nk > 1 ? kid[1] : NONE;
-  B->k2[v] = nk > 2 ? kid[2] : NONE;
-  B->nk[v] = (uint8_t)nk;
-  B->head[v] = B->tail[v] = o;
-  B->clen[v] = 1;
-  B->npar[v] = B->pxor[v] = B->ref[v] = 0;
-  B->lastpar[v] = NONE;
-  B->fl[v] = 0;
-  B->birth[v] = (uint32_t)B->seq++;
+  B->nd[v].k0 = nk > 0 ? kid[0] : NONE;
+  B->nd[v].k1 = nk > 1 ? kid[1] : NONE;
+  B->nd[v].k2 = nk > 2 ? kid[2] : NONE;
+  B->nd[v].nk = (uint8_t)nk;
+  B->nd[v].head = B->nd[v].tail = o;
+  B->nd[v].clen = 1;
+  B->nd[v].npar = B->nd[v].pxor = B->nd[v].ref = 0;
+  B->nd[v].lastpar = NONE;
+  B->nd[v].fl = 0;
+  B->nd[v].birth = (uint32_t)B->seq++;
   for (i = 0; i < nk; i++) {
-    B->npar[kid[i]]++;
-    B->pxor[kid[i]] ^= v;
-    B->lastpar[kid[i]] = v;
+    B->nd[kid[i]].npar++;
+    B->nd[kid[i]].pxor ^= v;
+    B->nd[kid[i]].lastpar = v;
   }
   if (B->has_val) {
     double a[3];
     uint64_t sw = 0;
-    for (i = 0; i < nk; i++) a[i] = B->val[kid[i]];
-    B->val[v] = g == CG_G_INDEP ? B->x[(size_t)c] : cg_gop_apply(g, c, a, &sw);
+    for (i = 0; i < nk; i++) a[i] = B->nd[kid[i]].val;
+    B->nd[v].val = g == CG_G_INDEP ? B->x[(size_t)c] : cg_gop_apply(g, c, a, &sw);
   } else {
-    B->val[v] = NAN;
+    B->nd[v].val = NAN;
   }
   B->st.nodes_created++;
   B->st.ops_created++;
@@ -217,11 +209,11 @@ static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, 
 /* Returns a node's slot (and, with ops, its chain) to the free lists. */
 static void free_node(builder *B, uint32_t v, int ops) {
   if (ops) {
-    B->onext[B->tail[v]] = B->free_op;
-    B->free_op = B->head[v];
+    B->op[B->nd[v].tail].next = B->free_op;
+    B->free_op = B->nd[v].head;
   }
-  B->fl[v] = NF_FREED;
-  B->k0[v] = B->free_node;
+  B->nd[v].fl = NF_FREED;
+  B->nd[v].k0 = B->free_node;
   B->free_node = v;
   B->inuse--;
 }
@@ -229,29 +221,29 @@ static void free_node(builder *B, uint32_t v, int ops) {
 /* {==== hoisting and dead roots ====} */
 
 static uint32_t kid_at(const builder *B, uint32_t v, int i) {
-  return i == 0 ? B->k0[v] : i == 1 ? B->k1[v] : B->k2[v];
+  return i == 0 ? B->nd[v].k0 : i == 1 ? B->nd[v].k1 : B->nd[v].k2;
 }
 
 /* Seed 000 section 2.3: hoists complete node n into its only parent. */
 static int try_hoist(builder *B, uint32_t n, int recovered) {
   uint32_t p;
   int i;
-  if (!B->o.hoist || B->ref[n] || B->npar[n] != 1 || B->nk[n] == 0 ||
-      (B->fl[n] & (CG_NF_DEP | CG_NF_GUARD)))
+  if (!B->o.hoist || B->nd[n].ref || B->nd[n].npar != 1 || B->nd[n].nk == 0 ||
+      (B->nd[n].fl & (CG_NF_DEP | CG_NF_GUARD)))
     return 0;
-  p = B->o.recover_hoists ? B->pxor[n] : B->lastpar[n];
-  if (p == NONE || B->ref[p] == 0 || B->nk[p] != 1) return 0; /* parent gone, complete, binary */
-  B->onext[B->tail[n]] = B->head[p]; /* n's chain first, then p's */
-  B->head[p] = B->head[n];
-  B->clen[p] += B->clen[n];
-  B->nk[p] = B->nk[n];
-  B->k0[p] = B->k0[n];
-  B->k1[p] = B->k1[n];
-  B->k2[p] = B->k2[n];
-  for (i = 0; i < B->nk[n]; i++) {
+  p = B->o.recover_hoists ? B->nd[n].pxor : B->nd[n].lastpar;
+  if (p == NONE || B->nd[p].ref == 0 || B->nd[p].nk != 1) return 0; /* parent gone, complete, binary */
+  B->op[B->nd[n].tail].next = B->nd[p].head; /* n's chain first, then p's */
+  B->nd[p].head = B->nd[n].head;
+  B->nd[p].clen += B->nd[n].clen;
+  B->nd[p].nk = B->nd[n].nk;
+  B->nd[p].k0 = B->nd[n].k0;
+  B->nd[p].k1 = B->nd[n].k1;
+  B->nd[p].k2 = B->nd[n].k2;
+  for (i = 0; i < B->nd[n].nk; i++) {
     uint32_t c = kid_at(B, n, i);
-    B->pxor[c] ^= n ^ p;
-    if (B->lastpar[c] == n) B->lastpar[c] = p;
+    B->nd[c].pxor ^= n ^ p;
+    if (B->nd[c].lastpar == n) B->nd[c].lastpar = p;
   }
   free_node(B, n, 0);
   B->st.hoists++;
@@ -260,8 +252,8 @@ static int try_hoist(builder *B, uint32_t n, int recovered) {
 }
 
 static int removable(const builder *B, uint32_t v) {
-  return !B->ref[v] && !B->npar[v] && !(B->fl[v] & (CG_NF_DEP | CG_NF_GUARD | NF_FREED)) &&
-         B->ocode[B->head[v]] != CG_G_INDEP;
+  return !B->nd[v].ref && !B->nd[v].npar && !(B->nd[v].fl & (CG_NF_DEP | CG_NF_GUARD | NF_FREED)) &&
+         B->op[B->nd[v].head].code != CG_G_INDEP;
 }
 
 static int push(builder *B, uint32_t v) {
@@ -275,28 +267,28 @@ static int push(builder *B, uint32_t v) {
  * (explicit stack), its complete children left without parents. */
 static void try_dead(builder *B, uint32_t n) {
   if (!B->o.dead_roots || !removable(B, n)) return;
-  B->fl[n] |= NF_FREED; /* marks "queued" until freed below */
+  B->nd[n].fl |= NF_FREED; /* marks "queued" until freed below */
   if (push(B, n)) return;
   while (B->nstack) {
     uint32_t m = B->stack[--B->nstack];
-    int i, nk = B->nk[m];
+    int i, nk = B->nd[m].nk;
     for (i = 0; i < nk; i++) {
       uint32_t c = kid_at(B, m, i);
-      B->npar[c]--;
-      B->pxor[c] ^= m;
-      if (B->lastpar[c] == m) B->lastpar[c] = NONE;
+      B->nd[c].npar--;
+      B->nd[c].pxor ^= m;
+      if (B->nd[c].lastpar == m) B->nd[c].lastpar = NONE;
     }
     for (i = 0; i < nk; i++) {
       uint32_t c = kid_at(B, m, i);
-      if (B->ref[c] || (B->fl[c] & NF_FREED)) continue; /* alive, or queued */
+      if (B->nd[c].ref || (B->nd[c].fl & NF_FREED)) continue; /* alive, or queued */
       if (removable(B, c)) {
-        B->fl[c] |= NF_FREED;
+        B->nd[c].fl |= NF_FREED;
         if (push(B, c)) return;
-      } else if (B->npar[c] == 1 && B->o.recover_hoists) {
+      } else if (B->nd[c].npar == 1 && B->o.recover_hoists) {
         try_hoist(B, c, 1);
       }
     }
-    B->st.dead_ops += B->clen[m];
+    B->st.dead_ops += B->nd[m].clen;
     B->st.dead_nodes++;
     free_node(B, m, 1);
   }
@@ -315,9 +307,9 @@ static int set_live(builder *B, uint64_t loc, uint32_t v) {
   if (loc >= B->nlive) return b_fail(B, CG_EFORMAT, "location %llu beyond the store",
                                      (unsigned long long)loc);
   old = B->live[loc];
-  if (v != NONE) B->ref[v]++;
+  if (v != NONE) B->nd[v].ref++;
   B->live[loc] = v;
-  if (old != NONE && --B->ref[old] == 0) complete(B, old);
+  if (old != NONE && --B->nd[old].ref == 0) complete(B, old);
   return B->rc;
 }
 
@@ -333,7 +325,7 @@ static uint32_t get(builder *B, uint64_t loc) {
          (unsigned long long)loc);
   v = new_node(B, CG_G_CONST, 0.0, NULL, 0);
   if (v == NONE) return NONE;
-  B->fl[v] |= CG_NF_BOGUS;
+  B->nd[v].fl |= CG_NF_BOGUS;
   B->st.bogus++;
   set_live(B, loc, v);
   return v;
@@ -396,7 +388,7 @@ static int add_guard(builder *B, uint32_t v, unsigned kind, double taped) {
   B->guard[B->nguard].taped = taped;
   B->guard[B->nguard].record = B->rec;
   B->nguard++;
-  B->fl[v] |= CG_NF_GUARD;
+  B->nd[v].fl |= CG_NF_GUARD;
   return CG_OK;
 }
 
@@ -408,10 +400,10 @@ static int index_of(builder *B, uint64_t l, uint64_t *out) {
   if (!B->has_val)
     return b_fail(B, CG_EUSAGE, "%s needs the values of the independents (give --at)",
                   cg_op(B->t->op[B->rec])->name);
-  d = trunc(fabs(B->val[v]));
+  d = trunc(fabs(B->nd[v].val));
   if (!(d < (double)B->nlive)) return b_fail(B, CG_EFORMAT, "index %g beyond the store", d);
   *out = (uint64_t)d;
-  return add_guard(B, v, CG_GUARD_VALUE, B->val[v]);
+  return add_guard(B, v, CG_GUARD_VALUE, B->nd[v].val);
 }
 
 /* The tape's arithmetic opcodes, normalized (seed 000 section 2.2). */
@@ -577,7 +569,7 @@ static int rec_dep(builder *B, uint64_t l) {
   if (cg_reserve(B->A, (void **)&B->dep, &B->capdep, B->ndep + 1, sizeof *B->dep))
     return b_nomem(B);
   B->dep[B->ndep++] = v;
-  B->fl[v] |= CG_NF_DEP;
+  B->nd[v].fl |= CG_NF_DEP;
   B->st.dependents++;
   return CG_OK;
 }
@@ -637,13 +629,8 @@ static int build_rec(builder *B, const cg_rec *r) {
 
 static void b_free(builder *B) {
   cg_alloc *A = B->A;
-  size_t c = B->cap, oc = B->ocap;
-  cg_free(A, B->k0, c * 4); cg_free(A, B->k1, c * 4); cg_free(A, B->k2, c * 4);
-  cg_free(A, B->head, c * 4); cg_free(A, B->tail, c * 4); cg_free(A, B->clen, c * 4);
-  cg_free(A, B->npar, c * 4); cg_free(A, B->pxor, c * 4); cg_free(A, B->lastpar, c * 4);
-  cg_free(A, B->ref, c * 4); cg_free(A, B->birth, c * 4);
-  cg_free(A, B->nk, c); cg_free(A, B->fl, c); cg_free(A, B->val, c * 8);
-  cg_free(A, B->ocode, oc); cg_free(A, B->oconst, oc * 8); cg_free(A, B->onext, oc * 4);
+  cg_free(A, B->nd, B->cap * sizeof(bnode));
+  cg_free(A, B->op, B->ocap * sizeof(bop));
   cg_free(A, B->live, B->nlive * 4);
   cg_free(A, B->ind, B->capind * 4); cg_free(A, B->dep, B->capdep * 4);
   cg_free(A, B->stack, B->capstack * 4);
@@ -713,10 +700,10 @@ static int compact(builder *B, cg_graph *g, uint32_t *newid) {
   uint32_t *order = newid, v, id = 0, i;
   for (s = 0; s < B->seq; s++) order[s] = NONE;
   for (s = 0; s < B->nslots; s++)
-    if (!(B->fl[s] & NF_FREED)) {
-      order[B->birth[s]] = (uint32_t)s;
-      nk += B->nk[s];
-      no += B->clen[s];
+    if (!(B->nd[s].fl & NF_FREED)) {
+      order[B->nd[s].birth] = (uint32_t)s;
+      nk += B->nd[s].nk;
+      no += B->nd[s].clen;
     }
   g->n = (uint32_t)B->inuse;
   g->n_indep = (uint32_t)B->nind;
@@ -725,28 +712,28 @@ static int compact(builder *B, cg_graph *g, uint32_t *newid) {
   if (g_alloc(g, nk, no)) return b_nomem(B);
   for (s = 0; s < B->seq; s++) { /* slot -> id, written into birth[] */
     if (order[s] == NONE) continue;
-    B->birth[order[s]] = id++;
+    B->nd[order[s]].birth = id++;
   }
   for (s = 0, id = 0; s < B->seq; s++) {
     uint32_t o, k = 0;
     if ((v = order[s]) == NONE) continue;
-    g->kid_start[id + 1] = g->kid_start[id] + B->nk[v];
-    for (i = 0; i < B->nk[v]; i++) g->kids[g->kid_start[id] + i] = B->birth[kid_at(B, v, (int)i)];
-    for (o = B->head[v]; o != NONE; o = B->onext[o], k++) {
-      g->op[g->op_start[id] + k] = B->ocode[o];
-      g->opc[g->op_start[id] + k] = B->oconst[o];
+    g->kid_start[id + 1] = g->kid_start[id] + B->nd[v].nk;
+    for (i = 0; i < B->nd[v].nk; i++) g->kids[g->kid_start[id] + i] = B->nd[kid_at(B, v, (int)i)].birth;
+    for (o = B->nd[v].head; o != NONE; o = B->op[o].next, k++) {
+      g->op[g->op_start[id] + k] = B->op[o].code;
+      g->opc[g->op_start[id] + k] = B->op[o].c;
     }
     g->op_start[id + 1] = g->op_start[id] + k;
-    g->flags[id] = B->fl[v];
-    g->val[id] = B->val[v];
+    g->flags[id] = B->nd[v].fl;
+    g->val[id] = B->nd[v].val;
     B->st.hoisted_ops += k - 1;
     id++;
   }
-  for (i = 0; i < B->nind; i++) g->indep[i] = B->birth[B->ind[i]];
-  for (i = 0; i < B->ndep; i++) g->dep[i] = B->birth[B->dep[i]];
+  for (i = 0; i < B->nind; i++) g->indep[i] = B->nd[B->ind[i]].birth;
+  for (i = 0; i < B->ndep; i++) g->dep[i] = B->nd[B->dep[i]].birth;
   for (i = 0; i < B->nguard; i++) {
     g->guard[i] = B->guard[i];
-    g->guard[i].node = B->birth[B->guard[i].node];
+    g->guard[i].node = B->nd[B->guard[i].node].birth;
   }
   g_parents(g);
   return CG_OK;
@@ -770,6 +757,9 @@ static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
   B->x = x ? x : (t->has_x0 ? t->x0 : NULL);
   B->has_val = B->x != NULL;
   B->nlive = t->nstore;
+  /* first allocation sized from the tape (nodes <= records, roughly), so the
+   * arrays are rarely copied while growing */
+  B->cap_hint = t->nops < 1024 ? 1024 : t->nops > ((size_t)1 << 30) ? ((size_t)1 << 30) : t->nops;
   if (B->nlive > ((size_t)1 << 32) - 2)
     return cg_seterr(e, CG_EUSAGE, "store of %llu locations is too large for a graph",
                      (unsigned long long)B->nlive);

@@ -24,34 +24,54 @@ static int guard_holds(const cg_guard *gd, double d) {
   }
 }
 
+/* Value of node i from the values of its children: the common one-operation
+ * nodes inline, everything else through cg_graph_node_eval. */
+static double eval_node(const cg_graph *g, uint32_t i, const double *v, const double *x,
+                        uint64_t *sw) {
+  uint32_t o = g->op_start[i], k = g->kid_start[i], nk = g->kid_start[i + 1] - k, j;
+  const uint32_t *kid = g->kids + k;
+  double r, kv[3];
+  if (g->op_start[i + 1] - o == 1) {
+    switch (g->op[o]) {
+      case CG_G_ADD: return v[kid[0]] + v[kid[1]];
+      case CG_G_SUB: return v[kid[0]] - v[kid[1]];
+      case CG_G_MUL: return v[kid[0]] * v[kid[1]];
+      case CG_G_ADDC: return v[kid[0]] + g->opc[o];
+      case CG_G_MULC: return v[kid[0]] * g->opc[o];
+      case CG_G_CONST: return g->opc[o];
+      default: break;
+    }
+  }
+  if (g->op[o] == CG_G_INDEP) {
+    r = x ? x[(size_t)g->opc[o]] : g->val[i];
+    for (o++; o < g->op_start[i + 1]; o++) r = cg_gop_apply(g->op[o], g->opc[o], &r, sw);
+    return r;
+  }
+  for (j = 0; j < nk; j++) kv[j] = v[kid[j]];
+  return cg_graph_node_eval(g, i, kv, sw);
+}
+
 int cg_graph_eval(const cg_graph *g, const double *x, double *val_out, double *y,
                   cg_branch *br, cg_error *e) {
-  double *v = val_out, kv[3];
-  uint64_t sw = 0;
-  uint32_t i, k;
+  double *v = val_out;
+  uint64_t sw = 0, seen = 0;
+  uint32_t i;
   if (br) memset(br, 0, sizeof *br);
   if (!x && !g->has_val)
     return cg_seterr(e, CG_EUSAGE, "the graph has no values of the independents; give --at");
   if (!v) v = (double *)cg_malloc(g->A, (size_t)(g->n ? g->n : 1) * 8);
   if (!v) return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (i = 0; i < g->n; i++) {
-    uint32_t o = g->op_start[i];
-    if (g->op[o] == CG_G_INDEP) {
-      double r = x ? x[(size_t)g->opc[o]] : g->val[i];
-      for (o++; o < g->op_start[i + 1]; o++) r = cg_gop_apply(g->op[o], g->opc[o], &r, &sw);
-      v[i] = r;
-      continue;
-    }
-    for (k = g->kid_start[i]; k < g->kid_start[i + 1]; k++) kv[k - g->kid_start[i]] = v[g->kids[k]];
-    v[i] = cg_graph_node_eval(g, i, kv, &sw);
-    if (br && sw > br->count) { /* a conditional, abs, min, ceil or floor switched */
-      if (br->count == 0) {
+    v[i] = eval_node(g, i, v, x, &sw);
+    if (sw > seen) { /* a conditional, abs, min, ceil or floor switched */
+      if (br && br->count == 0) {
         br->first = i;
         br->first_op = g->op[g->op_start[i]];
       }
-      br->count = sw;
+      seen = sw;
     }
   }
+  if (br) br->count = sw;
   for (i = 0; i < g->n_guard; i++)
     if (!guard_holds(&g->guard[i], v[g->guard[i].node]) && br) {
       if (br->count == 0) {
