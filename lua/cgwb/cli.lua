@@ -240,7 +240,8 @@ commands.eval = {
     if a.at then x = read_point(a.at) end
     a.eval_at = true
     local g = build(a)
-    local y, changes, first = check(g:eval(x))
+    local y, changes, first = g:eval(x)
+    if not y then fail(2, changes) end
     if changes > 0 and not a.ignore_branches then
       fail(3, ("%d branch or conditional outcome(s) differ from the recorded point, first at node %d; "
         .. "the tape is not valid there (--ignore-branches prints the values anyway)")
