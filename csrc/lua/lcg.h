@@ -37,7 +37,12 @@ double *lcg_numbers(lua_State *L, int idx, size_t *n);
 ltape *lcg_checktape(lua_State *L, int idx);
 ltape *lcg_newtape(lua_State *L);
 
+/* The built graph of a cgwb.Graph argument (lcg_graph.c). */
+struct cg_graph *lcg_checkgraph(lua_State *L, int idx);
+
 void lcg_open_tape(lua_State *L);
+void lcg_open_elim(lua_State *L);
 void lcg_open_graph(lua_State *L);
+void lcg_open_sched(lua_State *L);
 
 #endif

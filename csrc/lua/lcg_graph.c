@@ -33,6 +33,8 @@ static lgraph *checkgraph(lua_State *L, int idx) {
   return u;
 }
 
+cg_graph *lcg_checkgraph(lua_State *L, int idx) { return checkgraph(L, idx)->g; }
+
 /* A 1-based node id argument, as a 0-based index. */
 static uint32_t checknode(lua_State *L, lgraph *u, int idx) {
   lua_Integer i = luaL_checkinteger(L, idx);

@@ -1,0 +1,165 @@
+/*
+ * cg_lin.h: linearized computational graphs and Jacobian accumulation by
+ * elimination (seed 004 section 1, seed 002 section 1).
+ *
+ * A linearized graph is a DAG whose edges carry the local partial
+ * derivatives.  Vertices 0..nv-1 are in topological order (every edge goes
+ * from a smaller to a larger id); x[0..n) are the independents, y[0..m) the
+ * dependents, in tape order.  Independents have no in-edges; dependents have
+ * no out-edges (a dependent that is not maximal, or an independent that is
+ * also a dependent, gets a unit copy vertex, seed 002 section 6.2).
+ *
+ * The graph is mutable: eliminations delete vertices and edges and add
+ * fill-in.  Adjacency is kept per vertex as small growable arrays of edge
+ * ids (in and out); edges live in a pool with a free list.  Invariants: an
+ * edge id appears exactly once in out[tail] and once in in[head] while
+ * alive; at most one edge joins two vertices (parallel partials are summed
+ * when linearizing); removed vertices have empty lists.
+ */
+#ifndef CG_LIN_H
+#define CG_LIN_H
+
+#include "../graph/cg_graph.h"
+
+/* What is known of an edge's weight without its value. */
+enum { CG_E_VAR = 0, CG_E_CONST = 1, CG_E_PLUS1 = 2, CG_E_MINUS1 = 3 };
+
+/* Vertex kinds */
+enum { CG_V_INTER = 0, CG_V_INDEP = 1, CG_V_DEP = 2, CG_V_GONE = 3 };
+
+typedef struct cg_adj {
+  uint32_t *e;       /* edge ids */
+  uint32_t n, cap;
+} cg_adj;
+
+typedef struct cg_lin {
+  cg_alloc *A;
+  uint32_t nv, n, m;     /* vertices, independents, dependents */
+  uint32_t *x, *y;       /* vertex of independent i / dependent j */
+  uint8_t *kind;         /* CG_V_* per vertex */
+  uint32_t *node;        /* graph node a vertex comes from (or UINT32_MAX) */
+  cg_adj *in, *out;
+  /* edge pool */
+  uint32_t *tail, *head;
+  double *w;
+  uint8_t *mark;         /* CG_E_* */
+  uint32_t ne, ecap, nfree, *efree; /* pool size, free ids */
+  uint64_t nedges;       /* alive */
+  int has_w;             /* weights known (else structure only) */
+} cg_lin;
+
+cg_lin *cg_lin_new(cg_alloc *A, uint32_t nv, cg_error *e);
+void cg_lin_free(cg_lin *g);
+cg_lin *cg_lin_copy(const cg_lin *g, cg_error *e);
+
+/* Adds w to edge (i, k), creating it if absent; returns its id or
+ * UINT32_MAX on out-of-memory.  *created is set when it was new. */
+uint32_t cg_lin_add(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark, int *created);
+/* The edge (i, k), or UINT32_MAX. */
+uint32_t cg_lin_find(const cg_lin *g, uint32_t i, uint32_t k);
+/* Removes an edge. */
+void cg_lin_remove(cg_lin *g, uint32_t eid);
+/* Sets the independents and dependents (copied) and the vertex kinds. */
+int cg_lin_set_xy(cg_lin *g, const uint32_t *x, uint32_t n, const uint32_t *y, uint32_t m,
+                  cg_error *e);
+
+/* The linearized graph of a built graph at its values (seed 004 section 1):
+ * one vertex per graph node that lies on a path from an independent to a
+ * dependent, edge weights the local partials with each supernode's chain
+ * folded into one weight per input. */
+cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e);
+
+/* Checks the invariants (for tests); CG_OK or CG_ERUNTIME with a message. */
+int cg_lin_check(const cg_lin *g, cg_error *e);
+
+/* The .cg format (cg_lin_io.c): parse from memory (name for messages), write. */
+cg_lin *cg_lin_read_cg(cg_alloc *A, const char *name, const char *buf, size_t len, cg_error *e);
+int cg_lin_write_cg(const cg_lin *g, FILE *fp);
+int cg_lin_write_dot(const cg_lin *g, FILE *fp);
+
+/* {==== Jacobians ====} */
+
+/* A sparse matrix in coordinate form, rows = dependents, sorted by (row, col). */
+typedef struct cg_jac {
+  uint32_t m, n;
+  uint64_t nnz;
+  uint32_t *row, *col;
+  double *val;
+} cg_jac;
+void cg_jac_free(cg_alloc *A, cg_jac *J);
+
+/* The Jacobian by a forward (tangent) sweep over the linearized graph,
+ * independent by independent: the reference the eliminations are checked
+ * against.  Cost O(n * edges). */
+int cg_lin_jac_forward(const cg_lin *g, cg_jac *J, cg_error *e);
+/* The same by reverse (adjoint) sweeps, dependent by dependent. */
+int cg_lin_jac_reverse(const cg_lin *g, cg_jac *J, cg_error *e);
+/* The Jacobian read off a graph whose intermediates are all eliminated. */
+int cg_lin_jac_bipartite(const cg_lin *g, cg_jac *J, cg_error *e);
+
+/* {==== eliminations ====} */
+
+/* Operation counts of an elimination run.  mults counts every product of two
+ * edge weights (structural); mults_nontrivial leaves out products with a +1
+ * or -1 edge (free, at most a sign change); adds counts accumulations into
+ * an existing edge; fill counts edges created. */
+typedef struct cg_cost {
+  uint64_t mults, mults_nontrivial, adds, fill, steps, peak_edges;
+} cg_cost;
+
+/* Eliminates intermediate vertex v (seed 004 section 1): for every in-edge
+ * (i, v) and out-edge (v, k), w(i, k) += w(i, v) * w(v, k); then v and its
+ * edges go.  Counts into c (may be NULL). */
+int cg_lin_elim_vertex(cg_lin *g, uint32_t v, cg_cost *c, cg_error *e);
+/* Front-eliminates edge (i, j): for every out-edge (j, k),
+ * w(i, k) += w(i, j) * w(j, k); the edge goes; j goes if left without in-edges. */
+int cg_lin_elim_front(cg_lin *g, uint32_t eid, cg_cost *c, cg_error *e);
+/* Back-eliminates edge (j, k): for every in-edge (i, j), w(i, k) += w(i, j) * w(j, k). */
+int cg_lin_elim_back(cg_lin *g, uint32_t eid, cg_cost *c, cg_error *e);
+
+/* Ordering rules for vertex elimination.  A rule scores candidates (lower is
+ * eliminated first); ties go to the next rule of a chain, and finally to the
+ * highest vertex id (toward reverse mode, as ANGEL breaks them). */
+enum {
+  CG_ORD_FORWARD, CG_ORD_REVERSE, CG_ORD_MARKOWITZ, CG_ORD_REL_MARKOWITZ,
+  CG_ORD_MIN_FILL, CG_ORD_LMMD, CG_ORD_MOMR, CG_ORD_RANDOM, CG_ORD_CALLBACK,
+  CG_ORD_COUNT
+};
+
+/* A score callback (a Lua function, through the binding): returns the score
+ * of vertex v; nonzero *err stops the run. */
+typedef double (*cg_score_fn)(void *ud, const cg_lin *g, uint32_t v, int *err);
+
+typedef struct cg_rule {
+  int kind;            /* CG_ORD_* */
+  cg_score_fn fn;      /* for CG_ORD_CALLBACK */
+  void *ud;
+  int radius;          /* neighbourhood whose scores an elimination changes (callback) */
+} cg_rule;
+
+#define CG_MAX_RULES 4
+typedef struct cg_order {
+  cg_rule rule[CG_MAX_RULES];
+  int nrules;
+  int lowest_first;    /* final tie-break: 1 = lowest id first, 0 = highest (default) */
+  uint64_t seed;       /* for CG_ORD_RANDOM */
+} cg_order;
+
+/* Eliminates every intermediate vertex in the order the rules choose.
+ * order_out (nv entries, may be NULL) receives the sequence; *nout its length. */
+int cg_lin_eliminate(cg_lin *g, const cg_order *o, cg_cost *c, uint32_t *order_out,
+                     uint32_t *nout, cg_error *e);
+/* Eliminates the given vertices in the given order (replay). */
+int cg_lin_eliminate_seq(cg_lin *g, const uint32_t *seq, uint32_t len, cg_cost *c,
+                         cg_error *e);
+/* The proven minimum of structural multiplications over all vertex
+ * elimination orders, by dynamic programming over subsets of each connected
+ * component of intermediates (components of at most max_comp vertices; else
+ * CG_EUSAGE).  The optimal order goes to order_out. */
+int cg_lin_exact(const cg_lin *g, uint32_t max_comp, uint64_t *best, uint32_t *order_out,
+                 uint32_t *nout, cg_error *e);
+
+/* Markowitz degree |in(v)| * |out(v)|. */
+uint64_t cg_lin_markowitz(const cg_lin *g, uint32_t v);
+
+#endif

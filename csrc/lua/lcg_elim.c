@@ -1,0 +1,492 @@
+/* lcg_elim.c: the cgwb.LinGraph userdata: linearized graphs, eliminations,
+ * Jacobians.  Vertex ids seen from Lua are 1-based. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../elim/cg_lin.h"
+#include "lcg.h"
+
+#define LCG_LIN "cgwb.LinGraph"
+
+typedef struct llin {
+  cg_lin *g;
+  cg_alloc A;
+} llin;
+
+static int lin_free(lua_State *L) {
+  llin *u = (llin *)luaL_checkudata(L, 1, LCG_LIN);
+  cg_lin_free(u->g);
+  u->g = NULL;
+  return 0;
+}
+
+static llin *checklin(lua_State *L, int idx) {
+  llin *u = (llin *)luaL_checkudata(L, idx, LCG_LIN);
+  if (!u->g) luaL_argerror(L, idx, "cgwb.LinGraph used after free()");
+  return u;
+}
+
+static llin *newlin(lua_State *L) {
+  llin *u = (llin *)lua_newuserdatauv(L, sizeof *u, 0);
+  u->g = NULL;
+  lcg_alloc(L, &u->A);
+  luaL_setmetatable(L, LCG_LIN);
+  return u;
+}
+
+static uint32_t checkvertex(lua_State *L, llin *u, int idx) {
+  lua_Integer v = luaL_checkinteger(L, idx);
+  luaL_argcheck(L, v >= 1 && v <= (lua_Integer)u->g->nv, idx, "vertex id out of range");
+  return (uint32_t)(v - 1);
+}
+
+/* core.linearize(graph) -> LinGraph | nil, msg */
+static int l_linearize(lua_State *L) {
+  cg_graph *gr = lcg_checkgraph(L, 1);
+  llin *u = newlin(L);
+  cg_error e;
+  u->g = cg_lin_from_graph(gr, &e);
+  if (!u->g) return lcg_fail(L, &e);
+  return 1;
+}
+
+/* core.read_cg(text [, name]) -> LinGraph | nil, msg */
+static int l_read_cg(lua_State *L) {
+  size_t len;
+  const char *s = luaL_checklstring(L, 1, &len);
+  const char *name = luaL_optstring(L, 2, "(string)");
+  llin *u = newlin(L);
+  cg_error e;
+  u->g = cg_lin_read_cg(&u->A, name, s, len, &e);
+  if (!u->g) return lcg_fail(L, &e);
+  return 1;
+}
+
+static int lin_copy(lua_State *L) {
+  llin *s = checklin(L, 1), *u = newlin(L);
+  cg_error e;
+  u->g = cg_lin_copy(s->g, &e);
+  if (!u->g) return lcg_fail(L, &e);
+  return 1;
+}
+
+static int lin_nv(lua_State *L) {
+  lua_pushinteger(L, checklin(L, 1)->g->nv);
+  return 1;
+}
+
+static int lin_counts(lua_State *L) {
+  llin *u = checklin(L, 1);
+  uint32_t v, inter = 0;
+  for (v = 0; v < u->g->nv; v++) inter += u->g->kind[v] == CG_V_INTER;
+  lua_createtable(L, 0, 6);
+  lua_pushinteger(L, u->g->nv), lua_setfield(L, -2, "vertices");
+  lua_pushinteger(L, u->g->n), lua_setfield(L, -2, "independents");
+  lua_pushinteger(L, u->g->m), lua_setfield(L, -2, "dependents");
+  lua_pushinteger(L, inter), lua_setfield(L, -2, "intermediates");
+  lua_pushinteger(L, (lua_Integer)u->g->nedges), lua_setfield(L, -2, "edges");
+  lua_pushboolean(L, u->g->has_w), lua_setfield(L, -2, "weighted");
+  return 1;
+}
+
+static void push_vertices(lua_State *L, const uint32_t *v, uint32_t n) {
+  uint32_t i;
+  lua_createtable(L, (int)n, 0);
+  for (i = 0; i < n; i++) {
+    lua_pushinteger(L, (lua_Integer)v[i] + 1);
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+static int lin_x(lua_State *L) {
+  llin *u = checklin(L, 1);
+  push_vertices(L, u->g->x, u->g->n);
+  return 1;
+}
+
+static int lin_y(lua_State *L) {
+  llin *u = checklin(L, 1);
+  push_vertices(L, u->g->y, u->g->m);
+  return 1;
+}
+
+static int lin_kind(lua_State *L) {
+  static const char *const names[] = {"intermediate", "independent", "dependent", "eliminated"};
+  llin *u = checklin(L, 1);
+  lua_pushstring(L, names[u->g->kind[checkvertex(L, u, 2)]]);
+  return 1;
+}
+
+static int lin_indeg(lua_State *L) {
+  llin *u = checklin(L, 1);
+  lua_pushinteger(L, u->g->in[checkvertex(L, u, 2)].n);
+  return 1;
+}
+
+static int lin_outdeg(lua_State *L) {
+  llin *u = checklin(L, 1);
+  lua_pushinteger(L, u->g->out[checkvertex(L, u, 2)].n);
+  return 1;
+}
+
+static int lin_markowitz(lua_State *L) {
+  llin *u = checklin(L, 1);
+  lua_pushinteger(L, (lua_Integer)cg_lin_markowitz(u->g, checkvertex(L, u, 2)));
+  return 1;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Neighbours (in-side or out-side) of a vertex, in increasing id order (the
+ * order inside an adjacency list carries no meaning). */
+static int neighbours(lua_State *L, int pred) {
+  llin *u = checklin(L, 1);
+  uint32_t v = checkvertex(L, u, 2), k, n;
+  const cg_adj *a = pred ? &u->g->in[v] : &u->g->out[v];
+  uint32_t *tmp;
+  n = a->n;
+  tmp = (uint32_t *)lua_newuserdatauv(L, (size_t)(n ? n : 1) * 4, 0);
+  for (k = 0; k < n; k++) tmp[k] = pred ? u->g->tail[a->e[k]] : u->g->head[a->e[k]];
+  qsort(tmp, n, 4, cmp_u32);
+  push_vertices(L, tmp, n);
+  return 1;
+}
+
+static int lin_preds(lua_State *L) { return neighbours(L, 1); }
+static int lin_succs(lua_State *L) { return neighbours(L, 0); }
+
+/* lg:weight(i, k) -> w, mark | nil */
+static int lin_weight(lua_State *L) {
+  static const char *const marks[] = {"variable", "constant", "+1", "-1"};
+  llin *u = checklin(L, 1);
+  uint32_t i = checkvertex(L, u, 2), k = checkvertex(L, u, 3), eid = cg_lin_find(u->g, i, k);
+  if (eid == UINT32_MAX) return luaL_pushfail(L), 1;
+  lua_pushnumber(L, u->g->w[eid]);
+  lua_pushstring(L, marks[u->g->mark[eid]]);
+  return 2;
+}
+
+static void push_cost(lua_State *L, const cg_cost *c) {
+  lua_createtable(L, 0, 6);
+  lua_pushinteger(L, (lua_Integer)c->mults), lua_setfield(L, -2, "mults");
+  lua_pushinteger(L, (lua_Integer)c->mults_nontrivial), lua_setfield(L, -2, "mults_nontrivial");
+  lua_pushinteger(L, (lua_Integer)c->adds), lua_setfield(L, -2, "adds");
+  lua_pushinteger(L, (lua_Integer)c->fill), lua_setfield(L, -2, "fill");
+  lua_pushinteger(L, (lua_Integer)c->steps), lua_setfield(L, -2, "steps");
+  lua_pushinteger(L, (lua_Integer)c->peak_edges), lua_setfield(L, -2, "peak_edges");
+}
+
+/* lg:elim_vertex(v) -> cost */
+static int lin_elim_vertex(lua_State *L) {
+  llin *u = checklin(L, 1);
+  uint32_t v = checkvertex(L, u, 2);
+  cg_cost c;
+  cg_error e;
+  memset(&c, 0, sizeof c);
+  if (cg_lin_elim_vertex(u->g, v, &c, &e)) return lcg_fail(L, &e);
+  push_cost(L, &c);
+  return 1;
+}
+
+/* lg:elim_edge(i, k, "front"|"back") -> cost */
+static int lin_elim_edge(lua_State *L) {
+  static const char *const sides[] = {"front", "back", NULL};
+  llin *u = checklin(L, 1);
+  uint32_t i = checkvertex(L, u, 2), k = checkvertex(L, u, 3), eid;
+  int back = luaL_checkoption(L, 4, NULL, sides);
+  cg_cost c;
+  cg_error e;
+  memset(&c, 0, sizeof c);
+  eid = cg_lin_find(u->g, i, k);
+  if (eid == UINT32_MAX) return luaL_error(L, "no edge %d -> %d", (int)i + 1, (int)k + 1);
+  if ((back ? cg_lin_elim_back : cg_lin_elim_front)(u->g, eid, &c, &e)) return lcg_fail(L, &e);
+  push_cost(L, &c);
+  return 1;
+}
+
+/* {==== orderings from Lua ====} */
+
+/* A Lua score function called by the core: fn(v, lg) -> number. */
+typedef struct luascore {
+  lua_State *L;
+  int fn_idx, lin_idx;
+  char msg[400];
+} luascore;
+
+static double call_score(void *ud, const cg_lin *g, uint32_t v, int *err) {
+  luascore *s = (luascore *)ud;
+  lua_State *L = s->L;
+  double r;
+  int isnum;
+  (void)g;
+  lua_pushvalue(L, s->fn_idx);
+  lua_pushinteger(L, (lua_Integer)v + 1);
+  lua_pushvalue(L, s->lin_idx);
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+    snprintf(s->msg, sizeof s->msg, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
+    lua_pop(L, 1);
+    *err = 1;
+    return 0;
+  }
+  r = lua_tonumberx(L, -1, &isnum);
+  lua_pop(L, 1);
+  if (!isnum) {
+    snprintf(s->msg, sizeof s->msg, "score function returned no number for vertex %u", v + 1);
+    *err = 1;
+  }
+  return r;
+}
+
+static const char *const rule_names[] = {"forward", "reverse", "markowitz", "relative-markowitz",
+                                         "min-fill", "lmmd", "momr", "random", NULL};
+
+/* One rule from a string or a function at stack index idx. */
+static void get_rule(lua_State *L, int idx, cg_rule *r, luascore *ls, int lin_idx, int radius) {
+  if (lua_isfunction(L, idx)) {
+    ls->L = L;
+    ls->fn_idx = lua_absindex(L, idx);
+    ls->lin_idx = lin_idx;
+    ls->msg[0] = '\0';
+    r->kind = CG_ORD_CALLBACK;
+    r->fn = call_score;
+    r->ud = ls;
+    r->radius = radius;
+  } else {
+    r->kind = luaL_checkoption(L, idx, NULL, rule_names);
+  }
+}
+
+/* lg:eliminate(spec) -> cost, {order}
+ * spec: a rule name, a score function, or a table
+ *   {rule, rule, ..., radius = 1, lowest_first = false, seed = 1}
+ * where each rule is a name or a score function (lower first). */
+static int lin_eliminate(lua_State *L) {
+  llin *u = checklin(L, 1);
+  cg_order o;
+  luascore ls[CG_MAX_RULES];
+  cg_cost c;
+  cg_error e;
+  uint32_t *order, nout = 0, i;
+  int radius = 1;
+  memset(&o, 0, sizeof o);
+  memset(&c, 0, sizeof c);
+  if (lua_istable(L, 2)) {
+    int n = (int)luaL_len(L, 2);
+    if (n < 1 || n > CG_MAX_RULES) return luaL_error(L, "an ordering takes 1 to %d rules", CG_MAX_RULES);
+    if (lua_getfield(L, 2, "radius") != LUA_TNIL) radius = (int)luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "lowest_first");
+    o.lowest_first = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (lua_getfield(L, 2, "seed") != LUA_TNIL) o.seed = (uint64_t)luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+    for (i = 0; i < (uint32_t)n; i++) {
+      lua_geti(L, 2, (lua_Integer)i + 1); /* stays on the stack while the run goes */
+      get_rule(L, -1, &o.rule[i], &ls[i], 1, radius);
+    }
+    o.nrules = n;
+  } else {
+    get_rule(L, 2, &o.rule[0], &ls[0], 1, radius);
+    o.nrules = 1;
+  }
+  order = (uint32_t *)lua_newuserdatauv(L, (size_t)(u->g->nv ? u->g->nv : 1) * 4, 0);
+  if (cg_lin_eliminate(u->g, &o, &c, order, &nout, &e)) {
+    for (i = 0; i < (uint32_t)o.nrules; i++)
+      if (o.rule[i].kind == CG_ORD_CALLBACK && ls[i].msg[0])
+        return luaL_error(L, "ordering: %s", ls[i].msg);
+    return lcg_fail(L, &e);
+  }
+  push_cost(L, &c);
+  push_vertices(L, order, nout);
+  return 2;
+}
+
+/* lg:replay({v...}) -> cost */
+static int lin_replay(lua_State *L) {
+  llin *u = checklin(L, 1);
+  cg_cost c;
+  cg_error e;
+  lua_Integer i, n;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  n = luaL_len(L, 2);
+  memset(&c, 0, sizeof c);
+  for (i = 1; i <= n; i++) {
+    lua_Integer v;
+    lua_geti(L, 2, i);
+    v = luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+    if (v < 1 || v > (lua_Integer)u->g->nv) return luaL_error(L, "replay: vertex %d out of range", (int)v);
+    if (cg_lin_elim_vertex(u->g, (uint32_t)(v - 1), &c, &e)) return lcg_fail(L, &e);
+  }
+  push_cost(L, &c);
+  return 1;
+}
+
+/* lg:exact([max_component]) -> multiplications, {order} | nil, msg */
+static int lin_exact(lua_State *L) {
+  llin *u = checklin(L, 1);
+  uint32_t maxc = (uint32_t)luaL_optinteger(L, 2, 20), nout = 0;
+  uint64_t best;
+  uint32_t *order = (uint32_t *)lua_newuserdatauv(L, (size_t)(u->g->nv ? u->g->nv : 1) * 4, 0);
+  cg_error e;
+  if (cg_lin_exact(u->g, maxc, &best, order, &nout, &e)) return lcg_fail(L, &e);
+  lua_pushinteger(L, (lua_Integer)best);
+  push_vertices(L, order, nout);
+  return 2;
+}
+
+/* Pushes a Jacobian as {m=, n=, nnz=, rows={}, cols={}, vals={}} (1-based). */
+static void push_jac(lua_State *L, const cg_jac *J) {
+  uint64_t i;
+  lua_createtable(L, 0, 6);
+  lua_pushinteger(L, J->m), lua_setfield(L, -2, "m");
+  lua_pushinteger(L, J->n), lua_setfield(L, -2, "n");
+  lua_pushinteger(L, (lua_Integer)J->nnz), lua_setfield(L, -2, "nnz");
+  lua_createtable(L, (int)J->nnz, 0);
+  for (i = 0; i < J->nnz; i++) lua_pushinteger(L, J->row[i] + 1), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_setfield(L, -2, "rows");
+  lua_createtable(L, (int)J->nnz, 0);
+  for (i = 0; i < J->nnz; i++) lua_pushinteger(L, J->col[i] + 1), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_setfield(L, -2, "cols");
+  lua_createtable(L, (int)J->nnz, 0);
+  for (i = 0; i < J->nnz; i++) lua_pushnumber(L, J->val[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_setfield(L, -2, "vals");
+}
+
+/* lg:jacobian(["bipartite"|"forward"|"reverse"]) -> table | nil, msg */
+static int lin_jacobian(lua_State *L) {
+  static const char *const how[] = {"bipartite", "forward", "reverse", NULL};
+  llin *u = checklin(L, 1);
+  int k = luaL_checkoption(L, 2, "bipartite", how);
+  cg_jac J;
+  cg_error e;
+  int rc = k == 0 ? cg_lin_jac_bipartite(u->g, &J, &e)
+           : k == 1 ? cg_lin_jac_forward(u->g, &J, &e) : cg_lin_jac_reverse(u->g, &J, &e);
+  if (rc) return lcg_fail(L, &e);
+  push_jac(L, &J);
+  cg_jac_free(&u->A, &J);
+  return 1;
+}
+
+/* lg:write_mtx(path [, how]) -> true | nil, msg: the Jacobian as Matrix Market */
+static int lin_write_mtx(lua_State *L) {
+  static const char *const how[] = {"bipartite", "forward", "reverse", NULL};
+  llin *u = checklin(L, 1);
+  const char *path = luaL_checkstring(L, 2);
+  int k = luaL_checkoption(L, 3, "bipartite", how);
+  cg_jac J;
+  cg_error e;
+  cg_outfile o;
+  uint64_t i;
+  int rc = k == 0 ? cg_lin_jac_bipartite(u->g, &J, &e)
+           : k == 1 ? cg_lin_jac_forward(u->g, &J, &e) : cg_lin_jac_reverse(u->g, &J, &e);
+  if (rc) return lcg_fail(L, &e);
+  if (cg_open_out(&o, path, &e)) {
+    cg_jac_free(&u->A, &J);
+    return lcg_fail(L, &e);
+  }
+  fprintf(o.fp, "%%%%MatrixMarket matrix coordinate real general\n%u %u %llu\n", J.m, J.n,
+          (unsigned long long)J.nnz);
+  for (i = 0; i < J.nnz; i++) fprintf(o.fp, "%u %u %.17g\n", J.row[i] + 1, J.col[i] + 1, J.val[i]);
+  cg_jac_free(&u->A, &J);
+  if (cg_commit_file(&o, &e)) return lcg_fail(L, &e);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* Writes .cg or DOT to a path, or returns the text. */
+static int lin_output(lua_State *L, int dot) {
+  llin *u = checklin(L, 1);
+  const char *path = luaL_optstring(L, 2, NULL);
+  char *buf = NULL;
+  size_t len = 0;
+  cg_outfile o;
+  cg_error e;
+  FILE *fp;
+  int rc;
+  if (path) {
+    if (cg_open_out(&o, path, &e)) return lcg_fail(L, &e);
+    fp = o.fp;
+  } else if (!(fp = open_memstream(&buf, &len))) {
+    return luaL_error(L, "out of memory");
+  }
+  rc = dot ? cg_lin_write_dot(u->g, fp) : cg_lin_write_cg(u->g, fp);
+  if (path) {
+    if (rc) {
+      cg_abort_file(&o);
+      return luaL_error(L, "cannot write %s", path);
+    }
+    if (cg_commit_file(&o, &e)) return lcg_fail(L, &e);
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  fclose(fp);
+  lua_pushlstring(L, buf, len);
+  free(buf);
+  return 1;
+}
+
+static int lin_write_cg(lua_State *L) { return lin_output(L, 0); }
+static int lin_dot(lua_State *L) { return lin_output(L, 1); }
+
+static int lin_check(lua_State *L) {
+  llin *u = checklin(L, 1);
+  cg_error e;
+  if (cg_lin_check(u->g, &e)) return lcg_fail(L, &e);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* lg:intermediates() -> remaining intermediate vertices, in id order */
+static int lin_intermediates(lua_State *L) {
+  llin *u = checklin(L, 1);
+  uint32_t v;
+  lua_Integer k = 0;
+  lua_newtable(L);
+  for (v = 0; v < u->g->nv; v++)
+    if (u->g->kind[v] == CG_V_INTER) lua_pushinteger(L, (lua_Integer)v + 1), lua_rawseti(L, -2, ++k);
+  return 1;
+}
+
+/* lg:node(v) -> the graph node (1-based) or file id a vertex stands for */
+static int lin_node(lua_State *L) {
+  llin *u = checklin(L, 1);
+  uint32_t v = checkvertex(L, u, 2);
+  if (u->g->node[v] == UINT32_MAX) return luaL_pushfail(L), 1;
+  lua_pushinteger(L, (lua_Integer)u->g->node[v] + 1);
+  return 1;
+}
+
+static int lin_tostring(lua_State *L) {
+  llin *u = (llin *)luaL_checkudata(L, 1, LCG_LIN);
+  if (!u->g) lua_pushliteral(L, "cgwb.LinGraph (freed)");
+  else lua_pushfstring(L, "cgwb.LinGraph (%d vertices, %d edges, %d independents, %d dependents)",
+                       (int)u->g->nv, (int)u->g->nedges, (int)u->g->n, (int)u->g->m);
+  return 1;
+}
+
+static const luaL_Reg lin_methods[] = {
+    {"nv", lin_nv},               {"counts", lin_counts},       {"x", lin_x},
+    {"y", lin_y},                 {"kind", lin_kind},           {"in_degree", lin_indeg},
+    {"out_degree", lin_outdeg},   {"markowitz", lin_markowitz}, {"preds", lin_preds},
+    {"succs", lin_succs},         {"weight", lin_weight},       {"copy", lin_copy},
+    {"elim_vertex", lin_elim_vertex}, {"elim_edge", lin_elim_edge}, {"eliminate", lin_eliminate},
+    {"replay", lin_replay},       {"exact", lin_exact},         {"jacobian", lin_jacobian},
+    {"write_mtx", lin_write_mtx}, {"write_cg", lin_write_cg},   {"dot", lin_dot},
+    {"check", lin_check},         {"intermediates", lin_intermediates}, {"node", lin_node},
+    {"free", lin_free},           {NULL, NULL}};
+
+static const luaL_Reg lin_meta[] = {{"__gc", lin_free}, {"__close", lin_free},
+                                    {"__tostring", lin_tostring}, {"__len", lin_nv},
+                                    {NULL, NULL}};
+
+static const luaL_Reg lin_funcs[] = {{"linearize", l_linearize}, {"read_cg", l_read_cg},
+                                     {NULL, NULL}};
+
+void lcg_open_elim(lua_State *L) {
+  lcg_newclass(L, LCG_LIN, lin_methods, lin_meta);
+  luaL_setfuncs(L, lin_funcs, 0);
+}
