@@ -48,6 +48,8 @@ LCG_EXPORT int luaopen_cgwb_core(lua_State *L) {
   lua_newtable(L);
   lcg_open_tape(L);
   lcg_open_graph(L);
+  lcg_open_sched(L);
+  lcg_open_elim(L);
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");
   return 1;

@@ -253,7 +253,174 @@ commands.eval = {
   end,
 }
 
-local order = { "run", "stats", "convert", "trace", "graph", "eval" }
+commands.codegen = {
+  help = "C code for the graph, scheduled by levels, slots from the live analysis (seed 000 section 3).",
+  setup = function(p)
+    p:argument("tape", "A classic, text or ADOL-C tape.")
+    graph_switches(p)
+    p:option("-o --output", "The C file to write."):count(1)
+    p:option("--levels", "Level scheme: height, depth, asap, alap, or FILE.lua returning level(id, g).",
+      "height")
+    p:option("--form", "levels: one function per level (batches of --chunk); straight: one "
+      .. "function in tape order; chunked: functions of --chunk statements in tape order.", "levels")
+      :choices { "levels", "straight", "chunked" }
+    p:option("--chunk", "Statements per function (default 1000 for levels, 2000 for chunked).")
+      :convert(tonumber)
+    p:flag("--parallel", "OpenMP: each level's batches shared among threads, a barrier between levels.")
+    p:option("--name", "Name of the generated function.", "f")
+    p:flag("--inline-leaves", "Levels form: read independents and constants in place (no slot).")
+    p:option("--histogram", "Write the level distribution (Figure 11) to FILE.csv or FILE.png.")
+    p:flag("--json", "Machine-readable summary.")
+  end,
+  run = function(a)
+    local sched = require "cgwb.sched"
+    if a.parallel and a.form ~= "levels" then fail(2, "--parallel needs --form levels") end
+    if a.chunk and (a.chunk ~= math.floor(a.chunk) or a.chunk < 1) then
+      fail(2, "--chunk must be a positive integer")
+    end
+    local scheme, scheme_name = sched.scheme(a.levels)
+    if not scheme then fail(2, scheme_name) end
+    local g, tape = build(a)
+    local s = cgwb().schedule(g, scheme, { inline_leaves = a.inline_leaves })
+    if a.histogram then
+      check(sched.write_histogram(s:histogram(), a.histogram,
+        ("%s: nodes per level (%s)"):format(a.tape:match("[^/]*$"), scheme_name)), nil, 1)
+    end
+    local okc, st = s:codegen(a.output, {
+      name = a.name, form = a.form, parallel = a.parallel, chunk = a.chunk and math.tointeger(a.chunk),
+      source = a.tape:match("[^/]*$"), scheme = scheme_name,
+    })
+    if not okc then fail(1, st) end
+    local ts = cgwb().tape_stats(a.tape)
+    local ss = s:stats()
+    local out = {
+      file = a.tape, output = a.output, form = a.form, levels = scheme_name,
+      nodes = g:n(), level_count = ss.levels, widest_level = ss.widest_level,
+      live_analysis_slots = ss.slots, code_slots = st.slots, tape_locations = tape:nstore(),
+      tape_peak_live = ts and ts.peak_live or nil, lines = st.lines, functions = st.functions,
+      statements = st.statements, bytes = st.bytes,
+    }
+    if a.json then
+      io.write(require("cgwb.json").encode(out, 2), "\n")
+      return
+    end
+    io.write(("%s -> %s (%s form)\n"):format(a.tape, a.output, a.form))
+    io.write(("nodes %d, levels (%s) %d, widest level %d nodes\n")
+      :format(out.nodes, scheme_name, out.level_count, out.widest_level))
+    io.write(("slots: live analysis %d, in the code %d; tape locations %d, tape peak live %s\n")
+      :format(out.live_analysis_slots, out.code_slots, out.tape_locations,
+              tostring(out.tape_peak_live or "?")))
+    io.write(("code: %d lines, %d functions, %d statements, %d bytes\n")
+      :format(out.lines, out.functions, out.statements, out.bytes))
+  end,
+}
+
+-- {==== elimination ====}
+
+local function elim_options(p)
+  p:option("--order", "Ordering: a built-in name (chain with commas) or FILE.lua.", "markowitz")
+  p:option("--mode", "Elimination mode.", "vertex"):choices { "vertex", "edge", "face" }
+  p:option("-o --output", "Write the Jacobian (Matrix Market, 1-based, rows = dependents).")
+  p:flag("--json", "Print n, m, nnz, mults, adds, order, mode, ... as JSON.")
+  p:flag("--check", "Also compare with forward and reverse sweeps (exit 1 on a mismatch).")
+  p:option("--seed", "Seed for random and anneal.", "1"):convert(tonumber)
+  p:option("--budget", "Evaluations for anneal.", "200"):convert(tonumber)
+end
+
+-- The largest relative difference between two sorted sparse Jacobians
+-- (math.huge if their patterns differ).
+local function jac_diff(a, b)
+  if a.nnz ~= b.nnz then return math.huge end
+  local d = 0
+  for i = 1, a.nnz do
+    if a.rows[i] ~= b.rows[i] or a.cols[i] ~= b.cols[i] then return math.huge end
+    local r = math.abs(a.vals[i] - b.vals[i]) / math.max(1, math.abs(b.vals[i]))
+    if r > d then d = r end
+  end
+  return d
+end
+
+-- Eliminates lg under the options; reports; writes the Jacobian.
+local function run_elimination(lg, a, what)
+  local elim = require "cgwb.elim"
+  local spec, err = elim.resolve(a.order)
+  if not spec then fail(2, err) end
+  local ref_f, ref_r
+  if a.check then
+    if not lg:counts().weighted then fail(2, what .. ": --check needs a weighted graph") end
+    ref_f = lg:jacobian("forward")
+    ref_r = lg:jacobian("reverse")
+  end
+  local counts = lg:counts()
+  local t0 = os.clock()
+  local cost, order, name
+  local driver = elim.modes and elim.modes[a.mode]
+  if a.mode == "vertex" then
+    cost, order, name = elim.eliminate(lg, spec, { seed = a.seed, budget = a.budget })
+  elseif driver then
+    cost, order, name = driver(lg, spec, { seed = a.seed, budget = a.budget })
+  else
+    fail(2, ("--mode %s is not available"):format(a.mode))
+  end
+  if not cost then fail(2, order) end
+  local seconds = os.clock() - t0
+  local J = check(lg:jacobian())
+  local out = {
+    n = counts.independents, m = counts.dependents, nnz = J.nnz, mults = cost.mults,
+    mults_nontrivial = cost.mults_nontrivial, adds = cost.adds, fill = cost.fill,
+    peak_edges = cost.peak_edges, steps = cost.steps, order = name, mode = a.mode,
+    vertices = counts.vertices, edges = counts.edges, intermediates = counts.intermediates,
+    seconds = seconds,
+  }
+  if a.check then
+    out.check_forward = jac_diff(J, ref_f)
+    out.check_reverse = jac_diff(J, ref_r)
+  end
+  if a.output then check(lg:write_mtx(a.output)) end
+  if a.json then
+    io.write(require("cgwb.json").encode(out, 2), "\n")
+  elseif not a.output then
+    io.write(("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n"):format(J.m, J.n, J.nnz))
+    for i = 1, J.nnz do io.write(("%d %d %.17g\n"):format(J.rows[i], J.cols[i], J.vals[i])) end
+  end
+  if not a.json then
+    io.stderr:write(("%s: %s %s elimination: %d multiplications (%d nontrivial), %d additions, %d fill-in, nnz %d\n")
+      :format(what, out.order, out.mode, out.mults, out.mults_nontrivial, out.adds, out.fill, out.nnz))
+  end
+  if a.check and (out.check_forward > 1e-10 or out.check_reverse > 1e-10) then
+    fail(1, ("Jacobian differs from the sweeps: forward %.3g, reverse %.3g")
+      :format(out.check_forward, out.check_reverse))
+  end
+end
+
+commands.jacobian = {
+  help = "Accumulates the Jacobian of a tape by elimination on its linearized graph.",
+  setup = function(p)
+    p:argument("tape", "A classic, text or ADOL-C tape.")
+    graph_switches(p)
+    elim_options(p)
+  end,
+  run = function(a)
+    local g = build(a)
+    local lg = check(cgwb().core.linearize(g))
+    g:free()
+    run_elimination(lg, a, a.tape)
+  end,
+}
+
+commands.eliminate = {
+  help = "Eliminates a graph file (.cg or EliAD), for ordering research without a tape.",
+  setup = function(p)
+    p:argument("graph", "A .cg (or EliAD) graph file.")
+    elim_options(p)
+  end,
+  run = function(a)
+    local lg = check(cgwb().read_graph(a.graph))
+    run_elimination(lg, a, a.graph)
+  end,
+}
+
+local order = { "run", "stats", "convert", "trace", "graph", "eval", "codegen", "jacobian", "eliminate" }
 M.commands, M.order = commands, order
 
 -- {==== main ====}

@@ -27,6 +27,39 @@ function M.build_graph(tape, opts)
   return core.build_graph(tape, opts)
 end
 
+--- Levels of graph g for a scheme: a built-in name ("height", "depth",
+-- "asap", "alap"), a function level(id, g) -> integer, or an array; checked
+-- (every child strictly below its parents).  Returns an array of levels.
+M.levels = core.levels
+--- A schedule (seed 000 section 3.1): levels plus storage slots from the
+-- double-stack live analysis.  (g [, scheme [, {inline_leaves=, sequential=}]])
+M.schedule = core.schedule
+M.level_schemes = core.level_schemes
+
+--- C code for graph g (seed 000 section 3.2); see cgwb.sched.codegen.
+function M.codegen(g, opts)
+  return require("cgwb.sched").codegen(g, opts)
+end
+
+--- The linearized graph of a tape (path or cgwb.Tape) at its point, or at
+-- opts.at (seed 004 section 1).  Returns a cgwb.LinGraph or nil, message.
+function M.linearize(tape, opts)
+  return require("cgwb.elim").linearize(tape, opts)
+end
+
+M.read_cg = core.read_cg -- (text [, name]) -> cgwb.LinGraph | nil, msg
+
+--- Reads a graph file (.cg, or EliAD where supported) into a cgwb.LinGraph.
+function M.read_graph(path)
+  local fh, err = io.open(path, "rb")
+  if not fh then return nil, err end
+  local text = fh:read("a")
+  fh:close()
+  local elim = require "cgwb.elim"
+  if elim.read_graph_text then return elim.read_graph_text(text, path) end
+  return core.read_cg(text, path)
+end
+
 --- Records a tape by running f on active numbers (see doc/tracer.md).
 function M.trace(f, x0, opts)
   return require("cgwb.trace").record(f, x0, opts)
