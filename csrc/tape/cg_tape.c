@@ -21,15 +21,23 @@ static const char *const op_perm[256] = {
 };
 
 static cg_opinfo op_full[256];
+/* op_plain[c]: records of code c have fixed counts and every location is a
+ * store index, so cg_tape_push needs no check beyond the counts. */
+static uint8_t op_plain[256];
 static int op_ready = 0; /* benign race: every thread writes the same bytes */
 
 static void op_init(void) {
   unsigned c, i;
   for (c = 0; c < 256; c++) {
-    op_full[c] = op_table[c];
+    const cg_opinfo *oi = &op_table[c];
+    op_full[c] = *oi;
     for (i = 0; i < 8; i++) op_full[c].perm[i] = (uint8_t)i;
     if (op_perm[c])
       for (i = 0; op_perm[c][i] && i < 8; i++) op_full[c].perm[i] = (uint8_t)(op_perm[c][i] - '0');
+    op_plain[c] = oi->name && oi->nloc >= 0 && oi->nval >= 0 &&
+                  !(oi->flags & (CG_OPF_MARKER | CG_OPF_REJECT | CG_OPF_PARAM | CG_OPF_VARLEN)) &&
+                  c != CG_OP_death_not && c != CG_OP_ext_diff && c != CG_OP_vec_copy &&
+                  c != CG_OP_vec_dot && c != CG_OP_vec_axpy;
   }
   op_ready = 1;
 }
@@ -170,25 +178,11 @@ static int push_reserve(cg_tape *t, uint32_t nloc, uint32_t nval, cg_error *e) {
   return CG_OK;
 }
 
-int cg_tape_push(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
-                 const double *val, uint32_t nval, cg_error *e) {
-  const cg_opinfo *oi;
-  uint64_t ext = 0;
+/* Appends a record that has been checked (ext: its highest location + 1). */
+static int push_checked(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
+                        const double *val, uint32_t nval, uint64_t ext, cg_error *e) {
   uint32_t i;
   int rc;
-  if (!op_ready) op_init();
-  oi = &op_full[op & 255];
-  /* fast check for the fixed-size opcodes that make up almost every tape */
-  if (op > 255 || !oi->name || oi->nloc != (int)nloc || oi->nval != (int)nval ||
-      (oi->flags & (CG_OPF_MARKER | CG_OPF_REJECT | CG_OPF_PARAM | CG_OPF_VARLEN)) ||
-      op == CG_OP_death_not || op == CG_OP_ext_diff || op == CG_OP_vec_copy ||
-      op == CG_OP_vec_dot || op == CG_OP_vec_axpy) {
-    if ((rc = check_rec(op, loc, nloc, nval, e))) return rc;
-    ext = rec_extent(op, loc, nloc);
-  } else {
-    for (i = 0; i < nloc; i++)
-      if ((uint64_t)loc[i] + 1 > ext) ext = (uint64_t)loc[i] + 1;
-  }
   if ((t->nops >= t->cap_op || t->nlocs + nloc > t->cap_loc || t->nvals + nval > t->cap_val) &&
       (rc = push_reserve(t, nloc, nval, e)))
     return rc;
@@ -201,6 +195,29 @@ int cg_tape_push(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
   if (op == CG_OP_assign_dep) t->n_dep++;
   if (ext > t->nstore) t->nstore = ext;
   return CG_OK;
+}
+
+/* The fast path of cg_tape_push: a plain record with the right counts (the
+ * bulk of every tape) needs only its highest location. */
+static int push_rec(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
+                    const double *val, uint32_t nval, cg_error *e) {
+  uint64_t ext = 0;
+  uint32_t i;
+  int rc;
+  if (op < 256 && op_plain[op] && op_full[op].nloc == (int)nloc && op_full[op].nval == (int)nval) {
+    for (i = 0; i < nloc; i++)
+      if ((uint64_t)loc[i] + 1 > ext) ext = (uint64_t)loc[i] + 1;
+  } else {
+    if ((rc = check_rec(op, loc, nloc, nval, e))) return rc;
+    ext = rec_extent(op, loc, nloc);
+  }
+  return push_checked(t, op, loc, nloc, val, nval, ext, e);
+}
+
+int cg_tape_push(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
+                 const double *val, uint32_t nval, cg_error *e) {
+  if (!op_ready) op_init();
+  return push_rec(t, op, loc, nloc, val, nval, e);
 }
 
 int cg_tape_set_x0(cg_tape *t, const double *x, size_t n, cg_error *e) {
@@ -291,30 +308,99 @@ static int lower_param(cg_rec *r, const double *params, uint64_t np, uint32_t *l
   return CG_OK;
 }
 
+/* Records per cg_reader_next_batch call while loading. */
+#define LOAD_BATCH 256
+
+/* Room for a whole ADOL-C tape at once, exactly as its header counts it (the
+ * reader has checked those counts against the file sizes; markers, padding
+ * and parameters make them upper bounds, lowering parameters adds at most one
+ * value per record): no regrowth, no copies.  Only a hint: if it fails, the
+ * arrays grow as records come, and report a lack of memory then. */
+static void presize(cg_tape *t, const cg_tapeinfo *info) {
+  const uint64_t *st = info->stats;
+  size_t nop = (size_t)st[5], nloc = (size_t)st[7], nval = (size_t)st[9];
+  if (info->format != CG_FMT_ADOLC || t->cap_op || t->cap_loc || t->cap_val ||
+      nloc > SIZE_MAX / sizeof *t->loc || nval > SIZE_MAX / sizeof *t->val)
+    return;
+  t->op = (uint8_t *)cg_malloc(t->A, nop ? nop : 1);
+  t->loc = (uint32_t *)cg_malloc(t->A, (nloc ? nloc : 1) * sizeof *t->loc);
+  t->val = (double *)cg_malloc(t->A, (nval ? nval : 1) * sizeof *t->val);
+  t->cap_op = t->op ? (nop ? nop : 1) : 0;
+  t->cap_loc = t->loc ? (nloc ? nloc : 1) : 0;
+  t->cap_val = t->val ? (nval ? nval : 1) : 0;
+}
+
+/* Appends one record of R to t, lowering a parameter opcode first. */
+static int load_rec(cg_tape *t, cg_reader *R, cg_rec *r, cg_error *e) {
+  uint32_t lloc[2];
+  double lval[1];
+  int rc;
+  if (op_full[r->op & 255].flags & CG_OPF_PARAM) {
+    rc = lower_param(r, cg_reader_params(R), cg_reader_info(R)->n_param, lloc, lval, e,
+                     cg_basename(cg_reader_path(R)));
+    if (rc) return rc;
+  }
+  rc = push_rec(t, r->op, r->loc, r->nloc, r->val, r->nval, e);
+  if (rc) {
+    char msg[sizeof e->msg];
+    snprintf(msg, sizeof msg, "%s", e->msg);
+    cg_seterr(e, rc, "%s: record %llu: %s", cg_basename(cg_reader_path(R)),
+              (unsigned long long)r->index, msg);
+  }
+  return rc;
+}
+
+/* Appends a batch of records of R.  Plain records that fit the capacity
+ * are copied in a tight loop with the counters in locals (what push_rec
+ * would do, without its calls and reloads); anything else goes through
+ * load_rec with the counters written back. */
+static int load_batch(cg_tape *t, cg_reader *R, cg_rec *rb, int n, cg_error *e) {
+  size_t nops = t->nops, nlocs = t->nlocs, nvals = t->nvals;
+  uint64_t nstore = t->nstore, nin = t->n_indep, ndep = t->n_dep;
+  int k, rc = CG_OK;
+  for (k = 0; k < n && rc == CG_OK; k++) {
+    const cg_rec *r = &rb[k];
+    unsigned op = r->op;
+    uint32_t nl = r->nloc, nv = r->nval, i, *dl;
+    if (op > 255 || !op_plain[op] || op_full[op].nloc != (int)nl ||
+        op_full[op].nval != (int)nv || nops >= t->cap_op || nl > t->cap_loc - nlocs ||
+        nv > t->cap_val - nvals) {
+      t->nops = nops, t->nlocs = nlocs, t->nvals = nvals;
+      t->nstore = nstore, t->n_indep = nin, t->n_dep = ndep;
+      rc = load_rec(t, R, &rb[k], e);
+      nops = t->nops, nlocs = t->nlocs, nvals = t->nvals;
+      nstore = t->nstore, nin = t->n_indep, ndep = t->n_dep;
+      continue;
+    }
+    dl = t->loc + nlocs;
+    for (i = 0; i < nl; i++) {
+      dl[i] = r->loc[i];
+      if ((uint64_t)r->loc[i] >= nstore) nstore = (uint64_t)r->loc[i] + 1;
+    }
+    for (i = 0; i < nv; i++) t->val[nvals + i] = r->val[i];
+    nlocs += nl;
+    nvals += nv;
+    nin += op == CG_OP_assign_ind || op == CG_OP_ref_assign_ind;
+    ndep += op == CG_OP_assign_dep;
+    t->op[nops++] = (uint8_t)op;
+  }
+  t->nops = nops, t->nlocs = nlocs, t->nvals = nvals;
+  t->nstore = nstore, t->n_indep = nin, t->n_dep = ndep;
+  return rc;
+}
+
 cg_tape *cg_tape_from_reader(cg_alloc *A, cg_reader *R, cg_error *e) {
   cg_tape *t = cg_tape_new(A);
   const cg_tapeinfo *info = cg_reader_info(R);
   const double *x0;
-  cg_rec r;
-  uint32_t lloc[2];
-  double lval[1];
-  int rc;
+  cg_rec rb[LOAD_BATCH];
+  int rc = 0, n;
   if (!t) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
+  if (!op_ready) op_init();
   snprintf(t->source, sizeof t->source, "%s", cg_reader_path(R));
-  while ((rc = cg_reader_next(R, &r, e)) == 1) {
-    if (cg_op(r.op)->flags & CG_OPF_PARAM) {
-      rc = lower_param(&r, cg_reader_params(R), info->n_param, lloc, lval, e,
-                       cg_basename(cg_reader_path(R)));
-      if (rc) break;
-    }
-    rc = cg_tape_push(t, r.op, r.loc, r.nloc, r.val, r.nval, e);
-    if (rc) {
-      char msg[sizeof e->msg];
-      snprintf(msg, sizeof msg, "%s", e->msg);
-      cg_seterr(e, rc, "%s: record %llu: %s", cg_basename(cg_reader_path(R)),
-                (unsigned long long)r.index, msg);
-      break;
-    }
+  presize(t, info);
+  while (rc == 0 && (n = cg_reader_next_batch(R, rb, LOAD_BATCH, e)) != 0) {
+    rc = n < 0 ? n : load_batch(t, R, rb, n, e);
   }
   t->info = *info;     /* text readers complete it while reading */
   x0 = cg_reader_x0(R); /* likewise */
@@ -355,6 +441,15 @@ static int looks_classic(const unsigned char *b, size_t n) {
   return 1;
 }
 
+/* True if the bytes cannot start a text tape (control bytes other than
+ * white space; UTF-8 in comments is fine): then it must be a classic tape. */
+static int looks_binary(const unsigned char *b, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if ((b[i] < 32 && b[i] != '\t' && b[i] != '\n' && b[i] != '\r') || b[i] == 127) return 1;
+  return 0;
+}
+
 static int is_adolc_name(const char *path) {
   const char *b = cg_basename(path);
   return strncmp(b, "ADOLC-", 6) == 0;
@@ -375,11 +470,15 @@ cg_reader *cg_reader_open(cg_alloc *A, const char *path, cg_error *e) {
   if (!fp) return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno)), NULL;
   n = fread(head, 1, sizeof head, fp);
   fclose(fp);
-  if (looks_classic(head, n)) return cg_classic_open(A, path, e);
+  if (looks_classic(head, n) || looks_binary(head, n)) return cg_classic_open(A, path, e);
   return cg_text_open(A, path, NULL, 0, e);
 }
 
 int cg_reader_next(cg_reader *R, cg_rec *r, cg_error *e) { return R->next(R, r, e); }
+int cg_reader_next_batch(cg_reader *R, cg_rec *r, int max, cg_error *e) {
+  if (max < 1) return cg_seterr(e, CG_EUSAGE, "batch of %d records", max);
+  return R->next_batch ? R->next_batch(R, r, max, e) : R->next(R, r, e);
+}
 int cg_reader_rewind(cg_reader *R, cg_error *e) { return R->rewind(R, e); }
 const cg_tapeinfo *cg_reader_info(const cg_reader *R) { return &R->info; }
 const double *cg_reader_x0(const cg_reader *R) { return R->x0; }
