@@ -224,15 +224,16 @@ static uint32_t kid_at(const builder *B, uint32_t v, int i) {
   return i == 0 ? B->nd[v].k0 : i == 1 ? B->nd[v].k1 : B->nd[v].k2;
 }
 
-/* Seed 000 section 2.3: hoists complete node n into its only parent. */
-static int try_hoist(builder *B, uint32_t n, int recovered) {
+/* Seed 000 section 2.3: hoists complete node n into its only parent; returns
+ * the parent, or NONE if a condition fails. */
+static uint32_t hoist_once(builder *B, uint32_t n, int recovered) {
   uint32_t p;
   int i;
   if (!B->o.hoist || B->nd[n].ref || B->nd[n].npar != 1 || B->nd[n].nk == 0 ||
       (B->nd[n].fl & (CG_NF_DEP | CG_NF_GUARD)))
-    return 0;
+    return NONE;
   p = B->o.recover_hoists ? B->nd[n].pxor : B->nd[n].lastpar;
-  if (p == NONE || B->nd[p].ref == 0 || B->nd[p].nk != 1) return 0; /* parent gone, complete, binary */
+  if (p == NONE || B->nd[p].ref == 0 || B->nd[p].nk != 1) return NONE; /* gone, complete, binary */
   B->op[B->nd[n].tail].next = B->nd[p].head; /* n's chain first, then p's */
   B->nd[p].head = B->nd[n].head;
   B->nd[p].clen += B->nd[n].clen;
@@ -248,6 +249,19 @@ static int try_hoist(builder *B, uint32_t n, int recovered) {
   free_node(B, n, 0);
   B->st.hoists++;
   if (recovered) B->st.hoists_recovered++;
+  return p;
+}
+
+/* Hoists n, then keeps going down while the parent is left with a single
+ * complete child whose only parent it is: after a dead-root removal such a
+ * child could not be hoisted when it completed (its parent was complete
+ * then), and now its parent is alive (recovered hoists only). */
+static int try_hoist(builder *B, uint32_t n, int recovered) {
+  uint32_t p = hoist_once(B, n, recovered);
+  if (p == NONE) return 0;
+  while (B->o.recover_hoists && B->nd[p].nk == 1 &&
+         hoist_once(B, B->nd[p].k0, 1) != NONE)
+    continue;
   return 1;
 }
 

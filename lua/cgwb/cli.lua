@@ -184,7 +184,7 @@ commands.graph = {
     p:option("--node", "Root of the subgraph for --dot and --print (1-based id)."):convert(tonumber)
     p:option("--limit", "At most this many nodes in a subgraph.", "500"):convert(tonumber)
     p:flag("--print", "Print the nodes (of the subgraph of --node) as text.")
-    p:option("--tape", "Write the optimized graph back as a classic tape to FILE.")
+    p:option("--tape", "Write the optimized graph back as a classic tape to FILE."):target("tape_out")
   end,
   run = function(a)
     local g, tape = build(a)
@@ -192,9 +192,9 @@ commands.graph = {
       fail(2, ("--node %d: the graph has %d nodes"):format(a.node, g:n()))
     end
     if a.dot then check(g:dot(a.dot, a.node, a.limit)) end
-    if a.tape then
+    if a.tape_out then
       local t2 = g:to_tape()
-      check(t2:write(a.tape))
+      check(t2:write(a.tape_out))
     end
     if a.print then
       io.write(g:print(nil, a.node, a.limit))
@@ -240,6 +240,9 @@ commands.eval = {
     if a.at then x = read_point(a.at) end
     a.eval_at = true
     local g = build(a)
+    if x and #x ~= #g:independents() then
+      fail(2, ("%s: %d values for %d independents"):format(a.at, #x, #g:independents()))
+    end
     local y, changes, first = g:eval(x)
     if not y then fail(2, changes) end
     if changes > 0 and not a.ignore_branches then
