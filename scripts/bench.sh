@@ -57,3 +57,30 @@ Target: decoding at least as fast as ADOL-C evaluates the tape (ratio <= 1 for t
 streaming decode). Sum of the dependents, ADOL-C: $zs; cgwb: $fs (bit-identical: $same).
 EOT
 cat doc/benchmarks.md
+
+# ---- graph (issue 3): building the graph, bytes per node, evaluation ----
+echo "bench: cgwb graph build and evaluation" >&2
+cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Icsrc scripts/bench/cgwb_graph.c \
+  build/release/libcgwbcore.a -lm -o "$B/cgwb_graph"
+G=$("$B/cgwb_graph" "$B/tape/ADOLC-Operations_7.tap" "$B/tape/bratu.x" "$REPS")
+gops=$(field "$G" build 2); gt=$(field "$G" build 3); gn=$(field "$G" build 4)
+gbpn=$(field "$G" build 5); gpeak=$(field "$G" build 6)
+et=$(field "$G" geval 3); es=$(field "$G" geval 4)
+gsame=no
+[ "$zs" = "$es" ] && gsame=yes
+cat >> doc/benchmarks.md <<EOT
+
+## Graph (issue 3): building and evaluating the computational graph
+
+Same tape. All optimizations on (assignment removal, hoisting with recovered parents,
+dead roots, guards).
+
+| what | seconds | rate | memory | ratio to ADOL-C \`zos_forward\` (time) |
+| --- | --- | --- | --- | --- |
+| build the graph from the loaded tape | $gt | $(rate "$gops" "$gt") tape operations/s | $gbpn bytes per node ($gn nodes); peak during the build $gpeak KiB | $(ratio "$gt" "$zt") |
+| evaluate the graph (\`cg_graph_eval\`) | $et | $(rate "$gn" "$et") nodes/s | | $(ratio "$et" "$zt") |
+
+Targets: at least 2e+07 tape operations per second built, at most 48 bytes per node,
+evaluation no slower than \`zos_forward\` (ratio <= 1). Sum of the dependents through the
+graph: $es (bit-identical to ADOL-C: $gsame).
+EOT
