@@ -27,7 +27,8 @@ MODULE   = $(BUILD)/cgwb/core.so
 CORELIB  = $(BUILD)/libcgwbcore.a
 HEADERS  = $(wildcard csrc/*/*.h)
 
-.PHONY: all debug deps run test test-release test-debug check-c examples bench install clean distclean
+.PHONY: all debug deps run test test-release test-debug check-c examples bench install clean distclean \
+        fuzz fuzz-build
 
 all: $(MODULE) $(CORELIB)
 
@@ -47,6 +48,29 @@ $(CORELIB): $(CORE_OBJ)
 debug:
 	$(MAKE) BUILD=build/debug OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	        LDFLAGS="-fsanitize=address,undefined" all
+
+# libFuzzer targets (spec/fuzz/fuzz.c, one binary per row of its table), built
+# with clang against a core instrumented for coverage, ASan and UBSan.
+# `make fuzz` runs each for FUZZ_SECONDS on a scratch copy of its seed corpus
+# (spec/fuzz/corpus/<target>/) after replaying spec/fuzz/regressions/<target>/;
+# findings go to build/fuzz/findings/<target>/.
+FUZZ_TARGETS ?= adolc classic text cg pipeline
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_BIN      = $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
+
+fuzz-build: deps
+	@$(MAKE) -s BUILD=build/fuzz CC=$(FUZZ_CC) OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	        build/fuzz/libcgwbcore.a
+	@$(MAKE) -s $(FUZZ_BIN)
+
+build/fuzz/fuzz-%: spec/fuzz/fuzz.c build/fuzz/libcgwbcore.a
+	$(FUZZ_CC) -std=c99 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g \
+	  -fsanitize=fuzzer $(FUZZ_SAN) -DFUZZ_TARGET='"$*"' -Icsrc $< build/fuzz/libcgwbcore.a -lm -o $@
+
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh spec/fuzz/run.sh $(FUZZ_TARGETS)
 
 # Installs the Debian packages cgwb needs (only the missing ones).
 deps:

@@ -80,12 +80,17 @@ adolc_run() {
   if [ -x spec/adolc/run.sh ]; then BUILD=$1 spec/adolc/run.sh; else echo "adolc: 0 passed, 0 failed"; fi
 }
 
+adolc_jacobian_run() {
+  if [ -x spec/adolc/run-jacobian.sh ]; then BUILD=$1 spec/adolc/run-jacobian.sh; else echo "adolc-jacobian: 0 passed, 0 failed"; fi
+}
+
 ASAN_LIB=$(cc -print-file-name=libasan.so)
 UBSAN_LIB=$(cc -print-file-name=libubsan.so)
 
 phase "C unit tests (release)" c_tests build/release "-O2"
 phase "busted (release)" busted_run build/release
 phase "ADOL-C comparisons (release)" adolc_run build/release
+phase "ADOL-C Jacobians (release)" adolc_jacobian_run build/release
 
 if make -s debug >"$LOG/debug-build.log" 2>&1; then
   phase "C unit tests (ASan+UBSan)" c_tests build/debug "-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
@@ -95,11 +100,26 @@ if make -s debug >"$LOG/debug-build.log" 2>&1; then
     ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     sh -c 'CGWB_BUILD=build/debug CGWB_TMP=build/debug/spec-tmp lua5.4 /usr/bin/busted'
   phase "ADOL-C comparisons (ASan+UBSan)" adolc_run build/debug
+  phase "ADOL-C Jacobians (ASan+UBSan)" adolc_jacobian_run build/debug
 else
   cat "$LOG/debug-build.log"
   echo "== debug build failed"
   TOTAL_F=$((TOTAL_F + 1))
 fi
+
+# libFuzzer targets (spec/fuzz): the regression inputs, then each target
+# briefly (FUZZ_SECONDS, 20 s by default: five targets stay under 3 minutes
+# with the build).  Needs clang; without it the phase says so and fails.
+fuzz_run() {
+  if ! command -v clang >/dev/null 2>&1; then
+    echo "fuzz: clang not installed (make deps)"
+    echo "fuzz: 0 passed, 1 failed"
+    return 1
+  fi
+  make -s fuzz-build >"$LOG/fuzz-build.log" 2>&1 || { cat "$LOG/fuzz-build.log"; echo "fuzz: 0 passed, 1 failed"; return 1; }
+  FUZZ_SECONDS=${FUZZ_SECONDS:-20} sh spec/fuzz/run.sh
+}
+phase "fuzz (libFuzzer, ASan+UBSan)" fuzz_run
 
 if [ -x scripts/check-rockspec.sh ]; then
   phase "rockspec install" scripts/check-rockspec.sh

@@ -19,13 +19,14 @@ cg_lin *cg_lin_new(cg_alloc *A, uint32_t nv, cg_error *e) {
   g->node = (uint32_t *)cg_malloc(A, (size_t)(nv ? nv : 1) * 4);
   g->in = (cg_adj *)cg_malloc(A, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
   g->out = (cg_adj *)cg_malloc(A, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
+  /* empty lists first: cg_lin_free walks them when another array failed */
+  if (g->in) memset(g->in, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
+  if (g->out) memset(g->out, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
   if (!g->kind || !g->node || !g->in || !g->out) {
     cg_lin_free(g);
     return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   }
   memset(g->kind, CG_V_INTER, nv ? nv : 1);
-  memset(g->in, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
-  memset(g->out, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
   memset(g->node, 0xff, (size_t)(nv ? nv : 1) * 4);
   g->has_w = 1;
   return g;
@@ -77,26 +78,36 @@ static void adj_drop(cg_adj *a, uint32_t eid) {
     }
 }
 
+/* Doubles the edge pool: all five arrays or none, so that a failure leaves
+ * the pool as it was and cg_lin_free frees each array at the size it has. */
+static int grow_edges(cg_lin *g) {
+  uint32_t nc = g->ecap ? g->ecap * 2 : 64, oc = g->ecap;
+  void **arr[5];
+  void *p[5];
+  static const size_t el[5] = {4, 4, 8, 1, 4};
+  int i, ok = 1;
+  if (nc < oc || nc >= NONE) return CG_ENOMEM;
+  arr[0] = (void **)&g->tail, arr[1] = (void **)&g->head, arr[2] = (void **)&g->w;
+  arr[3] = (void **)&g->mark, arr[4] = (void **)&g->efree;
+  for (i = 0; i < 5; i++) ok &= (p[i] = cg_malloc(g->A, (size_t)nc * el[i])) != NULL;
+  for (i = 0; i < 5; i++) {
+    if (!ok) {
+      cg_free(g->A, p[i], (size_t)nc * el[i]);
+      continue;
+    }
+    if (oc) memcpy(p[i], *arr[i], (size_t)oc * el[i]);
+    cg_free(g->A, *arr[i], (size_t)oc * el[i]);
+    *arr[i] = p[i];
+  }
+  if (!ok) return CG_ENOMEM;
+  g->ecap = nc;
+  return CG_OK;
+}
+
 /* Grows the edge pool by one slot (ids freed earlier are reused first). */
 static uint32_t edge_slot(cg_lin *g) {
   if (g->nfree) return g->efree[--g->nfree];
-  if (g->ne == g->ecap) {
-    uint32_t nc = g->ecap ? g->ecap * 2 : 64, oc = g->ecap;
-    void *a, *b, *c, *d, *f;
-    if (nc < oc || nc >= NONE) return NONE;
-    a = cg_realloc(g->A, g->tail, (size_t)oc * 4, (size_t)nc * 4);
-    if (a) g->tail = (uint32_t *)a;
-    b = cg_realloc(g->A, g->head, (size_t)oc * 4, (size_t)nc * 4);
-    if (b) g->head = (uint32_t *)b;
-    c = cg_realloc(g->A, g->w, (size_t)oc * 8, (size_t)nc * 8);
-    if (c) g->w = (double *)c;
-    d = cg_realloc(g->A, g->mark, oc, nc);
-    if (d) g->mark = (uint8_t *)d;
-    f = cg_realloc(g->A, g->efree, (size_t)oc * 4, (size_t)nc * 4);
-    if (f) g->efree = (uint32_t *)f;
-    if (!a || !b || !c || !d || !f) return NONE; /* the grown ones are kept, capacity not */
-    g->ecap = nc;
-  }
+  if (g->ne == g->ecap && grow_edges(g)) return NONE;
   return g->ne++;
 }
 
@@ -162,9 +173,9 @@ int cg_lin_set_xy(cg_lin *g, const uint32_t *x, uint32_t n, const uint32_t *y, u
   uint32_t i;
   g->x = (uint32_t *)cg_malloc(g->A, (size_t)(n ? n : 1) * 4);
   g->y = (uint32_t *)cg_malloc(g->A, (size_t)(m ? m : 1) * 4);
-  if (!g->x || !g->y) return cg_seterr(e, CG_ENOMEM, "out of memory");
-  g->n = n;
+  g->n = n; /* before any return: cg_lin_free frees x and y at these sizes */
   g->m = m;
+  if (!g->x || !g->y) return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (i = 0; i < n; i++) {
     if (x[i] >= g->nv) return cg_seterr(e, CG_EFORMAT, "independent %u is not a vertex", x[i]);
     g->x[i] = x[i];
@@ -319,12 +330,14 @@ static uint32_t number_vertices(const cg_graph *gr, const uint8_t *rel, uint32_t
     vid[v] = keep ? nv++ : NONE;
   }
   memset(ydone, 0, gr->n ? gr->n : 1);
+  for (j = 0; j < gr->n_dep; j++) /* a node that is two dependents: each gets a copy */
+    if (ydone[gr->dep[j]] < 2) ydone[gr->dep[j]]++;
   for (j = 0; j < gr->n_dep; j++) {
     uint32_t d = gr->dep[j];
     int maximal = 1;
     for (k = gr->par_start[d]; k < gr->par_start[d + 1]; k++)
       if (rel[gr->pars[k]] == 3) maximal = 0;
-    if (maximal && !ydone[d] && gr->op[gr->op_start[d]] != CG_G_INDEP) {
+    if (maximal && ydone[d] == 1 && gr->op[gr->op_start[d]] != CG_G_INDEP) {
       ydone[d] = 1;
       ycopy[j] = NONE;
     } else {

@@ -162,4 +162,93 @@ int cg_lin_exact(const cg_lin *g, uint32_t max_comp, uint64_t *best, uint32_t *o
 /* Markowitz degree |in(v)| * |out(v)|. */
 uint64_t cg_lin_markowitz(const cg_lin *g, uint32_t v);
 
+/* {==== edge and face elimination (cg_edge.c, cg_face.c) ====} */
+
+/* A growable list of elimination steps, three uint32 per step: for edges
+ * (tail, head, 1 if back else 0); for faces (i, j, k), the face joining the
+ * line-graph vertices (i, j) and (j, k).  Free with cg_steps_free. */
+typedef struct cg_steps {
+  uint32_t *a;
+  size_t n, cap;   /* n steps; cap in uint32 */
+} cg_steps;
+void cg_steps_free(cg_alloc *A, cg_steps *s);
+int cg_steps_push(cg_alloc *A, cg_steps *s, uint32_t a, uint32_t b, uint32_t c);
+
+/* Rules for edge and face orderings (lower score first, ties to the next
+ * rule, finally toward reverse mode unless lowest_first). */
+enum {
+  CG_XORD_FORWARD, CG_XORD_REVERSE, CG_XORD_MARKOWITZ, CG_XORD_REL_MARKOWITZ,
+  CG_XORD_MIN_FILL, CG_XORD_RANDOM, CG_XORD_CALLBACK, CG_XORD_COUNT
+};
+
+/* A score callback for an edge or face candidate: for an edge (i, j) front
+ * eliminated, (i, j, CG_NOV, 0); back eliminated, (i, j, CG_NOV, 1); for a
+ * face, (i, j, k, 0) with j the vertex in the middle.  Nonzero *err stops. */
+#define CG_NOV UINT32_MAX
+typedef double (*cg_xscore_fn)(void *ud, uint32_t i, uint32_t j, uint32_t k, int back,
+                               int *err);
+
+typedef struct cg_xrule {
+  int kind;            /* CG_XORD_* */
+  cg_xscore_fn fn;
+  void *ud;
+} cg_xrule;
+
+typedef struct cg_xorder {
+  cg_xrule rule[CG_MAX_RULES];
+  int nrules;
+  int sides;           /* edges: 1 front only, 2 back only, 3 both (0 = 3) */
+  int lowest_first;    /* final tie-break toward forward mode */
+  uint64_t seed;       /* CG_XORD_RANDOM */
+} cg_xorder;
+
+/* Edge elimination (front and back, seed 004 section 1 generalised): until
+ * no intermediate is left, eliminates the candidate edge the rules rank
+ * first.  A front candidate (i, j) has j intermediate, a back candidate
+ * (j, k) has j intermediate.  Scores: forward 2j + back (front first, lowest
+ * j: forward mode), reverse -(2j + back) (back first, highest j: reverse
+ * mode), markowitz the edge's Markowitz degree (front: |out(j)|, back:
+ * |in(j)|, the multiplications it costs), relative-markowitz the same less
+ * the dependents (front) or independents (back) j reaches, min-fill the
+ * edges it creates.  Only candidates incident to the vertices a step touched
+ * are rescored: O(sum of touched degrees * log E) per step.  steps may be
+ * NULL. */
+int cg_lin_eliminate_edges(cg_lin *g, const cg_xorder *o, cg_cost *c, cg_steps *steps,
+                           cg_error *e);
+
+/* Face elimination on the directed line graph (Naumann 2004, seed 002
+ * reference 12).  The line graph has a vertex per edge of g plus one source
+ * vertex per independent and one sink vertex per dependent; a face is a
+ * pair of adjacent line vertices ((i, j), (j, k)).  Eliminating a face with j
+ * intermediate multiplies the two weights and either adds the product into
+ * a vertex (i, k) with the same predecessors and successors (absorption) or
+ * creates a new vertex (fill); a vertex left without predecessors or
+ * successors goes.  When no intermediate face is left, g is replaced by the
+ * bipartite graph read off the line graph (parallel (i, k) vertices summed,
+ * counted as additions).  Scores: forward j, reverse -j, markowitz
+ * |pred(i, j)| * |succ(j, k)| (the faces the new vertex would carry),
+ * min-fill 0 if the product would be absorbed else 1. */
+int cg_lin_eliminate_faces(cg_lin *g, const cg_xorder *o, cg_cost *c, cg_steps *steps,
+                           cg_error *e);
+
+/* Replays face eliminations (i, j, k) (steps->n of them) and reads off the
+ * bipartite graph as cg_lin_eliminate_faces does; a face must exist.  An
+ * order that leaves faces is completed by the forward rule. */
+int cg_lin_replay_faces(cg_lin *g, const cg_steps *seq, cg_cost *c, cg_error *e);
+
+/* {==== EliAD format (ANGEL's read_graph_eliad) ====} */
+
+/* Parses an EliAD graph: a first line holding the number of vertices
+ * ("n = 9"), a line "CG = [", then one line "target source triviality" per
+ * edge (1-based), and a line with "]".  Vertices without in-edges are the
+ * independents, without out-edges the dependents, in id order.  Triviality 1
+ * reads as a +1 edge, anything else as a variable one; the graph is
+ * structural (weights 1). */
+cg_lin *cg_lin_read_eliad(cg_alloc *A, const char *name, const char *buf, size_t len,
+                          cg_error *e);
+/* Writes g in EliAD format: intermediates with edges only; +1 edges as
+ * triviality 1, others 2.  Independents must be sources and dependents sinks
+ * of g, as the format cannot say otherwise (else CG_EUSAGE). */
+int cg_lin_write_eliad(const cg_lin *g, FILE *fp, cg_error *e);
+
 #endif

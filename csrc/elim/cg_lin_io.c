@@ -146,7 +146,7 @@ static void parse_free(cgparse *P) {
 static cg_lin *assemble(cgparse *P) {
   cg_lin *g;
   size_t i, u = 0;
-  qsort(P->ids, P->nids, 4, cmp_u32);
+  if (P->nids) qsort(P->ids, P->nids, 4, cmp_u32); /* ids is NULL when empty */
   for (i = 0; i < P->nids; i++)
     if (i == 0 || P->ids[i] != P->ids[i - 1]) P->ids[u++] = P->ids[i];
   P->nids = u;
@@ -270,4 +270,158 @@ int cg_lin_write_dot(const cg_lin *g, FILE *fp) {
     }
   fputs("}\n", fp);
   return ferror(fp) ? CG_EIO : CG_OK;
+}
+
+/* {==== EliAD format (ANGEL's read_graph_eliad / write_graph_eliad) ====} */
+
+typedef struct eliad {
+  const char *name, *buf;
+  size_t len, pos;
+  unsigned line;
+  cg_error *e;
+} eliad;
+
+/* The next line into out (NUL-terminated, cut at cap - 1); 0 at the end. */
+static int next_line(eliad *P, char *out, size_t cap) {
+  size_t n = 0;
+  if (P->pos >= P->len) return 0;
+  P->line++;
+  while (P->pos < P->len && P->buf[P->pos] != '\n') {
+    if (n + 1 < cap) out[n++] = P->buf[P->pos];
+    P->pos++;
+  }
+  P->pos++;
+  out[n] = '\0';
+  return 1;
+}
+
+/* The vertex count: the first number in the first line holding a digit. */
+static int eliad_header(eliad *P, long *nv) {
+  char line[256], *cp, *end;
+  do {
+    if (!next_line(P, line, sizeof line))
+      return cg_seterr(P->e, CG_EFORMAT, "%s: no vertex count", P->name);
+  } while (!(cp = strpbrk(line, "0123456789")));
+  *nv = strtol(cp, &end, 10);
+  if (*nv < 1 || *nv >= (long)NONE)
+    return cg_seterr(P->e, CG_EFORMAT, "%s:%u: bad vertex count", P->name, P->line);
+  do { /* the "CG = [" line */
+    if (!next_line(P, line, sizeof line))
+      return cg_seterr(P->e, CG_EFORMAT, "%s: no 'CG = [' line", P->name);
+  } while (!strchr(line, '['));
+  return CG_OK;
+}
+
+/* One "target source triviality" line into g; *done at the ']'. */
+static int eliad_edge(eliad *P, cg_lin *g, const char *line, int *done) {
+  long t, s, tr;
+  char *end;
+  const char *p = line;
+  int created;
+  while (*p == ' ' || *p == '\t' || *p == '\r') p++;
+  if (*p == ']') return *done = 1, CG_OK;
+  if (!*p || *p == '#' || *p == '%') return CG_OK;
+  t = strtol(p, &end, 10);
+  if (end == p) goto bad;
+  s = strtol(p = end, &end, 10);
+  if (end == p) goto bad;
+  tr = strtol(p = end, &end, 10);
+  if (end == p) goto bad;
+  if (s < 1 || t < 1 || s > (long)g->nv || t > (long)g->nv)
+    return cg_seterr(P->e, CG_EFORMAT, "%s:%u: vertex out of range", P->name, P->line);
+  if (s >= t)
+    return cg_seterr(P->e, CG_EFORMAT, "%s:%u: edge %ld -> %ld is not in topological order",
+                     P->name, P->line, s, t);
+  if (cg_lin_add(g, (uint32_t)s - 1, (uint32_t)t - 1, 1.0, tr == 1 ? CG_E_PLUS1 : CG_E_VAR,
+                 &created) == NONE)
+    return cg_seterr(P->e, CG_ENOMEM, "out of memory");
+  if (!created)
+    return cg_seterr(P->e, CG_EFORMAT, "%s:%u: edge %ld -> %ld given twice", P->name, P->line, s, t);
+  return CG_OK;
+bad:
+  return cg_seterr(P->e, CG_EFORMAT, "%s:%u: expected 'target source triviality'", P->name, P->line);
+}
+
+/* Independents: vertices without in-edges; dependents: without out-edges. */
+static int eliad_xy(eliad *P, cg_lin *g) {
+  uint32_t *x = (uint32_t *)cg_malloc(g->A, (size_t)g->nv * 8), *y, v, n = 0, m = 0;
+  int rc;
+  if (!x) return cg_seterr(P->e, CG_ENOMEM, "out of memory");
+  y = x + g->nv;
+  for (v = 0; v < g->nv; v++) {
+    if (!g->in[v].n && !g->out[v].n) {
+      cg_free(g->A, x, (size_t)g->nv * 8);
+      return cg_seterr(P->e, CG_EFORMAT, "%s: vertex %u is not connected", P->name, v + 1);
+    }
+    if (!g->in[v].n) x[n++] = v;
+    if (!g->out[v].n) y[m++] = v;
+  }
+  rc = cg_lin_set_xy(g, x, n, y, m, P->e);
+  cg_free(g->A, x, (size_t)g->nv * 8);
+  return rc;
+}
+
+cg_lin *cg_lin_read_eliad(cg_alloc *A, const char *name, const char *buf, size_t len,
+                          cg_error *e) {
+  eliad P;
+  long nv = 0;
+  int done = 0;
+  char line[256];
+  cg_lin *g;
+  memset(&P, 0, sizeof P);
+  P.name = name, P.buf = buf, P.len = len, P.e = e;
+  if (memchr(buf, '\0', len)) return cg_seterr(e, CG_EFORMAT, "%s: NUL byte", name), NULL;
+  if (eliad_header(&P, &nv)) return NULL;
+  if (!(g = cg_lin_new(A, (uint32_t)nv, e))) return NULL;
+  g->has_w = 0;
+  while (!done && next_line(&P, line, sizeof line))
+    if (eliad_edge(&P, g, line, &done)) goto fail;
+  if (!done) {
+    cg_seterr(e, CG_EFORMAT, "%s: no closing ']'", name);
+    goto fail;
+  }
+  if (eliad_xy(&P, g)) goto fail;
+  for (nv = 0; nv < (long)g->nv; nv++) g->node[nv] = (uint32_t)nv + 1;
+  return g;
+fail:
+  cg_lin_free(g);
+  return NULL;
+}
+
+int cg_lin_write_eliad(const cg_lin *g, FILE *fp, cg_error *e) {
+  uint32_t v, k, nx = 0, ny = 0, n = 0, *num;
+  num = (uint32_t *)cg_malloc(g->A, (size_t)(g->nv ? g->nv : 1) * 4);
+  if (!num) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  for (v = 0; v < g->nv; v++) { /* the format numbers connected vertices only */
+    int conn = g->in[v].n || g->out[v].n;
+    num[v] = conn ? ++n : 0;
+    if (!conn) continue;
+    if (!g->in[v].n && (nx >= g->n || g->x[nx++] != v)) break;
+    if (!g->out[v].n && (ny >= g->m || g->y[ny++] != v)) break;
+  }
+  if (v < g->nv || nx != g->n || ny != g->m) {
+    cg_free(g->A, num, (size_t)(g->nv ? g->nv : 1) * 4);
+    return cg_seterr(e, CG_EUSAGE,
+                     "EliAD cannot say this graph's independents and dependents (they must be "
+                     "exactly its sources and sinks, in id order)");
+  }
+  fprintf(fp, "n = %u\nCG = [\n", n);
+  for (v = 0; v < g->nv; v++) {
+    uint64_t *tmp = (uint64_t *)cg_malloc(g->A, (size_t)(g->in[v].n ? g->in[v].n : 1) * 8);
+    if (!tmp) {
+      cg_free(g->A, num, (size_t)(g->nv ? g->nv : 1) * 4);
+      return cg_seterr(e, CG_ENOMEM, "out of memory");
+    }
+    for (k = 0; k < g->in[v].n; k++) /* tails in id order: same graph, same bytes */
+      tmp[k] = (uint64_t)g->tail[g->in[v].e[k]] << 32 | g->in[v].e[k];
+    qsort(tmp, g->in[v].n, 8, cmp_u64);
+    for (k = 0; k < g->in[v].n; k++) {
+      uint32_t eid = (uint32_t)tmp[k];
+      fprintf(fp, "   %u   %u   %d\n", num[v], num[g->tail[eid]], g->mark[eid] == CG_E_PLUS1 ? 1 : 2);
+    }
+    cg_free(g->A, tmp, (size_t)(g->in[v].n ? g->in[v].n : 1) * 8);
+  }
+  fputs("]\n", fp);
+  cg_free(g->A, num, (size_t)(g->nv ? g->nv : 1) * 4);
+  return ferror(fp) ? cg_seterr(e, CG_EIO, "write error") : CG_OK;
 }

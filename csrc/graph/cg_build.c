@@ -645,7 +645,7 @@ static void b_free(builder *B) {
   cg_alloc *A = B->A;
   cg_free(A, B->nd, B->cap * sizeof(bnode));
   cg_free(A, B->op, B->ocap * sizeof(bop));
-  cg_free(A, B->live, B->nlive * 4);
+  cg_free(A, B->live, (size_t)(B->nlive ? B->nlive : 1) * 4); /* as allocated */
   cg_free(A, B->ind, B->capind * 4); cg_free(A, B->dep, B->capdep * 4);
   cg_free(A, B->stack, B->capstack * 4);
   cg_free(A, B->guard, B->capguard * sizeof *B->guard);
@@ -673,6 +673,25 @@ void cg_graph_free(cg_graph *g) {
   cg_free(A, g, sizeof *g);
 }
 
+/* Frees what g_alloc got, with the sizes it asked for (cg_graph_free reads
+ * them from kid_start[n] and op_start[n], not filled yet). */
+static void g_unalloc(cg_graph *g, size_t nk, size_t no) {
+  cg_alloc *A = g->A;
+  size_t n = g->n;
+  cg_free(A, g->kid_start, (n + 1) * 4); cg_free(A, g->par_start, (n + 1) * 4);
+  cg_free(A, g->op_start, (n + 1) * 4);
+  cg_free(A, g->kids, (nk ? nk : 1) * 4); cg_free(A, g->pars, (nk ? nk : 1) * 4);
+  cg_free(A, g->op, no ? no : 1); cg_free(A, g->opc, (no ? no : 1) * 8);
+  cg_free(A, g->flags, n ? n : 1); cg_free(A, g->val, (n ? n : 1) * 8);
+  cg_free(A, g->indep, (g->n_indep ? g->n_indep : 1) * 4);
+  cg_free(A, g->dep, (g->n_dep ? g->n_dep : 1) * 4);
+  cg_free(A, g->guard, (g->n_guard ? g->n_guard : 1) * sizeof *g->guard);
+  g->kid_start = g->par_start = g->op_start = g->kids = g->pars = g->indep = g->dep = NULL;
+  g->op = g->flags = NULL;
+  g->opc = g->val = NULL;
+  g->guard = NULL;
+}
+
 /* Allocates the graph's arrays for n nodes, nk kid slots, no operations. */
 static int g_alloc(cg_graph *g, size_t nk, size_t no) {
   cg_alloc *A = g->A;
@@ -690,8 +709,10 @@ static int g_alloc(cg_graph *g, size_t nk, size_t no) {
   g->dep = (uint32_t *)cg_malloc(A, (g->n_dep ? g->n_dep : 1) * 4);
   g->guard = (cg_guard *)cg_malloc(A, (g->n_guard ? g->n_guard : 1) * sizeof *g->guard);
   if (!g->kid_start || !g->par_start || !g->op_start || !g->kids || !g->pars || !g->op ||
-      !g->opc || !g->flags || !g->val || !g->indep || !g->dep || !g->guard)
+      !g->opc || !g->flags || !g->val || !g->indep || !g->dep || !g->guard) {
+    g_unalloc(g, nk, no);
     return CG_ENOMEM;
+  }
   g->kid_start[0] = g->op_start[0] = 0;
   return CG_OK;
 }
@@ -756,11 +777,34 @@ static int compact(builder *B, cg_graph *g, uint32_t *newid) {
 void cg_gopts_default(cg_gopts *o) {
   o->assign_removal = o->hoist = o->dead_roots = o->recover_hoists = 1;
   o->guards = o->death_unlink = 1;
+  o->mem_limit = 0;
+}
+
+/* Per record: a build slot and a pool operation (cap_hint sizes both from the
+ * record count), then the built graph's node arrays (kid_start, par_start,
+ * op_start, flags, value), up to three child and parent edges, one chain
+ * operation, and the compaction map. */
+uint64_t cg_graph_estimate(const cg_tape *t) {
+  uint64_t per = sizeof(bnode) + sizeof(bop) + 3 * 4 + 1 + 8 + 3 * (4 + 4) + (1 + 8) + 4;
+  uint64_t n = t->nops < 1024 ? 1024 : t->nops;
+  return n * per + t->nstore * 4;
+}
+
+/* Refuses a build the memory limit cannot hold, before allocating anything. */
+static int check_limit(const cg_tape *t, uint64_t limit, cg_error *e) {
+  uint64_t need = cg_graph_estimate(t);
+  if (!limit || need <= limit) return CG_OK;
+  return cg_seterr(e, CG_ENOMEM,
+                   "%s: building the graph of %llu records needs about %.1f MiB, over the "
+                   "memory limit of %.1f MiB",
+                   t->source[0] ? cg_basename(t->source) : "tape", (unsigned long long)t->nops,
+                   (double)need / 1048576.0, (double)limit / 1048576.0);
 }
 
 static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
                   const cg_gopts *o, cg_error *e) {
   uint64_t i;
+  int rc;
   memset(B, 0, sizeof *B);
   B->A = A;
   B->t = t;
@@ -771,6 +815,7 @@ static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
   B->x = x ? x : (t->has_x0 ? t->x0 : NULL);
   B->has_val = B->x != NULL;
   B->nlive = t->nstore;
+  if ((rc = check_limit(t, B->o.mem_limit, e)) != CG_OK) return rc;
   /* first allocation sized from the tape (nodes <= records, roughly), so the
    * arrays are rarely copied while growing */
   B->cap_hint = t->nops < 1024 ? 1024 : t->nops > ((size_t)1 << 30) ? ((size_t)1 << 30) : t->nops;

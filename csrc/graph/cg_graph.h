@@ -60,6 +60,7 @@ typedef struct cg_gopts {
   int recover_hoists; /* hoists the seed gave up after a dead-root removal */
   int guards;         /* keep branch records as guards (off: they die as dead roots) */
   int death_unlink;   /* a death notice completes the nodes of its locations */
+  uint64_t mem_limit; /* refuse a build estimated above this many bytes (0: none) */
 } cg_gopts;
 void cg_gopts_default(cg_gopts *o);
 
@@ -86,10 +87,15 @@ typedef struct cg_graph {
 /* Builds the graph of a tape (one pass, seed 000 section 2.1).  x: the point
  * (n_indep values) or NULL for the tape's own x0; without either the graph
  * has no values, and tapes whose structure depends on values (subscripts,
- * references) are refused. */
+ * references) are refused.  A build whose estimate (cg_graph_estimate)
+ * exceeds o->mem_limit is refused at once with CG_ENOMEM and a message giving
+ * the estimate.  Cost O(records); memory about cg_graph_estimate bytes. */
 cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const cg_gopts *o,
                          cg_error *e);
 void cg_graph_free(cg_graph *g);
+/* Peak bytes building the graph of t takes, estimated from its record and
+ * location counts (an upper bound for tapes without vector operations). */
+uint64_t cg_graph_estimate(const cg_tape *t);
 
 /* Evaluates the chain of node v given its children's values. */
 double cg_graph_node_eval(const cg_graph *g, uint32_t v, const double *kv, uint64_t *switches);

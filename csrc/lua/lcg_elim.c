@@ -8,13 +8,17 @@
 
 #define LCG_LIN "cgwb.LinGraph"
 
+/* busy: an elimination driven by Lua callbacks is running on g; the
+ * callbacks may read the graph but not free or change it. */
 typedef struct llin {
   cg_lin *g;
   cg_alloc A;
+  int busy;
 } llin;
 
 static int lin_free(lua_State *L) {
   llin *u = (llin *)luaL_checkudata(L, 1, LCG_LIN);
+  if (u->busy) return luaL_error(L, "cgwb.LinGraph freed inside its own elimination");
   cg_lin_free(u->g);
   u->g = NULL;
   return 0;
@@ -26,9 +30,17 @@ static llin *checklin(lua_State *L, int idx) {
   return u;
 }
 
+/* The graph at idx for an operation that changes it. */
+static llin *checkidle(lua_State *L, int idx) {
+  llin *u = checklin(L, idx);
+  if (u->busy) luaL_argerror(L, idx, "cgwb.LinGraph changed inside its own elimination");
+  return u;
+}
+
 static llin *newlin(lua_State *L) {
   llin *u = (llin *)lua_newuserdatauv(L, sizeof *u, 0);
   u->g = NULL;
+  u->busy = 0;
   lcg_alloc(L, &u->A);
   luaL_setmetatable(L, LCG_LIN);
   return u;
@@ -47,6 +59,7 @@ static int l_linearize(lua_State *L) {
   cg_error e;
   u->g = cg_lin_from_graph(gr, &e);
   if (!u->g) return lcg_fail(L, &e);
+  u->g->A = &u->A; /* the same Lua allocator, owned by this object: the graph may go first */
   return 1;
 }
 
@@ -67,6 +80,7 @@ static int lin_copy(lua_State *L) {
   cg_error e;
   u->g = cg_lin_copy(s->g, &e);
   if (!u->g) return lcg_fail(L, &e);
+  u->g->A = &u->A; /* own the allocator: the source may be freed first */
   return 1;
 }
 
@@ -181,7 +195,7 @@ static void push_cost(lua_State *L, const cg_cost *c) {
 
 /* lg:elim_vertex(v) -> cost */
 static int lin_elim_vertex(lua_State *L) {
-  llin *u = checklin(L, 1);
+  llin *u = checkidle(L, 1);
   uint32_t v = checkvertex(L, u, 2);
   cg_cost c;
   cg_error e;
@@ -194,7 +208,7 @@ static int lin_elim_vertex(lua_State *L) {
 /* lg:elim_edge(i, k, "front"|"back") -> cost */
 static int lin_elim_edge(lua_State *L) {
   static const char *const sides[] = {"front", "back", NULL};
-  llin *u = checklin(L, 1);
+  llin *u = checkidle(L, 1);
   uint32_t i = checkvertex(L, u, 2), k = checkvertex(L, u, 3), eid;
   int back = luaL_checkoption(L, 4, NULL, sides);
   cg_cost c;
@@ -264,7 +278,8 @@ static void get_rule(lua_State *L, int idx, cg_rule *r, luascore *ls, int lin_id
  *   {rule, rule, ..., radius = 1, lowest_first = false, seed = 1}
  * where each rule is a name or a score function (lower first). */
 static int lin_eliminate(lua_State *L) {
-  llin *u = checklin(L, 1);
+  llin *u = checkidle(L, 1);
+  int rc;
   cg_order o;
   luascore ls[CG_MAX_RULES];
   cg_cost c;
@@ -293,7 +308,10 @@ static int lin_eliminate(lua_State *L) {
     o.nrules = 1;
   }
   order = (uint32_t *)lua_newuserdatauv(L, (size_t)(u->g->nv ? u->g->nv : 1) * 4, 0);
-  if (cg_lin_eliminate(u->g, &o, &c, order, &nout, &e)) {
+  u->busy = 1; /* score callbacks run inside (they catch their errors) */
+  rc = cg_lin_eliminate(u->g, &o, &c, order, &nout, &e);
+  u->busy = 0;
+  if (rc) {
     for (i = 0; i < (uint32_t)o.nrules; i++)
       if (o.rule[i].kind == CG_ORD_CALLBACK && ls[i].msg[0])
         return luaL_error(L, "ordering: %s", ls[i].msg);
@@ -306,7 +324,7 @@ static int lin_eliminate(lua_State *L) {
 
 /* lg:replay({v...}) -> cost */
 static int lin_replay(lua_State *L) {
-  llin *u = checklin(L, 1);
+  llin *u = checkidle(L, 1);
   cg_cost c;
   cg_error e;
   lua_Integer i, n;
@@ -468,6 +486,220 @@ static int lin_tostring(lua_State *L) {
   return 1;
 }
 
+
+/* {==== edge and face orderings ====} */
+
+/* A Lua score for an edge or face: fn(i, j, side, lg) for edges (side
+ * "front" or "back"), fn(i, j, k, lg) for faces; 1-based ids. */
+static double call_xscore(void *ud, uint32_t i, uint32_t j, uint32_t k, int back, int *err) {
+  luascore *s = (luascore *)ud;
+  lua_State *L = s->L;
+  double r;
+  int isnum;
+  lua_pushvalue(L, s->fn_idx);
+  lua_pushinteger(L, (lua_Integer)i + 1);
+  lua_pushinteger(L, (lua_Integer)j + 1);
+  if (k == CG_NOV) lua_pushstring(L, back ? "back" : "front");
+  else lua_pushinteger(L, (lua_Integer)k + 1);
+  lua_pushvalue(L, s->lin_idx);
+  if (lua_pcall(L, 4, 1, 0) != LUA_OK) {
+    snprintf(s->msg, sizeof s->msg, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
+    lua_pop(L, 1);
+    *err = 1;
+    return 0;
+  }
+  r = lua_tonumberx(L, -1, &isnum);
+  lua_pop(L, 1);
+  if (!isnum) {
+    snprintf(s->msg, sizeof s->msg, "score function returned no number");
+    *err = 1;
+  }
+  return r;
+}
+
+static const char *const xrule_names[] = {"forward", "reverse", "markowitz", "relative-markowitz",
+                                          "min-fill", "random", NULL};
+
+static void get_xrule(lua_State *L, int idx, cg_xrule *r, luascore *ls) {
+  if (lua_isfunction(L, idx)) {
+    ls->L = L;
+    ls->fn_idx = lua_absindex(L, idx);
+    ls->lin_idx = 1;
+    ls->msg[0] = '\0';
+    r->kind = CG_XORD_CALLBACK;
+    r->fn = call_xscore;
+    r->ud = ls;
+  } else {
+    r->kind = luaL_checkoption(L, idx, NULL, xrule_names);
+  }
+}
+
+/* Reads spec at index 2 (a name, a function, or a table of them with
+ * sides = "front"|"back"|"both", lowest_first, seed); the rules' values stay
+ * on the stack while the run goes. */
+static void get_xorder(lua_State *L, cg_xorder *o, luascore *ls) {
+  static const char *const sides[] = {"front", "back", "both", NULL};
+  int i, n;
+  memset(o, 0, sizeof *o);
+  memset(ls, 0, sizeof(luascore) * CG_MAX_RULES);
+  o->sides = 3;
+  if (!lua_istable(L, 2)) {
+    get_xrule(L, 2, &o->rule[0], &ls[0]);
+    o->nrules = 1;
+    return;
+  }
+  n = (int)luaL_len(L, 2);
+  if (n < 1 || n > CG_MAX_RULES) luaL_error(L, "an ordering takes 1 to %d rules", CG_MAX_RULES);
+  lua_getfield(L, 2, "lowest_first");
+  o->lowest_first = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (lua_getfield(L, 2, "seed") != LUA_TNIL) o->seed = (uint64_t)luaL_checkinteger(L, -1);
+  lua_pop(L, 1);
+  if (lua_getfield(L, 2, "sides") != LUA_TNIL) o->sides = 1 + luaL_checkoption(L, -1, NULL, sides);
+  lua_pop(L, 1);
+  for (i = 0; i < n; i++) {
+    lua_geti(L, 2, (lua_Integer)i + 1);
+    get_xrule(L, -1, &o->rule[i], &ls[i]);
+  }
+  o->nrules = n;
+}
+
+/* Turns a failed run into a Lua error (a callback's message) or nil, msg. */
+static int xfail(lua_State *L, const cg_xorder *o, const luascore *ls, cg_error *e) {
+  int i;
+  for (i = 0; i < o->nrules; i++)
+    if (o->rule[i].kind == CG_XORD_CALLBACK && ls[i].msg[0])
+      return luaL_error(L, "ordering: %s", ls[i].msg);
+  return lcg_fail(L, e);
+}
+
+/* A steps list as {{i, j, "front"|"back"}, ...} or {{i, j, k}, ...}. */
+static void push_steps(lua_State *L, const cg_steps *st, int faces) {
+  size_t q;
+  lua_createtable(L, (int)st->n, 0);
+  for (q = 0; q < st->n; q++) {
+    lua_createtable(L, 3, 0);
+    lua_pushinteger(L, (lua_Integer)st->a[3 * q] + 1), lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, (lua_Integer)st->a[3 * q + 1] + 1), lua_rawseti(L, -2, 2);
+    if (faces) lua_pushinteger(L, (lua_Integer)st->a[3 * q + 2] + 1);
+    else lua_pushstring(L, st->a[3 * q + 2] ? "back" : "front");
+    lua_rawseti(L, -2, 3);
+    lua_rawseti(L, -2, (lua_Integer)q + 1);
+  }
+}
+
+/* The steps buffer lives in a userdata-owned box so an error cannot leak it. */
+typedef struct stepbox {
+  cg_steps s;
+  cg_alloc *A;
+} stepbox;
+
+static int stepbox_gc(lua_State *L) {
+  stepbox *b = (stepbox *)lua_touserdata(L, 1);
+  if (b->A) cg_steps_free(b->A, &b->s);
+  return 0;
+}
+
+static stepbox *new_stepbox(lua_State *L, cg_alloc *A) {
+  stepbox *b = (stepbox *)lua_newuserdatauv(L, sizeof *b, 0);
+  memset(b, 0, sizeof *b);
+  b->A = A;
+  if (luaL_newmetatable(L, "cgwb.StepBox")) {
+    lua_pushcfunction(L, stepbox_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return b;
+}
+
+/* lg:eliminate_edges(spec) -> cost, steps  /  lg:eliminate_faces(spec) */
+static int eliminate_x(lua_State *L, int faces) {
+  llin *u = checkidle(L, 1);
+  cg_xorder o;
+  luascore ls[CG_MAX_RULES];
+  cg_cost c;
+  cg_error e;
+  stepbox *b;
+  int rc;
+  get_xorder(L, &o, ls);
+  b = new_stepbox(L, &u->A);
+  memset(&c, 0, sizeof c);
+  u->busy = 1; /* score callbacks run inside (they catch their errors) */
+  rc = faces ? cg_lin_eliminate_faces(u->g, &o, &c, &b->s, &e)
+             : cg_lin_eliminate_edges(u->g, &o, &c, &b->s, &e);
+  u->busy = 0;
+  if (rc) return xfail(L, &o, ls, &e);
+  push_cost(L, &c);
+  push_steps(L, &b->s, faces);
+  return 2;
+}
+
+static int lin_eliminate_edges(lua_State *L) { return eliminate_x(L, 0); }
+static int lin_eliminate_faces(lua_State *L) { return eliminate_x(L, 1); }
+
+/* lg:replay_faces({{i, j, k}, ...}) -> cost */
+static int lin_replay_faces(lua_State *L) {
+  llin *u = checkidle(L, 1);
+  cg_cost c;
+  cg_error e;
+  stepbox *b;
+  lua_Integer q, n;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  n = luaL_len(L, 2);
+  b = new_stepbox(L, &u->A);
+  for (q = 1; q <= n; q++) {
+    lua_Integer t[3];
+    int r;
+    lua_geti(L, 2, q);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    for (r = 0; r < 3; r++) {
+      lua_geti(L, -1, r + 1);
+      t[r] = luaL_checkinteger(L, -1);
+      lua_pop(L, 1);
+      if (t[r] < 1 || t[r] > (lua_Integer)u->g->nv) return luaL_error(L, "replay_faces: step %d: vertex out of range", (int)q);
+    }
+    lua_pop(L, 1);
+    if (cg_steps_push(&u->A, &b->s, (uint32_t)t[0] - 1, (uint32_t)t[1] - 1, (uint32_t)t[2] - 1))
+      return luaL_error(L, "out of memory");
+  }
+  memset(&c, 0, sizeof c);
+  if (cg_lin_replay_faces(u->g, &b->s, &c, &e)) return lcg_fail(L, &e);
+  push_cost(L, &c);
+  return 1;
+}
+
+/* core.read_eliad(text [, name]) -> LinGraph | nil, msg */
+static int l_read_eliad(lua_State *L) {
+  size_t len;
+  const char *s = luaL_checklstring(L, 1, &len);
+  const char *name = luaL_optstring(L, 2, "(string)");
+  llin *u = newlin(L);
+  cg_error e;
+  u->g = cg_lin_read_eliad(&u->A, name, s, len, &e);
+  if (!u->g) return lcg_fail(L, &e);
+  return 1;
+}
+
+/* lg:write_eliad() -> text | nil, msg */
+static int lin_write_eliad(lua_State *L) {
+  llin *u = checklin(L, 1);
+  char *buf = NULL;
+  size_t len = 0;
+  cg_error e;
+  FILE *fp = open_memstream(&buf, &len);
+  int rc;
+  if (!fp) return luaL_error(L, "out of memory");
+  rc = cg_lin_write_eliad(u->g, fp, &e);
+  fclose(fp);
+  if (rc) {
+    free(buf);
+    return lcg_fail(L, &e);
+  }
+  lua_pushlstring(L, buf, len);
+  free(buf);
+  return 1;
+}
+
 static const luaL_Reg lin_methods[] = {
     {"nv", lin_nv},               {"counts", lin_counts},       {"x", lin_x},
     {"y", lin_y},                 {"kind", lin_kind},           {"in_degree", lin_indeg},
@@ -477,6 +709,8 @@ static const luaL_Reg lin_methods[] = {
     {"replay", lin_replay},       {"exact", lin_exact},         {"jacobian", lin_jacobian},
     {"write_mtx", lin_write_mtx}, {"write_cg", lin_write_cg},   {"dot", lin_dot},
     {"check", lin_check},         {"intermediates", lin_intermediates}, {"node", lin_node},
+    {"eliminate_edges", lin_eliminate_edges}, {"eliminate_faces", lin_eliminate_faces},
+    {"replay_faces", lin_replay_faces}, {"write_eliad", lin_write_eliad},
     {"free", lin_free},           {NULL, NULL}};
 
 static const luaL_Reg lin_meta[] = {{"__gc", lin_free}, {"__close", lin_free},
@@ -484,6 +718,7 @@ static const luaL_Reg lin_meta[] = {{"__gc", lin_free}, {"__close", lin_free},
                                     {NULL, NULL}};
 
 static const luaL_Reg lin_funcs[] = {{"linearize", l_linearize}, {"read_cg", l_read_cg},
+                                     {"read_eliad", l_read_eliad},
                                      {NULL, NULL}};
 
 void lcg_open_elim(lua_State *L) {

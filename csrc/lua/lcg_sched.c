@@ -46,11 +46,12 @@ static lsched *checksched(lua_State *L, int idx) {
 
 /* {==== levels ====} */
 
-/* Levels from a Lua function level(id, graph) -> integer, one call per node. */
+/* Levels from a Lua function level(id, graph) -> integer, one call per node.
+ * The graph is fetched again after each call: the function may free it. */
 static void levels_from_function(lua_State *L, const cg_graph *g, int fidx, int gidx,
                                  uint32_t *level) {
   uint32_t v;
-  for (v = 0; v < g->n; v++) {
+  for (v = 0; v < g->n; v++, g = checkgraph(L, gidx)) {
     int isint;
     lua_Integer l;
     lua_pushvalue(L, fidx);
@@ -97,6 +98,7 @@ static uint32_t *get_levels(lua_State *L, int gidx, int sidx) {
   } else if (lua_isfunction(L, sidx)) levels_from_function(L, g, sidx, gidx, level);
   else if (lua_istable(L, sidx)) levels_from_table(L, g, sidx, level);
   else luaL_typeerror(L, sidx, "scheme name, function or array");
+  g = checkgraph(L, gidx); /* a level function may have freed it */
   if (cg_levels_check(g, level, &e)) luaL_error(L, "%s", e.msg);
   return level;
 }
@@ -116,6 +118,7 @@ static int l_levels(lua_State *L) {
   uint32_t *level;
   lua_settop(L, 2);
   level = get_levels(L, 1, 2);
+  g = checkgraph(L, 1); /* a level function may have freed it */
   push_u32s(L, level, g->n, 0);
   return 1;
 }
@@ -156,6 +159,7 @@ static int l_schedule(lua_State *L) {
   flags = optflag(L, 3, "inline_leaves") ? CG_SCHED_INLINE_LEAVES : 0;
   seq = optflag(L, 3, "sequential");
   level = seq ? NULL : get_levels(L, 1, 2);
+  g = checkgraph(L, 1); /* a level function may have freed it */
   u = (lsched *)lua_newuserdatauv(L, sizeof *u, 1);
   memset(u, 0, sizeof *u);
   lcg_alloc(L, &u->A);

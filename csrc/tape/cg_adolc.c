@@ -12,6 +12,12 @@
  * Records come out in cgwb's canonical operand order (cg_ops.h `perm`);
  * index = position of the opcode byte in the Operations file.  Block markers
  * are consumed here (fmt 4.6) and counted, never returned.
+ *
+ * Two decoders share the cursors.  slow_next does every check of fmt 4.6 and
+ * owns every error message; fast_batch decodes runs of ordinary records
+ * straight from the buffers, table-driven, and hands anything else to
+ * slow_next.  cg_reader_next serves records from a queue that fast_batch
+ * fills 256 at a time; cg_reader_next_batch lets it fill the caller's array.
  */
 #include "cg_tape.h"
 
@@ -23,7 +29,8 @@
 
 #define AD_HDR_BYTES 168 /* fmt 4.2: statSpace = 42 locints */
 #define AD_HDR_LOCS 42
-#define AD_BUFBYTES 65536 /* per stream */
+#define AD_BUFBYTES 65536 /* per stream: fits in L2, and larger reads gain nothing */
+#define AD_QUEUE 256      /* records decoded per fast_batch */
 
 /* fmt 4.5: enum StatEntries */
 enum {
@@ -33,14 +40,29 @@ enum {
 };
 
 /* One input file read through a fixed buffer of `cap` elements.
- * Invariant: buf holds elements [base, base+len) of the file. */
+ * Invariant: buf holds elements [base, base+len) of the file; the file
+ * position is element `pos` (UINT64_MAX: unknown, seek before reading). */
 typedef struct ad_stream {
   FILE *fp;
   const char *path;
   size_t elsize, cap, len;
-  uint64_t nel, base;
+  size_t bufcap; /* elements allocated; cap <= bufcap is what a read takes */
+  uint64_t nel, base, pos;
   unsigned char *buf;
 } ad_stream;
+
+/* How the fast path (fast_batch) decodes one opcode: nl locations (0: slow
+ * path) and nv constants; canonical operand i is at file position perm[i].
+ * perm[i] = 0 for i >= nl, so copying and checking all four slots is
+ * harmless (slot 0 is checked anyway) and needs no loop.  8 bytes, so that
+ * the table is indexed without a multiplication. */
+#define AD_FAST_NL 4 /* most locations of a fast record */
+#define AD_FAST_NV 2 /* most constants of a fast record (top_up's margin) */
+typedef struct ad_fastop {
+  uint8_t nl, nv;
+  uint8_t perm[AD_FAST_NL];
+  uint8_t pad[2];
+} ad_fastop;
 
 /* The reader.  `base` must stay the first member (the vtable casts). */
 typedef struct ad_reader {
@@ -48,8 +70,21 @@ typedef struct ad_reader {
   ad_stream ops, locs, vals;
   uint64_t oi, li, vi; /* next op byte, locint, value (fmt 4.6) */
   uint64_t lb, vb;     /* current location / value block */
+  uint64_t lend;       /* (lb + 1) * lbs: end of the current location block */
+  /* fast_batch's limits (set_limits): the cursors oi, li, vi may advance up
+   * to olim, llim, vlim without leaving their buffers, the location block or
+   * the constants; olim = 0 shuts the fast path. */
+  uint64_t olim, llim, vlim;
+  ad_fastop fast[256];
+  cg_rec tmpl[256];    /* op, nloc, nval of fast records, copied in one move */
+  uint32_t hmask;      /* x & hmask == 0 implies x < maxlive (see build_fast) */
+  /* Records fast_batch decoded ahead for ad_next, handed out in order:
+   * [qp, qend) are still due; their operands are in qloc (4 per record). */
+  cg_rec q[AD_QUEUE];
+  uint32_t qloc[4 * AD_QUEUE];
+  const cg_rec *qp, *qend;
   uint64_t obs, lbs, vbs, maxlive, nvalops;
-  uint64_t markers, records;
+  uint64_t markers;
   int done;
   uint32_t *floc, *cloc; /* operands of the current record: file / canonical order */
   size_t cap_floc, cap_cloc;
@@ -62,23 +97,32 @@ typedef struct ad_reader {
 
 /* {==== buffered streams ====} */
 
+/* Refills the buffer with the elements from idx < nel on.  Reading goes on
+ * where the last read stopped, so only a jump (rewind, end_of_int) seeks. */
+static int st_fill(ad_stream *s, uint64_t idx, cg_error *e) {
+  uint64_t want = s->nel - idx < s->cap ? s->nel - idx : s->cap;
+  if ((idx != s->pos && fseek(s->fp, (long)(idx * s->elsize), SEEK_SET) != 0) ||
+      fread(s->buf, s->elsize, (size_t)want, s->fp) != want) {
+    s->len = 0;
+    s->pos = UINT64_MAX;
+    return cg_seterr(e, CG_EIO, "%s: read error at byte %llu", cg_basename(s->path),
+                     (unsigned long long)(idx * s->elsize));
+  }
+  s->base = idx;
+  s->len = (size_t)want;
+  s->pos = idx + want;
+  return CG_OK;
+}
+
 /* Copies elements [idx, idx+n) of the stream to dst; the caller has checked
  * idx+n <= nel.  CG_EIO if the file shrank under us. */
 static int st_get(ad_stream *s, uint64_t idx, size_t n, void *dst, cg_error *e) {
   unsigned char *out = (unsigned char *)dst;
+  int rc;
   while (n > 0) {
     size_t take;
-    if (idx < s->base || idx >= s->base + s->len) {
-      uint64_t want = s->nel - idx < s->cap ? s->nel - idx : s->cap;
-      if (fseek(s->fp, (long)(idx * s->elsize), SEEK_SET) != 0 ||
-          fread(s->buf, s->elsize, (size_t)want, s->fp) != want) {
-        s->len = 0;
-        return cg_seterr(e, CG_EIO, "%s: read error at byte %llu", cg_basename(s->path),
-                         (unsigned long long)(idx * s->elsize));
-      }
-      s->base = idx;
-      s->len = (size_t)want;
-    }
+    if ((idx < s->base || idx >= s->base + s->len) && (rc = st_fill(s, idx, e)) != CG_OK)
+      return rc;
     take = (size_t)(s->base + s->len - idx);
     if (take > n) take = n;
     memcpy(out, s->buf + (idx - s->base) * s->elsize, take * s->elsize);
@@ -97,7 +141,11 @@ static int st_open(cg_alloc *A, ad_stream *s, const char *path, size_t elsize, i
   s->elsize = elsize;
   s->cap = AD_BUFBYTES / elsize;
   if (stat(path, &st) != 0) {
-    if (optional && errno == ENOENT) return CG_OK;
+    if (optional && errno == ENOENT) { /* empty, but with a buffer to point into */
+      s->cap = s->bufcap = 1;
+      s->buf = (unsigned char *)cg_malloc(A, elsize);
+      return s->buf ? CG_OK : cg_seterr(e, CG_ENOMEM, "out of memory");
+    }
     return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno));
   }
   if (S_ISDIR(st.st_mode))
@@ -109,6 +157,9 @@ static int st_open(cg_alloc *A, ad_stream *s, const char *path, size_t elsize, i
   s->nel = (uint64_t)st.st_size / elsize;
   s->fp = fopen(path, "rb");
   if (!s->fp) return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno));
+  setvbuf(s->fp, NULL, _IONBF, 0); /* buf is the buffer: no second copy in stdio */
+  s->pos = UINT64_MAX;
+  s->bufcap = s->cap;
   s->buf = (unsigned char *)cg_malloc(A, s->cap * elsize);
   if (!s->buf) return cg_seterr(e, CG_ENOMEM, "out of memory");
   return CG_OK;
@@ -116,7 +167,7 @@ static int st_open(cg_alloc *A, ad_stream *s, const char *path, size_t elsize, i
 
 static void st_close(cg_alloc *A, ad_stream *s) {
   if (s->fp) fclose(s->fp);
-  if (s->buf) cg_free(A, s->buf, s->cap * s->elsize);
+  if (s->buf) cg_free(A, s->buf, s->bufcap * s->elsize);
   s->fp = NULL;
   s->buf = NULL;
 }
@@ -156,6 +207,7 @@ static int read_header(ad_reader *R, cg_error *e) {
   if (R->locs.nel < AD_HDR_LOCS)
     return cg_seterr(e, CG_EFORMAT, "%s: truncated: %llu bytes, the header alone takes %d", ln,
                      (unsigned long long)R->locs.nel * 4, AD_HDR_BYTES);
+  R->locs.pos = UINT64_MAX; /* the stream's idea of the file position is void */
   if (fseek(R->locs.fp, 0, SEEK_SET) != 0 || fread(h, 1, sizeof h, R->locs.fp) != sizeof h)
     return cg_seterr(e, CG_EIO, "%s: cannot read the header", ln);
   v = get_i16(h), s = get_i16(h + 2), l = get_i16(h + 4);
@@ -371,7 +423,7 @@ static int read_record(ad_reader *R, unsigned op, uint64_t idx, cg_rec *r, cg_er
     return rec_err(R, e, idx, "%s needs %llu operands, %s ends after %llu", oi->name,
                    (unsigned long long)nl, cg_basename(R->lpath),
                    (unsigned long long)(R->locs.nel - R->li));
-  blockend = (R->lb + 1) * R->lbs;
+  blockend = R->lend;
   if (R->li + nl > blockend) /* fmt 4.2: operands never straddle a block */
     return rec_err(R, e, idx, "operands of %s cross the location block ending at %llu",
                    oi->name, (unsigned long long)blockend);
@@ -386,7 +438,6 @@ static int read_record(ad_reader *R, unsigned op, uint64_t idx, cg_rec *r, cg_er
   for (i = 0; i < nl; i++) R->cloc[i] = R->floc[i < 8 ? oi->perm[i] : i];
   R->li += nl;
   R->vi += nv;
-  R->records++;
   r->op = op;
   r->nloc = (uint32_t)nl;
   r->nval = (uint32_t)nv;
@@ -394,6 +445,11 @@ static int read_record(ad_reader *R, unsigned op, uint64_t idx, cg_rec *r, cg_er
   r->val = R->val;
   r->index = idx;
   return 1;
+}
+
+/* (lb + 1) * lbs, saturated: where the current location block ends. */
+static uint64_t block_end(const ad_reader *R) {
+  return R->lb + 1 > UINT64_MAX / R->lbs ? UINT64_MAX : (R->lb + 1) * R->lbs;
 }
 
 /* end_of_int: the rest of the location block is padding whose last slot
@@ -412,6 +468,7 @@ static int skip_loc_block(ad_reader *R, uint64_t idx, cg_error *e) {
   }
   R->lb++;
   R->li = next;
+  R->lend = block_end(R);
   return CG_OK;
 }
 
@@ -445,9 +502,13 @@ static int finish(ad_reader *R, uint64_t idx, cg_error *e) {
   return 0;
 }
 
-/* The reader loop of fmt 4.6: markers are consumed, records returned. */
-static int ad_next(cg_reader *base, cg_rec *r, cg_error *e) {
-  ad_reader *R = (ad_reader *)base;
+/* The reader loop of fmt 4.6: markers are consumed, records returned.
+ * Every case fast_batch declines comes here, so all checks and messages
+ * live in this one place. */
+#if defined(__GNUC__)
+__attribute__((noinline)) /* rare (markers, buffer ends): keeps its callers' frames small */
+#endif
+static int slow_next(ad_reader *R, cg_rec *r, cg_error *e) {
   unsigned char op;
   int rc;
   for (;;) {
@@ -487,6 +548,182 @@ static int ad_next(cg_reader *base, cg_rec *r, cg_error *e) {
   }
 }
 
+/* How far a cursor at `cur` may go in the buffer of s, clipped to `end`
+ * (never below cur).  A cursor outside the window (after a rewind or a block
+ * jump) gets an empty window of its own, so the buffer offset cur - base is
+ * always valid. */
+static uint64_t window_limit(ad_stream *s, uint64_t cur, uint64_t end) {
+  uint64_t lim;
+  if (cur < s->base || cur - s->base > s->len) {
+    s->base = cur;
+    s->len = 0;
+  }
+  lim = s->base + s->len;
+  if (lim > end) lim = end;
+  return lim < cur ? cur : lim;
+}
+
+/* Recomputes fast_batch's limits after anything that moved a cursor or
+ * refilled a buffer (slow_next, rewind).  A cursor already past its end is
+ * an error slow_next reports, so the fast path is then shut. */
+static void set_limits(ad_reader *R) {
+  R->olim = window_limit(&R->ops, R->oi, R->ops.nel);
+  R->llim = window_limit(&R->locs, R->li, R->lend);
+  R->vlim = window_limit(&R->vals, R->vi, R->nvalops);
+  if (R->done || R->li > R->lend || R->vi > R->nvalops) R->olim = 0;
+}
+
+/* The fast path of the reader loop, for the ordinary records that make up
+ * almost every tape: decodes up to max records from oi on straight from the
+ * three buffers into out[], their operands into loc (4 slots per record).
+ * The batch is cut so that even records of the largest size stay in the
+ * operation and location buffers, so only the values need a bounds check
+ * per record.  It stops before anything unusual (a marker, a special opcode,
+ * an operand that may be out of range, the end of a buffer or block), so
+ * that slow_next decodes that record with every check and message.  Its
+ * conditions imply those under which read_record succeeds, and it computes
+ * the same records (spec/c/test_adolc.c compares the two on every tape and
+ * every fuzzed mutant). */
+static int fast_batch(ad_reader *R, cg_rec *out, int max, uint32_t *loc) {
+  const ad_fastop *fast = R->fast;
+  const cg_rec *tmpl = R->tmpl;
+  const unsigned char *ob;
+  const uint32_t *L;
+  const double *V;
+  uint32_t hmask = R->hmask;
+  uint64_t oi = R->oi, k, vrem = R->vlim - R->vi;
+  int n;
+  if (oi >= R->olim) return 0;
+  k = R->olim - oi; /* set_limits: cursors are in their windows */
+  if (k > (uint64_t)max) k = (uint64_t)max;
+  if (k > (R->llim - R->li) / AD_FAST_NL) k = (R->llim - R->li) / AD_FAST_NL;
+  ob = R->ops.buf + (oi - R->ops.base);
+  L = (const uint32_t *)(const void *)R->locs.buf + (R->li - R->locs.base);
+  V = (const double *)(const void *)R->vals.buf + (R->vi - R->vals.base);
+  for (n = 0; n < (int)k; n++) {
+    const ad_fastop *f = fast + ob[n];
+    uint32_t c0, c1, c2, c3, *c = loc + 4 * n;
+    if (f->nl == 0 || f->nv > vrem) break; /* values: tapes end with runs of none */
+    c0 = L[f->perm[0]];
+    c1 = L[f->perm[1]];
+    c2 = L[f->perm[2]];
+    c3 = L[f->perm[3]];
+    if ((c0 | c1 | c2 | c3) & hmask) break;
+    c[0] = c0; /* compilers merge these four stores into one */
+    c[1] = c1;
+    c[2] = c2;
+    c[3] = c3;
+    memcpy(&out[n], &tmpl[ob[n]], offsetof(cg_rec, loc)); /* op, nloc, nval in one move */
+    out[n].loc = c;
+    out[n].val = V;
+    out[n].index = oi + (uint64_t)n;
+    L += f->nl;
+    V += f->nv;
+    vrem -= f->nv;
+  }
+  R->oi = oi + (uint64_t)n;
+  R->li = R->locs.base + (uint64_t)(L - (const uint32_t *)(const void *)R->locs.buf);
+  R->vi = R->vals.base + (uint64_t)(V - (const double *)(const void *)R->vals.buf);
+  return n;
+}
+
+/* Moves the window of s to the cursor when fewer than `need` elements are
+ * left in it but the file has more, so that fast_batch is not cut short at
+ * every buffer end.  set_limits has put cur inside the window. */
+static int top_up(ad_stream *s, uint64_t cur, uint64_t need, cg_error *e) {
+  uint64_t end = s->base + s->len;
+  if (end - cur >= need || end >= s->nel) return CG_OK;
+  return st_fill(s, cur, e);
+}
+
+/* Decodes the next run of records into out, after topping up the buffers;
+ * 0 if the next record needs the slow path. */
+static int fast_run(ad_reader *R, cg_rec *out, int max, uint32_t *loc, cg_error *e) {
+  int rc;
+  if (R->done || R->li > R->lend || R->vi > R->nvalops) return 0; /* see set_limits */
+  if ((rc = top_up(&R->ops, R->oi, 1, e)) || (rc = top_up(&R->locs, R->li, AD_FAST_NL, e)) ||
+      (rc = top_up(&R->vals, R->vi, AD_FAST_NV, e)))
+    return rc;
+  set_limits(R);
+  return fast_batch(R, out, max, loc);
+}
+
+/* One record the slow way, then the fast path's limits anew. */
+static int slow_record(ad_reader *R, cg_rec *r, cg_error *e) {
+  int rc = slow_next(R, r, e);
+  set_limits(R);
+  return rc;
+}
+
+/* The queue is empty: decodes the next records into it, or one the slow way. */
+#if defined(__GNUC__)
+__attribute__((noinline)) /* keeps ad_next a few instructions long */
+#endif
+static int refill_next(ad_reader *R, cg_rec *r, cg_error *e) {
+  int n = fast_run(R, R->q, AD_QUEUE, R->qloc, e);
+  R->qp = R->q;
+  R->qend = R->q + (n > 0 ? n : 0);
+  if (n < 0) return n;
+  if (n == 0) return slow_record(R, r, e);
+  *r = *R->qp++;
+  return 1;
+}
+
+static int ad_next(cg_reader *base, cg_rec *r, cg_error *e) {
+  ad_reader *R = (ad_reader *)base;
+  if (R->qp < R->qend) {
+    *r = *R->qp++;
+    return 1;
+  }
+  return refill_next(R, r, e);
+}
+
+/* The batch form: what the queue still holds, else fresh records decoded
+ * straight into r (their operands into qloc, which the empty queue frees). */
+static int ad_next_batch(cg_reader *base, cg_rec *r, int max, cg_error *e) {
+  ad_reader *R = (ad_reader *)base;
+  int n = 0;
+  if (R->qp < R->qend) {
+    for (; n < max && R->qp < R->qend; n++) r[n] = *R->qp++;
+    return n;
+  }
+  R->qp = R->qend = R->q;
+  n = fast_run(R, r, max < AD_QUEUE ? max : AD_QUEUE, R->qloc, e);
+  return n != 0 ? n : slow_record(R, r, e);
+}
+
+/* Fills R->fast with the opcodes fast_batch may decode: ADOL-C's ordinary
+ * fixed-size records whose operands are all store locations (the default
+ * case of check_locs; parameter and vector operands take the slow path).
+ * Its range check is one mask: p = the largest power of two <= maxlive
+ * (ADOL-C's store sizes are powers of two, so p = maxlive on real tapes),
+ * x < p iff x & ~(p - 1) == 0; a location in [p, maxlive) takes the slow
+ * path, which accepts it. */
+static void build_fast(ad_reader *R) {
+  uint64_t p = 1;
+  unsigned c, i;
+  memset(R->fast, 0, sizeof R->fast);
+  memset(R->tmpl, 0, sizeof R->tmpl);
+  if (R->maxlive == 0) return; /* no location is valid: all slow */
+  while (p <= UINT32_MAX && p * 2 <= R->maxlive) p *= 2;
+  R->hmask = p > UINT32_MAX ? 0 : ~(uint32_t)(p - 1);
+  for (c = 0; c < 256; c++) {
+    const cg_opinfo *oi = cg_op(c);
+    if (!oi->name || !(oi->flags & CG_OPF_ADOLC) ||
+        (oi->flags & (CG_OPF_REJECT | CG_OPF_MARKER | CG_OPF_VARLEN | CG_OPF_PARAM)) ||
+        oi->nloc < 1 || oi->nloc > AD_FAST_NL || oi->nval < 0 || oi->nval > AD_FAST_NV ||
+        c == CG_OP_take_stock_op || c == CG_OP_ext_diff || c == CG_OP_vec_copy ||
+        c == CG_OP_vec_dot || c == CG_OP_vec_axpy)
+      continue;
+    R->fast[c].nl = (uint8_t)oi->nloc;
+    R->fast[c].nv = (uint8_t)oi->nval;
+    for (i = 0; i < (unsigned)oi->nloc; i++) R->fast[c].perm[i] = oi->perm[i];
+    R->tmpl[c].op = c;
+    R->tmpl[c].nloc = (uint32_t)oi->nloc;
+    R->tmpl[c].nval = (uint32_t)oi->nval;
+  }
+}
+
 /* Back to the first record (fmt 4.6: oi = 0, li = 42, vi = 0). */
 static int ad_rewind(cg_reader *base, cg_error *e) {
   ad_reader *R = (ad_reader *)base;
@@ -495,9 +732,12 @@ static int ad_rewind(cg_reader *base, cg_error *e) {
   R->li = AD_HDR_LOCS;
   R->vi = 0;
   R->lb = AD_HDR_LOCS / R->lbs;
+  R->lend = block_end(R);
   R->vb = 0;
-  R->markers = R->records = 0;
+  R->markers = 0;
   R->done = 0;
+  R->qp = R->qend = R->q;
+  set_limits(R);
   return CG_OK;
 }
 
@@ -520,6 +760,19 @@ static uint64_t ad_recbytes(const cg_reader *R, const cg_rec *r) {
   return 1 + 4 * (uint64_t)r->nloc + 8 * (uint64_t)r->nval;
 }
 
+int cg_adolc_debug(cg_reader *base, int fast, size_t cap) {
+  ad_reader *R = (ad_reader *)(void *)base;
+  if (!base || base->info.format != CG_FMT_ADOLC) return CG_EUSAGE;
+  if (!fast) memset(R->fast, 0, sizeof R->fast); /* every opcode takes the slow path */
+  if (cap > 0) {
+    ad_stream *st[3];
+    int i;
+    st[0] = &R->ops, st[1] = &R->locs, st[2] = &R->vals;
+    for (i = 0; i < 3; i++) st[i]->cap = cap < st[i]->bufcap ? cap : st[i]->bufcap;
+  }
+  return CG_OK;
+}
+
 uint64_t cg_adolc_markers(const cg_reader *R) {
   if (!R || R->info.format != CG_FMT_ADOLC) return 0;
   return ((const ad_reader *)(const void *)R)->markers;
@@ -535,6 +788,7 @@ static int ad_setup(ad_reader *R, const char *path, cg_error *e) {
       (rc = st_open(R->base.A, &R->vals, R->vpath, 8, 1, e)) || (rc = read_header(R, e)) ||
       (rc = check_sizes(R, e)) || (rc = load_info(R, e)))
     return rc;
+  build_fast(R);
   return ad_rewind(&R->base, e);
 }
 
@@ -546,6 +800,7 @@ cg_reader *cg_adolc_open(cg_alloc *A, const char *path, cg_error *e) {
   if (!R) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   memset(R, 0, sizeof *R);
   R->base.next = ad_next;
+  R->base.next_batch = ad_next_batch;
   R->base.rewind = ad_rewind;
   R->base.close = ad_close;
   R->base.recbytes = ad_recbytes;

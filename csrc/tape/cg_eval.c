@@ -184,64 +184,21 @@ static int ev_vector(ev_state *v, const cg_rec *r) {
   }
 }
 
-/* One record.  The hot interpreter switch: each case is the _ZOS_ line of
- * uni5_for.c for that opcode, in canonical operand order. */
+/* One record that needs more than arithmetic: independents, dependents,
+ * branch and condition checks, references, vectors, and the errors.  Each
+ * case is the _ZOS_ line of uni5_for.c for that opcode, in canonical
+ * operand order. */
 static int ev_step(ev_state *v, const cg_rec *r) {
   const uint32_t *L = r->loc;
   const double *V = r->val;
   double *s = v->s;
   switch (r->op) {
-    case CG_OP_death_not: break;
     case CG_OP_assign_ind: return ev_indep(v, r, &s[L[0]]);
     case CG_OP_assign_dep:
       if (v->iy >= v->t->n_dep) return ev_err(v, r, "more than %llu dependents", v->t->n_dep);
       if (v->y) v->y[v->iy] = s[L[0]];
       v->iy++;
       break;
-    case CG_OP_assign_a: s[L[0]] = s[L[1]]; break;
-    case CG_OP_assign_d: s[L[0]] = V[0]; break;
-    case CG_OP_assign_d_one: s[L[0]] = 1.0; break;
-    case CG_OP_assign_d_zero: s[L[0]] = 0.0; break;
-    case CG_OP_eq_plus_d: s[L[0]] += V[0]; break;
-    case CG_OP_eq_plus_a: s[L[0]] += s[L[1]]; break;
-    case CG_OP_eq_min_d: s[L[0]] -= V[0]; break;
-    case CG_OP_eq_min_a: s[L[0]] -= s[L[1]]; break;
-    case CG_OP_eq_mult_d: s[L[0]] *= V[0]; break;
-    case CG_OP_eq_mult_a: s[L[0]] *= s[L[1]]; break;
-    case CG_OP_incr_a: s[L[0]]++; break;
-    case CG_OP_decr_a: s[L[0]]--; break;
-    case CG_OP_plus_a_a: s[L[0]] = s[L[1]] + s[L[2]]; break;
-    case CG_OP_plus_d_a: s[L[0]] = s[L[1]] + V[0]; break;
-    case CG_OP_min_a_a: s[L[0]] = s[L[1]] - s[L[2]]; break;
-    case CG_OP_min_d_a: s[L[0]] = V[0] - s[L[1]]; break;
-    case CG_OP_mult_a_a: s[L[0]] = s[L[1]] * s[L[2]]; break;
-    case CG_OP_mult_d_a: s[L[0]] = s[L[1]] * V[0]; break;
-    case CG_OP_div_a_a: s[L[0]] = s[L[1]] / s[L[2]]; break;
-    case CG_OP_div_d_a: s[L[0]] = V[0] / s[L[1]]; break;
-    case CG_OP_eq_plus_prod: s[L[0]] += s[L[1]] * s[L[2]]; break;
-    case CG_OP_eq_min_prod: s[L[0]] -= s[L[1]] * s[L[2]]; break;
-    case CG_OP_pos_sign_a: s[L[0]] = s[L[1]]; break;
-    case CG_OP_neg_sign_a: s[L[0]] = -s[L[1]]; break;
-    case CG_OP_exp_op: s[L[0]] = exp(s[L[1]]); break;
-    case CG_OP_log_op: s[L[0]] = log(s[L[1]]); break;
-    case CG_OP_sqrt_op: s[L[0]] = sqrt(s[L[1]]); break;
-    case CG_OP_cbrt_op: s[L[0]] = cbrt(s[L[1]]); break; /* ADOL-C rejects it (P3) */
-    case CG_OP_pow_op: s[L[0]] = pow(s[L[1]], V[0]); break;
-    case CG_OP_sin_op: /* [res, cos, arg]: the partial first, as ADOL-C */
-      s[L[1]] = cos(s[L[2]]);
-      s[L[0]] = sin(s[L[2]]);
-      break;
-    case CG_OP_cos_op: /* [res, sin, arg] */
-      s[L[1]] = sin(s[L[2]]);
-      s[L[0]] = cos(s[L[2]]);
-      break;
-    case CG_OP_atan_op: s[L[0]] = atan(s[L[1]]); break; /* L[2]: derivative input */
-    case CG_OP_asin_op: s[L[0]] = asin(s[L[1]]); break;
-    case CG_OP_acos_op: s[L[0]] = acos(s[L[1]]); break;
-    case CG_OP_asinh_op: s[L[0]] = asinh(s[L[1]]); break;
-    case CG_OP_acosh_op: s[L[0]] = acosh(s[L[1]]); break;
-    case CG_OP_atanh_op: s[L[0]] = atanh(s[L[1]]); break;
-    case CG_OP_erf_op: s[L[0]] = erf(s[L[1]]); break;
     case CG_OP_gen_quad: /* [res, arg, deriv], V = (arg at taping, result) */
       if (V[0] != s[L[1]]) ev_switch(v, r); /* ADOL-C: "tape invalid", rc -2 */
       s[L[0]] = V[1];
@@ -284,14 +241,6 @@ static int ev_step(ev_state *v, const cg_rec *r) {
     }
     case CG_OP_take_stock_op: case CG_OP_vec_copy: case CG_OP_vec_dot: case CG_OP_vec_axpy:
       return ev_vector(v, r);
-    /* cgwb-only opcodes (cg_ops.h, codes 150..156) */
-    case CG_OP_plus_a_d: s[L[0]] = s[L[1]] + V[0]; break;
-    case CG_OP_min_a_d: s[L[0]] = s[L[1]] - V[0]; break;
-    case CG_OP_mult_a_d: s[L[0]] = s[L[1]] * V[0]; break;
-    case CG_OP_div_a_d: s[L[0]] = s[L[1]] / V[0]; break;
-    case CG_OP_eq_div_d: s[L[0]] /= V[0]; break;
-    case CG_OP_eq_div_a: s[L[0]] /= s[L[1]]; break;
-    case CG_OP_tan_op: s[L[0]] = tan(s[L[1]]); break;
     case CG_OP_ext_diff: case CG_OP_ext_diff_iArr: case CG_OP_ext_diff_v2:
       return ev_err(v, r, "external function (record of opcode %llu) cannot be evaluated",
                     r->op);
@@ -302,12 +251,110 @@ static int ev_step(ev_state *v, const cg_rec *r) {
   return CG_OK;
 }
 
+/* Runs every record: the hot interpreter loop, as Lua's luaV_execute.  It
+ * walks the tape as cg_tape_iter_next does (fixed counts from a table, only
+ * variable-length records ask cg_rec_counts); its cases are the pure
+ * arithmetic _ZOS_ lines of uni5_for.c, canonical operand order, and
+ * everything else goes to ev_step with a cg_rec.  No cg_rec is built for
+ * the arithmetic, so the cursors and the store stay in registers. */
+static int ev_run(ev_state *v) {
+  const cg_tape *t = v->t;
+  const uint8_t *ops = t->op;
+  double *s = v->s;
+  int8_t fl[256], fv[256]; /* fixed counts per opcode, -1 = variable */
+  size_t i, nops = t->nops;
+  const uint32_t *L = t->loc;
+  const double *V = t->val;
+  unsigned c;
+  for (c = 0; c < 256; c++) {
+    fl[c] = cg_op(c)->nloc;
+    fv[c] = cg_op(c)->nval;
+  }
+  for (i = 0; i < nops; i++) {
+    unsigned op = ops[i];
+    cg_rec r;
+    int rc;
+    switch (op) {
+      case CG_OP_death_not: break;
+      case CG_OP_assign_a: s[L[0]] = s[L[1]]; break;
+      case CG_OP_assign_d: s[L[0]] = V[0]; break;
+      case CG_OP_assign_d_one: s[L[0]] = 1.0; break;
+      case CG_OP_assign_d_zero: s[L[0]] = 0.0; break;
+      case CG_OP_eq_plus_d: s[L[0]] += V[0]; break;
+      case CG_OP_eq_plus_a: s[L[0]] += s[L[1]]; break;
+      case CG_OP_eq_min_d: s[L[0]] -= V[0]; break;
+      case CG_OP_eq_min_a: s[L[0]] -= s[L[1]]; break;
+      case CG_OP_eq_mult_d: s[L[0]] *= V[0]; break;
+      case CG_OP_eq_mult_a: s[L[0]] *= s[L[1]]; break;
+      case CG_OP_incr_a: s[L[0]]++; break;
+      case CG_OP_decr_a: s[L[0]]--; break;
+      case CG_OP_plus_a_a: s[L[0]] = s[L[1]] + s[L[2]]; break;
+      case CG_OP_plus_d_a: s[L[0]] = s[L[1]] + V[0]; break;
+      case CG_OP_min_a_a: s[L[0]] = s[L[1]] - s[L[2]]; break;
+      case CG_OP_min_d_a: s[L[0]] = V[0] - s[L[1]]; break;
+      case CG_OP_mult_a_a: s[L[0]] = s[L[1]] * s[L[2]]; break;
+      case CG_OP_mult_d_a: s[L[0]] = s[L[1]] * V[0]; break;
+      case CG_OP_div_a_a: s[L[0]] = s[L[1]] / s[L[2]]; break;
+      case CG_OP_div_d_a: s[L[0]] = V[0] / s[L[1]]; break;
+      case CG_OP_eq_plus_prod: s[L[0]] += s[L[1]] * s[L[2]]; break;
+      case CG_OP_eq_min_prod: s[L[0]] -= s[L[1]] * s[L[2]]; break;
+      case CG_OP_pos_sign_a: s[L[0]] = s[L[1]]; break;
+      case CG_OP_neg_sign_a: s[L[0]] = -s[L[1]]; break;
+      case CG_OP_exp_op: s[L[0]] = exp(s[L[1]]); break;
+      case CG_OP_log_op: s[L[0]] = log(s[L[1]]); break;
+      case CG_OP_sqrt_op: s[L[0]] = sqrt(s[L[1]]); break;
+      case CG_OP_cbrt_op: s[L[0]] = cbrt(s[L[1]]); break; /* ADOL-C rejects it (P3) */
+      case CG_OP_pow_op: s[L[0]] = pow(s[L[1]], V[0]); break;
+      case CG_OP_sin_op: /* [res, cos, arg]: the partial first, as ADOL-C */
+        s[L[1]] = cos(s[L[2]]);
+        s[L[0]] = sin(s[L[2]]);
+        break;
+      case CG_OP_cos_op: /* [res, sin, arg] */
+        s[L[1]] = sin(s[L[2]]);
+        s[L[0]] = cos(s[L[2]]);
+        break;
+      case CG_OP_atan_op: s[L[0]] = atan(s[L[1]]); break; /* L[2]: derivative input */
+      case CG_OP_asin_op: s[L[0]] = asin(s[L[1]]); break;
+      case CG_OP_acos_op: s[L[0]] = acos(s[L[1]]); break;
+      case CG_OP_asinh_op: s[L[0]] = asinh(s[L[1]]); break;
+      case CG_OP_acosh_op: s[L[0]] = acosh(s[L[1]]); break;
+      case CG_OP_atanh_op: s[L[0]] = atanh(s[L[1]]); break;
+      case CG_OP_erf_op: s[L[0]] = erf(s[L[1]]); break;
+      /* cgwb-only opcodes (cg_ops.h, codes 150..156) */
+      case CG_OP_plus_a_d: s[L[0]] = s[L[1]] + V[0]; break;
+      case CG_OP_min_a_d: s[L[0]] = s[L[1]] - V[0]; break;
+      case CG_OP_mult_a_d: s[L[0]] = s[L[1]] * V[0]; break;
+      case CG_OP_div_a_d: s[L[0]] = s[L[1]] / V[0]; break;
+      case CG_OP_eq_div_d: s[L[0]] /= V[0]; break;
+      case CG_OP_eq_div_a: s[L[0]] /= s[L[1]]; break;
+      case CG_OP_tan_op: s[L[0]] = tan(s[L[1]]); break;
+      default:
+        r.op = op;
+        r.loc = L;
+        r.val = V;
+        r.index = i;
+        if (fl[op] >= 0 && fv[op] >= 0) {
+          r.nloc = (uint32_t)fl[op];
+          r.nval = (uint32_t)fv[op];
+        } else if (cg_rec_counts(op, L, (uint32_t)(t->nlocs - (size_t)(L - t->loc)), &r.nloc,
+                                 &r.nval) != 1) {
+          return CG_OK; /* as cg_tape_iter_next: the tape ends here */
+        }
+        if ((rc = ev_step(v, &r)) != CG_OK) return rc;
+        L += r.nloc;
+        V += r.nval;
+        continue;
+    }
+    L += fl[op]; /* every case above has fixed counts */
+    V += fv[op];
+  }
+  return CG_OK;
+}
+
 int cg_tape_forward(const cg_tape *t, const double *x, double *y, cg_branch *br,
                     cg_error *e) {
   ev_state v;
-  cg_tape_iter it;
-  cg_rec r;
-  int rc = CG_OK;
+  int rc;
   if (!t) return cg_seterr(e, CG_EUSAGE, "no tape");
   if (!x && !t->has_x0)
     return cg_seterr(e, CG_EUSAGE, "tape carries no values of the independents; give --at");
@@ -324,8 +371,7 @@ int cg_tape_forward(const cg_tape *t, const double *x, double *y, cg_branch *br,
   if (!v.s) return cg_seterr(e, CG_ENOMEM, "out of memory for a store of %llu values",
                              (unsigned long long)v.n);
   memset(v.s, 0, (size_t)(v.n ? v.n : 1) * sizeof(double));
-  cg_tape_iter_init(&it, t);
-  while (rc == CG_OK && cg_tape_iter_next(&it, &r)) rc = ev_step(&v, &r);
+  rc = ev_run(&v);
   cg_free(t->A, v.s, (size_t)(v.n ? v.n : 1) * sizeof(double));
   return rc;
 }

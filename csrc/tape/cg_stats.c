@@ -4,6 +4,8 @@
  */
 #include <string.h>
 
+#include <math.h>
+
 #include "cg_tape.h"
 
 /* Adds a span to a list of at most 4. */
@@ -45,7 +47,8 @@ int cg_rec_uses(const cg_rec *r, cg_span *rd, int *nr, cg_span *wr, int *nw) {
       return 0;
     case CG_OP_subscript: /* [res, idx, base], V0 = vector length */
       span(rd, nr, l[1], 1);
-      span(rd, nr, l[2], r->nval ? (uint64_t)(r->val[0] > 0 ? r->val[0] : 0) : 1);
+      /* V0 comes from the file: clamped, as a double beyond uint64 does not convert */
+      span(rd, nr, l[2], r->nval ? (uint64_t)(r->val[0] > 0 ? fmin(r->val[0], 4294967296.0) : 0) : 1);
       span(wr, nw, l[0], 1);
       return 0;
     case CG_OP_subscript_ref: /* the result holds a location number */
@@ -68,35 +71,43 @@ int cg_rec_uses(const cg_rec *r, cg_span *rd, int *nr, cg_span *wr, int *nw) {
 
 /* {==== statistics ====} */
 
-/* First pass: counts and bytes per opcode, highest location. */
-static int pass_counts(cg_reader *R, cg_stats *s, uint64_t *nwrites, cg_error *e) {
-  cg_rec r;
+/* Records per cg_reader_next_batch call in the passes below. */
+#define STATS_BATCH 256
+
+/* First pass, one record: counts and bytes per opcode, highest location. */
+static void count_rec(cg_reader *R, const cg_rec *r, cg_stats *s, uint64_t *nwrites) {
   cg_span rd[4], wr[4];
-  int rc, nr, nw, k;
-  *nwrites = 0;
-  while ((rc = cg_reader_next(R, &r, e)) == 1) {
-    uint64_t b = cg_reader_recbytes(R, &r);
-    s->count[r.op]++;
-    s->bytes[r.op] += b;
-    s->records++;
-    if (r.op == CG_OP_death_not) {
-      s->death_notices++;
-      s->death_bytes += b;
-    } else {
-      s->operations++;
-      s->op_bytes += b;
-    }
-    if (r.op == CG_OP_assign_ind || r.op == CG_OP_ref_assign_ind) s->n_indep++;
-    if (r.op == CG_OP_assign_dep) s->n_dep++;
-    cg_rec_uses(&r, rd, &nr, wr, &nw);
-    for (k = 0; k < nr; k++)
-      if (rd[k].start + rd[k].len > s->max_loc) s->max_loc = rd[k].start + rd[k].len;
-    for (k = 0; k < nw; k++) {
-      if (wr[k].start + wr[k].len > s->max_loc) s->max_loc = wr[k].start + wr[k].len;
-      *nwrites += wr[k].len;
-    }
+  int nr, nw, k;
+  uint64_t b = cg_reader_recbytes(R, r);
+  s->count[r->op]++;
+  s->bytes[r->op] += b;
+  s->records++;
+  if (r->op == CG_OP_death_not) {
+    s->death_notices++;
+    s->death_bytes += b;
+  } else {
+    s->operations++;
+    s->op_bytes += b;
   }
-  return rc;
+  if (r->op == CG_OP_assign_ind || r->op == CG_OP_ref_assign_ind) s->n_indep++;
+  if (r->op == CG_OP_assign_dep) s->n_dep++;
+  cg_rec_uses(r, rd, &nr, wr, &nw);
+  for (k = 0; k < nr; k++)
+    if (rd[k].start + rd[k].len > s->max_loc) s->max_loc = rd[k].start + rd[k].len;
+  for (k = 0; k < nw; k++) {
+    if (wr[k].start + wr[k].len > s->max_loc) s->max_loc = wr[k].start + wr[k].len;
+    *nwrites += wr[k].len;
+  }
+}
+
+/* First pass: count_rec over every record. */
+static int pass_counts(cg_reader *R, cg_stats *s, uint64_t *nwrites, cg_error *e) {
+  cg_rec rb[STATS_BATCH];
+  int n, k;
+  *nwrites = 0;
+  while ((n = cg_reader_next_batch(R, rb, STATS_BATCH, e)) > 0)
+    for (k = 0; k < n; k++) count_rec(R, &rb[k], s, nwrites);
+  return n;
 }
 
 /* The live-range passes need, per written value, the record of its last read. */
@@ -107,37 +118,49 @@ typedef struct live_work {
   uint64_t nloc, nwrites;
 } live_work;
 
-/* Second pass: the last read of every written value. */
-static int pass_lastread(cg_reader *R, live_work *w, cg_error *e) {
-  cg_rec r;
+/* Second pass, one record (number t): the last read of every written value;
+ * *k counts the writes. */
+static void lastread_rec(const cg_rec *r, live_work *w, uint64_t t, uint64_t *k) {
   cg_span rd[4], wr[4];
-  uint64_t k = 0, j, t = 0;
-  int rc, nr, nw, i;
-  while ((rc = cg_reader_next(R, &r, e)) == 1) {
-    cg_rec_uses(&r, rd, &nr, wr, &nw);
-    for (i = 0; i < nr; i++)
-      for (j = rd[i].start; j < rd[i].start + rd[i].len; j++)
-        if (w->cur[j] != UINT64_MAX) w->last[w->cur[j]] = t;
-    for (i = 0; i < nw; i++)
-      for (j = wr[i].start; j < wr[i].start + wr[i].len; j++) {
-        w->cur[j] = k;
-        w->last[k++] = t;
-      }
-    t++;
-  }
-  return rc;
+  uint64_t j;
+  int nr, nw, i;
+  cg_rec_uses(r, rd, &nr, wr, &nw);
+  for (i = 0; i < nr; i++)
+    for (j = rd[i].start; j < rd[i].start + rd[i].len; j++)
+      if (w->cur[j] != UINT64_MAX) w->last[w->cur[j]] = t;
+  for (i = 0; i < nw; i++)
+    for (j = wr[i].start; j < wr[i].start + wr[i].len; j++) {
+      w->cur[j] = *k;
+      w->last[(*k)++] = t;
+    }
+}
+
+/* Second pass: lastread_rec over every record. */
+static int pass_lastread(cg_reader *R, live_work *w, cg_error *e) {
+  cg_rec rb[STATS_BATCH];
+  uint64_t k = 0, t = 0;
+  int n, i;
+  while ((n = cg_reader_next_batch(R, rb, STATS_BATCH, e)) > 0)
+    for (i = 0; i < n; i++) lastread_rec(&rb[i], w, t++, &k);
+  return n;
 }
 
 /* Third pass: replay, counting values live after each record. */
 static int pass_peak(cg_reader *R, live_work *w, uint64_t *peak, cg_error *e) {
-  cg_rec r;
+  cg_rec rb[STATS_BATCH];
   cg_span rd[4], wr[4];
   uint64_t k = 0, j, t = 0, live = 0;
-  int rc, nr, nw, i;
+  int n = 0, nr, nw, i, b = 0;
   for (j = 0; j < w->nloc; j++) w->cur[j] = UINT64_MAX;
   *peak = 0;
-  while ((rc = cg_reader_next(R, &r, e)) == 1) {
-    cg_rec_uses(&r, rd, &nr, wr, &nw);
+  for (;;) {
+    const cg_rec *r;
+    if (b == n) { /* batch used up: the next one */
+      if ((n = cg_reader_next_batch(R, rb, STATS_BATCH, e)) <= 0) break;
+      b = 0;
+    }
+    r = &rb[b++];
+    cg_rec_uses(r, rd, &nr, wr, &nw);
     for (i = 0; i < nw; i++) /* the old value of an overwritten location dies */
       for (j = wr[i].start; j < wr[i].start + wr[i].len; j++) {
         uint64_t old = w->cur[j];
@@ -161,7 +184,7 @@ static int pass_peak(cg_reader *R, live_work *w, uint64_t *peak, cg_error *e) {
     }
     t++;
   }
-  return rc;
+  return n;
 }
 
 /* Peak of live values; leaves 0 (unknown) if the work arrays do not fit. */

@@ -247,7 +247,7 @@ int cg_tape_iter_next(cg_tape_iter *it, cg_rec *r) {
   uint32_t nl, nv;
   if (it->i >= t->nops) return 0;
   op = t->op[it->i];
-  r->loc = t->loc + it->lpos;
+  r->loc = t->loc ? t->loc + it->lpos : NULL; /* NULL + 0 is undefined */
   if (op_full[op].nloc >= 0 && op_full[op].nval >= 0) { /* fixed size: most records */
     nl = (uint32_t)op_full[op].nloc;
     nv = (uint32_t)op_full[op].nval;
@@ -257,7 +257,7 @@ int cg_tape_iter_next(cg_tape_iter *it, cg_rec *r) {
   r->op = op;
   r->nloc = nl;
   r->nval = nv;
-  r->val = t->val + it->vpos;
+  r->val = t->val ? t->val + it->vpos : NULL;
   r->index = it->i++;
   it->lpos += nl;
   it->vpos += nv;
@@ -361,7 +361,7 @@ static int load_batch(cg_tape *t, cg_reader *R, cg_rec *rb, int n, cg_error *e) 
   for (k = 0; k < n && rc == CG_OK; k++) {
     const cg_rec *r = &rb[k];
     unsigned op = r->op;
-    uint32_t nl = r->nloc, nv = r->nval, i, *dl;
+    uint32_t nl = r->nloc, nv = r->nval, i, hi = 0, *dl;
     if (op > 255 || !op_plain[op] || op_full[op].nloc != (int)nl ||
         op_full[op].nval != (int)nv || nops >= t->cap_op || nl > t->cap_loc - nlocs ||
         nv > t->cap_val - nvals) {
@@ -375,8 +375,9 @@ static int load_batch(cg_tape *t, cg_reader *R, cg_rec *rb, int n, cg_error *e) 
     dl = t->loc + nlocs;
     for (i = 0; i < nl; i++) {
       dl[i] = r->loc[i];
-      if ((uint64_t)r->loc[i] >= nstore) nstore = (uint64_t)r->loc[i] + 1;
+      hi = r->loc[i] > hi ? r->loc[i] : hi;
     }
+    if (nl && (uint64_t)hi >= nstore) nstore = (uint64_t)hi + 1; /* one compare per record */
     for (i = 0; i < nv; i++) t->val[nvals + i] = r->val[i];
     nlocs += nl;
     nvals += nv;

@@ -6,10 +6,11 @@
  * formats are read (ADOL-C 2.x tape sets, classic tapes of seed 000 section 1.3,
  * text tapes), the last two are written; doc/formats.md defines them.
  *
- * Readers stream: cg_reader_next hands out one record at a time with O(1)
- * memory beyond the store-size arrays, so statistics of a tape larger than
- * memory can be computed.  cg_tape_load keeps a whole tape in memory as three
- * flat arrays (opcodes, locations, constants): about 14 bytes per operation.
+ * Readers stream: cg_reader_next hands out one record at a time (and
+ * cg_reader_next_batch a run of them) with O(1) memory beyond the store-size
+ * arrays, so statistics of a tape larger than memory can be computed.
+ * cg_tape_load keeps a whole tape in memory as three flat arrays (opcodes,
+ * locations, constants): about 14 bytes per operation.
  */
 #ifndef CG_TAPE_H
 #define CG_TAPE_H
@@ -50,6 +51,11 @@ typedef struct cg_reader cg_reader;
 cg_reader *cg_reader_open(cg_alloc *A, const char *path, cg_error *e);
 /* 1 and *r filled: a record; 0: end of tape; <0: error (in e). */
 int cg_reader_next(cg_reader *R, cg_rec *r, cg_error *e);
+/* Up to max >= 1 records into r[0 .. n): returns n >= 1, 0 at the end of the
+ * tape, <0 on an error (in e; the records before it came in earlier calls).
+ * Their loc/val are valid until the next call on R.  Same records as
+ * cg_reader_next, fewer calls: ADOL-C tapes come in runs of up to 256. */
+int cg_reader_next_batch(cg_reader *R, cg_rec *r, int max, cg_error *e);
 /* Back to the first record. */
 int cg_reader_rewind(cg_reader *R, cg_error *e);
 const cg_tapeinfo *cg_reader_info(const cg_reader *R);
@@ -64,6 +70,11 @@ void cg_reader_close(cg_reader *R);
 
 /* Block markers an ADOL-C reader has consumed so far (0 for other formats). */
 uint64_t cg_adolc_markers(const cg_reader *R);
+/* Test hook for an ADOL-C reader, right after opening: fast = 0 decodes every
+ * record with the full checks only (the reference the fast path must agree
+ * with); cap > 0 makes each buffer read take at most cap elements, so that
+ * small tapes reach every buffer boundary.  CG_EUSAGE for other readers. */
+int cg_adolc_debug(cg_reader *R, int fast, size_t cap);
 
 /* Format-specific openers (used by cg_reader_open). */
 cg_reader *cg_adolc_open(cg_alloc *A, const char *path, cg_error *e);
@@ -74,6 +85,8 @@ cg_reader *cg_text_open(cg_alloc *A, const char *path, const char *buf, size_t l
 /* The reader vtable every format implements. */
 struct cg_reader {
   int (*next)(cg_reader *R, cg_rec *r, cg_error *e);
+  /* optional (NULL: one record per call through next) */
+  int (*next_batch)(cg_reader *R, cg_rec *r, int max, cg_error *e);
   int (*rewind)(cg_reader *R, cg_error *e);
   void (*close)(cg_reader *R);
   uint64_t (*recbytes)(const cg_reader *R, const cg_rec *r);

@@ -222,7 +222,7 @@ cg_reader *cg_text_open(cg_alloc *A, const char *path, const char *buf, size_t l
 
 /* Writes a double so that reading it back gives the same bits. */
 static void put_double(FILE *fp, double v) {
-  if (isnan(v)) fputs(" nan", fp);
+  if (isnan(v)) fputs(signbit(v) ? " -nan" : " nan", fp); /* the payload is lost */
   else if (isinf(v)) fputs(v > 0 ? " inf" : " -inf", fp);
   else fprintf(fp, " %.17g", v);
 }

@@ -284,7 +284,8 @@ commands.codegen = {
     local scheme, scheme_name = sched.scheme(a.levels)
     if not scheme then fail(2, scheme_name) end
     local g, tape = build(a)
-    local s = cgwb().schedule(g, scheme, { inline_leaves = a.inline_leaves })
+    local oks, s = pcall(cgwb().schedule, g, scheme, { inline_leaves = a.inline_leaves })
+    if not oks then fail(2, ("%s: %s"):format(scheme_name, tostring(s))) end
     if a.histogram then
       check(sched.write_histogram(s:histogram(), a.histogram,
         ("%s: nodes per level (%s)"):format(a.tape:match("[^/]*$"), scheme_name)), nil, 1)
@@ -331,8 +332,20 @@ local function elim_options(p)
 end
 
 -- The largest relative difference between two sorted sparse Jacobians
--- (math.huge if their patterns differ).
+-- (math.huge if their patterns differ).  Explicit zeros do not count: the
+-- sweeps drop them, an elimination keeps an entry whose products cancel.
 local function jac_diff(a, b)
+  local function nz(J)
+    local r = { rows = {}, cols = {}, vals = {}, nnz = 0 }
+    for i = 1, J.nnz do
+      if J.vals[i] ~= 0 then
+        r.nnz = r.nnz + 1
+        r.rows[r.nnz], r.cols[r.nnz], r.vals[r.nnz] = J.rows[i], J.cols[i], J.vals[i]
+      end
+    end
+    return r
+  end
+  a, b = nz(a), nz(b)
   if a.nnz ~= b.nnz then return math.huge end
   local d = 0
   for i = 1, a.nnz do

@@ -105,7 +105,7 @@ local function run_choose(lg, f)
     local cand = lg:intermediates()
     if #cand == 0 then break end
     local v = f(lg, cand)
-    if math.type(v) ~= "integer" or lg:kind(v) ~= "intermediate" then
+    if math.type(v) ~= "integer" or v < 1 or v > lg:nv() or lg:kind(v) ~= "intermediate" then
       error(("choose returned %s, not a remaining intermediate"):format(tostring(v)), 0)
     end
     local c = lg:elim_vertex(v)
@@ -174,6 +174,181 @@ function M.linearize(tape, opts)
   local lg, err2 = core.linearize(g)
   g:free()
   return lg, err2
+end
+
+-- {==== edge and face modes ====}
+
+M.edge_builtin = { "forward", "reverse", "markowitz", "relative-markowitz", "min-fill", "random" }
+M.face_builtin = { "forward", "reverse", "markowitz", "min-fill", "random" }
+
+--- The spec of an edge or face ordering as the core takes it: a chain of
+-- names ("markowitz,forward"), where the words `front` or `back` restrict
+-- edge elimination to one side and `lowest` breaks the final ties toward
+-- the lowest ids; functions and tables pass through.
+function M.x_spec(spec, names, opts)
+  if type(spec) ~= "string" then return spec end
+  local ok = {}
+  for _, n in ipairs(names) do ok[n] = true end
+  local rules = { seed = opts and opts.seed }
+  for name in spec:gmatch("[^,%s]+") do
+    if name == "front" or name == "back" then rules.sides = name
+    elseif name == "lowest" then rules.lowest_first = true
+    elseif ok[name] then rules[#rules + 1] = name
+    else return nil, ("unknown ordering '%s' for this mode"):format(name) end
+  end
+  if #rules == 0 then rules[1] = "markowitz" end
+  return rules
+end
+
+-- Replays recorded edge steps {{i, j, "front"|"back"}, ...}, then finishes
+-- with any intermediates left (vertex elimination, in id order).
+local function replay_edges(lg, steps)
+  local total = { mults = 0, mults_nontrivial = 0, adds = 0, fill = 0, steps = 0, peak_edges = 0 }
+  local function add(c)
+    for k, x in pairs(c) do
+      if k == "peak_edges" then total[k] = math.max(total[k], x) else total[k] = total[k] + x end
+    end
+  end
+  for _, st in ipairs(steps) do add(lg:elim_edge(st[1], st[2], st[3])) end
+  for _, v in ipairs(lg:intermediates()) do add(lg:elim_vertex(v)) end
+  return total
+end
+
+-- The cheapest of the built-in rules of a mode: order, cost, name.
+local function x_best(lg, names, run, opts)
+  local best, best_steps, best_name
+  for _, name in ipairs(names) do
+    if name ~= "random" then
+      local c <close> = lg:copy()
+      local cost, steps = run(c, M.x_spec(name, names, opts))
+      if not best or cost.mults < best.mults then best, best_steps, best_name = cost, steps, name end
+    end
+  end
+  return best_steps, best, best_name
+end
+
+-- A driver for `cgwb ... --mode edge|face`: (lg, spec, opts) -> cost, order, name.
+local function x_driver(names, method, replay)
+  return function(lg, spec, opts)
+    opts = opts or {}
+    local run = function(g, s) return g[method](g, s) end
+    if spec == "best" then
+      local steps, _, name = x_best(lg, names, run, opts)
+      return replay(lg, steps), steps, "best:" .. name
+    end
+    if type(spec) == "table" and spec.replay then return replay(lg, spec.replay), spec.replay, "replay" end
+    if spec == "exact" or spec == "anneal" or (type(spec) == "table" and spec.choose) then
+      return nil, "this ordering is available for vertex elimination only"
+    end
+    local cs, err = M.x_spec(spec, names, opts)
+    if not cs then return nil, err end
+    local cost, steps = run(lg, cs)
+    return cost, steps, type(spec) == "string" and spec or (type(spec) == "table" and spec.name) or "lua"
+  end
+end
+
+M.modes = M.modes or {}
+M.modes.edge = x_driver(M.edge_builtin, "eliminate_edges", replay_edges)
+M.modes.face = x_driver(M.face_builtin, "eliminate_faces", function(lg, steps) return lg:replay_faces(steps) end)
+
+-- {==== formats ====}
+
+--- A graph from the text of a .cg or EliAD file (EliAD has a "CG = [" line).
+function M.read_graph_text(text, path)
+  if text:find("\nCG%s*=%s*%[") or text:find("^CG%s*=%s*%[") then return core.read_eliad(text, path) end
+  return core.read_cg(text, path)
+end
+
+-- {==== independent replay and preaccumulation code ====}
+
+-- Structure of lg in Lua tables: pred[v], succ[v] as sets.
+local function lua_structure(lg)
+  local pred, succ = {}, {}
+  for v = 1, lg:nv() do pred[v], succ[v] = {}, {} end
+  for v = 1, lg:nv() do
+    for _, p in ipairs(lg:preds(v)) do pred[v][p], succ[p][v] = true, true end
+  end
+  return pred, succ
+end
+
+local function sorted_keys(t)
+  local r = {}
+  for k in pairs(t) do r[#r + 1] = k end
+  table.sort(r)
+  return r
+end
+
+--- Replays a vertex order on a Lua copy of lg's structure (not through the
+-- core): returns the multiplications (sum of |in| * |out| at elimination)
+-- and, when emit is given, calls emit(kind, dst, a, b) for each product:
+-- kind "new" (dst = a * b) or "add" (dst += a * b); edges are keys i..":"..k.
+function M.simulate(lg, order, emit)
+  local pred, succ = lua_structure(lg)
+  local mults = 0
+  for _, v in ipairs(order) do
+    local ps, ss = sorted_keys(pred[v]), sorted_keys(succ[v])
+    mults = mults + #ps * #ss
+    for _, i in ipairs(ps) do
+      for _, k in ipairs(ss) do
+        local new = not succ[i][k]
+        if emit then emit(new and "new" or "add", i .. ":" .. k, i .. ":" .. v, v .. ":" .. k) end
+        succ[i][k], pred[k][i] = true, true
+      end
+    end
+    for _, i in ipairs(ps) do succ[i][v] = nil end
+    for _, k in ipairs(ss) do pred[k][v] = nil end
+    pred[v], succ[v] = {}, {}
+  end
+  return mults, pred, succ
+end
+
+--- C code of the multiply-add sequence that a vertex order performs (seed
+-- 004 section 1: each elimination generates code): a function
+--   void NAME(const double *w, double *J)
+-- where w holds the local partials of lg's edges in the order of `inputs`
+-- (by head, then tail: {i, k} pairs, 1-based vertices) and J receives the
+-- Jacobian's entries in the order of `outputs` ({row, col}, 1-based, sorted
+-- by row then column, as lg:jacobian()).  Returns code, inputs, outputs.
+function M.preaccumulation_code(lg, order, opts)
+  opts = opts or {}
+  local name = opts.name or "preaccumulate"
+  local slot, inputs, nslot, body = {}, {}, 0, {}
+  for v = 1, lg:nv() do
+    for _, p in ipairs(lg:preds(v)) do
+      inputs[#inputs + 1] = { p, v }
+      slot[p .. ":" .. v] = nslot
+      body[#body + 1] = ("  e[%d] = w[%d];"):format(nslot, nslot)
+      nslot = nslot + 1
+    end
+  end
+  local mults = M.simulate(lg, order, function(kind, dst, a, b)
+    if kind == "new" then
+      slot[dst] = nslot
+      nslot = nslot + 1
+      body[#body + 1] = ("  e[%d] = e[%d] * e[%d];"):format(slot[dst], slot[a], slot[b])
+    else
+      body[#body + 1] = ("  e[%d] += e[%d] * e[%d];"):format(slot[dst], slot[a], slot[b])
+    end
+  end)
+  local outputs, x, y = {}, lg:x(), lg:y()
+  for r, yv in ipairs(y) do
+    for c, xv in ipairs(x) do
+      if xv == yv then
+        outputs[#outputs + 1] = { r, c }
+        body[#body + 1] = ("  J[%d] = 1.0;"):format(#outputs - 1)
+      elseif slot[xv .. ":" .. yv] then
+        outputs[#outputs + 1] = { r, c }
+        body[#body + 1] = ("  J[%d] = e[%d];"):format(#outputs - 1, slot[xv .. ":" .. yv])
+      end
+    end
+  end
+  local code = table.concat({
+    ("/* Jacobian preaccumulation by vertex elimination: %d multiplications. */"):format(mults),
+    ("void %s(const double *w, double *J);"):format(name),
+    ("void %s(const double *w, double *J) {"):format(name),
+    ("  static double e[%d];"):format(math.max(nslot, 1)),
+    table.concat(body, "\n"), "}", "" }, "\n")
+  return code, inputs, outputs, mults
 end
 
 return M

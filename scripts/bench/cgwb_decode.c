@@ -1,7 +1,8 @@
 /* cgwb_decode: times cgwb's tape layer on one tape.
  * usage: cgwb_decode TAPE [XFILE] REPEATS
- * Prints lines "stream|load|forward RECORDS SECONDS maxrss_kb": streaming
- * decode of every record, loading into memory, forward evaluation (best of
+ * Prints lines "stream|batch|load|forward RECORDS SECONDS maxrss_kb":
+ * streaming decode of every record (cg_reader_next, then
+ * cg_reader_next_batch), loading into memory, forward evaluation (best of
  * REPEATS). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +23,14 @@ static long maxrss(void) {
   return ru.ru_maxrss;
 }
 
-/* Best time of streaming every record through the reader. */
-static double time_stream(const char *path, int reps, unsigned long long *nrec) {
+/* Best time of streaming every record through the reader, one record per
+ * cg_reader_next call (batch = 0) or in cg_reader_next_batch runs. */
+static double time_stream(const char *path, int reps, int batch, unsigned long long *nrec) {
   double best = 1e30;
   int r;
   for (r = 0; r < reps; r++) {
     cg_error e;
-    cg_rec rec;
+    cg_rec rec[256];
     double t0 = now(), t;
     int rc;
     cg_reader *R = cg_reader_open(NULL, path, &e);
@@ -37,7 +39,10 @@ static double time_stream(const char *path, int reps, unsigned long long *nrec) 
       exit(2);
     }
     *nrec = 0;
-    while ((rc = cg_reader_next(R, &rec, &e)) == 1) (*nrec)++;
+    if (batch)
+      while ((rc = cg_reader_next_batch(R, rec, 256, &e)) > 0) *nrec += (unsigned long long)rc;
+    else
+      while ((rc = cg_reader_next(R, rec, &e)) == 1) (*nrec)++;
     cg_reader_close(R);
     if (rc < 0) {
       fprintf(stderr, "%s\n", e.msg);
@@ -63,7 +68,7 @@ static double *read_x(const char *path, size_t n) {
 int main(int argc, char **argv) {
   cg_error e;
   cg_tape *t;
-  unsigned long long nrec;
+  unsigned long long nrec = 0;
   double ts, tl, tf = 1e30, t0, *x = NULL, *y, sum = 0;
   int reps, r;
   size_t j;
@@ -72,8 +77,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   reps = atoi(argv[argc - 1]);
-  ts = time_stream(argv[1], reps, &nrec);
+  ts = time_stream(argv[1], reps, 0, &nrec);
   printf("stream %llu %.6f %ld\n", nrec, ts, maxrss());
+  ts = time_stream(argv[1], reps, 1, &nrec);
+  printf("batch %llu %.6f %ld\n", nrec, ts, maxrss());
   t0 = now();
   t = cg_tape_load(NULL, argv[1], &e);
   tl = now() - t0;

@@ -94,6 +94,68 @@ static int same(double a, double b) {
   return memcmp(&a, &b, sizeof a) == 0;
 }
 
+/* {==== fast path against full checks ====} */
+
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = (const unsigned char *)p;
+  while (n--) h = (h ^ *b++) * 1099511628211ull;
+  return h;
+}
+
+/* Hash of one record: its fields, operands and the bits of its constants. */
+static uint64_t hash_rec(uint64_t h, const cg_rec *r) {
+  uint64_t f[4];
+  f[0] = r->op, f[1] = r->nloc, f[2] = r->nval, f[3] = r->index;
+  h = fnv(h, f, sizeof f);
+  h = fnv(h, r->loc, r->nloc * sizeof *r->loc);
+  return fnv(h, r->val, r->nval * sizeof *r->val);
+}
+
+/* Streams a tape set and hashes every record, the end status and its message.
+ * mode 0: cg_reader_next; 1: the same with the fast path off (the reference);
+ * 2: 5-element buffers; 3: batches of 7 with 5-element buffers; 4: batches of
+ * 256; 5: cg_reader_next and batches of 3 alternating. */
+static uint64_t stream_hash(const char *path, int mode, uint64_t *nrec) {
+  cg_error e = {0, ""};
+  cg_reader *R = cg_reader_open(NULL, path, &e);
+  cg_rec rb[256];
+  uint64_t h = 14695981039346656037ull;
+  int rc, k, turn = 0;
+  *nrec = 0;
+  if (!R) return fnv(h, e.msg, strlen(e.msg));
+  if (mode == 1) cg_adolc_debug(R, 0, 0);
+  if (mode == 2 || mode == 3) cg_adolc_debug(R, 1, 5);
+  do {
+    int batch = mode == 3 ? 7 : mode == 4 ? 256 : mode == 5 && turn++ % 2 ? 3 : 0;
+    rc = batch ? cg_reader_next_batch(R, rb, batch, &e) : cg_reader_next(R, rb, &e);
+    for (k = 0; k < rc; k++) h = hash_rec(h, &rb[k]);
+    if (rc > 0) *nrec += (uint64_t)rc;
+  } while (rc > 0);
+  h = fnv(h, &rc, sizeof rc);
+  if (rc < 0) h = fnv(h, e.msg, strlen(e.msg));
+  cg_reader_close(R);
+  return h;
+}
+
+/* Every way of streaming gives the records, status and message of the
+ * fully checked decoder. */
+static void check_same_stream(suite *S, const char *path, const char *what) {
+  uint64_t n1, n, ref = stream_hash(path, 1, &n1);
+  char det[128];
+  int mode;
+  for (mode = 0; mode <= 5; mode++) {
+    if (mode == 1) continue;
+    if (stream_hash(path, mode, &n) == ref && n == n1) {
+      S->passed++;
+      continue;
+    }
+    snprintf(det, sizeof det, "stream mode %d differs from the checked decoder (%llu/%llu records)",
+             mode, (unsigned long long)n, (unsigned long long)n1);
+    check(S, 0, what, det);
+  }
+}
+
 /* Streams the tape twice (rewind) and checks counts against the header. */
 static void check_stream(suite *S, const char *dir, const tcase *c) {
   char path[4096], what[256], det[512];
@@ -134,6 +196,7 @@ static void check_stream(suite *S, const char *dir, const tcase *c) {
   check(S, ind == (uint64_t)c->n && dep == (uint64_t)c->m, what, "assign_ind/dep counts");
   check(S, vec ? prod <= c->st[14] : prod == c->st[14], what, "NUM_EQ_PROD");
   cg_reader_close(R);
+  check_same_stream(S, path, what);
 }
 
 /* One zos_forward point against cg_tape_forward.  Where Debian's
@@ -402,6 +465,7 @@ static void check_fuzz(suite *S, const char *bad, const tset *a, int rounds) {
     put_set(bad, 100, &c);
     free_set(&c);
     tape_path(path, sizeof path, bad, "Operations", 100);
+    check_same_stream(S, path, "fuzz");
     t = cg_tape_load(NULL, path, &e);
     if (t) {
       loaded++;

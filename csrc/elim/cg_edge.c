@@ -1,0 +1,299 @@
+/*
+ * cg_edge.c: edge elimination (front and back) under scriptable orderings.
+ *
+ * Front-eliminating (i, j) folds it into j's out-edges: w(i, k) += w(i, j) *
+ * w(j, k) for every out-edge (j, k), |out(j)| multiplications; back-
+ * eliminating (j, k) folds it into j's in-edges, |in(j)| multiplications
+ * (seed 004 section 1; ANGEL's eliminations.cpp counts the same).  Vertex
+ * elimination of j is the front elimination of all its in-edges, so edge
+ * orders include every vertex order.
+ *
+ * Candidates are (edge, side) pairs, id 2 * eid + back, kept in a cg_cand
+ * heap.  A step changes degrees and neighbour sets only at the vertices it
+ * touches (i, j and j's other neighbours), so only the candidates on edges
+ * incident to those vertices are rescored, before and after the step.
+ */
+#include <string.h>
+
+#include "cg_cand.h"
+#include "cg_lin.h"
+
+#define NONE UINT32_MAX
+
+void cg_steps_free(cg_alloc *A, cg_steps *s) {
+  cg_free(A, s->a, s->cap * 4);
+  memset(s, 0, sizeof *s);
+}
+
+int cg_steps_push(cg_alloc *A, cg_steps *s, uint32_t a, uint32_t b, uint32_t c) {
+  if (cg_reserve(A, (void **)&s->a, &s->cap, 3 * s->n + 3, 4)) return CG_ENOMEM;
+  s->a[3 * s->n] = a, s->a[3 * s->n + 1] = b, s->a[3 * s->n + 2] = c;
+  s->n++;
+  return CG_OK;
+}
+
+typedef struct erun {
+  cg_lin *g;
+  const cg_xorder *o;
+  cg_cand C;
+  uint32_t *xcnt, *ycnt;   /* independents reaching v, dependents v reaches */
+  uint32_t *stamp, epoch;  /* per edge id: collected in this step */
+  size_t capstamp;
+  uint32_t *buf;           /* edge ids to rescore */
+  size_t nbuf, capbuf;
+  int err, wide;       /* wide: a rule reads neighbour sets */
+} erun;
+
+/* {==== scores ====} */
+
+/* splitmix64 of a seed and three ids: a fixed pseudo-random key. */
+static double hash_key(uint64_t seed, uint32_t a, uint32_t b, uint32_t c) {
+  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (((uint64_t)a << 32 ^ b) * 31 + c + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (double)((z ^ (z >> 31)) >> 11);
+}
+
+/* Edges a step would create: front (i, j): (i, k) for k in out(j) absent;
+ * back (j, k): (i, k) for i in in(j) absent. */
+static double edge_fill(const cg_lin *g, uint32_t eid, int back) {
+  uint32_t i = g->tail[eid], k = g->head[eid], j = back ? i : k, a;
+  const cg_adj *l = back ? &g->in[j] : &g->out[j];
+  double f = 0;
+  for (a = 0; a < l->n; a++) {
+    uint32_t o = l->e[a];
+    if (back ? cg_lin_find(g, g->tail[o], k) == NONE : cg_lin_find(g, i, g->head[o]) == NONE)
+      f++;
+  }
+  return f;
+}
+
+/* Rule r's score of candidate (eid, back). */
+static double escore(erun *R, int r, uint32_t eid, int back) {
+  const cg_lin *g = R->g;
+  const cg_xrule *ru = &R->o->rule[r];
+  uint32_t i = g->tail[eid], k = g->head[eid], j = back ? i : k;
+  switch (ru->kind) {
+    case CG_XORD_FORWARD: return 2.0 * j + back;
+    case CG_XORD_REVERSE: return -(2.0 * j + back);
+    case CG_XORD_MARKOWITZ: return back ? g->in[j].n : g->out[j].n;
+    case CG_XORD_REL_MARKOWITZ:
+      return back ? (double)g->in[j].n - R->xcnt[j] : (double)g->out[j].n - R->ycnt[j];
+    case CG_XORD_MIN_FILL: return edge_fill(g, eid, back);
+    case CG_XORD_RANDOM: return hash_key(R->o->seed, i, k, (uint32_t)back);
+    case CG_XORD_CALLBACK: {
+      int err = 0;
+      double s = ru->fn(ru->ud, i, k, CG_NOV, back, &err);
+      if (err) R->err = err;
+      return s;
+    }
+    default: return 0;
+  }
+}
+
+/* Final tie-break, toward reverse mode by default (ANGEL): the higher
+ * intermediate end first, front before back, then the higher other end. */
+static int etie(const void *ud, uint32_t a, uint32_t b) {
+  const erun *R = (const erun *)ud;
+  const cg_lin *g = R->g;
+  uint32_t ea = a >> 1, eb = b >> 1, ba = a & 1, bb = b & 1;
+  uint32_t ja = ba ? g->tail[ea] : g->head[ea], jb = bb ? g->tail[eb] : g->head[eb];
+  uint32_t oa = ba ? g->head[ea] : g->tail[ea], ob = bb ? g->head[eb] : g->tail[eb];
+  int low = R->o->lowest_first;
+  if (ja != jb) return low ? ja < jb : ja > jb;
+  if (ba != bb) return ba < bb;
+  if (oa != ob) return low ? oa < ob : oa > ob;
+  return a < b;
+}
+
+/* {==== candidates ====} */
+
+/* Is (eid, back) an allowed elimination now? */
+static int eligible(const erun *R, uint32_t eid, int back) {
+  const cg_lin *g = R->g;
+  int sides = R->o->sides ? R->o->sides : 3;
+  if (eid >= g->ne || g->tail[eid] == NONE) return 0;
+  if (!(sides & (back ? 2 : 1))) return 0;
+  return g->kind[back ? g->tail[eid] : g->head[eid]] == CG_V_INTER;
+}
+
+/* Queues, requeues or unqueues both candidates of edge id eid. */
+static void refresh(erun *R, uint32_t eid) {
+  double keys[CG_MAX_RULES];
+  int back, r;
+  for (back = 0; back < 2; back++) {
+    uint32_t id = 2 * eid + (uint32_t)back;
+    if (!eligible(R, eid, back)) {
+      cg_cand_del(&R->C, id);
+      continue;
+    }
+    for (r = 0; r < R->o->nrules; r++) keys[r] = escore(R, r, eid, back);
+    cg_cand_set(&R->C, id, keys);
+  }
+}
+
+/* Adds the edges of vertex v (both lists) to the rescoring buffer once. */
+static int collect_vertex(erun *R, uint32_t v) {
+  const cg_lin *g = R->g;
+  int side;
+  uint32_t a;
+  for (side = 0; side < 2; side++) {
+    const cg_adj *l = side ? &g->out[v] : &g->in[v];
+    for (a = 0; a < l->n; a++) {
+      uint32_t eid = l->e[a];
+      if (R->stamp[eid] == R->epoch) continue;
+      R->stamp[eid] = R->epoch;
+      if (cg_reserve(g->A, (void **)&R->buf, &R->capbuf, R->nbuf + 1, 4)) return CG_ENOMEM;
+      R->buf[R->nbuf++] = eid;
+    }
+  }
+  return CG_OK;
+}
+
+/* The vertices a step on (eid, back) touches: both ends and the middle
+ * vertex's neighbours on the far side.  Their ids go to *vs. */
+static int touched(erun *R, uint32_t eid, int back, uint32_t **vs, size_t *nvs, size_t *cap) {
+  const cg_lin *g = R->g;
+  uint32_t i = g->tail[eid], k = g->head[eid], j = back ? i : k, a;
+  const cg_adj *l = back ? &g->in[j] : &g->out[j];
+  *nvs = 0;
+  if (cg_reserve(g->A, (void **)vs, cap, (size_t)l->n + 2, 4)) return CG_ENOMEM;
+  (*vs)[(*nvs)++] = i;
+  (*vs)[(*nvs)++] = k;
+  for (a = 0; a < l->n; a++) (*vs)[(*nvs)++] = back ? g->tail[l->e[a]] : g->head[l->e[a]];
+  return CG_OK;
+}
+
+/* Adds the edges of one list (in or out of v) to the buffer once. */
+static int collect_list(erun *R, uint32_t v, int out) {
+  const cg_adj *l = out ? &R->g->out[v] : &R->g->in[v];
+  uint32_t a;
+  for (a = 0; a < l->n; a++) {
+    uint32_t eid = l->e[a];
+    if (R->stamp[eid] == R->epoch) continue;
+    R->stamp[eid] = R->epoch;
+    if (cg_reserve(R->g->A, (void **)&R->buf, &R->capbuf, R->nbuf + 1, 4)) return CG_ENOMEM;
+    R->buf[R->nbuf++] = eid;
+  }
+  return CG_OK;
+}
+
+/* Collects the edges whose scores a step may change (stamps sized to the
+ * pool): all edges at both ends; at the far-side neighbours only the list
+ * their changed degree scores (a front step adds in-edges to the k, which
+ * rescores their out-edges; a back step adds out-edges to the i), unless a
+ * rule reads neighbour sets (min-fill, Lua scores): then both lists. */
+static int collect_all(erun *R, const uint32_t *vs, size_t nvs, int back) {
+  size_t a, old = R->capstamp;
+  if (cg_reserve(R->g->A, (void **)&R->stamp, &R->capstamp, R->g->ecap + 1, 4))
+    return CG_ENOMEM;
+  if (R->capstamp > old) memset(R->stamp + old, 0, (R->capstamp - old) * 4);
+  for (a = 0; a < nvs; a++) {
+    int rc = a < 2 || R->wide ? collect_vertex(R, vs[a]) : collect_list(R, vs[a], !back);
+    if (rc) return CG_ENOMEM;
+  }
+  return CG_OK;
+}
+
+/* {==== relative Markowitz counts ====} */
+
+/* xcnt / ycnt by bit sets of 64 sources at a time, O(E * (n + m) / 64). */
+static int reach_counts(erun *R) {
+  cg_lin *g = R->g;
+  size_t nv = g->nv ? g->nv : 1;
+  uint64_t *bits = (uint64_t *)cg_malloc(g->A, nv * 8);
+  uint32_t base, v, k, i;
+  int side;
+  if (!bits) return CG_ENOMEM;
+  for (side = 0; side < 2; side++) {
+    uint32_t nsrc = side ? g->m : g->n, *cnt = side ? R->ycnt : R->xcnt;
+    memset(cnt, 0, nv * 4);
+    for (base = 0; base < nsrc; base += 64) {
+      memset(bits, 0, nv * 8);
+      for (i = base; i < nsrc && i < base + 64; i++) bits[side ? g->y[i] : g->x[i]] |= 1ull << (i - base);
+      for (v = 0; v < g->nv; v++) {
+        uint32_t u = side ? g->nv - 1 - v : v;
+        const cg_adj *l = side ? &g->out[u] : &g->in[u];
+        for (k = 0; k < l->n; k++) bits[u] |= bits[side ? g->head[l->e[k]] : g->tail[l->e[k]]];
+      }
+      for (v = 0; v < g->nv; v++) {
+        uint64_t b = bits[v];
+        for (; b; b &= b - 1) cnt[v]++;
+      }
+    }
+  }
+  cg_free(g->A, bits, nv * 8);
+  return CG_OK;
+}
+
+/* {==== the elimination loop ====} */
+
+static void erun_free(erun *R) {
+  size_t nv = R->g->nv ? R->g->nv : 1;
+  cg_cand_free(&R->C);
+  cg_free(R->g->A, R->xcnt, nv * 4);
+  cg_free(R->g->A, R->ycnt, nv * 4);
+  cg_free(R->g->A, R->stamp, R->capstamp * 4);
+  cg_free(R->g->A, R->buf, R->capbuf * 4);
+}
+
+static int erun_init(erun *R, cg_lin *g, const cg_xorder *o, cg_error *e) {
+  size_t nv = g->nv ? g->nv : 1;
+  uint32_t v, a;
+  int r;
+  memset(R, 0, sizeof *R);
+  R->g = g, R->o = o;
+  cg_cand_init(&R->C, g->A, o->nrules, etie, R);
+  if (o->nrules < 1 || o->nrules > CG_MAX_RULES)
+    return cg_seterr(e, CG_EUSAGE, "an ordering needs 1 to %d rules", CG_MAX_RULES);
+  R->xcnt = (uint32_t *)cg_malloc(g->A, nv * 4);
+  R->ycnt = (uint32_t *)cg_malloc(g->A, nv * 4);
+  if (!R->xcnt || !R->ycnt || cg_cand_reserve(&R->C, 2 * (size_t)g->ecap + 2))
+    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  for (r = 0; r < o->nrules; r++) {
+    if (o->rule[r].kind == CG_XORD_MIN_FILL || o->rule[r].kind == CG_XORD_CALLBACK) R->wide = 1;
+    if (o->rule[r].kind == CG_XORD_REL_MARKOWITZ && reach_counts(R))
+      return cg_seterr(e, CG_ENOMEM, "out of memory");
+  }
+  for (v = 0; v < g->nv; v++)
+    for (a = 0; a < g->out[v].n; a++) refresh(R, g->out[v].e[a]);
+  return R->err ? cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed") : CG_OK;
+}
+
+/* One step: eliminates candidate id and rescores around it. */
+static int estep(erun *R, uint32_t id, cg_cost *c, cg_steps *steps, uint32_t **vs,
+                 size_t *capvs, cg_error *e) {
+  cg_lin *g = R->g;
+  uint32_t eid = id >> 1, i = g->tail[eid], k = g->head[eid];
+  int back = (int)(id & 1), rc;
+  size_t nvs, a;
+  R->epoch++;
+  R->nbuf = 0;
+  if (touched(R, eid, back, vs, &nvs, capvs) || collect_all(R, *vs, nvs, back))
+    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  if (steps && cg_steps_push(g->A, steps, i, k, (uint32_t)back))
+    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  rc = back ? cg_lin_elim_back(g, eid, c, e) : cg_lin_elim_front(g, eid, c, e);
+  if (rc) return rc;
+  if (cg_cand_reserve(&R->C, 2 * (size_t)g->ecap + 2) || collect_all(R, *vs, nvs, back))
+    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  for (a = 0; a < R->nbuf; a++) refresh(R, R->buf[a]);
+  return R->err ? cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed") : CG_OK;
+}
+
+int cg_lin_eliminate_edges(cg_lin *g, const cg_xorder *o, cg_cost *c, cg_steps *steps,
+                           cg_error *e) {
+  erun R;
+  uint32_t *vs = NULL;
+  size_t capvs = 0;
+  int rc = erun_init(&R, g, o, e);
+  while (!rc && R.C.nheap) rc = estep(&R, cg_cand_pop(&R.C), c, steps, &vs, &capvs, e);
+  if (!rc) { /* left: intermediates without in-edges (front only) or isolated */
+    uint32_t v;
+    for (v = 0; v < g->nv && !rc; v++)
+      if (g->kind[v] == CG_V_INTER) rc = cg_lin_elim_vertex(g, v, c, e);
+  }
+  cg_free(g->A, vs, capvs * 4);
+  erun_free(&R);
+  return rc;
+}

@@ -1,0 +1,487 @@
+/*
+ * cg_face.c: face elimination on the directed line graph (Naumann,
+ * "Optimal accumulation of Jacobian matrices by elimination methods on the
+ * dual computational graph", Math. Prog. 2004; seed 002 reference 12).
+ *
+ * The line graph L of a linearized graph g has one vertex per edge (i, j) of
+ * g carrying its weight, one source vertex per independent x (read (-, x))
+ * and one sink vertex per dependent y (read (y, +)).  Its edges, the faces,
+ * join (i, j) to (j, k).  A face whose middle j is an intermediate is
+ * eliminable: its two weights are multiplied and the product either added
+ * into a vertex (i, k) that has exactly the predecessors of (i, j) and the
+ * successors of (j, k) (absorption, one addition) or carried by a new such
+ * vertex (fill-in); then the face goes, and any edge vertex left without
+ * predecessors or successors goes with its faces.  Each step is one
+ * multiplication; vertex and edge elimination are face sequences, and some
+ * face sequences are cheaper than any of them.  When no eliminable face is
+ * left, every edge vertex (i, k) joins an independent to a dependent, and
+ * summing the parallel ones gives the Jacobian.
+ *
+ * Invariants of the line graph below: faces live in a pool with a free list,
+ * each face id once in out of its tail vertex and once in in of its head
+ * vertex; dead vertices have empty lists; bytail[i] lists the live edge
+ * vertices with tail i (for the absorption test).
+ */
+#include <string.h>
+
+#include "cg_cand.h"
+#include "cg_lin.h"
+
+#define NONE UINT32_MAX
+
+typedef struct lvert {
+  uint32_t t, h;       /* g's tail and head; t = NONE: source, h = NONE: sink */
+  double w;
+  uint8_t mark, alive;
+  cg_adj in, out;      /* face ids */
+} lvert;
+
+typedef struct lface {
+  uint32_t a, b;       /* line vertices; a = NONE when free */
+} lface;
+
+typedef struct frun {
+  cg_lin *g;
+  const cg_xorder *o;
+  cg_cand C;
+  lvert *V;
+  size_t nl, capl;
+  lface *F;
+  size_t nf, capf;
+  uint32_t *ffree;
+  size_t nffree, capffree;
+  cg_adj *bytail;      /* per vertex of g */
+  uint32_t *stamp, epoch; /* per line vertex */
+  size_t capstamp;
+  uint32_t *work, *dirty; /* line vertices to check for death / to rescore */
+  size_t nwork, capwork, ndirty, capdirty;
+  uint64_t alive_edges;
+  int local, err;      /* local: some rule's score depends on neighbours */
+} frun;
+
+/* {==== small lists ====} */
+
+static int lpush(cg_alloc *A, cg_adj *a, uint32_t id) {
+  if (a->n == a->cap) {
+    uint32_t nc = a->cap ? a->cap * 2 : 4;
+    void *p = cg_realloc(A, a->e, (size_t)a->cap * 4, (size_t)nc * 4);
+    if (!p) return CG_ENOMEM;
+    a->e = (uint32_t *)p;
+    a->cap = nc;
+  }
+  a->e[a->n++] = id;
+  return CG_OK;
+}
+
+static void ldrop(cg_adj *a, uint32_t id) {
+  uint32_t i;
+  for (i = 0; i < a->n; i++)
+    if (a->e[i] == id) {
+      a->e[i] = a->e[--a->n];
+      return;
+    }
+}
+
+static int push_u32(cg_alloc *A, uint32_t **arr, size_t *n, size_t *cap, uint32_t v) {
+  if (cg_reserve(A, (void **)arr, cap, *n + 1, 4)) return CG_ENOMEM;
+  (*arr)[(*n)++] = v;
+  return CG_OK;
+}
+
+/* {==== the line graph ====} */
+
+/* A new line vertex; its id or NONE. */
+static uint32_t new_vertex(frun *R, uint32_t t, uint32_t h, double w, uint8_t mark) {
+  lvert *v;
+  if (cg_reserve(R->g->A, (void **)&R->V, &R->capl, R->nl + 1, sizeof(lvert))) return NONE;
+  if (t != NONE && h != NONE && lpush(R->g->A, &R->bytail[t], (uint32_t)R->nl)) return NONE;
+  v = &R->V[R->nl];
+  memset(v, 0, sizeof *v);
+  v->t = t, v->h = h, v->w = w, v->mark = mark, v->alive = 1;
+  if (t != NONE && h != NONE) R->alive_edges++;
+  return (uint32_t)R->nl++;
+}
+
+/* A new face a -> b, queued later through the dirty list. */
+static int new_face(frun *R, uint32_t a, uint32_t b) {
+  cg_alloc *A = R->g->A;
+  uint32_t f;
+  if (R->nffree) f = R->ffree[--R->nffree];
+  else {
+    if (cg_reserve(A, (void **)&R->F, &R->capf, R->nf + 1, sizeof(lface)) ||
+        cg_reserve(A, (void **)&R->ffree, &R->capffree, R->nf + 1, 4)) /* del_face's room */
+      return CG_ENOMEM;
+    f = (uint32_t)R->nf++;
+  }
+  R->F[f].a = R->F[f].b = NONE;
+  if (lpush(A, &R->V[a].out, f)) {
+    R->ffree[R->nffree++] = f;
+    return CG_ENOMEM;
+  }
+  if (lpush(A, &R->V[b].in, f)) {
+    R->V[a].out.n--;
+    R->ffree[R->nffree++] = f;
+    return CG_ENOMEM;
+  }
+  R->F[f].a = a, R->F[f].b = b;
+  if (push_u32(A, &R->dirty, &R->ndirty, &R->capdirty, b) ||
+      push_u32(A, &R->dirty, &R->ndirty, &R->capdirty, a))
+    return CG_ENOMEM;
+  return CG_OK;
+}
+
+static void del_face(frun *R, uint32_t f) {
+  ldrop(&R->V[R->F[f].a].out, f);
+  ldrop(&R->V[R->F[f].b].in, f);
+  R->F[f].a = R->F[f].b = NONE;
+  cg_cand_del(&R->C, f);
+  R->ffree[R->nffree++] = f; /* room: the free list is as large as the pool */
+}
+
+static int is_edge(const lvert *v) { return v->t != NONE && v->h != NONE; }
+
+/* Removes dead edge vertices (no predecessors or no successors) from the
+ * work list, and those their removal kills in turn. */
+static int sweep_dead(frun *R) {
+  while (R->nwork) {
+    uint32_t x = R->work[--R->nwork];
+    lvert *v = &R->V[x];
+    if (!v->alive || !is_edge(v) || (v->in.n && v->out.n)) continue;
+    while (v->in.n || v->out.n) {
+      int side = v->in.n ? 0 : 1;
+      uint32_t f = side ? v->out.e[v->out.n - 1] : v->in.e[v->in.n - 1];
+      uint32_t other = side ? R->F[f].b : R->F[f].a;
+      del_face(R, f);
+      if (push_u32(R->g->A, &R->work, &R->nwork, &R->capwork, other) ||
+          push_u32(R->g->A, &R->dirty, &R->ndirty, &R->capdirty, other))
+        return CG_ENOMEM;
+    }
+    v->alive = 0;
+    ldrop(&R->bytail[v->t], x);
+    R->alive_edges--;
+  }
+  return CG_OK;
+}
+
+/* Builds the line graph of g: sources, edge vertices, sinks, all faces. */
+static int build(frun *R) {
+  cg_lin *g = R->g;
+  uint32_t *lv_of = (uint32_t *)cg_malloc(g->A, (size_t)(g->ne ? g->ne : 1) * 4);
+  uint32_t *src = (uint32_t *)cg_malloc(g->A, (size_t)(g->nv ? g->nv : 1) * 8), *snk;
+  uint32_t v, a, b;
+  int rc = CG_ENOMEM;
+  if (!lv_of || !src) goto done;
+  snk = src + g->nv;
+  memset(src, 0xff, (size_t)(g->nv ? g->nv : 1) * 8);
+  for (a = 0; a < g->n; a++)
+    if ((src[g->x[a]] = new_vertex(R, NONE, g->x[a], 1, CG_E_PLUS1)) == NONE) goto done;
+  for (v = 0; v < g->nv; v++)
+    for (a = 0; a < g->out[v].n; a++) {
+      uint32_t eid = g->out[v].e[a];
+      if ((lv_of[eid] = new_vertex(R, v, g->head[eid], g->w[eid], g->mark[eid])) == NONE) goto done;
+    }
+  for (a = 0; a < g->m; a++)
+    if (snk[g->y[a]] == NONE && (snk[g->y[a]] = new_vertex(R, g->y[a], NONE, 1, CG_E_PLUS1)) == NONE)
+      goto done;
+  for (v = 0; v < g->nv; v++) {
+    uint32_t nin = g->in[v].n + (src[v] != NONE), nout = g->out[v].n + (snk[v] != NONE);
+    for (a = 0; a < nin; a++)
+      for (b = 0; b < nout; b++) {
+        uint32_t la = a < g->in[v].n ? lv_of[g->in[v].e[a]] : src[v];
+        uint32_t lb = b < g->out[v].n ? lv_of[g->out[v].e[b]] : snk[v];
+        if (R->V[la].t == NONE && R->V[lb].h == NONE) continue; /* x also a dependent */
+        if (new_face(R, la, lb)) goto done;
+      }
+  }
+  for (a = 0; a < R->nl; a++)
+    if (push_u32(g->A, &R->work, &R->nwork, &R->capwork, a)) goto done;
+  rc = sweep_dead(R);
+done:
+  cg_free(g->A, lv_of, (size_t)(g->ne ? g->ne : 1) * 4);
+  cg_free(g->A, src, (size_t)(g->nv ? g->nv : 1) * 8);
+  return rc;
+}
+
+/* {==== absorption ====} */
+
+/* Stamps for every line vertex (new ones zeroed). */
+static int ensure_stamp(frun *R) {
+  size_t old = R->capstamp;
+  if (cg_reserve(R->g->A, (void **)&R->stamp, &R->capstamp, R->nl + 1, 4)) return CG_ENOMEM;
+  if (R->capstamp > old) memset(R->stamp + old, 0, (R->capstamp - old) * 4);
+  return CG_OK;
+}
+
+/* Marks the predecessors of a (stamp = epoch) and returns their count. */
+static uint32_t mark_side(frun *R, uint32_t a, int succ) {
+  const cg_adj *l = succ ? &R->V[a].out : &R->V[a].in;
+  uint32_t k;
+  R->epoch++;
+  for (k = 0; k < l->n; k++) R->stamp[succ ? R->F[l->e[k]].b : R->F[l->e[k]].a] = R->epoch;
+  return l->n;
+}
+
+/* Does x have exactly the marked vertices (count n) on that side? */
+static int same_side(const frun *R, uint32_t x, int succ, uint32_t n) {
+  const cg_adj *l = succ ? &R->V[x].out : &R->V[x].in;
+  uint32_t k;
+  if (l->n != n) return 0;
+  for (k = 0; k < l->n; k++)
+    if (R->stamp[succ ? R->F[l->e[k]].b : R->F[l->e[k]].a] != R->epoch) return 0;
+  return 1;
+}
+
+/* The vertex (i, k) the product of face (a, b) can be added into, or NONE. */
+static uint32_t absorber(frun *R, uint32_t a, uint32_t b) {
+  uint32_t i = R->V[a].t, k = R->V[b].h, q, np, ns;
+  const cg_adj *l = &R->bytail[i];
+  for (q = 0; q < l->n; q++) {
+    uint32_t x = l->e[q];
+    if (R->V[x].h != k || x == a || x == b) continue;
+    np = mark_side(R, a, 0);
+    if (!same_side(R, x, 0, np)) continue;
+    ns = mark_side(R, b, 1);
+    if (same_side(R, x, 1, ns)) return x;
+  }
+  return NONE;
+}
+
+/* {==== scores ====} */
+
+static double hash_face(uint64_t seed, uint32_t i, uint32_t j, uint32_t k) {
+  uint64_t z = seed + 0x9e3779b97f4a7c15ull * ((((uint64_t)i << 21) ^ j) * 1000003ull + k + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (double)((z ^ (z >> 31)) >> 11);
+}
+
+static double fscore(frun *R, int r, uint32_t f) {
+  const cg_xrule *ru = &R->o->rule[r];
+  uint32_t a = R->F[f].a, b = R->F[f].b, i = R->V[a].t, j = R->V[a].h, k = R->V[b].h;
+  switch (ru->kind) {
+    case CG_XORD_FORWARD: return j;
+    case CG_XORD_REVERSE: return -(double)j;
+    case CG_XORD_MARKOWITZ: return (double)R->V[a].in.n * R->V[b].out.n;
+    case CG_XORD_MIN_FILL: return absorber(R, a, b) == NONE;
+    case CG_XORD_RANDOM: return hash_face(R->o->seed, i, j, k);
+    case CG_XORD_CALLBACK: {
+      int err = 0;
+      double s = ru->fn(ru->ud, i, j, k, 0, &err);
+      if (err) R->err = err;
+      return s;
+    }
+    default: return 0;
+  }
+}
+
+/* Final tie-break: middle vertex, then tail, then head, highest first
+ * (toward reverse mode) unless lowest_first; then the face id. */
+static int ftie(const void *ud, uint32_t x, uint32_t y) {
+  const frun *R = (const frun *)ud;
+  const lface *fx = &R->F[x], *fy = &R->F[y];
+  uint32_t kx[3], ky[3];
+  int q;
+  kx[0] = R->V[fx->a].h, kx[1] = R->V[fx->a].t, kx[2] = R->V[fx->b].h;
+  ky[0] = R->V[fy->a].h, ky[1] = R->V[fy->a].t, ky[2] = R->V[fy->b].h;
+  for (q = 0; q < 3; q++)
+    if (kx[q] != ky[q]) return R->o->lowest_first ? kx[q] < ky[q] : kx[q] > ky[q];
+  return x < y;
+}
+
+/* Queues or rescores face f (if eliminable). */
+static void requeue(frun *R, uint32_t f) {
+  double keys[CG_MAX_RULES];
+  int r;
+  if (R->F[f].a == NONE || !is_edge(&R->V[R->F[f].a]) || !is_edge(&R->V[R->F[f].b])) return;
+  for (r = 0; r < R->o->nrules; r++) keys[r] = fscore(R, r, f);
+  cg_cand_set(&R->C, f, keys);
+}
+
+/* Rescores the faces at the dirty vertices (all faces when local, else
+ * only those not queued yet). */
+static int flush_dirty(frun *R) {
+  size_t q;
+  uint32_t k;
+  if (cg_cand_reserve(&R->C, R->nf + 1) || ensure_stamp(R)) return CG_ENOMEM;
+  for (q = 0; q < R->ndirty; q++) {
+    const lvert *v = &R->V[R->dirty[q]];
+    if (!is_edge(v)) continue; /* faces at sources and sinks are never eliminable */
+    for (k = 0; k < v->in.n; k++)
+      if (R->local || R->C.pos[v->in.e[k]] == NONE) requeue(R, v->in.e[k]);
+    for (k = 0; k < v->out.n; k++)
+      if (R->local || R->C.pos[v->out.e[k]] == NONE) requeue(R, v->out.e[k]);
+  }
+  R->ndirty = 0;
+  return R->err ? CG_ERUNTIME : CG_OK;
+}
+
+/* {==== the elimination loop ====} */
+
+/* Eliminates face f (seed 002 reference 12): product, absorption or a new
+ * vertex, the face goes, dead vertices go. */
+static int fstep(frun *R, uint32_t f, cg_cost *c, cg_steps *steps) {
+  cg_alloc *A = R->g->A;
+  uint32_t a = R->F[f].a, b = R->F[f].b, n, q;
+  double p = R->V[a].w * R->V[b].w;
+  uint8_t ma = R->V[a].mark, mb = R->V[b].mark;
+  uint8_t mp = (ma == CG_E_VAR || mb == CG_E_VAR) ? CG_E_VAR
+               : (ma == CG_E_CONST || mb == CG_E_CONST) ? CG_E_CONST
+               : ma == mb ? CG_E_PLUS1 : CG_E_MINUS1;
+  if (steps && cg_steps_push(A, steps, R->V[a].t, R->V[a].h, R->V[b].h)) return CG_ENOMEM;
+  if (ensure_stamp(R)) return CG_ENOMEM;
+  c->mults++;
+  if (ma < CG_E_PLUS1 && mb < CG_E_PLUS1) c->mults_nontrivial++;
+  c->steps++;
+  n = absorber(R, a, b);
+  if (n != NONE) {
+    R->V[n].w += p;
+    R->V[n].mark = (R->V[n].mark != CG_E_VAR && mp != CG_E_VAR) ? CG_E_CONST : CG_E_VAR;
+    c->adds++;
+  } else {
+    if ((n = new_vertex(R, R->V[a].t, R->V[b].h, p, mp)) == NONE) return CG_ENOMEM;
+    c->fill++;
+    for (q = 0; q < R->V[a].in.n; q++)
+      if (new_face(R, R->F[R->V[a].in.e[q]].a, n)) return CG_ENOMEM;
+    for (q = 0; q < R->V[b].out.n; q++)
+      if (new_face(R, n, R->F[R->V[b].out.e[q]].b)) return CG_ENOMEM;
+  }
+  if (R->alive_edges > c->peak_edges) c->peak_edges = R->alive_edges;
+  del_face(R, f);
+  if (push_u32(A, &R->work, &R->nwork, &R->capwork, a) ||
+      push_u32(A, &R->work, &R->nwork, &R->capwork, b) ||
+      push_u32(A, &R->dirty, &R->ndirty, &R->capdirty, a) ||
+      push_u32(A, &R->dirty, &R->ndirty, &R->capdirty, b) || sweep_dead(R))
+    return CG_ENOMEM;
+  return flush_dirty(R);
+}
+
+/* Replaces g's edges by the bipartite graph read off the line graph. */
+static int read_off(frun *R, cg_cost *c) {
+  cg_lin *g = R->g;
+  uint32_t v;
+  size_t x;
+  for (v = 0; v < g->nv; v++) {
+    while (g->out[v].n) cg_lin_remove(g, g->out[v].e[g->out[v].n - 1]);
+    if (g->kind[v] == CG_V_INTER) g->kind[v] = CG_V_GONE;
+  }
+  for (x = 0; x < R->nl; x++) {
+    const lvert *lv = &R->V[x];
+    int created;
+    if (!lv->alive || !is_edge(lv)) continue;
+    if (cg_lin_add(g, lv->t, lv->h, lv->w, lv->mark, &created) == NONE) return CG_ENOMEM;
+    if (!created) c->adds++; /* parallel vertices summed */
+  }
+  return CG_OK;
+}
+
+static void frun_free(frun *R) {
+  cg_alloc *A = R->g->A;
+  size_t x;
+  for (x = 0; x < R->nl; x++) {
+    cg_free(A, R->V[x].in.e, (size_t)R->V[x].in.cap * 4);
+    cg_free(A, R->V[x].out.e, (size_t)R->V[x].out.cap * 4);
+  }
+  for (x = 0; R->bytail && x < R->g->nv; x++)
+    cg_free(A, R->bytail[x].e, (size_t)R->bytail[x].cap * 4);
+  cg_free(A, R->bytail, (size_t)(R->g->nv ? R->g->nv : 1) * sizeof(cg_adj));
+  cg_free(A, R->V, R->capl * sizeof(lvert));
+  cg_free(A, R->F, R->capf * sizeof(lface));
+  cg_free(A, R->ffree, R->capffree * 4);
+  cg_free(A, R->stamp, R->capstamp * 4);
+  cg_free(A, R->work, R->capwork * 4);
+  cg_free(A, R->dirty, R->capdirty * 4);
+  cg_cand_free(&R->C);
+}
+
+static int frun_init(frun *R, cg_lin *g, const cg_xorder *o, cg_error *e) {
+  size_t nv = g->nv ? g->nv : 1;
+  int r;
+  memset(R, 0, sizeof *R);
+  R->g = g, R->o = o;
+  cg_cand_init(&R->C, g->A, o->nrules, ftie, R);
+  if (o->nrules < 1 || o->nrules > CG_MAX_RULES)
+    return cg_seterr(e, CG_EUSAGE, "an ordering needs 1 to %d rules", CG_MAX_RULES);
+  for (r = 0; r < o->nrules; r++) {
+    int k = o->rule[r].kind;
+    if (k == CG_XORD_REL_MARKOWITZ)
+      return cg_seterr(e, CG_EUSAGE, "relative-markowitz is not defined for faces");
+    if (k == CG_XORD_MARKOWITZ || k == CG_XORD_MIN_FILL || k == CG_XORD_CALLBACK) R->local = 1;
+  }
+  R->bytail = (cg_adj *)cg_malloc(g->A, nv * sizeof(cg_adj));
+  if (!R->bytail) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  memset(R->bytail, 0, nv * sizeof(cg_adj));
+  if (build(R) || ensure_stamp(R)) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  return CG_OK;
+}
+
+/* Queues every face, then eliminates until none is left, then reads off. */
+static int frun_loop(frun *R, cg_cost *c, cg_steps *steps, cg_error *e) {
+  size_t x;
+  int rc;
+  R->ndirty = 0;
+  for (x = 0; x < R->nl; x++)
+    if (R->V[x].alive && push_u32(R->g->A, &R->dirty, &R->ndirty, &R->capdirty, (uint32_t)x))
+      return cg_seterr(e, CG_ENOMEM, "out of memory");
+  if ((rc = flush_dirty(R)) != 0) goto fail;
+  while (R->C.nheap)
+    if ((rc = fstep(R, cg_cand_pop(&R->C), c, steps)) != 0) goto fail;
+  if (read_off(R, c)) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  return CG_OK;
+fail:
+  if (rc == CG_ERUNTIME) return cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed");
+  return cg_seterr(e, CG_ENOMEM, "out of memory");
+}
+
+int cg_lin_eliminate_faces(cg_lin *g, const cg_xorder *o, cg_cost *c, cg_steps *steps,
+                           cg_error *e) {
+  frun R;
+  cg_cost dummy;
+  int rc = frun_init(&R, g, o, e);
+  if (!c) c = &dummy;
+  if (!rc) rc = frun_loop(&R, c, steps, e);
+  frun_free(&R);
+  return rc;
+}
+
+/* The face (i, j) -> (j, k), or NONE. */
+static uint32_t find_face(const frun *R, uint32_t i, uint32_t j, uint32_t k) {
+  const cg_adj *l;
+  uint32_t q, r;
+  if (i >= R->g->nv) return NONE;
+  l = &R->bytail[i];
+  for (q = 0; q < l->n; q++) {
+    const lvert *a = &R->V[l->e[q]];
+    if (a->h != j) continue;
+    for (r = 0; r < a->out.n; r++) {
+      uint32_t f = a->out.e[r];
+      if (R->V[R->F[f].b].h == k && is_edge(&R->V[R->F[f].b])) return f;
+    }
+  }
+  return NONE;
+}
+
+int cg_lin_replay_faces(cg_lin *g, const cg_steps *seq, cg_cost *c, cg_error *e) {
+  frun R;
+  cg_xorder o;
+  cg_cost dummy;
+  size_t s;
+  int rc;
+  memset(&o, 0, sizeof o);
+  o.nrules = 1, o.rule[0].kind = CG_XORD_FORWARD, o.lowest_first = 1;
+  if (!c) c = &dummy;
+  rc = frun_init(&R, g, &o, e);
+  for (s = 0; !rc && s < seq->n; s++) {
+    uint32_t i = seq->a[3 * s], j = seq->a[3 * s + 1], k = seq->a[3 * s + 2];
+    uint32_t f = find_face(&R, i, j, k);
+    if (f == NONE) {
+      rc = cg_seterr(e, CG_EUSAGE, "step %zu: no face (%u, %u) -> (%u, %u)", s + 1, i + 1,
+                     j + 1, j + 1, k + 1);
+      break;
+    }
+    R.ndirty = 0;
+    if (fstep(&R, f, c, NULL)) rc = cg_seterr(e, CG_ENOMEM, "out of memory");
+  }
+  if (!rc) rc = frun_loop(&R, c, NULL, e);
+  frun_free(&R);
+  return rc;
+}

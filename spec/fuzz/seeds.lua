@@ -1,0 +1,108 @@
+#!/usr/bin/env lua5.4
+-- spec/fuzz/seeds.lua: regenerates the seed corpora of the fuzz targets
+-- (spec/fuzz/corpus/<target>/) from the spec generators and the example
+-- tapes.  Deterministic; every file is well under 64 KiB.
+--
+--   CGWB_BUILD=build/release lua5.4 spec/fuzz/seeds.lua
+--
+-- The adolc corpus comes from spec/fuzz/adolc-seeds.sh (it needs ADOL-C).
+local build = os.getenv("CGWB_BUILD") or "build/release"
+package.cpath = build .. "/?.so;" .. package.cpath
+package.path = "lua/?.lua;lua/?/init.lua;./?.lua;" .. package.path
+local cgwb = require "cgwb"
+local gen = require "spec.gen"
+
+local DIR = "spec/fuzz/corpus/"
+local MAX = 60000
+
+local function write(path, s)
+  assert(#s < MAX, path .. ": seed too large")
+  local f = assert(io.open(path, "wb"))
+  f:write(s)
+  f:close()
+end
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- A tape's text form (through the text writer).
+local function text_of(t)
+  local p = os.tmpname()
+  assert(t:write(p, "text"))
+  local s = read(p)
+  os.remove(p)
+  return s
+end
+
+local function classic_of(t)
+  local p = os.tmpname()
+  assert(t:write(p, "classic"))
+  local s = read(p)
+  os.remove(p)
+  return s
+end
+
+-- The first `lines` records of a tape file, as text (a prefix is a tape).
+local function head_of(path, lines)
+  local t = assert(cgwb.read_tape(path))
+  local s, n = {}, 0
+  for line in text_of(t):gmatch("[^\n]*\n") do
+    if n >= lines then break end
+    s[#s + 1] = line
+    n = n + 1
+  end
+  return table.concat(s)
+end
+
+local texts = {}
+-- random tapes over every plain opcode, with and without death notices
+for i = 1, 16 do
+  local recs, x0 = gen.random_records(1000 + i, {
+    n = 1 + i % 4, m = 1 + i % 3, len = 10 + 7 * i, store = 4 + i,
+    ops = i % 2 == 0 and gen.names or gen.safe, deaths = i % 3 == 0 })
+  texts[#texts + 1] = text_of(gen.tape(recs, i % 5 ~= 0 and x0 or nil))
+end
+-- hand-made records the generator does not make
+texts[#texts + 1] = table.concat({
+  "assign_ind 1 1.0", "assign_ind 2 2.0", "assign_d 3 3.0", "plus_a_a 5 1 2",
+  "assign_a 4 5", "death_not 5 5", "mult_a_d 5 4 2.0", "death_not 5 5",
+  "div_d_a 5 1 3.0", "sqrt_op 5 5", "sin_op 6 7 5", "take_stock_op 3 8 0.5 1.5 2.5",
+  "plus_a_a 9 6 10", "assign_dep 5", "assign_dep 9", "" }, "\n")
+texts[#texts + 1] = "# a chain\nassign_ind 0 0.5\nexp_op 0 0\nexp_op 0 0\nlog_op 0 0\nassign_dep 0\n"
+texts[#texts + 1] = "assign_ind 0\nassign_ind 1\nmult_a_a 2 0 1\nassign_dep 2\n"
+-- prefixes of the example tapes (C++ through ADOL-C, and the Lua tracer's)
+for _, name in ipairs { "bratu", "cavity", "shallow", "bratu-lua", "shallow-lua" } do
+  local p = "examples/tapes/" .. name .. ".tap"
+  local f = io.open(p, "rb")
+  if f then
+    f:close()
+    texts[#texts + 1] = head_of(p, 150)
+  end
+end
+
+for _, t in ipairs { "text", "classic", "cg", "pipeline" } do
+  os.execute("mkdir -p " .. DIR .. t)
+end
+local ncg = 0
+for i, s in ipairs(texts) do
+  write(("%stext/seed%02d.txt"):format(DIR, i), s)
+  write(("%spipeline/seed%02d.txt"):format(DIR, i), s)
+  local t = assert(cgwb.read_text(s))
+  if t:x0() then -- a classic tape carries the point
+    write(("%sclassic/seed%02d.tap"):format(DIR, i), classic_of(t))
+    local lg = cgwb.linearize(t)
+    if lg then
+      ncg = ncg + 1
+      write(("%scg/seed%02d.cg"):format(DIR, ncg), lg:write_cg())
+    end
+  end
+end
+-- hand-made graphs: the example of doc/formats.md, structural, a diamond
+write(DIR .. "cg/hand1.cg", "# comment\nX: 0 1\nY: 5\n3: 0 1:2.5\n5: 3\n")
+write(DIR .. "cg/hand2.cg", "X: 0 1 2\nY: 6 7\n3: 0 1\n4: 1 2\n5: 3 4\n6: 5\n7: 5 4\n")
+write(DIR .. "cg/hand3.cg", "X: 0\nY: 0 4\n1: 0:-1\n2: 0:1\n3: 1:2 2:0.5\n4: 3:1e300\n")
+print(("seeds: %d text/pipeline/classic, %d cg"):format(#texts, ncg + 3))
