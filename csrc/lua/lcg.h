@@ -39,6 +39,8 @@ ltape *lcg_newtape(lua_State *L);
 
 /* The built graph of a cgwb.Graph argument (lcg_graph.c). */
 struct cg_graph *lcg_checkgraph(lua_State *L, int idx);
+/* The graph of the value at idx if it is a live cgwb.Graph, else NULL. */
+struct cg_graph *lcg_graph_of(lua_State *L, int idx);
 
 void lcg_open_tape(lua_State *L);
 void lcg_open_elim(lua_State *L);

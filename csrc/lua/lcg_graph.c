@@ -36,6 +36,11 @@ static lgraph *checkgraph(lua_State *L, int idx) {
 
 cg_graph *lcg_checkgraph(lua_State *L, int idx) { return checkgraph(L, idx)->g; }
 
+cg_graph *lcg_graph_of(lua_State *L, int idx) {
+  lgraph *u = (lgraph *)luaL_testudata(L, idx, LCG_GRAPH);
+  return u ? u->g : NULL;
+}
+
 /* A 1-based node id argument, as a 0-based index. */
 static uint32_t checknode(lua_State *L, lgraph *u, int idx) {
   lua_Integer i = luaL_checkinteger(L, idx);

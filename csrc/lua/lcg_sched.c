@@ -10,12 +10,6 @@
 #define LCG_SCHED "cgwb.Schedule"
 #define LCG_GRAPH "cgwb.Graph"
 
-/* The leading field of lcg_graph.c's userdata, only to notice that a
- * schedule's graph was freed (the first member of a struct is at offset 0). */
-typedef struct lgraph_head {
-  cg_graph *g;
-} lgraph_head;
-
 /* A Schedule: the core object; user value 1 holds its Graph userdata. */
 typedef struct lsched {
   cg_sched *s;
@@ -35,12 +29,12 @@ static int s_free(lua_State *L) {
 /* The schedule at idx, whose graph must still be alive. */
 static lsched *checksched(lua_State *L, int idx) {
   lsched *u = (lsched *)luaL_checkudata(L, idx, LCG_SCHED);
-  lgraph_head *gh;
+  const cg_graph *g;
   if (!u->s) luaL_argerror(L, idx, "cgwb.Schedule used after free()");
   lua_getiuservalue(L, idx, 1);
-  gh = (lgraph_head *)lua_touserdata(L, -1);
+  g = lcg_graph_of(L, -1);
   lua_pop(L, 1);
-  if (!gh || gh->g != u->g) luaL_argerror(L, idx, "the schedule's graph was freed");
+  if (!g || g != u->g) luaL_argerror(L, idx, "the schedule's graph was freed");
   return u;
 }
 

@@ -34,11 +34,20 @@ function M.histogram_csv(hist)
   return table.concat(out, "\n") .. "\n"
 end
 
+-- Writes text to path through a temporary name and a rename, so a failure
+-- midway leaves no truncated file.
 local function write(path, text)
-  local f, err = io.open(path, "wb")
+  local tmp = path .. ".tmp"
+  local f, err = io.open(tmp, "wb")
   if not f then return nil, err end
-  f:write(text)
-  f:close()
+  local ok, werr = f:write(text)
+  local cok, cerr = f:close()
+  if not ok or not cok then
+    os.remove(tmp)
+    return nil, ("%s: write failed: %s"):format(path, tostring(werr or cerr))
+  end
+  local rok, rerr = os.rename(tmp, path)
+  if not rok then os.remove(tmp); return nil, rerr end
   return true
 end
 
@@ -52,7 +61,7 @@ function M.histogram_png(hist, path, title)
   if not ok then return nil, err end
   local script = table.concat({
     "set terminal png size 800,500",
-    ("set output %q"):format(path),
+    ("set output %q"):format(path .. ".tmp"),
     ("set title %q"):format(title or "level distribution"),
     "set xlabel 'level'", "set ylabel 'nodes'", "set style fill solid 0.6",
     "set boxwidth 0.9 relative", "set yrange [0:*]", "unset key",
@@ -60,7 +69,12 @@ function M.histogram_png(hist, path, title)
   }, "; ")
   local okx = os.execute("gnuplot -e " .. quote(script) .. " 2>/dev/null")
   os.remove(data)
-  if not okx then return nil, path .. ": gnuplot failed (is gnuplot installed?)" end
+  if not okx then
+    os.remove(path .. ".tmp")
+    return nil, path .. ": gnuplot failed (is gnuplot installed?)"
+  end
+  local rok, rerr = os.rename(path .. ".tmp", path)
+  if not rok then os.remove(path .. ".tmp"); return nil, rerr end
   return true
 end
 
