@@ -34,6 +34,15 @@ void lcg_newclass(lua_State *L, const char *name, const luaL_Reg *methods,
  * an error cannot leak it); *n gets the length. */
 double *lcg_numbers(lua_State *L, int idx, size_t *n);
 
+/* An array of numbers, or of 0-based ids pushed 1-based. */
+void lcg_push_numbers(lua_State *L, const double *v, size_t n);
+void lcg_push_ids(lua_State *L, const uint32_t *ids, size_t n);
+/* The optional point at idx (NULL if absent); raises unless it has n values.
+ * The values live in a scratch userdata pushed on the stack. */
+const double *lcg_optpoint(lua_State *L, int idx, uint64_t n, const char *fn);
+/* Pushes {y}, the number of branch changes, the first (1-based) or nil. */
+int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch *br);
+
 ltape *lcg_checktape(lua_State *L, int idx);
 ltape *lcg_newtape(lua_State *L);
 

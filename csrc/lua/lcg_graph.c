@@ -119,24 +119,15 @@ static int g_n(lua_State *L) {
   return 1;
 }
 
-static void push_ids(lua_State *L, const uint32_t *ids, uint32_t n) {
-  uint32_t i;
-  lua_createtable(L, (int)n, 0);
-  for (i = 0; i < n; i++) {
-    lua_pushinteger(L, (lua_Integer)ids[i] + 1);
-    lua_rawseti(L, -2, i + 1);
-  }
-}
-
 static int g_independents(lua_State *L) {
   lgraph *u = checkgraph(L, 1);
-  push_ids(L, u->g->indep, u->g->n_indep);
+  lcg_push_ids(L, u->g->indep, u->g->n_indep);
   return 1;
 }
 
 static int g_dependents(lua_State *L) {
   lgraph *u = checkgraph(L, 1);
-  push_ids(L, u->g->dep, u->g->n_dep);
+  lcg_push_ids(L, u->g->dep, u->g->n_dep);
   return 1;
 }
 
@@ -163,14 +154,14 @@ static int g_leaves(lua_State *L) { return g_select(L, 0); }
 static int g_children(lua_State *L) {
   lgraph *u = checkgraph(L, 1);
   uint32_t v = checknode(L, u, 2);
-  push_ids(L, u->g->kids + u->g->kid_start[v], u->g->kid_start[v + 1] - u->g->kid_start[v]);
+  lcg_push_ids(L, u->g->kids + u->g->kid_start[v], u->g->kid_start[v + 1] - u->g->kid_start[v]);
   return 1;
 }
 
 static int g_parents(lua_State *L) {
   lgraph *u = checkgraph(L, 1);
   uint32_t v = checknode(L, u, 2);
-  push_ids(L, u->g->pars + u->g->par_start[v], u->g->par_start[v + 1] - u->g->par_start[v]);
+  lcg_push_ids(L, u->g->pars + u->g->par_start[v], u->g->par_start[v + 1] - u->g->par_start[v]);
   return 1;
 }
 
@@ -244,27 +235,12 @@ static int g_depth(lua_State *L) {
 /* g:eval([x]) -> {y...}, branch changes, first node (1-based) | nil, msg */
 static int g_eval(lua_State *L) {
   lgraph *u = checkgraph(L, 1);
-  const double *x = NULL;
-  double *y;
-  size_t n;
+  const double *x = lcg_optpoint(L, 2, u->g->n_indep, "eval");
+  double *y = (double *)lua_newuserdatauv(L, (size_t)(u->g->n_dep ? u->g->n_dep : 1) * 8, 0);
   cg_branch br;
   cg_error e;
-  if (!lua_isnoneornil(L, 2)) {
-    x = lcg_numbers(L, 2, &n);
-    if (n != u->g->n_indep)
-      return luaL_error(L, "eval: %d values for %d independents", (int)n, (int)u->g->n_indep);
-  }
-  y = (double *)lua_newuserdatauv(L, (size_t)(u->g->n_dep ? u->g->n_dep : 1) * 8, 0);
   if (cg_graph_eval(u->g, x, NULL, y, &br, &e)) return lcg_fail(L, &e);
-  lua_createtable(L, (int)u->g->n_dep, 0);
-  for (n = 0; n < u->g->n_dep; n++) {
-    lua_pushnumber(L, y[n]);
-    lua_rawseti(L, -2, (lua_Integer)n + 1);
-  }
-  lua_pushinteger(L, (lua_Integer)br.count);
-  if (br.count) lua_pushinteger(L, (lua_Integer)br.first + 1);
-  else lua_pushnil(L);
-  return 3;
+  return lcg_push_evaluation(L, y, u->g->n_dep, &br);
 }
 
 static void set_int(lua_State *L, const char *k, uint64_t v) {

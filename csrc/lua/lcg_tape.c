@@ -102,20 +102,11 @@ static int t_set_x0(lua_State *L) {
   return 1;
 }
 
-static void push_numbers(lua_State *L, const double *v, size_t n) {
-  size_t i;
-  lua_createtable(L, (int)n, 0);
-  for (i = 0; i < n; i++) {
-    lua_pushnumber(L, v[i]);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
-}
-
 /* tape:x0() -> {x...} | nil */
 static int t_x0(lua_State *L) {
   ltape *u = lcg_checktape(L, 1);
   if (!u->t->has_x0) return luaL_pushfail(L), 1;
-  push_numbers(L, u->t->x0, (size_t)u->t->n_indep);
+  lcg_push_numbers(L, u->t->x0, (size_t)u->t->n_indep);
   return 1;
 }
 
@@ -156,7 +147,7 @@ static int t_record(lua_State *L) {
     lua_pushinteger(L, r.loc[k]);
     lua_rawseti(L, -2, k + 1);
   }
-  push_numbers(L, r.val, r.nval);
+  lcg_push_numbers(L, r.val, r.nval);
   return 3;
 }
 
@@ -175,7 +166,7 @@ static int records_step(lua_State *L) {
     lua_pushinteger(L, r.loc[k]);
     lua_rawseti(L, -2, k + 1);
   }
-  push_numbers(L, r.val, r.nval);
+  lcg_push_numbers(L, r.val, r.nval);
   return 4;
 }
 
@@ -192,24 +183,13 @@ static int t_records(lua_State *L) {
 /* tape:forward([x]) -> {y...}, branches, first_branch_record | nil, msg */
 static int t_forward(lua_State *L) {
   ltape *u = lcg_checktape(L, 1);
-  const double *x = NULL;
-  double *y;
-  size_t n;
+  const double *x = lcg_optpoint(L, 2, u->t->n_indep, "forward");
+  double *y = (double *)lua_newuserdatauv(L, (size_t)(u->t->n_dep ? u->t->n_dep : 1) * 8, 0);
   cg_branch br;
   cg_error e;
-  if (!lua_isnoneornil(L, 2)) {
-    x = lcg_numbers(L, 2, &n);
-    if (n != u->t->n_indep)
-      return luaL_error(L, "forward: %d values for %d independents", (int)n, (int)u->t->n_indep);
-  }
-  y = (double *)lua_newuserdatauv(L, (size_t)(u->t->n_dep ? u->t->n_dep : 1) * sizeof *y, 0);
   memset(&br, 0, sizeof br);
   if (cg_tape_forward(u->t, x, y, &br, &e)) return lcg_fail(L, &e);
-  push_numbers(L, y, (size_t)u->t->n_dep);
-  lua_pushinteger(L, (lua_Integer)br.count);
-  if (br.count) lua_pushinteger(L, (lua_Integer)br.first + 1);
-  else lua_pushnil(L);
-  return 3;
+  return lcg_push_evaluation(L, y, (size_t)u->t->n_dep, &br);
 }
 
 /* tape:size() -> operations (death notices excluded), their classic-tape

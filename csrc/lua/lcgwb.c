@@ -41,6 +41,41 @@ double *lcg_numbers(lua_State *L, int idx, size_t *n) {
   return v;
 }
 
+void lcg_push_numbers(lua_State *L, const double *v, size_t n) {
+  size_t i;
+  lua_createtable(L, (int)n, 0);
+  for (i = 0; i < n; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
+void lcg_push_ids(lua_State *L, const uint32_t *ids, size_t n) {
+  size_t i;
+  lua_createtable(L, (int)n, 0);
+  for (i = 0; i < n; i++) {
+    lua_pushinteger(L, (lua_Integer)ids[i] + 1);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
+const double *lcg_optpoint(lua_State *L, int idx, uint64_t n, const char *fn) {
+  size_t got;
+  const double *x;
+  if (lua_isnoneornil(L, idx)) return NULL;
+  x = lcg_numbers(L, idx, &got);
+  if (got != n) luaL_error(L, "%s: %d values for %d independents", fn, (int)got, (int)n);
+  return x;
+}
+
+int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch *br) {
+  lcg_push_numbers(L, y, m);
+  lua_pushinteger(L, (lua_Integer)br->count);
+  if (br->count) lua_pushinteger(L, (lua_Integer)br->first + 1);
+  else lua_pushnil(L);
+  return 3;
+}
+
 /* cgwb.core.version */
 LCG_EXPORT int luaopen_cgwb_core(lua_State *L);
 

@@ -14,6 +14,7 @@
 #include "elim/cg_lin.h"
 #include "graph/cg_graph.h"
 #include "tape/cg_tape.h"
+#include "check.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CHAIN 1000000u
@@ -26,16 +27,6 @@
 #define CHAIN 10000000u
 #endif
 
-static int passed, failed;
-
-#define CHECK(cond)                                                    \
-  do {                                                                 \
-    if (cond) passed++;                                                \
-    else {                                                             \
-      failed++;                                                        \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                  \
-  } while (0)
 
 /* x; then exp and log in turn on location 0, CHAIN records; y = the result.
  * The value stays near x and the derivative near 1. */

@@ -12,37 +12,9 @@
 #include "elim/cg_lin.h"
 #include "graph/cg_graph.h"
 #include "tape/cg_tape.h"
+#include "check.h"
 
-static int passed, failed;
 
-#define CHECK(cond)                                                    \
-  do {                                                                 \
-    if (cond) passed++;                                                \
-    else {                                                             \
-      failed++;                                                        \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                  \
-  } while (0)
-
-/* An allocator that fails at the fail_at-th request (0: never) and counts
- * live bytes. */
-typedef struct counting {
-  long calls, fail_at;
-  long long live;
-} counting;
-
-static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  counting *c = (counting *)ud;
-  if (nsize == 0) {
-    if (ptr) c->live -= (long long)osize;
-    free(ptr);
-    return NULL;
-  }
-  if (++c->calls == c->fail_at) return NULL;
-  ptr = realloc(ptr, nsize);
-  if (ptr) c->live += (long long)nsize - (long long)(ptr ? osize : 0);
-  return ptr;
-}
 
 /* Two independents, dependents sharing intermediates: elimination makes fill
  * and accumulates into existing edges. */

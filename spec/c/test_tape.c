@@ -7,36 +7,9 @@
 #include <string.h>
 
 #include "tape/cg_tape.h"
+#include "check.h"
 
-static int passed, failed;
 
-#define CHECK(cond)                                                    \
-  do {                                                                 \
-    if (cond) passed++;                                                \
-    else {                                                             \
-      failed++;                                                        \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                  \
-  } while (0)
-
-/* An allocator that fails at the k-th request and counts live bytes. */
-typedef struct counting {
-  long calls, fail_at;
-  long long live;
-} counting;
-
-static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  counting *c = (counting *)ud;
-  if (nsize == 0) {
-    if (ptr) c->live -= (long long)osize;
-    free(ptr);
-    return NULL;
-  }
-  if (++c->calls == c->fail_at) return NULL;
-  ptr = realloc(ptr, nsize);
-  if (ptr) c->live += (long long)nsize - (long long)(ptr ? osize : 0);
-  return ptr;
-}
 
 static const char *TEXT =
     "assign_ind 1 1.0\nassign_ind 2 2.0\nassign_d 3 3.0\nplus_a_a 5 1 2\n"

@@ -1,0 +1,52 @@
+/* check.h: what the C unit tests share: a CHECK macro that counts, the
+ * closing "N passed, N failed" line, and an allocator that fails at the k-th
+ * request and counts live bytes (STYLE.md rule 2). */
+#ifndef CG_SPEC_CHECK_H
+#define CG_SPEC_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#if defined(__GNUC__)
+#define CHECK_UNUSED __attribute__((unused))
+#else
+#define CHECK_UNUSED
+#endif
+
+static int passed, failed;
+
+#define CHECK(cond)                                                              \
+  do {                                                                           \
+    if (cond) passed++;                                                          \
+    else {                                                                       \
+      failed++;                                                                  \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);  \
+    }                                                                            \
+  } while (0)
+
+/* Prints the closing line; the exit status for main. */
+CHECK_UNUSED static int check_report(const char *name) {
+  printf("%s: %d passed, %d failed\n", name, passed, failed);
+  return failed != 0;
+}
+
+/* Fails the fail_at-th request (0: never); live = bytes still allocated. */
+typedef struct counting {
+  long calls, fail_at;
+  long long live;
+} counting;
+
+CHECK_UNUSED static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  counting *c = (counting *)ud;
+  if (nsize == 0) {
+    if (ptr) c->live -= (long long)osize;
+    free(ptr);
+    return NULL;
+  }
+  if (++c->calls == c->fail_at) return NULL;
+  ptr = realloc(ptr, nsize);
+  if (ptr) c->live += (long long)nsize - (long long)osize;
+  return ptr;
+}
+
+#endif
