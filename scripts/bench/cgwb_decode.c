@@ -9,13 +9,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "tape/cg_tape.h"
+#include "bench.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "tape/cg_tape.h"
 
 static long maxrss(void) {
   struct rusage ru;
@@ -52,17 +48,6 @@ static double time_stream(const char *path, int reps, int batch, unsigned long l
     if (t < best) best = t;
   }
   return best;
-}
-
-static double *read_x(const char *path, size_t n) {
-  double *x = (double *)calloc(n ? n : 1, sizeof *x);
-  FILE *f = fopen(path, "r");
-  size_t i;
-  if (!f || !x) exit(2);
-  for (i = 0; i < n; i++)
-    if (fscanf(f, "%lf", &x[i]) != 1) exit(2);
-  fclose(f);
-  return x;
 }
 
 int main(int argc, char **argv) {

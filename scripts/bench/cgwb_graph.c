@@ -7,24 +7,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench.h"
+
 #include "graph/cg_graph.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double *read_x(const char *path, size_t n) {
-  double *x = (double *)calloc(n ? n : 1, sizeof *x);
-  FILE *f = fopen(path, "r");
-  size_t i;
-  if (!f || !x) exit(2);
-  for (i = 0; i < n; i++)
-    if (fscanf(f, "%lf", &x[i]) != 1) exit(2);
-  fclose(f);
-  return x;
-}
 
 int main(int argc, char **argv) {
   cg_error e;

@@ -6,13 +6,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-void f(const double *x, double *y);
+#include "bench.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+void f(const double *x, double *y);
 
 int main(int argc, char **argv) {
   static double x[CG_N > 0 ? CG_N : 1], y[CG_M > 0 ? CG_M : 1];
