@@ -196,7 +196,7 @@ static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, 
     double a[3];
     uint64_t sw = 0;
     for (i = 0; i < nk; i++) a[i] = B->nd[kid[i]].val;
-    B->nd[v].val = g == CG_G_INDEP ? B->x[(size_t)c] : cg_gop_apply(g, c, a, &sw);
+    B->nd[v].val = g == CG_G_INDEP ? B->x[(size_t)c] : cg_gop_apply_inline(g, c, a, &sw);
   } else {
     B->nd[v].val = NAN;
   }

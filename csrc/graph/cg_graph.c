@@ -24,31 +24,22 @@ static int guard_holds(const cg_guard *gd, double d) {
   }
 }
 
-/* Value of node i from the values of its children: the common one-operation
- * nodes inline, everything else through cg_graph_node_eval. */
+/* Value of node i from the values of its children: the whole chain, with
+ * the operation table inlined (the hot loop of evaluation). */
 static double eval_node(const cg_graph *g, uint32_t i, const double *v, const double *x,
                         uint64_t *sw) {
-  uint32_t o = g->op_start[i], k = g->kid_start[i], nk = g->kid_start[i + 1] - k, j;
+  uint32_t o = g->op_start[i], end = g->op_start[i + 1], k = g->kid_start[i];
+  uint32_t nk = g->kid_start[i + 1] - k, j;
   const uint32_t *kid = g->kids + k;
   double r, kv[3];
-  if (g->op_start[i + 1] - o == 1) {
-    switch (g->op[o]) {
-      case CG_G_ADD: return v[kid[0]] + v[kid[1]];
-      case CG_G_SUB: return v[kid[0]] - v[kid[1]];
-      case CG_G_MUL: return v[kid[0]] * v[kid[1]];
-      case CG_G_ADDC: return v[kid[0]] + g->opc[o];
-      case CG_G_MULC: return v[kid[0]] * g->opc[o];
-      case CG_G_CONST: return g->opc[o];
-      default: break;
-    }
-  }
   if (g->op[o] == CG_G_INDEP) {
     r = x ? x[(size_t)g->opc[o]] : g->val[i];
-    for (o++; o < g->op_start[i + 1]; o++) r = cg_gop_apply(g->op[o], g->opc[o], &r, sw);
-    return r;
+  } else {
+    for (j = 0; j < nk; j++) kv[j] = v[kid[j]];
+    r = cg_gop_apply_inline(g->op[o], g->opc[o], kv, sw);
   }
-  for (j = 0; j < nk; j++) kv[j] = v[kid[j]];
-  return cg_graph_node_eval(g, i, kv, sw);
+  for (o++; o < end; o++) r = cg_gop_apply_inline(g->op[o], g->opc[o], &r, sw);
+  return r;
 }
 
 int cg_graph_eval(const cg_graph *g, const double *x, double *val_out, double *y,
