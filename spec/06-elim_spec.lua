@@ -471,6 +471,17 @@ describe("elim: Lua orderings", function()
     local v <close> = lg:copy()
     assert.are.equal(v:eliminate("forward").mults, cf.mults)
   end)
+  it("the built-in edge Markowitz rescoring matches a Lua score rescored everywhere", function()
+    local function lua_mk(i, j, side, g) return side == "front" and g:out_degree(j) or g:in_degree(i) end
+    for seed = 1, 25 do
+      local g = seed % 2 == 0 and random_dag(700 + seed, 2, 10, 3) or random_tape_graph(700 + seed)
+      local a <close> = g:copy()
+      local b <close> = g:copy()
+      local _, s1 = a:eliminate_edges(lua_mk)
+      local _, s2 = b:eliminate_edges("markowitz")
+      assert.are.same(s1, s2)
+    end
+  end)
   it("errors inside Lua callbacks are Lua errors, not crashes", function()
     local a <close> = lg:copy()
     local ok, err = pcall(a.eliminate, a, function() error("boom") end)

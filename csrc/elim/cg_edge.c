@@ -178,21 +178,38 @@ static int collect_list(erun *R, uint32_t v, int out) {
   return CG_OK;
 }
 
+/* Adds edge eid to the buffer once. */
+static int collect_edge(erun *R, uint32_t eid) {
+  if (eid == NONE || R->stamp[eid] == R->epoch) return CG_OK;
+  R->stamp[eid] = R->epoch;
+  if (cg_reserve(R->g->A, (void **)&R->buf, &R->capbuf, R->nbuf + 1, 4)) return CG_ENOMEM;
+  R->buf[R->nbuf++] = eid;
+  return CG_OK;
+}
+
 /* Collects the edges whose scores a step may change (stamps sized to the
- * pool): all edges at both ends; at the far-side neighbours only the list
- * their changed degree scores (a front step adds in-edges to the k, which
- * rescores their out-edges; a back step adds out-edges to the i), unless a
- * rule reads neighbour sets (min-fill, Lua scores): then both lists. */
-static int collect_all(erun *R, const uint32_t *vs, size_t nvs, int back) {
+ * pool).  Degree rules: a front step (i, j) changes |out(i)| (rescores the
+ * in-edges of i), |in(j)| and |in(k)| for k in out(j) (their out-edges), and
+ * creates edges (i, k); a back step (j, k) mirrors it.  So hub vertices (a
+ * dependent everything flows into) are never scanned whole.  Rules reading
+ * neighbour sets (min-fill, Lua scores) take both lists of every touched
+ * vertex.  after: the step is done; add the created edges. */
+static int collect_all(erun *R, uint32_t eid, const uint32_t *vs, size_t nvs, int back, int after) {
   size_t a, old = R->capstamp;
+  int rc = CG_OK;
   if (cg_reserve(R->g->A, (void **)&R->stamp, &R->capstamp, R->g->ecap + 1, 4))
     return CG_ENOMEM;
   if (R->capstamp > old) memset(R->stamp + old, 0, (R->capstamp - old) * 4);
-  for (a = 0; a < nvs; a++) {
-    int rc = a < 2 || R->wide ? collect_vertex(R, vs[a]) : collect_list(R, vs[a], !back);
-    if (rc) return CG_ENOMEM;
+  if (!after && collect_edge(R, eid)) return CG_ENOMEM;
+  for (a = 0; a < nvs && !rc; a++) {
+    if (R->wide) rc = collect_vertex(R, vs[a]);
+    else if (a == 0) rc = collect_list(R, vs[0], 0);       /* in-edges of the tail */
+    else if (a == 1) rc = collect_list(R, vs[1], 1);       /* out-edges of the head */
+    else rc = collect_list(R, vs[a], !back);
+    if (!rc && after && a >= 2)
+      rc = collect_edge(R, back ? cg_lin_find(R->g, vs[a], vs[1]) : cg_lin_find(R->g, vs[0], vs[a]));
   }
-  return CG_OK;
+  return rc;
 }
 
 /* {==== relative Markowitz counts ====} */
@@ -269,13 +286,14 @@ static int estep(erun *R, uint32_t id, cg_cost *c, cg_steps *steps, uint32_t **v
   size_t nvs, a;
   R->epoch++;
   R->nbuf = 0;
-  if (touched(R, eid, back, vs, &nvs, capvs) || collect_all(R, *vs, nvs, back))
+  if (touched(R, eid, back, vs, &nvs, capvs) || collect_all(R, eid, *vs, nvs, back, 0))
     return cg_seterr(e, CG_ENOMEM, "out of memory");
   if (steps && cg_steps_push(g->A, steps, i, k, (uint32_t)back))
     return cg_seterr(e, CG_ENOMEM, "out of memory");
   rc = back ? cg_lin_elim_back(g, eid, c, e) : cg_lin_elim_front(g, eid, c, e);
   if (rc) return rc;
-  if (cg_cand_reserve(&R->C, 2 * (size_t)g->ecap + 2) || collect_all(R, *vs, nvs, back))
+  if (cg_cand_reserve(&R->C, 2 * (size_t)g->ecap + 2) ||
+      collect_all(R, eid, *vs, nvs, back, 1))
     return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (a = 0; a < R->nbuf; a++) refresh(R, R->buf[a]);
   return R->err ? cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed") : CG_OK;

@@ -574,10 +574,11 @@ int cg_lin_jac_bipartite(const cg_lin *g, cg_jac *J, cg_error *e) {
       rc = jac_push(g->A, J, &cap, row_of[h], i, g->w[eid]);
     }
   }
-  /* an independent that is also a dependent: its identity entry */
+  /* an independent that is also a dependent: its identity entry (row_of now
+   * maps independents to columns: O(n + m), not O(n m)) */
+  for (i = 0; i < g->n; i++) row_of[g->x[i]] = i;
   for (k = 0; k < g->m && !rc; k++)
-    for (i = 0; i < g->n && !rc; i++)
-      if (g->y[k] == g->x[i]) rc = jac_push(g->A, J, &cap, k, i, 1.0);
+    if (g->kind[g->y[k]] == CG_V_INDEP) rc = jac_push(g->A, J, &cap, k, row_of[g->y[k]], 1.0);
   cg_free(g->A, row_of, (size_t)(g->nv ? g->nv : 1) * 4);
   if (!rc) rc = jac_fit(g->A, J, cap);
   if (!rc) rc = jac_sort(g->A, J);

@@ -247,6 +247,9 @@ static int check_sizes(ad_reader *R, cg_error *e) {
                        s->nel < want ? "truncated, or files of different tapes"
                                      : "files of different tapes?");
   }
+  if (st[ST_MAXLIVE] > 0xffffffffull) /* a locint is 32 bits; UINT32_MAX is no location */
+    return cg_seterr(e, CG_EFORMAT, "%s: store capacity %llu beyond 32-bit locations", ln,
+                     (unsigned long long)st[ST_MAXLIVE]);
   if (st[ST_NPARAM] > st[ST_NVALS])
     return cg_seterr(e, CG_EFORMAT, "%s: %llu parameters but only %llu values", ln,
                      (unsigned long long)st[ST_NPARAM], (unsigned long long)st[ST_NVALS]);

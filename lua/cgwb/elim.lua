@@ -162,6 +162,7 @@ function M.resolve(arg)
   if arg:match("%.lua$") then return M.load_order(arg) end
   if arg == "exact" or arg == "anneal" or arg == "best" then return arg end
   local ok, err = M.core_spec(arg)
+  if not ok and M.x_spec(arg, M.edge_builtin) then return arg end -- edge/face words: the mode checks
   if not ok then return nil, err end
   return arg
 end
