@@ -61,27 +61,6 @@ typedef struct frun {
 
 /* {==== small lists ====} */
 
-static int lpush(cg_alloc *A, cg_adj *a, uint32_t id) {
-  if (a->n == a->cap) {
-    uint32_t nc = a->cap ? a->cap * 2 : 4;
-    void *p = cg_realloc(A, a->e, (size_t)a->cap * 4, (size_t)nc * 4);
-    if (!p) return CG_ENOMEM;
-    a->e = (uint32_t *)p;
-    a->cap = nc;
-  }
-  a->e[a->n++] = id;
-  return CG_OK;
-}
-
-static void ldrop(cg_adj *a, uint32_t id) {
-  uint32_t i;
-  for (i = 0; i < a->n; i++)
-    if (a->e[i] == id) {
-      a->e[i] = a->e[--a->n];
-      return;
-    }
-}
-
 static int push_u32(cg_alloc *A, uint32_t **arr, size_t *n, size_t *cap, uint32_t v) {
   if (cg_reserve(A, (void **)arr, cap, *n + 1, 4)) return CG_ENOMEM;
   (*arr)[(*n)++] = v;
@@ -94,7 +73,7 @@ static int push_u32(cg_alloc *A, uint32_t **arr, size_t *n, size_t *cap, uint32_
 static uint32_t new_vertex(frun *R, uint32_t t, uint32_t h, double w, uint8_t mark) {
   lvert *v;
   if (cg_reserve(R->g->A, (void **)&R->V, &R->capl, R->nl + 1, sizeof(lvert))) return NONE;
-  if (t != NONE && h != NONE && lpush(R->g->A, &R->bytail[t], (uint32_t)R->nl)) return NONE;
+  if (t != NONE && h != NONE && cg_adj_push(R->g->A, &R->bytail[t], (uint32_t)R->nl)) return NONE;
   v = &R->V[R->nl];
   memset(v, 0, sizeof *v);
   v->t = t, v->h = h, v->w = w, v->mark = mark, v->alive = 1;
@@ -114,11 +93,11 @@ static int new_face(frun *R, uint32_t a, uint32_t b) {
     f = (uint32_t)R->nf++;
   }
   R->F[f].a = R->F[f].b = NONE;
-  if (lpush(A, &R->V[a].out, f)) {
+  if (cg_adj_push(A, &R->V[a].out, f)) {
     R->ffree[R->nffree++] = f;
     return CG_ENOMEM;
   }
-  if (lpush(A, &R->V[b].in, f)) {
+  if (cg_adj_push(A, &R->V[b].in, f)) {
     R->V[a].out.n--;
     R->ffree[R->nffree++] = f;
     return CG_ENOMEM;
@@ -131,8 +110,8 @@ static int new_face(frun *R, uint32_t a, uint32_t b) {
 }
 
 static void del_face(frun *R, uint32_t f) {
-  ldrop(&R->V[R->F[f].a].out, f);
-  ldrop(&R->V[R->F[f].b].in, f);
+  cg_adj_drop(&R->V[R->F[f].a].out, f);
+  cg_adj_drop(&R->V[R->F[f].b].in, f);
   R->F[f].a = R->F[f].b = NONE;
   cg_cand_del(&R->C, f);
   R->ffree[R->nffree++] = f; /* room: the free list is as large as the pool */
@@ -157,7 +136,7 @@ static int sweep_dead(frun *R) {
         return CG_ENOMEM;
     }
     v->alive = 0;
-    ldrop(&R->bytail[v->t], x);
+    cg_adj_drop(&R->bytail[v->t], x);
     R->alive_edges--;
   }
   return CG_OK;

@@ -57,7 +57,7 @@ void cg_lin_free(cg_lin *g) {
 }
 
 /* Appends edge id to an adjacency list. */
-static int adj_push(cg_alloc *A, cg_adj *a, uint32_t eid) {
+int cg_adj_push(cg_alloc *A, cg_adj *a, uint32_t eid) {
   if (a->n == a->cap) {
     uint32_t nc = a->cap ? a->cap * 2 : 4;
     void *p = cg_realloc(A, a->e, (size_t)a->cap * 4, (size_t)nc * 4);
@@ -69,7 +69,7 @@ static int adj_push(cg_alloc *A, cg_adj *a, uint32_t eid) {
   return CG_OK;
 }
 
-static void adj_drop(cg_adj *a, uint32_t eid) {
+void cg_adj_drop(cg_adj *a, uint32_t eid) {
   uint32_t i;
   for (i = 0; i < a->n; i++)
     if (a->e[i] == eid) {
@@ -143,11 +143,11 @@ uint32_t cg_lin_add(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark, i
   }
   eid = edge_slot(g);
   if (eid == NONE) return NONE;
-  if (adj_push(g->A, &g->out[i], eid)) {
+  if (cg_adj_push(g->A, &g->out[i], eid)) {
     g->efree[g->nfree++] = eid;
     return NONE;
   }
-  if (adj_push(g->A, &g->in[k], eid)) {
+  if (cg_adj_push(g->A, &g->in[k], eid)) {
     g->out[i].n--;
     g->efree[g->nfree++] = eid;
     return NONE;
@@ -161,8 +161,8 @@ uint32_t cg_lin_add(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark, i
 }
 
 void cg_lin_remove(cg_lin *g, uint32_t eid) {
-  adj_drop(&g->out[g->tail[eid]], eid);
-  adj_drop(&g->in[g->head[eid]], eid);
+  cg_adj_drop(&g->out[g->tail[eid]], eid);
+  cg_adj_drop(&g->in[g->head[eid]], eid);
   g->tail[eid] = g->head[eid] = NONE;
   g->efree[g->nfree++] = eid;
   g->nedges--;

@@ -48,6 +48,11 @@ typedef struct cg_lin {
   int has_w;             /* weights known (else structure only) */
 } cg_lin;
 
+/* Small id lists: append (CG_ENOMEM leaves the list unchanged) and remove
+ * one occurrence (the order inside a list carries no meaning). */
+int cg_adj_push(cg_alloc *A, cg_adj *a, uint32_t id);
+void cg_adj_drop(cg_adj *a, uint32_t id);
+
 cg_lin *cg_lin_new(cg_alloc *A, uint32_t nv, cg_error *e);
 void cg_lin_free(cg_lin *g);
 cg_lin *cg_lin_copy(const cg_lin *g, cg_error *e);

@@ -43,6 +43,20 @@ const double *lcg_optpoint(lua_State *L, int idx, uint64_t n, const char *fn);
 /* Pushes {y}, the number of branch changes, the first (1-based) or nil. */
 int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch *br);
 
+/* Where text output goes: a file written through a temporary name, or a
+ * string returned to Lua (path NULL). */
+typedef struct lcg_sink {
+  FILE *fp;
+  cg_outfile o;
+  char *buf;
+  size_t len;
+  const char *path;
+} lcg_sink;
+int lcg_sink_open(lua_State *L, lcg_sink *s, const char *path, cg_error *e);
+/* Finishes: rc != 0 discards the output and returns nil, e->msg; else pushes
+ * true (a file) or the text.  Returns the number of values pushed. */
+int lcg_sink_close(lua_State *L, lcg_sink *s, int rc, cg_error *e);
+
 ltape *lcg_checktape(lua_State *L, int idx);
 ltape *lcg_newtape(lua_State *L);
 

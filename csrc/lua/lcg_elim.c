@@ -419,32 +419,13 @@ static int lin_write_mtx(lua_State *L) {
 static int lin_output(lua_State *L, int dot) {
   llin *u = checklin(L, 1);
   const char *path = luaL_optstring(L, 2, NULL);
-  char *buf = NULL;
-  size_t len = 0;
-  cg_outfile o;
+  lcg_sink out;
   cg_error e;
-  FILE *fp;
   int rc;
-  if (path) {
-    if (cg_open_out(&o, path, &e)) return lcg_fail(L, &e);
-    fp = o.fp;
-  } else if (!(fp = open_memstream(&buf, &len))) {
-    return luaL_error(L, "out of memory");
-  }
-  rc = dot ? cg_lin_write_dot(u->g, fp) : cg_lin_write_cg(u->g, fp);
-  if (path) {
-    if (rc) {
-      cg_abort_file(&o);
-      return luaL_error(L, "cannot write %s", path);
-    }
-    if (cg_commit_file(&o, &e)) return lcg_fail(L, &e);
-    lua_pushboolean(L, 1);
-    return 1;
-  }
-  fclose(fp);
-  lua_pushlstring(L, buf, len);
-  free(buf);
-  return 1;
+  if (lcg_sink_open(L, &out, path, &e)) return lcg_fail(L, &e);
+  rc = dot ? cg_lin_write_dot(u->g, out.fp) : cg_lin_write_cg(u->g, out.fp);
+  if (rc) cg_seterr(&e, rc, "%s: cannot write the graph", path ? path : "(string)");
+  return lcg_sink_close(L, &out, rc, &e);
 }
 
 static int lin_write_cg(lua_State *L) { return lin_output(L, 0); }
@@ -683,21 +664,10 @@ static int l_read_eliad(lua_State *L) {
 /* lg:write_eliad() -> text | nil, msg */
 static int lin_write_eliad(lua_State *L) {
   llin *u = checklin(L, 1);
-  char *buf = NULL;
-  size_t len = 0;
+  lcg_sink out;
   cg_error e;
-  FILE *fp = open_memstream(&buf, &len);
-  int rc;
-  if (!fp) return luaL_error(L, "out of memory");
-  rc = cg_lin_write_eliad(u->g, fp, &e);
-  fclose(fp);
-  if (rc) {
-    free(buf);
-    return lcg_fail(L, &e);
-  }
-  lua_pushlstring(L, buf, len);
-  free(buf);
-  return 1;
+  lcg_sink_open(L, &out, NULL, &e);
+  return lcg_sink_close(L, &out, cg_lin_write_eliad(u->g, out.fp, &e), &e);
 }
 
 static const luaL_Reg lin_methods[] = {

@@ -320,31 +320,13 @@ static int g_output(lua_State *L, int dot) {
   const char *path = luaL_optstring(L, 2, NULL);
   uint32_t root = lua_isnoneornil(L, 3) ? UINT32_MAX : checknode(L, u, 3);
   uint32_t limit = (uint32_t)luaL_optinteger(L, 4, 500);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *fp;
-  cg_outfile o;
+  lcg_sink out;
   cg_error e;
   int rc;
-  if (path) {
-    if (cg_open_out(&o, path, &e)) return lcg_fail(L, &e);
-    fp = o.fp;
-  } else {
-    fp = open_memstream(&buf, &len);
-    if (!fp) return luaL_error(L, "out of memory");
-  }
-  rc = dot ? cg_graph_dot(u->g, root, limit, fp) : cg_graph_print(u->g, root, limit, fp);
-  if (path) {
-    if (rc) cg_abort_file(&o);
-    else if (cg_commit_file(&o, &e)) return lcg_fail(L, &e);
-    if (rc) return luaL_error(L, "cannot write %s", path);
-    lua_pushboolean(L, 1);
-    return 1;
-  }
-  fclose(fp);
-  lua_pushlstring(L, buf, len);
-  free(buf);
-  return 1;
+  if (lcg_sink_open(L, &out, path, &e)) return lcg_fail(L, &e);
+  rc = dot ? cg_graph_dot(u->g, root, limit, out.fp) : cg_graph_print(u->g, root, limit, out.fp);
+  if (rc) cg_seterr(&e, rc, "%s: cannot write the graph", path ? path : "(string)");
+  return lcg_sink_close(L, &out, rc, &e);
 }
 
 static int g_dot(lua_State *L) { return g_output(L, 1); }

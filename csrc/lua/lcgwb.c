@@ -1,4 +1,5 @@
 /* lcgwb.c: luaopen_cgwb_core and the helpers every binding file shares. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lcg.h"
@@ -74,6 +75,36 @@ int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch
   if (br->count) lua_pushinteger(L, (lua_Integer)br->first + 1);
   else lua_pushnil(L);
   return 3;
+}
+
+int lcg_sink_open(lua_State *L, lcg_sink *s, const char *path, cg_error *e) {
+  memset(s, 0, sizeof *s);
+  s->path = path;
+  if (path) {
+    int rc = cg_open_out(&s->o, path, e);
+    s->fp = s->o.fp;
+    return rc;
+  }
+  if (!(s->fp = open_memstream(&s->buf, &s->len))) luaL_error(L, "out of memory");
+  return CG_OK;
+}
+
+int lcg_sink_close(lua_State *L, lcg_sink *s, int rc, cg_error *e) {
+  if (s->path) {
+    if (rc) cg_abort_file(&s->o);
+    else rc = cg_commit_file(&s->o, e);
+    if (rc) return lcg_fail(L, e);
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  fclose(s->fp);
+  if (rc) {
+    free(s->buf);
+    return lcg_fail(L, e);
+  }
+  lua_pushlstring(L, s->buf, s->len);
+  free(s->buf);
+  return 1;
 }
 
 /* cgwb.core.version */
