@@ -63,17 +63,24 @@ static int l_linearize(lua_State *L) {
   return 1;
 }
 
-/* core.read_cg(text [, name]) -> LinGraph | nil, msg */
-static int l_read_cg(lua_State *L) {
+/* A graph-file parser of csrc/elim (cg_lin_read_cg, cg_lin_read_eliad). */
+typedef cg_lin *(*lin_parser)(cg_alloc *A, const char *name, const char *buf, size_t len,
+                              cg_error *e);
+
+/* (text [, name]) -> LinGraph | nil, msg, through parser p. */
+static int read_with(lua_State *L, lin_parser p) {
   size_t len;
   const char *s = luaL_checklstring(L, 1, &len);
   const char *name = luaL_optstring(L, 2, "(string)");
   llin *u = newlin(L);
   cg_error e;
-  u->g = cg_lin_read_cg(&u->A, name, s, len, &e);
+  u->g = p(&u->A, name, s, len, &e);
   if (!u->g) return lcg_fail(L, &e);
   return 1;
 }
+
+/* core.read_cg(text [, name]) -> LinGraph | nil, msg */
+static int l_read_cg(lua_State *L) { return read_with(L, cg_lin_read_cg); }
 
 static int lin_copy(lua_State *L) {
   llin *s = checklin(L, 1), *u = newlin(L);
@@ -650,16 +657,7 @@ static int lin_replay_faces(lua_State *L) {
 }
 
 /* core.read_eliad(text [, name]) -> LinGraph | nil, msg */
-static int l_read_eliad(lua_State *L) {
-  size_t len;
-  const char *s = luaL_checklstring(L, 1, &len);
-  const char *name = luaL_optstring(L, 2, "(string)");
-  llin *u = newlin(L);
-  cg_error e;
-  u->g = cg_lin_read_eliad(&u->A, name, s, len, &e);
-  if (!u->g) return lcg_fail(L, &e);
-  return 1;
-}
+static int l_read_eliad(lua_State *L) { return read_with(L, cg_lin_read_eliad); }
 
 /* lg:write_eliad() -> text | nil, msg */
 static int lin_write_eliad(lua_State *L) {
