@@ -53,6 +53,7 @@ void cg_lin_free(cg_lin *g) {
   cg_free(A, g->w, (size_t)g->ecap * 8);
   cg_free(A, g->mark, g->ecap);
   cg_free(A, g->efree, (size_t)g->ecap * 4);
+  cg_free(A, g->undo, g->capundo * sizeof(cg_undo));
   cg_free(A, g, sizeof *g);
 }
 
@@ -133,15 +134,10 @@ static uint8_t mark_prod(uint8_t a, uint8_t b) {
   return a == b ? CG_E_PLUS1 : CG_E_MINUS1;
 }
 
-uint32_t cg_lin_add(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark, int *created) {
-  uint32_t eid = cg_lin_find(g, i, k);
-  if (created) *created = eid == NONE;
-  if (eid != NONE) {
-    g->w[eid] += w;
-    g->mark[eid] = mark_sum(g->mark[eid], mark);
-    return eid;
-  }
-  eid = edge_slot(g);
+/* A new edge (i, k) known to be absent; UINT32_MAX (nothing changed) when
+ * memory runs out. */
+static uint32_t add_new(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark) {
+  uint32_t eid = edge_slot(g);
   if (eid == NONE) return NONE;
   if (cg_adj_push(g->A, &g->out[i], eid)) {
     g->efree[g->nfree++] = eid;
@@ -157,6 +153,15 @@ uint32_t cg_lin_add(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark, i
   g->w[eid] = w;
   g->mark[eid] = mark;
   g->nedges++;
+  return eid;
+}
+
+uint32_t cg_lin_add(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark, int *created) {
+  uint32_t eid = cg_lin_find(g, i, k);
+  if (created) *created = eid == NONE;
+  if (eid == NONE) return add_new(g, i, k, w, mark);
+  g->w[eid] += w;
+  g->mark[eid] = mark_sum(g->mark[eid], mark);
   return eid;
 }
 
@@ -591,22 +596,55 @@ int cg_lin_jac_bipartite(const cg_lin *g, cg_jac *J, cg_error *e) {
 
 /* {==== elimination steps ====} */
 
-/* w(i, k) += a * b with the accounting of cg_cost. */
+/* Starts a step of at most `pairs` accumulations: the undo log gets room
+ * for all of them first, so a failure here changes nothing. */
+static int step_begin(cg_lin *g, uint64_t pairs) {
+  g->nundo = 0;
+  if (pairs > SIZE_MAX / sizeof(cg_undo)) return CG_ENOMEM;
+  return cg_reserve(g->A, (void **)&g->undo, &g->capundo, (size_t)pairs, sizeof(cg_undo));
+}
+
+/* Undoes the step in progress, newest change first. */
+static void step_rollback(cg_lin *g) {
+  while (g->nundo) {
+    const cg_undo *u = &g->undo[--g->nundo];
+    if (u->created) cg_lin_remove(g, u->eid);
+    else g->w[u->eid] = u->w, g->mark[u->eid] = u->mark;
+  }
+}
+
+/* w(i, k) += a * b with the accounting of cg_cost, logged for undo. */
 static int accumulate(cg_lin *g, uint32_t i, uint32_t k, double a, uint8_t ma, double b,
                       uint8_t mb, cg_cost *c) {
-  int created;
   uint8_t mp = mark_prod(ma, mb);
+  uint32_t eid = cg_lin_find(g, i, k);
+  cg_undo *u = &g->undo[g->nundo];
+  if (eid != NONE) {
+    u->w = g->w[eid], u->mark = g->mark[eid], u->eid = eid, u->created = 0;
+    g->w[eid] += a * b;
+    g->mark[eid] = mark_sum(g->mark[eid], mp);
+  } else {
+    if ((eid = add_new(g, i, k, a * b, mp)) == NONE) return CG_ENOMEM;
+    u->eid = eid, u->created = 1;
+  }
+  g->nundo++;
   if (c) {
     c->mults++;
     if (ma < CG_E_PLUS1 && mb < CG_E_PLUS1) c->mults_nontrivial++;
-  }
-  if (cg_lin_add(g, i, k, a * b, mp, &created) == NONE) return CG_ENOMEM;
-  if (c) {
-    if (created) c->fill++;
+    if (u->created) c->fill++;
     else c->adds++;
     if (g->nedges > c->peak_edges) c->peak_edges = g->nedges;
   }
   return CG_OK;
+}
+
+/* Ends a step that failed: the graph and the counts as they were. */
+static int step_fail(cg_lin *g, cg_cost *c, const cg_cost *saved, cg_error *e, const char *what,
+                     uint32_t id) {
+  step_rollback(g);
+  if (c) *c = *saved;
+  return cg_seterr(e, CG_ENOMEM, "out of memory eliminating %s %u (nothing changed)", what,
+                   id + 1);
 }
 
 /* Removes vertex v and its remaining edges. */
@@ -618,14 +656,18 @@ static void drop_vertex(cg_lin *g, uint32_t v) {
 
 int cg_lin_elim_vertex(cg_lin *g, uint32_t v, cg_cost *c, cg_error *e) {
   uint32_t a, b;
+  cg_cost saved;
   if (v >= g->nv || g->kind[v] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "vertex %u is not an intermediate", v + 1);
+  if (c) saved = *c;
+  if (step_begin(g, (uint64_t)g->in[v].n * g->out[v].n))
+    return cg_seterr(e, CG_ENOMEM, "out of memory eliminating vertex %u (nothing changed)", v + 1);
   for (a = 0; a < g->in[v].n; a++)
     for (b = 0; b < g->out[v].n; b++) {
       uint32_t ei = g->in[v].e[a], eo = g->out[v].e[b];
       if (accumulate(g, g->tail[ei], g->head[eo], g->w[ei], g->mark[ei], g->w[eo],
                      g->mark[eo], c))
-        return cg_seterr(e, CG_ENOMEM, "out of memory eliminating vertex %u", v + 1);
+        return step_fail(g, c, &saved, e, "vertex", v);
     }
   drop_vertex(g, v);
   if (c) c->steps++;
@@ -636,16 +678,20 @@ int cg_lin_elim_front(cg_lin *g, uint32_t eid, cg_cost *c, cg_error *e) {
   uint32_t i, j, b;
   double wij;
   uint8_t mij;
+  cg_cost saved;
   if (eid >= g->ne || g->tail[eid] == NONE) return cg_seterr(e, CG_EUSAGE, "no such edge");
   i = g->tail[eid], j = g->head[eid], wij = g->w[eid], mij = g->mark[eid];
   if (g->kind[j] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "edge %u -> %u ends in a dependent", i + 1, j + 1);
-  cg_lin_remove(g, eid);
-  for (b = 0; b < g->out[j].n; b++) {
+  if (c) saved = *c;
+  if (step_begin(g, g->out[j].n))
+    return cg_seterr(e, CG_ENOMEM, "out of memory eliminating edge %u (nothing changed)", eid + 1);
+  for (b = 0; b < g->out[j].n; b++) { /* (i, k) is never (i, j): k follows j */
     uint32_t eo = g->out[j].e[b];
     if (accumulate(g, i, g->head[eo], wij, mij, g->w[eo], g->mark[eo], c))
-      return cg_seterr(e, CG_ENOMEM, "out of memory");
+      return step_fail(g, c, &saved, e, "edge", eid);
   }
+  cg_lin_remove(g, eid);
   if (g->in[j].n == 0) drop_vertex(g, j); /* nothing flows through j any more */
   if (c) c->steps++;
   return CG_OK;
@@ -655,16 +701,20 @@ int cg_lin_elim_back(cg_lin *g, uint32_t eid, cg_cost *c, cg_error *e) {
   uint32_t j, k, a;
   double wjk;
   uint8_t mjk;
+  cg_cost saved;
   if (eid >= g->ne || g->tail[eid] == NONE) return cg_seterr(e, CG_EUSAGE, "no such edge");
   j = g->tail[eid], k = g->head[eid], wjk = g->w[eid], mjk = g->mark[eid];
   if (g->kind[j] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "edge %u -> %u starts at an independent", j + 1, k + 1);
-  cg_lin_remove(g, eid);
-  for (a = 0; a < g->in[j].n; a++) {
+  if (c) saved = *c;
+  if (step_begin(g, g->in[j].n))
+    return cg_seterr(e, CG_ENOMEM, "out of memory eliminating edge %u (nothing changed)", eid + 1);
+  for (a = 0; a < g->in[j].n; a++) { /* (i, k) is never (j, k): i precedes j */
     uint32_t ei = g->in[j].e[a];
     if (accumulate(g, g->tail[ei], k, g->w[ei], g->mark[ei], wjk, mjk, c))
-      return cg_seterr(e, CG_ENOMEM, "out of memory");
+      return step_fail(g, c, &saved, e, "edge", eid);
   }
+  cg_lin_remove(g, eid);
   if (g->out[j].n == 0) drop_vertex(g, j);
   if (c) c->steps++;
   return CG_OK;

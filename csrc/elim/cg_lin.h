@@ -32,6 +32,14 @@ typedef struct cg_adj {
   uint32_t n, cap;
 } cg_adj;
 
+/* One change of an elimination step, to undo it if the step runs out of
+ * memory halfway (so a refused step leaves the graph unchanged). */
+typedef struct cg_undo {
+  double w;
+  uint32_t eid;
+  uint8_t mark, created;
+} cg_undo;
+
 typedef struct cg_lin {
   cg_alloc *A;
   uint32_t nv, n, m;     /* vertices, independents, dependents */
@@ -46,6 +54,8 @@ typedef struct cg_lin {
   uint32_t ne, ecap, nfree, *efree; /* pool size, free ids */
   uint64_t nedges;       /* alive */
   int has_w;             /* weights known (else structure only) */
+  cg_undo *undo;         /* the step in progress (cg_lin.c) */
+  size_t nundo, capundo;
 } cg_lin;
 
 /* Small id lists: append (CG_ENOMEM leaves the list unchanged) and remove
