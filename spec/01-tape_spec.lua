@@ -26,10 +26,7 @@ local function records(t)
   return out
 end
 
--- Bitwise equality of two numbers (distinguishes -0 and compares NaNs).
-local function same_bits(a, b)
-  return string.pack("<d", a) == string.pack("<d", b)
-end
+local same_bits = H.same_bits
 
 local function assert_same_records(a, b)
   assert.are.equal(#a, #b)

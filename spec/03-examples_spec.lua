@@ -40,7 +40,7 @@ end
 
 local function point(path) return assert(require("cgwb").read_point(path)) end
 
-local function same_bits(a, b) return string.pack("<d", a) == string.pack("<d", b) end
+local same_bits = H.same_bits
 
 -- One string per record ("name l1 l2 ... c1 ..."; constants in %a, exact).
 local function fingerprint(tape)

@@ -46,16 +46,7 @@ local function has(g, c)
   return false
 end
 
-local function same_bits(a, b) return string.pack("<d", a) == string.pack("<d", b) end
-
-local function assert_bits(a, b, what)
-  assert.are.equal(#a, #b, what .. ": count")
-  for i = 1, #a do
-    if not same_bits(a[i], b[i]) then
-      error(("%s: value %d: %.17g ~= %.17g"):format(what, i, a[i], b[i]), 2)
-    end
-  end
-end
+local same_bits, assert_bits = H.same_bits, H.assert_bits
 
 -- Just enough JSON for `cgwb graph --json` (cgwb.json only encodes).
 local function decode(text)

@@ -13,16 +13,7 @@ local gen = require "spec.gen"
 
 -- {==== helpers ====}
 
-local function same_bits(a, b) return string.pack("<d", a) == string.pack("<d", b) end
-
-local function assert_bits(a, b, what)
-  assert.are.equal(#a, #b, what .. ": count")
-  for i = 1, #a do
-    if not same_bits(a[i], b[i]) then
-      error(("%s: value %d: %.17g ~= %.17g"):format(what, i, a[i], b[i]), 2)
-    end
-  end
-end
+local same_bits, assert_bits = H.same_bits, H.assert_bits
 
 local fig10 = [[
 # x = 1.5; t1 = 1 + x; t2 = cos(x); t2 += t1; t3 = exp(t2); y = t3

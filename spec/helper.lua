@@ -29,6 +29,21 @@ function M.read(path)
   return s
 end
 
+--- Bitwise equality of two numbers (tells -0 from 0; a NaN equals the same NaN).
+function M.same_bits(a, b)
+  return string.pack("<d", a) == string.pack("<d", b)
+end
+
+--- Asserts two arrays of numbers are bitwise equal, naming the first difference.
+function M.assert_bits(a, b, what)
+  assert(#a == #b, ("%s: count %d ~= %d"):format(what, #a, #b))
+  for i = 1, #a do
+    if not M.same_bits(a[i], b[i]) then
+      error(("%s: value %d: %.17g ~= %.17g"):format(what, i, a[i], b[i]), 2)
+    end
+  end
+end
+
 --- Runs the cgwb command; returns stdout, stderr, exit status.
 function M.cgwb(args)
   local out, err = M.tmp(".out"), M.tmp(".err")

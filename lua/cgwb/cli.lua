@@ -23,8 +23,11 @@ end
 local function cgwb() return require "cgwb" end
 
 -- Reads a point file (--at X).
-local function read_point(path)
-  return check(cgwb().read_point(path))
+-- Reads a point file (--at X) that must hold n values (bad input otherwise).
+local function read_point(path, n)
+  local x = check(cgwb().read_point(path))
+  if #x ~= n then fail(2, ("%s: %d values for %d independents"):format(path, #x, n)) end
+  return x
 end
 
 -- {==== commands ====}
@@ -85,13 +88,7 @@ commands.convert = {
   end,
   run = function(a)
     local tape = check(cgwb().read_tape(a.input))
-    if a.at then
-      local x = read_point(a.at)
-      if #x ~= tape:n() then
-        fail(2, ("%s: %d values for %d independents"):format(a.at, #x, tape:n()))
-      end
-      tape:set_x0(x)
-    end
+    if a.at then tape:set_x0(read_point(a.at, tape:n())) end
     check(tape:write(a.output, out_format(a)))
   end,
 }
@@ -154,10 +151,7 @@ local function build(a)
   }
   -- eval builds at the tape's own point when it has one, and evaluates at --at
   if a.at and not (a.eval_at and tape:x0()) then
-    opts.at = read_point(a.at)
-    if #opts.at ~= tape:n() then
-      fail(2, ("%s: %d values for %d independents"):format(a.at, #opts.at, tape:n()))
-    end
+    opts.at = read_point(a.at, tape:n())
   end
   local g = check(cgwb().build_graph(tape, opts))
   local w = g:warnings()
@@ -236,13 +230,9 @@ commands.eval = {
     p:flag("--ignore-branches", "Print the values even if a branch changed (exit 0).")
   end,
   run = function(a)
-    local x
-    if a.at then x = read_point(a.at) end
     a.eval_at = true
     local g = build(a)
-    if x and #x ~= #g:independents() then
-      fail(2, ("%s: %d values for %d independents"):format(a.at, #x, #g:independents()))
-    end
+    local x = a.at and read_point(a.at, #g:independents())
     local y, changes, first = g:eval(x)
     if not y then fail(2, changes) end
     if changes > 0 and not a.ignore_branches then
