@@ -115,7 +115,9 @@ static uint64_t hash_rec(uint64_t h, const cg_rec *r) {
 /* Streams a tape set and hashes every record, the end status and its message.
  * mode 0: cg_reader_next; 1: the same with the fast path off (the reference);
  * 2: 5-element buffers; 3: batches of 7 with 5-element buffers; 4: batches of
- * 256; 5: cg_reader_next and batches of 3 alternating. */
+ * 256; 5: cg_reader_next and batches of 3 alternating; 6: the same through
+ * mapped windows of one page (every window boundary of a larger tape); 7:
+ * batches of 256 through read buffers instead of mapped windows. */
 static uint64_t stream_hash(const char *path, int mode, uint64_t *nrec) {
   cg_error e = {0, ""};
   cg_reader *R = cg_reader_open(NULL, path, &e);
@@ -126,8 +128,10 @@ static uint64_t stream_hash(const char *path, int mode, uint64_t *nrec) {
   if (!R) return fnv(h, e.msg, strlen(e.msg));
   if (mode == 1) cg_adolc_debug(R, 0, 0);
   if (mode == 2 || mode == 3) cg_adolc_debug(R, 1, 5);
+  if (mode == 6) cg_adolc_debug(R, 2, 0);
+  if (mode == 7) cg_adolc_debug(R, 1, (size_t)1 << 30);
   do {
-    int batch = mode == 3 ? 7 : mode == 4 ? 256 : mode == 5 && turn++ % 2 ? 3 : 0;
+    int batch = mode == 3 ? 7 : mode == 4 || mode == 7 ? 256 : mode >= 5 && turn++ % 2 ? 3 : 0;
     rc = batch ? cg_reader_next_batch(R, rb, batch, &e) : cg_reader_next(R, rb, &e);
     for (k = 0; k < rc; k++) h = hash_rec(h, &rb[k]);
     if (rc > 0) *nrec += (uint64_t)rc;
@@ -144,7 +148,7 @@ static void check_same_stream(suite *S, const char *path, const char *what) {
   uint64_t n1, n, ref = stream_hash(path, 1, &n1);
   char det[128];
   int mode;
-  for (mode = 0; mode <= 5; mode++) {
+  for (mode = 0; mode <= 7; mode++) {
     if (mode == 1) continue;
     if (stream_hash(path, mode, &n) == ref && n == n1) {
       S->passed++;
