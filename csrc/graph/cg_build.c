@@ -25,8 +25,9 @@
  * remembers only the last parent added).
  *
  * During the build, nodes live in slots reused through a free list (as the
- * seed's node blocks); each slot records its birth number, and compaction
- * renumbers the surviving nodes by birth, which is a topological order.
+ * seed's node blocks); each slot records its birth number, `order` maps
+ * birth numbers back to slots (NONE once freed), and compaction renumbers
+ * the surviving nodes by birth, which is a topological order, in one pass.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -35,6 +36,16 @@
 #include "cg_graph.h"
 
 #define NONE UINT32_MAX
+
+/* The build loop's few hot functions are inlined into it; their rare paths
+ * (growing pools, completing nodes) stay calls. */
+#if defined(__GNUC__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#define COLD static __attribute__((noinline))
+#else
+#define HOT_INLINE static inline
+#define COLD static
+#endif
 #define NF_FREED 0x80 /* slot on the free list (build only) */
 
 /* A node slot during the build.  k0..k2: children; head/tail/clen: its
@@ -54,17 +65,29 @@ typedef struct bop {
   uint8_t code;
 } bop;
 
+/* How an opcode is normalized (see norm_rows). */
+enum { NK_OTHER = 0, NK_OP, NK_ALIAS, NK_CONST };
+enum { NC_NONE = 0, NC_V0, NC_NEGV0, NC_ONE, NC_MONE, NC_ZERO };
+typedef struct bnorm {
+  uint8_t kind, g, out, nin, in[3], cm;
+  uint8_t nl, nv; /* operands and constants of the record (fixed-size opcodes) */
+} bnorm;
+
 typedef struct builder {
   cg_alloc *A;
   const cg_tape *t;
   cg_gopts o;
   cg_error *e;
   int rc;
+  bnorm norm[256];   /* the normalization table (norm_init) */
   /* node slots: one record per slot, since building touches most fields of
    * a node at once (the built graph is struct-of-arrays) */
   size_t cap, nslots, inuse, cap_hint;
   bnode *nd;
   uint32_t free_node;
+  uint32_t *order;        /* birth number -> slot, NONE once freed */
+  size_t cap_order;
+  uint64_t live_kids, live_ops; /* sums of nk and clen over the slots in use */
   /* operation pool: singly linked chains */
   size_t ocap, onum;
   bop *op;
@@ -127,7 +150,7 @@ static void b_warn(builder *B, const char *fmt, ...) {
 /* {==== slots and chains ====} */
 
 /* Grows the slot array to hold one more slot. */
-static int grow_slots(builder *B) {
+COLD int grow_slots(builder *B) {
   size_t nc = B->cap ? B->cap * 2 : B->cap_hint, oc = B->cap;
   void *p;
   if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / sizeof(bnode)) return b_nomem(B);
@@ -138,22 +161,26 @@ static int grow_slots(builder *B) {
   return CG_OK;
 }
 
+/* Grows the operation pool to hold one more operation. */
+COLD int grow_ops(builder *B) {
+  size_t nc = B->ocap ? B->ocap * 2 : B->cap_hint, oc = B->ocap;
+  void *a;
+  if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / sizeof(bop)) return b_nomem(B);
+  a = cg_realloc(B->A, B->op, oc * sizeof(bop), nc * sizeof(bop));
+  if (!a) return b_nomem(B);
+  B->op = (bop *)a;
+  B->ocap = nc;
+  return CG_OK;
+}
+
 /* A new operation in the pool; NONE on failure. */
-static uint32_t new_op(builder *B, unsigned g, double c) {
+HOT_INLINE uint32_t new_op(builder *B, unsigned g, double c) {
   uint32_t o;
   if (B->free_op != NONE) {
     o = B->free_op;
     B->free_op = B->op[o].next;
   } else {
-    if (B->onum == B->ocap) {
-      size_t nc = B->ocap ? B->ocap * 2 : B->cap_hint, oc = B->ocap;
-      void *a;
-      if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / sizeof(bop)) return b_nomem(B), NONE;
-      a = cg_realloc(B->A, B->op, oc * sizeof(bop), nc * sizeof(bop));
-      if (!a) return b_nomem(B), NONE;
-      B->op = (bop *)a;
-      B->ocap = nc;
-    }
+    if (B->onum == B->ocap && grow_ops(B)) return NONE;
     o = (uint32_t)B->onum++;
   }
   B->op[o].code = (uint8_t)g;
@@ -162,12 +189,29 @@ static uint32_t new_op(builder *B, unsigned g, double c) {
   return o;
 }
 
+static void free_op_chain(builder *B, uint32_t head, uint32_t tail) {
+  B->op[tail].next = B->free_op;
+  B->free_op = head;
+}
+
+/* Grows the birth -> slot map by one entry at least. */
+COLD int grow_order(builder *B) {
+  size_t nc = B->cap_order ? B->cap_order * 2 : B->cap_hint, oc = B->cap_order;
+  void *p;
+  if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / 4) return b_nomem(B);
+  p = cg_realloc(B->A, B->order, oc * 4, nc * 4);
+  if (!p) return b_nomem(B);
+  B->order = (uint32_t *)p;
+  B->cap_order = nc;
+  return CG_OK;
+}
+
 /* A new node with one operation over nk children; NONE on failure.  Its
  * value is computed from the children's (same arithmetic as the tape). */
-static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, int nk) {
+HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_t *kid, int nk) {
   uint32_t v, o;
   int i;
-  if (B->rc) return NONE;
+  if (B->rc || (B->seq == B->cap_order && grow_order(B))) return NONE;
   o = new_op(B, g, c);
   if (o == NONE) return NONE;
   if (B->free_node != NONE) {
@@ -186,7 +230,10 @@ static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, 
   B->nd[v].npar = B->nd[v].pxor = B->nd[v].ref = 0;
   B->nd[v].lastpar = NONE;
   B->nd[v].fl = 0;
+  B->order[B->seq] = v;
   B->nd[v].birth = (uint32_t)B->seq++;
+  B->live_kids += (uint64_t)nk;
+  B->live_ops++;
   for (i = 0; i < nk; i++) {
     B->nd[kid[i]].npar++;
     B->nd[kid[i]].pxor ^= v;
@@ -206,12 +253,16 @@ static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, 
   return v;
 }
 
+static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, int nk) {
+  return new_node_inl(B, g, c, kid, nk);
+}
+
 /* Returns a node's slot (and, with ops, its chain) to the free lists. */
 static void free_node(builder *B, uint32_t v, int ops) {
-  if (ops) {
-    B->op[B->nd[v].tail].next = B->free_op;
-    B->free_op = B->nd[v].head;
-  }
+  if (ops) free_op_chain(B, B->nd[v].head, B->nd[v].tail);
+  B->order[B->nd[v].birth] = NONE;
+  B->live_kids -= B->nd[v].nk;
+  B->live_ops -= B->nd[v].clen;
   B->nd[v].fl = NF_FREED;
   B->nd[v].k0 = B->free_node;
   B->free_node = v;
@@ -237,6 +288,8 @@ static uint32_t hoist_once(builder *B, uint32_t n, int recovered) {
   B->op[B->nd[n].tail].next = B->nd[p].head; /* n's chain first, then p's */
   B->nd[p].head = B->nd[n].head;
   B->nd[p].clen += B->nd[n].clen;
+  B->live_kids += (uint64_t)B->nd[n].nk - 1; /* free_node(n) takes n's off again */
+  B->live_ops += B->nd[n].clen;
   B->nd[p].nk = B->nd[n].nk;
   B->nd[p].k0 = B->nd[n].k0;
   B->nd[p].k1 = B->nd[n].k1;
@@ -309,13 +362,23 @@ static void try_dead(builder *B, uint32_t n) {
 }
 
 /* A node lost its last live reference: it is complete. */
-static void complete(builder *B, uint32_t n) {
+COLD void complete(builder *B, uint32_t n) {
   if (!try_hoist(B, n, 0)) try_dead(B, n);
 }
 
 /* {==== the live node table ====} */
 
 /* Points location loc at node v (NONE: unlinks it). */
+/* set_live for a location known to be in the store (a loaded tape's
+ * invariant: every location is < nstore). */
+HOT_INLINE int set_live_in(builder *B, uint64_t loc, uint32_t v) {
+  uint32_t old = B->live[loc];
+  if (v != NONE) B->nd[v].ref++;
+  B->live[loc] = v;
+  if (old != NONE && --B->nd[old].ref == 0) complete(B, old);
+  return B->rc;
+}
+
 static int set_live(builder *B, uint64_t loc, uint32_t v) {
   uint32_t old;
   if (loc >= B->nlive) return b_fail(B, CG_EFORMAT, "location %llu beyond the store",
@@ -420,57 +483,117 @@ static int index_of(builder *B, uint64_t l, uint64_t *out) {
   return add_guard(B, v, CG_GUARD_VALUE, B->nd[v].val);
 }
 
-/* The tape's arithmetic opcodes, normalized (seed 000 section 2.2). */
-static int rec_arith(builder *B, const cg_rec *r) {
-  const uint32_t *L = r->loc;
-  const double *V = r->val;
-  switch (r->op) {
-    case CG_OP_eq_plus_d: return unary(B, L[0], CG_G_ADDC, V[0], L[0]);
-    case CG_OP_eq_min_d: return unary(B, L[0], CG_G_ADDC, -V[0], L[0]); /* x-c == x+(-c) */
-    case CG_OP_eq_mult_d: return unary(B, L[0], CG_G_MULC, V[0], L[0]);
-    case CG_OP_eq_div_d: return unary(B, L[0], CG_G_DIVC, V[0], L[0]);
-    case CG_OP_incr_a: return unary(B, L[0], CG_G_ADDC, 1.0, L[0]);
-    case CG_OP_decr_a: return unary(B, L[0], CG_G_ADDC, -1.0, L[0]);
-    case CG_OP_eq_plus_a: return binary(B, L[0], CG_G_ADD, 0, L[0], L[1]);
-    case CG_OP_eq_min_a: return binary(B, L[0], CG_G_SUB, 0, L[0], L[1]);
-    case CG_OP_eq_mult_a: return binary(B, L[0], CG_G_MUL, 0, L[0], L[1]);
-    case CG_OP_eq_div_a: return binary(B, L[0], CG_G_DIV, 0, L[0], L[1]);
-    case CG_OP_plus_a_a: return binary(B, L[0], CG_G_ADD, 0, L[1], L[2]);
-    case CG_OP_min_a_a: return binary(B, L[0], CG_G_SUB, 0, L[1], L[2]);
-    case CG_OP_mult_a_a: return binary(B, L[0], CG_G_MUL, 0, L[1], L[2]);
-    case CG_OP_div_a_a: return binary(B, L[0], CG_G_DIV, 0, L[1], L[2]);
-    case CG_OP_plus_d_a: case CG_OP_plus_a_d: return unary(B, L[0], CG_G_ADDC, V[0], L[1]);
-    case CG_OP_min_a_d: return unary(B, L[0], CG_G_ADDC, -V[0], L[1]);
-    case CG_OP_min_d_a: return unary(B, L[0], CG_G_RSUB, V[0], L[1]);
-    case CG_OP_mult_d_a: case CG_OP_mult_a_d: return unary(B, L[0], CG_G_MULC, V[0], L[1]);
-    case CG_OP_div_a_d: return unary(B, L[0], CG_G_DIVC, V[0], L[1]);
-    case CG_OP_div_d_a: return unary(B, L[0], CG_G_RDIV, V[0], L[1]);
-    case CG_OP_pow_op: return unary(B, L[0], CG_G_POWC, V[0], L[1]);
-    case CG_OP_neg_sign_a: return unary(B, L[0], CG_G_NEG, 0, L[1]);
-    case CG_OP_exp_op: return unary(B, L[0], CG_G_EXP, 0, L[1]);
-    case CG_OP_log_op: return unary(B, L[0], CG_G_LOG, 0, L[1]);
-    case CG_OP_sqrt_op: return unary(B, L[0], CG_G_SQRT, 0, L[1]);
-    case CG_OP_cbrt_op: return unary(B, L[0], CG_G_CBRT, 0, L[1]);
-    case CG_OP_tan_op: return unary(B, L[0], CG_G_TAN, 0, L[1]);
-    /* quadrature opcodes: the analytic partial is used, so the chain that
-     * computed L[2] (the derivative) becomes a dead root (section 2.2) */
-    case CG_OP_atan_op: return unary(B, L[0], CG_G_ATAN, 0, L[1]);
-    case CG_OP_asin_op: return unary(B, L[0], CG_G_ASIN, 0, L[1]);
-    case CG_OP_acos_op: return unary(B, L[0], CG_G_ACOS, 0, L[1]);
-    case CG_OP_asinh_op: return unary(B, L[0], CG_G_ASINH, 0, L[1]);
-    case CG_OP_acosh_op: return unary(B, L[0], CG_G_ACOSH, 0, L[1]);
-    case CG_OP_atanh_op: return unary(B, L[0], CG_G_ATANH, 0, L[1]);
-    case CG_OP_erf_op: return unary(B, L[0], CG_G_ERF, 0, L[1]);
-    case CG_OP_abs_val: return unary(B, L[0], CG_G_ABS, V[0], L[1]);
-    case CG_OP_ceil_op: return unary(B, L[0], CG_G_CEIL, V[0], L[1]);
-    case CG_OP_floor_op: return unary(B, L[0], CG_G_FLOOR, V[0], L[1]);
-    case CG_OP_min_op: return binary(B, L[0], CG_G_MIN, V[0], L[1], L[2]);
-    case CG_OP_cond_assign: return ternary(B, L[0], CG_G_COND, V[0], L[1], L[2], L[3]);
-    case CG_OP_cond_eq_assign: return ternary(B, L[0], CG_G_CONDEQ, V[0], L[1], L[2], L[3]);
-    case CG_OP_cond_assign_s: return ternary(B, L[0], CG_G_COND, V[0], L[1], L[2], L[0]);
-    case CG_OP_cond_eq_assign_s: return ternary(B, L[0], CG_G_CONDEQ, V[0], L[1], L[2], L[0]);
-    default: return 1; /* not arithmetic */
+/* The tape's arithmetic opcodes, normalized (seed 000 section 2.2): one
+ * row per opcode says which graph operation it becomes, which operand is
+ * the output, which are the inputs (in the order they are read) and where
+ * the constant comes from.  The build loop and rec_arith both read it. */
+
+static const struct { uint8_t op, g, out, nin, in0, in1, in2, cm; } norm_rows[] = {
+  {CG_OP_eq_plus_d, CG_G_ADDC, 0, 1, 0, 0, 0, NC_V0},
+  {CG_OP_eq_min_d, CG_G_ADDC, 0, 1, 0, 0, 0, NC_NEGV0}, /* x-c == x+(-c) */
+  {CG_OP_eq_mult_d, CG_G_MULC, 0, 1, 0, 0, 0, NC_V0},
+  {CG_OP_eq_div_d, CG_G_DIVC, 0, 1, 0, 0, 0, NC_V0},
+  {CG_OP_incr_a, CG_G_ADDC, 0, 1, 0, 0, 0, NC_ONE},
+  {CG_OP_decr_a, CG_G_ADDC, 0, 1, 0, 0, 0, NC_MONE},
+  {CG_OP_eq_plus_a, CG_G_ADD, 0, 2, 0, 1, 0, NC_NONE},
+  {CG_OP_eq_min_a, CG_G_SUB, 0, 2, 0, 1, 0, NC_NONE},
+  {CG_OP_eq_mult_a, CG_G_MUL, 0, 2, 0, 1, 0, NC_NONE},
+  {CG_OP_eq_div_a, CG_G_DIV, 0, 2, 0, 1, 0, NC_NONE},
+  {CG_OP_plus_a_a, CG_G_ADD, 0, 2, 1, 2, 0, NC_NONE},
+  {CG_OP_min_a_a, CG_G_SUB, 0, 2, 1, 2, 0, NC_NONE},
+  {CG_OP_mult_a_a, CG_G_MUL, 0, 2, 1, 2, 0, NC_NONE},
+  {CG_OP_div_a_a, CG_G_DIV, 0, 2, 1, 2, 0, NC_NONE},
+  {CG_OP_plus_d_a, CG_G_ADDC, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_plus_a_d, CG_G_ADDC, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_min_a_d, CG_G_ADDC, 0, 1, 1, 0, 0, NC_NEGV0},
+  {CG_OP_min_d_a, CG_G_RSUB, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_mult_d_a, CG_G_MULC, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_mult_a_d, CG_G_MULC, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_div_a_d, CG_G_DIVC, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_div_d_a, CG_G_RDIV, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_pow_op, CG_G_POWC, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_neg_sign_a, CG_G_NEG, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_exp_op, CG_G_EXP, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_log_op, CG_G_LOG, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_sqrt_op, CG_G_SQRT, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_cbrt_op, CG_G_CBRT, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_tan_op, CG_G_TAN, 0, 1, 1, 0, 0, NC_NONE},
+  /* quadrature opcodes: the analytic partial is used, so the chain that
+   * computed L[2] (the derivative) becomes a dead root (section 2.2) */
+  {CG_OP_atan_op, CG_G_ATAN, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_asin_op, CG_G_ASIN, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_acos_op, CG_G_ACOS, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_asinh_op, CG_G_ASINH, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_acosh_op, CG_G_ACOSH, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_atanh_op, CG_G_ATANH, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_erf_op, CG_G_ERF, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_abs_val, CG_G_ABS, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_ceil_op, CG_G_CEIL, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_floor_op, CG_G_FLOOR, 0, 1, 1, 0, 0, NC_V0},
+  {CG_OP_min_op, CG_G_MIN, 0, 2, 1, 2, 0, NC_V0},
+  {CG_OP_cond_assign, CG_G_COND, 0, 3, 1, 2, 3, NC_V0},
+  {CG_OP_cond_eq_assign, CG_G_CONDEQ, 0, 3, 1, 2, 3, NC_V0},
+  {CG_OP_cond_assign_s, CG_G_COND, 0, 3, 1, 2, 0, NC_V0},
+  {CG_OP_cond_eq_assign_s, CG_G_CONDEQ, 0, 3, 1, 2, 0, NC_V0},
+  /* assignments (section 2.2) and constants */
+  {CG_OP_assign_a, CG_G_COPY, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_pos_sign_a, CG_G_COPY, 0, 1, 1, 0, 0, NC_NONE},
+  {CG_OP_assign_d, CG_G_CONST, 0, 0, 0, 0, 0, NC_V0},
+  {CG_OP_assign_d_zero, CG_G_CONST, 0, 0, 0, 0, 0, NC_ZERO},
+  {CG_OP_assign_d_one, CG_G_CONST, 0, 0, 0, 0, 0, NC_ONE},
+};
+
+/* Fills the table for this build: copies become aliases when assignment
+ * removal is on. */
+static void norm_init(builder *B) {
+  size_t i;
+  memset(B->norm, 0, sizeof B->norm);
+  for (i = 0; i < sizeof norm_rows / sizeof norm_rows[0]; i++) {
+    bnorm *d = &B->norm[norm_rows[i].op];
+    const cg_opinfo *oi = cg_op(norm_rows[i].op);
+    if (oi->nloc < 0 || oi->nval < 0) continue; /* not fixed-size: the general path */
+    d->g = norm_rows[i].g;
+    d->kind = d->g == CG_G_CONST ? NK_CONST
+              : d->g == CG_G_COPY && B->o.assign_removal ? NK_ALIAS : NK_OP;
+    d->out = norm_rows[i].out;
+    d->nin = norm_rows[i].nin;
+    d->in[0] = norm_rows[i].in0;
+    d->in[1] = norm_rows[i].in1;
+    d->in[2] = norm_rows[i].in2;
+    d->cm = norm_rows[i].cm;
+    d->nl = (uint8_t)oi->nloc;
+    d->nv = (uint8_t)oi->nval;
   }
+}
+
+static double norm_const(const bnorm *d, const double *V) {
+  switch (d->cm) {
+    case NC_V0: return V[0];
+    case NC_NEGV0: return -V[0];
+    case NC_ONE: return 1.0;
+    case NC_MONE: return -1.0;
+    default: return 0.0;
+  }
+}
+
+/* One normalized record (a row of the table). */
+static int rec_norm(builder *B, const bnorm *d, const uint32_t *L, const double *V) {
+  uint64_t in[3];
+  int i;
+  switch (d->kind) {
+    case NK_ALIAS: return assign(B, L[d->out], L[d->in[0]]);
+    case NK_CONST: return constant(B, L[d->out], norm_const(d, V));
+    default:
+      for (i = 0; i < d->nin; i++) in[i] = L[d->in[i]];
+      return op_node(B, L[d->out], d->g, norm_const(d, V), in, d->nin);
+  }
+}
+
+/* The normalized opcodes; 1 for the others. */
+static int rec_arith(builder *B, const cg_rec *r) {
+  const bnorm *d = &B->norm[r->op & 255];
+  if (d->kind == NK_OTHER) return 1;
+  return rec_norm(B, d, r->loc, r->val);
 }
 
 /* sin_op [s, c, a] and cos_op [c, s, a]: two nodes, the second output first,
@@ -603,10 +726,6 @@ static int rec_other(builder *B, const cg_rec *r) {
     case CG_OP_ref_assign_ind:
       return index_of(B, L[0], &k) ? B->rc : rec_indep(B, k);
     case CG_OP_assign_dep: return rec_dep(B, L[0]);
-    case CG_OP_assign_a: case CG_OP_pos_sign_a: return assign(B, L[0], L[1]);
-    case CG_OP_assign_d: return constant(B, L[0], r->val[0]);
-    case CG_OP_assign_d_zero: return constant(B, L[0], 0.0);
-    case CG_OP_assign_d_one: return constant(B, L[0], 1.0);
     case CG_OP_sin_op: case CG_OP_cos_op: return rec_sincos(B, r);
     case CG_OP_eq_plus_prod: case CG_OP_eq_min_prod: return rec_prod(B, r);
     case CG_OP_eq_zero: case CG_OP_neq_zero: case CG_OP_le_zero:
@@ -639,11 +758,62 @@ static int build_rec(builder *B, const cg_rec *r) {
   return B->rc ? B->rc : rc;
 }
 
+/* A normalized operation record (NK_OP), inlined into the build loop:
+ * what op_node does, with the locations known to be in the store. */
+HOT_INLINE void fast_op(builder *B, const bnorm *d, const uint32_t *L, const double *V) {
+  uint32_t kid[3], v;
+  int i;
+  for (i = 0; i < d->nin; i++) {
+    uint32_t k = B->live[L[d->in[i]]];
+    if (k == NONE && (k = get(B, L[d->in[i]])) == NONE) return;
+    kid[i] = k;
+  }
+  v = new_node_inl(B, d->g, norm_const(d, V), kid, d->nin);
+  if (v != NONE) set_live_in(B, L[d->out], v);
+}
+
+/* One pass over the tape (section 2.1).  Records are walked here rather
+ * than through cg_tape_iter: the normalized opcodes go straight to fast_op,
+ * everything else through build_rec. */
+static void build_all(builder *B) {
+  const cg_tape *t = B->t;
+  size_t i, lp = 0, vp = 0;
+  for (i = 0; i < t->nops && !B->rc; i++) {
+    unsigned op = t->op[i];
+    const bnorm *d = &B->norm[op];
+    const uint32_t *L = t->loc ? t->loc + lp : NULL; /* NULL + 0 is undefined */
+    const double *V = t->val ? t->val + vp : NULL;
+    cg_rec r;
+    uint32_t nl, nv;
+    B->rec = i;
+    if (d->kind == NK_OP) {
+      B->st.tape_ops++;
+      fast_op(B, d, L, V);
+      lp += d->nl;
+      vp += d->nv;
+      continue;
+    }
+    if (d->kind != NK_OTHER) {
+      nl = d->nl, nv = d->nv;
+    } else if (cg_op(op)->nloc >= 0 && cg_op(op)->nval >= 0) {
+      nl = (uint32_t)cg_op(op)->nloc, nv = (uint32_t)cg_op(op)->nval;
+    } else if (cg_rec_counts(op, L, (uint32_t)(t->nlocs - lp), &nl, &nv) != 1) {
+      b_fail(B, CG_EFORMAT, "%s: inconsistent operand counts", cg_op(op)->name);
+      return;
+    }
+    r.op = op, r.nloc = nl, r.nval = nv, r.loc = L, r.val = V, r.index = i;
+    build_rec(B, &r);
+    lp += nl;
+    vp += nv;
+  }
+}
+
 /* {==== compaction ====} */
 
 static void b_free(builder *B) {
   cg_alloc *A = B->A;
   cg_free(A, B->nd, B->cap * sizeof(bnode));
+  cg_free(A, B->order, B->cap_order * 4);
   cg_free(A, B->op, B->ocap * sizeof(bop));
   cg_free(A, B->live, (size_t)(B->nlive ? B->nlive : 1) * 4); /* as allocated */
   cg_free(A, B->ind, B->capind * 4); cg_free(A, B->dep, B->capdep * 4);
@@ -729,41 +899,36 @@ static void g_parents(cg_graph *g) {
   pos[0] = 0;
 }
 
-/* Renumbers surviving slots by birth (a topological order) into g. */
-static int compact(builder *B, cg_graph *g, uint32_t *newid) {
-  size_t s, nk = 0, no = 0;
-  uint32_t *order = newid, v, id = 0, i;
-  for (s = 0; s < B->seq; s++) order[s] = NONE;
-  for (s = 0; s < B->nslots; s++)
-    if (!(B->nd[s].fl & NF_FREED)) {
-      order[B->nd[s].birth] = (uint32_t)s;
-      nk += B->nd[s].nk;
-      no += B->nd[s].clen;
-    }
+/* Renumbers surviving slots by birth (a topological order) into g, in one
+ * pass: a node's children were born before it, so they have their new ids
+ * (kept in `birth`) by the time it is written. */
+static int compact(builder *B, cg_graph *g) {
+  size_t s;
+  uint32_t v, id = 0, i, ko = 0, oo = 0;
   g->n = (uint32_t)B->inuse;
   g->n_indep = (uint32_t)B->nind;
   g->n_dep = (uint32_t)B->ndep;
   g->n_guard = (uint32_t)B->nguard;
-  if (g_alloc(g, nk, no)) return b_nomem(B);
-  for (s = 0; s < B->seq; s++) { /* slot -> id, written into birth[] */
-    if (order[s] == NONE) continue;
-    B->nd[order[s]].birth = id++;
-  }
-  for (s = 0, id = 0; s < B->seq; s++) {
-    uint32_t o, k = 0;
-    if ((v = order[s]) == NONE) continue;
-    g->kid_start[id + 1] = g->kid_start[id] + B->nd[v].nk;
-    for (i = 0; i < B->nd[v].nk; i++) g->kids[g->kid_start[id] + i] = B->nd[kid_at(B, v, (int)i)].birth;
-    for (o = B->nd[v].head; o != NONE; o = B->op[o].next, k++) {
-      g->op[g->op_start[id] + k] = B->op[o].code;
-      g->opc[g->op_start[id] + k] = B->op[o].c;
+  if (g_alloc(g, (size_t)B->live_kids, (size_t)B->live_ops)) return b_nomem(B);
+  for (s = 0; s < B->seq; s++) {
+    bnode *nd;
+    uint32_t o;
+    if ((v = B->order[s]) == NONE) continue;
+    nd = &B->nd[v];
+    if (nd->nk > 0) g->kids[ko++] = B->nd[nd->k0].birth;
+    if (nd->nk > 1) g->kids[ko++] = B->nd[nd->k1].birth;
+    if (nd->nk > 2) g->kids[ko++] = B->nd[nd->k2].birth;
+    g->kid_start[id + 1] = ko;
+    for (o = nd->head; o != NONE; o = B->op[o].next) {
+      g->op[oo] = B->op[o].code;
+      g->opc[oo++] = B->op[o].c;
     }
-    g->op_start[id + 1] = g->op_start[id] + k;
-    g->flags[id] = B->nd[v].fl;
-    g->val[id] = B->nd[v].val;
-    B->st.hoisted_ops += k - 1;
-    id++;
+    g->op_start[id + 1] = oo;
+    g->flags[id] = nd->fl;
+    g->val[id] = nd->val;
+    nd->birth = id++;
   }
+  B->st.hoisted_ops += oo - id;
   for (i = 0; i < B->nind; i++) g->indep[i] = B->nd[B->ind[i]].birth;
   for (i = 0; i < B->ndep; i++) g->dep[i] = B->nd[B->dep[i]].birth;
   for (i = 0; i < B->nguard; i++) {
@@ -811,6 +976,7 @@ static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
   B->e = e;
   if (o) B->o = *o;
   else cg_gopts_default(&B->o);
+  norm_init(B);
   B->free_node = B->free_op = NONE;
   B->x = x ? x : (t->has_x0 ? t->x0 : NULL);
   B->has_val = B->x != NULL;
@@ -839,25 +1005,18 @@ cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const c
                          cg_error *e) {
   builder B;
   cg_graph *g = NULL;
-  cg_tape_iter it;
-  cg_rec r;
-  uint32_t *tmp = NULL;
   if (!A) A = t->A;
   if (b_init(&B, A, t, x, o, e)) {
     b_free(&B);
     return NULL;
   }
-  cg_tape_iter_init(&it, t);
-  while (!B.rc && cg_tape_iter_next(&it, &r)) build_rec(&B, &r);
+  build_all(&B);
   if (!B.rc) b_finish(&B);
   if (!B.rc && !(g = (cg_graph *)cg_malloc(A, sizeof *g))) b_nomem(&B);
   if (!B.rc) {
     memset(g, 0, sizeof *g);
     g->A = A;
-    tmp = (uint32_t *)cg_malloc(A, (size_t)(B.seq ? B.seq : 1) * 4);
-    if (!tmp) b_nomem(&B);
-    else compact(&B, g, tmp);
-    cg_free(A, tmp, (size_t)(B.seq ? B.seq : 1) * 4);
+    compact(&B, g);
   }
   if (!B.rc) {
     B.st.guards = B.nguard;
