@@ -76,7 +76,8 @@ typedef struct ad_stream {
 typedef struct ad_fastop {
   uint8_t nl, nv;
   uint8_t perm[AD_FAST_NL];
-  uint8_t pad[2];
+  uint8_t plain; /* cg_op_plain: may come through ad_next_run */
+  uint8_t pad;
 } ad_fastop;
 
 /* The reader.  `base` must stay the first member (the vtable casts). */
@@ -697,6 +698,67 @@ static int fast_batch(ad_reader *R, cg_rec *out, int max, uint32_t *loc) {
   return n;
 }
 
+/* fast_batch in struct-of-arrays form (cg_reader_next_run): the same
+ * records, the same limits, written straight into u's arrays; stops also
+ * before a record that is not plain or that would not fit. */
+static int fast_soa(ad_reader *R, cg_run *u) {
+  const ad_fastop *fast = R->fast;
+  const unsigned char *ob;
+  const uint32_t *L;
+  const double *V;
+  uint32_t hmask = R->hmask, hi = 0;
+  uint64_t oi = R->oi, k, vrem = R->vlim - R->vi;
+  uint8_t *dop = u->op + u->nop;
+  uint32_t *dl = u->loc + u->nloc, *dl0 = dl;
+  double *dv = u->val + u->nval, *dv0 = dv;
+  size_t n;
+  if (oi >= R->olim) return 0;
+  k = R->olim - oi; /* set_limits: cursors are in their windows */
+  if (k > (R->llim - R->li) / AD_FAST_NL) k = (R->llim - R->li) / AD_FAST_NL;
+  if (k > u->cap_op - u->nop) k = u->cap_op - u->nop;
+  if (k > (u->cap_loc - u->nloc) / AD_FAST_NL) k = (u->cap_loc - u->nloc) / AD_FAST_NL;
+  if (k > (u->cap_val - u->nval) / AD_FAST_NV) k = (u->cap_val - u->nval) / AD_FAST_NV;
+  ob = R->ops.buf + (oi - R->ops.base);
+  L = (const uint32_t *)(const void *)R->locs.buf + (R->li - R->locs.base);
+  V = (const double *)(const void *)R->vals.buf + (R->vi - R->vals.base);
+  for (n = 0; n < k; n++) {
+    const ad_fastop *f = fast + ob[n];
+    uint32_t c0, c1, c2, c3;
+    if (!f->plain || f->nv > vrem) break; /* (plain implies nl > 0) */
+    c0 = L[f->perm[0]];
+    c1 = L[f->perm[1]];
+    c2 = L[f->perm[2]];
+    c3 = L[f->perm[3]];
+    if ((c0 | c1 | c2 | c3) & hmask) break;
+    dl[0] = c0; /* slots past nl are overwritten by the next record */
+    dl[1] = c1;
+    dl[2] = c2;
+    dl[3] = c3;
+    c0 = c0 > c1 ? c0 : c1;
+    c2 = c2 > c3 ? c2 : c3;
+    c0 = c0 > c2 ? c0 : c2;
+    hi = hi > c0 ? hi : c0;
+    if (f->nv) {
+      dv[0] = V[0];
+      if (f->nv > 1) dv[1] = V[1];
+    }
+    dop[n] = ob[n];
+    dl += f->nl;
+    dv += f->nv;
+    L += f->nl;
+    V += f->nv;
+    vrem -= f->nv;
+  }
+  if (n > 0 && (uint64_t)hi + 1 > u->maxloc) u->maxloc = (uint64_t)hi + 1;
+  u->nop += n;
+  u->nloc += (size_t)(dl - dl0);
+  u->nval += (size_t)(dv - dv0);
+  R->oi = oi + (uint64_t)n;
+  R->li = R->locs.base + (uint64_t)(L - (const uint32_t *)(const void *)R->locs.buf);
+  R->vi = R->vals.base + (uint64_t)(V - (const double *)(const void *)R->vals.buf);
+  return (int)n;
+}
+
 /* Moves the window of s to the cursor when fewer than `need` elements are
  * left in it but the file has more, so that fast_batch is not cut short at
  * every buffer end.  set_limits has put cur inside the window. */
@@ -716,6 +778,21 @@ static int fast_run(ad_reader *R, cg_rec *out, int max, uint32_t *loc, cg_error 
     return rc;
   set_limits(R);
   return fast_batch(R, out, max, loc);
+}
+
+/* cg_reader_next_run: plain records decoded straight into u, after topping
+ * up the buffers; 0 while records decoded for ad_next are queued, at the end
+ * and before anything that is not plain (the caller takes it through
+ * ad_next_batch). */
+static int ad_next_run(cg_reader *base, cg_run *u, cg_error *e) {
+  ad_reader *R = (ad_reader *)base;
+  int rc;
+  if (R->qp < R->qend || R->done || R->li > R->lend || R->vi > R->nvalops) return 0;
+  if ((rc = top_up(&R->ops, R->oi, 1, e)) || (rc = top_up(&R->locs, R->li, AD_FAST_NL, e)) ||
+      (rc = top_up(&R->vals, R->vi, AD_FAST_NV, e)))
+    return rc;
+  set_limits(R);
+  return fast_soa(R, u);
 }
 
 /* One record the slow way, then the fast path's limits anew. */
@@ -786,6 +863,7 @@ static void build_fast(ad_reader *R) {
         c == CG_OP_vec_dot || c == CG_OP_vec_axpy)
       continue;
     R->fast[c].nl = (uint8_t)oi->nloc;
+    R->fast[c].plain = (uint8_t)cg_op_plain(c);
     R->fast[c].nv = (uint8_t)oi->nval;
     for (i = 0; i < (unsigned)oi->nloc; i++) R->fast[c].perm[i] = oi->perm[i];
     R->tmpl[c].op = c;
@@ -875,6 +953,7 @@ cg_reader *cg_adolc_open(cg_alloc *A, const char *path, cg_error *e) {
   memset(R, 0, sizeof *R);
   R->base.next = ad_next;
   R->base.next_batch = ad_next_batch;
+  R->base.next_run = ad_next_run;
   R->base.rewind = ad_rewind;
   R->base.close = ad_close;
   R->base.recbytes = ad_recbytes;

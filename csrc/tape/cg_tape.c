@@ -42,6 +42,11 @@ static void op_init(void) {
   op_ready = 1;
 }
 
+int cg_op_plain(unsigned op) {
+  if (!op_ready) op_init();
+  return op < 256 && op_plain[op];
+}
+
 const cg_opinfo *cg_op(unsigned op) {
   if (!op_ready) op_init();
   return &op_full[op & 255];
@@ -322,12 +327,13 @@ static void presize(cg_tape *t, const cg_tapeinfo *info) {
   if (info->format != CG_FMT_ADOLC || t->cap_op || t->cap_loc || t->cap_val ||
       nloc > SIZE_MAX / sizeof *t->loc || nval > SIZE_MAX / sizeof *t->val)
     return;
-  t->op = (uint8_t *)cg_malloc(t->A, nop ? nop : 1);
-  t->loc = (uint32_t *)cg_malloc(t->A, (nloc ? nloc : 1) * sizeof *t->loc);
-  t->val = (double *)cg_malloc(t->A, (nval ? nval : 1) * sizeof *t->val);
-  t->cap_op = t->op ? (nop ? nop : 1) : 0;
-  t->cap_loc = t->loc ? (nloc ? nloc : 1) : 0;
-  t->cap_val = t->val ? (nval ? nval : 1) : 0;
+  nop += 1, nloc += 4, nval += 2; /* the slack cg_reader_next_run asks for */
+  t->op = (uint8_t *)cg_malloc(t->A, nop);
+  t->loc = (uint32_t *)cg_malloc(t->A, nloc * sizeof *t->loc);
+  t->val = (double *)cg_malloc(t->A, nval * sizeof *t->val);
+  t->cap_op = t->op ? nop : 0;
+  t->cap_loc = t->loc ? nloc : 0;
+  t->cap_val = t->val ? nval : 0;
 }
 
 /* Appends one record of R to t, lowering a parameter opcode first. */
@@ -390,6 +396,34 @@ static int load_batch(cg_tape *t, cg_reader *R, cg_rec *rb, int n, cg_error *e) 
   return rc;
 }
 
+/* Takes the plain records R decodes in struct-of-arrays form straight into
+ * t's arrays (cg_reader_next_run), growing them as needed; 0 when the next
+ * record must come another way. */
+static int load_runs(cg_tape *t, cg_reader *R, cg_error *e) {
+  int n;
+  if (!R->next_run) return 0;
+  for (;;) {
+    cg_run u;
+    size_t k;
+    if (t->cap_op - t->nops < 1 || t->cap_loc - t->nlocs < 4 || t->cap_val - t->nvals < 2) {
+      if (cg_reserve(t->A, (void **)&t->op, &t->cap_op, t->nops + 4096, 1) ||
+          cg_reserve(t->A, (void **)&t->loc, &t->cap_loc, t->nlocs + 4 * 4096, sizeof *t->loc) ||
+          cg_reserve(t->A, (void **)&t->val, &t->cap_val, t->nvals + 2 * 4096, sizeof *t->val))
+        return cg_seterr(e, CG_ENOMEM, "out of memory after %zu records", t->nops);
+    }
+    u.op = t->op, u.loc = t->loc, u.val = t->val;
+    u.cap_op = t->cap_op, u.cap_loc = t->cap_loc, u.cap_val = t->cap_val;
+    u.nop = t->nops, u.nloc = t->nlocs, u.nval = t->nvals;
+    u.maxloc = t->nstore;
+    if ((n = cg_reader_next_run(R, &u, e)) <= 0) return n;
+    for (k = t->nops; k < u.nop; k++) {
+      t->n_indep += u.op[k] == CG_OP_assign_ind;
+      t->n_dep += u.op[k] == CG_OP_assign_dep;
+    }
+    t->nops = u.nop, t->nlocs = u.nloc, t->nvals = u.nval, t->nstore = u.maxloc;
+  }
+}
+
 cg_tape *cg_tape_from_reader(cg_alloc *A, cg_reader *R, cg_error *e) {
   cg_tape *t = cg_tape_new(A);
   const cg_tapeinfo *info = cg_reader_info(R);
@@ -400,8 +434,10 @@ cg_tape *cg_tape_from_reader(cg_alloc *A, cg_reader *R, cg_error *e) {
   if (!op_ready) op_init();
   snprintf(t->source, sizeof t->source, "%s", cg_reader_path(R));
   presize(t, info);
-  while (rc == 0 && (n = cg_reader_next_batch(R, rb, LOAD_BATCH, e)) != 0) {
-    rc = n < 0 ? n : load_batch(t, R, rb, n, e);
+  for (;;) { /* runs of plain records, and the others one by one between them */
+    if ((rc = load_runs(t, R, e)) != 0) break;
+    if ((n = cg_reader_next_batch(R, rb, R->next_run ? 1 : LOAD_BATCH, e)) == 0) break;
+    if ((rc = n < 0 ? n : load_batch(t, R, rb, n, e)) != 0) break;
   }
   t->info = *info;     /* text readers complete it while reading */
   x0 = cg_reader_x0(R); /* likewise */
@@ -476,6 +512,10 @@ cg_reader *cg_reader_open(cg_alloc *A, const char *path, cg_error *e) {
 }
 
 int cg_reader_next(cg_reader *R, cg_rec *r, cg_error *e) { return R->next(R, r, e); }
+int cg_reader_next_run(cg_reader *R, cg_run *u, cg_error *e) {
+  return R->next_run ? R->next_run(R, u, e) : 0;
+}
+
 int cg_reader_next_batch(cg_reader *R, cg_rec *r, int max, cg_error *e) {
   if (max < 1) return cg_seterr(e, CG_EUSAGE, "batch of %d records", max);
   return R->next_batch ? R->next_batch(R, r, max, e) : R->next(R, r, e);

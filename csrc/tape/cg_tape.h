@@ -56,6 +56,28 @@ int cg_reader_next(cg_reader *R, cg_rec *r, cg_error *e);
  * Their loc/val are valid until the next call on R.  Same records as
  * cg_reader_next, fewer calls: ADOL-C tapes come in runs of up to 256. */
 int cg_reader_next_batch(cg_reader *R, cg_rec *r, int max, cg_error *e);
+/* Records in struct-of-arrays form, decoded straight into the caller's
+ * arrays: opcodes into op[nop ..), their operands (canonical order) into
+ * loc[nloc ..), constants into val[nval ..); the counts advance, and maxloc
+ * becomes at least 1 + the highest location among them.  The caller leaves
+ * room for at least one record of each kind (cap_* - n* >= 1 / 4 / 2) and
+ * gets as many as fit.  Only the plain records of cg_op_plain come this way
+ * (almost all of an ADOL-C tape); at anything else (or at the end) the call
+ * returns 0 and the caller takes the next record through cg_reader_next or
+ * cg_reader_next_batch, then may come back.  Returns the records added, or
+ * <0 on an error.  Readers without this form always return 0. */
+typedef struct cg_run {
+  uint8_t *op;
+  uint32_t *loc;
+  double *val;
+  size_t cap_op, cap_loc, cap_val;
+  size_t nop, nloc, nval;
+  uint64_t maxloc;
+} cg_run;
+int cg_reader_next_run(cg_reader *R, cg_run *u, cg_error *e);
+/* Records of this code have fixed counts and only store locations as
+ * operands: a tape takes them with no check beyond the locations' range. */
+int cg_op_plain(unsigned op);
 /* Back to the first record. */
 int cg_reader_rewind(cg_reader *R, cg_error *e);
 const cg_tapeinfo *cg_reader_info(const cg_reader *R);
@@ -90,6 +112,7 @@ struct cg_reader {
   int (*next)(cg_reader *R, cg_rec *r, cg_error *e);
   /* optional (NULL: one record per call through next) */
   int (*next_batch)(cg_reader *R, cg_rec *r, int max, cg_error *e);
+  int (*next_run)(cg_reader *R, cg_run *u, cg_error *e); /* optional */
   int (*rewind)(cg_reader *R, cg_error *e);
   void (*close)(cg_reader *R);
   uint64_t (*recbytes)(const cg_reader *R, const cg_rec *r);

@@ -246,6 +246,46 @@ static void check_point(suite *S, const cg_tape *t, const tcase *c, const char *
           what, det);
 }
 
+/* A tape loaded through a reader set up by cg_adolc_debug(fast, cap). */
+static cg_tape *load_debug(const char *path, int fast, size_t cap, cg_error *e) {
+  cg_reader *R = cg_reader_open(NULL, path, e);
+  cg_tape *t;
+  if (!R) return NULL;
+  cg_adolc_debug(R, fast, cap);
+  t = cg_tape_from_reader(NULL, R, e);
+  cg_reader_close(R);
+  return t;
+}
+
+static int same_tape(const cg_tape *a, const cg_tape *b) {
+  return a && b && a->nops == b->nops && a->nlocs == b->nlocs && a->nvals == b->nvals &&
+         a->nstore == b->nstore && a->n_indep == b->n_indep && a->n_dep == b->n_dep &&
+         (!a->nops || memcmp(a->op, b->op, a->nops) == 0) &&
+         (!a->nlocs || memcmp(a->loc, b->loc, a->nlocs * sizeof *a->loc) == 0) &&
+         (!a->nvals || memcmp(a->val, b->val, a->nvals * sizeof *a->val) == 0);
+}
+
+/* Loading (plain records decoded in struct-of-arrays runs) gives the tape
+ * that the fully checked decoder's records give, also through one-page
+ * windows and through read buffers. */
+static void check_load_same(suite *S, const char *path, const char *what, int may_fail) {
+  cg_error e = {0, ""}, e2 = {0, ""};
+  cg_tape *ref = load_debug(path, 0, 0, &e), *t;
+  static const int fast[3] = {1, 2, 1};
+  static const size_t cap[3] = {0, 0, 5};
+  static const char *how[3] = {"load differs from the checked decoder",
+                               "load through one-page windows differs",
+                               "load through 5-element buffers differs"};
+  int k;
+  if (!may_fail) check(S, ref != NULL, what, e.msg);
+  for (k = 0; k < 3; k++) { /* the same tape, or the same error */
+    t = load_debug(path, fast[k], cap[k], &e2);
+    check(S, ref ? same_tape(ref, t) : !t && strcmp(e.msg, e2.msg) == 0, what, how[k]);
+    cg_tape_free(t);
+  }
+  cg_tape_free(ref);
+}
+
 /* Loads one tape and evaluates it at both points. */
 static void check_eval(suite *S, const char *dir, const tcase *c) {
   char path[4096], what[256];
@@ -258,6 +298,7 @@ static void check_eval(suite *S, const char *dir, const tcase *c) {
   check(S, t != NULL, what, e.msg);
   if (!t) return;
   check(S, t->n_indep == (uint64_t)c->n && t->n_dep == (uint64_t)c->m, what, "n/m");
+  check_load_same(S, path, what, 0);
   check_point(S, t, c, dir, 0);
   check_point(S, t, c, dir, 1);
   cg_tape_free(t);
@@ -470,6 +511,7 @@ static void check_fuzz(suite *S, const char *bad, const tset *a, int rounds) {
     free_set(&c);
     tape_path(path, sizeof path, bad, "Operations", 100);
     check_same_stream(S, path, "fuzz");
+    check_load_same(S, path, "fuzz", 1);
     t = cg_tape_load(NULL, path, &e);
     if (t) {
       loaded++;
