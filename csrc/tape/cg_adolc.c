@@ -700,17 +700,20 @@ static int fast_batch(ad_reader *R, cg_rec *out, int max, uint32_t *loc) {
 
 /* fast_batch in struct-of-arrays form (cg_reader_next_run): the same
  * records, the same limits, written straight into u's arrays; stops also
- * before a record that is not plain or that would not fit. */
+ * before a record that is not plain or that would not fit.  Opcodes and
+ * constants of consecutive records are consecutive in the files, so they are
+ * copied in one move each after the loop; only operands are permuted. */
+#if defined(__GNUC__)
+__attribute__((noinline)) /* its own registers: the loop must not spill */
+#endif
 static int fast_soa(ad_reader *R, cg_run *u) {
-  const ad_fastop *fast = R->fast;
-  const unsigned char *ob;
-  const uint32_t *L;
+  const ad_fastop *restrict fast = R->fast;
+  const unsigned char *restrict ob;
+  const uint32_t *restrict L;
   const double *V;
   uint32_t hmask = R->hmask, hi = 0;
-  uint64_t oi = R->oi, k, vrem = R->vlim - R->vi;
-  uint8_t *dop = u->op + u->nop;
-  uint32_t *dl = u->loc + u->nloc, *dl0 = dl;
-  double *dv = u->val + u->nval, *dv0 = dv;
+  uint64_t oi = R->oi, k, vrem = R->vlim - R->vi, nv = 0;
+  uint32_t *restrict dl = u->loc + u->nloc, *dl0 = dl;
   size_t n;
   if (oi >= R->olim) return 0;
   k = R->olim - oi; /* set_limits: cursors are in their windows */
@@ -724,7 +727,7 @@ static int fast_soa(ad_reader *R, cg_run *u) {
   for (n = 0; n < k; n++) {
     const ad_fastop *f = fast + ob[n];
     uint32_t c0, c1, c2, c3;
-    if (!f->plain || f->nv > vrem) break; /* (plain implies nl > 0) */
+    if (!f->plain || nv + f->nv > vrem) break; /* (plain implies nl > 0) */
     c0 = L[f->perm[0]];
     c1 = L[f->perm[1]];
     c2 = L[f->perm[2]];
@@ -734,28 +737,24 @@ static int fast_soa(ad_reader *R, cg_run *u) {
     dl[1] = c1;
     dl[2] = c2;
     dl[3] = c3;
-    c0 = c0 > c1 ? c0 : c1;
+    c0 = c0 > c1 ? c0 : c1; /* slots past nl repeat slot 0 (perm) */
     c2 = c2 > c3 ? c2 : c3;
     c0 = c0 > c2 ? c0 : c2;
     hi = hi > c0 ? hi : c0;
-    if (f->nv) {
-      dv[0] = V[0];
-      if (f->nv > 1) dv[1] = V[1];
-    }
-    dop[n] = ob[n];
     dl += f->nl;
-    dv += f->nv;
     L += f->nl;
-    V += f->nv;
-    vrem -= f->nv;
+    nv += f->nv;
   }
-  if (n > 0 && (uint64_t)hi + 1 > u->maxloc) u->maxloc = (uint64_t)hi + 1;
+  if (n == 0) return 0;
+  memcpy(u->op + u->nop, ob, n);
+  if (nv) memcpy(u->val + u->nval, V, (size_t)nv * sizeof *V);
+  if ((uint64_t)hi + 1 > u->maxloc) u->maxloc = (uint64_t)hi + 1;
   u->nop += n;
   u->nloc += (size_t)(dl - dl0);
-  u->nval += (size_t)(dv - dv0);
+  u->nval += (size_t)nv;
   R->oi = oi + (uint64_t)n;
   R->li = R->locs.base + (uint64_t)(L - (const uint32_t *)(const void *)R->locs.buf);
-  R->vi = R->vals.base + (uint64_t)(V - (const double *)(const void *)R->vals.buf);
+  R->vi += nv;
   return (int)n;
 }
 
@@ -780,14 +779,27 @@ static int fast_run(ad_reader *R, cg_rec *out, int max, uint32_t *loc, cg_error 
   return fast_batch(R, out, max, loc);
 }
 
-/* cg_reader_next_run: plain records decoded straight into u, after topping
- * up the buffers; 0 while records decoded for ad_next are queued, at the end
- * and before anything that is not plain (the caller takes it through
- * ad_next_batch). */
+/* cg_reader_next_run: first the plain records ad_next decoded ahead into
+ * its queue, else plain records decoded straight into u after topping up
+ * the buffers; 0 at the end and before anything that is not plain (the
+ * caller takes it through ad_next or ad_next_batch). */
 static int ad_next_run(cg_reader *base, cg_run *u, cg_error *e) {
   ad_reader *R = (ad_reader *)base;
-  int rc;
-  if (R->qp < R->qend || R->done || R->li > R->lend || R->vi > R->nvalops) return 0;
+  int rc, n = 0;
+  while (R->qp < R->qend && R->fast[R->qp->op].plain && u->nop < u->cap_op &&
+         u->cap_loc - u->nloc >= AD_FAST_NL && u->cap_val - u->nval >= AD_FAST_NV) {
+    const cg_rec *q = R->qp++; /* decoded ahead for ad_next: handed over first */
+    uint32_t i;
+    u->op[u->nop++] = (uint8_t)q->op;
+    for (i = 0; i < q->nloc; i++) {
+      u->loc[u->nloc++] = q->loc[i];
+      if ((uint64_t)q->loc[i] + 1 > u->maxloc) u->maxloc = (uint64_t)q->loc[i] + 1;
+    }
+    for (i = 0; i < q->nval; i++) u->val[u->nval++] = q->val[i];
+    n++;
+  }
+  if (n > 0 || R->qp < R->qend) return n;
+  if (R->done || R->li > R->lend || R->vi > R->nvalops) return 0;
   if ((rc = top_up(&R->ops, R->oi, 1, e)) || (rc = top_up(&R->locs, R->li, AD_FAST_NL, e)) ||
       (rc = top_up(&R->vals, R->vi, AD_FAST_NV, e)))
     return rc;
