@@ -49,11 +49,12 @@
 #define NF_FREED 0x80 /* slot on the free list (build only) */
 
 /* A node slot during the build.  k0..k2: children; head/tail/clen: its
- * chain in the operation pool; npar: parent edges; pxor: XOR of the parents'
- * slots; lastpar: the last parent added (the seed's p.parent); ref: live
+ * chain in the operation pool; npar: parent edges; par: with recovered
+ * hoists the XOR of the parents' slots, else the last parent added (the
+ * seed's p.parent, NONE once it is gone); ref: live
  * entries pointing here; birth: creation number (topological order). */
 typedef struct bnode {
-  uint32_t k0, k1, k2, head, tail, clen, npar, pxor, lastpar, ref, birth;
+  uint32_t k0, k1, k2, head, tail, clen, npar, par, ref, birth;
   uint8_t nk, fl;
   double val;
 } bnode;
@@ -86,6 +87,7 @@ typedef struct builder {
   bnode *nd;
   uint32_t free_node;
   uint32_t *order;        /* birth number -> slot, NONE once freed */
+  uint32_t par0, parmask; /* bnode.par of a new node; kept bits when a parent comes */
   size_t cap_order;
   uint64_t live_kids, live_ops; /* sums of nk and clen over the slots in use */
   /* operation pool: singly linked chains */
@@ -227,8 +229,8 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_
   B->nd[v].nk = (uint8_t)nk;
   B->nd[v].head = B->nd[v].tail = o;
   B->nd[v].clen = 1;
-  B->nd[v].npar = B->nd[v].pxor = B->nd[v].ref = 0;
-  B->nd[v].lastpar = NONE;
+  B->nd[v].npar = B->nd[v].ref = 0;
+  B->nd[v].par = B->par0;
   B->nd[v].fl = 0;
   B->order[B->seq] = v;
   B->nd[v].birth = (uint32_t)B->seq++;
@@ -236,8 +238,7 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_
   B->live_ops++;
   for (i = 0; i < nk; i++) {
     B->nd[kid[i]].npar++;
-    B->nd[kid[i]].pxor ^= v;
-    B->nd[kid[i]].lastpar = v;
+    B->nd[kid[i]].par = (B->nd[kid[i]].par & B->parmask) ^ v; /* XOR, or the last one */
   }
   if (B->has_val) {
     double a[3];
@@ -247,8 +248,6 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_
   } else {
     B->nd[v].val = NAN;
   }
-  B->st.nodes_created++;
-  B->st.ops_created++;
   if (++B->inuse > B->st.peak_nodes) B->st.peak_nodes = B->inuse;
   return v;
 }
@@ -278,26 +277,28 @@ static uint32_t kid_at(const builder *B, uint32_t v, int i) {
 /* Seed 000 section 2.3: hoists complete node n into its only parent; returns
  * the parent, or NONE if a condition fails. */
 static uint32_t hoist_once(builder *B, uint32_t n, int recovered) {
+  bnode *nd = B->nd, *N = nd + n, *P;
   uint32_t p;
   int i;
-  if (!B->o.hoist || B->nd[n].ref || B->nd[n].npar != 1 || B->nd[n].nk == 0 ||
-      (B->nd[n].fl & (CG_NF_DEP | CG_NF_GUARD)))
+  if (!B->o.hoist || N->ref || N->npar != 1 || N->nk == 0 || (N->fl & (CG_NF_DEP | CG_NF_GUARD)))
     return NONE;
-  p = B->o.recover_hoists ? B->nd[n].pxor : B->nd[n].lastpar;
-  if (p == NONE || B->nd[p].ref == 0 || B->nd[p].nk != 1) return NONE; /* gone, complete, binary */
-  B->op[B->nd[n].tail].next = B->nd[p].head; /* n's chain first, then p's */
-  B->nd[p].head = B->nd[n].head;
-  B->nd[p].clen += B->nd[n].clen;
-  B->live_kids += (uint64_t)B->nd[n].nk - 1; /* free_node(n) takes n's off again */
-  B->live_ops += B->nd[n].clen;
-  B->nd[p].nk = B->nd[n].nk;
-  B->nd[p].k0 = B->nd[n].k0;
-  B->nd[p].k1 = B->nd[n].k1;
-  B->nd[p].k2 = B->nd[n].k2;
-  for (i = 0; i < B->nd[n].nk; i++) {
-    uint32_t c = kid_at(B, n, i);
-    B->nd[c].pxor ^= n ^ p;
-    if (B->nd[c].lastpar == n) B->nd[c].lastpar = p;
+  p = N->par;
+  if (p == NONE) return NONE;
+  P = nd + p;
+  if (P->ref == 0 || P->nk != 1) return NONE; /* complete, or binary */
+  B->op[N->tail].next = P->head; /* n's chain first, then p's */
+  P->head = N->head;
+  P->clen += N->clen;
+  B->live_kids += (uint64_t)N->nk - 1; /* free_node(n) takes n's off again */
+  B->live_ops += N->clen;
+  P->nk = N->nk;
+  P->k0 = N->k0;
+  P->k1 = N->k1;
+  P->k2 = N->k2;
+  for (i = 0; i < N->nk; i++) {
+    bnode *C = nd + kid_at(B, n, i);
+    if (B->o.recover_hoists) C->par ^= n ^ p;
+    else if (C->par == n) C->par = p;
   }
   free_node(B, n, 0);
   B->st.hoists++;
@@ -342,8 +343,8 @@ static void try_dead(builder *B, uint32_t n) {
     for (i = 0; i < nk; i++) {
       uint32_t c = kid_at(B, m, i);
       B->nd[c].npar--;
-      B->nd[c].pxor ^= m;
-      if (B->nd[c].lastpar == m) B->nd[c].lastpar = NONE;
+      if (B->o.recover_hoists) B->nd[c].par ^= m;
+      else if (B->nd[c].par == m) B->nd[c].par = NONE;
     }
     for (i = 0; i < nk; i++) {
       uint32_t c = kid_at(B, m, i);
@@ -363,7 +364,9 @@ static void try_dead(builder *B, uint32_t n) {
 
 /* A node lost its last live reference: it is complete. */
 COLD void complete(builder *B, uint32_t n) {
-  if (!try_hoist(B, n, 0)) try_dead(B, n);
+  uint32_t np = B->nd[n].npar; /* one parent: maybe hoisted; none: maybe dead */
+  if (np == 1) try_hoist(B, n, 0);
+  else if (np == 0) try_dead(B, n);
 }
 
 /* {==== the live node table ====} */
@@ -977,6 +980,8 @@ static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
   if (o) B->o = *o;
   else cg_gopts_default(&B->o);
   norm_init(B);
+  B->par0 = B->o.recover_hoists ? 0 : NONE;
+  B->parmask = B->o.recover_hoists ? NONE : 0;
   B->free_node = B->free_op = NONE;
   B->x = x ? x : (t->has_x0 ? t->x0 : NULL);
   B->has_val = B->x != NULL;
@@ -1019,6 +1024,7 @@ cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const c
     compact(&B, g);
   }
   if (!B.rc) {
+    B.st.nodes_created = B.st.ops_created = B.seq; /* one node, one operation each */
     B.st.guards = B.nguard;
     g->st = B.st;
     g->has_val = B.has_val;

@@ -714,20 +714,20 @@ static int fast_soa(ad_reader *R, cg_run *u) {
   uint32_t hmask = R->hmask, hi = 0;
   uint64_t oi = R->oi, k, vrem = R->vlim - R->vi, nv = 0;
   uint32_t *restrict dl = u->loc + u->nloc, *dl0 = dl;
+  uint32_t *dlend = u->loc + u->cap_loc - AD_FAST_NL; /* room for 4 more slots */
   size_t n;
-  if (oi >= R->olim) return 0;
+  if (oi >= R->olim || u->cap_loc - u->nloc < AD_FAST_NL) return 0;
   k = R->olim - oi; /* set_limits: cursors are in their windows */
   if (k > (R->llim - R->li) / AD_FAST_NL) k = (R->llim - R->li) / AD_FAST_NL;
   if (k > u->cap_op - u->nop) k = u->cap_op - u->nop;
-  if (k > (u->cap_loc - u->nloc) / AD_FAST_NL) k = (u->cap_loc - u->nloc) / AD_FAST_NL;
-  if (k > (u->cap_val - u->nval) / AD_FAST_NV) k = (u->cap_val - u->nval) / AD_FAST_NV;
+  if (vrem > u->cap_val - u->nval) vrem = u->cap_val - u->nval;
   ob = R->ops.buf + (oi - R->ops.base);
   L = (const uint32_t *)(const void *)R->locs.buf + (R->li - R->locs.base);
   V = (const double *)(const void *)R->vals.buf + (R->vi - R->vals.base);
   for (n = 0; n < k; n++) {
     const ad_fastop *f = fast + ob[n];
     uint32_t c0, c1, c2, c3;
-    if (!f->plain || nv + f->nv > vrem) break; /* (plain implies nl > 0) */
+    if (!f->plain || nv + f->nv > vrem || dl > dlend) break; /* (plain implies nl > 0) */
     c0 = L[f->perm[0]];
     c1 = L[f->perm[1]];
     c2 = L[f->perm[2]];
