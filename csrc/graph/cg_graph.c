@@ -53,7 +53,19 @@ int cg_graph_eval(const cg_graph *g, const double *x, double *val_out, double *y
   if (!v) v = (double *)cg_malloc(g->A, (size_t)(g->n ? g->n : 1) * 8);
   if (!v) return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (i = 0; i < g->n; i++) {
-    v[i] = eval_node(g, i, v, x, &sw);
+    uint32_t o = g->op_start[i], oe = g->op_start[i + 1];
+    const uint32_t *kd = g->kids + g->kid_start[i];
+    double r;
+    switch (g->op[o]) { /* the commonest first operations without the operand copy */
+      case CG_G_ADD: r = v[kd[0]] + v[kd[1]]; break;
+      case CG_G_SUB: r = v[kd[0]] - v[kd[1]]; break;
+      case CG_G_MUL: r = v[kd[0]] * v[kd[1]]; break;
+      case CG_G_ADDC: r = v[kd[0]] + g->opc[o]; break;
+      case CG_G_MULC: r = v[kd[0]] * g->opc[o]; break;
+      default: r = eval_node(g, i, v, x, &sw); o = oe; break; /* the whole chain */
+    }
+    for (o++; o < oe; o++) r = cg_gop_apply_inline(g->op[o], g->opc[o], &r, &sw);
+    v[i] = r;
     if (sw > seen) { /* a conditional, abs, min, ceil or floor switched */
       if (br && br->count == 0) {
         br->first = i;
