@@ -765,13 +765,23 @@ static int build_rec(builder *B, const cg_rec *r) {
  * what op_node does, with the locations known to be in the store. */
 HOT_INLINE void fast_op(builder *B, const bnorm *d, const uint32_t *L, const double *V) {
   uint32_t kid[3], v;
-  int i;
-  for (i = 0; i < d->nin; i++) {
-    uint32_t k = B->live[L[d->in[i]]];
-    if (k == NONE && (k = get(B, L[d->in[i]])) == NONE) return;
-    kid[i] = k;
+  switch (d->nin) { /* inputs in the order the tape reads them */
+    case 3:
+      if ((kid[0] = B->live[L[d->in[0]]]) == NONE && (kid[0] = get(B, L[d->in[0]])) == NONE) return;
+      if ((kid[1] = B->live[L[d->in[1]]]) == NONE && (kid[1] = get(B, L[d->in[1]])) == NONE) return;
+      if ((kid[2] = B->live[L[d->in[2]]]) == NONE && (kid[2] = get(B, L[d->in[2]])) == NONE) return;
+      v = new_node_inl(B, d->g, norm_const(d, V), kid, 3);
+      break;
+    case 2:
+      if ((kid[0] = B->live[L[d->in[0]]]) == NONE && (kid[0] = get(B, L[d->in[0]])) == NONE) return;
+      if ((kid[1] = B->live[L[d->in[1]]]) == NONE && (kid[1] = get(B, L[d->in[1]])) == NONE) return;
+      v = new_node_inl(B, d->g, norm_const(d, V), kid, 2);
+      break;
+    default:
+      if ((kid[0] = B->live[L[d->in[0]]]) == NONE && (kid[0] = get(B, L[d->in[0]])) == NONE) return;
+      v = new_node_inl(B, d->g, norm_const(d, V), kid, 1);
+      break;
   }
-  v = new_node_inl(B, d->g, norm_const(d, V), kid, d->nin);
   if (v != NONE) set_live_in(B, L[d->out], v);
 }
 
@@ -789,16 +799,24 @@ static void build_all(builder *B) {
     cg_rec r;
     uint32_t nl, nv;
     B->rec = i;
-    if (d->kind == NK_OP) {
+    if (d->kind != NK_OTHER) { /* normalized: inlined here */
+      uint32_t v;
       B->st.tape_ops++;
-      fast_op(B, d, L, V);
+      if (d->kind == NK_OP) {
+        fast_op(B, d, L, V);
+      } else if (d->kind == NK_ALIAS) { /* section 2.2: the live entry is aliased */
+        if ((v = B->live[L[d->in[0]]]) != NONE || (v = get(B, L[d->in[0]])) != NONE) {
+          B->st.assign_removed++;
+          set_live_in(B, L[d->out], v);
+        }
+      } else if ((v = new_node_inl(B, CG_G_CONST, norm_const(d, V), NULL, 0)) != NONE) {
+        set_live_in(B, L[d->out], v);
+      }
       lp += d->nl;
       vp += d->nv;
       continue;
     }
-    if (d->kind != NK_OTHER) {
-      nl = d->nl, nv = d->nv;
-    } else if (cg_op(op)->nloc >= 0 && cg_op(op)->nval >= 0) {
+    if (cg_op(op)->nloc >= 0 && cg_op(op)->nval >= 0) {
       nl = (uint32_t)cg_op(op)->nloc, nv = (uint32_t)cg_op(op)->nval;
     } else if (cg_rec_counts(op, L, (uint32_t)(t->nlocs - lp), &nl, &nv) != 1) {
       b_fail(B, CG_EFORMAT, "%s: inconsistent operand counts", cg_op(op)->name);
@@ -890,16 +908,19 @@ static int g_alloc(cg_graph *g, size_t nk, size_t no) {
   return CG_OK;
 }
 
-/* Parent lists from the child lists, each in increasing parent id. */
+/* Parent lists from the child lists, each in increasing parent id, given
+ * par_start[c] = the number of parent edges of c (counted by compact).
+ * After the running sums par_start[c] is the end of c's list; filling from
+ * the last parent down moves it back to the start. */
 static void g_parents(cg_graph *g) {
-  uint32_t v, i, n = g->n, *pos = g->par_start;
-  memset(pos, 0, (n + 1) * 4);
-  for (i = 0; i < g->kid_start[n]; i++) pos[g->kids[i] + 1]++;
-  for (v = 0; v < n; v++) pos[v + 1] += pos[v];
-  for (v = 0; v < n; v++) /* fill, using par_start[k] as a cursor, then shift back */
-    for (i = g->kid_start[v]; i < g->kid_start[v + 1]; i++) g->pars[pos[g->kids[i]]++] = v;
-  for (v = n; v > 0; v--) pos[v] = pos[v - 1];
-  pos[0] = 0;
+  uint32_t v, i, n = g->n, *pos = g->par_start, sum = 0;
+  for (v = 0; v < n; v++) {
+    sum += pos[v];
+    pos[v] = sum;
+  }
+  pos[n] = sum;
+  for (v = n; v-- > 0;)
+    for (i = g->kid_start[v + 1]; i-- > g->kid_start[v];) g->pars[--pos[g->kids[i]]] = v;
 }
 
 /* Renumbers surviving slots by birth (a topological order) into g, in one
@@ -913,14 +934,15 @@ static int compact(builder *B, cg_graph *g) {
   g->n_dep = (uint32_t)B->ndep;
   g->n_guard = (uint32_t)B->nguard;
   if (g_alloc(g, (size_t)B->live_kids, (size_t)B->live_ops)) return b_nomem(B);
+  memset(g->par_start, 0, ((size_t)g->n + 1) * 4); /* parent counts, for g_parents */
   for (s = 0; s < B->seq; s++) {
     bnode *nd;
     uint32_t o;
     if ((v = B->order[s]) == NONE) continue;
     nd = &B->nd[v];
-    if (nd->nk > 0) g->kids[ko++] = B->nd[nd->k0].birth;
-    if (nd->nk > 1) g->kids[ko++] = B->nd[nd->k1].birth;
-    if (nd->nk > 2) g->kids[ko++] = B->nd[nd->k2].birth;
+    if (nd->nk > 0) g->par_start[g->kids[ko++] = B->nd[nd->k0].birth]++;
+    if (nd->nk > 1) g->par_start[g->kids[ko++] = B->nd[nd->k1].birth]++;
+    if (nd->nk > 2) g->par_start[g->kids[ko++] = B->nd[nd->k2].birth]++;
     g->kid_start[id + 1] = ko;
     for (o = nd->head; o != NONE; o = B->op[o].next) {
       g->op[oo] = B->op[o].code;
