@@ -27,7 +27,7 @@ MODULE   = $(BUILD)/cgwb/core.so
 CORELIB  = $(BUILD)/libcgwbcore.a
 HEADERS  = $(wildcard csrc/*/*.h)
 
-.PHONY: all debug deps run test test-release test-debug check-c examples bench install clean distclean \
+.PHONY: all debug deps run test test-release test-debug examples bench install clean distclean \
         fuzz fuzz-build
 
 all: $(MODULE) $(CORELIB)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/cg_fmt.h"
 #include "cg_lin.h"
 
 #define NONE UINT32_MAX
@@ -242,8 +243,11 @@ int cg_lin_write_cg(const cg_lin *g, FILE *fp) {
     fprintf(fp, "%u:", v);
     for (k = 0; k < g->in[v].n; k++) {
       uint32_t eid = (uint32_t)tmp[k];
-      if (g->has_w) fprintf(fp, " %u:%.17g", g->tail[eid], g->w[eid]);
-      else fprintf(fp, " %u", g->tail[eid]);
+      char b[24 + CG_FMT_G17_SIZE], *p = b;
+      *p++ = ' ';
+      p = cg_fmt_u64(p, g->tail[eid]);
+      if (g->has_w) *p++ = ':', p += cg_fmt_g17(p, g->w[eid]); /* " %u:%.17g" */
+      fwrite(b, 1, (size_t)(p - b), fp);
     }
     fputc('\n', fp);
   }

@@ -1,6 +1,7 @@
 /* cg_gdot.c: DOT output and text dumps of graphs (seed 000 section 3.3). */
 #include <string.h>
 
+#include "../util/cg_fmt.h"
 #include "cg_graph.h"
 
 /* Marks the nodes reachable from root through children (explicit stack), at
@@ -86,6 +87,13 @@ int cg_graph_dot(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
   return ferror(fp) ? CG_EIO : CG_OK;
 }
 
+/* "  value %.17g" */
+static void put_value(FILE *fp, double v) {
+  char b[8 + CG_FMT_G17_SIZE] = "  value ";
+  cg_fmt_g17(b + 8, v);
+  fputs(b, fp);
+}
+
 int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
   uint8_t *mark;
   uint32_t v, k;
@@ -101,7 +109,7 @@ int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
     fputs("  parents", fp);
     if (g->par_start[v] == g->par_start[v + 1]) fputs(" -", fp);
     for (k = g->par_start[v]; k < g->par_start[v + 1]; k++) fprintf(fp, " %u", g->pars[k] + 1);
-    if (g->has_val) fprintf(fp, "  value %.17g", g->val[v]);
+    if (g->has_val) put_value(fp, g->val[v]);
     if (g->flags[v] & CG_NF_DEP) fputs("  dependent", fp);
     if (g->flags[v] & CG_NF_GUARD) fputs("  guarded", fp);
     if (g->flags[v] & CG_NF_BOGUS) fputs("  uninitialized", fp);

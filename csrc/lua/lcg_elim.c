@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../elim/cg_lin.h"
+#include "../elim/cg_mtx.h"
 #include "lcg.h"
 
 #define LCG_LIN "cgwb.LinGraph"
@@ -404,20 +405,12 @@ static int lin_write_mtx(lua_State *L) {
   int k = luaL_checkoption(L, 3, "bipartite", how);
   cg_jac J;
   cg_error e;
-  cg_outfile o;
-  uint64_t i;
   int rc = k == 0 ? cg_lin_jac_bipartite(u->g, &J, &e)
            : k == 1 ? cg_lin_jac_forward(u->g, &J, &e) : cg_lin_jac_reverse(u->g, &J, &e);
   if (rc) return lcg_fail(L, &e);
-  if (cg_open_out(&o, path, &e)) {
-    cg_jac_free(&u->A, &J);
-    return lcg_fail(L, &e);
-  }
-  fprintf(o.fp, "%%%%MatrixMarket matrix coordinate real general\n%u %u %llu\n", J.m, J.n,
-          (unsigned long long)J.nnz);
-  for (i = 0; i < J.nnz; i++) fprintf(o.fp, "%u %u %.17g\n", J.row[i] + 1, J.col[i] + 1, J.val[i]);
+  rc = cg_jac_write_mtx(&J, path, &e);
   cg_jac_free(&u->A, &J);
-  if (cg_commit_file(&o, &e)) return lcg_fail(L, &e);
+  if (rc) return lcg_fail(L, &e);
   lua_pushboolean(L, 1);
   return 1;
 }

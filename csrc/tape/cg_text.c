@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/cg_fmt.h"
 #include "cg_tape.h"
 
 typedef struct text_reader {
@@ -222,9 +223,10 @@ cg_reader *cg_text_open(cg_alloc *A, const char *path, const char *buf, size_t l
 
 /* Writes a double so that reading it back gives the same bits. */
 static void put_double(FILE *fp, double v) {
+  char b[CG_FMT_G17_SIZE + 1] = " ";
   if (isnan(v)) fputs(signbit(v) ? " -nan" : " nan", fp); /* the payload is lost */
   else if (isinf(v)) fputs(v > 0 ? " inf" : " -inf", fp);
-  else fprintf(fp, " %.17g", v);
+  else cg_fmt_g17(b + 1, v), fputs(b, fp); /* " %.17g" */
 }
 
 int cg_write_text(const cg_tape *t, const char *path, cg_error *e) {

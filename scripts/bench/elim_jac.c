@@ -12,6 +12,7 @@
 #include "bench.h"
 
 #include "elim/cg_lin.h"
+#include "elim/cg_mtx.h"
 
 static long maxrss(void) {
   struct rusage ru;
@@ -35,7 +36,6 @@ int main(int argc, char **argv) {
     cg_tape *tp;
     cg_graph *g;
     cg_lin *lg;
-    FILE *fp;
     uint64_t k;
     t[0] = now();
     if (!(tp = cg_tape_load(NULL, argv[1], &e))) return fprintf(stderr, "%s\n", e.msg), 2;
@@ -47,15 +47,10 @@ int main(int argc, char **argv) {
     t[3] = now();
     if (cg_lin_eliminate(lg, &o, &c, NULL, NULL, &e)) return fprintf(stderr, "%s\n", e.msg), 1;
     t[4] = now();
-    if (cg_lin_jac_bipartite(lg, &J, &e) || !(fp = fopen(argv[3], "w"))) return 1;
-    fprintf(fp, "%%%%MatrixMarket matrix coordinate real general\n%u %u %llu\n", J.m, J.n,
-            (unsigned long long)J.nnz);
-    for (k = 0, sum = 0; k < J.nnz; k++) {
-      fprintf(fp, "%u %u %.17g\n", J.row[k] + 1, J.col[k] + 1, J.val[k]);
-      sum += J.val[k];
-    }
-    fclose(fp);
+    if (cg_lin_jac_bipartite(lg, &J, &e)) return fprintf(stderr, "%s\n", e.msg), 1;
+    if (cg_jac_write_mtx(&J, argv[3], &e)) return fprintf(stderr, "%s\n", e.msg), 1;
     t[5] = now();
+    for (k = 0, sum = 0; k < J.nnz; k++) sum += J.val[k];
     nnz = J.nnz, mults = c.mults;
     cg_jac_free(lg->A, &J);
     cg_lin_free(lg);
