@@ -211,8 +211,9 @@ COLD int grow_order(builder *B) {
 /* A new node with one operation over nk children; NONE on failure.  Its
  * value is computed from the children's (same arithmetic as the tape). */
 HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_t *kid, int nk) {
-  uint32_t v, o;
-  int i;
+  bnode *nd, *N;
+  uint32_t v, o, par0 = B->par0, parmask = B->parmask;
+  uint32_t k0 = nk > 0 ? kid[0] : NONE, k1 = nk > 1 ? kid[1] : NONE, k2 = nk > 2 ? kid[2] : NONE;
   if (B->rc || (B->seq == B->cap_order && grow_order(B))) return NONE;
   o = new_op(B, g, c);
   if (o == NONE) return NONE;
@@ -223,32 +224,44 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_
     if (B->nslots == B->cap && grow_slots(B)) return NONE;
     v = (uint32_t)B->nslots++;
   }
-  B->nd[v].k0 = nk > 0 ? kid[0] : NONE;
-  B->nd[v].k1 = nk > 1 ? kid[1] : NONE;
-  B->nd[v].k2 = nk > 2 ? kid[2] : NONE;
-  B->nd[v].nk = (uint8_t)nk;
-  B->nd[v].head = B->nd[v].tail = o;
-  B->nd[v].clen = 1;
-  B->nd[v].npar = B->nd[v].ref = 0;
-  B->nd[v].par = B->par0;
-  B->nd[v].fl = 0;
+  nd = B->nd; /* locals from here on: the stores below cannot move B's arrays */
+  N = nd + v;
   B->order[B->seq] = v;
-  B->nd[v].birth = (uint32_t)B->seq++;
+  N->birth = (uint32_t)B->seq++;
   B->live_kids += (uint64_t)nk;
   B->live_ops++;
-  for (i = 0; i < nk; i++) {
-    B->nd[kid[i]].npar++;
-    B->nd[kid[i]].par = (B->nd[kid[i]].par & B->parmask) ^ v; /* XOR, or the last one */
-  }
-  if (B->has_val) {
+  if (++B->inuse > B->st.peak_nodes) B->st.peak_nodes = B->inuse;
+  N->k0 = k0;
+  N->k1 = k1;
+  N->k2 = k2;
+  N->nk = (uint8_t)nk;
+  N->head = N->tail = o;
+  N->clen = 1;
+  N->npar = N->ref = 0;
+  N->par = par0;
+  N->fl = 0;
+  if (nk > 0) nd[k0].npar++, nd[k0].par = (nd[k0].par & parmask) ^ v; /* XOR, or the last one */
+  if (nk > 1) nd[k1].npar++, nd[k1].par = (nd[k1].par & parmask) ^ v;
+  if (nk > 2) nd[k2].npar++, nd[k2].par = (nd[k2].par & parmask) ^ v;
+  if (!B->has_val) {
+    N->val = NAN;
+  } else if (g == CG_G_INDEP) {
+    N->val = B->x[(size_t)c];
+  } else {
     double a[3];
     uint64_t sw = 0;
-    for (i = 0; i < nk; i++) a[i] = B->nd[kid[i]].val;
-    B->nd[v].val = g == CG_G_INDEP ? B->x[(size_t)c] : cg_gop_apply_inline(g, c, a, &sw);
-  } else {
-    B->nd[v].val = NAN;
+    a[0] = nk > 0 ? nd[k0].val : 0.0;
+    a[1] = nk > 1 ? nd[k1].val : 0.0;
+    a[2] = nk > 2 ? nd[k2].val : 0.0;
+    switch (g) { /* the commonest without the table's switch */
+      case CG_G_ADD: N->val = a[0] + a[1]; break;
+      case CG_G_SUB: N->val = a[0] - a[1]; break;
+      case CG_G_MUL: N->val = a[0] * a[1]; break;
+      case CG_G_ADDC: N->val = a[0] + c; break;
+      case CG_G_MULC: N->val = a[0] * c; break;
+      default: N->val = cg_gop_apply_inline(g, c, a, &sw); break;
+    }
   }
-  if (++B->inuse > B->st.peak_nodes) B->st.peak_nodes = B->inuse;
   return v;
 }
 
