@@ -18,24 +18,36 @@ void cg_cand_free(cg_cand *C) {
   memset(C, 0, sizeof *C);
 }
 
+/* Grows all three arrays or none (new blocks, copied), so that a failure
+ * leaves each array at the size cg_cand_free will report for it. */
 int cg_cand_reserve(cg_cand *C, size_t n) {
   size_t nc = C->cap ? C->cap : 64, k = (size_t)C->nk;
-  void *a, *b, *d;
+  double *a;
+  uint32_t *b, *d;
   if (n <= C->cap) return CG_OK;
   while (nc < n) {
     if (nc > ((size_t)NONE) / 2) return CG_ENOMEM;
     nc *= 2;
   }
-  a = cg_realloc(C->A, C->key, C->cap * k * sizeof(double), nc * k * sizeof(double));
-  if (!a) return CG_ENOMEM;
-  C->key = (double *)a;
-  b = cg_realloc(C->A, C->heap, C->cap * 4, nc * 4);
-  if (!b) return CG_ENOMEM; /* key grown, capacity not: still consistent */
-  C->heap = (uint32_t *)b;
-  d = cg_realloc(C->A, C->pos, C->cap * 4, nc * 4);
-  if (!d) return CG_ENOMEM;
-  C->pos = (uint32_t *)d;
-  memset(C->pos + C->cap, 0xff, (nc - C->cap) * 4);
+  a = (double *)cg_malloc(C->A, nc * k * sizeof(double));
+  b = (uint32_t *)cg_malloc(C->A, nc * 4);
+  d = (uint32_t *)cg_malloc(C->A, nc * 4);
+  if (!a || !b || !d) {
+    cg_free(C->A, a, nc * k * sizeof(double));
+    cg_free(C->A, b, nc * 4);
+    cg_free(C->A, d, nc * 4);
+    return CG_ENOMEM;
+  }
+  if (C->cap) {
+    memcpy(a, C->key, C->cap * k * sizeof(double));
+    memcpy(b, C->heap, C->nheap * 4);
+    memcpy(d, C->pos, C->cap * 4);
+  }
+  memset(d + C->cap, 0xff, (nc - C->cap) * 4);
+  cg_free(C->A, C->key, C->cap * k * sizeof(double));
+  cg_free(C->A, C->heap, C->cap * 4);
+  cg_free(C->A, C->pos, C->cap * 4);
+  C->key = a, C->heap = b, C->pos = d;
   C->cap = nc;
   return CG_OK;
 }

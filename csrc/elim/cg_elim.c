@@ -8,6 +8,13 @@
  * scores only near v: the rules say how far (radius 0: nowhere; 1: v's
  * neighbours; 2: their neighbours too), and only those are rescored.  So a
  * Markowitz run costs O(sum of degrees touched * log V), not O(V^2).
+ *
+ * Markowitz and min-fill alone score in small non-negative integers, most
+ * of them tied: there a candidate with a key below SMALL_KEYS sits instead
+ * in a bit set over (key, id) ordered as the heap orders them, whose first
+ * element is found in a few word operations (O(log64 (SMALL_KEYS V))), not
+ * in log2 V comparisons; larger keys stay in the heap, behind every key of
+ * the set.  Both give the same order: one candidate is first by the keys.
  */
 #include <math.h>
 #include <string.h>
@@ -15,17 +22,34 @@
 #include "cg_lin.h"
 
 #define NONE UINT32_MAX
+#define IN_SET (UINT32_MAX - 1) /* pos[v] of a candidate in the bit set */
+#define SMALL_KEYS 32           /* keys 0 .. SMALL_KEYS - 1 go to the bit set */
+
+/* A heap entry: the vertex and its first key, inline so that comparisons
+ * mostly read the heap array alone. */
+typedef struct hent {
+  double k;
+  uint32_t v;
+} hent;
 
 typedef struct run {
   cg_lin *g;
   const cg_order *o;
   cg_error *e;
-  double *key;        /* nrules keys per vertex */
-  uint32_t *heap, *pos, nheap;
+  double *key;        /* nrules keys per vertex (key[v * nrules] is also in the heap entry) */
+  hent *heap;         /* binary heap of the candidates, first to eliminate on top */
+  uint32_t *pos, nheap; /* heap slot of each vertex or NONE */
   uint32_t *stamp, epoch;
   uint32_t *touched, ntouched;
   size_t captouched;
   uint32_t *xcnt, *ycnt; /* relative Markowitz: independents reaching v, dependents v reaches */
+  int nr, low;        /* rules, lowest_first */
+  int exact;          /* no callback: keys are never NaN, compare as a total order */
+  int small;          /* one rule scoring in non-negative integers: the bit set is used */
+  uint64_t *set[6];   /* the bit set's levels: bits key << shift | rank, then one bit per nonzero word */
+  size_t setw[6];     /* words per level */
+  int nlev, shift;
+  size_t lo;          /* no set bit lies below word lo of the bit level */
   int radius, err;
 } run;
 
@@ -68,7 +92,7 @@ static double enlargement(const cg_lin *g, uint32_t v) {
 static double score(run *R, int r, uint32_t v) {
   const cg_lin *g = R->g;
   const cg_rule *ru = &R->o->rule[r];
-  double mk = (double)cg_lin_markowitz(g, v);
+  double mk = (double)((uint64_t)g->in[v].n * g->out[v].n);
   switch (ru->kind) {
     case CG_ORD_FORWARD: return v;
     case CG_ORD_REVERSE: return -(double)v;
@@ -93,49 +117,57 @@ static double score(run *R, int r, uint32_t v) {
   }
 }
 
-/* {==== the candidate heap ====} */
-
-/* a before b? Lexicographic on the rule keys, then on the id. */
-static int before(const run *R, uint32_t a, uint32_t b) {
-  int r, n = R->o->nrules;
-  for (r = 0; r < n; r++) {
-    double ka = R->key[(size_t)a * n + r], kb = R->key[(size_t)b * n + r];
-    if (ka != kb) return ka < kb;
-  }
-  return R->o->lowest_first ? a < b : a > b;
+/* Rule r's score of v, Markowitz's inline (the common case, scored most). */
+static inline double score_of(run *R, int r, uint32_t v) {
+  if (R->o->rule[r].kind == CG_ORD_MARKOWITZ)
+    return (double)((uint64_t)R->g->in[v].n * R->g->out[v].n);
+  return score(R, r, v);
 }
 
-static void heap_set(run *R, uint32_t i, uint32_t v) {
-  R->heap[i] = v;
-  R->pos[v] = i;
+/* {==== the candidate heap ====} */
+
+/* a before b?  Lexicographic on the rule keys, then on the id. */
+static int before(const run *R, const hent *a, const hent *b) {
+  int r, n = R->nr;
+  if (a->k != b->k) return a->k < b->k;
+  for (r = 1; r < n; r++) {
+    double ka = R->key[(size_t)a->v * n + r], kb = R->key[(size_t)b->v * n + r];
+    if (ka != kb) return ka < kb;
+  }
+  return R->low ? a->v < b->v : a->v > b->v;
+}
+
+static void heap_set(run *R, uint32_t i, hent x) {
+  R->heap[i] = x;
+  R->pos[x.v] = i;
 }
 
 static void sift_up(run *R, uint32_t i) {
-  uint32_t v = R->heap[i];
+  hent x = R->heap[i];
   while (i > 0) {
     uint32_t p = (i - 1) / 2;
-    if (!before(R, v, R->heap[p])) break;
+    if (!before(R, &x, &R->heap[p])) break;
     heap_set(R, i, R->heap[p]);
     i = p;
   }
-  heap_set(R, i, v);
+  heap_set(R, i, x);
 }
 
 static void sift_down(run *R, uint32_t i) {
-  uint32_t v = R->heap[i];
+  hent x = R->heap[i];
   for (;;) {
     uint32_t c = 2 * i + 1;
     if (c >= R->nheap) break;
-    if (c + 1 < R->nheap && before(R, R->heap[c + 1], R->heap[c])) c++;
-    if (!before(R, R->heap[c], v)) break;
+    if (c + 1 < R->nheap && before(R, &R->heap[c + 1], &R->heap[c])) c++;
+    if (!before(R, &R->heap[c], &x)) break;
     heap_set(R, i, R->heap[c]);
     i = c;
   }
-  heap_set(R, i, v);
+  heap_set(R, i, x);
 }
 
 static uint32_t heap_pop(run *R) {
-  uint32_t top = R->heap[0];
+  uint32_t top = R->heap[0].v;
   R->pos[top] = NONE;
   if (--R->nheap) {
     heap_set(R, 0, R->heap[R->nheap]);
@@ -144,56 +176,200 @@ static uint32_t heap_pop(run *R) {
   return top;
 }
 
-/* Recomputes v's keys and restores the heap. */
-static void rescore(run *R, uint32_t v) {
-  int r, n = R->o->nrules;
-  for (r = 0; r < n; r++) R->key[(size_t)v * n + r] = score(R, r, v);
-  if (R->pos[v] != NONE) {
-    sift_up(R, R->pos[v]);
-    sift_down(R, R->pos[v]);
+/* Unqueues heap entry v (exact mode only: the hole is refilled from the end). */
+static void heap_del(run *R, uint32_t v) {
+  uint32_t i = R->pos[v];
+  R->pos[v] = NONE;
+  if (i == --R->nheap) return;
+  heap_set(R, i, R->heap[R->nheap]);
+  v = R->heap[i].v;
+  sift_up(R, i);
+  sift_down(R, R->pos[v]);
+}
+
+static void heap_push(run *R, uint32_t v, double k) {
+  R->heap[R->nheap].k = k;
+  R->heap[R->nheap].v = v;
+  R->pos[v] = R->nheap++;
+  sift_up(R, R->pos[v]);
+}
+
+/* {==== the bit set of small keys ====} */
+
+/* The lowest set bit of x != 0: the compiler's instruction where there is
+ * one, else a de Bruijn multiplication (portable C99). */
+static inline unsigned low_bit(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+  return (unsigned)__builtin_ctzll(x);
+#else
+  static const unsigned char tab[64] = {
+      0,  1,  2,  53, 3,  7,  54, 27, 4,  38, 41, 8,  34, 55, 48, 28, 62, 5,  39, 46, 44, 42,
+      22, 9,  24, 35, 59, 56, 49, 18, 29, 11, 63, 52, 6,  26, 37, 40, 33, 47, 61, 45, 43, 21,
+      23, 58, 17, 10, 51, 25, 36, 32, 60, 20, 57, 16, 50, 31, 19, 15, 30, 14, 13, 12};
+  return tab[((x & (0 - x)) * 0x022fdd63cc95386dull) >> 58];
+#endif
+}
+
+/* A candidate's bit: keys first, then ids in tie-break order (the rank
+ * takes the low `shift` bits: no division to read it back). */
+static inline uint64_t set_bit_of(const run *R, uint32_t v, double k) {
+  uint32_t rank = R->low ? v : R->g->nv - 1 - v;
+  return (uint64_t)k << R->shift | rank;
+}
+
+static inline void set_add(run *R, uint64_t b) {
+  int l;
+  if (b >> 6 < R->lo) R->lo = (size_t)(b >> 6);
+  for (l = 0; l < R->nlev; l++) {
+    uint64_t w = R->set[l][b >> 6];
+    R->set[l][b >> 6] = w | 1ull << (b & 63);
+    if (w) break; /* the levels above know this word already */
+    b >>= 6;
   }
+}
+
+static inline void set_del(run *R, uint64_t b) {
+  int l;
+  for (l = 0; l < R->nlev; l++)
+    if ((R->set[l][b >> 6] &= ~(1ull << (b & 63))) != 0) break;
+    else b >>= 6;
+}
+
+/* The first bit of a nonempty set.  No bit lies below word lo of the bits
+ * (set_add lowers lo): when that word is not empty the answer is in it,
+ * else the descent from the one top word finds it and lo moves up. */
+static uint64_t set_first(run *R) {
+  uint64_t i = 0, w = R->set[0][R->lo];
+  int l;
+  if (w) return (uint64_t)R->lo * 64 + low_bit(w);
+  for (l = R->nlev - 1; l > 0; l--) i = i * 64 + low_bit(R->set[l][i]);
+  R->lo = (size_t)i;
+  return i * 64 + low_bit(R->set[0][i]);
+}
+
+/* Allocates the levels over SMALL_KEYS << shift bits (2^shift >= nv), all
+ * clear. */
+static int set_init(run *R) {
+  size_t n, total = 0;
+  uint64_t *p;
+  int l;
+  for (R->shift = 0; R->shift < 32 && (1ull << R->shift) < R->g->nv; R->shift++) continue;
+  n = (size_t)(((uint64_t)SMALL_KEYS << R->shift) + 63) / 64;
+  for (R->nlev = 0; R->nlev < 6; n = (n + 63) / 64) {
+    R->setw[R->nlev++] = n;
+    total += n;
+    if (n == 1) break;
+  }
+  if (R->setw[R->nlev - 1] != 1) return CG_ENOMEM; /* over 2^36 bits: nv above 2^31 */
+  if (!(p = (uint64_t *)cg_malloc(R->g->A, total * 8))) return CG_ENOMEM;
+  memset(p, 0, total * 8);
+  for (l = 0; l < R->nlev; p += R->setw[l++]) R->set[l] = p;
+  return CG_OK;
+}
+
+/* {==== the candidates: heap and bit set ====} */
+
+/* Queues candidate v with first key k. */
+static void cand_add(run *R, uint32_t v, double k) {
+  if (R->small && k < SMALL_KEYS) {
+    set_add(R, set_bit_of(R, v, k));
+    R->pos[v] = IN_SET;
+  } else {
+    heap_push(R, v, k);
+  }
+}
+
+/* Unqueues candidate v, queued with first key k. */
+static void cand_del(run *R, uint32_t v, double k) {
+  if (R->pos[v] == IN_SET) {
+    set_del(R, set_bit_of(R, v, k));
+    R->pos[v] = NONE;
+  } else {
+    heap_del(R, v);
+  }
+}
+
+static int cand_any(const run *R) { return R->nheap || (R->small && R->set[R->nlev - 1][0]); }
+
+/* Removes and returns the first candidate: any key in the set is below
+ * every key in the heap. */
+static uint32_t cand_pop(run *R) {
+  uint64_t b;
+  uint32_t v, rank;
+  if (!R->small || !R->set[R->nlev - 1][0]) return heap_pop(R);
+  b = set_first(R);
+  set_del(R, b);
+  rank = (uint32_t)(b & ((1ull << R->shift) - 1));
+  v = R->low ? rank : R->g->nv - 1 - rank;
+  R->pos[v] = NONE;
+  return v;
+}
+
+/* Recomputes v's keys and restores the heap.  An unchanged key leaves a
+ * total-order heap as it is, so the sifts are skipped (not so with a
+ * callback, whose NaN would compare differently). */
+static void rescore(run *R, uint32_t v) {
+  int r, n = R->nr, same = 1;
+  double *k = R->key + (size_t)v * n, old = k[0];
+  for (r = 0; r < n; r++) {
+    double s = score_of(R, r, v);
+    same &= s == k[r];
+    k[r] = s;
+  }
+  if (R->pos[v] == NONE || (same && R->exact)) return;
+  if (R->small) { /* one rule, old key in old */
+    cand_del(R, v, old);
+    cand_add(R, v, k[0]);
+    return;
+  }
+  R->heap[R->pos[v]].k = k[0];
+  sift_up(R, R->pos[v]);
+  sift_down(R, R->pos[v]);
 }
 
 /* {==== neighbourhoods ====} */
 
-/* Adds v to the set of vertices to rescore (once per step). */
-static int touch(run *R, uint32_t v) {
-  if (R->stamp[v] == R->epoch || R->g->kind[v] != CG_V_INTER) return CG_OK;
+/* Makes room for `more` touched vertices (before the touches). */
+static int touch_room(run *R, size_t more) {
+  return cg_reserve(R->g->A, (void **)&R->touched, &R->captouched, R->ntouched + more, 4);
+}
+
+/* Adds v to the set of vertices to rescore (once per step; room reserved).
+ * stamp[v] is the step that touched v last, or NONE for vertices that are
+ * not intermediates (neighbours of live vertices are never eliminated
+ * ones), so one comparison decides. */
+static inline void touch(run *R, uint32_t v) {
+  if (R->stamp[v] >= R->epoch) return;
   R->stamp[v] = R->epoch;
-  if (cg_reserve(R->g->A, (void **)&R->touched, &R->captouched, R->ntouched + 1, 4))
-    return CG_ENOMEM;
   R->touched[R->ntouched++] = v;
+}
+
+/* Adds the neighbours of v. */
+static int touch_neighbours(run *R, uint32_t v) {
+  const cg_lin *g = R->g;
+  uint32_t k;
+  if (touch_room(R, (size_t)g->in[v].n + g->out[v].n)) return CG_ENOMEM;
+  for (k = 0; k < g->in[v].n; k++) touch(R, g->tail[g->in[v].e[k]]);
+  for (k = 0; k < g->out[v].n; k++) touch(R, g->head[g->out[v].e[k]]);
   return CG_OK;
 }
 
 /* The neighbours of v (before its elimination): the vertices whose scores
- * may change.  With radius 2, rescore() later adds their neighbours. */
+ * may change.  With radius 2, update() later adds their neighbours. */
 static int collect(run *R, uint32_t v) {
-  const cg_lin *g = R->g;
-  uint32_t k;
   R->epoch++;
   R->ntouched = 0;
   if (R->radius == 0) return CG_OK;
-  for (k = 0; k < g->in[v].n; k++)
-    if (touch(R, g->tail[g->in[v].e[k]])) return CG_ENOMEM;
-  for (k = 0; k < g->out[v].n; k++)
-    if (touch(R, g->head[g->out[v].e[k]])) return CG_ENOMEM;
-  return CG_OK;
+  return touch_neighbours(R, v);
 }
 
 /* After the elimination: for radius 2 widen to the neighbours' neighbours
  * (whose fill and damage scores read the changed lists), then rescore. */
 static int update(run *R) {
-  const cg_lin *g = R->g;
-  uint32_t i, k, n1 = R->ntouched;
+  uint32_t i, n1 = R->ntouched;
   if (R->radius >= 2)
-    for (i = 0; i < n1; i++) {
-      uint32_t u = R->touched[i];
-      for (k = 0; k < g->in[u].n; k++)
-        if (touch(R, g->tail[g->in[u].e[k]])) return CG_ENOMEM;
-      for (k = 0; k < g->out[u].n; k++)
-        if (touch(R, g->head[g->out[u].e[k]])) return CG_ENOMEM;
-    }
+    for (i = 0; i < n1; i++)
+      if (touch_neighbours(R, R->touched[i])) return CG_ENOMEM;
   for (i = 0; i < R->ntouched; i++) rescore(R, R->touched[i]);
   return CG_OK;
 }
@@ -241,12 +417,18 @@ static void run_free(run *R) {
   cg_alloc *A = R->g->A;
   size_t nv = R->g->nv ? R->g->nv : 1;
   cg_free(A, R->key, nv * (size_t)(R->o->nrules ? R->o->nrules : 1) * 8);
-  cg_free(A, R->heap, nv * 4);
+  cg_free(A, R->heap, nv * sizeof(hent));
   cg_free(A, R->pos, nv * 4);
   cg_free(A, R->stamp, nv * 4);
   cg_free(A, R->touched, R->captouched * 4);
   cg_free(A, R->xcnt, nv * 4);
   cg_free(A, R->ycnt, nv * 4);
+  if (R->nlev) { /* the levels are one block */
+    size_t total = 0;
+    int l;
+    for (l = 0; l < R->nlev; l++) total += R->setw[l];
+    cg_free(A, R->set[0], total * 8);
+  }
 }
 
 /* Rule radius: how far an elimination changes this rule's scores. */
@@ -267,25 +449,36 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
   R->g = g, R->o = o, R->e = e;
   if (o->nrules < 1 || o->nrules > CG_MAX_RULES)
     return cg_seterr(e, CG_EUSAGE, "an ordering needs 1 to %d rules", CG_MAX_RULES);
-  for (r = 0; r < o->nrules; r++)
+  R->nr = o->nrules, R->low = o->lowest_first, R->exact = 1;
+  for (r = 0; r < o->nrules; r++) {
     if (rule_radius(&o->rule[r]) > R->radius) R->radius = rule_radius(&o->rule[r]);
+    if (o->rule[r].kind == CG_ORD_CALLBACK) R->exact = 0;
+  }
+  R->small = o->nrules == 1 && (o->rule[0].kind == CG_ORD_MARKOWITZ ||
+                                o->rule[0].kind == CG_ORD_MIN_FILL);
   R->key = (double *)cg_malloc(g->A, nv * (size_t)o->nrules * 8);
-  R->heap = (uint32_t *)cg_malloc(g->A, nv * 4);
+  R->heap = (hent *)cg_malloc(g->A, nv * sizeof(hent));
   R->pos = (uint32_t *)cg_malloc(g->A, nv * 4);
   R->stamp = (uint32_t *)cg_malloc(g->A, nv * 4);
   R->xcnt = (uint32_t *)cg_malloc(g->A, nv * 4);
   R->ycnt = (uint32_t *)cg_malloc(g->A, nv * 4);
-  if (!R->key || !R->heap || !R->pos || !R->stamp || !R->xcnt || !R->ycnt)
+  if (!R->key || !R->heap || !R->pos || !R->stamp || !R->xcnt || !R->ycnt ||
+      (R->small && set_init(R)))
     return cg_seterr(e, CG_ENOMEM, "out of memory");
-  memset(R->stamp, 0, nv * 4);
+  for (v = 0; v < g->nv; v++) R->stamp[v] = g->kind[v] == CG_V_INTER ? 0 : NONE;
   for (r = 0; r < o->nrules; r++)
     if (o->rule[r].kind == CG_ORD_REL_MARKOWITZ && reach_counts(R))
       return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (v = 0; v < g->nv; v++) {
     R->pos[v] = NONE;
     if (g->kind[v] != CG_V_INTER) continue;
-    for (r = 0; r < o->nrules; r++) R->key[(size_t)v * o->nrules + r] = score(R, r, v);
-    R->heap[R->nheap] = v;
+    for (r = 0; r < o->nrules; r++) R->key[(size_t)v * o->nrules + r] = score_of(R, r, v);
+    if (R->small && R->key[v] < SMALL_KEYS) {
+      cand_add(R, v, R->key[v]);
+      continue;
+    }
+    R->heap[R->nheap].k = R->key[(size_t)v * o->nrules];
+    R->heap[R->nheap].v = v;
     R->pos[v] = R->nheap++;
   }
   for (v = R->nheap / 2 + 1; v-- > 0;)
@@ -298,8 +491,8 @@ int cg_lin_eliminate(cg_lin *g, const cg_order *o, cg_cost *c, uint32_t *order_o
   run R;
   int rc = run_init(&R, g, o, e);
   uint32_t count = 0;
-  while (!rc && R.nheap) {
-    uint32_t v = heap_pop(&R);
+  while (!rc && cand_any(&R)) {
+    uint32_t v = cand_pop(&R);
     if ((rc = collect(&R, v)) != 0) rc = cg_seterr(e, CG_ENOMEM, "out of memory");
     else if (!(rc = cg_lin_elim_vertex(g, v, c, e))) {
       if (order_out) order_out[count] = v;

@@ -9,22 +9,26 @@
 
 /* {==== storage ====} */
 
-cg_lin *cg_lin_new(cg_alloc *A, uint32_t nv, cg_error *e) {
+/* A graph of nv vertices without edges; its lists are zeroed only when
+ * zero_lists (else the caller lays every list out: presize_lists). */
+static cg_lin *lin_alloc(cg_alloc *A, uint32_t nv, int zero_lists, cg_error *e) {
   cg_lin *g = (cg_lin *)cg_malloc(A, sizeof *g);
   if (!g) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   memset(g, 0, sizeof *g);
+  memset(g->sfree, 0xff, sizeof g->sfree); /* no free blocks */
   g->A = A;
   g->nv = nv;
   g->kind = (uint8_t *)cg_malloc(A, nv ? nv : 1);
   g->node = (uint32_t *)cg_malloc(A, (size_t)(nv ? nv : 1) * 4);
   g->in = (cg_adj *)cg_malloc(A, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
   g->out = (cg_adj *)cg_malloc(A, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
-  /* empty lists first: cg_lin_free walks them when another array failed */
-  if (g->in) memset(g->in, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
-  if (g->out) memset(g->out, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
   if (!g->kind || !g->node || !g->in || !g->out) {
     cg_lin_free(g);
     return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
+  }
+  if (zero_lists) { /* empty lists, no blocks */
+    memset(g->in, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
+    memset(g->out, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
   }
   memset(g->kind, CG_V_INTER, nv ? nv : 1);
   memset(g->node, 0xff, (size_t)(nv ? nv : 1) * 4);
@@ -32,18 +36,17 @@ cg_lin *cg_lin_new(cg_alloc *A, uint32_t nv, cg_error *e) {
   return g;
 }
 
+cg_lin *cg_lin_new(cg_alloc *A, uint32_t nv, cg_error *e) { return lin_alloc(A, nv, 1, e); }
+
 void cg_lin_free(cg_lin *g) {
   cg_alloc *A;
-  uint32_t v, nv;
+  uint32_t nv;
   if (!g) return;
   A = g->A;
   nv = g->nv ? g->nv : 1;
-  for (v = 0; g->in && g->out && v < g->nv; v++) {
-    cg_free(A, g->in[v].e, (size_t)g->in[v].cap * 4);
-    cg_free(A, g->out[v].e, (size_t)g->out[v].cap * 4);
-  }
   cg_free(A, g->in, nv * sizeof(cg_adj));
   cg_free(A, g->out, nv * sizeof(cg_adj));
+  cg_free(A, g->slab, g->capslab * 4); /* every list's block at once */
   cg_free(A, g->kind, nv);
   cg_free(A, g->node, (size_t)nv * 4);
   cg_free(A, g->x, (size_t)(g->n ? g->n : 1) * 4);
@@ -53,16 +56,20 @@ void cg_lin_free(cg_lin *g) {
   cg_free(A, g->w, (size_t)g->ecap * 8);
   cg_free(A, g->mark, g->ecap);
   cg_free(A, g->efree, (size_t)g->ecap * 4);
+  cg_free(A, g->pin, (size_t)g->ecap * 4);
+  cg_free(A, g->pout, (size_t)g->ecap * 4);
   cg_free(A, g->undo, g->capundo * sizeof(cg_undo));
+  cg_free(A, g->vmark, (size_t)nv * 8);
   cg_free(A, g, sizeof *g);
 }
 
-/* Appends edge id to an adjacency list. */
+/* Appends edge id to a list of its own (cg_face.c's line graph). */
 int cg_adj_push(cg_alloc *A, cg_adj *a, uint32_t eid) {
   if (a->n == a->cap) {
     uint32_t nc = a->cap ? a->cap * 2 : 4;
-    void *p = cg_realloc(A, a->e, (size_t)a->cap * 4, (size_t)nc * 4);
-    if (!p) return CG_ENOMEM;
+    void *p;
+    if (nc < a->cap) return CG_ENOMEM;
+    if (!(p = cg_realloc(A, a->e, (size_t)a->cap * 4, (size_t)nc * 4))) return CG_ENOMEM;
     a->e = (uint32_t *)p;
     a->cap = nc;
   }
@@ -70,28 +77,167 @@ int cg_adj_push(cg_alloc *A, cg_adj *a, uint32_t eid) {
   return CG_OK;
 }
 
+/* Removes the one occurrence of eid, the last id taking its place.  From the
+ * end: the same place (ids are unique), and O(1) when eid is the last. */
 void cg_adj_drop(cg_adj *a, uint32_t eid) {
-  uint32_t i;
-  for (i = 0; i < a->n; i++)
+  uint32_t i = a->n;
+  while (i-- > 0)
     if (a->e[i] == eid) {
-      a->e[i] = a->e[--a->n]; /* order inside a list carries no meaning */
+      a->e[i] = a->e[--a->n];
       return;
     }
 }
 
-/* Doubles the edge pool: all five arrays or none, so that a failure leaves
- * the pool as it was and cg_lin_free frees each array at the size it has. */
-static int grow_edges(cg_lin *g) {
+/* {==== the adjacency slab (invariants in cg_lin.h) ====} */
+
+/* c with 2^c == cap (cap a power of two). */
+static unsigned slab_class(uint32_t cap) {
+  unsigned c = 1;
+  while ((1u << c) < cap) c++;
+  return c;
+}
+
+/* Makes the slab hold at least `need` words: a new array (at least twice
+ * the old one), the lists re-pointed into it, the old one freed; so a
+ * failure changes nothing.  Offsets must stay below UINT32_MAX. */
+static int slab_grow(cg_lin *g, size_t need) {
+  size_t nc = g->capslab * 2;
+  uint32_t *p, v;
+  if (nc < need) nc = need;
+  if (need > (size_t)NONE || need > SIZE_MAX / 4) return CG_ENOMEM;
+  if (nc > (size_t)NONE || nc > SIZE_MAX / 4) nc = need;
+  if (!(p = (uint32_t *)cg_malloc(g->A, nc * 4))) return CG_ENOMEM;
+  if (g->nslab) memcpy(p, g->slab, g->nslab * 4);
+  for (v = 0; g->nslab && v < g->nv; v++) { /* the lists follow their blocks */
+    if (g->in[v].cap) g->in[v].e = p + (g->in[v].e - g->slab);
+    if (g->out[v].cap) g->out[v].e = p + (g->out[v].e - g->slab);
+  }
+  cg_free(g->A, g->slab, g->capslab * 4);
+  g->slab = p;
+  g->capslab = nc;
+  return CG_OK;
+}
+
+/* A block of 2^c words: the first free one of that size, else carved at the
+ * slab's end (the slab may move).  NULL when memory runs out: nothing
+ * changed. */
+static uint32_t *slab_take(cg_lin *g, unsigned c) {
+  size_t w = (size_t)1 << c;
+  uint32_t off = g->sfree[c];
+  if (off != NONE) {
+    g->sfree[c] = g->slab[off]; /* the next free block of this size */
+    return g->slab + off;
+  }
+  if (g->capslab - g->nslab < w && slab_grow(g, g->nslab + w)) return NULL;
+  g->nslab += w;
+  return g->slab + (g->nslab - w);
+}
+
+/* Puts block b of 2^c words on its free chain. */
+static void slab_give(cg_lin *g, uint32_t *b, unsigned c) {
+  b[0] = g->sfree[c];
+  g->sfree[c] = (uint32_t)(b - g->slab);
+}
+
+/* Appends eid to a full list of g: it moves to a block twice as large. */
+static int list_grow_push(cg_lin *g, cg_adj *a, uint32_t eid) {
+  unsigned c = a->cap ? slab_class(a->cap) + 1 : 1;
+  uint32_t *b, q;
+  if (c > 31 || !(b = slab_take(g, c))) return CG_ENOMEM;
+  if (a->cap) { /* a->e read after slab_take: it may have moved */
+    for (q = 0; q < a->n; q++) b[q] = a->e[q];
+    slab_give(g, a->e, c - 1);
+  }
+  a->e = b;
+  a->cap = 1u << c;
+  a->e[a->n++] = eid;
+  return CG_OK;
+}
+
+/* Appends eid to a list of g, its place going to pos[eid]. */
+static inline int list_push(cg_lin *g, cg_adj *a, uint32_t *pos, uint32_t eid) {
+  pos[eid] = a->n;
+  if (a->n == a->cap) return list_grow_push(g, a, eid);
+  a->e[a->n++] = eid;
+  return CG_OK;
+}
+
+/* Removes eid from a list of g (pos: its places): the last id takes its
+ * place, as cg_adj_drop does, in O(1). */
+static inline void list_drop(cg_adj *a, uint32_t *pos, uint32_t eid) {
+  uint32_t at = pos[eid], last = a->e[--a->n];
+  a->e[at] = last;
+  pos[last] = at;
+}
+
+/* Returns an empty list's block to the slab. */
+static void list_release(cg_lin *g, cg_adj *a) {
+  if (a->cap) slab_give(g, a->e, slab_class(a->cap));
+  a->e = NULL;
+  a->n = a->cap = 0;
+}
+
+/* The words of the smallest block holding d ids (d <= 2^31). */
+static uint32_t block_words(uint32_t d) {
+  if (d <= 2) return 2;
+  if (d <= 4) return 4;
+  d--;
+  d |= d >> 1, d |= d >> 2, d |= d >> 4, d |= d >> 8, d |= d >> 16;
+  return d + 1;
+}
+
+/* Lays out every list of a graph whose slab is empty, in vertex order (the
+ * CSR layout): each list's cap holds a bound of its degree on entry and the
+ * size of its block on return, with room for one more id (an elimination
+ * step adds its fill-in before it removes the eliminated edges), plus
+ * `slack` words for the blocks fill-in needs later.  On failure the lists
+ * have no blocks. */
+static int presize_lists(cg_lin *g, size_t slack) {
+  cg_adj *in = g->in, *out = g->out;
+  size_t total = 0;
+  uint32_t v;
+  for (v = 0; v < g->nv; v++) {
+    uint32_t ci = in[v].cap, co = out[v].cap;
+    if (ci >= 1u << 31 || co >= 1u << 31) total = (size_t)NONE + 1;
+    in[v].cap = ci = ci ? block_words(ci + 1) : 0;
+    out[v].cap = co = co ? block_words(co + 1) : 0;
+    total += (size_t)ci + co;
+  }
+  if (total <= (size_t)NONE) /* offsets fit, the slack if it can */
+    total += slack < (size_t)NONE - total ? slack : (size_t)NONE - total;
+  if (total > (size_t)NONE || (total > g->capslab && slab_grow(g, total))) {
+    for (v = 0; v < g->nv; v++) { /* valid empty lists */
+      in[v].cap = out[v].cap = in[v].n = out[v].n = 0;
+      in[v].e = out[v].e = NULL;
+    }
+    return CG_ENOMEM;
+  }
+  for (v = 0; v < g->nv; v++) {
+    in[v].n = out[v].n = 0;
+    in[v].e = in[v].cap ? g->slab + g->nslab : NULL;
+    g->nslab += in[v].cap;
+    out[v].e = out[v].cap ? g->slab + g->nslab : NULL;
+    g->nslab += out[v].cap;
+  }
+  return CG_OK;
+}
+
+/* Makes the edge pool hold at least `need` edges (at least doubling): all
+ * seven arrays or none, so that a failure leaves the pool as it was and
+ * cg_lin_free frees each array at the size it has. */
+static int grow_edges(cg_lin *g, uint32_t need) {
   uint32_t nc = g->ecap ? g->ecap * 2 : 64, oc = g->ecap;
-  void **arr[5];
-  void *p[5];
-  static const size_t el[5] = {4, 4, 8, 1, 4};
+  void **arr[7];
+  void *p[7];
+  static const size_t el[7] = {4, 4, 8, 1, 4, 4, 4};
   int i, ok = 1;
   if (nc < oc || nc >= NONE) return CG_ENOMEM;
+  if (nc < need) nc = need;
   arr[0] = (void **)&g->tail, arr[1] = (void **)&g->head, arr[2] = (void **)&g->w;
   arr[3] = (void **)&g->mark, arr[4] = (void **)&g->efree;
-  for (i = 0; i < 5; i++) ok &= (p[i] = cg_malloc(g->A, (size_t)nc * el[i])) != NULL;
-  for (i = 0; i < 5; i++) {
+  arr[5] = (void **)&g->pin, arr[6] = (void **)&g->pout;
+  for (i = 0; i < 7; i++) ok &= (p[i] = cg_malloc(g->A, (size_t)nc * el[i])) != NULL;
+  for (i = 0; i < 7; i++) {
     if (!ok) {
       cg_free(g->A, p[i], (size_t)nc * el[i]);
       continue;
@@ -105,30 +251,44 @@ static int grow_edges(cg_lin *g) {
   return CG_OK;
 }
 
+/* The pool for a graph of n edges about to be eliminated: a quarter more,
+ * as the first fill-in comes before any edge is freed. */
+static uint32_t edge_room(uint64_t n) {
+  uint64_t r = n + n / 4 + 64;
+  return r >= NONE ? NONE - 1 : (uint32_t)r;
+}
+
 /* Grows the edge pool by one slot (ids freed earlier are reused first). */
 static uint32_t edge_slot(cg_lin *g) {
   if (g->nfree) return g->efree[--g->nfree];
-  if (g->ne == g->ecap && grow_edges(g)) return NONE;
+  if (g->ne == g->ecap && grow_edges(g, 0)) return NONE;
   return g->ne++;
 }
 
-uint32_t cg_lin_find(const cg_lin *g, uint32_t i, uint32_t k) {
-  const cg_adj *a = g->out[i].n <= g->in[k].n ? &g->out[i] : &g->in[k];
-  uint32_t j;
-  for (j = 0; j < a->n; j++) {
-    uint32_t eid = a->e[j];
-    if (g->tail[eid] == i && g->head[eid] == k) return eid;
+/* The edge (i, k) or NONE: a scan of the shorter of out(i) and in(k),
+ * whose ids all have tail i (head k) already. */
+static inline uint32_t find_edge(const cg_lin *g, uint32_t i, uint32_t k) {
+  const cg_adj *o = &g->out[i], *n = &g->in[k];
+  uint32_t q;
+  if (o->n <= n->n) {
+    for (q = 0; q < o->n; q++)
+      if (g->head[o->e[q]] == k) return o->e[q];
+  } else {
+    for (q = 0; q < n->n; q++)
+      if (g->tail[n->e[q]] == i) return n->e[q];
   }
   return NONE;
 }
 
+uint32_t cg_lin_find(const cg_lin *g, uint32_t i, uint32_t k) { return find_edge(g, i, k); }
+
 /* The mark of a sum of two weights with marks a and b. */
-static uint8_t mark_sum(uint8_t a, uint8_t b) {
+static inline uint8_t mark_sum(uint8_t a, uint8_t b) {
   return (a != CG_E_VAR && b != CG_E_VAR) ? CG_E_CONST : CG_E_VAR;
 }
 
 /* The mark of a product. */
-static uint8_t mark_prod(uint8_t a, uint8_t b) {
+static inline uint8_t mark_prod(uint8_t a, uint8_t b) {
   if (a == CG_E_VAR || b == CG_E_VAR) return CG_E_VAR;
   if (a == CG_E_CONST || b == CG_E_CONST) return CG_E_CONST;
   return a == b ? CG_E_PLUS1 : CG_E_MINUS1;
@@ -136,14 +296,14 @@ static uint8_t mark_prod(uint8_t a, uint8_t b) {
 
 /* A new edge (i, k) known to be absent; UINT32_MAX (nothing changed) when
  * memory runs out. */
-static uint32_t add_new(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark) {
+static inline uint32_t add_new(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark) {
   uint32_t eid = edge_slot(g);
   if (eid == NONE) return NONE;
-  if (cg_adj_push(g->A, &g->out[i], eid)) {
+  if (list_push(g, &g->out[i], g->pout, eid)) {
     g->efree[g->nfree++] = eid;
     return NONE;
   }
-  if (cg_adj_push(g->A, &g->in[k], eid)) {
+  if (list_push(g, &g->in[k], g->pin, eid)) {
     g->out[i].n--;
     g->efree[g->nfree++] = eid;
     return NONE;
@@ -156,8 +316,20 @@ static uint32_t add_new(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mar
   return eid;
 }
 
+/* add_new where presize_lists and the pool left room: no growth, no free
+ * ids (linearizing, copying). */
+static inline uint32_t add_presized(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark) {
+  uint32_t eid = g->ne++;
+  cg_adj *o = &g->out[i], *n = &g->in[k];
+  g->pout[eid] = o->n, o->e[o->n++] = eid;
+  g->pin[eid] = n->n, n->e[n->n++] = eid;
+  g->tail[eid] = i, g->head[eid] = k, g->w[eid] = w, g->mark[eid] = mark;
+  g->nedges++;
+  return eid;
+}
+
 uint32_t cg_lin_add(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark, int *created) {
-  uint32_t eid = cg_lin_find(g, i, k);
+  uint32_t eid = find_edge(g, i, k);
   if (created) *created = eid == NONE;
   if (eid == NONE) return add_new(g, i, k, w, mark);
   g->w[eid] += w;
@@ -165,12 +337,17 @@ uint32_t cg_lin_add(cg_lin *g, uint32_t i, uint32_t k, double w, uint8_t mark, i
   return eid;
 }
 
-void cg_lin_remove(cg_lin *g, uint32_t eid) {
-  cg_adj_drop(&g->out[g->tail[eid]], eid);
-  cg_adj_drop(&g->in[g->head[eid]], eid);
+/* Returns edge id eid, out of its lists already, to the pool. */
+static inline void free_edge(cg_lin *g, uint32_t eid) {
   g->tail[eid] = g->head[eid] = NONE;
   g->efree[g->nfree++] = eid;
   g->nedges--;
+}
+
+void cg_lin_remove(cg_lin *g, uint32_t eid) {
+  list_drop(&g->out[g->tail[eid]], g->pout, eid);
+  list_drop(&g->in[g->head[eid]], g->pin, eid);
+  free_edge(g, eid);
 }
 
 int cg_lin_set_xy(cg_lin *g, const uint32_t *x, uint32_t n, const uint32_t *y, uint32_t m,
@@ -195,7 +372,7 @@ int cg_lin_set_xy(cg_lin *g, const uint32_t *x, uint32_t n, const uint32_t *y, u
 }
 
 cg_lin *cg_lin_copy(const cg_lin *s, cg_error *e) {
-  cg_lin *g = cg_lin_new(s->A, s->nv, e);
+  cg_lin *g = lin_alloc(s->A, s->nv, 0, e); /* presize_lists writes every list */
   uint32_t v, k;
   if (!g) return NULL;
   memcpy(g->kind, s->kind, s->nv);
@@ -203,15 +380,16 @@ cg_lin *cg_lin_copy(const cg_lin *s, cg_error *e) {
   g->has_w = s->has_w;
   if (cg_lin_set_xy(g, s->x, s->n, s->y, s->m, e)) goto fail;
   memcpy(g->kind, s->kind, s->nv); /* set_xy rewrites kinds; keep the source's */
-  for (v = 0; v < s->nv; v++)
+  for (v = 0; v < s->nv; v++) g->in[v].cap = s->in[v].n, g->out[v].cap = s->out[v].n;
+  if (presize_lists(g, (size_t)s->nedges) || grow_edges(g, edge_room(s->nedges))) goto oom;
+  for (v = 0; v < s->nv; v++) /* edges in the source's out-list order: ids 0, 1, ... */
     for (k = 0; k < s->out[v].n; k++) {
       uint32_t eid = s->out[v].e[k];
-      if (cg_lin_add(g, v, s->head[eid], s->w[eid], s->mark[eid], NULL) == NONE) {
-        cg_seterr(e, CG_ENOMEM, "out of memory");
-        goto fail;
-      }
+      add_presized(g, v, s->head[eid], s->w[eid], s->mark[eid]);
     }
   return g;
+oom:
+  cg_seterr(e, CG_ENOMEM, "out of memory");
 fail:
   cg_lin_free(g);
   return NULL;
@@ -227,7 +405,13 @@ int cg_lin_check(const cg_lin *g, cg_error *e) {
         return cg_seterr(e, CG_ERUNTIME, "edge %u: bad ends %u -> %u", eid, v, h);
       if (cg_lin_find(g, v, h) != eid)
         return cg_seterr(e, CG_ERUNTIME, "edge %u -> %u is not unique", v, h);
+      if (g->pout[eid] != k) return cg_seterr(e, CG_ERUNTIME, "edge %u: bad out place", eid);
       count++;
+    }
+    for (k = 0; k < g->in[v].n; k++) {
+      uint32_t eid = g->in[v].e[k];
+      if (g->head[eid] != v || g->pin[eid] != k)
+        return cg_seterr(e, CG_ERUNTIME, "edge %u: bad in-list entry", eid);
     }
     if (g->kind[v] == CG_V_INDEP && g->in[v].n)
       return cg_seterr(e, CG_ERUNTIME, "independent vertex %u has in-edges", v);
@@ -246,7 +430,7 @@ uint64_t cg_lin_markowitz(const cg_lin *g, uint32_t v) {
 
 /* Local partials d[i] of graph operation op with operands a[] and result r,
  * and their marks (what is known of them structurally). */
-static void gop_partials(unsigned op, double c, const double *a, double r, double *d,
+static inline void gop_partials(unsigned op, double c, const double *a, double r, double *d,
                          uint8_t *mk) {
   mk[0] = mk[1] = mk[2] = CG_E_VAR;
   d[0] = d[1] = d[2] = 0;
@@ -285,55 +469,78 @@ static void gop_partials(unsigned op, double c, const double *a, double r, doubl
   }
 }
 
+/* Does gop_partials read the result of operation op? */
+static int needs_result(unsigned op) {
+  switch (op) {
+    case CG_G_DIV: case CG_G_RDIV: case CG_G_EXP: case CG_G_SQRT: case CG_G_CBRT:
+    case CG_G_TAN: return 1;
+    default: return 0;
+  }
+}
+
 /* The partials of node v's whole chain with respect to its children: the
- * first operation's partials times the derivative of each later one. */
+ * first operation's partials times the derivative of each later one.  The
+ * result of an operation is computed only where a partial or the next
+ * operation of the chain reads it. */
 static int node_partials(const cg_graph *gr, uint32_t v, double *d, uint8_t *mk) {
-  uint32_t o = gr->op_start[v], nk = gr->kid_start[v + 1] - gr->kid_start[v], i;
-  double a[3], r, dd[3];
+  uint32_t o = gr->op_start[v], end = gr->op_start[v + 1],
+           nk = gr->kid_start[v + 1] - gr->kid_start[v], i;
+  double a[3], r = 0, dd[3];
   uint8_t m2[3];
   uint64_t sw = 0;
   for (i = 0; i < nk; i++) a[i] = gr->val[gr->kids[gr->kid_start[v] + i]];
-  r = cg_gop_apply(gr->op[o], gr->opc[o], a, &sw);
+  if (o + 1 < end || needs_result(gr->op[o])) r = cg_gop_apply_inline(gr->op[o], gr->opc[o], a, &sw);
   gop_partials(gr->op[o], gr->opc[o], a, r, d, mk);
-  for (o++; o < gr->op_start[v + 1]; o++) {
+  for (o++; o < end; o++) {
     double x = r;
-    r = cg_gop_apply(gr->op[o], gr->opc[o], &x, &sw);
+    r = cg_gop_apply_inline(gr->op[o], gr->opc[o], &x, &sw);
     gop_partials(gr->op[o], gr->opc[o], &x, r, dd, m2);
     for (i = 0; i < nk; i++) {
       d[i] *= dd[0];
       mk[i] = mark_prod(mk[i], m2[0]);
     }
   }
-  for (i = 0; i < nk; i++) /* a structural zero stays out of the graph */
-    if (d[i] == 0 && (gr->op[gr->op_start[v]] == CG_G_COND || gr->op[gr->op_start[v]] == CG_G_CONDEQ ||
-                      gr->op[gr->op_start[v]] == CG_G_MIN))
-      mk[i] = 0xff;
+  o = gr->op[gr->op_start[v]];
+  if (o == CG_G_COND || o == CG_G_CONDEQ || o == CG_G_MIN)
+    for (i = 0; i < nk; i++) /* a structural zero stays out of the graph */
+      if (d[i] == 0) mk[i] = 0xff;
   return (int)nk;
 }
 
-/* Marks nodes on a path from an independent to a dependent (rel[v] = 3). */
-static void relevant(const cg_graph *gr, uint8_t *rel) {
-  uint32_t v, k;
-  memset(rel, 0, gr->n ? gr->n : 1);
-  for (v = 0; v < gr->n; v++) {
-    if (gr->op[gr->op_start[v]] == CG_G_INDEP) rel[v] |= 1;
-    for (k = gr->kid_start[v]; k < gr->kid_start[v + 1]; k++) rel[v] |= rel[gr->kids[k]] & 1;
+/* rel[v] bits: reached from an independent (1), reaching a dependent (2),
+ * kept as a vertex (4). */
+#define REL_ON_PATH 3
+#define REL_KEEP 4
+#define on_path(r) (((r) & REL_ON_PATH) == REL_ON_PATH)
+
+/* Marks the nodes on a path from an independent to a dependent and those
+ * kept as vertices: those, the independents and the dependents.  Returns
+ * how many are kept. */
+static uint32_t relevant(const cg_graph *gr, uint8_t *rel) {
+  uint32_t v, k, kept = 0;
+  for (v = 0; v < gr->n; v++) { /* children first: rel[v] is written before it is read */
+    uint32_t k0 = gr->kid_start[v], k1 = gr->kid_start[v + 1];
+    uint8_t r = 0;
+    if (k0 == k1 && gr->op[gr->op_start[v]] == CG_G_INDEP) r = 1 | REL_KEEP; /* no children */
+    for (k = k0; k < k1; k++) r |= rel[gr->kids[k]] & 1;
+    rel[v] = r;
   }
   for (k = 0; k < gr->n_dep; k++) rel[gr->dep[k]] |= 2;
-  for (v = gr->n; v-- > 0;)
+  for (v = gr->n; v-- > 0;) { /* parents first: rel[v] is final here */
     if (rel[v] & 2)
       for (k = gr->kid_start[v]; k < gr->kid_start[v + 1]; k++) rel[gr->kids[k]] |= 2;
+    if (on_path(rel[v]) || (gr->flags[v] & CG_NF_DEP)) rel[v] |= REL_KEEP;
+    kept += (rel[v] & REL_KEEP) != 0;
+  }
+  return kept;
 }
 
-/* Numbers the vertices: relevant nodes, independents and dependents in node
- * order, then one copy vertex per dependent that needs one. */
-static uint32_t number_vertices(const cg_graph *gr, const uint8_t *rel, uint32_t *vid,
-                                uint8_t *ydone, uint32_t *ycopy) {
-  uint32_t v, j, k, nv = 0;
-  for (v = 0; v < gr->n; v++) {
-    int keep = rel[v] == 3 || gr->op[gr->op_start[v]] == CG_G_INDEP || (gr->flags[v] & CG_NF_DEP);
-    vid[v] = keep ? nv++ : NONE;
-  }
+/* Numbers the copy vertices, after the kept nodes (numbered in node order
+ * as they are visited): one per dependent that needs one.  Returns the
+ * vertex count. */
+static uint32_t number_copies(const cg_graph *gr, const uint8_t *rel, uint32_t kept,
+                              uint8_t *ydone, uint32_t *ycopy) {
+  uint32_t j, k, nv = kept;
   memset(ydone, 0, gr->n ? gr->n : 1);
   for (j = 0; j < gr->n_dep; j++) /* a node that is two dependents: each gets a copy */
     if (ydone[gr->dep[j]] < 2) ydone[gr->dep[j]]++;
@@ -341,7 +548,7 @@ static uint32_t number_vertices(const cg_graph *gr, const uint8_t *rel, uint32_t
     uint32_t d = gr->dep[j];
     int maximal = 1;
     for (k = gr->par_start[d]; k < gr->par_start[d + 1]; k++)
-      if (rel[gr->pars[k]] == 3) maximal = 0;
+      if (on_path(rel[gr->pars[k]])) maximal = 0;
     if (maximal && ydone[d] == 1 && gr->op[gr->op_start[d]] != CG_G_INDEP) {
       ydone[d] = 1;
       ycopy[j] = NONE;
@@ -352,25 +559,66 @@ static uint32_t number_vertices(const cg_graph *gr, const uint8_t *rel, uint32_t
   return nv;
 }
 
-/* Adds the edges into vertex vid[v] from its relevant children. */
-static int node_edges(cg_lin *g, const cg_graph *gr, const uint8_t *rel, const uint32_t *vid,
-                      uint32_t v) {
+/* Adds the edges into vertex vid[v] from its relevant children (node_lists
+ * made room for them).  Parallel
+ * partials (x * x) are summed into one edge: only v's own children give
+ * edges into vid[v], so the earlier children are the only ones to check. */
+static void node_edges(cg_lin *g, const cg_graph *gr, const uint8_t *rel, const uint32_t *vid,
+                       uint32_t v) {
   double d[3];
   uint8_t mk[3];
-  int nk, i;
-  if (gr->kid_start[v] == gr->kid_start[v + 1] || rel[v] != 3) return CG_OK;
+  uint32_t made[3], kid[3];
+  int nk, i, j;
+  if (gr->kid_start[v] == gr->kid_start[v + 1] || !on_path(rel[v])) return;
   nk = node_partials(gr, v, d, mk);
   for (i = 0; i < nk; i++) {
-    uint32_t c = gr->kids[gr->kid_start[v] + (uint32_t)i];
-    if (rel[c] != 3 || mk[i] == 0xff) continue;
-    if (cg_lin_add(g, vid[c], vid[v], d[i], mk[i], NULL) == NONE) return CG_ENOMEM;
+    kid[i] = gr->kids[gr->kid_start[v] + (uint32_t)i];
+    made[i] = NONE;
+    if (!on_path(rel[kid[i]]) || mk[i] == 0xff) continue;
+    for (j = 0; j < i && (made[j] == NONE || kid[j] != kid[i]); j++) continue;
+    if (j < i) { /* as cg_lin_add sums into an edge it finds */
+      g->w[made[j]] += d[i];
+      g->mark[made[j]] = mark_sum(g->mark[made[j]], mk[i]);
+    } else {
+      made[i] = add_presized(g, vid[kid[i]], vid[v], d[i], mk[i]);
+    }
   }
-  return CG_OK;
+}
+
+/* An empty list with a block for d ids and one more (an elimination step
+ * adds its fill-in before it removes the eliminated edges), carved at the
+ * slab's end (reserve_slab made room). */
+static inline void carve_list(cg_lin *g, cg_adj *a, uint32_t d) {
+  a->n = 0;
+  a->cap = d ? block_words(d + 1) : 0;
+  a->e = d ? g->slab + g->nslab : NULL;
+  g->nslab += a->cap;
+}
+
+/* Room for the blocks node_lists carves (block_words(d + 1) <= 2 (d + 1):
+ * at most twice the children and parents of all nodes plus four words a
+ * vertex; what is left over serves fill-in) and for the edges. */
+static int reserve_slab(cg_lin *g, const cg_graph *gr) {
+  uint64_t kids = gr->kid_start[gr->n], pars = gr->par_start[gr->n];
+  uint64_t words = 2 * (kids + pars) + 4 * (uint64_t)g->nv;
+  if (words >= NONE || kids + gr->n_dep >= NONE) return CG_ENOMEM;
+  if (slab_grow(g, words ? (size_t)words : 1)) return CG_ENOMEM;
+  return grow_edges(g, edge_room(kids + gr->n_dep));
+}
+
+/* The lists of vertex vid[v], in vertex order (a CSR layout fill-in later
+ * spills out of): a relevant node gets an in-edge at most per child and an
+ * out-edge at most per parent (pars holds one per edge); copy edges that
+ * do not fit grow their list. */
+static void node_lists(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uint32_t v, uint32_t u) {
+  int r = on_path(rel[v]);
+  carve_list(g, &g->in[u], r ? gr->kid_start[v + 1] - gr->kid_start[v] : 0);
+  carve_list(g, &g->out[u], r ? gr->par_start[v + 1] - gr->par_start[v] : 0);
 }
 
 cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
   uint8_t *rel = NULL, *ydone = NULL;
-  uint32_t *vid = NULL, *ycopy = NULL, *ys = NULL, *xs = NULL, v, j, nv;
+  uint32_t *vid = NULL, *ycopy = NULL, *ys = NULL, *xs = NULL, v, j, nv, kept;
   cg_lin *g = NULL;
   size_t n = gr->n ? gr->n : 1;
   if (!gr->has_val)
@@ -386,22 +634,30 @@ cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
     cg_seterr(e, CG_ENOMEM, "out of memory");
     goto done;
   }
-  relevant(gr, rel);
-  nv = number_vertices(gr, rel, vid, ydone, ycopy);
-  if (!(g = cg_lin_new(gr->A, nv, e))) goto done;
-  for (v = 0; v < gr->n; v++)
-    if (vid[v] != NONE) {
-      g->node[vid[v]] = v;
-      if (node_edges(g, gr, rel, vid, v)) {
-        cg_seterr(e, CG_ENOMEM, "out of memory");
-        goto fail;
-      }
+  kept = relevant(gr, rel);
+  nv = number_copies(gr, rel, kept, ydone, ycopy);
+  if (!(g = lin_alloc(gr->A, nv, 0, e))) goto done; /* every list carved below */
+  if (reserve_slab(g, gr)) {
+    cg_seterr(e, CG_ENOMEM, "out of memory");
+    goto fail;
+  }
+  for (v = 0, kept = 0; v < gr->n; v++) { /* children first: their lists exist already */
+    vid[v] = rel[v] & REL_KEEP ? kept++ : NONE;
+    if (vid[v] == NONE) continue;
+    g->node[vid[v]] = v;
+    node_lists(g, gr, rel, v, vid[v]);
+    node_edges(g, gr, rel, vid, v);
+  }
+  for (j = 0; j < gr->n_dep; j++)
+    if (ycopy[j] != NONE) { /* all lists valid before add_new may move the slab */
+      carve_list(g, &g->in[ycopy[j]], 1);
+      carve_list(g, &g->out[ycopy[j]], 0);
     }
   for (j = 0; j < gr->n_dep; j++) {
     ys[j] = ycopy[j] == NONE ? vid[gr->dep[j]] : ycopy[j];
     if (ycopy[j] != NONE) {
       g->node[ycopy[j]] = gr->dep[j];
-      if (cg_lin_add(g, vid[gr->dep[j]], ycopy[j], 1.0, CG_E_PLUS1, NULL) == NONE) {
+      if (add_new(g, vid[gr->dep[j]], ycopy[j], 1.0, CG_E_PLUS1) == NONE) {
         cg_seterr(e, CG_ENOMEM, "out of memory");
         goto fail;
       }
@@ -556,52 +812,178 @@ static int jac_sweep(const cg_lin *g, cg_jac *J, int fwd, cg_error *e) {
 int cg_lin_jac_forward(const cg_lin *g, cg_jac *J, cg_error *e) { return jac_sweep(g, J, 1, e); }
 int cg_lin_jac_reverse(const cg_lin *g, cg_jac *J, cg_error *e) { return jac_sweep(g, J, 0, e); }
 
+/* The entries of the bipartite graph by rows: cnt[k] counts row k's (the
+ * edges into dependent y[k] after row_of, and the identity entry of an
+ * independent that is also a dependent); CG_EUSAGE names a vertex left. */
+static int bipartite_counts(const cg_lin *g, const uint32_t *row_of, size_t *cnt, cg_error *e) {
+  uint32_t i, k;
+  for (i = 0; i < g->n; i++) {
+    const cg_adj *l = &g->out[g->x[i]];
+    for (k = 0; k < l->n; k++) {
+      uint32_t h = g->head[l->e[k]];
+      if (g->kind[h] != CG_V_DEP)
+        return cg_seterr(e, CG_EUSAGE, "vertex %u is not eliminated yet", h + 1);
+      cnt[row_of[h]]++;
+    }
+  }
+  for (k = 0; k < g->m; k++) cnt[k] += g->kind[g->y[k]] == CG_V_INDEP;
+  return CG_OK;
+}
+
+/* Puts entry (r, c, v) at the next place of row r. */
+static void jac_put(cg_jac *J, size_t *next, uint32_t r, uint32_t c, double v) {
+  size_t p = next[r]++;
+  J->row[p] = r, J->col[p] = c, J->val[p] = v;
+}
+
+/* Fills J from the bipartite graph, sorted by (row, col): the columns are
+ * visited in order, so each row's edge entries arrive sorted; an identity
+ * entry, put last, is moved to its place. */
+static void bipartite_fill(const cg_lin *g, uint32_t *row_of, size_t *next, cg_jac *J) {
+  uint32_t i, k;
+  for (i = 0; i < g->n; i++) {
+    const cg_adj *l = &g->out[g->x[i]];
+    for (k = 0; k < l->n; k++) jac_put(J, next, row_of[g->head[l->e[k]]], i, g->w[l->e[k]]);
+  }
+  /* row_of now maps independents to columns: O(n + m), not O(n m) */
+  for (i = 0; i < g->n; i++) row_of[g->x[i]] = i;
+  for (k = 0; k < g->m; k++) {
+    size_t p;
+    if (g->kind[g->y[k]] != CG_V_INDEP) continue;
+    jac_put(J, next, k, row_of[g->y[k]], 1.0);
+    for (p = next[k] - 1; p > 0 && J->row[p - 1] == k && J->col[p - 1] > J->col[p]; p--) {
+      uint32_t c = J->col[p];
+      double v = J->val[p];
+      J->col[p] = J->col[p - 1], J->val[p] = J->val[p - 1];
+      J->col[p - 1] = c, J->val[p - 1] = v;
+    }
+  }
+}
+
 int cg_lin_jac_bipartite(const cg_lin *g, cg_jac *J, cg_error *e) {
-  uint32_t *row_of, i, k;
-  size_t cap = 0;
-  int rc = CG_OK;
+  size_t nv = g->nv ? g->nv : 1, nc = (size_t)g->m + 1, nnz = 0, k, *cnt;
+  uint32_t *row_of;
+  int rc;
   memset(J, 0, sizeof *J);
   J->m = g->m;
   J->n = g->n;
-  row_of = (uint32_t *)cg_malloc(g->A, (size_t)(g->nv ? g->nv : 1) * 4);
-  if (!row_of) return cg_seterr(e, CG_ENOMEM, "out of memory");
-  memset(row_of, 0xff, (size_t)(g->nv ? g->nv : 1) * 4);
-  for (k = 0; k < g->m; k++) row_of[g->y[k]] = k;
-  for (i = 0; i < g->n && !rc; i++) {
-    uint32_t xv = g->x[i];
-    for (k = 0; k < g->out[xv].n && !rc; k++) {
-      uint32_t eid = g->out[xv].e[k], h = g->head[eid];
-      if (g->kind[h] != CG_V_DEP) {
-        cg_free(g->A, row_of, (size_t)(g->nv ? g->nv : 1) * 4);
-        cg_jac_free(g->A, J);
-        return cg_seterr(e, CG_EUSAGE, "vertex %u is not eliminated yet", h + 1);
-      }
-      rc = jac_push(g->A, J, &cap, row_of[h], i, g->w[eid]);
+  row_of = (uint32_t *)cg_malloc(g->A, nv * 4);
+  cnt = (size_t *)cg_malloc(g->A, nc * sizeof(size_t));
+  if (!row_of || !cnt) {
+    cg_free(g->A, row_of, nv * 4);
+    cg_free(g->A, cnt, nc * sizeof(size_t));
+    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  }
+  memset(row_of, 0xff, nv * 4);
+  memset(cnt, 0, nc * sizeof(size_t));
+  for (k = 0; k < g->m; k++) row_of[g->y[k]] = (uint32_t)k;
+  if ((rc = bipartite_counts(g, row_of, cnt, e)) == CG_OK) {
+    for (k = 0; k < g->m; k++) { /* cnt[k]: where row k starts */
+      size_t c = cnt[k];
+      cnt[k] = nnz, nnz += c;
     }
+    J->nnz = nnz;
+    J->row = (uint32_t *)cg_malloc(g->A, (nnz ? nnz : 1) * 4);
+    J->col = (uint32_t *)cg_malloc(g->A, (nnz ? nnz : 1) * 4);
+    J->val = (double *)cg_malloc(g->A, (nnz ? nnz : 1) * 8);
+    if (!J->row || !J->col || !J->val) {
+      cg_jac_free(g->A, J); /* sizes for nnz: as allocated */
+      rc = cg_seterr(e, CG_ENOMEM, "out of memory for the Jacobian");
+    } else {
+      bipartite_fill(g, row_of, cnt, J);
+    }
+  } else {
+    cg_jac_free(g->A, J); /* as the error leaves it: empty */
   }
-  /* an independent that is also a dependent: its identity entry (row_of now
-   * maps independents to columns: O(n + m), not O(n m)) */
-  for (i = 0; i < g->n; i++) row_of[g->x[i]] = i;
-  for (k = 0; k < g->m && !rc; k++)
-    if (g->kind[g->y[k]] == CG_V_INDEP) rc = jac_push(g->A, J, &cap, k, row_of[g->y[k]], 1.0);
-  cg_free(g->A, row_of, (size_t)(g->nv ? g->nv : 1) * 4);
-  if (!rc) rc = jac_fit(g->A, J, cap);
-  if (!rc) rc = jac_sort(g->A, J);
-  if (rc) {
-    cg_jac_free(g->A, J);
-    return cg_seterr(e, CG_ENOMEM, "out of memory for the Jacobian");
-  }
-  return CG_OK;
+  cg_free(g->A, row_of, nv * 4);
+  cg_free(g->A, cnt, nc * sizeof(size_t));
+  return rc;
 }
 
 /* {==== elimination steps ====} */
 
+/* Steps of at most this many pairs scan for each pair's edge (accumulate);
+ * larger ones mark vertices (lookup_pairs). */
+#define FEW_PAIRS 4
+
 /* Starts a step of at most `pairs` accumulations: the undo log gets room
- * for all of them first, so a failure here changes nothing. */
-static int step_begin(cg_lin *g, uint64_t pairs) {
+ * for all of them, and a large step's lookup its vertex marks, first, so a
+ * failure here changes nothing. */
+static inline int step_begin(cg_lin *g, uint64_t pairs) {
   g->nundo = 0;
+  if (pairs <= g->capundo && (pairs <= FEW_PAIRS || g->vmark)) return CG_OK;
   if (pairs > SIZE_MAX / sizeof(cg_undo)) return CG_ENOMEM;
+  if (pairs > FEW_PAIRS && !g->vmark) {
+    size_t n = (size_t)(g->nv ? g->nv : 1) * 8;
+    if (!(g->vmark = (uint32_t *)cg_malloc(g->A, n))) return CG_ENOMEM;
+    memset(g->vmark, 0, n);
+    g->epoch = 0;
+  }
   return cg_reserve(g->A, (void **)&g->undo, &g->capundo, (size_t)pairs, sizeof(cg_undo));
+}
+
+/* A fresh stamp for vmark (all stamps cleared when the counter wraps). */
+static uint32_t next_epoch(cg_lin *g) {
+  uint32_t v;
+  if (++g->epoch == 0) {
+    for (v = 0; v < g->nv; v++) g->vmark[2 * v] = 0;
+    g->epoch = 1;
+  }
+  return g->epoch;
+}
+
+/* Before a step changes anything, finds the edge (i, k) for every tail
+ * i = tail[ie[a]] and head k = head[oe[b]] (a < ni, b < no; distinct tails,
+ * distinct heads): undo[a * no + b].eid, or NONE when the step will create
+ * it (seed 004 section 1: fill-in).  One pass over the out-lists of the
+ * tails, or over the in-lists of the heads when they are shorter, with the
+ * other side's vertices marked: O(ni + no + that pass), not a search per
+ * pair. */
+static void lookup_pairs(cg_lin *g, const uint32_t *ie, uint32_t ni, const uint32_t *oe,
+                         uint32_t no) {
+  uint32_t *mk = g->vmark, ep, a, b, q;
+  uint64_t sout = 0, sin = 0;
+  cg_undo *u = g->undo;
+  size_t p, np = (size_t)ni * no;
+  for (p = 0; p < np; p++) u[p].eid = NONE;
+  for (a = 0; a < ni; a++) sout += g->out[g->tail[ie[a]]].n;
+  for (b = 0; b < no; b++) sin += g->in[g->head[oe[b]]].n;
+  ep = next_epoch(g);
+  if (sout <= sin) { /* mark the heads, walk the tails' out-lists */
+    for (b = 0; b < no; b++) {
+      uint32_t k = g->head[oe[b]];
+      mk[2 * k] = ep, mk[2 * k + 1] = b;
+    }
+    for (a = 0; a < ni; a++) {
+      const cg_adj *l = &g->out[g->tail[ie[a]]];
+      for (q = 0; q < l->n; q++) {
+        uint32_t h = g->head[l->e[q]];
+        if (mk[2 * h] == ep) u[(size_t)a * no + mk[2 * h + 1]].eid = l->e[q];
+      }
+    }
+  } else { /* mark the tails, walk the heads' in-lists */
+    for (a = 0; a < ni; a++) {
+      uint32_t i = g->tail[ie[a]];
+      mk[2 * i] = ep, mk[2 * i + 1] = a;
+    }
+    for (b = 0; b < no; b++) {
+      const cg_adj *l = &g->in[g->head[oe[b]]];
+      for (q = 0; q < l->n; q++) {
+        uint32_t t = g->tail[l->e[q]];
+        if (mk[2 * t] == ep) u[(size_t)mk[2 * t + 1] * no + b].eid = l->e[q];
+      }
+    }
+  }
+}
+
+/* Finds the edges (i, k) of a step before it starts when it has more than
+ * a few pairs (lookup_pairs); returns 1 then, else 0: accumulate scans per
+ * pair, which costs less than the marking. */
+static int find_pairs(cg_lin *g, const uint32_t *ie, uint32_t ni, const uint32_t *oe,
+                      uint32_t no) {
+  if ((uint64_t)ni * no <= FEW_PAIRS) return 0;
+  lookup_pairs(g, ie, ni, oe, no);
+  return 1;
 }
 
 /* Undoes the step in progress, newest change first. */
@@ -613,14 +995,15 @@ static void step_rollback(cg_lin *g) {
   }
 }
 
-/* w(i, k) += a * b with the accounting of cg_cost, logged for undo. */
-static int accumulate(cg_lin *g, uint32_t i, uint32_t k, double a, uint8_t ma, double b,
-                      uint8_t mb, cg_cost *c) {
-  uint8_t mp = mark_prod(ma, mb);
-  uint32_t eid = cg_lin_find(g, i, k);
+/* w(i, k) += a * b, logged for undo; the edge (i, k) is the next undo
+ * entry's when `known` (find_pairs), else found now; NONE: created. */
+static inline int accumulate(cg_lin *g, uint32_t i, uint32_t k, double a, uint8_t ma, double b,
+                             uint8_t mb, int known) {
   cg_undo *u = &g->undo[g->nundo];
+  uint8_t mp = mark_prod(ma, mb);
+  uint32_t eid = known ? u->eid : find_edge(g, i, k);
   if (eid != NONE) {
-    u->w = g->w[eid], u->mark = g->mark[eid], u->eid = eid, u->created = 0;
+    u->w = g->w[eid], u->mark = g->mark[eid], u->created = 0;
     g->w[eid] += a * b;
     g->mark[eid] = mark_sum(g->mark[eid], mp);
   } else {
@@ -628,94 +1011,128 @@ static int accumulate(cg_lin *g, uint32_t i, uint32_t k, double a, uint8_t ma, d
     u->eid = eid, u->created = 1;
   }
   g->nundo++;
-  if (c) {
-    c->mults++;
-    if (ma < CG_E_PLUS1 && mb < CG_E_PLUS1) c->mults_nontrivial++;
-    if (u->created) c->fill++;
-    else c->adds++;
-    if (g->nedges > c->peak_edges) c->peak_edges = g->nedges;
-  }
   return CG_OK;
 }
 
-/* Ends a step that failed: the graph and the counts as they were. */
-static int step_fail(cg_lin *g, cg_cost *c, const cg_cost *saved, cg_error *e, const char *what,
-                     uint32_t id) {
+/* Counts a step's `pairs` accumulations into c: `nontriv` of them without a
+ * +-1 factor, `made` creating an edge (fill), the others adds; the edge
+ * count only grows during them, so its peak is the count at the end. */
+static void count_step(const cg_lin *g, cg_cost *c, uint64_t pairs, uint64_t nontriv,
+                       uint64_t made) {
+  if (!c) return;
+  c->mults += pairs;
+  c->mults_nontrivial += nontriv;
+  c->fill += made;
+  c->adds += pairs - made;
+  if (pairs && g->nedges > c->peak_edges) c->peak_edges = g->nedges;
+  c->steps++;
+}
+
+/* How many edges of list l have a weight other than +-1. */
+static inline uint32_t count_nontrivial(const cg_lin *g, const cg_adj *l) {
+  uint32_t q, n = 0;
+  for (q = 0; q < l->n; q++) n += g->mark[l->e[q]] < CG_E_PLUS1;
+  return n;
+}
+
+/* Ends a step that failed: the graph as it was. */
+static int step_fail(cg_lin *g, cg_error *e, const char *what, uint32_t id) {
   step_rollback(g);
-  if (c) *c = *saved;
   return cg_seterr(e, CG_ENOMEM, "out of memory eliminating %s %u (nothing changed)", what,
                    id + 1);
 }
 
-/* Removes vertex v and its remaining edges. */
+/* Removes vertex v and its remaining edges (ids freed in the order of
+ * cg_lin_remove from the ends of its lists); its blocks go back to the slab. */
 static void drop_vertex(cg_lin *g, uint32_t v) {
-  while (g->in[v].n) cg_lin_remove(g, g->in[v].e[g->in[v].n - 1]);
-  while (g->out[v].n) cg_lin_remove(g, g->out[v].e[g->out[v].n - 1]);
+  cg_adj *in = &g->in[v], *out = &g->out[v];
+  while (in->n) {
+    uint32_t eid = in->e[--in->n];
+    list_drop(&g->out[g->tail[eid]], g->pout, eid);
+    free_edge(g, eid);
+  }
+  while (out->n) {
+    uint32_t eid = out->e[--out->n];
+    list_drop(&g->in[g->head[eid]], g->pin, eid);
+    free_edge(g, eid);
+  }
+  list_release(g, in);
+  list_release(g, out);
   g->kind[v] = CG_V_GONE;
 }
 
 int cg_lin_elim_vertex(cg_lin *g, uint32_t v, cg_cost *c, cg_error *e) {
-  uint32_t a, b;
-  cg_cost saved;
+  uint32_t a, b, ni, no;
+  uint64_t nontriv = 0, made = 0;
+  int known;
   if (v >= g->nv || g->kind[v] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "vertex %u is not an intermediate", v + 1);
-  if (c) saved = *c;
-  if (step_begin(g, (uint64_t)g->in[v].n * g->out[v].n))
+  ni = g->in[v].n, no = g->out[v].n;
+  if (step_begin(g, (uint64_t)ni * no))
     return cg_seterr(e, CG_ENOMEM, "out of memory eliminating vertex %u (nothing changed)", v + 1);
-  for (a = 0; a < g->in[v].n; a++)
-    for (b = 0; b < g->out[v].n; b++) {
+  known = find_pairs(g, g->in[v].e, ni, g->out[v].e, no);
+  for (a = 0; a < ni; a++)
+    for (b = 0; b < no; b++) { /* lists re-read: a new edge may move the slab */
       uint32_t ei = g->in[v].e[a], eo = g->out[v].e[b];
-      if (accumulate(g, g->tail[ei], g->head[eo], g->w[ei], g->mark[ei], g->w[eo],
-                     g->mark[eo], c))
-        return step_fail(g, c, &saved, e, "vertex", v);
+      uint8_t mi = g->mark[ei], mo = g->mark[eo];
+      if (accumulate(g, g->tail[ei], g->head[eo], g->w[ei], mi, g->w[eo], mo, known))
+        return step_fail(g, e, "vertex", v);
+      made += g->undo[g->nundo - 1].created;
+      nontriv += mi < CG_E_PLUS1 && mo < CG_E_PLUS1;
     }
+  count_step(g, c, (uint64_t)ni * no, nontriv, made);
   drop_vertex(g, v);
-  if (c) c->steps++;
   return CG_OK;
 }
 
 int cg_lin_elim_front(cg_lin *g, uint32_t eid, cg_cost *c, cg_error *e) {
-  uint32_t i, j, b;
+  uint32_t i, j, b, no;
+  uint64_t made = 0;
+  int known;
   double wij;
   uint8_t mij;
-  cg_cost saved;
   if (eid >= g->ne || g->tail[eid] == NONE) return cg_seterr(e, CG_EUSAGE, "no such edge");
   i = g->tail[eid], j = g->head[eid], wij = g->w[eid], mij = g->mark[eid];
   if (g->kind[j] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "edge %u -> %u ends in a dependent", i + 1, j + 1);
-  if (c) saved = *c;
-  if (step_begin(g, g->out[j].n))
+  no = g->out[j].n;
+  if (step_begin(g, no))
     return cg_seterr(e, CG_ENOMEM, "out of memory eliminating edge %u (nothing changed)", eid + 1);
-  for (b = 0; b < g->out[j].n; b++) { /* (i, k) is never (i, j): k follows j */
+  known = find_pairs(g, &eid, 1, g->out[j].e, no);
+  for (b = 0; b < no; b++) { /* (i, k) is never (i, j): k follows j */
     uint32_t eo = g->out[j].e[b];
-    if (accumulate(g, i, g->head[eo], wij, mij, g->w[eo], g->mark[eo], c))
-      return step_fail(g, c, &saved, e, "edge", eid);
+    if (accumulate(g, i, g->head[eo], wij, mij, g->w[eo], g->mark[eo], known))
+      return step_fail(g, e, "edge", eid);
+    made += g->undo[b].created;
   }
+  count_step(g, c, no, mij < CG_E_PLUS1 ? count_nontrivial(g, &g->out[j]) : 0, made);
   cg_lin_remove(g, eid);
   if (g->in[j].n == 0) drop_vertex(g, j); /* nothing flows through j any more */
-  if (c) c->steps++;
   return CG_OK;
 }
 
 int cg_lin_elim_back(cg_lin *g, uint32_t eid, cg_cost *c, cg_error *e) {
-  uint32_t j, k, a;
+  uint32_t j, k, a, ni;
+  uint64_t made = 0;
+  int known;
   double wjk;
   uint8_t mjk;
-  cg_cost saved;
   if (eid >= g->ne || g->tail[eid] == NONE) return cg_seterr(e, CG_EUSAGE, "no such edge");
   j = g->tail[eid], k = g->head[eid], wjk = g->w[eid], mjk = g->mark[eid];
   if (g->kind[j] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "edge %u -> %u starts at an independent", j + 1, k + 1);
-  if (c) saved = *c;
-  if (step_begin(g, g->in[j].n))
+  ni = g->in[j].n;
+  if (step_begin(g, ni))
     return cg_seterr(e, CG_ENOMEM, "out of memory eliminating edge %u (nothing changed)", eid + 1);
-  for (a = 0; a < g->in[j].n; a++) { /* (i, k) is never (j, k): i precedes j */
+  known = find_pairs(g, g->in[j].e, ni, &eid, 1);
+  for (a = 0; a < ni; a++) { /* (i, k) is never (j, k): i precedes j */
     uint32_t ei = g->in[j].e[a];
-    if (accumulate(g, g->tail[ei], k, g->w[ei], g->mark[ei], wjk, mjk, c))
-      return step_fail(g, c, &saved, e, "edge", eid);
+    if (accumulate(g, g->tail[ei], k, g->w[ei], g->mark[ei], wjk, mjk, known))
+      return step_fail(g, e, "edge", eid);
+    made += g->undo[a].created;
   }
+  count_step(g, c, ni, mjk < CG_E_PLUS1 ? count_nontrivial(g, &g->in[j]) : 0, made);
   cg_lin_remove(g, eid);
   if (g->out[j].n == 0) drop_vertex(g, j);
-  if (c) c->steps++;
   return CG_OK;
 }

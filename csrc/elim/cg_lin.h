@@ -10,11 +10,28 @@
  * also a dependent, gets a unit copy vertex, seed 002 section 6.2).
  *
  * The graph is mutable: eliminations delete vertices and edges and add
- * fill-in.  Adjacency is kept per vertex as small growable arrays of edge
- * ids (in and out); edges live in a pool with a free list.  Invariants: an
- * edge id appears exactly once in out[tail] and once in in[head] while
- * alive; at most one edge joins two vertices (parallel partials are summed
- * when linearizing); removed vertices have empty lists.
+ * fill-in.  Adjacency is kept per vertex as two lists of edge ids (in and
+ * out); edges live in a pool with a free list (the most recently freed id is
+ * reused first).  Invariants: an edge id appears exactly once in out[tail]
+ * and once in in[head] while alive; at most one edge joins two vertices
+ * (parallel partials are summed when linearizing); removed vertices have
+ * empty lists.  Appending puts an id at the end of a list, removing one moves
+ * the list's last id into its place: so the order inside each list, which
+ * decides the ids of fill-in edges and the order of edge and face candidates,
+ * is a function of the sequence of operations alone.  pin and pout give
+ * each alive edge's place in its two lists, so a removal is O(1).
+ *
+ * Storage of the lists (cg_lin.c): every list of a graph is a block of the
+ * graph's one slab array, cap = 2^c words (c >= 1) or no block (cap = 0,
+ * e = NULL); a list that fills up moves to a block twice as large and its
+ * old block joins the free chain of its size (threaded through the free
+ * blocks' first words as slab offsets); an eliminated vertex's blocks go
+ * there too.  A linearized graph (and a copy) is laid out in vertex order,
+ * each block sized to a bound of the list's degree plus one, as a step adds
+ * its fill-in before it removes the eliminated edges: a CSR layout that
+ * fill-in later spills out of.  The slab may move when it grows, so a list's
+ * e is valid only until the next edge is added.  One allocation per graph
+ * instead of one per list, and no free() per list.
  */
 #ifndef CG_LIN_H
 #define CG_LIN_H
@@ -27,6 +44,8 @@ enum { CG_E_VAR = 0, CG_E_CONST = 1, CG_E_PLUS1 = 2, CG_E_MINUS1 = 3 };
 /* Vertex kinds */
 enum { CG_V_INTER = 0, CG_V_INDEP = 1, CG_V_DEP = 2, CG_V_GONE = 3 };
 
+/* A list of edge (or face) ids.  In a cg_lin: a block of its slab (above);
+ * elsewhere (cg_face.c) grown by cg_adj_push with its own allocation. */
 typedef struct cg_adj {
   uint32_t *e;       /* edge ids */
   uint32_t n, cap;
@@ -47,8 +66,12 @@ typedef struct cg_lin {
   uint8_t *kind;         /* CG_V_* per vertex */
   uint32_t *node;        /* graph node a vertex comes from (or UINT32_MAX) */
   cg_adj *in, *out;
+  uint32_t *slab;        /* every list's block (above) */
+  size_t nslab, capslab; /* words used (blocks carved), allocated */
+  uint32_t sfree[32];    /* first free block of 2^c words (slab offset) or UINT32_MAX */
   /* edge pool */
   uint32_t *tail, *head;
+  uint32_t *pin, *pout;  /* where an edge sits: in[head].e[pin], out[tail].e[pout] */
   double *w;
   uint8_t *mark;         /* CG_E_* */
   uint32_t ne, ecap, nfree, *efree; /* pool size, free ids */
@@ -56,10 +79,13 @@ typedef struct cg_lin {
   int has_w;             /* weights known (else structure only) */
   cg_undo *undo;         /* the step in progress (cg_lin.c) */
   size_t nundo, capundo;
+  uint32_t *vmark;       /* 2 per vertex: stamp and slot of the lookups of large steps (or NULL) */
+  uint32_t epoch;        /* stamp of the current lookup in vmark */
 } cg_lin;
 
-/* Small id lists: append (CG_ENOMEM leaves the list unchanged) and remove
- * one occurrence (the order inside a list carries no meaning). */
+/* Lists outside a cg_lin (cg_face.c's line graph): append (CG_ENOMEM leaves
+ * the list unchanged; the block is the caller's, freed with cg_free at cap
+ * words) and remove one occurrence (the last id takes its place). */
 int cg_adj_push(cg_alloc *A, cg_adj *a, uint32_t id);
 void cg_adj_drop(cg_adj *a, uint32_t id);
 
