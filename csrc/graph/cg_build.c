@@ -48,13 +48,13 @@
 #endif
 #define NF_FREED 0x80 /* slot on the free list (build only) */
 
-/* A node slot during the build.  k0..k2: children; head/tail/clen: its
- * chain in the operation pool; npar: parent edges; par: with recovered
+/* A node slot during the build, 48 bytes.  k0..k2: children; head/tail: its
+ * chain in the operation pool (its length is counted where it is needed); npar: parent edges; par: with recovered
  * hoists the XOR of the parents' slots, else the last parent added (the
  * seed's p.parent, NONE once it is gone); ref: live
  * entries pointing here; birth: creation number (topological order). */
 typedef struct bnode {
-  uint32_t k0, k1, k2, head, tail, clen, npar, par, ref, birth;
+  uint32_t k0, k1, k2, head, tail, npar, par, ref, birth;
   uint8_t nk, fl;
   double val;
 } bnode;
@@ -89,7 +89,7 @@ typedef struct builder {
   uint32_t *order;        /* birth number -> slot, NONE once freed */
   uint32_t par0, parmask; /* bnode.par of a new node; kept bits when a parent comes */
   size_t cap_order;
-  uint64_t live_kids, live_ops; /* sums of nk and clen over the slots in use */
+  uint64_t live_kids, live_ops; /* children and chain operations of the slots in use */
   /* operation pool: singly linked chains */
   size_t ocap, onum;
   bop *op;
@@ -236,7 +236,6 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_
   N->k2 = k2;
   N->nk = (uint8_t)nk;
   N->head = N->tail = o;
-  N->clen = 1;
   N->npar = N->ref = 0;
   N->par = par0;
   N->fl = 0;
@@ -269,16 +268,22 @@ static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, 
   return new_node_inl(B, g, c, kid, nk);
 }
 
-/* Returns a node's slot (and, with ops, its chain) to the free lists. */
-static void free_node(builder *B, uint32_t v, int ops) {
-  if (ops) free_op_chain(B, B->nd[v].head, B->nd[v].tail);
+/* Returns a node's slot (and, with ops, its chain: a dead root's) to the
+ * free lists; the number of operations freed. */
+static uint32_t free_node(builder *B, uint32_t v, int ops) {
+  uint32_t nops = 0, o;
+  if (ops) {
+    for (o = B->nd[v].head; o != NONE; o = B->op[o].next) nops++;
+    free_op_chain(B, B->nd[v].head, B->nd[v].tail);
+    B->live_ops -= nops;
+  }
   B->order[B->nd[v].birth] = NONE;
   B->live_kids -= B->nd[v].nk;
-  B->live_ops -= B->nd[v].clen;
   B->nd[v].fl = NF_FREED;
   B->nd[v].k0 = B->free_node;
   B->free_node = v;
   B->inuse--;
+  return nops;
 }
 
 /* {==== hoisting and dead roots ====} */
@@ -301,9 +306,7 @@ static uint32_t hoist_once(builder *B, uint32_t n, int recovered) {
   if (P->ref == 0 || P->nk != 1) return NONE; /* complete, or binary */
   B->op[N->tail].next = P->head; /* n's chain first, then p's */
   P->head = N->head;
-  P->clen += N->clen;
   B->live_kids += (uint64_t)N->nk - 1; /* free_node(n) takes n's off again */
-  B->live_ops += N->clen;
   P->nk = N->nk;
   P->k0 = N->k0;
   P->k1 = N->k1;
@@ -369,9 +372,8 @@ static void try_dead(builder *B, uint32_t n) {
         try_hoist(B, c, 1);
       }
     }
-    B->st.dead_ops += B->nd[m].clen;
     B->st.dead_nodes++;
-    free_node(B, m, 1);
+    B->st.dead_ops += free_node(B, m, 1);
   }
 }
 
