@@ -151,27 +151,16 @@ static void b_warn(builder *B, const char *fmt, ...) {
 
 /* {==== slots and chains ====} */
 
-/* Grows the slot array to hold one more slot. */
-COLD int grow_slots(builder *B) {
-  size_t nc = B->cap ? B->cap * 2 : B->cap_hint, oc = B->cap;
+/* Doubles a pool of the builder (the first size from the record count);
+ * indices must stay below NONE. */
+COLD int grow(builder *B, void **arr, size_t *cap, size_t elsize) {
+  size_t nc = *cap ? *cap * 2 : B->cap_hint;
   void *p;
-  if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / sizeof(bnode)) return b_nomem(B);
-  p = cg_realloc(B->A, B->nd, oc * sizeof(bnode), nc * sizeof(bnode));
+  if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / elsize) return b_nomem(B);
+  p = cg_realloc(B->A, *arr, *cap * elsize, nc * elsize);
   if (!p) return b_nomem(B);
-  B->nd = (bnode *)p;
-  B->cap = nc;
-  return CG_OK;
-}
-
-/* Grows the operation pool to hold one more operation. */
-COLD int grow_ops(builder *B) {
-  size_t nc = B->ocap ? B->ocap * 2 : B->cap_hint, oc = B->ocap;
-  void *a;
-  if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / sizeof(bop)) return b_nomem(B);
-  a = cg_realloc(B->A, B->op, oc * sizeof(bop), nc * sizeof(bop));
-  if (!a) return b_nomem(B);
-  B->op = (bop *)a;
-  B->ocap = nc;
+  *arr = p;
+  *cap = nc;
   return CG_OK;
 }
 
@@ -182,7 +171,7 @@ HOT_INLINE uint32_t new_op(builder *B, unsigned g, double c) {
     o = B->free_op;
     B->free_op = B->op[o].next;
   } else {
-    if (B->onum == B->ocap && grow_ops(B)) return NONE;
+    if (B->onum == B->ocap && grow(B, (void **)&B->op, &B->ocap, sizeof(bop))) return NONE;
     o = (uint32_t)B->onum++;
   }
   B->op[o].code = (uint8_t)g;
@@ -196,32 +185,20 @@ static void free_op_chain(builder *B, uint32_t head, uint32_t tail) {
   B->free_op = head;
 }
 
-/* Grows the birth -> slot map by one entry at least. */
-COLD int grow_order(builder *B) {
-  size_t nc = B->cap_order ? B->cap_order * 2 : B->cap_hint, oc = B->cap_order;
-  void *p;
-  if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / 4) return b_nomem(B);
-  p = cg_realloc(B->A, B->order, oc * 4, nc * 4);
-  if (!p) return b_nomem(B);
-  B->order = (uint32_t *)p;
-  B->cap_order = nc;
-  return CG_OK;
-}
-
 /* A new node with one operation over nk children; NONE on failure.  Its
  * value is computed from the children's (same arithmetic as the tape). */
 HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_t *kid, int nk) {
   bnode *nd, *N;
   uint32_t v, o, par0 = B->par0, parmask = B->parmask;
   uint32_t k0 = nk > 0 ? kid[0] : NONE, k1 = nk > 1 ? kid[1] : NONE, k2 = nk > 2 ? kid[2] : NONE;
-  if (B->rc || (B->seq == B->cap_order && grow_order(B))) return NONE;
+  if (B->rc || (B->seq == B->cap_order && grow(B, (void **)&B->order, &B->cap_order, 4))) return NONE;
   o = new_op(B, g, c);
   if (o == NONE) return NONE;
   if (B->free_node != NONE) {
     v = B->free_node;
     B->free_node = B->nd[v].k0;
   } else {
-    if (B->nslots == B->cap && grow_slots(B)) return NONE;
+    if (B->nslots == B->cap && grow(B, (void **)&B->nd, &B->cap, sizeof(bnode))) return NONE;
     v = (uint32_t)B->nslots++;
   }
   nd = B->nd; /* locals from here on: the stores below cannot move B's arrays */
