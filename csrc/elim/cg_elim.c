@@ -40,12 +40,12 @@ typedef struct run {
   hent *heap;         /* binary heap of the candidates, first to eliminate on top */
   uint32_t *pos, nheap; /* heap slot of each vertex or NONE */
   uint32_t *stamp, epoch;
-  uint32_t *touched, ntouched;
-  size_t captouched;
+  uint32_t *touched, ntouched; /* nv entries: a vertex is touched once per step */
   uint32_t *xcnt, *ycnt; /* relative Markowitz: independents reaching v, dependents v reaches */
   int nr, low;        /* rules, lowest_first */
   int exact;          /* no callback: keys are never NaN, compare as a total order */
   int small;          /* one rule scoring in non-negative integers: the bit set is used */
+  int markowitz;      /* small, and the rule is markowitz */
   uint64_t *set[6];   /* the bit set's levels: bits key << shift | rank, then one bit per nonzero word */
   size_t setw[6];     /* words per level */
   int nlev, shift;
@@ -267,6 +267,19 @@ static int set_init(run *R) {
   return CG_OK;
 }
 
+/* Sets the bits of the levels above the first from the words below them:
+ * after run_init has set first-level bits directly, in one pass instead of
+ * a set_add per candidate (the same set). */
+static void set_build(run *R) {
+  int l;
+  for (l = 1; l < R->nlev; l++) {
+    const uint64_t *below = R->set[l - 1];
+    size_t i;
+    for (i = 0; i < R->setw[l - 1]; i++)
+      if (below[i]) R->set[l][i >> 6] |= 1ull << (i & 63);
+  }
+}
+
 /* {==== the candidates: heap and bit set ====} */
 
 /* Queues candidate v with first key k. */
@@ -311,6 +324,13 @@ static uint32_t cand_pop(run *R) {
 static void rescore(run *R, uint32_t v) {
   int r, n = R->nr, same = 1;
   double *k = R->key + (size_t)v * n, old = k[0];
+  if (R->markowitz) { /* the common case, the same steps without the dispatch */
+    double s = (double)((uint64_t)R->g->in[v].n * R->g->out[v].n);
+    if (s == old) return;
+    k[0] = s;
+    if (R->pos[v] != NONE) cand_del(R, v, old), cand_add(R, v, s);
+    return;
+  }
   for (r = 0; r < n; r++) {
     double s = score_of(R, r, v);
     same &= s == k[r];
@@ -329,49 +349,44 @@ static void rescore(run *R, uint32_t v) {
 
 /* {==== neighbourhoods ====} */
 
-/* Makes room for `more` touched vertices (before the touches). */
-static int touch_room(run *R, size_t more) {
-  return cg_reserve(R->g->A, (void **)&R->touched, &R->captouched, R->ntouched + more, 4);
-}
-
-/* Adds v to the set of vertices to rescore (once per step; room reserved).
- * stamp[v] is the step that touched v last, or NONE for vertices that are
- * not intermediates (neighbours of live vertices are never eliminated
- * ones), so one comparison decides. */
-static inline void touch(run *R, uint32_t v) {
-  if (R->stamp[v] >= R->epoch) return;
-  R->stamp[v] = R->epoch;
-  R->touched[R->ntouched++] = v;
-}
-
-/* Adds the neighbours of v. */
-static int touch_neighbours(run *R, uint32_t v) {
+/* Adds the neighbours of v to the set of vertices to rescore, each once
+ * per step: stamp[u] is the step that touched u last, or NONE for vertices
+ * that are not intermediates (neighbours of live vertices are never
+ * eliminated ones), so one comparison decides.  touched has nv entries from
+ * run_init and never overflows, so a step needs no reservation.  The work
+ * is in locals: its stores could otherwise alias the list lengths and the
+ * count, forcing reloads. */
+static void touch_neighbours(run *R, uint32_t v) {
   const cg_lin *g = R->g;
-  uint32_t k;
-  if (touch_room(R, (size_t)g->in[v].n + g->out[v].n)) return CG_ENOMEM;
-  for (k = 0; k < g->in[v].n; k++) touch(R, g->tail[g->in[v].e[k]]);
-  for (k = 0; k < g->out[v].n; k++) touch(R, g->head[g->out[v].e[k]]);
-  return CG_OK;
+  const uint32_t *ie = g->in[v].e, *oe = g->out[v].e, *tail = g->tail, *head = g->head;
+  uint32_t ni = g->in[v].n, no = g->out[v].n, k, n = R->ntouched, ep = R->epoch;
+  uint32_t *stamp = R->stamp, *touched = R->touched;
+  for (k = 0; k < ni; k++) {
+    uint32_t u = tail[ie[k]];
+    if (stamp[u] < ep) stamp[u] = ep, touched[n++] = u;
+  }
+  for (k = 0; k < no; k++) {
+    uint32_t u = head[oe[k]];
+    if (stamp[u] < ep) stamp[u] = ep, touched[n++] = u;
+  }
+  R->ntouched = n;
 }
 
 /* The neighbours of v (before its elimination): the vertices whose scores
  * may change.  With radius 2, update() later adds their neighbours. */
-static int collect(run *R, uint32_t v) {
+static void collect(run *R, uint32_t v) {
   R->epoch++;
   R->ntouched = 0;
-  if (R->radius == 0) return CG_OK;
-  return touch_neighbours(R, v);
+  if (R->radius != 0) touch_neighbours(R, v);
 }
 
 /* After the elimination: for radius 2 widen to the neighbours' neighbours
  * (whose fill and damage scores read the changed lists), then rescore. */
-static int update(run *R) {
+static void update(run *R) {
   uint32_t i, n1 = R->ntouched;
   if (R->radius >= 2)
-    for (i = 0; i < n1; i++)
-      if (touch_neighbours(R, R->touched[i])) return CG_ENOMEM;
+    for (i = 0; i < n1; i++) touch_neighbours(R, R->touched[i]);
   for (i = 0; i < R->ntouched; i++) rescore(R, R->touched[i]);
-  return CG_OK;
 }
 
 /* {==== relative Markowitz counts ====} */
@@ -420,7 +435,7 @@ static void run_free(run *R) {
   cg_free(A, R->heap, nv * sizeof(hent));
   cg_free(A, R->pos, nv * 4);
   cg_free(A, R->stamp, nv * 4);
-  cg_free(A, R->touched, R->captouched * 4);
+  cg_free(A, R->touched, nv * 4);
   cg_free(A, R->xcnt, nv * 4);
   cg_free(A, R->ycnt, nv * 4);
   if (R->nlev) { /* the levels are one block */
@@ -456,31 +471,39 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
   }
   R->small = o->nrules == 1 && (o->rule[0].kind == CG_ORD_MARKOWITZ ||
                                 o->rule[0].kind == CG_ORD_MIN_FILL);
+  R->markowitz = R->small && o->rule[0].kind == CG_ORD_MARKOWITZ;
   R->key = (double *)cg_malloc(g->A, nv * (size_t)o->nrules * 8);
   R->heap = (hent *)cg_malloc(g->A, nv * sizeof(hent));
   R->pos = (uint32_t *)cg_malloc(g->A, nv * 4);
   R->stamp = (uint32_t *)cg_malloc(g->A, nv * 4);
+  R->touched = (uint32_t *)cg_malloc(g->A, nv * 4);
   R->xcnt = (uint32_t *)cg_malloc(g->A, nv * 4);
   R->ycnt = (uint32_t *)cg_malloc(g->A, nv * 4);
-  if (!R->key || !R->heap || !R->pos || !R->stamp || !R->xcnt || !R->ycnt ||
+  if (!R->key || !R->heap || !R->pos || !R->stamp || !R->touched || !R->xcnt || !R->ycnt ||
       (R->small && set_init(R)))
     return cg_seterr(e, CG_ENOMEM, "out of memory");
-  for (v = 0; v < g->nv; v++) R->stamp[v] = g->kind[v] == CG_V_INTER ? 0 : NONE;
   for (r = 0; r < o->nrules; r++)
     if (o->rule[r].kind == CG_ORD_REL_MARKOWITZ && reach_counts(R))
       return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (v = 0; v < g->nv; v++) {
     R->pos[v] = NONE;
+    R->stamp[v] = g->kind[v] == CG_V_INTER ? 0 : NONE;
     if (g->kind[v] != CG_V_INTER) continue;
-    for (r = 0; r < o->nrules; r++) R->key[(size_t)v * o->nrules + r] = score_of(R, r, v);
-    if (R->small && R->key[v] < SMALL_KEYS) {
-      cand_add(R, v, R->key[v]);
+    if (R->markowitz) /* one key: score_of's without the dispatch */
+      R->key[v] = (double)((uint64_t)g->in[v].n * g->out[v].n);
+    else
+      for (r = 0; r < o->nrules; r++) R->key[(size_t)v * o->nrules + r] = score_of(R, r, v);
+    if (R->small && R->key[v] < SMALL_KEYS) { /* the first level only: set_build */
+      uint64_t b = set_bit_of(R, v, R->key[v]);
+      R->set[0][b >> 6] |= 1ull << (b & 63);
+      R->pos[v] = IN_SET;
       continue;
     }
     R->heap[R->nheap].k = R->key[(size_t)v * o->nrules];
     R->heap[R->nheap].v = v;
     R->pos[v] = R->nheap++;
   }
+  if (R->small) set_build(R);
   for (v = R->nheap / 2 + 1; v-- > 0;)
     if (v < R->nheap) sift_down(R, v);
   return R->err ? cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed") : CG_OK;
@@ -493,12 +516,12 @@ int cg_lin_eliminate(cg_lin *g, const cg_order *o, cg_cost *c, uint32_t *order_o
   uint32_t count = 0;
   while (!rc && cand_any(&R)) {
     uint32_t v = cand_pop(&R);
-    if ((rc = collect(&R, v)) != 0) rc = cg_seterr(e, CG_ENOMEM, "out of memory");
-    else if (!(rc = cg_lin_elim_vertex(g, v, c, e))) {
+    collect(&R, v);
+    if (!(rc = cg_lin_elim_vertex(g, v, c, e))) {
       if (order_out) order_out[count] = v;
       count++;
-      if (update(&R)) rc = cg_seterr(e, CG_ENOMEM, "out of memory");
-      else if (R.err) rc = cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed");
+      update(&R);
+      if (R.err) rc = cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed");
     }
   }
   if (nout) *nout = count;

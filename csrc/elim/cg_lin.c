@@ -90,11 +90,16 @@ void cg_adj_drop(cg_adj *a, uint32_t eid) {
 
 /* {==== the adjacency slab (invariants in cg_lin.h) ====} */
 
-/* c with 2^c == cap (cap a power of two). */
-static unsigned slab_class(uint32_t cap) {
+/* c with 2^c == cap (cap a power of two, at least 2): the count of
+ * trailing zeros, the compiler's instruction where there is one. */
+static inline unsigned slab_class(uint32_t cap) {
+#if defined(__GNUC__) || defined(__clang__)
+  return (unsigned)__builtin_ctz(cap);
+#else
   unsigned c = 1;
   while ((1u << c) < cap) c++;
   return c;
+#endif
 }
 
 /* Makes the slab hold at least `need` words: a new array (at least twice
@@ -429,21 +434,15 @@ uint64_t cg_lin_markowitz(const cg_lin *g, uint32_t v) {
 /* {==== linearization ====} */
 
 /* Local partials d[i] of graph operation op with operands a[] and result r,
- * and their marks (what is known of them structurally). */
-static inline void gop_partials(unsigned op, double c, const double *a, double r, double *d,
-                         uint8_t *mk) {
-  mk[0] = mk[1] = mk[2] = CG_E_VAR;
-  d[0] = d[1] = d[2] = 0;
+ * and their marks (what is known of them structurally): the operations
+ * gop_partials leaves out, into d and mk already cleared. */
+static void gop_partials_rare(unsigned op, double c, const double *a, double r, double *d,
+                              uint8_t *mk) {
   switch (op) {
-    case CG_G_COPY: d[0] = 1, mk[0] = CG_E_PLUS1; break;
-    case CG_G_ADD: d[0] = d[1] = 1, mk[0] = mk[1] = CG_E_PLUS1; break;
-    case CG_G_SUB: d[0] = 1, d[1] = -1, mk[0] = CG_E_PLUS1, mk[1] = CG_E_MINUS1; break;
-    case CG_G_MUL: d[0] = a[1], d[1] = a[0]; break;
     case CG_G_DIV: d[0] = 1 / a[1], d[1] = -r / a[1]; break;
     case CG_G_MIN: if (a[0] > a[1]) d[1] = 1; else d[0] = 1; break;
     case CG_G_ADDC: d[0] = 1, mk[0] = CG_E_PLUS1; break;
     case CG_G_RSUB: d[0] = -1, mk[0] = CG_E_MINUS1; break;
-    case CG_G_MULC: d[0] = c, mk[0] = CG_E_CONST; break;
     case CG_G_DIVC: d[0] = 1 / c, mk[0] = CG_E_CONST; break;
     case CG_G_RDIV: d[0] = -r / a[0]; break;
     case CG_G_POWC: d[0] = c == 0 ? 0 : c * pow(a[0], c - 1); break;
@@ -469,6 +468,22 @@ static inline void gop_partials(unsigned op, double c, const double *a, double r
   }
 }
 
+/* The local partials of operation op (as gop_partials_rare) with the
+ * commonest operations inline (seed 004 section 1: the edge weights). */
+static inline void gop_partials(unsigned op, double c, const double *a, double r, double *d,
+                                uint8_t *mk) {
+  mk[0] = mk[1] = mk[2] = CG_E_VAR;
+  d[0] = d[1] = d[2] = 0;
+  switch (op) {
+    case CG_G_COPY: d[0] = 1, mk[0] = CG_E_PLUS1; break;
+    case CG_G_ADD: d[0] = d[1] = 1, mk[0] = mk[1] = CG_E_PLUS1; break;
+    case CG_G_SUB: d[0] = 1, d[1] = -1, mk[0] = CG_E_PLUS1, mk[1] = CG_E_MINUS1; break;
+    case CG_G_MUL: d[0] = a[1], d[1] = a[0]; break;
+    case CG_G_MULC: d[0] = c, mk[0] = CG_E_CONST; break;
+    default: gop_partials_rare(op, c, a, r, d, mk); break;
+  }
+}
+
 /* Does gop_partials read the result of operation op? */
 static int needs_result(unsigned op) {
   switch (op) {
@@ -478,30 +493,30 @@ static int needs_result(unsigned op) {
   }
 }
 
-/* The partials of node v's whole chain with respect to its children: the
- * first operation's partials times the derivative of each later one.  The
- * result of an operation is computed only where a partial or the next
- * operation of the chain reads it. */
-static int node_partials(const cg_graph *gr, uint32_t v, double *d, uint8_t *mk) {
-  uint32_t o = gr->op_start[v], end = gr->op_start[v + 1],
-           nk = gr->kid_start[v + 1] - gr->kid_start[v], i;
+/* The partials of node v's whole chain with respect to its nk children
+ * kid[] (gr->kids from kid_start[v]): the first operation's partials times
+ * the derivative of each later one.  The result of an operation is computed
+ * only where a partial or the next operation of the chain reads it. */
+static int node_partials(const cg_graph *gr, uint32_t v, const uint32_t *kid, uint32_t nk,
+                         double *d, uint8_t *mk) {
+  uint32_t o = gr->op_start[v], end = gr->op_start[v + 1], i;
+  unsigned op0 = gr->op[o];
   double a[3], r = 0, dd[3];
   uint8_t m2[3];
   uint64_t sw = 0;
-  for (i = 0; i < nk; i++) a[i] = gr->val[gr->kids[gr->kid_start[v] + i]];
-  if (o + 1 < end || needs_result(gr->op[o])) r = cg_gop_apply_inline(gr->op[o], gr->opc[o], a, &sw);
-  gop_partials(gr->op[o], gr->opc[o], a, r, d, mk);
+  for (i = 0; i < nk; i++) a[i] = gr->val[kid[i]];
+  if (o + 1 < end || needs_result(op0)) r = cg_gop_apply_inline(op0, gr->opc[o], a, &sw);
+  gop_partials(op0, gr->opc[o], a, r, d, mk);
   for (o++; o < end; o++) {
-    double x = r;
-    r = cg_gop_apply_inline(gr->op[o], gr->opc[o], &x, &sw);
-    gop_partials(gr->op[o], gr->opc[o], &x, r, dd, m2);
+    double x[3] = {r, 0, 0}; /* a unary operation: room for what its inline cases may read */
+    r = cg_gop_apply_inline(gr->op[o], gr->opc[o], x, &sw);
+    gop_partials(gr->op[o], gr->opc[o], x, r, dd, m2);
     for (i = 0; i < nk; i++) {
       d[i] *= dd[0];
       mk[i] = mark_prod(mk[i], m2[0]);
     }
   }
-  o = gr->op[gr->op_start[v]];
-  if (o == CG_G_COND || o == CG_G_CONDEQ || o == CG_G_MIN)
+  if (op0 == CG_G_COND || op0 == CG_G_CONDEQ || op0 == CG_G_MIN)
     for (i = 0; i < nk; i++) /* a structural zero stays out of the graph */
       if (d[i] == 0) mk[i] = 0xff;
   return (int)nk;
@@ -517,20 +532,24 @@ static int node_partials(const cg_graph *gr, uint32_t v, double *d, uint8_t *mk)
  * kept as vertices: those, the independents and the dependents.  Returns
  * how many are kept. */
 static uint32_t relevant(const cg_graph *gr, uint8_t *rel) {
-  uint32_t v, k, kept = 0;
-  for (v = 0; v < gr->n; v++) { /* children first: rel[v] is written before it is read */
-    uint32_t k0 = gr->kid_start[v], k1 = gr->kid_start[v + 1];
+  /* the graph's arrays in locals: the byte stores into rel may alias
+   * anything, so gr's fields would be reloaded after each */
+  const uint32_t *ks = gr->kid_start, *kids = gr->kids;
+  uint32_t v, k, kept = 0, n = gr->n;
+  for (v = 0; v < n; v++) { /* children first: rel[v] is written before it is read */
+    uint32_t k0 = ks[v], k1 = ks[v + 1];
     uint8_t r = 0;
     if (k0 == k1 && gr->op[gr->op_start[v]] == CG_G_INDEP) r = 1 | REL_KEEP; /* no children */
-    for (k = k0; k < k1; k++) r |= rel[gr->kids[k]] & 1;
+    for (k = k0; k < k1; k++) r |= rel[kids[k]] & 1;
     rel[v] = r;
   }
   for (k = 0; k < gr->n_dep; k++) rel[gr->dep[k]] |= 2;
-  for (v = gr->n; v-- > 0;) { /* parents first: rel[v] is final here */
-    if (rel[v] & 2)
-      for (k = gr->kid_start[v]; k < gr->kid_start[v + 1]; k++) rel[gr->kids[k]] |= 2;
-    if (on_path(rel[v]) || (gr->flags[v] & CG_NF_DEP)) rel[v] |= REL_KEEP;
-    kept += (rel[v] & REL_KEEP) != 0;
+  for (v = n; v-- > 0;) { /* parents first: rel[v] is final here */
+    uint8_t r = rel[v];
+    if (r & 2)
+      for (k = ks[v]; k < ks[v + 1]; k++) rel[kids[k]] |= 2;
+    if (on_path(r) || (gr->flags[v] & CG_NF_DEP)) rel[v] = r |= REL_KEEP;
+    kept += (r & REL_KEEP) != 0;
   }
   return kept;
 }
@@ -559,20 +578,20 @@ static uint32_t number_copies(const cg_graph *gr, const uint8_t *rel, uint32_t k
   return nv;
 }
 
-/* Adds the edges into vertex vid[v] from its relevant children (node_lists
+/* Adds the edges into vertex u = vid[v] from its relevant children (node_lists
  * made room for them).  Parallel
  * partials (x * x) are summed into one edge: only v's own children give
  * edges into vid[v], so the earlier children are the only ones to check. */
 static void node_edges(cg_lin *g, const cg_graph *gr, const uint8_t *rel, const uint32_t *vid,
-                       uint32_t v) {
+                       uint32_t v, uint32_t u) {
   double d[3];
   uint8_t mk[3];
-  uint32_t made[3], kid[3];
+  uint32_t made[3], k0 = gr->kid_start[v];
+  const uint32_t *kid = gr->kids + k0;
   int nk, i, j;
-  if (gr->kid_start[v] == gr->kid_start[v + 1] || !on_path(rel[v])) return;
-  nk = node_partials(gr, v, d, mk);
+  if (k0 == gr->kid_start[v + 1] || !on_path(rel[v])) return;
+  nk = node_partials(gr, v, kid, gr->kid_start[v + 1] - k0, d, mk);
   for (i = 0; i < nk; i++) {
-    kid[i] = gr->kids[gr->kid_start[v] + (uint32_t)i];
     made[i] = NONE;
     if (!on_path(rel[kid[i]]) || mk[i] == 0xff) continue;
     for (j = 0; j < i && (made[j] == NONE || kid[j] != kid[i]); j++) continue;
@@ -580,7 +599,7 @@ static void node_edges(cg_lin *g, const cg_graph *gr, const uint8_t *rel, const 
       g->w[made[j]] += d[i];
       g->mark[made[j]] = mark_sum(g->mark[made[j]], mk[i]);
     } else {
-      made[i] = add_presized(g, vid[kid[i]], vid[v], d[i], mk[i]);
+      made[i] = add_presized(g, vid[kid[i]], u, d[i], mk[i]);
     }
   }
 }
@@ -646,7 +665,7 @@ cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
     if (vid[v] == NONE) continue;
     g->node[vid[v]] = v;
     node_lists(g, gr, rel, v, vid[v]);
-    node_edges(g, gr, rel, vid, v);
+    node_edges(g, gr, rel, vid, v, vid[v]);
   }
   for (j = 0; j < gr->n_dep; j++)
     if (ycopy[j] != NONE) { /* all lists valid before add_new may move the slab */
@@ -1063,24 +1082,39 @@ static void drop_vertex(cg_lin *g, uint32_t v) {
 
 int cg_lin_elim_vertex(cg_lin *g, uint32_t v, cg_cost *c, cg_error *e) {
   uint32_t a, b, ni, no;
-  uint64_t nontriv = 0, made = 0;
+  uint64_t nontriv = 0, made = 0, pairs;
   int known;
   if (v >= g->nv || g->kind[v] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "vertex %u is not an intermediate", v + 1);
-  ni = g->in[v].n, no = g->out[v].n;
-  if (step_begin(g, (uint64_t)ni * no))
+  ni = g->in[v].n, no = g->out[v].n, pairs = (uint64_t)ni * no;
+  if (step_begin(g, pairs))
     return cg_seterr(e, CG_ENOMEM, "out of memory eliminating vertex %u (nothing changed)", v + 1);
   known = find_pairs(g, g->in[v].e, ni, g->out[v].e, no);
-  for (a = 0; a < ni; a++)
-    for (b = 0; b < no; b++) { /* lists re-read: a new edge may move the slab */
-      uint32_t ei = g->in[v].e[a], eo = g->out[v].e[b];
-      uint8_t mi = g->mark[ei], mo = g->mark[eo];
-      if (accumulate(g, g->tail[ei], g->head[eo], g->w[ei], mi, g->w[eo], mo, known))
+  if (no == 1) { /* one use of v, the commonest shape: the same pairs in the same order,
+                  * with the out-edge read once (no step writes it) */
+    uint32_t eo = g->out[v].e[0], k = g->head[eo];
+    uint8_t mo = g->mark[eo];
+    double wo = g->w[eo];
+    for (a = 0; a < ni; a++) { /* lists re-read: a new edge may move the slab */
+      uint32_t ei = g->in[v].e[a];
+      uint8_t mi = g->mark[ei];
+      if (accumulate(g, g->tail[ei], k, g->w[ei], mi, wo, mo, known))
         return step_fail(g, e, "vertex", v);
       made += g->undo[g->nundo - 1].created;
       nontriv += mi < CG_E_PLUS1 && mo < CG_E_PLUS1;
     }
-  count_step(g, c, (uint64_t)ni * no, nontriv, made);
+  } else {
+    for (a = 0; a < ni; a++)
+      for (b = 0; b < no; b++) { /* lists re-read: a new edge may move the slab */
+        uint32_t ei = g->in[v].e[a], eo = g->out[v].e[b];
+        uint8_t mi = g->mark[ei], mo = g->mark[eo];
+        if (accumulate(g, g->tail[ei], g->head[eo], g->w[ei], mi, g->w[eo], mo, known))
+          return step_fail(g, e, "vertex", v);
+        made += g->undo[g->nundo - 1].created;
+        nontriv += mi < CG_E_PLUS1 && mo < CG_E_PLUS1;
+      }
+  }
+  count_step(g, c, pairs, nontriv, made);
   drop_vertex(g, v);
   return CG_OK;
 }
