@@ -437,6 +437,21 @@ describe("elim: Lua orderings", function()
     assert.are.same(o2, o1)
     assert.are.equal(c2.mults, c1.mults)
   end)
+  it("score functions get the current in- and out-degrees with each call", function()
+    local a <close> = lg:copy()
+    local b <close> = lg:copy()
+    local calls, wrong = 0, 0
+    local c1, o1 = a:eliminate(function(v, g, din, dout)
+      calls = calls + 1
+      if din ~= g:in_degree(v) or dout ~= g:out_degree(v) then wrong = wrong + 1 end
+      return din * dout
+    end)
+    local c2, o2 = b:eliminate("markowitz")
+    assert.is_true(calls > 0)
+    assert.are.equal(0, wrong)
+    assert.are.same(o2, o1)
+    assert.are.equal(c2.mults, c1.mults)
+  end)
   it("a filter chain of a Lua score and a name", function()
     local a <close> = lg:copy()
     local b <close> = lg:copy()

@@ -231,7 +231,9 @@ static int lin_elim_edge(lua_State *L) {
 
 /* {==== orderings from Lua ====} */
 
-/* A Lua score function called by the core: fn(v, lg) -> number. */
+/* A Lua score function called by the core: fn(v, lg, in_degree, out_degree)
+ * -> number (the degrees come with the call: most rules of seed 004 are
+ * functions of them, and asking lg for them costs two method calls). */
 typedef struct luascore {
   lua_State *L;
   int fn_idx, lin_idx;
@@ -243,11 +245,12 @@ static double call_score(void *ud, const cg_lin *g, uint32_t v, int *err) {
   lua_State *L = s->L;
   double r;
   int isnum;
-  (void)g;
   lua_pushvalue(L, s->fn_idx);
   lua_pushinteger(L, (lua_Integer)v + 1);
   lua_pushvalue(L, s->lin_idx);
-  if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+  lua_pushinteger(L, (lua_Integer)g->in[v].n);
+  lua_pushinteger(L, (lua_Integer)g->out[v].n);
+  if (lua_pcall(L, 4, 1, 0) != LUA_OK) {
     snprintf(s->msg, sizeof s->msg, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
     lua_pop(L, 1);
     *err = 1;
