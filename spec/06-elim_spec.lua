@@ -452,6 +452,29 @@ describe("elim: Lua orderings", function()
     assert.are.same(o2, o1)
     assert.are.equal(c2.mults, c1.mults)
   end)
+  it("one score function orders as the same function in a chain (bit set and heap agree)", function()
+    local zero = function() return 0 end
+    local fns = {
+      function(v, g, din, dout) return din * dout end,                        -- small integers
+      function(v, g, din, dout) return din * dout - 0.5 end,                  -- fractions
+      function(v, g, din, dout) return (v % 3 == 0) and 40 + din or din * dout end, -- large and small
+      function(v, g, din, dout) return (v % 4 == 0) and -1 or din end,       -- negative and small
+      function(v, g, din, dout) return (v % 5 == 0) and 0.25 * din or dout end, -- fractional and small
+    }
+    for seed = 1, 6 do
+      local base = random_dag(10 + seed, 3, 14, seed)
+      for i, f in ipairs(fns) do
+        for _, low in ipairs({ false, true }) do
+          local a <close> = base:copy()
+          local b <close> = base:copy()
+          local c1, o1 = a:eliminate({ f, lowest_first = low })
+          local c2, o2 = b:eliminate({ f, zero, lowest_first = low })
+          assert.are.same(o2, o1, ("seed %d function %d"):format(seed, i))
+          assert.are.equal(c2.mults, c1.mults)
+        end
+      end
+    end
+  end)
   it("a filter chain of a Lua score and a name", function()
     local a <close> = lg:copy()
     local b <close> = lg:copy()

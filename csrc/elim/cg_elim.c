@@ -15,6 +15,10 @@
  * element is found in a few word operations (O(log64 (SMALL_KEYS V))), not
  * in log2 V comparisons; larger keys stay in the heap, behind every key of
  * the set.  Both give the same order: one candidate is first by the keys.
+ * A single Lua score function uses the bit set too for the scores that are
+ * small non-negative integers (Markowitz written in Lua); its other scores
+ * (negative, fractional, large, NaN) go to the heap, and the first
+ * candidate is then the first of the two tops by the heap's ordering.
  */
 #include <math.h>
 #include <string.h>
@@ -46,6 +50,7 @@ typedef struct run {
   int exact;          /* no callback: keys are never NaN, compare as a total order */
   int small;          /* one rule scoring in non-negative integers: the bit set is used */
   int markowitz;      /* small, and the rule is markowitz */
+  int mixed;          /* small, and heap keys may come before set keys (a callback) */
   uint64_t *set[6];   /* the bit set's levels: bits key << shift | rank, then one bit per nonzero word */
   size_t setw[6];     /* words per level */
   int nlev, shift;
@@ -282,9 +287,12 @@ static void set_build(run *R) {
 
 /* {==== the candidates: heap and bit set ====} */
 
+/* A key the bit set takes: an integer in [0, SMALL_KEYS) (NaN fails). */
+static inline int small_key(double k) { return k >= 0 && k < SMALL_KEYS && k == (double)(int)k; }
+
 /* Queues candidate v with first key k. */
 static void cand_add(run *R, uint32_t v, double k) {
-  if (R->small && k < SMALL_KEYS) {
+  if (R->small && small_key(k)) {
     set_add(R, set_bit_of(R, v, k));
     R->pos[v] = IN_SET;
   } else {
@@ -311,6 +319,13 @@ static uint32_t cand_pop(run *R) {
   uint32_t v, rank;
   if (!R->small || !R->set[R->nlev - 1][0]) return heap_pop(R);
   b = set_first(R);
+  if (R->mixed && R->nheap) { /* the set's first against the heap's top */
+    hent x;
+    x.k = (double)(b >> R->shift);
+    rank = (uint32_t)(b & ((1ull << R->shift) - 1));
+    x.v = R->low ? rank : R->g->nv - 1 - rank;
+    if (before(R, &R->heap[0], &x)) return heap_pop(R);
+  }
   set_del(R, b);
   rank = (uint32_t)(b & ((1ull << R->shift) - 1));
   v = R->low ? rank : R->g->nv - 1 - rank;
@@ -470,7 +485,9 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
     if (o->rule[r].kind == CG_ORD_CALLBACK) R->exact = 0;
   }
   R->small = o->nrules == 1 && (o->rule[0].kind == CG_ORD_MARKOWITZ ||
-                                o->rule[0].kind == CG_ORD_MIN_FILL);
+                                o->rule[0].kind == CG_ORD_MIN_FILL ||
+                                o->rule[0].kind == CG_ORD_CALLBACK);
+  R->mixed = R->small && o->rule[0].kind == CG_ORD_CALLBACK;
   R->markowitz = R->small && o->rule[0].kind == CG_ORD_MARKOWITZ;
   R->key = (double *)cg_malloc(g->A, nv * (size_t)o->nrules * 8);
   R->heap = (hent *)cg_malloc(g->A, nv * sizeof(hent));
@@ -493,7 +510,7 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
       R->key[v] = (double)((uint64_t)g->in[v].n * g->out[v].n);
     else
       for (r = 0; r < o->nrules; r++) R->key[(size_t)v * o->nrules + r] = score_of(R, r, v);
-    if (R->small && R->key[v] < SMALL_KEYS) { /* the first level only: set_build */
+    if (R->small && small_key(R->key[v])) { /* the first level only: set_build */
       uint64_t b = set_bit_of(R, v, R->key[v]);
       R->set[0][b >> 6] |= 1ull << (b & 63);
       R->pos[v] = IN_SET;
