@@ -240,17 +240,14 @@ typedef struct luascore {
   char msg[400];
 } luascore;
 
-static double call_score(void *ud, const cg_lin *g, uint32_t v, int *err) {
-  luascore *s = (luascore *)ud;
+/* Calls the score function whose nargs arguments are pushed above it and
+ * returns its number; on an error or a result that is no number, *err and
+ * s->msg (naming vertex v, unless v is CG_NOV). */
+static double finish_score(luascore *s, int nargs, uint32_t v, int *err) {
   lua_State *L = s->L;
   double r;
   int isnum;
-  lua_pushvalue(L, s->fn_idx);
-  lua_pushinteger(L, (lua_Integer)v + 1);
-  lua_pushvalue(L, s->lin_idx);
-  lua_pushinteger(L, (lua_Integer)g->in[v].n);
-  lua_pushinteger(L, (lua_Integer)g->out[v].n);
-  if (lua_pcall(L, 4, 1, 0) != LUA_OK) {
+  if (lua_pcall(L, nargs, 1, 0) != LUA_OK) {
     snprintf(s->msg, sizeof s->msg, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
     lua_pop(L, 1);
     *err = 1;
@@ -259,10 +256,22 @@ static double call_score(void *ud, const cg_lin *g, uint32_t v, int *err) {
   r = lua_tonumberx(L, -1, &isnum);
   lua_pop(L, 1);
   if (!isnum) {
-    snprintf(s->msg, sizeof s->msg, "score function returned no number for vertex %u", v + 1);
+    if (v == CG_NOV) snprintf(s->msg, sizeof s->msg, "score function returned no number");
+    else snprintf(s->msg, sizeof s->msg, "score function returned no number for vertex %u", v + 1);
     *err = 1;
   }
   return r;
+}
+
+static double call_score(void *ud, const cg_lin *g, uint32_t v, int *err) {
+  luascore *s = (luascore *)ud;
+  lua_State *L = s->L;
+  lua_pushvalue(L, s->fn_idx);
+  lua_pushinteger(L, (lua_Integer)v + 1);
+  lua_pushvalue(L, s->lin_idx);
+  lua_pushinteger(L, (lua_Integer)g->in[v].n);
+  lua_pushinteger(L, (lua_Integer)g->out[v].n);
+  return finish_score(s, 4, v, err);
 }
 
 static const char *const rule_names[] = {"forward", "reverse", "markowitz", "relative-markowitz",
@@ -478,27 +487,13 @@ static int lin_tostring(lua_State *L) {
 static double call_xscore(void *ud, uint32_t i, uint32_t j, uint32_t k, int back, int *err) {
   luascore *s = (luascore *)ud;
   lua_State *L = s->L;
-  double r;
-  int isnum;
   lua_pushvalue(L, s->fn_idx);
   lua_pushinteger(L, (lua_Integer)i + 1);
   lua_pushinteger(L, (lua_Integer)j + 1);
   if (k == CG_NOV) lua_pushstring(L, back ? "back" : "front");
   else lua_pushinteger(L, (lua_Integer)k + 1);
   lua_pushvalue(L, s->lin_idx);
-  if (lua_pcall(L, 4, 1, 0) != LUA_OK) {
-    snprintf(s->msg, sizeof s->msg, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
-    lua_pop(L, 1);
-    *err = 1;
-    return 0;
-  }
-  r = lua_tonumberx(L, -1, &isnum);
-  lua_pop(L, 1);
-  if (!isnum) {
-    snprintf(s->msg, sizeof s->msg, "score function returned no number");
-    *err = 1;
-  }
-  return r;
+  return finish_score(s, 4, CG_NOV, err);
 }
 
 static const char *const xrule_names[] = {"forward", "reverse", "markowitz", "relative-markowitz",
