@@ -655,22 +655,40 @@ static void set_limits(ad_reader *R) {
  * conditions imply those under which read_record succeeds, and it computes
  * the same records (spec/c/test_adolc.c compares the two on every tape and
  * every fuzzed mutant). */
+/* Where the fast decoders read (the next opcode, operand and constant in
+ * their windows) and how many records they may decode there: the batch is
+ * cut so that even records of the largest size stay in the operation and
+ * location windows.  set_limits has put the cursors in their windows. */
+static uint64_t fast_view(const ad_reader *R, const unsigned char **ob, const uint32_t **L,
+                          const double **V) {
+  uint64_t k = R->olim - R->oi, kl = (R->llim - R->li) / AD_FAST_NL;
+  *ob = R->ops.buf + (R->oi - R->ops.base);
+  *L = (const uint32_t *)(const void *)R->locs.buf + (R->li - R->locs.base);
+  *V = (const double *)(const void *)R->vals.buf + (R->vi - R->vals.base);
+  return k < kl ? k : kl;
+}
+
+/* Moves the cursors past n decoded records whose operands end at L and
+ * which took nv constants. */
+static void fast_advance(ad_reader *R, uint64_t n, const uint32_t *L, uint64_t nv) {
+  R->oi += n;
+  R->li = R->locs.base + (uint64_t)(L - (const uint32_t *)(const void *)R->locs.buf);
+  R->vi += nv;
+}
+
 static int fast_batch(ad_reader *R, cg_rec *out, int max, uint32_t *loc) {
   const ad_fastop *fast = R->fast;
   const cg_rec *tmpl = R->tmpl;
   const unsigned char *ob;
   const uint32_t *L;
-  const double *V;
+  const double *V, *V0;
   uint32_t hmask = R->hmask;
   uint64_t oi = R->oi, k, vrem = R->vlim - R->vi;
   int n;
   if (oi >= R->olim) return 0;
-  k = R->olim - oi; /* set_limits: cursors are in their windows */
+  k = fast_view(R, &ob, &L, &V);
   if (k > (uint64_t)max) k = (uint64_t)max;
-  if (k > (R->llim - R->li) / AD_FAST_NL) k = (R->llim - R->li) / AD_FAST_NL;
-  ob = R->ops.buf + (oi - R->ops.base);
-  L = (const uint32_t *)(const void *)R->locs.buf + (R->li - R->locs.base);
-  V = (const double *)(const void *)R->vals.buf + (R->vi - R->vals.base);
+  V0 = V;
   for (n = 0; n < (int)k; n++) {
     const ad_fastop *f = fast + ob[n];
     uint32_t c0, c1, c2, c3, *c = loc + 4 * n;
@@ -692,9 +710,7 @@ static int fast_batch(ad_reader *R, cg_rec *out, int max, uint32_t *loc) {
     V += f->nv;
     vrem -= f->nv;
   }
-  R->oi = oi + (uint64_t)n;
-  R->li = R->locs.base + (uint64_t)(L - (const uint32_t *)(const void *)R->locs.buf);
-  R->vi = R->vals.base + (uint64_t)(V - (const double *)(const void *)R->vals.buf);
+  fast_advance(R, (uint64_t)n, L, (uint64_t)(V - V0));
   return n;
 }
 
@@ -717,13 +733,14 @@ static int fast_soa(ad_reader *R, cg_run *u) {
   uint32_t *dlend = u->loc + u->cap_loc - AD_FAST_NL; /* room for 4 more slots */
   size_t n;
   if (oi >= R->olim || u->cap_loc - u->nloc < AD_FAST_NL) return 0;
-  k = R->olim - oi; /* set_limits: cursors are in their windows */
-  if (k > (R->llim - R->li) / AD_FAST_NL) k = (R->llim - R->li) / AD_FAST_NL;
+  { /* through plain pointers: restrict ones do not convert */
+    const unsigned char *ob0;
+    const uint32_t *L0;
+    k = fast_view(R, &ob0, &L0, &V);
+    ob = ob0, L = L0;
+  }
   if (k > u->cap_op - u->nop) k = u->cap_op - u->nop;
   if (vrem > u->cap_val - u->nval) vrem = u->cap_val - u->nval;
-  ob = R->ops.buf + (oi - R->ops.base);
-  L = (const uint32_t *)(const void *)R->locs.buf + (R->li - R->locs.base);
-  V = (const double *)(const void *)R->vals.buf + (R->vi - R->vals.base);
   for (n = 0; n < k; n++) {
     const ad_fastop *f = fast + ob[n];
     uint32_t c0, c1, c2, c3;
@@ -752,9 +769,7 @@ static int fast_soa(ad_reader *R, cg_run *u) {
   u->nop += n;
   u->nloc += (size_t)(dl - dl0);
   u->nval += (size_t)nv;
-  R->oi = oi + (uint64_t)n;
-  R->li = R->locs.base + (uint64_t)(L - (const uint32_t *)(const void *)R->locs.buf);
-  R->vi += nv;
+  fast_advance(R, n, L, nv);
   return (int)n;
 }
 
@@ -767,16 +782,23 @@ static int top_up(ad_stream *s, uint64_t cur, uint64_t need, cg_error *e) {
   return st_fill(s, cur, e);
 }
 
-/* Decodes the next run of records into out, after topping up the buffers;
- * 0 if the next record needs the slow path. */
-static int fast_run(ad_reader *R, cg_rec *out, int max, uint32_t *loc, cg_error *e) {
+/* Tops up the buffers and sets the fast path's limits: 1 if a fast decoder
+ * may run, 0 if the next record needs the slow path, <0 on an error. */
+static int fast_ready(ad_reader *R, cg_error *e) {
   int rc;
   if (R->done || R->li > R->lend || R->vi > R->nvalops) return 0; /* see set_limits */
   if ((rc = top_up(&R->ops, R->oi, 1, e)) || (rc = top_up(&R->locs, R->li, AD_FAST_NL, e)) ||
       (rc = top_up(&R->vals, R->vi, AD_FAST_NV, e)))
     return rc;
   set_limits(R);
-  return fast_batch(R, out, max, loc);
+  return 1;
+}
+
+/* Decodes the next run of records into out; 0 if the next record needs the
+ * slow path. */
+static int fast_run(ad_reader *R, cg_rec *out, int max, uint32_t *loc, cg_error *e) {
+  int rc = fast_ready(R, e);
+  return rc <= 0 ? rc : fast_batch(R, out, max, loc);
 }
 
 /* cg_reader_next_run: first the plain records ad_next decoded ahead into
@@ -799,12 +821,7 @@ static int ad_next_run(cg_reader *base, cg_run *u, cg_error *e) {
     n++;
   }
   if (n > 0 || R->qp < R->qend) return n;
-  if (R->done || R->li > R->lend || R->vi > R->nvalops) return 0;
-  if ((rc = top_up(&R->ops, R->oi, 1, e)) || (rc = top_up(&R->locs, R->li, AD_FAST_NL, e)) ||
-      (rc = top_up(&R->vals, R->vi, AD_FAST_NV, e)))
-    return rc;
-  set_limits(R);
-  return fast_soa(R, u);
+  return (rc = fast_ready(R, e)) <= 0 ? rc : fast_soa(R, u);
 }
 
 /* One record the slow way, then the fast path's limits anew. */
