@@ -481,7 +481,8 @@ static int index_of(builder *B, uint64_t l, uint64_t *out) {
 /* The tape's arithmetic opcodes, normalized (seed 000 section 2.2): one
  * row per opcode says which graph operation it becomes, which operand is
  * the output, which are the inputs (in the order they are read) and where
- * the constant comes from.  The build loop and rec_arith both read it. */
+ * the constant comes from.  The build loop reads it (build_all); the
+ * records it has no row for go through rec_other. */
 
 static const struct { uint8_t op, g, out, nin, in0, in1, in2, cm; } norm_rows[] = {
   {CG_OP_eq_plus_d, CG_G_ADDC, 0, 1, 0, 0, 0, NC_V0},
@@ -569,26 +570,6 @@ static double norm_const(const bnorm *d, const double *V) {
     case NC_MONE: return -1.0;
     default: return 0.0;
   }
-}
-
-/* One normalized record (a row of the table). */
-static int rec_norm(builder *B, const bnorm *d, const uint32_t *L, const double *V) {
-  uint64_t in[3];
-  int i;
-  switch (d->kind) {
-    case NK_ALIAS: return assign(B, L[d->out], L[d->in[0]]);
-    case NK_CONST: return constant(B, L[d->out], norm_const(d, V));
-    default:
-      for (i = 0; i < d->nin; i++) in[i] = L[d->in[i]];
-      return op_node(B, L[d->out], d->g, norm_const(d, V), in, d->nin);
-  }
-}
-
-/* The normalized opcodes; 1 for the others. */
-static int rec_arith(builder *B, const cg_rec *r) {
-  const bnorm *d = &B->norm[r->op & 255];
-  if (d->kind == NK_OTHER) return 1;
-  return rec_norm(B, d, r->loc, r->val);
 }
 
 /* sin_op [s, c, a] and cos_op [c, s, a]: two nodes, the second output first,
@@ -744,12 +725,12 @@ static int rec_other(builder *B, const cg_rec *r) {
   }
 }
 
+/* A record the normalization table has no row for. */
 static int build_rec(builder *B, const cg_rec *r) {
   int rc;
   B->rec = r->index;
   if (r->op != CG_OP_death_not) B->st.tape_ops++;
-  rc = rec_arith(B, r);
-  if (rc == 1) rc = rec_other(B, r);
+  rc = rec_other(B, r);
   return B->rc ? B->rc : rc;
 }
 
