@@ -1,11 +1,14 @@
 /* check.h: what the C unit tests share: a CHECK macro that counts, the
- * closing "N passed, N failed" line, and an allocator that fails at the k-th
- * request and counts live bytes (STYLE.md rule 2). */
+ * closing "N passed, N failed" line, an allocator that fails at the k-th
+ * request and counts live bytes (STYLE.md rule 2), and tapes from text. */
 #ifndef CG_SPEC_CHECK_H
 #define CG_SPEC_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "tape/cg_tape.h"
 
 #if defined(__GNUC__)
 #define CHECK_UNUSED __attribute__((unused))
@@ -47,6 +50,18 @@ CHECK_UNUSED static void *counting_alloc(void *ud, void *ptr, size_t osize, size
   ptr = realloc(ptr, nsize);
   if (ptr) c->live += (long long)nsize - (long long)osize;
   return ptr;
+}
+
+/* A tape from a text tape held in memory (name: for messages); NULL and e
+ * on an error. */
+CHECK_UNUSED static cg_tape *check_tape_text(cg_alloc *A, const char *name, const char *text,
+                                             cg_error *e) {
+  cg_reader *R = cg_text_open(A, name, text, strlen(text), e);
+  cg_tape *t;
+  if (!R) return NULL;
+  t = cg_tape_from_reader(A, R, e);
+  cg_reader_close(R);
+  return t;
 }
 
 #endif

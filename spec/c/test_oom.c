@@ -24,15 +24,6 @@ static const char *TEXT =
     "mult_a_a 8 7 3\ndiv_a_a 9 8 6\nplus_a_a 10 9 0\nmult_a_a 11 10 4\n"
     "sqrt_op 12 7\neq_plus_a 12 11\nassign_dep 12\nassign_dep 11\nassign_dep 9\n";
 
-static cg_tape *read_text(cg_alloc *A, cg_error *e) {
-  cg_reader *R = cg_text_open(A, "oom.txt", TEXT, strlen(TEXT), e);
-  cg_tape *t;
-  if (!R) return NULL;
-  t = cg_tape_from_reader(A, R, e);
-  cg_reader_close(R);
-  return t;
-}
-
 static void order_markowitz(cg_order *o) {
   memset(o, 0, sizeof *o);
   o->rule[0].kind = CG_ORD_MARKOWITZ;
@@ -52,7 +43,7 @@ static int same_jac(const cg_jac *a, const cg_jac *b) {
 /* The reference Jacobian, computed without failures. */
 static int reference(cg_jac *J) {
   cg_error e;
-  cg_tape *t = read_text(NULL, &e);
+  cg_tape *t = check_tape_text(NULL, "oom.txt", TEXT, &e);
   cg_graph *g = t ? cg_graph_build(NULL, t, NULL, NULL, &e) : NULL;
   cg_lin *lg = g ? cg_lin_from_graph(g, &e) : NULL;
   int rc = lg ? cg_lin_jac_forward(lg, J, &e) : CG_ERUNTIME;
@@ -73,7 +64,7 @@ static int pipeline_once(long k, const cg_jac *ref, tally *T) {
   cg_alloc A = {counting_alloc, &c};
   cg_error e;
   cg_order o;
-  cg_tape *t = read_text(&A, &e);
+  cg_tape *t = check_tape_text(&A, "oom.txt", TEXT, &e);
   cg_graph *g = NULL;
   cg_lin *lg = NULL;
   int rc = t ? CG_OK : e.code;
@@ -165,7 +156,7 @@ static void test_mem_limit(void) {
   counting c = {0, 0, 0};
   cg_alloc A = {counting_alloc, &c};
   cg_error e;
-  cg_tape *t = read_text(NULL, &e);
+  cg_tape *t = check_tape_text(NULL, "oom.txt", TEXT, &e);
   cg_gopts o;
   cg_graph *g;
   long calls;

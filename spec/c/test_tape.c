@@ -17,18 +17,9 @@ static const char *TEXT =
     "div_d_a 5 1 3.0\nsqrt_op 5 5\nsin_op 6 7 5\ntake_stock_op 3 8 0.5 1.5 2.5\n"
     "plus_a_a 9 6 10\nassign_dep 5\nassign_dep 9\n";
 
-static cg_tape *from_text(cg_alloc *A, cg_error *e) {
-  cg_reader *R = cg_text_open(A, "t.txt", TEXT, strlen(TEXT), e);
-  cg_tape *t;
-  if (!R) return NULL;
-  t = cg_tape_from_reader(A, R, e);
-  cg_reader_close(R);
-  return t;
-}
-
 static void test_values(void) {
   cg_error e;
-  cg_tape *t = from_text(NULL, &e);
+  cg_tape *t = check_tape_text(NULL, "t.txt", TEXT, &e);
   double y[2];
   CHECK(t != NULL);
   if (!t) return;
@@ -41,7 +32,7 @@ static void test_values(void) {
 
 static void test_roundtrip(void) {
   cg_error e;
-  cg_tape *t = from_text(NULL, &e), *c;
+  cg_tape *t = check_tape_text(NULL, "t.txt", TEXT, &e), *c;
   cg_tape_iter a, b;
   cg_rec ra, rb;
   int same = 1;
@@ -72,7 +63,7 @@ static void test_oom(void) {
     cg_alloc A = {counting_alloc, &c};
     cg_error e;
     cg_stats s;
-    cg_tape *t = from_text(&A, &e), *u = NULL;
+    cg_tape *t = check_tape_text(&A, "t.txt", TEXT, &e), *u = NULL;
     int ok = t != NULL;
     if (!t && e.code != CG_ENOMEM) bad++;
     if (t) {
