@@ -405,12 +405,9 @@ static int load_runs(cg_tape *t, cg_reader *R, cg_error *e) {
   for (;;) {
     cg_run u;
     size_t k;
-    if (t->cap_op - t->nops < 1 || t->cap_loc - t->nlocs < 4 || t->cap_val - t->nvals < 2) {
-      if (cg_reserve(t->A, (void **)&t->op, &t->cap_op, t->nops + 4096, 1) ||
-          cg_reserve(t->A, (void **)&t->loc, &t->cap_loc, t->nlocs + 4 * 4096, sizeof *t->loc) ||
-          cg_reserve(t->A, (void **)&t->val, &t->cap_val, t->nvals + 2 * 4096, sizeof *t->val))
-        return cg_seterr(e, CG_ENOMEM, "out of memory after %zu records", t->nops);
-    }
+    if ((t->cap_op - t->nops < 1 || t->cap_loc - t->nlocs < 4 || t->cap_val - t->nvals < 2) &&
+        (n = push_reserve(t, 4, 2, e)) != CG_OK) /* the room one run needs; capacities double */
+      return n;
     u.op = t->op, u.loc = t->loc, u.val = t->val;
     u.cap_op = t->cap_op, u.cap_loc = t->cap_loc, u.cap_val = t->cap_val;
     u.nop = t->nops, u.nloc = t->nlocs, u.nval = t->nvals;
