@@ -363,7 +363,6 @@ COLD void complete(builder *B, uint32_t n) {
 
 /* {==== the live node table ====} */
 
-/* Points location loc at node v (NONE: unlinks it). */
 /* set_live for a location known to be in the store (a loaded tape's
  * invariant: every location is < nstore). */
 HOT_INLINE int set_live_in(builder *B, uint64_t loc, uint32_t v) {
@@ -374,15 +373,11 @@ HOT_INLINE int set_live_in(builder *B, uint64_t loc, uint32_t v) {
   return B->rc;
 }
 
+/* Points location loc at node v (NONE: unlinks it). */
 static int set_live(builder *B, uint64_t loc, uint32_t v) {
-  uint32_t old;
   if (loc >= B->nlive) return b_fail(B, CG_EFORMAT, "location %llu beyond the store",
                                      (unsigned long long)loc);
-  old = B->live[loc];
-  if (v != NONE) B->nd[v].ref++;
-  B->live[loc] = v;
-  if (old != NONE && --B->nd[old].ref == 0) complete(B, old);
-  return B->rc;
+  return set_live_in(B, loc, v);
 }
 
 /* The node holding location loc; an uninitialized read gets a zero node and
