@@ -66,12 +66,15 @@ typedef struct bop {
   uint8_t code;
 } bop;
 
-/* How an opcode is normalized (see norm_rows). */
-enum { NK_OTHER = 0, NK_OP, NK_ALIAS, NK_CONST };
+/* How an opcode is normalized (see norm_rows).  The kind says how the build
+ * loop handles it, in one dispatch: an operation over 1, 2 or 3 inputs, an
+ * alias, a constant, or the general path (NK_OTHER). */
+enum { NK_OTHER = 0, NK_OP1, NK_OP2, NK_OP3, NK_ALIAS, NK_CONST };
 enum { NC_NONE = 0, NC_V0, NC_NEGV0, NC_ONE, NC_MONE, NC_ZERO };
 typedef struct bnorm {
-  uint8_t kind, g, out, nin, in[3], cm;
+  uint8_t kind, g, out, in[3], cm; /* cm: NC_V0, NC_NEGV0 or (fixed) NC_NONE */
   uint8_t nl, nv; /* operands and constants of the record (fixed-size opcodes) */
+  double c;       /* the constant when it is fixed (cm NC_NONE) */
 } bnorm;
 
 typedef struct builder {
@@ -83,7 +86,7 @@ typedef struct builder {
   bnorm norm[256];   /* the normalization table (norm_init) */
   /* node slots: one record per slot, since building touches most fields of
    * a node at once (the built graph is struct-of-arrays) */
-  size_t cap, nslots, inuse, cap_hint;
+  size_t cap, nslots, cap_hint;
   bnode *nd;
   uint32_t free_node;
   uint32_t *order;        /* birth number -> slot, NONE once freed */
@@ -104,7 +107,7 @@ typedef struct builder {
   size_t nguard, capguard;
   const double *x;
   int has_val;
-  uint64_t rec, seq;
+  uint64_t rec, seq, nfreed; /* nodes created, slots freed */
   char *warn;
   size_t nwarn, capwarn;
   unsigned warnings;
@@ -185,13 +188,15 @@ static void free_op_chain(builder *B, uint32_t head, uint32_t tail) {
   B->free_op = head;
 }
 
-/* A new node with one operation over nk children; NONE on failure.  Its
- * value is computed from the children's (same arithmetic as the tape). */
-HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_t *kid, int nk) {
+/* A new node with one operation over its nk children k0.. (NONE past nk);
+ * NONE on failure.  Its value is computed from the children's (same
+ * arithmetic as the tape).  Slots in use are counted as seq - nfreed, their
+ * peak where one is freed (free_node). */
+HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, uint32_t k0, uint32_t k1,
+                                 uint32_t k2, int nk) {
   bnode *nd, *N;
   uint32_t v, o, par0 = B->par0, parmask = B->parmask;
-  uint32_t k0 = nk > 0 ? kid[0] : NONE, k1 = nk > 1 ? kid[1] : NONE, k2 = nk > 2 ? kid[2] : NONE;
-  if (B->rc || (B->seq == B->cap_order && grow(B, (void **)&B->order, &B->cap_order, 4))) return NONE;
+  if (B->seq == B->cap_order && grow(B, (void **)&B->order, &B->cap_order, 4)) return NONE;
   o = new_op(B, g, c);
   if (o == NONE) return NONE;
   if (B->free_node != NONE) {
@@ -207,7 +212,6 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_
   N->birth = (uint32_t)B->seq++;
   B->live_kids += (uint64_t)nk;
   B->live_ops++;
-  if (++B->inuse > B->st.peak_nodes) B->st.peak_nodes = B->inuse;
   N->k0 = k0;
   N->k1 = k1;
   N->k2 = k2;
@@ -221,9 +225,7 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_
   if (nk > 2) nd[k2].npar++, nd[k2].par = (nd[k2].par & parmask) ^ v;
   if (!B->has_val) {
     N->val = NAN;
-  } else if (g == CG_G_INDEP) {
-    N->val = B->x[(size_t)c];
-  } else {
+  } else { /* an independent's value is set by rec_indep */
     double a[3];
     uint64_t sw = 0;
     a[0] = nk > 0 ? nd[k0].val : 0.0;
@@ -241,8 +243,11 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, const uint32_
   return v;
 }
 
+/* new_node_inl for the general path, which may come here after an error. */
 static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, int nk) {
-  return new_node_inl(B, g, c, kid, nk);
+  if (B->rc) return NONE;
+  return new_node_inl(B, g, c, nk > 0 ? kid[0] : NONE, nk > 1 ? kid[1] : NONE,
+                      nk > 2 ? kid[2] : NONE, nk);
 }
 
 /* Returns a node's slot (and, with ops, its chain: a dead root's) to the
@@ -259,7 +264,8 @@ static uint32_t free_node(builder *B, uint32_t v, int ops) {
   B->nd[v].fl = NF_FREED;
   B->nd[v].k0 = B->free_node;
   B->free_node = v;
-  B->inuse--;
+  if (B->seq - B->nfreed > B->st.peak_nodes) B->st.peak_nodes = B->seq - B->nfreed;
+  B->nfreed++; /* slots in use only grow between frees: the peak is here or at the end */
   return nops;
 }
 
@@ -269,18 +275,22 @@ static uint32_t kid_at(const builder *B, uint32_t v, int i) {
   return i == 0 ? B->nd[v].k0 : i == 1 ? B->nd[v].k1 : B->nd[v].k2;
 }
 
-/* Seed 000 section 2.3: hoists complete node n into its only parent; returns
- * the parent, or NONE if a condition fails. */
-static uint32_t hoist_once(builder *B, uint32_t n, int recovered) {
-  bnode *nd = B->nd, *N = nd + n, *P;
+/* Seed 000 section 2.3: the parent complete node n can be hoisted into, or
+ * NONE if a condition fails. */
+HOT_INLINE uint32_t hoist_target(const builder *B, uint32_t n) {
+  const bnode *nd = B->nd, *N = nd + n;
   uint32_t p;
-  int i;
   if (!B->o.hoist || N->ref || N->npar != 1 || N->nk == 0 || (N->fl & (CG_NF_DEP | CG_NF_GUARD)))
     return NONE;
   p = N->par;
-  if (p == NONE) return NONE;
-  P = nd + p;
-  if (P->ref == 0 || P->nk != 1) return NONE; /* complete, or binary */
+  if (p == NONE || nd[p].ref == 0 || nd[p].nk != 1) return NONE; /* complete, or binary */
+  return p;
+}
+
+/* Hoists n into p = hoist_target(B, n) (Figures 7 and 8). */
+static void hoist_into(builder *B, uint32_t n, uint32_t p, int recovered) {
+  bnode *nd = B->nd, *N = nd + n, *P = nd + p;
+  int i;
   B->op[N->tail].next = P->head; /* n's chain first, then p's */
   P->head = N->head;
   B->live_kids += (uint64_t)N->nk - 1; /* free_node(n) takes n's off again */
@@ -288,28 +298,43 @@ static uint32_t hoist_once(builder *B, uint32_t n, int recovered) {
   P->k0 = N->k0;
   P->k1 = N->k1;
   P->k2 = N->k2;
-  for (i = 0; i < N->nk; i++) {
-    bnode *C = nd + kid_at(B, n, i);
-    if (B->o.recover_hoists) C->par ^= n ^ p;
-    else if (C->par == n) C->par = p;
+  if (B->o.recover_hoists) { /* n has a child (hoist_target) */
+    uint32_t x = n ^ p;
+    nd[N->k0].par ^= x;
+    if (N->nk > 1) nd[N->k1].par ^= x;
+    if (N->nk > 2) nd[N->k2].par ^= x;
+  } else {
+    for (i = 0; i < N->nk; i++) {
+      bnode *C = nd + kid_at(B, n, i);
+      if (C->par == n) C->par = p;
+    }
   }
   free_node(B, n, 0);
   B->st.hoists++;
   if (recovered) B->st.hoists_recovered++;
+}
+
+/* Hoists complete node n into its only parent; returns the parent, or NONE
+ * if a condition fails. */
+static uint32_t hoist_once(builder *B, uint32_t n, int recovered) {
+  uint32_t p = hoist_target(B, n);
+  if (p != NONE) hoist_into(B, n, p, recovered);
   return p;
 }
 
-/* Hoists n, then keeps going down while the parent is left with a single
+/* Hoists n into p, then keeps going down while p is left with a single
  * complete child whose only parent it is: after a dead-root removal such a
  * child could not be hoisted when it completed (its parent was complete
  * then), and now its parent is alive (recovered hoists only). */
-static int try_hoist(builder *B, uint32_t n, int recovered) {
-  uint32_t p = hoist_once(B, n, recovered);
-  if (p == NONE) return 0;
-  while (B->o.recover_hoists && B->nd[p].nk == 1 &&
-         hoist_once(B, B->nd[p].k0, 1) != NONE)
+COLD void hoist_down(builder *B, uint32_t n, uint32_t p, int recovered) {
+  hoist_into(B, n, p, recovered);
+  while (B->o.recover_hoists && B->nd[p].nk == 1 && hoist_once(B, B->nd[p].k0, 1) != NONE)
     continue;
-  return 1;
+}
+
+static void try_hoist(builder *B, uint32_t n, int recovered) {
+  uint32_t p = hoist_target(B, n);
+  if (p != NONE) hoist_down(B, n, p, recovered);
 }
 
 static int removable(const builder *B, uint32_t v) {
@@ -318,7 +343,8 @@ static int removable(const builder *B, uint32_t v) {
 }
 
 static int push(builder *B, uint32_t v) {
-  if (cg_reserve(B->A, (void **)&B->stack, &B->capstack, B->nstack + 1, sizeof *B->stack))
+  if (B->nstack == B->capstack &&
+      cg_reserve(B->A, (void **)&B->stack, &B->capstack, B->nstack + 1, sizeof *B->stack))
     return b_nomem(B);
   B->stack[B->nstack++] = v;
   return CG_OK;
@@ -326,7 +352,7 @@ static int push(builder *B, uint32_t v) {
 
 /* Seed 000 section 2.4 and Figure 9: removes dead root n and, recursively
  * (explicit stack), its complete children left without parents. */
-static void try_dead(builder *B, uint32_t n) {
+COLD void try_dead(builder *B, uint32_t n) {
   if (!B->o.dead_roots || !removable(B, n)) return;
   B->nd[n].fl |= NF_FREED; /* marks "queued" until freed below */
   if (push(B, n)) return;
@@ -354,11 +380,16 @@ static void try_dead(builder *B, uint32_t n) {
   }
 }
 
-/* A node lost its last live reference: it is complete. */
+/* A node lost its last live reference: it is complete.  Most completions
+ * change nothing (two parents or more, or a parent that is not unary), so
+ * the tests come first and the work is called. */
 COLD void complete(builder *B, uint32_t n) {
-  uint32_t np = B->nd[n].npar; /* one parent: maybe hoisted; none: maybe dead */
-  if (np == 1) try_hoist(B, n, 0);
-  else if (np == 0) try_dead(B, n);
+  uint32_t np = B->nd[n].npar, p; /* one parent: maybe hoisted; none: maybe dead */
+  if (np == 1) {
+    if ((p = hoist_target(B, n)) != NONE) hoist_down(B, n, p, 0);
+  } else if (np == 0) {
+    try_dead(B, n);
+  }
 }
 
 /* {==== the live node table ====} */
@@ -545,26 +576,23 @@ static void norm_init(builder *B) {
     if (oi->nloc < 0 || oi->nval < 0) continue; /* not fixed-size: the general path */
     d->g = norm_rows[i].g;
     d->kind = d->g == CG_G_CONST ? NK_CONST
-              : d->g == CG_G_COPY && B->o.assign_removal ? NK_ALIAS : NK_OP;
+              : d->g == CG_G_COPY && B->o.assign_removal ? NK_ALIAS
+              : (uint8_t)(NK_OP1 + norm_rows[i].nin - 1);
     d->out = norm_rows[i].out;
-    d->nin = norm_rows[i].nin;
     d->in[0] = norm_rows[i].in0;
     d->in[1] = norm_rows[i].in1;
     d->in[2] = norm_rows[i].in2;
-    d->cm = norm_rows[i].cm;
+    /* a constant that does not come from the record is fixed here */
+    d->cm = norm_rows[i].cm == NC_V0 || norm_rows[i].cm == NC_NEGV0 ? norm_rows[i].cm : NC_NONE;
+    d->c = norm_rows[i].cm == NC_ONE ? 1.0 : norm_rows[i].cm == NC_MONE ? -1.0 : 0.0;
     d->nl = (uint8_t)oi->nloc;
     d->nv = (uint8_t)oi->nval;
   }
 }
 
-static double norm_const(const bnorm *d, const double *V) {
-  switch (d->cm) {
-    case NC_V0: return V[0];
-    case NC_NEGV0: return -V[0];
-    case NC_ONE: return 1.0;
-    case NC_MONE: return -1.0;
-    default: return 0.0;
-  }
+/* The constant of a normalized record (V: its constants). */
+HOT_INLINE double norm_const(const bnorm *d, const double *V) {
+  return d->cm == NC_NONE ? d->c : d->cm == NC_V0 ? V[0] : -V[0];
 }
 
 /* sin_op [s, c, a] and cos_op [c, s, a]: two nodes, the second output first,
@@ -667,6 +695,7 @@ static int rec_indep(builder *B, uint64_t l) {
     return b_nomem(B);
   v = new_node(B, CG_G_INDEP, (double)B->nind, NULL, 0);
   if (v == NONE) return B->rc;
+  if (B->has_val) B->nd[v].val = B->x[B->nind];
   B->ind[B->nind++] = v;
   return set_live(B, l, v);
 }
@@ -724,76 +753,85 @@ static int rec_other(builder *B, const cg_rec *r) {
 static int build_rec(builder *B, const cg_rec *r) {
   int rc;
   B->rec = r->index;
-  if (r->op != CG_OP_death_not) B->st.tape_ops++;
   rc = rec_other(B, r);
   return B->rc ? B->rc : rc;
 }
 
-/* A normalized operation record (NK_OP), inlined into the build loop:
- * what op_node does, with the locations known to be in the store. */
-HOT_INLINE void fast_op(builder *B, const bnorm *d, const uint32_t *L, const double *V) {
-  uint32_t kid[3], v;
-  switch (d->nin) { /* inputs in the order the tape reads them */
-    case 3:
-      if ((kid[0] = B->live[L[d->in[0]]]) == NONE && (kid[0] = get(B, L[d->in[0]])) == NONE) return;
-      if ((kid[1] = B->live[L[d->in[1]]]) == NONE && (kid[1] = get(B, L[d->in[1]])) == NONE) return;
-      if ((kid[2] = B->live[L[d->in[2]]]) == NONE && (kid[2] = get(B, L[d->in[2]])) == NONE) return;
-      v = new_node_inl(B, d->g, norm_const(d, V), kid, 3);
-      break;
-    case 2:
-      if ((kid[0] = B->live[L[d->in[0]]]) == NONE && (kid[0] = get(B, L[d->in[0]])) == NONE) return;
-      if ((kid[1] = B->live[L[d->in[1]]]) == NONE && (kid[1] = get(B, L[d->in[1]])) == NONE) return;
-      v = new_node_inl(B, d->g, norm_const(d, V), kid, 2);
-      break;
-    default:
-      if ((kid[0] = B->live[L[d->in[0]]]) == NONE && (kid[0] = get(B, L[d->in[0]])) == NONE) return;
-      v = new_node_inl(B, d->g, norm_const(d, V), kid, 1);
-      break;
-  }
-  if (v != NONE) set_live_in(B, L[d->out], v);
+/* The node of input location l of record i in the build loop: the live
+ * entry, or get's (an uninitialized read; NONE on an error). */
+HOT_INLINE uint32_t fast_get(builder *B, uint64_t l, size_t i) {
+  uint32_t v = B->live[l];
+  if (v != NONE) return v;
+  B->rec = i; /* for get's warning */
+  return get(B, l);
 }
 
 /* One pass over the tape (section 2.1).  Records are walked here rather
- * than through cg_tape_iter: the normalized opcodes go straight to fast_op,
- * everything else through build_rec. */
+ * than through cg_tape_iter: the normalized opcodes are handled inline, as
+ * op_node and assign would, with the locations known to be in the store;
+ * everything else goes through build_rec.  Only the general path needs
+ * B->rec (the inline ones set it before an uninitialized read), and the
+ * records that compute or assign are counted at the end (cg_graph_build). */
 static void build_all(builder *B) {
+  static const uint32_t no_loc[1] = {0}; /* for tapes without operands or */
+  static const double no_val[1] = {0.0}; /* constants: NULL + 0 is undefined */
   const cg_tape *t = B->t;
-  size_t i, lp = 0, vp = 0;
+  const uint32_t *L0 = t->loc ? t->loc : no_loc, *L = L0;
+  const double *V = t->val ? t->val : no_val;
+  size_t i;
   for (i = 0; i < t->nops && !B->rc; i++) {
     unsigned op = t->op[i];
     const bnorm *d = &B->norm[op];
-    const uint32_t *L = t->loc ? t->loc + lp : NULL; /* NULL + 0 is undefined */
-    const double *V = t->val ? t->val + vp : NULL;
+    uint32_t v, k0, k1, k2;
     cg_rec r;
     uint32_t nl, nv;
-    B->rec = i;
-    if (d->kind != NK_OTHER) { /* normalized: inlined here */
-      uint32_t v;
-      B->st.tape_ops++;
-      if (d->kind == NK_OP) {
-        fast_op(B, d, L, V);
-      } else if (d->kind == NK_ALIAS) { /* section 2.2: the live entry is aliased */
-        if ((v = B->live[L[d->in[0]]]) != NONE || (v = get(B, L[d->in[0]])) != NONE) {
-          B->st.assign_removed++;
-          set_live_in(B, L[d->out], v);
-        }
-      } else if ((v = new_node_inl(B, CG_G_CONST, norm_const(d, V), NULL, 0)) != NONE) {
+    switch (d->kind) { /* inputs in the order the tape reads them */
+      case NK_OP1:
+        if ((k0 = fast_get(B, L[d->in[0]], i)) == NONE) return;
+        v = new_node_inl(B, d->g, norm_const(d, V), k0, NONE, NONE, 1);
+        if (v == NONE) return;
         set_live_in(B, L[d->out], v);
-      }
-      lp += d->nl;
-      vp += d->nv;
-      continue;
+        break;
+      case NK_OP2:
+        if ((k0 = fast_get(B, L[d->in[0]], i)) == NONE) return;
+        if ((k1 = fast_get(B, L[d->in[1]], i)) == NONE) return;
+        v = new_node_inl(B, d->g, norm_const(d, V), k0, k1, NONE, 2);
+        if (v == NONE) return;
+        set_live_in(B, L[d->out], v);
+        break;
+      case NK_OP3:
+        if ((k0 = fast_get(B, L[d->in[0]], i)) == NONE) return;
+        if ((k1 = fast_get(B, L[d->in[1]], i)) == NONE) return;
+        if ((k2 = fast_get(B, L[d->in[2]], i)) == NONE) return;
+        v = new_node_inl(B, d->g, norm_const(d, V), k0, k1, k2, 3);
+        if (v == NONE) return;
+        set_live_in(B, L[d->out], v);
+        break;
+      case NK_ALIAS: /* section 2.2: the live entry is aliased */
+        if ((v = fast_get(B, L[d->in[0]], i)) == NONE) return;
+        B->st.assign_removed++;
+        set_live_in(B, L[d->out], v);
+        break;
+      case NK_CONST:
+        if ((v = new_node_inl(B, CG_G_CONST, norm_const(d, V), NONE, NONE, NONE, 0)) == NONE) return;
+        set_live_in(B, L[d->out], v);
+        break;
+      default:
+        if (cg_op(op)->nloc >= 0 && cg_op(op)->nval >= 0) {
+          nl = (uint32_t)cg_op(op)->nloc, nv = (uint32_t)cg_op(op)->nval;
+        } else if (cg_rec_counts(op, L, (uint32_t)(t->nlocs - (size_t)(L - L0)), &nl, &nv) != 1) {
+          B->rec = i;
+          b_fail(B, CG_EFORMAT, "%s: inconsistent operand counts", cg_op(op)->name);
+          return;
+        }
+        r.op = op, r.nloc = nl, r.nval = nv, r.loc = L, r.val = V, r.index = i;
+        build_rec(B, &r);
+        L += nl;
+        V += nv;
+        continue;
     }
-    if (cg_op(op)->nloc >= 0 && cg_op(op)->nval >= 0) {
-      nl = (uint32_t)cg_op(op)->nloc, nv = (uint32_t)cg_op(op)->nval;
-    } else if (cg_rec_counts(op, L, (uint32_t)(t->nlocs - lp), &nl, &nv) != 1) {
-      b_fail(B, CG_EFORMAT, "%s: inconsistent operand counts", cg_op(op)->name);
-      return;
-    }
-    r.op = op, r.nloc = nl, r.nval = nv, r.loc = L, r.val = V, r.index = i;
-    build_rec(B, &r);
-    lp += nl;
-    vp += nv;
+    L += d->nl;
+    V += d->nv;
   }
 }
 
@@ -876,59 +914,69 @@ static int g_alloc(cg_graph *g, size_t nk, size_t no) {
   return CG_OK;
 }
 
-/* Parent lists from the child lists, each in increasing parent id, given
- * par_start[c] = the number of parent edges of c (counted by compact).
- * After the running sums par_start[c] is the end of c's list; filling from
- * the last parent down moves it back to the start. */
-static void g_parents(cg_graph *g) {
-  uint32_t v, i, n = g->n, *pos = g->par_start, sum = 0;
-  for (v = 0; v < n; v++) {
-    sum += pos[v];
-    pos[v] = sum;
-  }
-  pos[n] = sum;
-  for (v = n; v-- > 0;)
-    for (i = g->kid_start[v + 1]; i-- > g->kid_start[v];) g->pars[--pos[g->kids[i]]] = v;
-}
-
 /* Renumbers surviving slots by birth (a topological order) into g, in one
  * pass: a node's children were born before it, so they have their new ids
- * (kept in `birth`) by the time it is written. */
+ * (kept in `birth`) by the time it is written.  The parent lists are filled
+ * in the same pass: a node's list starts where its predecessors' npar (its
+ * parent edges, exact for the slots in use) end, and npar then becomes its
+ * fill position; parents come in increasing id, so each list is sorted. */
 static int compact(builder *B, cg_graph *g) {
+  bnode *nd = B->nd;
+  const bop *op = B->op;
+  uint32_t *kids, *pars;
   size_t s;
-  uint32_t v, id = 0, i, ko = 0, oo = 0;
-  g->n = (uint32_t)B->inuse;
+  uint32_t id = 0, i, ko = 0, po = 0, oo = 0;
+  uint64_t inuse = B->seq - B->nfreed;
+  if (inuse > B->st.peak_nodes) B->st.peak_nodes = inuse;
+  g->n = (uint32_t)inuse;
   g->n_indep = (uint32_t)B->nind;
   g->n_dep = (uint32_t)B->ndep;
   g->n_guard = (uint32_t)B->nguard;
   if (g_alloc(g, (size_t)B->live_kids, (size_t)B->live_ops)) return b_nomem(B);
-  memset(g->par_start, 0, ((size_t)g->n + 1) * 4); /* parent counts, for g_parents */
+  kids = g->kids;
+  pars = g->pars;
   for (s = 0; s < B->seq; s++) {
-    bnode *nd;
-    uint32_t o;
-    if ((v = B->order[s]) == NONE) continue;
-    nd = &B->nd[v];
-    if (nd->nk > 0) g->par_start[g->kids[ko++] = B->nd[nd->k0].birth]++;
-    if (nd->nk > 1) g->par_start[g->kids[ko++] = B->nd[nd->k1].birth]++;
-    if (nd->nk > 2) g->par_start[g->kids[ko++] = B->nd[nd->k2].birth]++;
+    uint32_t v = B->order[s], o;
+    bnode *N, *K;
+    if (v == NONE) continue;
+    N = nd + v;
+    switch (N->nk) {
+      case 3:
+        K = nd + N->k0, kids[ko++] = K->birth, pars[K->npar++] = id;
+        K = nd + N->k1, kids[ko++] = K->birth, pars[K->npar++] = id;
+        K = nd + N->k2, kids[ko++] = K->birth, pars[K->npar++] = id;
+        break;
+      case 2:
+        K = nd + N->k0, kids[ko++] = K->birth, pars[K->npar++] = id;
+        K = nd + N->k1, kids[ko++] = K->birth, pars[K->npar++] = id;
+        break;
+      case 1:
+        K = nd + N->k0, kids[ko++] = K->birth, pars[K->npar++] = id;
+        break;
+      default:
+        break;
+    }
     g->kid_start[id + 1] = ko;
-    for (o = nd->head; o != NONE; o = B->op[o].next) {
-      g->op[oo] = B->op[o].code;
-      g->opc[oo++] = B->op[o].c;
+    g->par_start[id] = po;
+    po += N->npar;
+    N->npar = g->par_start[id];
+    for (o = N->head; o != NONE; o = op[o].next) {
+      g->op[oo] = op[o].code;
+      g->opc[oo++] = op[o].c;
     }
     g->op_start[id + 1] = oo;
-    g->flags[id] = nd->fl;
-    g->val[id] = nd->val;
-    nd->birth = id++;
+    g->flags[id] = N->fl;
+    g->val[id] = N->val;
+    N->birth = id++;
   }
+  g->par_start[id] = po;
   B->st.hoisted_ops += oo - id;
-  for (i = 0; i < B->nind; i++) g->indep[i] = B->nd[B->ind[i]].birth;
-  for (i = 0; i < B->ndep; i++) g->dep[i] = B->nd[B->dep[i]].birth;
+  for (i = 0; i < B->nind; i++) g->indep[i] = nd[B->ind[i]].birth;
+  for (i = 0; i < B->ndep; i++) g->dep[i] = nd[B->dep[i]].birth;
   for (i = 0; i < B->nguard; i++) {
     g->guard[i] = B->guard[i];
-    g->guard[i].node = B->nd[B->guard[i].node].birth;
+    g->guard[i].node = nd[B->guard[i].node].birth;
   }
-  g_parents(g);
   return CG_OK;
 }
 
@@ -1015,6 +1063,7 @@ cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const c
   }
   if (!B.rc) {
     B.st.nodes_created = B.st.ops_created = B.seq; /* one node, one operation each */
+    B.st.tape_ops = t->nops - B.st.death_notices; /* every record but death notices */
     B.st.guards = B.nguard;
     g->st = B.st;
     g->has_val = B.has_val;
