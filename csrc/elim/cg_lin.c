@@ -159,6 +159,24 @@ static int list_grow_push(cg_lin *g, cg_adj *a, uint32_t eid) {
   return CG_OK;
 }
 
+/* Makes room in list a for `room` more ids: its block moves to one large
+ * enough when it has not; NULL-free failure (CG_ENOMEM) changes nothing. */
+static int list_room(cg_lin *g, cg_adj *a, uint32_t room) {
+  uint64_t need = (uint64_t)a->n + room;
+  unsigned c = 1;
+  uint32_t *b, q;
+  if (need <= a->cap) return CG_OK;
+  while (c < 31 && ((uint64_t)1 << c) < need) c++;
+  if (((uint64_t)1 << c) < need || !(b = slab_take(g, c))) return CG_ENOMEM;
+  if (a->cap) { /* a->e read after slab_take: it may have moved */
+    for (q = 0; q < a->n; q++) b[q] = a->e[q];
+    slab_give(g, a->e, slab_class(a->cap));
+  }
+  a->e = b;
+  a->cap = 1u << c;
+  return CG_OK;
+}
+
 /* Appends eid to a list of g, its place going to pos[eid]. */
 static inline int list_push(cg_lin *g, cg_adj *a, uint32_t *pos, uint32_t eid) {
   pos[eid] = a->n;
@@ -1036,15 +1054,23 @@ static inline int accumulate(cg_lin *g, uint32_t i, uint32_t k, double a, uint8_
 /* Counts a step's `pairs` accumulations into c: `nontriv` of them without a
  * +-1 factor, `made` creating an edge (fill), the others adds; the edge
  * count only grows during them, so its peak is the count at the end. */
-static void count_step(const cg_lin *g, cg_cost *c, uint64_t pairs, uint64_t nontriv,
-                       uint64_t made) {
+/* count_step with the step's edge count after its accumulations given
+ * (elim_one_use reuses edges, so the graph never holds that many at once;
+ * the peak is counted as for the general step all the same). */
+static void count_step_at(cg_cost *c, uint64_t pairs, uint64_t nontriv, uint64_t made,
+                          uint64_t edges) {
   if (!c) return;
   c->mults += pairs;
   c->mults_nontrivial += nontriv;
   c->fill += made;
   c->adds += pairs - made;
-  if (pairs && g->nedges > c->peak_edges) c->peak_edges = g->nedges;
+  if (pairs && edges > c->peak_edges) c->peak_edges = edges;
   c->steps++;
+}
+
+static void count_step(const cg_lin *g, cg_cost *c, uint64_t pairs, uint64_t nontriv,
+                       uint64_t made) {
+  count_step_at(c, pairs, nontriv, made, g->nedges);
 }
 
 /* How many edges of list l have a weight other than +-1. */
@@ -1080,6 +1106,51 @@ static void drop_vertex(cg_lin *g, uint32_t v) {
   g->kind[v] = CG_V_GONE;
 }
 
+/* Eliminates v with one out-edge (v, k) and at most FEW_PAIRS in-edges,
+ * the commonest step (every intermediate of a tree-shaped expression has
+ * one use): each in-edge (i, v) becomes (i, k) where that edge is not there
+ * yet, keeping its id and its place in out(i), else its product is added
+ * into (i, k) and it goes.  Room for the new ids in in(k) is made first, so
+ * nothing fails once the step has begun and it needs no undo log.  The
+ * weights, marks and costs are those of the general step (each product
+ * w(i, v) w(v, k) is formed once, in the same order); only edge ids and the
+ * order within lists differ, which no result reads (Jacobians are sorted,
+ * lists sorted where shown, each edge takes one product per step). */
+static int elim_one_use(cg_lin *g, uint32_t v, cg_cost *c) {
+  cg_adj *in = &g->in[v], *tk;
+  uint32_t eo = g->out[v].e[0], k = g->head[eo], ni = in->n, a;
+  uint64_t nontriv = 0, made = 0, edges = g->nedges;
+  uint8_t mo = g->mark[eo];
+  double wo = g->w[eo];
+  if (list_room(g, &g->in[k], ni)) return CG_ENOMEM;
+  tk = &g->in[k];
+  for (a = 0; a < ni; a++) {
+    uint32_t ei = in->e[a], i = g->tail[ei], ex = find_edge(g, i, k);
+    uint8_t mi = g->mark[ei], mp = mark_prod(mi, mo);
+    double p = g->w[ei] * wo;
+    nontriv += mi < CG_E_PLUS1 && mo < CG_E_PLUS1;
+    if (ex != NONE) {
+      g->w[ex] += p;
+      g->mark[ex] = mark_sum(g->mark[ex], mp);
+      list_drop(&g->out[i], g->pout, ei);
+      free_edge(g, ei);
+    } else {
+      g->head[ei] = k, g->w[ei] = p, g->mark[ei] = mp;
+      g->pin[ei] = tk->n, tk->e[tk->n++] = ei;
+      made++;
+    }
+  }
+  count_step_at(c, ni, nontriv, made, edges + made);
+  list_drop(tk, g->pin, eo);
+  free_edge(g, eo);
+  in->n = 0;
+  g->out[v].n = 0;
+  list_release(g, in);
+  list_release(g, &g->out[v]);
+  g->kind[v] = CG_V_GONE;
+  return CG_OK;
+}
+
 int cg_lin_elim_vertex(cg_lin *g, uint32_t v, cg_cost *c, cg_error *e) {
   uint32_t a, b, ni, no;
   uint64_t nontriv = 0, made = 0, pairs;
@@ -1087,6 +1158,12 @@ int cg_lin_elim_vertex(cg_lin *g, uint32_t v, cg_cost *c, cg_error *e) {
   if (v >= g->nv || g->kind[v] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "vertex %u is not an intermediate", v + 1);
   ni = g->in[v].n, no = g->out[v].n, pairs = (uint64_t)ni * no;
+  if (no == 1 && ni <= FEW_PAIRS) {
+    if (elim_one_use(g, v, c))
+      return cg_seterr(e, CG_ENOMEM, "out of memory eliminating vertex %u (nothing changed)",
+                       v + 1);
+    return CG_OK;
+  }
   if (step_begin(g, pairs))
     return cg_seterr(e, CG_ENOMEM, "out of memory eliminating vertex %u (nothing changed)", v + 1);
   known = find_pairs(g, g->in[v].e, ni, g->out[v].e, no);
