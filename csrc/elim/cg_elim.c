@@ -371,7 +371,7 @@ static void rescore(run *R, uint32_t v) {
  * run_init and never overflows, so a step needs no reservation.  The work
  * is in locals: its stores could otherwise alias the list lengths and the
  * count, forcing reloads. */
-static void touch_neighbours(run *R, uint32_t v) {
+static inline void touch_neighbours(run *R, uint32_t v) {
   const cg_lin *g = R->g;
   const uint32_t *ie = g->in[v].e, *oe = g->out[v].e, *tail = g->tail, *head = g->head;
   uint32_t ni = g->in[v].n, no = g->out[v].n, k, n = R->ntouched, ep = R->epoch;
