@@ -502,42 +502,59 @@ static inline void gop_partials(unsigned op, double c, const double *a, double r
   }
 }
 
-/* Does gop_partials read the result of operation op? */
-static int needs_result(unsigned op) {
-  switch (op) {
-    case CG_G_DIV: case CG_G_RDIV: case CG_G_EXP: case CG_G_SQRT: case CG_G_CBRT:
-    case CG_G_TAN: return 1;
-    default: return 0;
-  }
-}
+/* What gop_partials reads of an operation besides its constant: its
+ * operands (READS_A) and its result (READS_R).  Indexed by any byte, so an
+ * operation code out of range reads nothing. */
+#define READS_A 1
+#define READS_R 2
+static const uint8_t part_reads[256] = {
+  [CG_G_MUL] = READS_A, [CG_G_DIV] = READS_A | READS_R, [CG_G_MIN] = READS_A,
+  [CG_G_RDIV] = READS_A | READS_R, [CG_G_POWC] = READS_A, [CG_G_EXP] = READS_R,
+  [CG_G_LOG] = READS_A, [CG_G_SQRT] = READS_R, [CG_G_CBRT] = READS_R, [CG_G_SIN] = READS_A,
+  [CG_G_COS] = READS_A, [CG_G_TAN] = READS_R, [CG_G_ASIN] = READS_A, [CG_G_ACOS] = READS_A,
+  [CG_G_ATAN] = READS_A, [CG_G_ASINH] = READS_A, [CG_G_ACOSH] = READS_A,
+  [CG_G_ATANH] = READS_A, [CG_G_ERF] = READS_A, [CG_G_ABS] = READS_A, [CG_G_COND] = READS_A,
+  [CG_G_CONDEQ] = READS_A};
 
-/* The partials of node v's whole chain with respect to its nk children
- * kid[] (gr->kids from kid_start[v]): the first operation's partials times
- * the derivative of each later one.  The result of an operation is computed
- * only where a partial or the next operation of the chain reads it. */
-static int node_partials(const cg_graph *gr, uint32_t v, const uint32_t *kid, uint32_t nk,
-                         double *d, uint8_t *mk) {
-  uint32_t o = gr->op_start[v], end = gr->op_start[v + 1], i;
-  unsigned op0 = gr->op[o];
-  double a[3], r = 0, dd[3];
+/* mark_prod as a table (marks are CG_E_* here, below 4). */
+static const uint8_t mark_prod_tab[4][4] = {
+  {CG_E_VAR, CG_E_VAR, CG_E_VAR, CG_E_VAR},
+  {CG_E_VAR, CG_E_CONST, CG_E_CONST, CG_E_CONST},
+  {CG_E_VAR, CG_E_CONST, CG_E_PLUS1, CG_E_MINUS1},
+  {CG_E_VAR, CG_E_CONST, CG_E_MINUS1, CG_E_PLUS1}};
+
+/* The partials of node v's whole chain with respect to its nk children, of
+ * values a[]: the first operation's partials times the derivative of each
+ * later one.  The result of an operation is needed only where its partials,
+ * or the next operation's (reading its operand), read it: results are
+ * computed up to the last one needed, and the last operation's result is
+ * val[v], which the build computed with the same operations on the same
+ * values (cg_build.c), so bitwise what the chain would give.  A result no
+ * partial reads is left 0. */
+static void chain_partials(const cg_graph *gr, uint32_t v, const double *a, uint32_t nk,
+                           double *d, uint8_t *mk) {
+  const uint8_t *op = gr->op;
+  const double *opc = gr->opc;
+  uint32_t o = gr->op_start[v], last = gr->op_start[v + 1] - 1, upto = o, q, i;
+  double r, dd[3];
   uint8_t m2[3];
   uint64_t sw = 0;
-  for (i = 0; i < nk; i++) a[i] = gr->val[kid[i]];
-  if (o + 1 < end || needs_result(op0)) r = cg_gop_apply_inline(op0, gr->opc[o], a, &sw);
-  gop_partials(op0, gr->opc[o], a, r, d, mk);
-  for (o++; o < end; o++) {
+  for (q = o; q < last; q++) /* results o .. upto - 1 are computed */
+    if ((part_reads[op[q]] & READS_R) || (part_reads[op[q + 1]] & READS_A)) upto = q + 1;
+  r = o < upto ? cg_gop_apply_inline(op[o], opc[o], a, &sw) : o == last ? gr->val[v] : 0;
+  gop_partials(op[o], opc[o], a, r, d, mk);
+  for (q = o + 1; q <= last; q++) {
     double x[3] = {r, 0, 0}; /* a unary operation: room for what its inline cases may read */
-    r = cg_gop_apply_inline(gr->op[o], gr->opc[o], x, &sw);
-    gop_partials(gr->op[o], gr->opc[o], x, r, dd, m2);
+    r = q < upto ? cg_gop_apply_inline(op[q], opc[q], x, &sw) : q == last ? gr->val[v] : 0;
+    gop_partials(op[q], opc[q], x, r, dd, m2);
     for (i = 0; i < nk; i++) {
       d[i] *= dd[0];
-      mk[i] = mark_prod(mk[i], m2[0]);
+      mk[i] = mark_prod_tab[mk[i]][m2[0]];
     }
   }
-  if (op0 == CG_G_COND || op0 == CG_G_CONDEQ || op0 == CG_G_MIN)
+  if (op[o] == CG_G_COND || op[o] == CG_G_CONDEQ || op[o] == CG_G_MIN)
     for (i = 0; i < nk; i++) /* a structural zero stays out of the graph */
       if (d[i] == 0) mk[i] = 0xff;
-  return (int)nk;
 }
 
 /* rel[v] bits: reached from an independent (1), reaching a dependent (2),
@@ -548,25 +565,41 @@ static int node_partials(const cg_graph *gr, uint32_t v, const uint32_t *kid, ui
 
 /* Marks the nodes on a path from an independent to a dependent and those
  * kept as vertices: those, the independents and the dependents.  Returns
- * how many are kept. */
+ * how many are kept.  A node has at most three children (cg_graph.h): the
+ * commonest counts without a loop. */
 static uint32_t relevant(const cg_graph *gr, uint8_t *rel) {
   /* the graph's arrays in locals: the byte stores into rel may alias
    * anything, so gr's fields would be reloaded after each */
-  const uint32_t *ks = gr->kid_start, *kids = gr->kids;
-  uint32_t v, k, kept = 0, n = gr->n;
-  for (v = 0; v < n; v++) { /* children first: rel[v] is written before it is read */
-    uint32_t k0 = ks[v], k1 = ks[v + 1];
-    uint8_t r = 0;
-    if (k0 == k1 && gr->op[gr->op_start[v]] == CG_G_INDEP) r = 1 | REL_KEEP; /* no children */
-    for (k = k0; k < k1; k++) r |= rel[kids[k]] & 1;
+  const uint32_t *ks = gr->kid_start, *kids = gr->kids, *os = gr->op_start, *dep = gr->dep;
+  const uint8_t *op = gr->op, *flags = gr->flags;
+  uint32_t v, k, k0, k1, kept = 0, n = gr->n, nd = gr->n_dep;
+  for (v = 0, k1 = ks[0]; v < n; v++) { /* children first: rel[v] is written before it is read */
+    uint8_t r;
+    k0 = k1, k1 = ks[v + 1];
+    switch (k1 - k0) { /* rel holds bits 1 and REL_KEEP so far: bit 1 of the children */
+      case 0: r = op[os[v]] == CG_G_INDEP ? 1 | REL_KEEP : 0; break;
+      case 1: r = rel[kids[k0]] & 1; break;
+      case 2: r = (rel[kids[k0]] | rel[kids[k0 + 1]]) & 1; break;
+      default:
+        for (r = 0, k = k0; k < k1; k++) r |= rel[kids[k]];
+        r &= 1;
+        break;
+    }
     rel[v] = r;
   }
-  for (k = 0; k < gr->n_dep; k++) rel[gr->dep[k]] |= 2;
-  for (v = n; v-- > 0;) { /* parents first: rel[v] is final here */
+  for (k = 0; k < nd; k++) rel[dep[k]] |= 2;
+  for (v = n, k0 = ks[n]; v-- > 0;) { /* parents first: rel[v] is final here */
     uint8_t r = rel[v];
-    if (r & 2)
-      for (k = ks[v]; k < ks[v + 1]; k++) rel[kids[k]] |= 2;
-    if (on_path(r) || (gr->flags[v] & CG_NF_DEP)) rel[v] = r |= REL_KEEP;
+    k1 = k0, k0 = ks[v];
+    if (r & 2) switch (k1 - k0) {
+        case 0: break;
+        case 1: rel[kids[k0]] |= 2; break;
+        case 2: rel[kids[k0]] |= 2, rel[kids[k0 + 1]] |= 2; break;
+        default:
+          for (k = k0; k < k1; k++) rel[kids[k]] |= 2;
+          break;
+      }
+    if (on_path(r) || (flags[v] & CG_NF_DEP)) rel[v] = r |= REL_KEEP;
     kept += (r & REL_KEEP) != 0;
   }
   return kept;
@@ -596,43 +629,24 @@ static uint32_t number_copies(const cg_graph *gr, const uint8_t *rel, uint32_t k
   return nv;
 }
 
-/* Adds the edges into vertex u = vid[v] from its relevant children (node_lists
- * made room for them).  Parallel
- * partials (x * x) are summed into one edge: only v's own children give
- * edges into vid[v], so the earlier children are the only ones to check. */
-static void node_edges(cg_lin *g, const cg_graph *gr, const uint8_t *rel, const uint32_t *vid,
-                       uint32_t v, uint32_t u) {
-  double d[3];
-  uint8_t mk[3];
-  uint32_t made[3], k0 = gr->kid_start[v];
-  const uint32_t *kid = gr->kids + k0;
-  int nk, i, j;
-  if (k0 == gr->kid_start[v + 1] || !on_path(rel[v])) return;
-  nk = node_partials(gr, v, kid, gr->kid_start[v + 1] - k0, d, mk);
-  for (i = 0; i < nk; i++) {
-    made[i] = NONE;
-    if (!on_path(rel[kid[i]]) || mk[i] == 0xff) continue;
-    for (j = 0; j < i && (made[j] == NONE || kid[j] != kid[i]); j++) continue;
-    if (j < i) { /* as cg_lin_add sums into an edge it finds */
-      g->w[made[j]] += d[i];
-      g->mark[made[j]] = mark_sum(g->mark[made[j]], mk[i]);
-    } else {
-      made[i] = add_presized(g, vid[kid[i]], u, d[i], mk[i]);
-    }
-  }
+/* The words of the block of a list of at most d ids and one more (an
+ * elimination step adds its fill-in before it removes the eliminated
+ * edges): block_words(d + 1), none for d = 0; small d from a table. */
+static inline uint32_t list_words(uint32_t d) {
+  static const uint8_t small[8] = {0, 2, 4, 4, 8, 8, 8, 8};
+  return d < 8 ? small[d] : block_words(d + 1);
 }
 
-/* An empty list with a block for d ids and one more (an elimination step
- * adds its fill-in before it removes the eliminated edges), carved at the
- * slab's end (reserve_slab made room). */
+/* An empty list with a block for d ids and one more, carved at the slab's
+ * end (reserve_slab made room). */
 static inline void carve_list(cg_lin *g, cg_adj *a, uint32_t d) {
   a->n = 0;
-  a->cap = d ? block_words(d + 1) : 0;
+  a->cap = list_words(d);
   a->e = d ? g->slab + g->nslab : NULL;
   g->nslab += a->cap;
 }
 
-/* Room for the blocks node_lists carves (block_words(d + 1) <= 2 (d + 1):
+/* Room for the blocks node_vertices carves (block_words(d + 1) <= 2 (d + 1):
  * at most twice the children and parents of all nodes plus four words a
  * vertex; what is left over serves fill-in) and for the edges. */
 static int reserve_slab(cg_lin *g, const cg_graph *gr) {
@@ -643,19 +657,123 @@ static int reserve_slab(cg_lin *g, const cg_graph *gr) {
   return grow_edges(g, edge_room(kids + gr->n_dep));
 }
 
-/* The lists of vertex vid[v], in vertex order (a CSR layout fill-in later
- * spills out of): a relevant node gets an in-edge at most per child and an
- * out-edge at most per parent (pars holds one per edge); copy edges that
- * do not fit grow their list. */
-static void node_lists(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uint32_t v, uint32_t u) {
-  int r = on_path(rel[v]);
-  carve_list(g, &g->in[u], r ? gr->kid_start[v + 1] - gr->kid_start[v] : 0);
-  carve_list(g, &g->out[u], r ? gr->par_start[v + 1] - gr->par_start[v] : 0);
+/* The vertices of the kept nodes, numbered in node order into vid[] (NONE
+ * for the others), with their lists and in-edges.  Children come first, so
+ * the out-lists the edges of a node go into exist already.  The lists are
+ * carved in vertex order (a CSR layout fill-in later spills out of): a node
+ * on a path gets an in-edge at most per child and an out-edge at most per
+ * parent (pars holds one per edge); the others get no edges.  Each child
+ * on a path gives an in-edge weighted with the partial of the node's chain
+ * (seed 004 section 1); parallel partials (x * x) are summed into one edge
+ * as cg_lin_add would: only v's own children give edges into vid[v], so the
+ * earlier children are the only ones to check, and only when two of them
+ * are the same node.  The commonest chains (a first operation whose
+ * partials read no value but the children's, then operations of constant
+ * derivative) take no call and compute no result; chain_partials does the
+ * others.  The arrays are in locals: the stores through them may alias
+ * anything, so g's and gr's fields would be reloaded after each. */
+static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uint32_t *vid) {
+  const uint32_t *ks = gr->kid_start, *kids = gr->kids, *ps = gr->par_start, *os = gr->op_start;
+  const uint8_t *op = gr->op;
+  const double *val = gr->val, *opc = gr->opc;
+  cg_adj *in = g->in, *out = g->out;
+  uint32_t *slab = g->slab, *node = g->node, *tail = g->tail, *head = g->head;
+  uint32_t *pin = g->pin, *pout = g->pout;
+  double *w = g->w;
+  uint8_t *mark = g->mark;
+  size_t ns = g->nslab;
+  uint32_t n = gr->n, v, u = 0, ne0 = g->ne, ne = ne0;
+  for (v = 0; v < n; v++) {
+    const uint32_t *kid;
+    uint32_t k0, nk, np, o, oe, q, i, j, ni, made[3], *ie;
+    double a[3], d[3];
+    uint8_t mk[3], rv = rel[v];
+    int simple, dup;
+    if (!(rv & REL_KEEP)) {
+      vid[v] = NONE;
+      continue;
+    }
+    vid[v] = u;
+    node[u] = v;
+    if (!on_path(rv)) { /* an independent or a dependent off every path */
+      in[u].e = out[u].e = NULL;
+      in[u].n = in[u].cap = out[u].n = out[u].cap = 0;
+      u++;
+      continue;
+    }
+    k0 = ks[v], nk = ks[v + 1] - k0, np = ps[v + 1] - ps[v], kid = kids + k0;
+    ie = nk ? slab + ns : NULL;
+    in[u].e = ie, in[u].n = 0, in[u].cap = list_words(nk);
+    ns += in[u].cap;
+    out[u].e = np ? slab + ns : NULL, out[u].n = 0, out[u].cap = list_words(np);
+    ns += out[u].cap;
+    if (!nk) {
+      u++;
+      continue;
+    }
+    o = os[v], oe = os[v + 1], simple = 1;
+    switch (op[o]) { /* gop_partials of the commonest first operations, without a call */
+      case CG_G_COPY: d[0] = 1, mk[0] = CG_E_PLUS1; break;
+      case CG_G_ADD: d[0] = d[1] = 1, mk[0] = mk[1] = CG_E_PLUS1; break;
+      case CG_G_SUB: d[0] = 1, d[1] = -1, mk[0] = CG_E_PLUS1, mk[1] = CG_E_MINUS1; break;
+      case CG_G_MUL: d[0] = val[kid[1]], d[1] = val[kid[0]], mk[0] = mk[1] = CG_E_VAR; break;
+      case CG_G_MULC: d[0] = opc[o], mk[0] = CG_E_CONST; break;
+      default: simple = 0; break;
+    }
+    for (q = o + 1; simple && q < oe; q++) { /* constant derivatives, as gop_partials' */
+      double f;
+      uint8_t m;
+      switch (op[q]) {
+        case CG_G_COPY: f = 1, m = CG_E_PLUS1; break;
+        case CG_G_ADDC: f = 1, m = CG_E_PLUS1; break;
+        case CG_G_RSUB: f = -1, m = CG_E_MINUS1; break;
+        case CG_G_NEG: f = -1, m = CG_E_MINUS1; break;
+        case CG_G_MULC: f = opc[q], m = CG_E_CONST; break;
+        case CG_G_DIVC: f = 1 / opc[q], m = CG_E_CONST; break;
+        default: simple = 0, f = 0, m = CG_E_VAR; break; /* d and mk unused: redone below */
+      }
+      for (i = 0; i < nk; i++) {
+        d[i] *= f;
+        mk[i] = mark_prod_tab[mk[i]][m];
+      }
+    }
+    if (!simple) { /* the whole chain again (d and mk are all rewritten) */
+      for (i = 0; i < nk; i++) a[i] = val[kid[i]];
+      chain_partials(gr, v, a, nk, d, mk);
+    }
+    dup = nk > 2 || (nk == 2 && kid[0] == kid[1]);
+    for (i = 0, ni = 0; i < nk; i++) {
+      uint32_t c = kid[i], t, eid;
+      made[i] = NONE;
+      /* v is on a path, so c reaches a dependent (relevant): on a path if
+       * reached from an independent */
+      if (!(rel[c] & 1) || mk[i] == 0xff) continue;
+      if (dup) {
+        for (j = 0; j < i && (made[j] == NONE || kid[j] != c); j++) continue;
+        if (j < i) { /* as cg_lin_add sums into an edge it finds */
+          w[made[j]] += d[i];
+          mark[made[j]] = mark_sum(mark[made[j]], mk[i]);
+          continue;
+        }
+      }
+      made[i] = eid = ne++;
+      t = vid[c];
+      pout[eid] = out[t].n;
+      out[t].e[out[t].n++] = eid;
+      pin[eid] = ni;
+      ie[ni++] = eid;
+      tail[eid] = t, head[eid] = u, w[eid] = d[i], mark[eid] = mk[i];
+    }
+    in[u++].n = ni;
+  }
+  g->nslab = ns;
+  g->ne = ne;
+  g->nedges += ne - ne0;
 }
 
 cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
   uint8_t *rel = NULL, *ydone = NULL;
-  uint32_t *vid = NULL, *ycopy = NULL, *ys = NULL, *xs = NULL, v, j, nv, kept;
+  uint32_t *vid = NULL, *ycopy = NULL, *ys = NULL, *xs = NULL, j, nv, kept;
   cg_lin *g = NULL;
   size_t n = gr->n ? gr->n : 1;
   if (!gr->has_val)
@@ -678,13 +796,7 @@ cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
     cg_seterr(e, CG_ENOMEM, "out of memory");
     goto fail;
   }
-  for (v = 0, kept = 0; v < gr->n; v++) { /* children first: their lists exist already */
-    vid[v] = rel[v] & REL_KEEP ? kept++ : NONE;
-    if (vid[v] == NONE) continue;
-    g->node[vid[v]] = v;
-    node_lists(g, gr, rel, v, vid[v]);
-    node_edges(g, gr, rel, vid, v, vid[v]);
-  }
+  node_vertices(g, gr, rel, vid);
   for (j = 0; j < gr->n_dep; j++)
     if (ycopy[j] != NONE) { /* all lists valid before add_new may move the slab */
       carve_list(g, &g->in[ycopy[j]], 1);
