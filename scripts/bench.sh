@@ -198,13 +198,16 @@ cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Icsrc scripts/bench/eli
 g++ -O2 -Wall scripts/bench/adolc_jac.cpp -ladolc -lColPack -o "$B/adolc_jac"
 # Both drivers run in warm processes: glibc keeps freed memory instead of handing it back
 # to the kernel after every repetition (otherwise each repetition pays page faults for
-# memory the last one freed). The two are timed in turns, three times, each best of
-# EREPS runs; the best of the turns is kept.
+# memory the last one freed). The two are timed in turns, ETURNS times, each best of
+# EREPS runs; the best of the turns is kept. Nine turns: this benchmark takes a few
+# milliseconds, and the machine's speed drifts over seconds, so a slow phase can cover a
+# whole turn of one side; with more turns each side gets its fast phases.
 EREPS=${BENCH_EREPS:-10}
+ETURNS=${BENCH_ETURNS:-9}
 WARM="env MALLOC_TRIM_THRESHOLD_=1073741824 MALLOC_MMAP_THRESHOLD_=33554432"
 EX=$(pwd)/examples/tapes/bratu.x
 EJall=; EAall=
-for turn in 1 2 3; do
+for turn in $(seq "$ETURNS"); do
   EJall="$EJall
 $($WARM "$B/elim_jac" examples/tapes/ADOLC-Operations_1.tap examples/tapes/bratu.x "$E/J.mtx" "$EREPS")"
   cp examples/tapes/ADOLC-*_1.tap "$E/adolc/"   # ADOL-C deletes tapes it only reads
@@ -238,7 +241,7 @@ $ejparts s). ADOL-C: \`jacobian()\` (dense); and its sparsity pattern \`jac_pat\
 partial distance-2 column colouring (SMALLEST_LAST, $ecc colours) + one compressed
 \`fov_forward\` + recovery ($ecparts s; \`scripts/bench/adolc_jac.cpp\`). Both run in warm
 processes (glibc keeps freed memory: \`MALLOC_TRIM_THRESHOLD_\`, \`MALLOC_MMAP_THRESHOLD_\`),
-timed in turns, three turns of best of $EREPS runs each; the point is read outside the timings.
+timed in turns, $ETURNS turns of best of $EREPS runs each; the point is read outside the timings.
 
 | what | seconds | peak memory added (KiB) | nonzeros | ratio (time) |
 | --- | --- | --- | --- | --- |
