@@ -144,28 +144,15 @@ static void slab_give(cg_lin *g, uint32_t *b, unsigned c) {
   g->sfree[c] = (uint32_t)(b - g->slab);
 }
 
-/* Appends eid to a full list of g: it moves to a block twice as large. */
-static int list_grow_push(cg_lin *g, cg_adj *a, uint32_t eid) {
-  unsigned c = a->cap ? slab_class(a->cap) + 1 : 1;
-  uint32_t *b, q;
-  if (c > 31 || !(b = slab_take(g, c))) return CG_ENOMEM;
-  if (a->cap) { /* a->e read after slab_take: it may have moved */
-    for (q = 0; q < a->n; q++) b[q] = a->e[q];
-    slab_give(g, a->e, c - 1);
-  }
-  a->e = b;
-  a->cap = 1u << c;
-  a->e[a->n++] = eid;
-  return CG_OK;
-}
-
-/* Makes room in list a for `room` more ids: its block moves to one large
- * enough when it has not; NULL-free failure (CG_ENOMEM) changes nothing. */
-static int list_room(cg_lin *g, cg_adj *a, uint32_t room) {
+/* Makes room in list a for `room` more ids: its block moves to the
+ * smallest one large enough when it has not; a failure (CG_ENOMEM) changes
+ * nothing. */
+static inline int list_room(cg_lin *g, cg_adj *a, uint32_t room) {
   uint64_t need = (uint64_t)a->n + room;
-  unsigned c = 1;
+  unsigned c;
   uint32_t *b, q;
   if (need <= a->cap) return CG_OK;
+  c = a->cap ? slab_class(a->cap) + 1 : 1; /* blocks hold 2^c words, c >= 1 */
   while (c < 31 && ((uint64_t)1 << c) < need) c++;
   if (((uint64_t)1 << c) < need || !(b = slab_take(g, c))) return CG_ENOMEM;
   if (a->cap) { /* a->e read after slab_take: it may have moved */
@@ -174,6 +161,13 @@ static int list_room(cg_lin *g, cg_adj *a, uint32_t room) {
   }
   a->e = b;
   a->cap = 1u << c;
+  return CG_OK;
+}
+
+/* Appends eid to a full list of g: it moves to a block twice as large. */
+static int list_grow_push(cg_lin *g, cg_adj *a, uint32_t eid) {
+  if (list_room(g, a, 1)) return CG_ENOMEM;
+  a->e[a->n++] = eid;
   return CG_OK;
 }
 
@@ -516,13 +510,6 @@ static const uint8_t part_reads[256] = {
   [CG_G_ATANH] = READS_A, [CG_G_ERF] = READS_A, [CG_G_ABS] = READS_A, [CG_G_COND] = READS_A,
   [CG_G_CONDEQ] = READS_A};
 
-/* mark_prod as a table (marks are CG_E_* here, below 4). */
-static const uint8_t mark_prod_tab[4][4] = {
-  {CG_E_VAR, CG_E_VAR, CG_E_VAR, CG_E_VAR},
-  {CG_E_VAR, CG_E_CONST, CG_E_CONST, CG_E_CONST},
-  {CG_E_VAR, CG_E_CONST, CG_E_PLUS1, CG_E_MINUS1},
-  {CG_E_VAR, CG_E_CONST, CG_E_MINUS1, CG_E_PLUS1}};
-
 /* The partials of node v's whole chain with respect to its nk children, of
  * values a[]: the first operation's partials times the derivative of each
  * later one.  The result of an operation is needed only where its partials,
@@ -549,7 +536,7 @@ static void chain_partials(const cg_graph *gr, uint32_t v, const double *a, uint
     gop_partials(op[q], opc[q], x, r, dd, m2);
     for (i = 0; i < nk; i++) {
       d[i] *= dd[0];
-      mk[i] = mark_prod_tab[mk[i]][m2[0]];
+      mk[i] = mark_prod(mk[i], m2[0]);
     }
   }
   if (op[o] == CG_G_COND || op[o] == CG_G_CONDEQ || op[o] == CG_G_MIN)
@@ -734,7 +721,7 @@ static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uin
       }
       for (i = 0; i < nk; i++) {
         d[i] *= f;
-        mk[i] = mark_prod_tab[mk[i]][m];
+        mk[i] = mark_prod(mk[i], m);
       }
     }
     if (!simple) { /* the whole chain again (d and mk are all rewritten) */
@@ -1164,11 +1151,10 @@ static inline int accumulate(cg_lin *g, uint32_t i, uint32_t k, double a, uint8_
 }
 
 /* Counts a step's `pairs` accumulations into c: `nontriv` of them without a
- * +-1 factor, `made` creating an edge (fill), the others adds; the edge
- * count only grows during them, so its peak is the count at the end. */
-/* count_step with the step's edge count after its accumulations given
- * (elim_one_use reuses edges, so the graph never holds that many at once;
- * the peak is counted as for the general step all the same). */
+ * +-1 factor, `made` creating an edge (fill), the others adds, given the
+ * edge count after them: it only grows during them, so its peak is that
+ * count (elim_one_use reuses edges, so its graph never holds that many at
+ * once; the peak is counted as for the general step all the same). */
 static void count_step_at(cg_cost *c, uint64_t pairs, uint64_t nontriv, uint64_t made,
                           uint64_t edges) {
   if (!c) return;
@@ -1180,6 +1166,7 @@ static void count_step_at(cg_cost *c, uint64_t pairs, uint64_t nontriv, uint64_t
   c->steps++;
 }
 
+/* count_step_at at the graph's edge count (the general steps). */
 static void count_step(const cg_lin *g, cg_cost *c, uint64_t pairs, uint64_t nontriv,
                        uint64_t made) {
   count_step_at(c, pairs, nontriv, made, g->nedges);
