@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian 12 packages cgwb needs, only those missing.
 # luarocks (for the rockspec check) pulls lua5.1 and repoints the `lua`
-# alternative; we put the alternative back as it was (cgwb always runs lua5.4).
+# alternative; we put the alternative back as it was, or, on a machine that had
+# no `lua` before, point it at lua5.4 (cgwb always runs lua5.4 by name).
 set -e
 PKGS="make gcc g++ lua5.4 liblua5.4-dev lua-lpeg lua-busted lua-argparse lua-term
       graphviz gnuplot-nox libadolc-dev libcolpack-dev luarocks clang libclang-rt-14-dev"
@@ -13,10 +14,13 @@ done
 echo "install-deps: installing$missing" >&2
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-before=$(readlink -f /etc/alternatives/lua-interpreter 2>/dev/null || true)
+before=$(readlink -e /etc/alternatives/lua-interpreter 2>/dev/null || true)
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
-if [ -n "$before" ] && [ "$(readlink -f /etc/alternatives/lua-interpreter)" != "$before" ]; then
-  $SUDO update-alternatives --set lua-interpreter "$before" >/dev/null
+[ -n "$before" ] || before=/usr/bin/lua5.4
+now=$(readlink -e /etc/alternatives/lua-interpreter 2>/dev/null || true)
+if [ -n "$now" ] && [ "$now" != "$before" ]; then
+  $SUDO update-alternatives --set lua-interpreter "$before" >/dev/null ||
+    echo "install-deps: could not point 'lua' back at $before (cgwb does not need it)" >&2
 fi
