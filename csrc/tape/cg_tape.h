@@ -94,10 +94,10 @@ void cg_reader_close(cg_reader *R);
 uint64_t cg_adolc_markers(const cg_reader *R);
 /* Test hook for an ADOL-C reader, right after opening: fast = 0 decodes every
  * record with the full checks only (the reference the fast path must agree
- * with); fast = 2 maps windows of one page instead of 4 MiB, so that tapes
- * of a few pages reach every window boundary; cap > 0 reads the files
- * through buffers (as where they cannot be mapped), each read taking at
- * most cap elements, so that small tapes reach every buffer boundary.
+ * with); fast = 2 reads windows of 512 elements instead of 64 KiB, so that
+ * tapes of a few kilobytes reach every window boundary; cap > 0 makes each
+ * read take at most cap elements (at most the buffer), so that small tapes
+ * reach every buffer boundary.
  * CG_EUSAGE for other readers. */
 int cg_adolc_debug(cg_reader *R, int fast, size_t cap);
 

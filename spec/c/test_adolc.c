@@ -116,8 +116,8 @@ static uint64_t hash_rec(uint64_t h, const cg_rec *r) {
  * mode 0: cg_reader_next; 1: the same with the fast path off (the reference);
  * 2: 5-element buffers; 3: batches of 7 with 5-element buffers; 4: batches of
  * 256; 5: cg_reader_next and batches of 3 alternating; 6: the same through
- * mapped windows of one page (every window boundary of a larger tape); 7:
- * batches of 256 through read buffers instead of mapped windows. */
+ * windows of 512 elements (every window boundary of a larger tape); 7:
+ * batches of 256 through full-size buffers (a cap above the buffer). */
 static uint64_t stream_hash(const char *path, int mode, uint64_t *nrec) {
   cg_error e = {0, ""};
   cg_reader *R = cg_reader_open(NULL, path, &e);
