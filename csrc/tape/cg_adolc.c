@@ -675,8 +675,8 @@ static int fast_soa(ad_reader *R, cg_run *u) {
   const unsigned char *restrict ob;
   const uint32_t *restrict L;
   const double *V;
-  uint32_t hmask = R->hmask, hi = 0;
-  uint64_t oi = R->oi, k, vrem = R->vlim - R->vi, nv = 0;
+  uint32_t hmask = R->hmask;
+  uint64_t oi = R->oi, k, vrem = R->vlim - R->vi, nv = 0, top = u->maxloc;
   uint32_t *restrict dl = u->loc + u->nloc, *dl0 = dl;
   uint32_t *dlend = u->loc + u->cap_loc - AD_FAST_NL; /* room for 4 more slots */
   size_t n;
@@ -691,21 +691,24 @@ static int fast_soa(ad_reader *R, cg_run *u) {
   if (vrem > u->cap_val - u->nval) vrem = u->cap_val - u->nval;
   for (n = 0; n < k; n++) {
     const ad_fastop *f = fast + ob[n];
-    uint32_t c0, c1, c2, c3;
+    uint32_t c0, c1, c2, c3, any;
     if (!f->plain || nv + f->nv > vrem || dl > dlend) break; /* (plain implies nl > 0) */
     c0 = L[f->perm[0]];
     c1 = L[f->perm[1]];
     c2 = L[f->perm[2]];
     c3 = L[f->perm[3]];
-    if ((c0 | c1 | c2 | c3) & hmask) break;
     dl[0] = c0; /* slots past nl are overwritten by the next record */
     dl[1] = c1;
     dl[2] = c2;
     dl[3] = c3;
-    c0 = c0 > c1 ? c0 : c1; /* slots past nl repeat slot 0 (perm) */
-    c2 = c2 > c3 ? c2 : c3;
-    c0 = c0 > c2 ? c0 : c2;
-    hi = hi > c0 ? hi : c0;
+    any = c0 | c1 | c2 | c3; /* slots past nl repeat slot 0 (perm) */
+    if (any & hmask) break;
+    if (any >= top) { /* no operand exceeds their OR: most records skip the max */
+      c0 = c0 > c1 ? c0 : c1;
+      c2 = c2 > c3 ? c2 : c3;
+      c0 = c0 > c2 ? c0 : c2;
+      if (c0 >= top) top = (uint64_t)c0 + 1;
+    }
     dl += f->nl;
     L += f->nl;
     nv += f->nv;
@@ -713,7 +716,7 @@ static int fast_soa(ad_reader *R, cg_run *u) {
   if (n == 0) return 0;
   memcpy(u->op + u->nop, ob, n);
   if (nv) memcpy(u->val + u->nval, V, (size_t)nv * sizeof *V);
-  if ((uint64_t)hi + 1 > u->maxloc) u->maxloc = (uint64_t)hi + 1;
+  u->maxloc = top;
   u->nop += n;
   u->nloc += (size_t)(dl - dl0);
   u->nval += (size_t)nv;

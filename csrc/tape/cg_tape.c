@@ -396,6 +396,34 @@ static int load_batch(cg_tape *t, cg_reader *R, cg_rec *rb, int n, cg_error *e) 
   return rc;
 }
 
+/* Adds the independents and dependents among opcodes p[0 .. n) to *nin and
+ * *ndep.  Eight opcodes a step (SWAR): a byte-by-byte loop took a fifth of
+ * loading an ADOL-C tape, and compilers do not vectorize it at -O2.  For
+ * x = byte ^ code, ~(((x & 0x7f) + 0x7f) | x | 0x7f) is 0x80 exactly when
+ * x == 0, with no carry between bytes; the multiplication sums the bytes. */
+static void count_io(const uint8_t *p, size_t n, uint64_t *nin, uint64_t *ndep) {
+  const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
+  const uint64_t ci = ones * CG_OP_assign_ind, cd = ones * CG_OP_assign_dep;
+  uint64_t a = 0, b = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w, x, y;
+    memcpy(&w, p + i, 8);
+    x = w ^ ci;
+    y = w ^ cd;
+    x = ~(((x & low7) + low7) | x | low7);
+    y = ~(((y & low7) + low7) | y | low7);
+    a += ((x >> 7) * ones) >> 56;
+    b += ((y >> 7) * ones) >> 56;
+  }
+  for (; i < n; i++) {
+    a += p[i] == CG_OP_assign_ind;
+    b += p[i] == CG_OP_assign_dep;
+  }
+  *nin += a;
+  *ndep += b;
+}
+
 /* Takes the plain records R decodes in struct-of-arrays form straight into
  * t's arrays (cg_reader_next_run), growing them as needed; 0 when the next
  * record must come another way. */
@@ -404,7 +432,6 @@ static int load_runs(cg_tape *t, cg_reader *R, cg_error *e) {
   if (!R->next_run) return 0;
   for (;;) {
     cg_run u;
-    size_t k;
     if ((t->cap_op - t->nops < 1 || t->cap_loc - t->nlocs < 4 || t->cap_val - t->nvals < 2) &&
         (n = push_reserve(t, 4, 2, e)) != CG_OK) /* the room one run needs; capacities double */
       return n;
@@ -413,10 +440,7 @@ static int load_runs(cg_tape *t, cg_reader *R, cg_error *e) {
     u.nop = t->nops, u.nloc = t->nlocs, u.nval = t->nvals;
     u.maxloc = t->nstore;
     if ((n = cg_reader_next_run(R, &u, e)) <= 0) return n;
-    for (k = t->nops; k < u.nop; k++) {
-      t->n_indep += u.op[k] == CG_OP_assign_ind;
-      t->n_dep += u.op[k] == CG_OP_assign_dep;
-    }
+    count_io(u.op + t->nops, u.nop - t->nops, &t->n_indep, &t->n_dep);
     t->nops = u.nop, t->nlocs = u.nloc, t->nvals = u.nval, t->nstore = u.maxloc;
   }
 }
