@@ -667,8 +667,12 @@ static int fast_batch(ad_reader *R, cg_rec *out, int max, uint32_t *loc) {
  * before a record that is not plain or that would not fit.  Opcodes and
  * constants of consecutive records are consecutive in the files, so they are
  * copied in one move each after the loop; only operands are permuted. */
-#if defined(__GNUC__)
-__attribute__((noinline)) /* its own registers: the loop must not spill */
+#if defined(__GNUC__) && !defined(__clang__)
+/* its own registers: the loop must not spill; GCC's SLP vectorizer turns
+ * the four operand stores into eight instructions */
+__attribute__((noinline, optimize("no-tree-slp-vectorize")))
+#elif defined(__GNUC__)
+__attribute__((noinline))
 #endif
 static int fast_soa(ad_reader *R, cg_run *u) {
   const ad_fastop *restrict fast = R->fast;
@@ -676,7 +680,7 @@ static int fast_soa(ad_reader *R, cg_run *u) {
   const uint32_t *restrict L;
   const double *V;
   uint32_t hmask = R->hmask;
-  uint64_t oi = R->oi, k, vrem = R->vlim - R->vi, nv = 0, top = u->maxloc;
+  uint64_t oi = R->oi, k, kf, vrem = R->vlim - R->vi, nv = 0, top = u->maxloc;
   uint32_t *restrict dl = u->loc + u->nloc, *dl0 = dl;
   uint32_t *dlend = u->loc + u->cap_loc - AD_FAST_NL; /* room for 4 more slots */
   size_t n;
@@ -689,30 +693,41 @@ static int fast_soa(ad_reader *R, cg_run *u) {
   }
   if (k > u->cap_op - u->nop) k = u->cap_op - u->nop;
   if (vrem > u->cap_val - u->nval) vrem = u->cap_val - u->nval;
-  for (n = 0; n < k; n++) {
-    const ad_fastop *f = fast + ob[n];
-    uint32_t c0, c1, c2, c3, any;
-    if (!f->plain || nv + f->nv > vrem || dl > dlend) break; /* (plain implies nl > 0) */
-    c0 = L[f->perm[0]];
-    c1 = L[f->perm[1]];
-    c2 = L[f->perm[2]];
-    c3 = L[f->perm[3]];
-    dl[0] = c0; /* slots past nl are overwritten by the next record */
-    dl[1] = c1;
-    dl[2] = c2;
-    dl[3] = c3;
-    any = c0 | c1 | c2 | c3; /* slots past nl repeat slot 0 (perm) */
-    if (any & hmask) break;
-    if (any >= top) { /* no operand exceeds their OR: most records skip the max */
-      c0 = c0 > c1 ? c0 : c1;
-      c2 = c2 > c3 ? c2 : c3;
-      c0 = c0 > c2 ? c0 : c2;
-      if (c0 >= top) top = (uint64_t)c0 + 1;
-    }
-    dl += f->nl;
-    L += f->nl;
-    nv += f->nv;
+  /* The first kf records fit the constants and the operand room left even
+   * at the largest size, so a copy of the loop without those checks takes
+   * them; the checked one goes on from there. */
+#define SOA_LOOP(LIMIT, ROOM_SHORT)                                                     \
+  for (; n < (LIMIT); n++) {                                                            \
+    const ad_fastop *f = fast + ob[n];                                                  \
+    uint32_t c0, c1, c2, c3, any;                                                       \
+    if (!f->plain || (ROOM_SHORT)) break; /* (plain implies nl > 0) */                 \
+    c0 = L[f->perm[0]];                                                                 \
+    c1 = L[f->perm[1]];                                                                 \
+    c2 = L[f->perm[2]];                                                                 \
+    c3 = L[f->perm[3]];                                                                 \
+    dl[0] = c0; /* slots past nl are overwritten by the next record */                  \
+    dl[1] = c1;                                                                         \
+    dl[2] = c2;                                                                         \
+    dl[3] = c3;                                                                         \
+    any = c0 | c1 | c2 | c3; /* slots past nl repeat slot 0 (perm) */                   \
+    if (any & hmask) break;                                                             \
+    if (any >= top) { /* no operand exceeds their OR: most records skip the max */      \
+      c0 = c0 > c1 ? c0 : c1;                                                           \
+      c2 = c2 > c3 ? c2 : c3;                                                           \
+      c0 = c0 > c2 ? c0 : c2;                                                           \
+      if (c0 >= top) top = (uint64_t)c0 + 1;                                            \
+    }                                                                                   \
+    dl += f->nl;                                                                        \
+    L += f->nl;                                                                         \
+    nv += f->nv;                                                                        \
   }
+  kf = (size_t)(dlend - dl) / AD_FAST_NL + 1;
+  if (kf > vrem / AD_FAST_NV) kf = vrem / AD_FAST_NV;
+  if (kf > k) kf = k;
+  n = 0;
+  SOA_LOOP(kf, 0)
+  if (n == kf) SOA_LOOP(k, nv + f->nv > vrem || dl > dlend)
+#undef SOA_LOOP
   if (n == 0) return 0;
   memcpy(u->op + u->nop, ob, n);
   if (nv) memcpy(u->val + u->nval, V, (size_t)nv * sizeof *V);
