@@ -48,18 +48,22 @@
 #endif
 #define NF_FREED 0x80 /* slot on the free list (build only) */
 
-/* A node slot during the build, 48 bytes.  k0..k2: children; head/tail: its
- * chain in the operation pool (its length is counted where it is needed); npar: parent edges; par: with recovered
- * hoists the XOR of the parents' slots, else the last parent added (the
- * seed's p.parent, NONE once it is gone); ref: live
- * entries pointing here; birth: creation number (topological order). */
+/* A node slot during the build, 48 bytes.  k0..k2: children; head: the
+ * first operation of its chain (its length is counted where it is needed),
+ * whose last is always the node's own, op[birth] (hoisting puts chains in
+ * front); npar: parent edges; par: with recovered hoists the XOR of the
+ * parents' slots, else the last parent added (the seed's p.parent, NONE once
+ * it is gone); ref: live entries pointing here; birth: creation number
+ * (topological order). */
 typedef struct bnode {
-  uint32_t k0, k1, k2, head, tail, npar, par, ref, birth;
+  uint32_t k0, k1, k2, head, npar, par, ref, birth;
   uint8_t nk, fl;
   double val;
 } bnode;
 
-/* An operation of a chain. */
+/* An operation of a chain, indexed by the birth of the node that created it
+ * (one each): no free list, no capacity of its own to check.  The operations
+ * of dead roots are not reused; the pool has as many entries as `order`. */
 typedef struct bop {
   double c;
   uint32_t next;
@@ -69,11 +73,12 @@ typedef struct bop {
 /* How an opcode is normalized (see norm_rows).  The kind says how the build
  * loop handles it, in one dispatch: an operation over 1, 2 or 3 inputs, an
  * alias, a constant, or the general path (NK_OTHER). */
-enum { NK_OTHER = 0, NK_OP1, NK_OP2, NK_OP3, NK_ALIAS, NK_CONST };
+enum { NK_OTHER = 0, NK_OP1, NK_OP2, NK_OP3, NK_ALIAS, NK_CONST, NK_INDEP, NK_DEP };
 enum { NC_NONE = 0, NC_V0, NC_NEGV0, NC_ONE, NC_MONE, NC_ZERO };
 typedef struct bnorm {
   uint8_t kind, g, out, in[3], cm; /* cm: NC_V0, NC_NEGV0 or (fixed) NC_NONE */
   uint8_t nl, nv; /* operands and constants of the record (fixed-size opcodes) */
+  uint8_t fixed;  /* nl and nv hold for every record of the opcode */
   double c;       /* the constant when it is fixed (cm NC_NONE) */
 } bnorm;
 
@@ -92,11 +97,10 @@ typedef struct builder {
   uint32_t *order;        /* birth number -> slot, NONE once freed */
   uint32_t par0, parmask; /* bnode.par of a new node; kept bits when a parent comes */
   size_t cap_order;
-  uint64_t live_kids, live_ops; /* children and chain operations of the slots in use */
-  /* operation pool: singly linked chains */
-  size_t ocap, onum;
+  uint64_t live_kids; /* children of the slots in use (their operations: seq - dead_ops) */
+  /* operation pool: singly linked chains, by birth (at least cap_order entries) */
+  size_t ocap;
   bop *op;
-  uint32_t free_op;
   /* live node table */
   uint32_t *live;
   uint64_t nlive;
@@ -167,25 +171,12 @@ COLD int grow(builder *B, void **arr, size_t *cap, size_t elsize) {
   return CG_OK;
 }
 
-/* A new operation in the pool; NONE on failure. */
-HOT_INLINE uint32_t new_op(builder *B, unsigned g, double c) {
-  uint32_t o;
-  if (B->free_op != NONE) {
-    o = B->free_op;
-    B->free_op = B->op[o].next;
-  } else {
-    if (B->onum == B->ocap && grow(B, (void **)&B->op, &B->ocap, sizeof(bop))) return NONE;
-    o = (uint32_t)B->onum++;
-  }
-  B->op[o].code = (uint8_t)g;
-  B->op[o].c = c;
-  B->op[o].next = NONE;
-  return o;
-}
-
-static void free_op_chain(builder *B, uint32_t head, uint32_t tail) {
-  B->op[tail].next = B->free_op;
-  B->free_op = head;
+/* Grows the arrays indexed by birth (order, op) together. */
+COLD int grow_births(builder *B) {
+  if (grow(B, (void **)&B->order, &B->cap_order, 4)) return B->rc;
+  while (B->ocap < B->cap_order)
+    if (grow(B, (void **)&B->op, &B->ocap, sizeof(bop))) return B->rc;
+  return CG_OK;
 }
 
 /* A new node with one operation over its nk children k0.. (NONE past nk);
@@ -195,10 +186,9 @@ static void free_op_chain(builder *B, uint32_t head, uint32_t tail) {
 HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, uint32_t k0, uint32_t k1,
                                  uint32_t k2, int nk) {
   bnode *nd, *N;
+  bop *O;
   uint32_t v, o, par0 = B->par0, parmask = B->parmask;
-  if (B->seq == B->cap_order && grow(B, (void **)&B->order, &B->cap_order, 4)) return NONE;
-  o = new_op(B, g, c);
-  if (o == NONE) return NONE;
+  if (B->seq == B->cap_order && grow_births(B)) return NONE;
   if (B->free_node != NONE) {
     v = B->free_node;
     B->free_node = B->nd[v].k0;
@@ -208,15 +198,19 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, uint32_t k0, 
   }
   nd = B->nd; /* locals from here on: the stores below cannot move B's arrays */
   N = nd + v;
-  B->order[B->seq] = v;
-  N->birth = (uint32_t)B->seq++;
+  o = (uint32_t)B->seq++;
+  B->order[o] = v;
+  O = B->op + o;
+  O->c = c;
+  O->next = NONE;
+  O->code = (uint8_t)g;
+  N->birth = o;
   B->live_kids += (uint64_t)nk;
-  B->live_ops++;
   N->k0 = k0;
   N->k1 = k1;
   N->k2 = k2;
   N->nk = (uint8_t)nk;
-  N->head = N->tail = o;
+  N->head = o;
   N->npar = N->ref = 0;
   N->par = par0;
   N->fl = 0;
@@ -231,12 +225,15 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, uint32_t k0, 
     a[0] = nk > 0 ? nd[k0].val : 0.0;
     a[1] = nk > 1 ? nd[k1].val : 0.0;
     a[2] = nk > 2 ? nd[k2].val : 0.0;
-    switch (g) { /* the commonest without the table's switch */
+    switch (g) { /* the commonest without the table's switch; constants and
+                  * independents (whose value the caller sets) are known when inlined */
       case CG_G_ADD: N->val = a[0] + a[1]; break;
       case CG_G_SUB: N->val = a[0] - a[1]; break;
       case CG_G_MUL: N->val = a[0] * a[1]; break;
       case CG_G_ADDC: N->val = a[0] + c; break;
       case CG_G_MULC: N->val = a[0] * c; break;
+      case CG_G_CONST: N->val = c; break;
+      case CG_G_INDEP: N->val = 0.0; break;
       default: N->val = cg_gop_apply_inline(g, c, a, &sw); break;
     }
   }
@@ -250,14 +247,12 @@ static uint32_t new_node(builder *B, unsigned g, double c, const uint32_t *kid, 
                       nk > 2 ? kid[2] : NONE, nk);
 }
 
-/* Returns a node's slot (and, with ops, its chain: a dead root's) to the
- * free lists; the number of operations freed. */
-static uint32_t free_node(builder *B, uint32_t v, int ops) {
+/* Returns a node's slot to the free list; with ops (a dead root), the
+ * number of operations of its chain, which are dropped with it. */
+HOT_INLINE uint32_t free_node(builder *B, uint32_t v, int ops) {
   uint32_t nops = 0, o;
   if (ops) {
     for (o = B->nd[v].head; o != NONE; o = B->op[o].next) nops++;
-    free_op_chain(B, B->nd[v].head, B->nd[v].tail);
-    B->live_ops -= nops;
   }
   B->order[B->nd[v].birth] = NONE;
   B->live_kids -= B->nd[v].nk;
@@ -288,10 +283,10 @@ HOT_INLINE uint32_t hoist_target(const builder *B, uint32_t n) {
 }
 
 /* Hoists n into p = hoist_target(B, n) (Figures 7 and 8). */
-static void hoist_into(builder *B, uint32_t n, uint32_t p, int recovered) {
+HOT_INLINE void hoist_into(builder *B, uint32_t n, uint32_t p, int recovered) {
   bnode *nd = B->nd, *N = nd + n, *P = nd + p;
   int i;
-  B->op[N->tail].next = P->head; /* n's chain first, then p's */
+  B->op[N->birth].next = P->head; /* n's chain (ending in its own operation) first, then p's */
   P->head = N->head;
   B->live_kids += (uint64_t)N->nk - 1; /* free_node(n) takes n's off again */
   P->nk = N->nk;
@@ -337,7 +332,7 @@ static void try_hoist(builder *B, uint32_t n, int recovered) {
   if (p != NONE) hoist_down(B, n, p, recovered);
 }
 
-static int removable(const builder *B, uint32_t v) {
+HOT_INLINE int removable(const builder *B, uint32_t v) {
   return !B->nd[v].ref && !B->nd[v].npar && !(B->nd[v].fl & (CG_NF_DEP | CG_NF_GUARD | NF_FREED)) &&
          B->op[B->nd[v].head].code != CG_G_INDEP;
 }
@@ -354,6 +349,11 @@ static int push(builder *B, uint32_t v) {
  * (explicit stack), its complete children left without parents. */
 COLD void try_dead(builder *B, uint32_t n) {
   if (!B->o.dead_roots || !removable(B, n)) return;
+  if (B->nd[n].nk == 0) { /* a leaf (most dead roots are overwritten constants): no stack */
+    B->st.dead_nodes++;
+    B->st.dead_ops += free_node(B, n, 1);
+    return;
+  }
   B->nd[n].fl |= NF_FREED; /* marks "queued" until freed below */
   if (push(B, n)) return;
   while (B->nstack) {
@@ -570,6 +570,16 @@ static const struct { uint8_t op, g, out, nin, in0, in1, in2, cm; } norm_rows[] 
 static void norm_init(builder *B) {
   size_t i;
   memset(B->norm, 0, sizeof B->norm);
+  for (i = 0; i < 256; i++) { /* the counts of every fixed-size opcode, for the loop's stride */
+    const cg_opinfo *oi = cg_op((unsigned)i);
+    if (oi->nloc < 0 || oi->nval < 0) continue; /* (cg_opinfo counts fit a byte) */
+    B->norm[i].fixed = 1;
+    B->norm[i].nl = (uint8_t)oi->nloc;
+    B->norm[i].nv = (uint8_t)oi->nval;
+  }
+  /* independents and dependents: handled in the loop, no dispatch through rec_other */
+  if (B->norm[CG_OP_assign_ind].fixed) B->norm[CG_OP_assign_ind].kind = NK_INDEP;
+  if (B->norm[CG_OP_assign_dep].fixed) B->norm[CG_OP_assign_dep].kind = NK_DEP;
   for (i = 0; i < sizeof norm_rows / sizeof norm_rows[0]; i++) {
     bnorm *d = &B->norm[norm_rows[i].op];
     const cg_opinfo *oi = cg_op(norm_rows[i].op);
@@ -691,9 +701,10 @@ static int rec_ref(builder *B, const cg_rec *r) {
 /* A new independent at location l. */
 static int rec_indep(builder *B, uint64_t l) {
   uint32_t v;
-  if (cg_reserve(B->A, (void **)&B->ind, &B->capind, B->nind + 1, sizeof *B->ind))
+  if (B->nind == B->capind && /* b_init sized it from the tape's count */
+      cg_reserve(B->A, (void **)&B->ind, &B->capind, B->nind + 1, sizeof *B->ind))
     return b_nomem(B);
-  v = new_node(B, CG_G_INDEP, (double)B->nind, NULL, 0);
+  v = new_node_inl(B, CG_G_INDEP, (double)B->nind, NONE, NONE, NONE, 0);
   if (v == NONE) return B->rc;
   if (B->has_val) B->nd[v].val = B->x[B->nind];
   B->ind[B->nind++] = v;
@@ -703,7 +714,8 @@ static int rec_indep(builder *B, uint64_t l) {
 static int rec_dep(builder *B, uint64_t l) {
   uint32_t v = get(B, l);
   if (v == NONE) return B->rc;
-  if (cg_reserve(B->A, (void **)&B->dep, &B->capdep, B->ndep + 1, sizeof *B->dep))
+  if (B->ndep == B->capdep &&
+      cg_reserve(B->A, (void **)&B->dep, &B->capdep, B->ndep + 1, sizeof *B->dep))
     return b_nomem(B);
   B->dep[B->ndep++] = v;
   B->nd[v].fl |= CG_NF_DEP;
@@ -816,9 +828,17 @@ static void build_all(builder *B) {
         if ((v = new_node_inl(B, CG_G_CONST, norm_const(d, V), NONE, NONE, NONE, 0)) == NONE) return;
         set_live_in(B, L[d->out], v);
         break;
+      case NK_INDEP:
+        B->rec = i;
+        if (rec_indep(B, L[0])) return;
+        break;
+      case NK_DEP:
+        B->rec = i;
+        if (rec_dep(B, L[0])) return;
+        break;
       default:
-        if (cg_op(op)->nloc >= 0 && cg_op(op)->nval >= 0) {
-          nl = (uint32_t)cg_op(op)->nloc, nv = (uint32_t)cg_op(op)->nval;
+        if (d->fixed) {
+          nl = d->nl, nv = d->nv;
         } else if (cg_rec_counts(op, L, (uint32_t)(t->nlocs - (size_t)(L - L0)), &nl, &nv) != 1) {
           B->rec = i;
           b_fail(B, CG_EFORMAT, "%s: inconsistent operand counts", cg_op(op)->name);
@@ -923,8 +943,11 @@ static int g_alloc(cg_graph *g, size_t nk, size_t no) {
 static int compact(builder *B, cg_graph *g) {
   bnode *nd = B->nd;
   const bop *op = B->op;
-  uint32_t *kids, *pars;
-  size_t s;
+  const uint32_t *order = B->order;
+  uint32_t *kids, *pars, *kid_start, *par_start, *op_start;
+  uint8_t *gop, *flags;
+  double *opc, *val;
+  size_t s, seq = B->seq;
   uint32_t id = 0, i, ko = 0, po = 0, oo = 0;
   uint64_t inuse = B->seq - B->nfreed;
   if (inuse > B->st.peak_nodes) B->st.peak_nodes = inuse;
@@ -932,11 +955,13 @@ static int compact(builder *B, cg_graph *g) {
   g->n_indep = (uint32_t)B->nind;
   g->n_dep = (uint32_t)B->ndep;
   g->n_guard = (uint32_t)B->nguard;
-  if (g_alloc(g, (size_t)B->live_kids, (size_t)B->live_ops)) return b_nomem(B);
-  kids = g->kids;
-  pars = g->pars;
-  for (s = 0; s < B->seq; s++) {
-    uint32_t v = B->order[s], o;
+  if (g_alloc(g, (size_t)B->live_kids, (size_t)(B->seq - B->st.dead_ops))) return b_nomem(B);
+  /* the arrays in locals: the byte stores (op, flags) may alias anything, so
+   * through g every iteration reloaded them */
+  kids = g->kids, pars = g->pars, kid_start = g->kid_start, par_start = g->par_start;
+  op_start = g->op_start, gop = g->op, flags = g->flags, opc = g->opc, val = g->val;
+  for (s = 0; s < seq; s++) {
+    uint32_t v = order[s], o, np;
     bnode *N, *K;
     if (v == NONE) continue;
     N = nd + v;
@@ -956,20 +981,26 @@ static int compact(builder *B, cg_graph *g) {
       default:
         break;
     }
-    g->kid_start[id + 1] = ko;
-    g->par_start[id] = po;
-    po += N->npar;
-    N->npar = g->par_start[id];
-    for (o = N->head; o != NONE; o = op[o].next) {
-      g->op[oo] = op[o].code;
-      g->opc[oo++] = op[o].c;
+    kid_start[id + 1] = ko;
+    par_start[id] = po;
+    np = N->npar;
+    N->npar = po;
+    po += np;
+    if ((o = N->head) == s) { /* nothing hoisted into it: only its own operation */
+      gop[oo] = (uint8_t)op[s].code;
+      opc[oo++] = op[s].c;
+    } else {
+      do {
+        gop[oo] = (uint8_t)op[o].code;
+        opc[oo++] = op[o].c;
+      } while ((o = op[o].next) != NONE);
     }
-    g->op_start[id + 1] = oo;
-    g->flags[id] = N->fl;
-    g->val[id] = N->val;
+    op_start[id + 1] = oo;
+    flags[id] = N->fl;
+    val[id] = N->val;
     N->birth = id++;
   }
-  g->par_start[id] = po;
+  par_start[id] = po;
   B->st.hoisted_ops += oo - id;
   for (i = 0; i < B->nind; i++) g->indep[i] = nd[B->ind[i]].birth;
   for (i = 0; i < B->ndep; i++) g->dep[i] = nd[B->dep[i]].birth;
@@ -1020,7 +1051,7 @@ static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
   norm_init(B);
   B->par0 = B->o.recover_hoists ? 0 : NONE;
   B->parmask = B->o.recover_hoists ? NONE : 0;
-  B->free_node = B->free_op = NONE;
+  B->free_node = NONE;
   B->x = x ? x : (t->has_x0 ? t->x0 : NULL);
   B->has_val = B->x != NULL;
   B->nlive = t->nstore;
@@ -1034,6 +1065,12 @@ static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
   B->live = (uint32_t *)cg_malloc(A, (size_t)(B->nlive ? B->nlive : 1) * 4);
   if (!B->live) return cg_seterr(e, CG_ENOMEM, "out of memory for the live node table");
   for (i = 0; i < B->nlive; i++) B->live[i] = NONE;
+  /* the tape counts its independents and dependents: one allocation each */
+  if ((t->n_indep && t->n_indep < NONE &&
+       cg_reserve(A, (void **)&B->ind, &B->capind, (size_t)t->n_indep, sizeof *B->ind)) ||
+      (t->n_dep && t->n_dep < NONE &&
+       cg_reserve(A, (void **)&B->dep, &B->capdep, (size_t)t->n_dep, sizeof *B->dep)))
+    return cg_seterr(e, CG_ENOMEM, "out of memory for the independents and dependents");
   return CG_OK;
 }
 
