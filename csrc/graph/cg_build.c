@@ -73,13 +73,22 @@ typedef struct bop {
 /* How an opcode is normalized (see norm_rows).  The kind says how the build
  * loop handles it, in one dispatch: an operation over 1, 2 or 3 inputs, an
  * alias, a constant, or the general path (NK_OTHER). */
-enum { NK_OTHER = 0, NK_OP1, NK_OP2, NK_OP3, NK_ALIAS, NK_CONST, NK_INDEP, NK_DEP };
+enum {
+  NK_OTHER = 0, NK_OP1, NK_OP2, NK_OP3, NK_ALIAS, NK_CONST, NK_INDEP, NK_DEP,
+  /* the same with the record's constant (NC_V0), or its negation (NC_NEGV0),
+   * instead of the fixed one: where the constant comes from is part of the
+   * dispatch, not a further branch per record */
+  NK_OP1V, NK_OP1N, NK_OP2V, NK_OP3V, NK_CONSTV,
+  /* the commonest operations, so that computing the value needs no switch of
+   * its own: x+y, x-y, x*y (fixed constant) and x+c, x-c, c*x (the record's) */
+  NK_ADD, NK_SUB, NK_MUL, NK_ADDCV, NK_ADDCN, NK_MULCV
+};
 enum { NC_NONE = 0, NC_V0, NC_NEGV0, NC_ONE, NC_MONE, NC_ZERO };
 typedef struct bnorm {
-  uint8_t kind, g, out, in[3], cm; /* cm: NC_V0, NC_NEGV0 or (fixed) NC_NONE */
+  uint8_t kind, g, out, in[3];
   uint8_t nl, nv; /* operands and constants of the record (fixed-size opcodes) */
   uint8_t fixed;  /* nl and nv hold for every record of the opcode */
-  double c;       /* the constant when it is fixed (cm NC_NONE) */
+  double c;       /* the constant when it is fixed (kinds without V or N) */
 } bnorm;
 
 typedef struct builder {
@@ -588,22 +597,28 @@ static void norm_init(builder *B) {
     d->kind = d->g == CG_G_CONST ? NK_CONST
               : d->g == CG_G_COPY && B->o.assign_removal ? NK_ALIAS
               : (uint8_t)(NK_OP1 + norm_rows[i].nin - 1);
+    if (norm_rows[i].cm == NC_V0 || norm_rows[i].cm == NC_NEGV0) { /* (only unary ones negate) */
+      static const uint8_t v0[] = {[NK_OP1] = NK_OP1V, [NK_OP2] = NK_OP2V, [NK_OP3] = NK_OP3V,
+                                   [NK_CONST] = NK_CONSTV};
+      d->kind = norm_rows[i].cm == NC_NEGV0 && d->kind == NK_OP1 ? NK_OP1N : v0[d->kind];
+    }
+    if (d->kind == NK_OP2 && (d->g == CG_G_ADD || d->g == CG_G_SUB || d->g == CG_G_MUL))
+      d->kind = d->g == CG_G_ADD ? NK_ADD : d->g == CG_G_SUB ? NK_SUB : NK_MUL;
+    else if ((d->kind == NK_OP1V || d->kind == NK_OP1N) && d->g == CG_G_ADDC)
+      d->kind = d->kind == NK_OP1V ? NK_ADDCV : NK_ADDCN;
+    else if (d->kind == NK_OP1V && d->g == CG_G_MULC)
+      d->kind = NK_MULCV;
     d->out = norm_rows[i].out;
     d->in[0] = norm_rows[i].in0;
     d->in[1] = norm_rows[i].in1;
     d->in[2] = norm_rows[i].in2;
     /* a constant that does not come from the record is fixed here */
-    d->cm = norm_rows[i].cm == NC_V0 || norm_rows[i].cm == NC_NEGV0 ? norm_rows[i].cm : NC_NONE;
     d->c = norm_rows[i].cm == NC_ONE ? 1.0 : norm_rows[i].cm == NC_MONE ? -1.0 : 0.0;
     d->nl = (uint8_t)oi->nloc;
     d->nv = (uint8_t)oi->nval;
   }
 }
 
-/* The constant of a normalized record (V: its constants). */
-HOT_INLINE double norm_const(const bnorm *d, const double *V) {
-  return d->cm == NC_NONE ? d->c : d->cm == NC_V0 ? V[0] : -V[0];
-}
 
 /* sin_op [s, c, a] and cos_op [c, s, a]: two nodes, the second output first,
  * as the tape evaluates them (so an output that is also the argument reads
@@ -732,7 +747,7 @@ static int rec_other(builder *B, const cg_rec *r) {
       B->st.death_notices++;
       if (!B->o.death_unlink) return CG_OK;
       for (i = L[0]; i <= L[1] && i < B->nlive && !B->rc; i++)
-        if (B->live[i] != NONE) set_live(B, i, NONE);
+        if (B->live[i] != NONE) set_live_in(B, i, NONE);
       return B->rc;
     case CG_OP_assign_ind: return rec_indep(B, L[0]);
     case CG_OP_ref_assign_ind:
@@ -795,27 +810,48 @@ static void build_all(builder *B) {
     unsigned op = t->op[i];
     const bnorm *d = &B->norm[op];
     uint32_t v, k0, k1, k2;
+    double c;
     cg_rec r;
     uint32_t nl, nv;
+    /* a unary or binary record of operation G (in the node kinds below, a
+     * constant: new_node_inl computes the value without a switch) */
+#define OP1_REC(G)                                                             \
+  if ((k0 = fast_get(B, L[d->in[0]], i)) == NONE) return;                      \
+  if ((v = new_node_inl(B, (G), c, k0, NONE, NONE, 1)) == NONE) return;        \
+  set_live_in(B, L[d->out], v);
+#define OP2_REC(G)                                                             \
+  if ((k0 = fast_get(B, L[d->in[0]], i)) == NONE) return;                      \
+  if ((k1 = fast_get(B, L[d->in[1]], i)) == NONE) return;                      \
+  if ((v = new_node_inl(B, (G), c, k0, k1, NONE, 2)) == NONE) return;          \
+  set_live_in(B, L[d->out], v);
     switch (d->kind) { /* inputs in the order the tape reads them */
+      case NK_ADD: c = d->c; OP2_REC(CG_G_ADD) break;
+      case NK_SUB: c = d->c; OP2_REC(CG_G_SUB) break;
+      case NK_MUL: c = d->c; OP2_REC(CG_G_MUL) break;
+      case NK_ADDCV: c = V[0]; OP1_REC(CG_G_ADDC) break;
+      case NK_ADDCN: c = -V[0]; OP1_REC(CG_G_ADDC) break;
+      case NK_MULCV: c = V[0]; OP1_REC(CG_G_MULC) break;
+      case NK_OP1V: c = V[0]; goto op1;
+      case NK_OP1N: c = -V[0]; goto op1;
       case NK_OP1:
-        if ((k0 = fast_get(B, L[d->in[0]], i)) == NONE) return;
-        v = new_node_inl(B, d->g, norm_const(d, V), k0, NONE, NONE, 1);
-        if (v == NONE) return;
-        set_live_in(B, L[d->out], v);
+        c = d->c;
+      op1:
+        OP1_REC(d->g)
         break;
+      case NK_OP2V: c = V[0]; goto op2;
       case NK_OP2:
-        if ((k0 = fast_get(B, L[d->in[0]], i)) == NONE) return;
-        if ((k1 = fast_get(B, L[d->in[1]], i)) == NONE) return;
-        v = new_node_inl(B, d->g, norm_const(d, V), k0, k1, NONE, 2);
-        if (v == NONE) return;
-        set_live_in(B, L[d->out], v);
+        c = d->c;
+      op2:
+        OP2_REC(d->g)
         break;
+      case NK_OP3V: c = V[0]; goto op3;
       case NK_OP3:
+        c = d->c;
+      op3:
         if ((k0 = fast_get(B, L[d->in[0]], i)) == NONE) return;
         if ((k1 = fast_get(B, L[d->in[1]], i)) == NONE) return;
         if ((k2 = fast_get(B, L[d->in[2]], i)) == NONE) return;
-        v = new_node_inl(B, d->g, norm_const(d, V), k0, k1, k2, 3);
+        v = new_node_inl(B, d->g, c, k0, k1, k2, 3);
         if (v == NONE) return;
         set_live_in(B, L[d->out], v);
         break;
@@ -824,8 +860,11 @@ static void build_all(builder *B) {
         B->st.assign_removed++;
         set_live_in(B, L[d->out], v);
         break;
+      case NK_CONSTV: c = V[0]; goto cst;
       case NK_CONST:
-        if ((v = new_node_inl(B, CG_G_CONST, norm_const(d, V), NONE, NONE, NONE, 0)) == NONE) return;
+        c = d->c;
+      cst:
+        if ((v = new_node_inl(B, CG_G_CONST, c, NONE, NONE, NONE, 0)) == NONE) return;
         set_live_in(B, L[d->out], v);
         break;
       case NK_INDEP:
@@ -853,6 +892,8 @@ static void build_all(builder *B) {
     L += d->nl;
     V += d->nv;
   }
+#undef OP1_REC
+#undef OP2_REC
 }
 
 /* {==== compaction ====} */
@@ -1078,7 +1119,7 @@ static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
 static void b_finish(builder *B) {
   uint64_t l;
   for (l = 0; l < B->nlive && !B->rc; l++)
-    if (B->live[l] != NONE) set_live(B, l, NONE);
+    if (B->live[l] != NONE) set_live_in(B, l, NONE);
 }
 
 cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const cg_gopts *o,
