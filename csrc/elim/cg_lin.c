@@ -1010,7 +1010,9 @@ int cg_lin_jac_bipartite(const cg_lin *g, cg_jac *J, cg_error *e) {
     cg_free(g->A, cnt, nc * sizeof(size_t));
     return cg_seterr(e, CG_ENOMEM, "out of memory");
   }
-  memset(row_of, 0xff, nv * 4);
+  /* row_of is read only at dependents (kind CG_V_DEP, which only set_xy
+   * gives the y[k]) and, in bipartite_fill, at independents after they are
+   * set: the rest is never read, so not cleared (a quarter of the phase) */
   memset(cnt, 0, nc * sizeof(size_t));
   for (k = 0; k < g->m; k++) row_of[g->y[k]] = (uint32_t)k;
   if ((rc = bipartite_counts(g, row_of, cnt, e)) == CG_OK) {
