@@ -976,10 +976,19 @@ static void jac_put(cg_jac *J, size_t *next, uint32_t r, uint32_t c, double v) {
  * visited in order, so each row's edge entries arrive sorted; an identity
  * entry, put last, is moved to its place. */
 static void bipartite_fill(const cg_lin *g, uint32_t *row_of, size_t *next, cg_jac *J) {
-  uint32_t i, k;
+  /* the arrays in locals: the stores into J's may alias the list lengths */
+  uint32_t *jr = J->row, *jc = J->col, i, k;
+  double *jv = J->val;
+  const uint32_t *head = g->head;
+  const double *w = g->w;
   for (i = 0; i < g->n; i++) {
-    const cg_adj *l = &g->out[g->x[i]];
-    for (k = 0; k < l->n; k++) jac_put(J, next, row_of[g->head[l->e[k]]], i, g->w[l->e[k]]);
+    const uint32_t *le = g->out[g->x[i]].e;
+    uint32_t n = g->out[g->x[i]].n;
+    for (k = 0; k < n; k++) {
+      uint32_t eid = le[k], r = row_of[head[eid]];
+      size_t p = next[r]++;
+      jr[p] = r, jc[p] = i, jv[p] = w[eid]; /* jac_put */
+    }
   }
   /* row_of now maps independents to columns: O(n + m), not O(n m) */
   for (i = 0; i < g->n; i++) row_of[g->x[i]] = i;

@@ -33,7 +33,7 @@ static int put(FILE *fp, const char *b, size_t n) {
 #define MTX_SETS 512
 typedef struct mtx_cache {
   uint64_t bits[MTX_SETS][2];
-  unsigned char len[MTX_SETS][2]; /* 0: empty (only len is cleared) */
+  unsigned char len[MTX_SETS][2]; /* all hold 0 at first (cache_init) */
   char txt[MTX_SETS][2][CG_FMT_G17_SIZE];
 } mtx_cache;
 
@@ -52,8 +52,8 @@ static char *value(mtx_cache *c, char *p, double v) {
   unsigned h, w;
   memcpy(&b, &v, sizeof b);
   h = (unsigned)((b * UINT64_C(0x9e3779b97f4a7c15)) >> 55); /* MTX_SETS = 2^9 */
-  if (c->len[h][0] && c->bits[h][0] == b) w = 0;
-  else if (c->len[h][1] && c->bits[h][1] == b) w = 1;
+  if (c->bits[h][0] == b) w = 0;
+  else if (c->bits[h][1] == b) w = 1;
   else { /* the newer way moves to the older one's place */
     c->bits[h][1] = c->bits[h][0], c->len[h][1] = c->len[h][0];
     memcpy(c->txt[h][1], c->txt[h][0], CG_FMT_G17_SIZE);
@@ -73,17 +73,46 @@ static char *pair(char *p, uint64_t a, uint64_t b) {
   return p;
 }
 
+/* Every entry of the cache holds 0 ("0", bits all zero) at first, so a
+ * lookup compares bits alone, with no test for an empty entry. */
 static void pos_init(mtx_pos *s) {
+  unsigned h;
   s->i = 0, s->head = 1, s->nrow = 0;
   memset(s->row, 0, sizeof s->row);
-  memset(s->c.len, 0, sizeof s->c.len);
+  memset(s->c.bits, 0, sizeof s->c.bits);
+  memset(s->c.len, 1, sizeof s->c.len);
+  for (h = 0; h < MTX_SETS; h++) memcpy(s->c.txt[h][0], "0", 2), memcpy(s->c.txt[h][1], "0", 2);
+}
+
+/* The two-digit pairs "00".."99". */
+static const char DIG2[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* cg_fmt_u64 with indices below 10^4, the commonest, inline. */
+static inline char *index_text(char *p, uint64_t x) {
+  uint32_t y, hi, lo;
+  if (x >= 10000) return cg_fmt_u64(p, x);
+  y = (uint32_t)x, hi = y / 100, lo = y % 100;
+  if (y >= 1000) return memcpy(p, DIG2 + 2 * hi, 2), memcpy(p + 2, DIG2 + 2 * lo, 2), p + 4;
+  if (y >= 100) return *p = (char)('0' + hi), memcpy(p + 1, DIG2 + 2 * lo, 2), p + 3;
+  if (y >= 10) return memcpy(p, DIG2 + 2 * y, 2), p + 2;
+  return *p = (char)('0' + y), p + 1;
 }
 
 /* Formats the header and entries from s into buf (cap >= 2 MTX_LINE bytes)
- * while a line surely fits; returns the bytes written (0: all done). */
+ * while a line surely fits; returns the bytes written (0: all done).  J's
+ * arrays and the row text in locals: the char stores may alias anything,
+ * so fields would be reloaded after each. */
 static size_t fill(const cg_jac *J, mtx_pos *s, char *buf, size_t cap) {
-  char *p = buf, *end = buf + cap - MTX_LINE;
-  uint64_t i = s->i;
+  char *p = buf, *end = buf + cap - MTX_LINE, row[16];
+  const uint32_t *jr = J->row, *jc = J->col;
+  const double *jv = J->val;
+  uint64_t i = s->i, nnz = J->nnz;
+  size_t nrow = s->nrow;
+  mtx_cache *c = &s->c;
+  memcpy(row, s->row, sizeof row);
   if (s->head) {
     memcpy(p, MTX_HEAD, sizeof MTX_HEAD - 1), p += sizeof MTX_HEAD - 1;
     p = pair(p, J->m, J->n);
@@ -91,19 +120,20 @@ static size_t fill(const cg_jac *J, mtx_pos *s, char *buf, size_t cap) {
     *p++ = '\n';
     s->head = 0;
   }
-  for (; i < J->nnz && p <= end; i++) {
-    if (!i || J->row[i] != J->row[i - 1]) { /* rows repeat: "row " formatted once */
-      char *q = cg_fmt_u64(s->row, J->row[i] + (uint64_t)1);
+  for (; i < nnz && p <= end; i++) {
+    if (!i || jr[i] != jr[i - 1]) { /* rows repeat: "row " formatted once */
+      char *q = index_text(row, jr[i] + (uint64_t)1);
       *q++ = ' ';
-      s->nrow = (size_t)(q - s->row);
+      nrow = (size_t)(q - row);
     }
-    memcpy(p, s->row, sizeof s->row), p += s->nrow; /* fixed size: no call */
-    p = cg_fmt_u64(p, J->col[i] + (uint64_t)1);
+    memcpy(p, row, sizeof row), p += nrow; /* fixed size: no call */
+    p = index_text(p, jc[i] + (uint64_t)1);
     *p++ = ' ';
-    p = value(&s->c, p, J->val[i]);
+    p = value(c, p, jv[i]);
     *p++ = '\n';
   }
-  s->i = i;
+  memcpy(s->row, row, sizeof row);
+  s->i = i, s->nrow = nrow;
   return (size_t)(p - buf);
 }
 
