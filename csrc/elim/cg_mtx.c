@@ -147,7 +147,8 @@ static size_t fill(const cg_jac *J, mtx_pos *s, char *buf, size_t cap) {
 static void mtx_reserve(FILE *fp, uint64_t off, size_t n) {
 #if defined(__linux__)
   int fd = fileno(fp);
-  if (fd >= 0 && n) (void)fallocate(fd, 0, (off_t)off, (off_t)n);
+  if (fd >= 0 && n && (sizeof(off_t) >= 8 || off + n <= 0x7fffffff)) /* offsets that fit */
+    (void)fallocate(fd, 0, (off_t)off, (off_t)n);
 #else
   (void)fp, (void)off, (void)n;
 #endif
