@@ -471,6 +471,40 @@ static int rule_radius(const cg_rule *r) {
   }
 }
 
+/* run_init's queuing under Markowitz alone: the same keys, bits and heap
+ * entries in integers, without score_of's dispatch and small_key's
+ * conversions, and the arrays in locals (the stores through them could
+ * alias the run's fields). */
+static void init_markowitz(run *R) {
+  const cg_lin *g = R->g;
+  const uint8_t *kind = g->kind;
+  const cg_adj *in = g->in, *out = g->out;
+  uint32_t *pos = R->pos, *stamp = R->stamp, nv = g->nv, nheap = 0, v;
+  uint64_t *s0 = R->set[0];
+  double *key = R->key;
+  hent *heap = R->heap;
+  int shift = R->shift, low = R->low;
+  for (v = 0; v < nv; v++) {
+    uint64_t s, b;
+    if (kind[v] != CG_V_INTER) {
+      pos[v] = stamp[v] = NONE;
+      continue;
+    }
+    stamp[v] = 0;
+    s = (uint64_t)in[v].n * out[v].n;
+    key[v] = (double)s;
+    if (s < SMALL_KEYS) { /* the first level only: set_build */
+      b = s << shift | (low ? v : nv - 1 - v);
+      s0[b >> 6] |= 1ull << (b & 63);
+      pos[v] = IN_SET;
+    } else {
+      heap[nheap].k = (double)s, heap[nheap].v = v;
+      pos[v] = nheap++;
+    }
+  }
+  R->nheap = nheap;
+}
+
 static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
   size_t nv = g->nv ? g->nv : 1;
   uint32_t v;
@@ -502,14 +536,12 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
   for (r = 0; r < o->nrules; r++)
     if (o->rule[r].kind == CG_ORD_REL_MARKOWITZ && reach_counts(R))
       return cg_seterr(e, CG_ENOMEM, "out of memory");
-  for (v = 0; v < g->nv; v++) {
+  if (R->markowitz) init_markowitz(R);
+  for (v = 0; v < g->nv && !R->markowitz; v++) {
     R->pos[v] = NONE;
     R->stamp[v] = g->kind[v] == CG_V_INTER ? 0 : NONE;
     if (g->kind[v] != CG_V_INTER) continue;
-    if (R->markowitz) /* one key: score_of's without the dispatch */
-      R->key[v] = (double)((uint64_t)g->in[v].n * g->out[v].n);
-    else
-      for (r = 0; r < o->nrules; r++) R->key[(size_t)v * o->nrules + r] = score_of(R, r, v);
+    for (r = 0; r < o->nrules; r++) R->key[(size_t)v * o->nrules + r] = score_of(R, r, v);
     if (R->small && small_key(R->key[v])) { /* the first level only: set_build */
       uint64_t b = set_bit_of(R, v, R->key[v]);
       R->set[0][b >> 6] |= 1ull << (b & 63);
@@ -526,11 +558,89 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
   return R->err ? cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed") : CG_OK;
 }
 
+/* Markowitz's rescore of candidate v: its key is the product of its
+ * degrees, queued in the bit set when below SMALL_KEYS (as rescore and
+ * cand_add do).  A second call finds the key unchanged, so the caller
+ * needs no stamps. */
+static inline void rescore_markowitz(run *R, uint32_t v) {
+  const cg_lin *g = R->g;
+  uint64_t s;
+  double old;
+  uint32_t rank;
+  s = (uint64_t)g->in[v].n * g->out[v].n;
+  old = R->key[v];
+  if ((double)s == old) return;
+  R->key[v] = (double)s;
+  rank = R->low ? v : g->nv - 1 - v;
+  if (R->pos[v] == IN_SET) {
+    set_del(R, (uint64_t)old << R->shift | rank);
+    R->pos[v] = NONE;
+  } else {
+    heap_del(R, v);
+  }
+  if (s < SMALL_KEYS) {
+    set_add(R, s << R->shift | rank);
+    R->pos[v] = IN_SET;
+  } else {
+    heap_push(R, v, (double)s);
+  }
+}
+
+/* cand_pop without a callback's heap (mixed is off): inline, once. */
+static inline uint32_t pop_markowitz(run *R) {
+  uint64_t b;
+  uint32_t rank, v;
+  if (!R->set[R->nlev - 1][0]) return heap_pop(R);
+  b = set_first(R);
+  set_del(R, b);
+  rank = (uint32_t)(b & ((1ull << R->shift) - 1));
+  v = R->low ? rank : R->g->nv - 1 - rank;
+  R->pos[v] = NONE;
+  return v;
+}
+
+/* cg_lin_eliminate under Markowitz alone, the commonest ordering: the
+ * neighbours of v are listed before its elimination and rescored after it
+ * without stamps (rescore_markowitz).  The order is the general loop's:
+ * one candidate is first by the keys, however they were reached. */
+static int eliminate_markowitz(run *R, cg_cost *c, uint32_t *order_out, uint32_t *count,
+                               cg_error *e) {
+  cg_lin *g = R->g;
+  uint32_t *nb = R->touched;
+  const uint64_t *top = R->set[R->nlev - 1];
+  const uint8_t *kind = g->kind;
+  int rc = CG_OK;
+  while (R->nheap || top[0]) {
+    uint32_t v = pop_markowitz(R), ni = g->in[v].n, no = g->out[v].n, k, n = 0;
+    const uint32_t *ie = g->in[v].e, *oe = g->out[v].e, *tail = g->tail, *head = g->head;
+    if (ni + (uint64_t)no > g->nv) { /* more than nb holds: not a simple graph */
+      collect(R, v);
+      if ((rc = cg_lin_elim_vertex(g, v, c, e))) break;
+      update(R);
+    } else {
+      for (k = 0; k < ni; k++) { /* the candidates only: no step changes a kind but v's */
+        uint32_t u = tail[ie[k]];
+        nb[n] = u, n += kind[u] == CG_V_INTER;
+      }
+      for (k = 0; k < no; k++) {
+        uint32_t u = head[oe[k]];
+        nb[n] = u, n += kind[u] == CG_V_INTER;
+      }
+      if ((rc = cg_lin_elim_vertex(g, v, c, e))) break;
+      for (k = 0; k < n; k++) rescore_markowitz(R, nb[k]);
+    }
+    if (order_out) order_out[*count] = v;
+    (*count)++;
+  }
+  return rc;
+}
+
 int cg_lin_eliminate(cg_lin *g, const cg_order *o, cg_cost *c, uint32_t *order_out,
                      uint32_t *nout, cg_error *e) {
   run R;
   int rc = run_init(&R, g, o, e);
   uint32_t count = 0;
+  if (!rc && R.markowitz) rc = eliminate_markowitz(&R, c, order_out, &count, e);
   while (!rc && cand_any(&R)) {
     uint32_t v = cand_pop(&R);
     collect(&R, v);

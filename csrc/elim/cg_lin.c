@@ -976,10 +976,19 @@ static void jac_put(cg_jac *J, size_t *next, uint32_t r, uint32_t c, double v) {
  * visited in order, so each row's edge entries arrive sorted; an identity
  * entry, put last, is moved to its place. */
 static void bipartite_fill(const cg_lin *g, uint32_t *row_of, size_t *next, cg_jac *J) {
-  uint32_t i, k;
+  /* the arrays in locals: the stores into J's may alias the list lengths */
+  uint32_t *jr = J->row, *jc = J->col, i, k;
+  double *jv = J->val;
+  const uint32_t *head = g->head;
+  const double *w = g->w;
   for (i = 0; i < g->n; i++) {
-    const cg_adj *l = &g->out[g->x[i]];
-    for (k = 0; k < l->n; k++) jac_put(J, next, row_of[g->head[l->e[k]]], i, g->w[l->e[k]]);
+    const uint32_t *le = g->out[g->x[i]].e;
+    uint32_t n = g->out[g->x[i]].n;
+    for (k = 0; k < n; k++) {
+      uint32_t eid = le[k], r = row_of[head[eid]];
+      size_t p = next[r]++;
+      jr[p] = r, jc[p] = i, jv[p] = w[eid]; /* jac_put */
+    }
   }
   /* row_of now maps independents to columns: O(n + m), not O(n m) */
   for (i = 0; i < g->n; i++) row_of[g->x[i]] = i;
@@ -1010,7 +1019,9 @@ int cg_lin_jac_bipartite(const cg_lin *g, cg_jac *J, cg_error *e) {
     cg_free(g->A, cnt, nc * sizeof(size_t));
     return cg_seterr(e, CG_ENOMEM, "out of memory");
   }
-  memset(row_of, 0xff, nv * 4);
+  /* row_of is read only at dependents (kind CG_V_DEP, which only set_xy
+   * gives the y[k]) and, in bipartite_fill, at independents after they are
+   * set: the rest is never read, so not cleared (a quarter of the phase) */
   memset(cnt, 0, nc * sizeof(size_t));
   for (k = 0; k < g->m; k++) row_of[g->y[k]] = (uint32_t)k;
   if ((rc = bipartite_counts(g, row_of, cnt, e)) == CG_OK) {

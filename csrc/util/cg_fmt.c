@@ -46,8 +46,16 @@ static int ndigits(uint64_t x) {
 }
 
 char *cg_fmt_u64(char *p, uint64_t x) {
-  char *end = p + ndigits(x), *q = end;
+  char *end, *q;
   uint32_t y;
+  if (x < 10000) { /* the commonest (indices of Matrix Market lines): no count, no loop */
+    uint32_t hi = (uint32_t)x / 100, lo = (uint32_t)x % 100;
+    if (x < 10) return *p = (char)('0' + x), p + 1;
+    if (x < 100) return memcpy(p, dig2 + 2 * x, 2), p + 2;
+    if (x < 1000) return *p = (char)('0' + hi), memcpy(p + 1, dig2 + 2 * lo, 2), p + 3;
+    return memcpy(p, dig2 + 2 * hi, 2), memcpy(p + 2, dig2 + 2 * lo, 2), p + 4;
+  }
+  end = p + ndigits(x), q = end;
   for (; x > UINT32_MAX; x /= 100) q -= 2, memcpy(q, dig2 + 2 * (x % 100), 2);
   for (y = (uint32_t)x; y >= 100; y /= 100) q -= 2, memcpy(q, dig2 + 2 * (y % 100), 2);
   if (y >= 10) memcpy(q - 2, dig2 + 2 * y, 2);
