@@ -84,23 +84,6 @@ static void pos_init(mtx_pos *s) {
   for (h = 0; h < MTX_SETS; h++) memcpy(s->c.txt[h][0], "0", 2), memcpy(s->c.txt[h][1], "0", 2);
 }
 
-/* The two-digit pairs "00".."99". */
-static const char DIG2[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-/* cg_fmt_u64 with indices below 10^4, the commonest, inline. */
-static inline char *index_text(char *p, uint64_t x) {
-  uint32_t y, hi, lo;
-  if (x >= 10000) return cg_fmt_u64(p, x);
-  y = (uint32_t)x, hi = y / 100, lo = y % 100;
-  if (y >= 1000) return memcpy(p, DIG2 + 2 * hi, 2), memcpy(p + 2, DIG2 + 2 * lo, 2), p + 4;
-  if (y >= 100) return *p = (char)('0' + hi), memcpy(p + 1, DIG2 + 2 * lo, 2), p + 3;
-  if (y >= 10) return memcpy(p, DIG2 + 2 * y, 2), p + 2;
-  return *p = (char)('0' + y), p + 1;
-}
-
 /* Formats the header and entries from s into buf (cap >= 2 MTX_LINE bytes)
  * while a line surely fits; returns the bytes written (0: all done).  J's
  * arrays and the row text in locals: the char stores may alias anything,
@@ -122,12 +105,12 @@ static size_t fill(const cg_jac *J, mtx_pos *s, char *buf, size_t cap) {
   }
   for (; i < nnz && p <= end; i++) {
     if (!i || jr[i] != jr[i - 1]) { /* rows repeat: "row " formatted once */
-      char *q = index_text(row, jr[i] + (uint64_t)1);
+      char *q = cg_fmt_u64(row, jr[i] + (uint64_t)1);
       *q++ = ' ';
       nrow = (size_t)(q - row);
     }
     memcpy(p, row, sizeof row), p += nrow; /* fixed size: no call */
-    p = index_text(p, jc[i] + (uint64_t)1);
+    p = cg_fmt_u64(p, jc[i] + (uint64_t)1);
     *p++ = ' ';
     p = value(c, p, jv[i]);
     *p++ = '\n';

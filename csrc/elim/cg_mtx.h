@@ -6,8 +6,9 @@
  *   row col value        (1-based, one line per entry, in J's order)
  *
  * Values are "%.17g" (STYLE.md rule 9), formatted by cg_fmt_g17 (a value
- * met again is copied from a 256-entry cache) into a 64 KiB buffer written
- * in chunks, not by one fprintf per entry.
+ * met again is copied from a cache of 512 sets of two), not by one fprintf
+ * per entry, into a heap buffer of up to 1 MiB written in chunks (a stack
+ * buffer of 16 KiB when the heap has no room).
  */
 #ifndef CG_MTX_H
 #define CG_MTX_H
@@ -16,7 +17,7 @@
 
 /* Writes J to an open stream; CG_OK, CG_EUSAGE for a NULL argument, or
  * CG_EIO when a write fails (errno then tells why).  The stream is not
- * flushed.  Cost O(nnz), about 80 KiB of stack. */
+ * flushed.  Cost O(nnz), about 60 KiB of stack. */
 int cg_jac_write_mtx_fp(const cg_jac *J, FILE *fp);
 
 /* Writes J to `path` under a temporary name renamed into place at the end

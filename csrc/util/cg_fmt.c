@@ -33,7 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char dig2[] =
+const char cg_fmt_dig2[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
@@ -45,20 +45,12 @@ static int ndigits(uint64_t x) {
   return n + (x >= 10) + (x >= 100) + (x >= 1000);
 }
 
-char *cg_fmt_u64(char *p, uint64_t x) {
-  char *end, *q;
+char *cg_fmt_u64_any(char *p, uint64_t x) {
+  char *end = p + ndigits(x), *q = end;
   uint32_t y;
-  if (x < 10000) { /* the commonest (indices of Matrix Market lines): no count, no loop */
-    uint32_t hi = (uint32_t)x / 100, lo = (uint32_t)x % 100;
-    if (x < 10) return *p = (char)('0' + x), p + 1;
-    if (x < 100) return memcpy(p, dig2 + 2 * x, 2), p + 2;
-    if (x < 1000) return *p = (char)('0' + hi), memcpy(p + 1, dig2 + 2 * lo, 2), p + 3;
-    return memcpy(p, dig2 + 2 * hi, 2), memcpy(p + 2, dig2 + 2 * lo, 2), p + 4;
-  }
-  end = p + ndigits(x), q = end;
-  for (; x > UINT32_MAX; x /= 100) q -= 2, memcpy(q, dig2 + 2 * (x % 100), 2);
-  for (y = (uint32_t)x; y >= 100; y /= 100) q -= 2, memcpy(q, dig2 + 2 * (y % 100), 2);
-  if (y >= 10) memcpy(q - 2, dig2 + 2 * y, 2);
+  for (; x > UINT32_MAX; x /= 100) q -= 2, memcpy(q, cg_fmt_dig2 + 2 * (x % 100), 2);
+  for (y = (uint32_t)x; y >= 100; y /= 100) q -= 2, memcpy(q, cg_fmt_dig2 + 2 * (y % 100), 2);
+  if (y >= 10) memcpy(q - 2, cg_fmt_dig2 + 2 * y, 2);
   else q[-1] = (char)('0' + y);
   return end;
 }
@@ -139,13 +131,13 @@ static int scale(uint64_t m, int e, int k, uint64_t *f, int *up) {
 static void put8(char *d, uint32_t x) {
   const uint64_t M = UINT64_C(1125899907), MASK = (UINT64_C(1) << 50) - 1;
   uint64_t f = x * M; /* < 10^8 M < 2^57 */
-  memcpy(d, dig2 + 2 * (f >> 50), 2);
+  memcpy(d, cg_fmt_dig2 + 2 * (f >> 50), 2);
   f = (f & MASK) * 100;
-  memcpy(d + 2, dig2 + 2 * (f >> 50), 2);
+  memcpy(d + 2, cg_fmt_dig2 + 2 * (f >> 50), 2);
   f = (f & MASK) * 100;
-  memcpy(d + 4, dig2 + 2 * (f >> 50), 2);
+  memcpy(d + 4, cg_fmt_dig2 + 2 * (f >> 50), 2);
   f = (f & MASK) * 100;
-  memcpy(d + 6, dig2 + 2 * (f >> 50), 2);
+  memcpy(d + 6, cg_fmt_dig2 + 2 * (f >> 50), 2);
 }
 
 /* Writes q (10^16 <= q < 10^17) as its 17 digits. */
@@ -183,7 +175,7 @@ static int layout(char *buf, int neg, uint64_t q, int X) {
     end = p + (nz > 1 ? nz + 1 : 1);
     *end++ = 'e', *end++ = X < 0 ? '-' : '+';
     if (ax >= 100) *end++ = (char)('0' + ax / 100), ax %= 100;
-    memcpy(end, dig2 + 2 * ax, 2), end += 2;
+    memcpy(end, cg_fmt_dig2 + 2 * ax, 2), end += 2;
   }
   *end = '\0';
   return (int)(end - buf);
