@@ -669,13 +669,14 @@ static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uin
   double *w = g->w;
   uint8_t *mark = g->mark;
   size_t ns = g->nslab;
-  uint32_t n = gr->n, v, u = 0, ne0 = g->ne, ne = ne0;
-  for (v = 0; v < n; v++) {
+  uint32_t n = gr->n, v, u = 0, ne0 = g->ne, ne = ne0, k1 = ks[0], p1 = ps[0], o1 = os[0];
+  for (v = 0; v < n; v++) { /* each start array read once: v's end is v + 1's start */
     const uint32_t *kid;
-    uint32_t k0, nk, np, o, oe, q, i, j, ni, made[3], *ie;
+    uint32_t k0 = k1, p0 = p1, o = o1, nk, ci, co, q, i, j, ni, made[3], *ie;
     double a[3], d[3];
     uint8_t mk[3], rv = rel[v];
-    int simple, dup;
+    int simple;
+    k1 = ks[v + 1], p1 = ps[v + 1], o1 = os[v + 1];
     if (!(rv & REL_KEEP)) {
       vid[v] = NONE;
       continue;
@@ -688,17 +689,17 @@ static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uin
       u++;
       continue;
     }
-    k0 = ks[v], nk = ks[v + 1] - k0, np = ps[v + 1] - ps[v], kid = kids + k0;
+    nk = k1 - k0, kid = kids + k0;
+    ci = list_words(nk), co = list_words(p1 - p0);
     ie = nk ? slab + ns : NULL;
-    in[u].e = ie, in[u].n = 0, in[u].cap = list_words(nk);
-    ns += in[u].cap;
-    out[u].e = np ? slab + ns : NULL, out[u].n = 0, out[u].cap = list_words(np);
-    ns += out[u].cap;
+    out[u].e = co ? slab + ns + ci : NULL, out[u].n = 0, out[u].cap = co;
+    ns += (size_t)ci + co;
+    in[u].e = ie, in[u].cap = ci;
     if (!nk) {
-      u++;
+      in[u++].n = 0;
       continue;
     }
-    o = os[v], oe = os[v + 1], simple = 1;
+    simple = 1;
     switch (op[o]) { /* gop_partials of the commonest first operations, without a call */
       case CG_G_COPY: d[0] = 1, mk[0] = CG_E_PLUS1; break;
       case CG_G_ADD: d[0] = d[1] = 1, mk[0] = mk[1] = CG_E_PLUS1; break;
@@ -707,7 +708,7 @@ static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uin
       case CG_G_MULC: d[0] = opc[o], mk[0] = CG_E_CONST; break;
       default: simple = 0; break;
     }
-    for (q = o + 1; simple && q < oe; q++) { /* constant derivatives, as gop_partials' */
+    for (q = o + 1; simple && q < o1; q++) { /* constant derivatives, as gop_partials' */
       double f;
       uint8_t m;
       switch (op[q]) {
@@ -728,28 +729,37 @@ static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uin
       for (i = 0; i < nk; i++) a[i] = val[kid[i]];
       chain_partials(gr, v, a, nk, d, mk);
     }
-    dup = nk > 2 || (nk == 2 && kid[0] == kid[1]);
-    for (i = 0, ni = 0; i < nk; i++) {
-      uint32_t c = kid[i], t, eid;
-      made[i] = NONE;
-      /* v is on a path, so c reaches a dependent (relevant): on a path if
-       * reached from an independent */
-      if (!(rel[c] & 1) || mk[i] == 0xff) continue;
-      if (dup) {
+    if (nk == 1 || (nk == 2 && kid[0] != kid[1])) { /* distinct children: an edge each */
+      for (i = 0, ni = 0; i < nk; i++) {
+        uint32_t c = kid[i], t, eid;
+        /* v is on a path, so c reaches a dependent (relevant): on a path if
+         * reached from an independent */
+        if (!(rel[c] & 1) || mk[i] == 0xff) continue;
+        eid = ne++, t = vid[c];
+        pout[eid] = out[t].n;
+        out[t].e[out[t].n++] = eid;
+        pin[eid] = ni;
+        ie[ni++] = eid;
+        tail[eid] = t, head[eid] = u, w[eid] = d[i], mark[eid] = mk[i];
+      }
+    } else {
+      for (i = 0, ni = 0; i < nk; i++) {
+        uint32_t c = kid[i], t, eid;
+        made[i] = NONE;
+        if (!(rel[c] & 1) || mk[i] == 0xff) continue;
         for (j = 0; j < i && (made[j] == NONE || kid[j] != c); j++) continue;
         if (j < i) { /* as cg_lin_add sums into an edge it finds */
           w[made[j]] += d[i];
           mark[made[j]] = mark_sum(mark[made[j]], mk[i]);
           continue;
         }
+        made[i] = eid = ne++, t = vid[c];
+        pout[eid] = out[t].n;
+        out[t].e[out[t].n++] = eid;
+        pin[eid] = ni;
+        ie[ni++] = eid;
+        tail[eid] = t, head[eid] = u, w[eid] = d[i], mark[eid] = mk[i];
       }
-      made[i] = eid = ne++;
-      t = vid[c];
-      pout[eid] = out[t].n;
-      out[t].e[out[t].n++] = eid;
-      pin[eid] = ni;
-      ie[ni++] = eid;
-      tail[eid] = t, head[eid] = u, w[eid] = d[i], mark[eid] = mk[i];
     }
     in[u++].n = ni;
   }
