@@ -544,74 +544,71 @@ static void chain_partials(const cg_graph *gr, uint32_t v, const double *a, uint
       if (d[i] == 0) mk[i] = 0xff;
 }
 
-/* rel[v] bits: reached from an independent (1), reaching a dependent (2),
- * kept as a vertex (4). */
+/* rel[v] bits: reached from an independent (REL_FROM), reaching a dependent
+ * (REL_TO); a dependent once (REL_DEP1), more than once (REL_DEP2). */
+#define REL_FROM 1
+#define REL_TO 2
 #define REL_ON_PATH 3
-#define REL_KEEP 4
+#define REL_DEP1 4
+#define REL_DEP2 8
 #define on_path(r) (((r) & REL_ON_PATH) == REL_ON_PATH)
 
-/* Marks the nodes on a path from an independent to a dependent and those
- * kept as vertices: those, the independents and the dependents.  Returns
- * how many are kept.  A node has at most three children (cg_graph.h): the
- * commonest counts without a loop. */
-static uint32_t relevant(const cg_graph *gr, uint8_t *rel) {
+/* Marks the nodes reaching a dependent (REL_TO, a pass from the parents to
+ * the children) and counts the dependents' occurrences.  REL_FROM is left
+ * to node_vertices, which goes the other way anyway: it needs it only for
+ * the nodes reaching a dependent, whose children reach one too (seed 004
+ * section 1: only the vertices on a path from an independent to a
+ * dependent matter).  Returns a bound of the nodes kept as vertices: the
+ * independents, the dependents, and the other nodes reaching a dependent
+ * except the leaves (constants); a node that reaches a dependent and no
+ * independent (made of constants alone) is counted but not kept.  A node
+ * has at most three children (cg_graph.h): the commonest counts without a
+ * loop. */
+static uint32_t reaching(const cg_graph *gr, uint8_t *rel) {
   /* the graph's arrays in locals: the byte stores into rel may alias
    * anything, so gr's fields would be reloaded after each */
   const uint32_t *ks = gr->kid_start, *kids = gr->kids, *os = gr->op_start, *dep = gr->dep;
   const uint8_t *op = gr->op, *flags = gr->flags;
-  uint32_t v, k, k0, k1, kept = 0, n = gr->n, nd = gr->n_dep;
-  for (v = 0, k1 = ks[0]; v < n; v++) { /* children first: rel[v] is written before it is read */
-    uint8_t r;
-    k0 = k1, k1 = ks[v + 1];
-    switch (k1 - k0) { /* rel holds bits 1 and REL_KEEP so far: bit 1 of the children */
-      case 0: r = op[os[v]] == CG_G_INDEP ? 1 | REL_KEEP : 0; break;
-      case 1: r = rel[kids[k0]] & 1; break;
-      case 2: r = (rel[kids[k0]] | rel[kids[k0 + 1]]) & 1; break;
-      default:
-        for (r = 0, k = k0; k < k1; k++) r |= rel[kids[k]];
-        r &= 1;
-        break;
-    }
-    rel[v] = r;
-  }
-  for (k = 0; k < nd; k++) rel[dep[k]] |= 2;
+  uint32_t v, k, k0, k1, bound = 0, n = gr->n, nd = gr->n_dep;
+  memset(rel, 0, n);
+  for (k = 0; k < nd; k++) /* a node that is two dependents: each gets a copy (number_copies) */
+    rel[dep[k]] |= rel[dep[k]] & REL_DEP1 ? REL_TO | REL_DEP2 : REL_TO | REL_DEP1;
   for (v = n, k0 = ks[n]; v-- > 0;) { /* parents first: rel[v] is final here */
     uint8_t r = rel[v];
     k1 = k0, k0 = ks[v];
-    if (r & 2) switch (k1 - k0) {
+    if (r & REL_TO) switch (k1 - k0) {
         case 0: break;
-        case 1: rel[kids[k0]] |= 2; break;
-        case 2: rel[kids[k0]] |= 2, rel[kids[k0 + 1]] |= 2; break;
+        case 1: rel[kids[k0]] |= REL_TO; break;
+        case 2: rel[kids[k0]] |= REL_TO, rel[kids[k0 + 1]] |= REL_TO; break;
         default:
-          for (k = k0; k < k1; k++) rel[kids[k]] |= 2;
+          for (k = k0; k < k1; k++) rel[kids[k]] |= REL_TO;
           break;
       }
-    if (on_path(r) || (flags[v] & CG_NF_DEP)) rel[v] = r |= REL_KEEP;
-    kept += (r & REL_KEEP) != 0;
+    if (k0 == k1) /* a leaf: kept if an independent or a dependent (node_vertices) */
+      bound += op[os[v]] == CG_G_INDEP || (flags[v] & CG_NF_DEP);
+    else
+      bound += (r & REL_TO) || (flags[v] & CG_NF_DEP);
   }
-  return kept;
+  return bound;
 }
 
 /* Numbers the copy vertices, after the kept nodes (numbered in node order
- * as they are visited): one per dependent that needs one.  Returns the
+ * as they are visited): one per dependent that needs one, a dependent
+ * having a parent p with (rel[p] & mask) == mask (on a path: mask
+ * REL_ON_PATH; REL_TO gives a bound before REL_FROM is known).  Returns the
  * vertex count. */
 static uint32_t number_copies(const cg_graph *gr, const uint8_t *rel, uint32_t kept,
-                              uint8_t *ydone, uint32_t *ycopy) {
+                              uint8_t mask, uint32_t *ycopy) {
   uint32_t j, k, nv = kept;
-  memset(ydone, 0, gr->n ? gr->n : 1);
-  for (j = 0; j < gr->n_dep; j++) /* a node that is two dependents: each gets a copy */
-    if (ydone[gr->dep[j]] < 2) ydone[gr->dep[j]]++;
   for (j = 0; j < gr->n_dep; j++) {
     uint32_t d = gr->dep[j];
     int maximal = 1;
     for (k = gr->par_start[d]; k < gr->par_start[d + 1]; k++)
-      if (on_path(rel[gr->pars[k]])) maximal = 0;
-    if (maximal && ydone[d] == 1 && gr->op[gr->op_start[d]] != CG_G_INDEP) {
-      ydone[d] = 1;
+      if ((rel[gr->pars[k]] & mask) == mask) maximal = 0;
+    if (maximal && !(rel[d] & REL_DEP2) && gr->op[gr->op_start[d]] != CG_G_INDEP)
       ycopy[j] = NONE;
-    } else {
+    else
       ycopy[j] = nv++; /* seed 002 section 6.2: a unit copy edge */
-    }
   }
   return nv;
 }
@@ -659,9 +656,9 @@ static int reserve_slab(cg_lin *g, const cg_graph *gr) {
  * derivative) take no call and compute no result; chain_partials does the
  * others.  The arrays are in locals: the stores through them may alias
  * anything, so g's and gr's fields would be reloaded after each. */
-static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uint32_t *vid) {
+static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint32_t *vid) {
   const uint32_t *ks = gr->kid_start, *kids = gr->kids, *ps = gr->par_start, *os = gr->op_start;
-  const uint8_t *op = gr->op;
+  const uint8_t *op = gr->op, *flags = gr->flags;
   const double *val = gr->val, *opc = gr->opc;
   cg_adj *in = g->in, *out = g->out;
   uint32_t *slab = g->slab, *node = g->node, *tail = g->tail, *head = g->head;
@@ -674,22 +671,35 @@ static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uin
     const uint32_t *kid;
     uint32_t k0 = k1, p0 = p1, o = o1, nk, ci, co, q, i, j, ni, made[3], *ie;
     double a[3], d[3];
-    uint8_t mk[3], rv = rel[v];
+    uint8_t mk[3], rv = rel[v], from;
     int simple;
     k1 = ks[v + 1], p1 = ps[v + 1], o1 = os[v + 1];
-    if (!(rv & REL_KEEP)) {
-      vid[v] = NONE;
+    nk = k1 - k0, kid = kids + k0;
+    from = 0;
+    if (rv & REL_TO) switch (nk) { /* REL_FROM of v from its children's, final: they reach a dependent */
+        case 0: from = op[o] == CG_G_INDEP; break;
+        case 1: from = rel[kid[0]] & REL_FROM; break;
+        case 2: from = (rel[kid[0]] | rel[kid[1]]) & REL_FROM; break;
+        default:
+          for (i = 0; i < nk; i++) from |= rel[kid[i]];
+          from &= REL_FROM;
+          break;
+      }
+    if (!from) { /* off every path: a vertex if an independent or a dependent */
+      if ((nk == 0 && op[o] == CG_G_INDEP) || (flags[v] & CG_NF_DEP)) {
+        vid[v] = u;
+        node[u] = v;
+        in[u].e = out[u].e = NULL;
+        in[u].n = in[u].cap = out[u].n = out[u].cap = 0;
+        u++;
+      } else {
+        vid[v] = NONE;
+      }
       continue;
     }
+    rel[v] = rv | REL_FROM;
     vid[v] = u;
     node[u] = v;
-    if (!on_path(rv)) { /* an independent or a dependent off every path */
-      in[u].e = out[u].e = NULL;
-      in[u].n = in[u].cap = out[u].n = out[u].cap = 0;
-      u++;
-      continue;
-    }
-    nk = k1 - k0, kid = kids + k0;
     ci = list_words(nk), co = list_words(p1 - p0);
     ie = nk ? slab + ns : NULL;
     out[u].e = co ? slab + ns + ci : NULL, out[u].n = 0, out[u].cap = co;
@@ -766,10 +776,40 @@ static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uin
   g->nslab = ns;
   g->ne = ne;
   g->nedges += ne - ne0;
+  return u;
 }
 
+/* Cuts the vertex arrays of g down to nv vertices (fewer than the bound
+ * they were allocated for): new arrays, so that a failure (CG_ENOMEM)
+ * leaves g as it was, and cg_lin_free frees each at the size it has. */
+static int fit_vertices(cg_lin *g, uint32_t nv) {
+  size_t m = nv ? nv : 1, o = g->nv ? g->nv : 1;
+  uint8_t *kind = (uint8_t *)cg_malloc(g->A, m);
+  uint32_t *node = (uint32_t *)cg_malloc(g->A, m * 4);
+  cg_adj *in = (cg_adj *)cg_malloc(g->A, m * sizeof(cg_adj));
+  cg_adj *out = (cg_adj *)cg_malloc(g->A, m * sizeof(cg_adj));
+  if (!kind || !node || !in || !out) {
+    cg_free(g->A, kind, m);
+    cg_free(g->A, node, m * 4);
+    cg_free(g->A, in, m * sizeof(cg_adj));
+    cg_free(g->A, out, m * sizeof(cg_adj));
+    return CG_ENOMEM;
+  }
+  memcpy(kind, g->kind, m), cg_free(g->A, g->kind, o), g->kind = kind;
+  memcpy(node, g->node, m * 4), cg_free(g->A, g->node, o * 4), g->node = node;
+  memcpy(in, g->in, m * sizeof(cg_adj)), cg_free(g->A, g->in, o * sizeof(cg_adj)), g->in = in;
+  memcpy(out, g->out, m * sizeof(cg_adj)), cg_free(g->A, g->out, o * sizeof(cg_adj)), g->out = out;
+  g->nv = nv;
+  return CG_OK;
+}
+
+/* Two passes over the nodes (seed 004 section 1): reaching marks the nodes
+ * reaching a dependent, node_vertices the rest on its way.  The vertex
+ * arrays are allocated before the count is known, for a bound of it, which
+ * is the count unless some node made of constants alone reaches a
+ * dependent: then fit_vertices cuts them down. */
 cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
-  uint8_t *rel = NULL, *ydone = NULL;
+  uint8_t *rel = NULL;
   uint32_t *vid = NULL, *ycopy = NULL, *ys = NULL, *xs = NULL, j, nv, kept;
   cg_lin *g = NULL;
   size_t n = gr->n ? gr->n : 1;
@@ -777,23 +817,31 @@ cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
     return cg_seterr(e, CG_EUSAGE, "linearizing needs the values of the independents; give --at"),
            NULL;
   rel = (uint8_t *)cg_malloc(gr->A, n);
-  ydone = (uint8_t *)cg_malloc(gr->A, n);
   vid = (uint32_t *)cg_malloc(gr->A, n * 4);
   ycopy = (uint32_t *)cg_malloc(gr->A, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
   ys = (uint32_t *)cg_malloc(gr->A, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
   xs = (uint32_t *)cg_malloc(gr->A, (size_t)(gr->n_indep ? gr->n_indep : 1) * 4);
-  if (!rel || !ydone || !vid || !ycopy || !ys || !xs) {
+  if (!rel || !vid || !ycopy || !ys || !xs) {
     cg_seterr(e, CG_ENOMEM, "out of memory");
     goto done;
   }
-  kept = relevant(gr, rel);
-  nv = number_copies(gr, rel, kept, ydone, ycopy);
+  kept = reaching(gr, rel);
+  nv = number_copies(gr, rel, kept, REL_TO, ycopy); /* a bound: the count once REL_FROM is known */
+  if (nv < kept) { /* more vertices than ids */
+    cg_seterr(e, CG_ENOMEM, "out of memory");
+    goto done;
+  }
   if (!(g = lin_alloc(gr->A, nv, 0, e))) goto done; /* every list carved below */
   if (reserve_slab(g, gr)) {
     cg_seterr(e, CG_ENOMEM, "out of memory");
     goto fail;
   }
-  node_vertices(g, gr, rel, vid);
+  kept = node_vertices(g, gr, rel, vid);
+  nv = number_copies(gr, rel, kept, REL_ON_PATH, ycopy);
+  if (nv != g->nv && fit_vertices(g, nv)) {
+    cg_seterr(e, CG_ENOMEM, "out of memory");
+    goto fail;
+  }
   for (j = 0; j < gr->n_dep; j++)
     if (ycopy[j] != NONE) { /* all lists valid before add_new may move the slab */
       carve_list(g, &g->in[ycopy[j]], 1);
@@ -817,7 +865,6 @@ fail:
   g = NULL;
 done:
   cg_free(gr->A, rel, n);
-  cg_free(gr->A, ydone, n);
   cg_free(gr->A, vid, n * 4);
   cg_free(gr->A, ycopy, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
   cg_free(gr->A, ys, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
