@@ -9,9 +9,10 @@
 
 /* {==== storage ====} */
 
-/* A graph of nv vertices without edges; its lists are zeroed only when
- * zero_lists (else the caller lays every list out: presize_lists). */
-static cg_lin *lin_alloc(cg_alloc *A, uint32_t nv, int zero_lists, cg_error *e) {
+/* A graph of nv vertices without edges; its lists are zeroed and its
+ * vertices tied to no node only when blank (else the caller lays every list
+ * out, presize_lists, and writes every node). */
+static cg_lin *lin_alloc(cg_alloc *A, uint32_t nv, int blank, cg_error *e) {
   cg_lin *g = (cg_lin *)cg_malloc(A, sizeof *g);
   if (!g) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   memset(g, 0, sizeof *g);
@@ -26,12 +27,12 @@ static cg_lin *lin_alloc(cg_alloc *A, uint32_t nv, int zero_lists, cg_error *e) 
     cg_lin_free(g);
     return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   }
-  if (zero_lists) { /* empty lists, no blocks */
+  if (blank) { /* empty lists, no blocks, no nodes */
     memset(g->in, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
     memset(g->out, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
+    memset(g->node, 0xff, (size_t)(nv ? nv : 1) * 4);
   }
   memset(g->kind, CG_V_INTER, nv ? nv : 1);
-  memset(g->node, 0xff, (size_t)(nv ? nv : 1) * 4);
   g->has_w = 1;
   return g;
 }
@@ -389,7 +390,7 @@ int cg_lin_set_xy(cg_lin *g, const uint32_t *x, uint32_t n, const uint32_t *y, u
 }
 
 cg_lin *cg_lin_copy(const cg_lin *s, cg_error *e) {
-  cg_lin *g = lin_alloc(s->A, s->nv, 0, e); /* presize_lists writes every list */
+  cg_lin *g = lin_alloc(s->A, s->nv, 0, e); /* presize_lists writes every list, memcpy every node */
   uint32_t v, k;
   if (!g) return NULL;
   memcpy(g->kind, s->kind, s->nv);
@@ -618,7 +619,12 @@ static uint32_t number_copies(const cg_graph *gr, const uint8_t *rel, uint32_t k
  * edges): block_words(d + 1), none for d = 0; small d from a table. */
 static inline uint32_t list_words(uint32_t d) {
   static const uint8_t small[8] = {0, 2, 4, 4, 8, 8, 8, 8};
+#if defined(__GNUC__) || defined(__clang__)
+  /* the power of two above d (d < 2^31): 2^(1 + the index of d's top bit) */
+  return d < 8 ? small[d] : 2u << (31 - __builtin_clz(d));
+#else
   return d < 8 ? small[d] : block_words(d + 1);
+#endif
 }
 
 /* An empty list with a block for d ids and one more, carved at the slab's
@@ -641,9 +647,19 @@ static int reserve_slab(cg_lin *g, const cg_graph *gr) {
   return grow_edges(g, edge_room(kids + gr->n_dep));
 }
 
+/* The next edge, from the vertex of node c into vertex u (its in-list ie,
+ * of ni ids so far), weighted wc and marked mc: node_vertices' locals. */
+#define IN_EDGE(c, wc, mc)                                                    \
+  do {                                                                        \
+    uint32_t eid_ = ne++;                                                     \
+    pin[eid_] = ni, ie[ni++] = eid_;                                          \
+    tail[eid_] = vid[c], head[eid_] = u, w[eid_] = (wc), mark[eid_] = (mc);   \
+  } while (0)
+
 /* The vertices of the kept nodes, numbered in node order into vid[] (NONE
- * for the others), with their lists and in-edges.  Children come first, so
- * the out-lists the edges of a node go into exist already.  The lists are
+ * for the others), with their lists and edges; returns how many.  Children
+ * come first: REL_FROM of a node reaching a dependent follows from its
+ * children's (reaching), and so does whether it is kept.  The lists are
  * carved in vertex order (a CSR layout fill-in later spills out of): a node
  * on a path gets an in-edge at most per child and an out-edge at most per
  * parent (pars holds one per edge); the others get no edges.  Each child
@@ -653,9 +669,12 @@ static int reserve_slab(cg_lin *g, const cg_graph *gr) {
  * earlier children are the only ones to check, and only when two of them
  * are the same node.  The commonest chains (a first operation whose
  * partials read no value but the children's, then operations of constant
- * derivative) take no call and compute no result; chain_partials does the
- * others.  The arrays are in locals: the stores through them may alias
- * anything, so g's and gr's fields would be reloaded after each. */
+ * derivative) compute no result and keep their partials in registers;
+ * chain_partials does the others.  The out-lists are filled last, in edge
+ * id order (the order the edges would be pushed in as they are made): the
+ * loop over the nodes keeps fewer arrays live, and the scattered pushes
+ * come together.  The arrays are in locals: the stores through them may
+ * alias anything, so g's and gr's fields would be reloaded after each. */
 static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint32_t *vid) {
   const uint32_t *ks = gr->kid_start, *kids = gr->kids, *ps = gr->par_start, *os = gr->op_start;
   const uint8_t *op = gr->op, *flags = gr->flags;
@@ -666,12 +685,12 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
   double *w = g->w;
   uint8_t *mark = g->mark;
   size_t ns = g->nslab;
-  uint32_t n = gr->n, v, u = 0, ne0 = g->ne, ne = ne0, k1 = ks[0], p1 = ps[0], o1 = os[0];
+  uint32_t n = gr->n, v, u = 0, ne0 = g->ne, ne = ne0, k1 = ks[0], p1 = ps[0], o1 = os[0], i;
   for (v = 0; v < n; v++) { /* each start array read once: v's end is v + 1's start */
     const uint32_t *kid;
-    uint32_t k0 = k1, p0 = p1, o = o1, nk, ci, co, q, i, j, ni, made[3], *ie;
-    double a[3], d[3];
-    uint8_t mk[3], rv = rel[v], from;
+    uint32_t k0 = k1, p0 = p1, o = o1, nk, ci, co, q, j, ni, made[3], *ie;
+    double a[3], d[3], d0, d1, d2;
+    uint8_t mk[3], m0, m1, m2, rv = rel[v], from;
     int simple;
     k1 = ks[v + 1], p1 = ps[v + 1], o1 = os[v + 1];
     nk = k1 - k0, kid = kids + k0;
@@ -709,13 +728,13 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
       in[u++].n = 0;
       continue;
     }
-    simple = 1;
+    simple = 1, d0 = d1 = d2 = 0, m0 = m1 = m2 = CG_E_VAR;
     switch (op[o]) { /* gop_partials of the commonest first operations, without a call */
-      case CG_G_COPY: d[0] = 1, mk[0] = CG_E_PLUS1; break;
-      case CG_G_ADD: d[0] = d[1] = 1, mk[0] = mk[1] = CG_E_PLUS1; break;
-      case CG_G_SUB: d[0] = 1, d[1] = -1, mk[0] = CG_E_PLUS1, mk[1] = CG_E_MINUS1; break;
-      case CG_G_MUL: d[0] = val[kid[1]], d[1] = val[kid[0]], mk[0] = mk[1] = CG_E_VAR; break;
-      case CG_G_MULC: d[0] = opc[o], mk[0] = CG_E_CONST; break;
+      case CG_G_COPY: d0 = 1, m0 = CG_E_PLUS1; break;
+      case CG_G_ADD: d0 = d1 = 1, m0 = m1 = CG_E_PLUS1; break;
+      case CG_G_SUB: d0 = 1, d1 = -1, m0 = CG_E_PLUS1, m1 = CG_E_MINUS1; break;
+      case CG_G_MUL: d0 = val[kid[1]], d1 = val[kid[0]]; break;
+      case CG_G_MULC: d0 = opc[o], m0 = CG_E_CONST; break;
       default: simple = 0; break;
     }
     for (q = o + 1; simple && q < o1; q++) { /* constant derivatives, as gop_partials' */
@@ -728,56 +747,54 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
         case CG_G_NEG: f = -1, m = CG_E_MINUS1; break;
         case CG_G_MULC: f = opc[q], m = CG_E_CONST; break;
         case CG_G_DIVC: f = 1 / opc[q], m = CG_E_CONST; break;
-        default: simple = 0, f = 0, m = CG_E_VAR; break; /* d and mk unused: redone below */
+        default: simple = 0, f = 0, m = CG_E_VAR; break; /* unused: redone below */
       }
-      for (i = 0; i < nk; i++) {
-        d[i] *= f;
-        mk[i] = mark_prod(mk[i], m);
-      }
+      /* all three, without a loop: the partials stay in registers (those
+       * past nk are never read) */
+      d0 *= f, d1 *= f, d2 *= f;
+      m0 = mark_prod(m0, m), m1 = mark_prod(m1, m), m2 = mark_prod(m2, m);
     }
-    if (!simple) { /* the whole chain again (d and mk are all rewritten) */
+    if (!simple) { /* the whole chain again (every partial rewritten) */
       for (i = 0; i < nk; i++) a[i] = val[kid[i]];
       chain_partials(gr, v, a, nk, d, mk);
+      d0 = d[0], d1 = d[1], d2 = d[2], m0 = mk[0], m1 = mk[1], m2 = mk[2];
     }
+    /* a child on a path gives an edge: v is on a path, so the child reaches
+     * a dependent (reaching), and is on a path if reached from an
+     * independent */
+    ni = 0;
     if (nk == 1 || (nk == 2 && kid[0] != kid[1])) { /* distinct children: an edge each */
-      for (i = 0, ni = 0; i < nk; i++) {
-        uint32_t c = kid[i], t, eid;
-        /* v is on a path, so c reaches a dependent (relevant): on a path if
-         * reached from an independent */
-        if (!(rel[c] & 1) || mk[i] == 0xff) continue;
-        eid = ne++, t = vid[c];
-        pout[eid] = out[t].n;
-        out[t].e[out[t].n++] = eid;
-        pin[eid] = ni;
-        ie[ni++] = eid;
-        tail[eid] = t, head[eid] = u, w[eid] = d[i], mark[eid] = mk[i];
-      }
+      if ((rel[kid[0]] & REL_FROM) && m0 != 0xff) IN_EDGE(kid[0], d0, m0);
+      if (nk == 2 && (rel[kid[1]] & REL_FROM) && m1 != 0xff) IN_EDGE(kid[1], d1, m1);
     } else {
-      for (i = 0, ni = 0; i < nk; i++) {
-        uint32_t c = kid[i], t, eid;
+      d[0] = d0, d[1] = d1, d[2] = d2, mk[0] = m0, mk[1] = m1, mk[2] = m2;
+      for (i = 0; i < nk; i++) {
+        uint32_t c = kid[i];
         made[i] = NONE;
-        if (!(rel[c] & 1) || mk[i] == 0xff) continue;
+        if (!(rel[c] & REL_FROM) || mk[i] == 0xff) continue;
         for (j = 0; j < i && (made[j] == NONE || kid[j] != c); j++) continue;
         if (j < i) { /* as cg_lin_add sums into an edge it finds */
           w[made[j]] += d[i];
           mark[made[j]] = mark_sum(mark[made[j]], mk[i]);
           continue;
         }
-        made[i] = eid = ne++, t = vid[c];
-        pout[eid] = out[t].n;
-        out[t].e[out[t].n++] = eid;
-        pin[eid] = ni;
-        ie[ni++] = eid;
-        tail[eid] = t, head[eid] = u, w[eid] = d[i], mark[eid] = mk[i];
+        made[i] = ne;
+        IN_EDGE(c, d[i], mk[i]);
       }
     }
     in[u++].n = ni;
+  }
+  for (i = ne0; i < ne; i++) { /* the out-lists, in edge id order */
+    cg_adj *o = &out[tail[i]];
+    pout[i] = o->n;
+    o->e[o->n++] = i;
   }
   g->nslab = ns;
   g->ne = ne;
   g->nedges += ne - ne0;
   return u;
 }
+#undef IN_EDGE
 
 /* Cuts the vertex arrays of g down to nv vertices (fewer than the bound
  * they were allocated for): new arrays, so that a failure (CG_ENOMEM)
@@ -831,7 +848,7 @@ cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
     cg_seterr(e, CG_ENOMEM, "out of memory");
     goto done;
   }
-  if (!(g = lin_alloc(gr->A, nv, 0, e))) goto done; /* every list carved below */
+  if (!(g = lin_alloc(gr->A, nv, 0, e))) goto done; /* every list and node written below */
   if (reserve_slab(g, gr)) {
     cg_seterr(e, CG_ENOMEM, "out of memory");
     goto fail;
