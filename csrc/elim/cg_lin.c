@@ -668,40 +668,41 @@ static int reserve_slab(cg_lin *g, const cg_graph *gr) {
  * as cg_lin_add would: only v's own children give edges into vid[v], so the
  * earlier children are the only ones to check, and only when two of them
  * are the same node.  The commonest chains (a first operation whose
- * partials read no value but the children's, then operations of constant
- * derivative) compute no result and keep their partials in registers;
- * chain_partials does the others.  The out-lists are filled last, in edge
- * id order (the order the edges would be pushed in as they are made): the
- * loop over the nodes keeps fewer arrays live, and the scattered pushes
- * come together.  The arrays are in locals: the stores through them may
- * alias anything, so g's and gr's fields would be reloaded after each. */
+ * partials read no value but the children's, or any unary one, then
+ * operations of constant derivative) compute at most the first result and
+ * keep their partials in registers; chain_partials does the others.  The
+ * out-lists are filled last, in edge id order (the order the edges would
+ * be pushed in as they are made): the loop over the nodes keeps fewer
+ * arrays live, and the scattered pushes come together.  The arrays are in
+ * locals: the stores through them may alias anything, so g's and gr's
+ * fields would be reloaded after each. */
 static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint32_t *vid) {
   const uint32_t *ks = gr->kid_start, *kids = gr->kids, *ps = gr->par_start, *os = gr->op_start;
   const uint8_t *op = gr->op, *flags = gr->flags;
   const double *val = gr->val, *opc = gr->opc;
   cg_adj *in = g->in, *out = g->out;
-  uint32_t *slab = g->slab, *node = g->node, *tail = g->tail, *head = g->head;
+  uint32_t *node = g->node, *tail = g->tail, *head = g->head;
   uint32_t *pin = g->pin, *pout = g->pout;
   double *w = g->w;
   uint8_t *mark = g->mark;
-  size_t ns = g->nslab;
+  uint32_t *sp = g->slab + g->nslab; /* the next block */
   uint32_t n = gr->n, v, u = 0, ne0 = g->ne, ne = ne0, k1 = ks[0], p1 = ps[0], o1 = os[0], i;
   for (v = 0; v < n; v++) { /* each start array read once: v's end is v + 1's start */
     const uint32_t *kid;
     uint32_t k0 = k1, p0 = p1, o = o1, nk, ci, co, q, j, ni, made[3], *ie;
     double a[3], d[3], d0, d1, d2;
-    uint8_t mk[3], m0, m1, m2, rv = rel[v], from;
+    uint8_t mk[3], m0, m1, m2, rv = rel[v];
+    uint32_t from; /* bit i: child i reached from an independent (a leaf: itself) */
     int simple;
     k1 = ks[v + 1], p1 = ps[v + 1], o1 = os[v + 1];
     nk = k1 - k0, kid = kids + k0;
     from = 0;
-    if (rv & REL_TO) switch (nk) { /* REL_FROM of v from its children's, final: they reach a dependent */
+    if (rv & REL_TO) switch (nk) { /* REL_FROM of the children, final: they reach a dependent */
         case 0: from = op[o] == CG_G_INDEP; break;
         case 1: from = rel[kid[0]] & REL_FROM; break;
-        case 2: from = (rel[kid[0]] | rel[kid[1]]) & REL_FROM; break;
+        case 2: from = (rel[kid[0]] & REL_FROM) | (uint32_t)(rel[kid[1]] & REL_FROM) << 1; break;
         default:
-          for (i = 0; i < nk; i++) from |= rel[kid[i]];
-          from &= REL_FROM;
+          for (i = 0; i < nk; i++) from |= (uint32_t)(rel[kid[i]] & REL_FROM) << i;
           break;
       }
     if (!from) { /* off every path: a vertex if an independent or a dependent */
@@ -720,9 +721,8 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
     vid[v] = u;
     node[u] = v;
     ci = list_words(nk), co = list_words(p1 - p0);
-    ie = nk ? slab + ns : NULL;
-    out[u].e = co ? slab + ns + ci : NULL, out[u].n = 0, out[u].cap = co;
-    ns += (size_t)ci + co;
+    ie = ci ? sp : NULL, sp += ci;
+    out[u].e = co ? sp : NULL, out[u].n = 0, out[u].cap = co, sp += co;
     in[u].e = ie, in[u].cap = ci;
     if (!nk) {
       in[u++].n = 0;
@@ -735,7 +735,20 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
       case CG_G_SUB: d0 = 1, d1 = -1, m0 = CG_E_PLUS1, m1 = CG_E_MINUS1; break;
       case CG_G_MUL: d0 = val[kid[1]], d1 = val[kid[0]]; break;
       case CG_G_MULC: d0 = opc[o], m0 = CG_E_CONST; break;
-      default: simple = 0; break;
+      default:
+        if (nk == 1) { /* another unary operation: its partial as chain_partials takes it */
+          double r = 0, dd[3];
+          uint8_t mm[3];
+          uint64_t sw = 0;
+          a[0] = val[kid[0]];
+          if (part_reads[op[o]] & READS_R) /* its result: the node's value if it is the last */
+            r = o1 - o == 1 ? val[v] : cg_gop_apply_inline(op[o], opc[o], a, &sw);
+          gop_partials(op[o], opc[o], a, r, dd, mm);
+          d0 = dd[0], m0 = mm[0];
+        } else {
+          simple = 0;
+        }
+        break;
     }
     for (q = o + 1; simple && q < o1; q++) { /* constant derivatives, as gop_partials' */
       double f;
@@ -761,17 +774,17 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
     }
     /* a child on a path gives an edge: v is on a path, so the child reaches
      * a dependent (reaching), and is on a path if reached from an
-     * independent */
+     * independent (bit i of from) */
     ni = 0;
     if (nk == 1 || (nk == 2 && kid[0] != kid[1])) { /* distinct children: an edge each */
-      if ((rel[kid[0]] & REL_FROM) && m0 != 0xff) IN_EDGE(kid[0], d0, m0);
-      if (nk == 2 && (rel[kid[1]] & REL_FROM) && m1 != 0xff) IN_EDGE(kid[1], d1, m1);
+      if ((from & 1) && m0 != 0xff) IN_EDGE(kid[0], d0, m0);
+      if ((from & 2) && m1 != 0xff) IN_EDGE(kid[1], d1, m1);
     } else {
       d[0] = d0, d[1] = d1, d[2] = d2, mk[0] = m0, mk[1] = m1, mk[2] = m2;
       for (i = 0; i < nk; i++) {
         uint32_t c = kid[i];
         made[i] = NONE;
-        if (!(rel[c] & REL_FROM) || mk[i] == 0xff) continue;
+        if (!(from >> i & 1) || mk[i] == 0xff) continue;
         for (j = 0; j < i && (made[j] == NONE || kid[j] != c); j++) continue;
         if (j < i) { /* as cg_lin_add sums into an edge it finds */
           w[made[j]] += d[i];
@@ -789,7 +802,7 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
     pout[i] = o->n;
     o->e[o->n++] = i;
   }
-  g->nslab = ns;
+  g->nslab = (size_t)(sp - g->slab);
   g->ne = ne;
   g->nedges += ne - ne0;
   return u;
