@@ -577,18 +577,14 @@ static uint32_t reaching(const cg_graph *gr, uint8_t *rel) {
   for (v = n, k0 = ks[n]; v-- > 0;) { /* parents first: rel[v] is final here */
     uint8_t r = rel[v];
     k1 = k0, k0 = ks[v];
-    if (r & REL_TO) switch (k1 - k0) {
-        case 0: break;
-        case 1: rel[kids[k0]] |= REL_TO; break;
-        case 2: rel[kids[k0]] |= REL_TO, rel[kids[k0 + 1]] |= REL_TO; break;
-        default:
-          for (k = k0; k < k1; k++) rel[kids[k]] |= REL_TO;
-          break;
-      }
     if (k0 == k1) /* a leaf: kept if an independent or a dependent (node_vertices) */
       bound += op[os[v]] == CG_G_INDEP || (flags[v] & CG_NF_DEP);
+    else if (!(r & REL_TO))
+      bound += (flags[v] & CG_NF_DEP) != 0;
+    else if (k1 - k0 == 2) /* the commonest first, without a jump table */
+      rel[kids[k0]] |= REL_TO, rel[kids[k0 + 1]] |= REL_TO, bound++;
     else
-      bound += (r & REL_TO) || (flags[v] & CG_NF_DEP);
+      for (bound++, k = k0; k < k1; k++) rel[kids[k]] |= REL_TO;
   }
   return bound;
 }
@@ -697,14 +693,16 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
     k1 = ks[v + 1], p1 = ps[v + 1], o1 = os[v + 1];
     nk = k1 - k0, kid = kids + k0;
     from = 0;
-    if (rv & REL_TO) switch (nk) { /* REL_FROM of the children, final: they reach a dependent */
-        case 0: from = op[o] == CG_G_INDEP; break;
-        case 1: from = rel[kid[0]] & REL_FROM; break;
-        case 2: from = (rel[kid[0]] & REL_FROM) | (uint32_t)(rel[kid[1]] & REL_FROM) << 1; break;
-        default:
-          for (i = 0; i < nk; i++) from |= (uint32_t)(rel[kid[i]] & REL_FROM) << i;
-          break;
-      }
+    if (rv & REL_TO) { /* REL_FROM of the children, final: they reach a dependent */
+      if (nk == 2) /* the commonest first, without a jump table */
+        from = (rel[kid[0]] & REL_FROM) | (uint32_t)(rel[kid[1]] & REL_FROM) << 1;
+      else if (nk == 1)
+        from = rel[kid[0]] & REL_FROM;
+      else if (nk == 0)
+        from = op[o] == CG_G_INDEP;
+      else
+        for (i = 0; i < nk; i++) from |= (uint32_t)(rel[kid[i]] & REL_FROM) << i;
+    }
     if (!from) { /* off every path: a vertex if an independent or a dependent */
       if ((nk == 0 && op[o] == CG_G_INDEP) || (flags[v] & CG_NF_DEP)) {
         vid[v] = u;
