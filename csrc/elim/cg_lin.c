@@ -9,9 +9,10 @@
 
 /* {==== storage ====} */
 
-/* A graph of nv vertices without edges; its lists are zeroed only when
- * zero_lists (else the caller lays every list out: presize_lists). */
-static cg_lin *lin_alloc(cg_alloc *A, uint32_t nv, int zero_lists, cg_error *e) {
+/* A graph of nv vertices without edges; its lists are zeroed and its
+ * vertices tied to no node only when blank (else the caller lays every list
+ * out, presize_lists, and writes every node). */
+static cg_lin *lin_alloc(cg_alloc *A, uint32_t nv, int blank, cg_error *e) {
   cg_lin *g = (cg_lin *)cg_malloc(A, sizeof *g);
   if (!g) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   memset(g, 0, sizeof *g);
@@ -26,12 +27,12 @@ static cg_lin *lin_alloc(cg_alloc *A, uint32_t nv, int zero_lists, cg_error *e) 
     cg_lin_free(g);
     return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   }
-  if (zero_lists) { /* empty lists, no blocks */
+  if (blank) { /* empty lists, no blocks, no nodes */
     memset(g->in, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
     memset(g->out, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
+    memset(g->node, 0xff, (size_t)(nv ? nv : 1) * 4);
   }
   memset(g->kind, CG_V_INTER, nv ? nv : 1);
-  memset(g->node, 0xff, (size_t)(nv ? nv : 1) * 4);
   g->has_w = 1;
   return g;
 }
@@ -389,7 +390,7 @@ int cg_lin_set_xy(cg_lin *g, const uint32_t *x, uint32_t n, const uint32_t *y, u
 }
 
 cg_lin *cg_lin_copy(const cg_lin *s, cg_error *e) {
-  cg_lin *g = lin_alloc(s->A, s->nv, 0, e); /* presize_lists writes every list */
+  cg_lin *g = lin_alloc(s->A, s->nv, 0, e); /* presize_lists writes every list, memcpy every node */
   uint32_t v, k;
   if (!g) return NULL;
   memcpy(g->kind, s->kind, s->nv);
@@ -544,74 +545,67 @@ static void chain_partials(const cg_graph *gr, uint32_t v, const double *a, uint
       if (d[i] == 0) mk[i] = 0xff;
 }
 
-/* rel[v] bits: reached from an independent (1), reaching a dependent (2),
- * kept as a vertex (4). */
+/* rel[v] bits: reached from an independent (REL_FROM), reaching a dependent
+ * (REL_TO); a dependent once (REL_DEP1), more than once (REL_DEP2). */
+#define REL_FROM 1
+#define REL_TO 2
 #define REL_ON_PATH 3
-#define REL_KEEP 4
+#define REL_DEP1 4
+#define REL_DEP2 8
 #define on_path(r) (((r) & REL_ON_PATH) == REL_ON_PATH)
 
-/* Marks the nodes on a path from an independent to a dependent and those
- * kept as vertices: those, the independents and the dependents.  Returns
- * how many are kept.  A node has at most three children (cg_graph.h): the
- * commonest counts without a loop. */
-static uint32_t relevant(const cg_graph *gr, uint8_t *rel) {
+/* Marks the nodes reaching a dependent (REL_TO, a pass from the parents to
+ * the children) and counts the dependents' occurrences.  REL_FROM is left
+ * to node_vertices, which goes the other way anyway: it needs it only for
+ * the nodes reaching a dependent, whose children reach one too (seed 004
+ * section 1: only the vertices on a path from an independent to a
+ * dependent matter).  Returns a bound of the nodes kept as vertices: the
+ * independents, the dependents, and the other nodes reaching a dependent
+ * except the leaves (constants); a node that reaches a dependent and no
+ * independent (made of constants alone) is counted but not kept.  A node
+ * has at most three children (cg_graph.h): the commonest counts without a
+ * loop. */
+static uint32_t reaching(const cg_graph *gr, uint8_t *rel) {
   /* the graph's arrays in locals: the byte stores into rel may alias
    * anything, so gr's fields would be reloaded after each */
   const uint32_t *ks = gr->kid_start, *kids = gr->kids, *os = gr->op_start, *dep = gr->dep;
   const uint8_t *op = gr->op, *flags = gr->flags;
-  uint32_t v, k, k0, k1, kept = 0, n = gr->n, nd = gr->n_dep;
-  for (v = 0, k1 = ks[0]; v < n; v++) { /* children first: rel[v] is written before it is read */
-    uint8_t r;
-    k0 = k1, k1 = ks[v + 1];
-    switch (k1 - k0) { /* rel holds bits 1 and REL_KEEP so far: bit 1 of the children */
-      case 0: r = op[os[v]] == CG_G_INDEP ? 1 | REL_KEEP : 0; break;
-      case 1: r = rel[kids[k0]] & 1; break;
-      case 2: r = (rel[kids[k0]] | rel[kids[k0 + 1]]) & 1; break;
-      default:
-        for (r = 0, k = k0; k < k1; k++) r |= rel[kids[k]];
-        r &= 1;
-        break;
-    }
-    rel[v] = r;
-  }
-  for (k = 0; k < nd; k++) rel[dep[k]] |= 2;
+  uint32_t v, k, k0, k1, bound = 0, n = gr->n, nd = gr->n_dep;
+  memset(rel, 0, n);
+  for (k = 0; k < nd; k++) /* a node that is two dependents: each gets a copy (number_copies) */
+    rel[dep[k]] |= rel[dep[k]] & REL_DEP1 ? REL_TO | REL_DEP2 : REL_TO | REL_DEP1;
   for (v = n, k0 = ks[n]; v-- > 0;) { /* parents first: rel[v] is final here */
     uint8_t r = rel[v];
     k1 = k0, k0 = ks[v];
-    if (r & 2) switch (k1 - k0) {
-        case 0: break;
-        case 1: rel[kids[k0]] |= 2; break;
-        case 2: rel[kids[k0]] |= 2, rel[kids[k0 + 1]] |= 2; break;
-        default:
-          for (k = k0; k < k1; k++) rel[kids[k]] |= 2;
-          break;
-      }
-    if (on_path(r) || (flags[v] & CG_NF_DEP)) rel[v] = r |= REL_KEEP;
-    kept += (r & REL_KEEP) != 0;
+    if (k0 == k1) /* a leaf: kept if an independent or a dependent (node_vertices) */
+      bound += op[os[v]] == CG_G_INDEP || (flags[v] & CG_NF_DEP);
+    else if (!(r & REL_TO))
+      bound += (flags[v] & CG_NF_DEP) != 0;
+    else if (k1 - k0 == 2) /* the commonest first, without a jump table */
+      rel[kids[k0]] |= REL_TO, rel[kids[k0 + 1]] |= REL_TO, bound++;
+    else
+      for (bound++, k = k0; k < k1; k++) rel[kids[k]] |= REL_TO;
   }
-  return kept;
+  return bound;
 }
 
 /* Numbers the copy vertices, after the kept nodes (numbered in node order
- * as they are visited): one per dependent that needs one.  Returns the
+ * as they are visited): one per dependent that needs one, a dependent
+ * having a parent p with (rel[p] & mask) == mask (on a path: mask
+ * REL_ON_PATH; REL_TO gives a bound before REL_FROM is known).  Returns the
  * vertex count. */
 static uint32_t number_copies(const cg_graph *gr, const uint8_t *rel, uint32_t kept,
-                              uint8_t *ydone, uint32_t *ycopy) {
+                              uint8_t mask, uint32_t *ycopy) {
   uint32_t j, k, nv = kept;
-  memset(ydone, 0, gr->n ? gr->n : 1);
-  for (j = 0; j < gr->n_dep; j++) /* a node that is two dependents: each gets a copy */
-    if (ydone[gr->dep[j]] < 2) ydone[gr->dep[j]]++;
   for (j = 0; j < gr->n_dep; j++) {
     uint32_t d = gr->dep[j];
     int maximal = 1;
     for (k = gr->par_start[d]; k < gr->par_start[d + 1]; k++)
-      if (on_path(rel[gr->pars[k]])) maximal = 0;
-    if (maximal && ydone[d] == 1 && gr->op[gr->op_start[d]] != CG_G_INDEP) {
-      ydone[d] = 1;
+      if ((rel[gr->pars[k]] & mask) == mask) maximal = 0;
+    if (maximal && !(rel[d] & REL_DEP2) && gr->op[gr->op_start[d]] != CG_G_INDEP)
       ycopy[j] = NONE;
-    } else {
+    else
       ycopy[j] = nv++; /* seed 002 section 6.2: a unit copy edge */
-    }
   }
   return nv;
 }
@@ -621,7 +615,12 @@ static uint32_t number_copies(const cg_graph *gr, const uint8_t *rel, uint32_t k
  * edges): block_words(d + 1), none for d = 0; small d from a table. */
 static inline uint32_t list_words(uint32_t d) {
   static const uint8_t small[8] = {0, 2, 4, 4, 8, 8, 8, 8};
+#if defined(__GNUC__) || defined(__clang__)
+  /* the power of two above d (d < 2^31): 2^(1 + the index of d's top bit) */
+  return d < 8 ? small[d] : 2u << (31 - __builtin_clz(d));
+#else
   return d < 8 ? small[d] : block_words(d + 1);
+#endif
 }
 
 /* An empty list with a block for d ids and one more, carved at the slab's
@@ -644,9 +643,19 @@ static int reserve_slab(cg_lin *g, const cg_graph *gr) {
   return grow_edges(g, edge_room(kids + gr->n_dep));
 }
 
+/* The next edge, from the vertex of node c into vertex u (its in-list ie,
+ * of ni ids so far), weighted wc and marked mc: node_vertices' locals. */
+#define IN_EDGE(c, wc, mc)                                                    \
+  do {                                                                        \
+    uint32_t eid_ = ne++;                                                     \
+    pin[eid_] = ni, ie[ni++] = eid_;                                          \
+    tail[eid_] = vid[c], head[eid_] = u, w[eid_] = (wc), mark[eid_] = (mc);   \
+  } while (0)
+
 /* The vertices of the kept nodes, numbered in node order into vid[] (NONE
- * for the others), with their lists and in-edges.  Children come first, so
- * the out-lists the edges of a node go into exist already.  The lists are
+ * for the others), with their lists and edges; returns how many.  Children
+ * come first: REL_FROM of a node reaching a dependent follows from its
+ * children's (reaching), and so does whether it is kept.  The lists are
  * carved in vertex order (a CSR layout fill-in later spills out of): a node
  * on a path gets an in-edge at most per child and an out-edge at most per
  * parent (pars holds one per edge); the others get no edges.  Each child
@@ -655,59 +664,91 @@ static int reserve_slab(cg_lin *g, const cg_graph *gr) {
  * as cg_lin_add would: only v's own children give edges into vid[v], so the
  * earlier children are the only ones to check, and only when two of them
  * are the same node.  The commonest chains (a first operation whose
- * partials read no value but the children's, then operations of constant
- * derivative) take no call and compute no result; chain_partials does the
- * others.  The arrays are in locals: the stores through them may alias
- * anything, so g's and gr's fields would be reloaded after each. */
-static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uint32_t *vid) {
+ * partials read no value but the children's, or any unary one, then
+ * operations of constant derivative) compute at most the first result and
+ * keep their partials in registers; chain_partials does the others.  The
+ * out-lists are filled last, in edge id order (the order the edges would
+ * be pushed in as they are made): the loop over the nodes keeps fewer
+ * arrays live, and the scattered pushes come together.  The arrays are in
+ * locals: the stores through them may alias anything, so g's and gr's
+ * fields would be reloaded after each. */
+static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint32_t *vid) {
   const uint32_t *ks = gr->kid_start, *kids = gr->kids, *ps = gr->par_start, *os = gr->op_start;
-  const uint8_t *op = gr->op;
+  const uint8_t *op = gr->op, *flags = gr->flags;
   const double *val = gr->val, *opc = gr->opc;
   cg_adj *in = g->in, *out = g->out;
-  uint32_t *slab = g->slab, *node = g->node, *tail = g->tail, *head = g->head;
+  uint32_t *node = g->node, *tail = g->tail, *head = g->head;
   uint32_t *pin = g->pin, *pout = g->pout;
   double *w = g->w;
   uint8_t *mark = g->mark;
-  size_t ns = g->nslab;
-  uint32_t n = gr->n, v, u = 0, ne0 = g->ne, ne = ne0;
-  for (v = 0; v < n; v++) {
+  uint32_t *sp = g->slab + g->nslab; /* the next block */
+  uint32_t n = gr->n, v, u = 0, ne0 = g->ne, ne = ne0, k1 = ks[0], p1 = ps[0], o1 = os[0], i;
+  for (v = 0; v < n; v++) { /* each start array read once: v's end is v + 1's start */
     const uint32_t *kid;
-    uint32_t k0, nk, np, o, oe, q, i, j, ni, made[3], *ie;
-    double a[3], d[3];
-    uint8_t mk[3], rv = rel[v];
-    int simple, dup;
-    if (!(rv & REL_KEEP)) {
-      vid[v] = NONE;
+    uint32_t k0 = k1, p0 = p1, o = o1, nk, ci, co, q, j, ni, made[3], *ie;
+    double a[3], d[3], d0, d1, d2;
+    uint8_t mk[3], m0, m1, m2, rv = rel[v];
+    uint32_t from; /* bit i: child i reached from an independent (a leaf: itself) */
+    int simple;
+    k1 = ks[v + 1], p1 = ps[v + 1], o1 = os[v + 1];
+    nk = k1 - k0, kid = kids + k0;
+    from = 0;
+    if (rv & REL_TO) { /* REL_FROM of the children, final: they reach a dependent */
+      if (nk == 2) /* the commonest first, without a jump table */
+        from = (rel[kid[0]] & REL_FROM) | (uint32_t)(rel[kid[1]] & REL_FROM) << 1;
+      else if (nk == 1)
+        from = rel[kid[0]] & REL_FROM;
+      else if (nk == 0)
+        from = op[o] == CG_G_INDEP;
+      else
+        for (i = 0; i < nk; i++) from |= (uint32_t)(rel[kid[i]] & REL_FROM) << i;
+    }
+    if (!from) { /* off every path: a vertex if an independent or a dependent */
+      if ((nk == 0 && op[o] == CG_G_INDEP) || (flags[v] & CG_NF_DEP)) {
+        vid[v] = u;
+        node[u] = v;
+        in[u].e = out[u].e = NULL;
+        in[u].n = in[u].cap = out[u].n = out[u].cap = 0;
+        u++;
+      } else {
+        vid[v] = NONE;
+      }
       continue;
     }
+    rel[v] = rv | REL_FROM;
     vid[v] = u;
     node[u] = v;
-    if (!on_path(rv)) { /* an independent or a dependent off every path */
-      in[u].e = out[u].e = NULL;
-      in[u].n = in[u].cap = out[u].n = out[u].cap = 0;
-      u++;
-      continue;
-    }
-    k0 = ks[v], nk = ks[v + 1] - k0, np = ps[v + 1] - ps[v], kid = kids + k0;
-    ie = nk ? slab + ns : NULL;
-    in[u].e = ie, in[u].n = 0, in[u].cap = list_words(nk);
-    ns += in[u].cap;
-    out[u].e = np ? slab + ns : NULL, out[u].n = 0, out[u].cap = list_words(np);
-    ns += out[u].cap;
+    ci = list_words(nk), co = list_words(p1 - p0);
+    ie = ci ? sp : NULL, sp += ci;
+    out[u].e = co ? sp : NULL, out[u].n = 0, out[u].cap = co, sp += co;
+    in[u].e = ie, in[u].cap = ci;
     if (!nk) {
-      u++;
+      in[u++].n = 0;
       continue;
     }
-    o = os[v], oe = os[v + 1], simple = 1;
+    simple = 1, d0 = d1 = d2 = 0, m0 = m1 = m2 = CG_E_VAR;
     switch (op[o]) { /* gop_partials of the commonest first operations, without a call */
-      case CG_G_COPY: d[0] = 1, mk[0] = CG_E_PLUS1; break;
-      case CG_G_ADD: d[0] = d[1] = 1, mk[0] = mk[1] = CG_E_PLUS1; break;
-      case CG_G_SUB: d[0] = 1, d[1] = -1, mk[0] = CG_E_PLUS1, mk[1] = CG_E_MINUS1; break;
-      case CG_G_MUL: d[0] = val[kid[1]], d[1] = val[kid[0]], mk[0] = mk[1] = CG_E_VAR; break;
-      case CG_G_MULC: d[0] = opc[o], mk[0] = CG_E_CONST; break;
-      default: simple = 0; break;
+      case CG_G_COPY: d0 = 1, m0 = CG_E_PLUS1; break;
+      case CG_G_ADD: d0 = d1 = 1, m0 = m1 = CG_E_PLUS1; break;
+      case CG_G_SUB: d0 = 1, d1 = -1, m0 = CG_E_PLUS1, m1 = CG_E_MINUS1; break;
+      case CG_G_MUL: d0 = val[kid[1]], d1 = val[kid[0]]; break;
+      case CG_G_MULC: d0 = opc[o], m0 = CG_E_CONST; break;
+      default:
+        if (nk == 1) { /* another unary operation: its partial as chain_partials takes it */
+          double r = 0, dd[3];
+          uint8_t mm[3];
+          uint64_t sw = 0;
+          a[0] = val[kid[0]];
+          if (part_reads[op[o]] & READS_R) /* its result: the node's value if it is the last */
+            r = o1 - o == 1 ? val[v] : cg_gop_apply_inline(op[o], opc[o], a, &sw);
+          gop_partials(op[o], opc[o], a, r, dd, mm);
+          d0 = dd[0], m0 = mm[0];
+        } else {
+          simple = 0;
+        }
+        break;
     }
-    for (q = o + 1; simple && q < oe; q++) { /* constant derivatives, as gop_partials' */
+    for (q = o + 1; simple && q < o1; q++) { /* constant derivatives, as gop_partials' */
       double f;
       uint8_t m;
       switch (op[q]) {
@@ -717,49 +758,86 @@ static void node_vertices(cg_lin *g, const cg_graph *gr, const uint8_t *rel, uin
         case CG_G_NEG: f = -1, m = CG_E_MINUS1; break;
         case CG_G_MULC: f = opc[q], m = CG_E_CONST; break;
         case CG_G_DIVC: f = 1 / opc[q], m = CG_E_CONST; break;
-        default: simple = 0, f = 0, m = CG_E_VAR; break; /* d and mk unused: redone below */
+        default: simple = 0, f = 0, m = CG_E_VAR; break; /* unused: redone below */
       }
-      for (i = 0; i < nk; i++) {
-        d[i] *= f;
-        mk[i] = mark_prod(mk[i], m);
-      }
+      /* all three, without a loop: the partials stay in registers (those
+       * past nk are never read) */
+      d0 *= f, d1 *= f, d2 *= f;
+      m0 = mark_prod(m0, m), m1 = mark_prod(m1, m), m2 = mark_prod(m2, m);
     }
-    if (!simple) { /* the whole chain again (d and mk are all rewritten) */
+    if (!simple) { /* the whole chain again (every partial rewritten) */
       for (i = 0; i < nk; i++) a[i] = val[kid[i]];
       chain_partials(gr, v, a, nk, d, mk);
+      d0 = d[0], d1 = d[1], d2 = d[2], m0 = mk[0], m1 = mk[1], m2 = mk[2];
     }
-    dup = nk > 2 || (nk == 2 && kid[0] == kid[1]);
-    for (i = 0, ni = 0; i < nk; i++) {
-      uint32_t c = kid[i], t, eid;
-      made[i] = NONE;
-      /* v is on a path, so c reaches a dependent (relevant): on a path if
-       * reached from an independent */
-      if (!(rel[c] & 1) || mk[i] == 0xff) continue;
-      if (dup) {
+    /* a child on a path gives an edge: v is on a path, so the child reaches
+     * a dependent (reaching), and is on a path if reached from an
+     * independent (bit i of from) */
+    ni = 0;
+    if (nk == 1 || (nk == 2 && kid[0] != kid[1])) { /* distinct children: an edge each */
+      if ((from & 1) && m0 != 0xff) IN_EDGE(kid[0], d0, m0);
+      if ((from & 2) && m1 != 0xff) IN_EDGE(kid[1], d1, m1);
+    } else {
+      d[0] = d0, d[1] = d1, d[2] = d2, mk[0] = m0, mk[1] = m1, mk[2] = m2;
+      for (i = 0; i < nk; i++) {
+        uint32_t c = kid[i];
+        made[i] = NONE;
+        if (!(from >> i & 1) || mk[i] == 0xff) continue;
         for (j = 0; j < i && (made[j] == NONE || kid[j] != c); j++) continue;
         if (j < i) { /* as cg_lin_add sums into an edge it finds */
           w[made[j]] += d[i];
           mark[made[j]] = mark_sum(mark[made[j]], mk[i]);
           continue;
         }
+        made[i] = ne;
+        IN_EDGE(c, d[i], mk[i]);
       }
-      made[i] = eid = ne++;
-      t = vid[c];
-      pout[eid] = out[t].n;
-      out[t].e[out[t].n++] = eid;
-      pin[eid] = ni;
-      ie[ni++] = eid;
-      tail[eid] = t, head[eid] = u, w[eid] = d[i], mark[eid] = mk[i];
     }
     in[u++].n = ni;
   }
-  g->nslab = ns;
+  for (i = ne0; i < ne; i++) { /* the out-lists, in edge id order */
+    cg_adj *o = &out[tail[i]];
+    pout[i] = o->n;
+    o->e[o->n++] = i;
+  }
+  g->nslab = (size_t)(sp - g->slab);
   g->ne = ne;
   g->nedges += ne - ne0;
+  return u;
+}
+#undef IN_EDGE
+
+/* Cuts the vertex arrays of g down to nv vertices (fewer than the bound
+ * they were allocated for): new arrays, so that a failure (CG_ENOMEM)
+ * leaves g as it was, and cg_lin_free frees each at the size it has. */
+static int fit_vertices(cg_lin *g, uint32_t nv) {
+  size_t m = nv ? nv : 1, o = g->nv ? g->nv : 1;
+  uint8_t *kind = (uint8_t *)cg_malloc(g->A, m);
+  uint32_t *node = (uint32_t *)cg_malloc(g->A, m * 4);
+  cg_adj *in = (cg_adj *)cg_malloc(g->A, m * sizeof(cg_adj));
+  cg_adj *out = (cg_adj *)cg_malloc(g->A, m * sizeof(cg_adj));
+  if (!kind || !node || !in || !out) {
+    cg_free(g->A, kind, m);
+    cg_free(g->A, node, m * 4);
+    cg_free(g->A, in, m * sizeof(cg_adj));
+    cg_free(g->A, out, m * sizeof(cg_adj));
+    return CG_ENOMEM;
+  }
+  memcpy(kind, g->kind, m), cg_free(g->A, g->kind, o), g->kind = kind;
+  memcpy(node, g->node, m * 4), cg_free(g->A, g->node, o * 4), g->node = node;
+  memcpy(in, g->in, m * sizeof(cg_adj)), cg_free(g->A, g->in, o * sizeof(cg_adj)), g->in = in;
+  memcpy(out, g->out, m * sizeof(cg_adj)), cg_free(g->A, g->out, o * sizeof(cg_adj)), g->out = out;
+  g->nv = nv;
+  return CG_OK;
 }
 
+/* Two passes over the nodes (seed 004 section 1): reaching marks the nodes
+ * reaching a dependent, node_vertices the rest on its way.  The vertex
+ * arrays are allocated before the count is known, for a bound of it, which
+ * is the count unless some node made of constants alone reaches a
+ * dependent: then fit_vertices cuts them down. */
 cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
-  uint8_t *rel = NULL, *ydone = NULL;
+  uint8_t *rel = NULL;
   uint32_t *vid = NULL, *ycopy = NULL, *ys = NULL, *xs = NULL, j, nv, kept;
   cg_lin *g = NULL;
   size_t n = gr->n ? gr->n : 1;
@@ -767,23 +845,31 @@ cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
     return cg_seterr(e, CG_EUSAGE, "linearizing needs the values of the independents; give --at"),
            NULL;
   rel = (uint8_t *)cg_malloc(gr->A, n);
-  ydone = (uint8_t *)cg_malloc(gr->A, n);
   vid = (uint32_t *)cg_malloc(gr->A, n * 4);
   ycopy = (uint32_t *)cg_malloc(gr->A, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
   ys = (uint32_t *)cg_malloc(gr->A, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
   xs = (uint32_t *)cg_malloc(gr->A, (size_t)(gr->n_indep ? gr->n_indep : 1) * 4);
-  if (!rel || !ydone || !vid || !ycopy || !ys || !xs) {
+  if (!rel || !vid || !ycopy || !ys || !xs) {
     cg_seterr(e, CG_ENOMEM, "out of memory");
     goto done;
   }
-  kept = relevant(gr, rel);
-  nv = number_copies(gr, rel, kept, ydone, ycopy);
-  if (!(g = lin_alloc(gr->A, nv, 0, e))) goto done; /* every list carved below */
+  kept = reaching(gr, rel);
+  nv = number_copies(gr, rel, kept, REL_TO, ycopy); /* a bound: the count once REL_FROM is known */
+  if (nv < kept) { /* more vertices than ids */
+    cg_seterr(e, CG_ENOMEM, "out of memory");
+    goto done;
+  }
+  if (!(g = lin_alloc(gr->A, nv, 0, e))) goto done; /* every list and node written below */
   if (reserve_slab(g, gr)) {
     cg_seterr(e, CG_ENOMEM, "out of memory");
     goto fail;
   }
-  node_vertices(g, gr, rel, vid);
+  kept = node_vertices(g, gr, rel, vid);
+  nv = number_copies(gr, rel, kept, REL_ON_PATH, ycopy);
+  if (nv != g->nv && fit_vertices(g, nv)) {
+    cg_seterr(e, CG_ENOMEM, "out of memory");
+    goto fail;
+  }
   for (j = 0; j < gr->n_dep; j++)
     if (ycopy[j] != NONE) { /* all lists valid before add_new may move the slab */
       carve_list(g, &g->in[ycopy[j]], 1);
@@ -807,7 +893,6 @@ fail:
   g = NULL;
 done:
   cg_free(gr->A, rel, n);
-  cg_free(gr->A, ydone, n);
   cg_free(gr->A, vid, n * 4);
   cg_free(gr->A, ycopy, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
   cg_free(gr->A, ys, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
