@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -104,12 +105,59 @@ const char *cg_basename(const char *path) {
   return s ? s + 1 : path;
 }
 
+/* Is the link `path` one of an open descriptor's (/dev/stdout ->
+ * /proc/self/fd/1, /dev/fd/N, /proc/self/fd/N)?  Its file is one a process
+ * has open, `cgwb ... -o /dev/stdout > log` say: a rename would put a new
+ * file in the place of log, and the shell's output would go on into the
+ * old one, unlinked.  Such a link is written through, in place. */
+static int fd_link(const char *path) {
+  char text[16], dir[4096], *slash, *real;
+  ssize_t n = readlink(path, text, sizeof text);
+  int proc;
+  if (n >= 6 && memcmp(text, "/proc/", 6) == 0) return 1;
+  if (strlen(path) >= sizeof dir) return 1; /* cannot tell: in place is the safe side */
+  strcpy(dir, path);
+  if ((slash = strrchr(dir, '/')) == NULL) return 0; /* in the working directory */
+  slash[slash == dir] = '\0'; /* "/x" -> "/" */
+  if ((real = realpath(dir, NULL)) == NULL) return 1;
+  proc = strncmp(real, "/proc/", 6) == 0;
+  free(real);
+  return proc;
+}
+
+/* Where the temporary file goes: `path` itself when it is absent or a
+ * regular file; the file a symbolic link names when that is a regular
+ * file (renaming over the link would replace the link, not its file); NULL
+ * (write in place) for everything else: a device such as /dev/stdout, a
+ * pipe, a dangling link, where a rename would put a regular file in the
+ * place of the device.  *resolved is the realpath() block to free. */
+static const char *rename_target(const char *path, char **resolved) {
+  struct stat st;
+  *resolved = NULL;
+  if (lstat(path, &st) != 0) return errno == ENOENT ? path : NULL;
+  if (S_ISREG(st.st_mode)) return path;
+  if (!S_ISLNK(st.st_mode) || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || fd_link(path))
+    return NULL;
+  return (*resolved = realpath(path, NULL));
+}
+
 int cg_open_out(cg_outfile *o, const char *path, cg_error *e) {
-  int n = snprintf(o->tmp, sizeof o->tmp, "%s.tmp%ld", path, (long)getpid());
-  if (n < 0 || (size_t)n >= sizeof o->tmp || strlen(path) >= sizeof o->path)
-    return cg_seterr(e, CG_EUSAGE, "%s: path too long", path);
+  char *resolved;
+  const char *target;
+  int n;
+  if (strlen(path) >= sizeof o->path) return cg_seterr(e, CG_EUSAGE, "%s: path too long", path);
   strcpy(o->path, path);
-  o->fp = fopen(o->tmp, "wb");
+  o->direct = (target = rename_target(path, &resolved)) == NULL;
+  if (o->direct) { /* no rename: an error midway may leave part of the output there */
+    o->tmp[0] = '\0';
+    o->fp = fopen(path, "wb");
+  } else {
+    n = snprintf(o->tmp, sizeof o->tmp, "%s.tmp%ld", target, (long)getpid());
+    if (n >= 0 && (size_t)n < sizeof o->tmp) strcpy(o->target, target); /* shorter than tmp */
+    free(resolved);
+    if (n < 0 || (size_t)n >= sizeof o->tmp) return cg_seterr(e, CG_EUSAGE, "%s: path too long", path);
+    o->fp = fopen(o->tmp, "wb");
+  }
   if (!o->fp) return cg_seterr(e, CG_EIO, "%s: cannot write: %s", path, strerror(errno));
   return CG_OK;
 }
@@ -119,10 +167,10 @@ int cg_commit_file(cg_outfile *o, cg_error *e) {
   if (fclose(o->fp) != 0) bad = 1;
   o->fp = NULL;
   if (bad) {
-    remove(o->tmp);
+    if (!o->direct) remove(o->tmp);
     return cg_seterr(e, CG_EIO, "%s: write failed", o->path);
   }
-  if (rename(o->tmp, o->path) != 0) {
+  if (!o->direct && rename(o->tmp, o->target) != 0) {
     int err = errno;
     remove(o->tmp);
     return cg_seterr(e, CG_EIO, "%s: cannot rename into place: %s", o->path, strerror(err));
@@ -133,5 +181,5 @@ int cg_commit_file(cg_outfile *o, cg_error *e) {
 void cg_abort_file(cg_outfile *o) {
   if (o->fp) fclose(o->fp);
   o->fp = NULL;
-  remove(o->tmp);
+  if (!o->direct) remove(o->tmp);
 }

@@ -62,11 +62,16 @@ const char *cg_basename(const char *path);
 
 /* Opens `path` for writing under a temporary name beside it; cg_commit_file
  * renames it into place, cg_abort_file removes it.  An error midway thus never
- * leaves a truncated output file. */
+ * leaves a truncated output file.  A symbolic link to a regular file gets
+ * its file replaced (the link stays); a path that is neither a regular file
+ * nor absent (/dev/stdout, a pipe, a device) is written in place (direct),
+ * since renaming would replace the device by a regular file. */
 typedef struct cg_outfile {
   FILE *fp;
-  char tmp[4096];
-  char path[4096];
+  int direct;         /* written in place: no temporary, no rename */
+  char tmp[4096];     /* the temporary file (not direct) */
+  char target[4096];  /* what the temporary is renamed to: path, or the file its link names */
+  char path[4096];    /* as given, for messages */
 } cg_outfile;
 int cg_open_out(cg_outfile *o, const char *path, cg_error *e);
 int cg_commit_file(cg_outfile *o, cg_error *e);

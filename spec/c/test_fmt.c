@@ -3,14 +3,19 @@
  * halfway cases built on purpose, the carry to the next power of ten, zeros,
  * subnormals, DBL_MAX, inf, nan), then millions of seeded random doubles
  * (bit patterns, and log-uniform magnitudes); the fast path's range; the
- * Matrix Market writer against the fprintf loop it replaced.
+ * Matrix Market writer against the fprintf loop it replaced; what output
+ * files become when the path is a device, a link, a descriptor's link.
  * Prints "N passed, N failed". */
+#define _POSIX_C_SOURCE 200809L /* symlink, lstat, open: test_outfile */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "elim/cg_mtx.h"
 #include "util/cg_fmt.h"
@@ -251,6 +256,50 @@ static void test_mtx(void) {
   remove("spec-c-fmt-ref.mtx"), remove("spec-c-fmt.mtx");
 }
 
+/* cg_open_out's cases (cg_util.h): a regular file is replaced atomically
+ * (no temporary left); a device is written in place and stays a device
+ * (a rename would put a regular file there); a link to a file keeps being
+ * a link, its file replaced; a descriptor's link (/dev/fd/N) is written
+ * through, into the file the descriptor has open. */
+static void test_outfile(void) {
+  cg_error e;
+  cg_jac J;
+  uint32_t row[2] = {0, 1}, col[2] = {1, 0};
+  double val[2] = {0.5, -2};
+  struct stat st, st2;
+  char tmp[64], path[32], *b;
+  long lb;
+  int fd;
+  J.m = 2, J.n = 2, J.nnz = 2, J.row = row, J.col = col, J.val = val;
+  remove("spec-c-out.mtx"), remove("spec-c-real.mtx"), remove("spec-c-link.mtx");
+  CHECK(cg_jac_write_mtx(&J, "spec-c-out.mtx", &e) == CG_OK);
+  snprintf(tmp, sizeof tmp, "spec-c-out.mtx.tmp%ld", (long)getpid());
+  CHECK(access(tmp, F_OK) != 0);
+  b = slurp("spec-c-out.mtx", &lb);
+  CHECK(b && strcmp(b, "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 0.5\n2 1 -2\n") == 0);
+  free(b);
+  if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
+    CHECK(cg_jac_write_mtx(&J, "/dev/full", &e) == CG_EIO);
+    CHECK(strstr(e.msg, "/dev/full: write failed") != NULL);
+    CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode));
+  }
+  if ((fd = open("spec-c-real.mtx", O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0) close(fd);
+  if (symlink("spec-c-real.mtx", "spec-c-link.mtx") == 0) {
+    CHECK(cg_jac_write_mtx(&J, "spec-c-link.mtx", &e) == CG_OK);
+    CHECK(lstat("spec-c-link.mtx", &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(stat("spec-c-real.mtx", &st) == 0 && S_ISREG(st.st_mode) && st.st_size == lb);
+  }
+  if ((fd = open("spec-c-real.mtx", O_RDWR | O_TRUNC)) >= 0 && fstat(fd, &st) == 0) {
+    snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    if (access(path, F_OK) == 0) { /* a system with /dev/fd */
+      CHECK(cg_jac_write_mtx(&J, path, &e) == CG_OK);
+      CHECK(stat("spec-c-real.mtx", &st2) == 0 && st2.st_ino == st.st_ino && st2.st_size == lb);
+    }
+    close(fd);
+  }
+  remove("spec-c-out.mtx"), remove("spec-c-real.mtx"), remove("spec-c-link.mtx");
+}
+
 int main(void) {
   test_edges();
   test_ties();
@@ -259,6 +308,7 @@ int main(void) {
   test_range();
   test_u64();
   test_mtx();
+  test_outfile();
   printf("test_fmt: %ld values compared with snprintf (%ld on the fast path), %ld mismatches\n",
          compared, fast_hits, mismatches);
   return check_report("test_fmt");
