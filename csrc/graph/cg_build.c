@@ -26,7 +26,8 @@
  *
  * During the build, nodes live in slots reused through a free list (as the
  * seed's node blocks); each slot records its birth number, `order` maps
- * birth numbers back to slots (NONE once freed), and compaction renumbers
+ * birth numbers back to slots (NONE once freed, and for a constant not read
+ * yet: see lazy constants), and compaction renumbers
  * the surviving nodes by birth, which is a topological order, in one pass.
  */
 #include <math.h>
@@ -36,6 +37,10 @@
 #include "cg_graph.h"
 
 #define NONE UINT32_MAX
+/* A live entry PENDING + b (b < PENDING - 1) is a constant of birth b whose
+ * node is not made yet (see lazy constants below); slots and births stay
+ * below PENDING (grow). */
+#define PENDING 0x80000000u
 
 /* The build loop's few hot functions are inlined into it; their rare paths
  * (growing pools, completing nodes) stay calls. */
@@ -81,7 +86,9 @@ enum {
   NK_OP1V, NK_OP1N, NK_OP2V, NK_OP3V, NK_CONSTV,
   /* the commonest operations, so that computing the value needs no switch of
    * its own: x+y, x-y, x*y (fixed constant) and x+c, x-c, c*x (the record's) */
-  NK_ADD, NK_SUB, NK_MUL, NK_ADDCV, NK_ADDCN, NK_MULCV
+  NK_ADD, NK_SUB, NK_MUL, NK_ADDCV, NK_ADDCN, NK_MULCV,
+  /* constants made when first read (dead-root removal on; see set_pending) */
+  NK_LCONST, NK_LCONSTV
 };
 enum { NC_NONE = 0, NC_V0, NC_NEGV0, NC_ONE, NC_MONE, NC_ZERO };
 typedef struct bnorm {
@@ -168,11 +175,13 @@ static void b_warn(builder *B, const char *fmt, ...) {
 /* {==== slots and chains ====} */
 
 /* Doubles a pool of the builder (the first size from the record count);
- * indices must stay below NONE. */
+ * indices must stay below PENDING - 1, so that a pending constant's entry
+ * PENDING + birth is neither a slot nor NONE. */
 COLD int grow(builder *B, void **arr, size_t *cap, size_t elsize) {
   size_t nc = *cap ? *cap * 2 : B->cap_hint;
   void *p;
-  if (nc > (size_t)NONE - 1 || nc > SIZE_MAX / elsize) return b_nomem(B);
+  if (nc > (size_t)PENDING - 1) nc = (size_t)PENDING - 1;
+  if (nc <= *cap || nc > SIZE_MAX / elsize) return b_nomem(B);
   p = cg_realloc(B->A, *arr, *cap * elsize, nc * elsize);
   if (!p) return b_nomem(B);
   *arr = p;
@@ -403,14 +412,87 @@ COLD void complete(builder *B, uint32_t n) {
 
 /* {==== the live node table ====} */
 
+/* Lazy constants.  Most constant records of a tape are overwritten before
+ * anything reads them (ADOL-C zeroes locations it then assigns: 6408 of the
+ * 6488 constants of the Bratu 40x80 tape) and die at once as dead roots
+ * (section 2.4).  With dead-root removal on, a normalized constant record
+ * therefore takes only its birth number and its operation, exactly as the
+ * node would (so numbering, chains and statistics are those of an eager
+ * build), and its live entry becomes PENDING + birth.  The first read makes
+ * the node (materialize); an entry overwritten or unlinked unread is counted
+ * as the dead leaf root try_dead would have freed (pending_dead).  A pending
+ * constant has one live reference and nothing else: every read of its
+ * location (aliases included) materializes it, and only reads can give a
+ * node parents, flags or further live entries.  Slots in use are still
+ * seq - nfreed: a pending constant counts as one until it dies. */
+
+/* What free_node(B, n, 1) and try_dead count for a dead constant leaf. */
+HOT_INLINE void pending_dead(builder *B) {
+  B->st.dead_nodes++;
+  B->st.dead_ops++;
+  if (B->seq - B->nfreed > B->st.peak_nodes) B->st.peak_nodes = B->seq - B->nfreed;
+  B->nfreed++;
+}
+
 /* set_live for a location known to be in the store (a loaded tape's
  * invariant: every location is < nstore). */
 HOT_INLINE int set_live_in(builder *B, uint64_t loc, uint32_t v) {
   uint32_t old = B->live[loc];
   if (v != NONE) B->nd[v].ref++;
   B->live[loc] = v;
-  if (old != NONE && --B->nd[old].ref == 0) complete(B, old);
+  if (old < PENDING) {
+    if (--B->nd[old].ref == 0) complete(B, old);
+  } else if (old != NONE) {
+    pending_dead(B);
+  }
   return B->rc;
+}
+
+/* A constant record at location loc: birth, operation, pending entry. */
+HOT_INLINE int set_pending(builder *B, uint64_t loc, double c) {
+  uint32_t old, o;
+  bop *O;
+  if (B->seq == B->cap_order && grow_births(B)) return B->rc;
+  o = (uint32_t)B->seq++;
+  B->order[o] = NONE; /* (no slot yet; compaction skips it while pending) */
+  O = B->op + o;
+  O->c = c;
+  O->next = NONE;
+  O->code = CG_G_CONST;
+  old = B->live[loc];
+  B->live[loc] = PENDING + o;
+  if (old < PENDING) {
+    if (--B->nd[old].ref == 0) complete(B, old);
+  } else if (old != NONE) {
+    pending_dead(B);
+  }
+  return B->rc;
+}
+
+/* Makes the node of the pending constant entry e at loc, as new_node_inl
+ * would have at its birth; NONE on failure. */
+static uint32_t materialize(builder *B, uint64_t loc, uint32_t e) {
+  uint32_t o = e - PENDING, v;
+  bnode *N;
+  if (B->free_node != NONE) {
+    v = B->free_node;
+    B->free_node = B->nd[v].k0;
+  } else {
+    if (B->nslots == B->cap && grow(B, (void **)&B->nd, &B->cap, sizeof(bnode))) return NONE;
+    v = (uint32_t)B->nslots++;
+  }
+  N = B->nd + v;
+  B->order[o] = v;
+  N->birth = N->head = o;
+  N->k0 = N->k1 = N->k2 = NONE;
+  N->nk = 0;
+  N->npar = 0;
+  N->ref = 1; /* the entry at loc */
+  N->par = B->par0;
+  N->fl = 0;
+  N->val = B->has_val ? B->op[o].c : NAN;
+  B->live[loc] = v;
+  return v;
 }
 
 /* Points location loc at node v (NONE: unlinks it). */
@@ -420,13 +502,14 @@ static int set_live(builder *B, uint64_t loc, uint32_t v) {
   return set_live_in(B, loc, v);
 }
 
-/* The node holding location loc; an uninitialized read gets a zero node and
- * a warning (the seed's bogus_node). */
+/* The node holding location loc (a pending constant's is made now); an
+ * uninitialized read gets a zero node and a warning (the seed's bogus_node). */
 static uint32_t get(builder *B, uint64_t loc) {
   uint32_t v;
   if (loc >= B->nlive) return b_fail(B, CG_EFORMAT, "location %llu beyond the store",
                                      (unsigned long long)loc), NONE;
-  if (B->live[loc] != NONE) return B->live[loc];
+  if ((v = B->live[loc]) < PENDING) return v;
+  if (v != NONE) return materialize(B, loc, v);
   b_warn(B, "%s: record %llu: read of uninitialized location %llu (taken as 0)",
          B->t->source[0] ? cg_basename(B->t->source) : "tape", (unsigned long long)B->rec,
          (unsigned long long)loc);
@@ -602,7 +685,9 @@ static void norm_init(builder *B) {
                                    [NK_CONST] = NK_CONSTV};
       d->kind = norm_rows[i].cm == NC_NEGV0 && d->kind == NK_OP1 ? NK_OP1N : v0[d->kind];
     }
-    if (d->kind == NK_OP2 && (d->g == CG_G_ADD || d->g == CG_G_SUB || d->g == CG_G_MUL))
+    if (B->o.dead_roots && (d->kind == NK_CONST || d->kind == NK_CONSTV))
+      d->kind = d->kind == NK_CONST ? NK_LCONST : NK_LCONSTV;
+    else if (d->kind == NK_OP2 && (d->g == CG_G_ADD || d->g == CG_G_SUB || d->g == CG_G_MUL))
       d->kind = d->g == CG_G_ADD ? NK_ADD : d->g == CG_G_SUB ? NK_SUB : NK_MUL;
     else if ((d->kind == NK_OP1V || d->kind == NK_OP1N) && d->g == CG_G_ADDC)
       d->kind = d->kind == NK_OP1V ? NK_ADDCV : NK_ADDCN;
@@ -713,8 +798,9 @@ static int rec_ref(builder *B, const cg_rec *r) {
   }
 }
 
-/* A new independent at location l. */
-static int rec_indep(builder *B, uint64_t l) {
+/* A new independent at location l (in the store: a loaded tape's operand, or
+ * an index index_of checked); inlined into the build loop. */
+HOT_INLINE int rec_indep(builder *B, uint64_t l) {
   uint32_t v;
   if (B->nind == B->capind && /* b_init sized it from the tape's count */
       cg_reserve(B->A, (void **)&B->ind, &B->capind, B->nind + 1, sizeof *B->ind))
@@ -723,7 +809,7 @@ static int rec_indep(builder *B, uint64_t l) {
   if (v == NONE) return B->rc;
   if (B->has_val) B->nd[v].val = B->x[B->nind];
   B->ind[B->nind++] = v;
-  return set_live(B, l, v);
+  return set_live_in(B, l, v);
 }
 
 static int rec_dep(builder *B, uint64_t l) {
@@ -785,10 +871,11 @@ static int build_rec(builder *B, const cg_rec *r) {
 }
 
 /* The node of input location l of record i in the build loop: the live
- * entry, or get's (an uninitialized read; NONE on an error). */
+ * entry, or get's (a pending constant, an uninitialized read; NONE on an
+ * error). */
 HOT_INLINE uint32_t fast_get(builder *B, uint64_t l, size_t i) {
   uint32_t v = B->live[l];
-  if (v != NONE) return v;
+  if (v < PENDING) return v;
   B->rec = i; /* for get's warning */
   return get(B, l);
 }
@@ -866,6 +953,12 @@ static void build_all(builder *B) {
       cst:
         if ((v = new_node_inl(B, CG_G_CONST, c, NONE, NONE, NONE, 0)) == NONE) return;
         set_live_in(B, L[d->out], v);
+        break;
+      case NK_LCONSTV: c = V[0]; goto lcst;
+      case NK_LCONST:
+        c = d->c;
+      lcst:
+        if (set_pending(B, L[d->out], c)) return;
         break;
       case NK_INDEP:
         B->rec = i;

@@ -51,7 +51,8 @@ typedef struct cg_gstats {
   uint64_t nodes_created, ops_created;
   uint64_t dependents, guards, bogus;
   uint64_t death_notices;
-  uint64_t peak_nodes;      /* node slots in use at the peak of the build */
+  uint64_t peak_nodes;      /* nodes alive at the peak of the build (as slots if every
+                             * constant took one at once) */
 } cg_gstats;
 
 /* Switches (all on by default). */
