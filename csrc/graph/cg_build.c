@@ -338,7 +338,8 @@ static uint32_t hoist_once(builder *B, uint32_t n, int recovered) {
 /* Hoists n into p, then keeps going down while p is left with a single
  * complete child whose only parent it is: after a dead-root removal such a
  * child could not be hoisted when it completed (its parent was complete
- * then), and now its parent is alive (recovered hoists only). */
+ * then), and now its parent is alive (recovered hoists only; an ordinary
+ * completion needs no such loop, see complete). */
 COLD void hoist_down(builder *B, uint32_t n, uint32_t p, int recovered) {
   hoist_into(B, n, p, recovered);
   while (B->o.recover_hoists && B->nd[p].nk == 1 && hoist_once(B, B->nd[p].k0, 1) != NONE)
@@ -400,11 +401,23 @@ COLD void try_dead(builder *B, uint32_t n) {
 
 /* A node lost its last live reference: it is complete.  Most completions
  * change nothing (two parents or more, or a parent that is not unary), so
- * the tests come first and the work is called. */
+ * the tests come first and the work is called.
+ *
+ * A hoist here needs no follow-up down the chain (hoist_down's loop), since
+ * at rest no node c is hoistable: complete, one parent, not a leaf, not
+ * flagged, that parent alive and unary.  Such a state can only arise when
+ * c completes (complete tries it), when c loses a parent (try_dead tries
+ * it, with recover_hoists, the only mode in which hoist_down loops), or when
+ * c's parent becomes unary by taking over the children of a node hoisted
+ * into it (c's fields do not change then: only its parent does).  Here n
+ * was alive until now, so a child c of unary n that was complete, had one
+ * parent, children and no flag was already such a state: it cannot exist,
+ * and hoisting n into p does not change c's fields.  After a dead-root
+ * removal the hoisted node was complete before, so try_hoist loops. */
 COLD void complete(builder *B, uint32_t n) {
   uint32_t np = B->nd[n].npar, p; /* one parent: maybe hoisted; none: maybe dead */
   if (np == 1) {
-    if ((p = hoist_target(B, n)) != NONE) hoist_down(B, n, p, 0);
+    if ((p = hoist_target(B, n)) != NONE) hoist_into(B, n, p, 0); /* (no follow-up: above) */
   } else if (np == 0) {
     try_dead(B, n);
   }
