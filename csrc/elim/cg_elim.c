@@ -586,13 +586,22 @@ static inline void rescore_markowitz(run *R, uint32_t v) {
   }
 }
 
-/* cand_pop without a callback's heap (mixed is off): inline, once. */
+/* cand_pop without a callback's heap (mixed is off): inline, once.  The
+ * first bit is usually in word lo (set_first's fast path), and clearing it
+ * leaves that word nonzero: both done here on the word in a register;
+ * set_del only when the word empties (it clears the levels above). */
 static inline uint32_t pop_markowitz(run *R) {
-  uint64_t b;
+  uint64_t *s0 = R->set[0], b, w;
+  size_t lo = R->lo;
   uint32_t rank, v;
   if (!R->set[R->nlev - 1][0]) return heap_pop(R);
-  b = set_first(R);
-  set_del(R, b);
+  if ((w = s0[lo]) != 0) {
+    b = (uint64_t)lo * 64 + low_bit(w);
+    if ((s0[lo] = w & (w - 1)) == 0) set_del(R, b);
+  } else {
+    b = set_first(R);
+    set_del(R, b);
+  }
   rank = (uint32_t)(b & ((1ull << R->shift) - 1));
   v = R->low ? rank : R->g->nv - 1 - rank;
   R->pos[v] = NONE;
