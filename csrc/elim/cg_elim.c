@@ -627,9 +627,15 @@ static int eliminate_markowitz(run *R, cg_cost *c, uint32_t *order_out, uint32_t
       if ((rc = cg_lin_elim_vertex(g, v, c, e))) break;
       update(R);
     } else {
-      for (k = 0; k < ni; k++) { /* the candidates only: no step changes a kind but v's */
+      const cg_adj *out = g->out;
+      /* The candidates only: no step changes a kind but v's.  With one
+       * out-edge (v, k), a predecessor u trades (u, v) for (u, k) or merges
+       * it into an (u, k) it has already (seed 004 section 1), so its degrees
+       * and key change only when it has another out-edge: the others are
+       * not rescored. */
+      for (k = 0; k < ni; k++) {
         uint32_t u = tail[ie[k]];
-        nb[n] = u, n += kind[u] == CG_V_INTER;
+        nb[n] = u, n += kind[u] == CG_V_INTER && (no != 1 || out[u].n > 1);
       }
       for (k = 0; k < no; k++) {
         uint32_t u = head[oe[k]];
