@@ -55,6 +55,7 @@ typedef struct run {
   size_t setw[6];     /* words per level */
   int nlev, shift;
   size_t lo;          /* no set bit lies below word lo of the bit level */
+  size_t zw;          /* words 0 .. zw - 1 of the bit level are valid, the others unwritten */
   int radius, err;
 } run;
 
@@ -222,8 +223,19 @@ static inline uint64_t set_bit_of(const run *R, uint32_t v, double k) {
   return (uint64_t)k << R->shift | rank;
 }
 
+/* Makes word w of the bit level valid: the words from zw up to it are
+ * cleared first.  Keys are mostly far below SMALL_KEYS, so most of the
+ * level is never written nor read (no bit above marks it). */
+static inline void set_valid(run *R, size_t w) {
+  if (w >= R->zw) {
+    memset(R->set[0] + R->zw, 0, (w + 1 - R->zw) * 8);
+    R->zw = w + 1;
+  }
+}
+
 static inline void set_add(run *R, uint64_t b) {
   int l;
+  set_valid(R, (size_t)(b >> 6));
   if (b >> 6 < R->lo) R->lo = (size_t)(b >> 6);
   for (l = 0; l < R->nlev; l++) {
     uint64_t w = R->set[l][b >> 6];
@@ -253,9 +265,9 @@ static uint64_t set_first(run *R) {
 }
 
 /* Allocates the levels over SMALL_KEYS << shift bits (2^shift >= nv), all
- * clear. */
+ * clear: the levels above the first, and the first up to zw (none yet). */
 static int set_init(run *R) {
-  size_t n, total = 0;
+  size_t n, total = 0, from;
   uint64_t *p;
   int l;
   for (R->shift = 0; R->shift < 32 && (1ull << R->shift) < R->g->nv; R->shift++) continue;
@@ -267,7 +279,9 @@ static int set_init(run *R) {
   }
   if (R->setw[R->nlev - 1] != 1) return CG_ENOMEM; /* over 2^36 bits: nv above 2^31 */
   if (!(p = (uint64_t *)cg_malloc(R->g->A, total * 8))) return CG_ENOMEM;
-  memset(p, 0, total * 8);
+  from = R->nlev > 1 ? R->setw[0] : 0; /* a single level is also the top, read whole */
+  memset(p + from, 0, (total - from) * 8);
+  R->zw = R->setw[0] - from;
   for (l = 0; l < R->nlev; p += R->setw[l++]) R->set[l] = p;
   return CG_OK;
 }
@@ -280,7 +294,7 @@ static void set_build(run *R) {
   for (l = 1; l < R->nlev; l++) {
     const uint64_t *below = R->set[l - 1];
     size_t i;
-    for (i = 0; i < R->setw[l - 1]; i++)
+    for (i = 0; i < (l == 1 ? R->zw : R->setw[l - 1]); i++)
       if (below[i]) R->set[l][i >> 6] |= 1ull << (i & 63);
   }
 }
@@ -495,6 +509,7 @@ static void init_markowitz(run *R) {
     key[v] = (double)s;
     if (s < SMALL_KEYS) { /* the first level only: set_build */
       b = s << shift | (low ? v : nv - 1 - v);
+      set_valid(R, (size_t)(b >> 6));
       s0[b >> 6] |= 1ull << (b & 63);
       pos[v] = IN_SET;
     } else {
@@ -544,6 +559,7 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
     for (r = 0; r < o->nrules; r++) R->key[(size_t)v * o->nrules + r] = score_of(R, r, v);
     if (R->small && small_key(R->key[v])) { /* the first level only: set_build */
       uint64_t b = set_bit_of(R, v, R->key[v]);
+      set_valid(R, (size_t)(b >> 6));
       R->set[0][b >> 6] |= 1ull << (b & 63);
       R->pos[v] = IN_SET;
       continue;
@@ -586,15 +602,27 @@ static inline void rescore_markowitz(run *R, uint32_t v) {
   }
 }
 
-/* cand_pop without a callback's heap (mixed is off): inline, once. */
-static inline uint32_t pop_markowitz(run *R) {
-  uint64_t b;
+/* cand_pop without a callback's heap (mixed is off): inline, once.  The
+ * first bit is usually in word lo (set_first's fast path), and clearing it
+ * leaves that word nonzero: both done here on the word in a register;
+ * set_del only when the word empties (it clears the levels above).  The
+ * loop's constants (the levels, the rank's mask and direction) come as
+ * arguments: read from R they were reloaded after every store. */
+static inline uint32_t pop_markowitz(run *R, uint64_t *s0, const uint64_t *top, uint64_t mask,
+                                     int low, uint32_t last) {
+  uint64_t b, w;
+  size_t lo = R->lo;
   uint32_t rank, v;
-  if (!R->set[R->nlev - 1][0]) return heap_pop(R);
-  b = set_first(R);
-  set_del(R, b);
-  rank = (uint32_t)(b & ((1ull << R->shift) - 1));
-  v = R->low ? rank : R->g->nv - 1 - rank;
+  if (!top[0]) return heap_pop(R);
+  if ((w = s0[lo]) != 0) {
+    b = (uint64_t)lo * 64 + low_bit(w);
+    if ((s0[lo] = w & (w - 1)) == 0) set_del(R, b);
+  } else {
+    b = set_first(R);
+    set_del(R, b);
+  }
+  rank = (uint32_t)(b & mask);
+  v = low ? rank : last - rank;
   R->pos[v] = NONE;
   return v;
 }
@@ -608,19 +636,28 @@ static int eliminate_markowitz(run *R, cg_cost *c, uint32_t *order_out, uint32_t
   cg_lin *g = R->g;
   uint32_t *nb = R->touched;
   const uint64_t *top = R->set[R->nlev - 1];
+  uint64_t *s0 = R->set[0], mask = (1ull << R->shift) - 1;
   const uint8_t *kind = g->kind;
-  int rc = CG_OK;
+  int rc = CG_OK, low = R->low;
+  uint32_t last = g->nv - 1;
   while (R->nheap || top[0]) {
-    uint32_t v = pop_markowitz(R), ni = g->in[v].n, no = g->out[v].n, k, n = 0;
+    uint32_t v = pop_markowitz(R, s0, top, mask, low, last), ni = g->in[v].n,
+             no = g->out[v].n, k, n = 0;
     const uint32_t *ie = g->in[v].e, *oe = g->out[v].e, *tail = g->tail, *head = g->head;
     if (ni + (uint64_t)no > g->nv) { /* more than nb holds: not a simple graph */
       collect(R, v);
       if ((rc = cg_lin_elim_vertex(g, v, c, e))) break;
       update(R);
     } else {
-      for (k = 0; k < ni; k++) { /* the candidates only: no step changes a kind but v's */
+      const cg_adj *out = g->out;
+      /* The candidates only: no step changes a kind but v's.  With one
+       * out-edge (v, k), a predecessor u trades (u, v) for (u, k) or merges
+       * it into an (u, k) it has already (seed 004 section 1), so its degrees
+       * and key change only when it has another out-edge: the others are
+       * not rescored. */
+      for (k = 0; k < ni; k++) {
         uint32_t u = tail[ie[k]];
-        nb[n] = u, n += kind[u] == CG_V_INTER;
+        nb[n] = u, n += kind[u] == CG_V_INTER && (no != 1 || out[u].n > 1);
       }
       for (k = 0; k < no; k++) {
         uint32_t u = head[oe[k]];

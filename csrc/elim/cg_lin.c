@@ -1312,15 +1312,16 @@ static void drop_vertex(cg_lin *g, uint32_t v) {
  * order within lists differ, which no result reads (Jacobians are sorted,
  * lists sorted where shown, each edge takes one product per step). */
 static int elim_one_use(cg_lin *g, uint32_t v, cg_cost *c) {
-  cg_adj *in = &g->in[v], *tk;
-  uint32_t eo = g->out[v].e[0], k = g->head[eo], ni = in->n, a;
+  cg_adj *in = &g->in[v], *out = &g->out[v], *tk;
+  uint32_t eo = out->e[0], k = g->head[eo], ni = in->n, a, hole = g->pin[eo];
   uint64_t nontriv = 0, made = 0, edges = g->nedges;
   uint8_t mo = g->mark[eo];
   double wo = g->w[eo];
-  if (list_room(g, &g->in[k], ni)) return CG_ENOMEM;
+  if (ni > 1 && list_room(g, &g->in[k], ni - 1)) return CG_ENOMEM; /* the first new id fills hole */
   tk = &g->in[k];
   for (a = 0; a < ni; a++) {
-    uint32_t ei = in->e[a], i = g->tail[ei], ex = find_edge(g, i, k);
+    /* (i, k) can exist only beside (i, v) in out(i): none to look for when that is all */
+    uint32_t ei = in->e[a], i = g->tail[ei], ex = g->out[i].n > 1 ? find_edge(g, i, k) : NONE;
     uint8_t mi = g->mark[ei], mp = mark_prod(mi, mo);
     double p = g->w[ei] * wo;
     nontriv += mi < CG_E_PLUS1 && mo < CG_E_PLUS1;
@@ -1329,19 +1330,21 @@ static int elim_one_use(cg_lin *g, uint32_t v, cg_cost *c) {
       g->mark[ex] = mark_sum(g->mark[ex], mp);
       list_drop(&g->out[i], g->pout, ei);
       free_edge(g, ei);
-    } else {
+    } else { /* the first takes the place of (v, k) in in(k), the others go at its end */
+      uint32_t at = made ? tk->n++ : hole;
       g->head[ei] = k, g->w[ei] = p, g->mark[ei] = mp;
-      g->pin[ei] = tk->n, tk->e[tk->n++] = ei;
+      g->pin[ei] = at, tk->e[at] = ei;
       made++;
     }
   }
   count_step_at(c, ni, nontriv, made, edges + made);
-  list_drop(tk, g->pin, eo);
+  if (!made) list_drop(tk, g->pin, eo);
   free_edge(g, eo);
-  in->n = 0;
-  g->out[v].n = 0;
-  list_release(g, in);
-  list_release(g, &g->out[v]);
+  /* v's blocks back to the slab (list_release; out(v) held eo, so it has one) */
+  if (in->cap) slab_give(g, in->e, slab_class(in->cap));
+  slab_give(g, out->e, slab_class(out->cap));
+  in->e = out->e = NULL;
+  in->n = in->cap = out->n = out->cap = 0;
   g->kind[v] = CG_V_GONE;
   return CG_OK;
 }
