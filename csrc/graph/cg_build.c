@@ -197,6 +197,18 @@ COLD int grow_births(builder *B) {
   return CG_OK;
 }
 
+/* A node slot: the last freed one (its k0 links the free list), else a new
+ * one at the end of the pool; NONE when the pool cannot grow. */
+HOT_INLINE uint32_t take_slot(builder *B) {
+  uint32_t v = B->free_node;
+  if (v != NONE) {
+    B->free_node = B->nd[v].k0;
+    return v;
+  }
+  if (B->nslots == B->cap && grow(B, (void **)&B->nd, &B->cap, sizeof(bnode))) return NONE;
+  return (uint32_t)B->nslots++;
+}
+
 /* A new node with one operation over its nk children k0.. (NONE past nk);
  * NONE on failure.  Its value is computed from the children's (same
  * arithmetic as the tape).  Slots in use are counted as seq - nfreed, their
@@ -207,13 +219,7 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, uint32_t k0, 
   bop *O;
   uint32_t v, o, par0 = B->par0, parmask = B->parmask;
   if (B->seq == B->cap_order && grow_births(B)) return NONE;
-  if (B->free_node != NONE) {
-    v = B->free_node;
-    B->free_node = B->nd[v].k0;
-  } else {
-    if (B->nslots == B->cap && grow(B, (void **)&B->nd, &B->cap, sizeof(bnode))) return NONE;
-    v = (uint32_t)B->nslots++;
-  }
+  if ((v = take_slot(B)) == NONE) return NONE;
   nd = B->nd; /* locals from here on: the stores below cannot move B's arrays */
   N = nd + v;
   o = (uint32_t)B->seq++;
@@ -447,17 +453,23 @@ HOT_INLINE void pending_dead(builder *B) {
   B->nfreed++;
 }
 
+/* A live entry was overwritten: its node loses a reference (and completes
+ * with the last), or its pending constant dies unread. */
+HOT_INLINE void drop_entry(builder *B, uint32_t old) {
+  if (old < PENDING) {
+    if (--B->nd[old].ref == 0) complete(B, old);
+  } else if (old != NONE) {
+    pending_dead(B);
+  }
+}
+
 /* set_live for a location known to be in the store (a loaded tape's
  * invariant: every location is < nstore). */
 HOT_INLINE int set_live_in(builder *B, uint64_t loc, uint32_t v) {
   uint32_t old = B->live[loc];
   if (v != NONE) B->nd[v].ref++;
   B->live[loc] = v;
-  if (old < PENDING) {
-    if (--B->nd[old].ref == 0) complete(B, old);
-  } else if (old != NONE) {
-    pending_dead(B);
-  }
+  drop_entry(B, old);
   return B->rc;
 }
 
@@ -474,11 +486,7 @@ HOT_INLINE int set_pending(builder *B, uint64_t loc, double c) {
   O->code = CG_G_CONST;
   old = B->live[loc];
   B->live[loc] = PENDING + o;
-  if (old < PENDING) {
-    if (--B->nd[old].ref == 0) complete(B, old);
-  } else if (old != NONE) {
-    pending_dead(B);
-  }
+  drop_entry(B, old);
   return B->rc;
 }
 
@@ -487,13 +495,7 @@ HOT_INLINE int set_pending(builder *B, uint64_t loc, double c) {
 static uint32_t materialize(builder *B, uint64_t loc, uint32_t e) {
   uint32_t o = e - PENDING, v;
   bnode *N;
-  if (B->free_node != NONE) {
-    v = B->free_node;
-    B->free_node = B->nd[v].k0;
-  } else {
-    if (B->nslots == B->cap && grow(B, (void **)&B->nd, &B->cap, sizeof(bnode))) return NONE;
-    v = (uint32_t)B->nslots++;
-  }
+  if ((v = take_slot(B)) == NONE) return NONE;
   N = B->nd + v;
   B->order[o] = v;
   N->birth = N->head = o;
