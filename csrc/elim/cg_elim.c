@@ -264,6 +264,14 @@ static uint64_t set_first(run *R) {
   return i * 64 + low_bit(R->set[0][i]);
 }
 
+/* Removes b, the set's first bit (set_first): the lowest of its word, so
+ * clearing it there takes one operation, and set_del (which clears the
+ * levels above) is needed only when the word empties. */
+static inline void set_del_first(run *R, uint64_t b) {
+  uint64_t *w = &R->set[0][b >> 6];
+  if ((*w &= *w - 1) == 0) set_del(R, b);
+}
+
 /* Allocates the levels over SMALL_KEYS << shift bits (2^shift >= nv), all
  * clear: the levels above the first, and the first up to zw (none yet). */
 static int set_init(run *R) {
@@ -340,7 +348,7 @@ static uint32_t cand_pop(run *R) {
     x.v = R->low ? rank : R->g->nv - 1 - rank;
     if (before(R, &R->heap[0], &x)) return heap_pop(R);
   }
-  set_del(R, b);
+  set_del_first(R, b);
   rank = (uint32_t)(b & ((1ull << R->shift) - 1));
   v = R->low ? rank : R->g->nv - 1 - rank;
   R->pos[v] = NONE;
@@ -551,76 +559,41 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
   for (r = 0; r < o->nrules; r++)
     if (o->rule[r].kind == CG_ORD_REL_MARKOWITZ && reach_counts(R))
       return cg_seterr(e, CG_ENOMEM, "out of memory");
-  if (R->markowitz) init_markowitz(R);
-  for (v = 0; v < g->nv && !R->markowitz; v++) {
-    R->pos[v] = NONE;
-    R->stamp[v] = g->kind[v] == CG_V_INTER ? 0 : NONE;
-    if (g->kind[v] != CG_V_INTER) continue;
-    for (r = 0; r < o->nrules; r++) R->key[(size_t)v * o->nrules + r] = score_of(R, r, v);
-    if (R->small && small_key(R->key[v])) { /* the first level only: set_build */
-      uint64_t b = set_bit_of(R, v, R->key[v]);
-      set_valid(R, (size_t)(b >> 6));
-      R->set[0][b >> 6] |= 1ull << (b & 63);
-      R->pos[v] = IN_SET;
-      continue;
+  if (R->markowitz)
+    init_markowitz(R);
+  else
+    for (v = 0; v < g->nv; v++) {
+      R->pos[v] = NONE;
+      R->stamp[v] = g->kind[v] == CG_V_INTER ? 0 : NONE;
+      if (g->kind[v] != CG_V_INTER) continue;
+      for (r = 0; r < o->nrules; r++) R->key[(size_t)v * o->nrules + r] = score_of(R, r, v);
+      if (R->small && small_key(R->key[v])) { /* the first level only: set_build */
+        uint64_t b = set_bit_of(R, v, R->key[v]);
+        set_valid(R, (size_t)(b >> 6));
+        R->set[0][b >> 6] |= 1ull << (b & 63);
+        R->pos[v] = IN_SET;
+        continue;
+      }
+      R->heap[R->nheap].k = R->key[(size_t)v * o->nrules];
+      R->heap[R->nheap].v = v;
+      R->pos[v] = R->nheap++;
     }
-    R->heap[R->nheap].k = R->key[(size_t)v * o->nrules];
-    R->heap[R->nheap].v = v;
-    R->pos[v] = R->nheap++;
-  }
   if (R->small) set_build(R);
   for (v = R->nheap / 2 + 1; v-- > 0;)
     if (v < R->nheap) sift_down(R, v);
   return R->err ? cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed") : CG_OK;
 }
 
-/* Markowitz's rescore of candidate v: its key is the product of its
- * degrees, queued in the bit set when below SMALL_KEYS (as rescore and
- * cand_add do).  A second call finds the key unchanged, so the caller
- * needs no stamps. */
-static inline void rescore_markowitz(run *R, uint32_t v) {
-  const cg_lin *g = R->g;
-  uint64_t s;
-  double old;
-  uint32_t rank;
-  s = (uint64_t)g->in[v].n * g->out[v].n;
-  old = R->key[v];
-  if ((double)s == old) return;
-  R->key[v] = (double)s;
-  rank = R->low ? v : g->nv - 1 - v;
-  if (R->pos[v] == IN_SET) {
-    set_del(R, (uint64_t)old << R->shift | rank);
-    R->pos[v] = NONE;
-  } else {
-    heap_del(R, v);
-  }
-  if (s < SMALL_KEYS) {
-    set_add(R, s << R->shift | rank);
-    R->pos[v] = IN_SET;
-  } else {
-    heap_push(R, v, (double)s);
-  }
-}
-
-/* cand_pop without a callback's heap (mixed is off): inline, once.  The
- * first bit is usually in word lo (set_first's fast path), and clearing it
- * leaves that word nonzero: both done here on the word in a register;
- * set_del only when the word empties (it clears the levels above).  The
- * loop's constants (the levels, the rank's mask and direction) come as
- * arguments: read from R they were reloaded after every store. */
-static inline uint32_t pop_markowitz(run *R, uint64_t *s0, const uint64_t *top, uint64_t mask,
-                                     int low, uint32_t last) {
-  uint64_t b, w;
-  size_t lo = R->lo;
+/* cand_pop without a callback's heap (mixed is off), inline in the loop.
+ * The loop's constants (the top level, the rank's mask and direction) come
+ * as arguments: read from R they were reloaded after every store. */
+static inline uint32_t pop_markowitz(run *R, const uint64_t *top, uint64_t mask, int low,
+                                     uint32_t last) {
+  uint64_t b;
   uint32_t rank, v;
   if (!top[0]) return heap_pop(R);
-  if ((w = s0[lo]) != 0) {
-    b = (uint64_t)lo * 64 + low_bit(w);
-    if ((s0[lo] = w & (w - 1)) == 0) set_del(R, b);
-  } else {
-    b = set_first(R);
-    set_del(R, b);
-  }
+  b = set_first(R);
+  set_del_first(R, b);
   rank = (uint32_t)(b & mask);
   v = low ? rank : last - rank;
   R->pos[v] = NONE;
@@ -629,20 +602,19 @@ static inline uint32_t pop_markowitz(run *R, uint64_t *s0, const uint64_t *top, 
 
 /* cg_lin_eliminate under Markowitz alone, the commonest ordering: the
  * neighbours of v are listed before its elimination and rescored after it
- * without stamps (rescore_markowitz).  The order is the general loop's:
+ * without stamps (rescoring a vertex twice finds its key unchanged).  The order is the general loop's:
  * one candidate is first by the keys, however they were reached. */
 static int eliminate_markowitz(run *R, cg_cost *c, uint32_t *order_out, uint32_t *count,
                                cg_error *e) {
   cg_lin *g = R->g;
   uint32_t *nb = R->touched;
-  const uint64_t *top = R->set[R->nlev - 1];
-  uint64_t *s0 = R->set[0], mask = (1ull << R->shift) - 1;
+  const uint64_t *top = R->set[R->nlev - 1], mask = (1ull << R->shift) - 1;
   const uint8_t *kind = g->kind;
   int rc = CG_OK, low = R->low;
   uint32_t last = g->nv - 1;
   while (R->nheap || top[0]) {
-    uint32_t v = pop_markowitz(R, s0, top, mask, low, last), ni = g->in[v].n,
-             no = g->out[v].n, k, n = 0;
+    uint32_t v = pop_markowitz(R, top, mask, low, last), ni = g->in[v].n, no = g->out[v].n, k,
+             n = 0;
     const uint32_t *ie = g->in[v].e, *oe = g->out[v].e, *tail = g->tail, *head = g->head;
     if (ni + (uint64_t)no > g->nv) { /* more than nb holds: not a simple graph */
       collect(R, v);
@@ -664,7 +636,7 @@ static int eliminate_markowitz(run *R, cg_cost *c, uint32_t *order_out, uint32_t
         nb[n] = u, n += kind[u] == CG_V_INTER;
       }
       if ((rc = cg_lin_elim_vertex(g, v, c, e))) break;
-      for (k = 0; k < n; k++) rescore_markowitz(R, nb[k]);
+      for (k = 0; k < n; k++) rescore(R, nb[k]);
     }
     if (order_out) order_out[*count] = v;
     (*count)++;
