@@ -1340,11 +1340,8 @@ static int elim_one_use(cg_lin *g, uint32_t v, cg_cost *c) {
   count_step_at(c, ni, nontriv, made, edges + made);
   if (!made) list_drop(tk, g->pin, eo);
   free_edge(g, eo);
-  /* v's blocks back to the slab (list_release; out(v) held eo, so it has one) */
-  if (in->cap) slab_give(g, in->e, slab_class(in->cap));
-  slab_give(g, out->e, slab_class(out->cap));
-  in->e = out->e = NULL;
-  in->n = in->cap = out->n = out->cap = 0;
+  list_release(g, in); /* (it empties them) */
+  list_release(g, out);
   g->kind[v] = CG_V_GONE;
   return CG_OK;
 }
