@@ -197,6 +197,20 @@ COLD int grow_births(builder *B) {
   return CG_OK;
 }
 
+/* The next birth number, its operation (g, c) put in the pool; NONE when
+ * the arrays cannot grow.  The caller sets order[birth]. */
+HOT_INLINE uint32_t new_birth(builder *B, unsigned g, double c) {
+  uint32_t o;
+  bop *O;
+  if (B->seq == B->cap_order && grow_births(B)) return NONE;
+  o = (uint32_t)B->seq++;
+  O = B->op + o;
+  O->c = c;
+  O->next = NONE;
+  O->code = (uint8_t)g;
+  return o;
+}
+
 /* A node slot: the last freed one (its k0 links the free list), else a new
  * one at the end of the pool; NONE when the pool cannot grow. */
 HOT_INLINE uint32_t take_slot(builder *B) {
@@ -216,18 +230,11 @@ HOT_INLINE uint32_t take_slot(builder *B) {
 HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, uint32_t k0, uint32_t k1,
                                  uint32_t k2, int nk) {
   bnode *nd, *N;
-  bop *O;
   uint32_t v, o, par0 = B->par0, parmask = B->parmask;
-  if (B->seq == B->cap_order && grow_births(B)) return NONE;
-  if ((v = take_slot(B)) == NONE) return NONE;
+  if ((v = take_slot(B)) == NONE || (o = new_birth(B, g, c)) == NONE) return NONE;
   nd = B->nd; /* locals from here on: the stores below cannot move B's arrays */
   N = nd + v;
-  o = (uint32_t)B->seq++;
   B->order[o] = v;
-  O = B->op + o;
-  O->c = c;
-  O->next = NONE;
-  O->code = (uint8_t)g;
   N->birth = o;
   B->live_kids += (uint64_t)nk;
   N->k0 = k0;
@@ -476,14 +483,8 @@ HOT_INLINE int set_live_in(builder *B, uint64_t loc, uint32_t v) {
 /* A constant record at location loc: birth, operation, pending entry. */
 HOT_INLINE int set_pending(builder *B, uint64_t loc, double c) {
   uint32_t old, o;
-  bop *O;
-  if (B->seq == B->cap_order && grow_births(B)) return B->rc;
-  o = (uint32_t)B->seq++;
+  if ((o = new_birth(B, CG_G_CONST, c)) == NONE) return B->rc;
   B->order[o] = NONE; /* (no slot yet; compaction skips it while pending) */
-  O = B->op + o;
-  O->c = c;
-  O->next = NONE;
-  O->code = CG_G_CONST;
   old = B->live[loc];
   B->live[loc] = PENDING + o;
   drop_entry(B, old);
