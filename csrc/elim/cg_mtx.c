@@ -33,7 +33,7 @@ static int put(FILE *fp, const char *b, size_t n) {
 #define MTX_SETS 512
 typedef struct mtx_cache {
   uint64_t bits[MTX_SETS][2];
-  unsigned char len[MTX_SETS][2]; /* all hold 0 at first (cache_init) */
+  unsigned char len[MTX_SETS][2]; /* each entry "0" at first (pos_init) */
   char txt[MTX_SETS][2][CG_FMT_G17_SIZE];
 } mtx_cache;
 
