@@ -1,8 +1,8 @@
 -- examples/markowitz.lua: the main job.
 --   cgwb run examples/markowitz.lua [TAPE] [--at X]
--- Reads a tape, builds its optimized graph (seed 000), linearizes it at the
+-- Reads a tape, builds its optimized graph (Bischof & Hu 1991), linearizes it at the
 -- recorded point and accumulates the Jacobian by vertex elimination under a
--- Markowitz ordering written here in Lua (seed 004: lowest in-degree times
+-- Markowitz ordering written here in Lua (Hovland, Norris, Utke & Strout: lowest in-degree times
 -- out-degree first, ties toward reverse mode), then compares it with the
 -- built-in Markowitz and the other built-in orderings, and checks every
 -- Jacobian against a forward sweep.

@@ -51,7 +51,7 @@ end
 
 -- The Lighthouse function (Griewank & Walther, chapter 2): the graph of
 -- v1 = om t, v2 = tan v1, v3 = ga - v2, v4 = nu v2, y1 = v4 / v3, y2 = ga y1;
--- y1 is not maximal, so it is a unit copy (seed 002 section 6.2).
+-- y1 is not maximal, so it is a unit copy (Utke, Flattening Basic Blocks, sec. 6.2).
 local function lighthouse()
   local nu, ga, om, t = 3.7, 0.4, 0.3, 1.1
   local v1 = om * t
@@ -66,14 +66,14 @@ local function lighthouse()
       { 8, 9, ga }, { 1, 9, v5 }, { 8, 10, 1 } })
 end
 
--- Seed 004, Figure 2: a = cos x; b = sin(y) y y; f = exp(a b) at (1, 2).
-local function seed004()
+-- Hovland, Norris, Utke & Strout, Figure 2: a = cos x; b = sin(y) y y; f = exp(a b) at (1, 2).
+local function hovland_fig2()
   local x, y = 1.0, 2.0
   local a, s = math.cos(x), math.sin(y)
   local tt = s * y
   local b = tt * y
   local f = math.exp(a * b)
-  return cg_text("# Seed 004, Figures 1-2: a = cos(x); b = sin(y)*y*y; f = exp(a*b) at x = 1, y = 2",
+  return cg_text("# Hovland, Norris, Utke & Strout, Figures 1-2: a = cos(x); b = sin(y)*y*y; f = exp(a*b) at x = 1, y = 2",
     { 0, 1 }, { 7 }, {
       { 0, 2, -math.sin(x) }, { 1, 3, math.cos(y) }, { 3, 4, y }, { 1, 4, s },
       { 4, 5, y }, { 1, 5, tt }, { 2, 6, b }, { 5, 6, a }, { 6, 7, f } })
@@ -144,7 +144,7 @@ local function lion()
 end
 
 local classic = {
-  { "seed004", "seed 004 Figure 2", seed004() },
+  { "hovland-fig2", "Hovland, Norris, Utke & Strout Figure 2", hovland_fig2() },
   { "speelpenning10", "Speelpenning's product, n = 10", speelpenning(10) },
   { "lighthouse", "Lighthouse function", lighthouse() },
   { "lion", "Lion example of OpenAD", lion() },

@@ -3,9 +3,9 @@ local H = require "spec.helper"
 local core = require "cgwb.core"
 local gen = require "spec.gen"
 
--- Seed 000 section 1.2: f(x, y, z) at (1, 2, 3) with slots reused by death notices.
+-- Bischof & Hu 1991, sec. 1.2: f(x, y, z) at (1, 2, 3) with slots reused by death notices.
 local SEED_EXAMPLE = [[
-# seed 000, section 1.2 (second listing): f(1, 2, 3) = sqrt(z / x)
+# Bischof & Hu 1991, sec. 1.2 (second listing): f(1, 2, 3) = sqrt(z / x)
 assign_ind 1 1.0
 assign_ind 2 2.0
 assign_d 3 3.0
@@ -39,7 +39,7 @@ local function assert_same_records(a, b)
 end
 
 describe("text tapes", function()
-  it("read the seed's example with comments and inline values", function()
+  it("read Bischof & Hu's example with comments and inline values", function()
     local t = assert(core.read_text(SEED_EXAMPLE, "seed.txt"))
     assert.are.equal(11, t:len())
     assert.are.equal(2, t:n())
@@ -93,7 +93,7 @@ describe("text tapes", function()
 end)
 
 describe("classic tapes", function()
-  it("reproduce the record sizes of Table 1 of seed 000", function()
+  it("reproduce the record sizes of Table 1 of Bischof & Hu 1991", function()
     local t = core.tape_new()
     t:push("assign_ind", 0):push("assign_a", 1, 0):push("assign_d", 2, 1.5)
      :push("eq_plus_a", 1, 0):push("plus_a_a", 3, 0, 1):push("plus_a_d", 3, 3, 2.0)

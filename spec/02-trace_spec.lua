@@ -64,7 +64,7 @@ local function opnames(recs)
   return out
 end
 
--- What each opcode computes, written from cg_ops.h / seed 000, not from the
+-- What each opcode computes, written from cg_ops.h / Bischof & Hu 1991, not from the
 -- tracer: fn(s, L, V) with s the store, L the locations, V the constants.
 local SEM = {
   assign_a = function(s, L) s[L[1]] = s[L[2]] end,
@@ -169,7 +169,7 @@ end
 
 -- {==== the specification ====}
 
-describe("trace.record: seed 000 section 1.2, f(x, y) with z = 3", function()
+describe("trace.record: Bischof & Hu 1991, sec. 1.2, f(x, y) with z = 3", function()
   local function f(x, T)
     local z = 3.0
     local t = T.var()
@@ -658,7 +658,7 @@ describe("with cgwb.core", function()
     assert.are.equal(info.records, k)
   end)
 
-  core_it("tape:forward is bit-exact on the seed 000 example and the loop function", function()
+  core_it("tape:forward is bit-exact on the Bischof & Hu 1991 example and the loop function", function()
     core_check(function(x, T)
       local t = T.var()
       t:assign(x[1] + x[2])

@@ -1,4 +1,4 @@
--- spec/04-graph_spec.lua: the computational graph of seed 000 section 2
+-- spec/04-graph_spec.lua: the computational graph of Bischof & Hu 1991, sec. 2
 -- (csrc/graph/cg_build.c) through the Lua API and the command line.
 --
 -- The paper's figures as hand-written text tapes with the graphs they must
@@ -75,7 +75,7 @@ end
 
 -- {==== the paper's figures ====}
 
-describe("graph: the figures of seed 000", function()
+describe("graph: the figures of Bischof & Hu 1991", function()
   it("Figure 1: x += y makes a new node for x, whose child is the old x", function()
     local g = graph [[
 assign_ind 1 1.5
@@ -393,8 +393,8 @@ assign_dep 3
     assert.are.equal("mulc>exp", chain(g2, 2))
   end)
 
-  it("hoists into a dependent: dependents are marks, not nodes (unlike the seed)", function()
-    -- seed 000 keeps dependents' nodes uniform; cgwb marks them, so the
+  it("hoists into a dependent: dependents are marks, not nodes (unlike Bischof & Hu)", function()
+    -- Bischof & Hu 1991 keeps dependents' nodes uniform; cgwb marks them, so the
     -- chain may end in a dependent (doc/graph.md)
     local g = graph(base)
     assert.is_true(g:flags(2).dependent)
@@ -405,7 +405,7 @@ end)
 
 describe("graph: hoists recovered through the XOR of parent ids", function()
   -- n = 2x has parents exp (a dependent) and neg; neg, a dead root, is
-  -- removed after n completed, leaving n with one parent the seed no longer
+  -- removed after n completed, leaving n with one parent Bischof & Hu no longer
   -- knew (it kept only the last parent added, neg)
   local text = [[
 assign_ind 1 0.5
@@ -427,7 +427,7 @@ assign_dep 3
     assert.are.equal(math.exp(1.0), g:value(2))
   end)
 
-  it("recover_hoists off (the seed): the hoist is given up", function()
+  it("recover_hoists off (Bischof & Hu): the hoist is given up", function()
     local g = graph(text, { recover_hoists = false })
     assert.are.equal(3, g:n())
     local s = g:stats()
@@ -585,7 +585,7 @@ end)
 -- {==== uninitialized reads ====}
 
 
-describe("graph: uninitialized reads (the seed's bogus_node)", function()
+describe("graph: uninitialized reads (Bischof & Hu's bogus_node)", function()
   it("make a zero node and a warning naming the record, and the build goes on", function()
     local g = graph [[
 assign_ind 1 0.5

@@ -1,7 +1,7 @@
--- spec/05-sched_spec.lua: levels, storage slots and compiled code (seed 000
+-- spec/05-sched_spec.lua: levels, storage slots and compiled code (Bischof & Hu 1991
 -- section 3.1, 3.2 and 4.3; csrc/sched, csrc/lua/lcg_sched.c, `cgwb codegen`).
 --
--- Figure 10 of the seed as a text tape with the code it must give; the
+-- Figure 10 of Bischof & Hu as a text tape with the code it must give; the
 -- built-in level schemes and Lua level functions (valid and invalid); the
 -- slots of the double-stack live analysis checked by evaluating level by
 -- level (forwards and backwards inside each level) against the graph, bit for
@@ -134,7 +134,7 @@ end
 
 -- {==== Figure 10 ====}
 
-describe("sched: Figure 10 of seed 000", function()
+describe("sched: Figure 10 of Bischof & Hu 1991", function()
   it("heights give three levels, three slots, and t[0] reused on level 2", function()
     local g = graph_of(fig10)
     local s = cgwb.schedule(g, "height")

@@ -1,4 +1,4 @@
--- Jacobian accumulation by elimination (seed 004 section 1; seed 002 section
+-- Jacobian accumulation by elimination (Hovland, Norris, Utke & Strout, sec. 1; Utke, Flattening Basic Blocks section
 -- 1 and 6.2; Naumann's face elimination): every ordering and every mode
 -- gives the Jacobian of the forward and reverse sweeps, costs are the
 -- multiplications performed, the exact ordering is optimal, and the Lua
@@ -180,7 +180,7 @@ end
 
 -- The Lighthouse function (Griewank & Walther): y1 = nu tan(om t) / (ga -
 -- tan(om t)), y2 = ga y1; x = (nu, ga, om, t); y1 is not maximal, so it
--- gets a unit copy vertex (seed 002 section 6.2).
+-- gets a unit copy vertex (Utke, Flattening Basic Blocks, sec. 6.2).
 local function lighthouse(nu, ga, om, t)
   local v1 = om * t
   local v2 = math.tan(v1)
@@ -199,8 +199,8 @@ local function lighthouse(nu, ga, om, t)
   return cg(cg_text({ 0, 1, 2, 3 }, { 10, 9 }, edges), "lighthouse.cg")
 end
 
--- Seed 004 Figure 1 at x = 1, y = 2: a = cos x; b = sin(y) y y; f = exp(a b).
-local function seed004(x, y)
+-- Hovland, Norris, Utke & Strout Figure 1 at x = 1, y = 2: a = cos x; b = sin(y) y y; f = exp(a b).
+local function hovland_fig2(x, y)
   local a, s = math.cos(x), math.sin(y)
   local t = s * y
   local b = t * y
@@ -211,7 +211,7 @@ local function seed004(x, y)
   }
   local dfdx = f * b * -math.sin(x)
   local dfdy = f * a * (math.cos(y) * y * y + 2 * y * s)
-  return cg(cg_text({ 0, 1 }, { 7 }, edges), "seed004.cg"), { dfdx, dfdy }
+  return cg(cg_text({ 0, 1 }, { 7 }, edges), "hovland-fig2.cg"), { dfdx, dfdy }
 end
 
 describe("elim: hand-made graphs", function()
@@ -253,8 +253,8 @@ describe("elim: hand-made graphs", function()
     assert.is_true(math.abs(J.vals[6] - (y1 + ga * want[2])) <= 1e-12 * math.max(1, math.abs(y1)))
   end)
 
-  it("seed 004 Figure 1: df/dx and df/dy in closed form", function()
-    local lg, want = seed004(1.0, 2.0)
+  it("Hovland, Norris, Utke & Strout Figure 1: df/dx and df/dy in closed form", function()
+    local lg, want = hovland_fig2(1.0, 2.0)
     local runs = check_all(lg)
     for _, label in ipairs(sorted(runs)) do
       local J = runs[label].J
@@ -264,8 +264,8 @@ describe("elim: hand-made graphs", function()
     end
   end)
 
-  it("seed 004 Figure 3: eliminating a*b's vertex adds the products into the edges to f", function()
-    local lg = seed004(1.0, 2.0)
+  it("Hovland, Norris, Utke & Strout Figure 3: eliminating a*b's vertex adds the products into the edges to f", function()
+    local lg = hovland_fig2(1.0, 2.0)
     local w_cf, w_ac, w_bc = lg:weight(7, 8), lg:weight(3, 7), lg:weight(6, 7)
     local cost = lg:elim_vertex(7) -- c = a*b, 1-based vertex 7
     assert.are.equal(2, cost.mults)
@@ -595,7 +595,7 @@ describe("elim: formats", function()
     assert.matches("not connected", err)
   end)
   it("DOT output lists every live vertex and edge", function()
-    local lg = seed004(1, 2)
+    local lg = hovland_fig2(1, 2)
     local dot = lg:dot()
     assert.matches("^digraph", dot)
     local nedge = select(2, dot:gsub("%->", ""))
@@ -636,7 +636,7 @@ describe("elim: preaccumulation code", function()
   local cc_ok = os.execute("command -v cc >/dev/null 2>&1")
   it("compiles warning-free and computes the elimination's Jacobian", function()
     if not cc_ok then pending("no C compiler") return end
-    local graphs = { seed004(1, 2), speelpenning { 1, 2, 3, 4, 5 }, (lighthouse(1, 2, 0.3, 0.5)) }
+    local graphs = { hovland_fig2(1, 2), speelpenning { 1, 2, 3, 4, 5 }, (lighthouse(1, 2, 0.3, 0.5)) }
     for seed = 1, 6 do graphs[#graphs + 1] = random_dag(600 + seed, 2, 6 + seed, 2) end
     for gi, lg in ipairs(graphs) do
       local c <close> = lg:copy()

@@ -4,7 +4,7 @@
  * Front-eliminating (i, j) folds it into j's out-edges: w(i, k) += w(i, j) *
  * w(j, k) for every out-edge (j, k), |out(j)| multiplications; back-
  * eliminating (j, k) folds it into j's in-edges, |in(j)| multiplications
- * (seed 004 section 1; ANGEL's eliminations.cpp counts the same).  Vertex
+ * (Hovland, Norris, Utke & Strout, sec. 1; ANGEL's eliminations.cpp counts the same).  Vertex
  * elimination of j is the front elimination of all its in-edges, so edge
  * orders include every vertex order.
  *

@@ -1,5 +1,5 @@
 /*
- * cg_elim.c: vertex elimination orderings (seed 004 section 1) and the exact
+ * cg_elim.c: vertex elimination orderings (Hovland, Norris, Utke & Strout, sec. 1) and the exact
  * optimum for small components.
  *
  * The candidates (remaining intermediates) sit in a binary heap keyed by the
@@ -624,7 +624,7 @@ static int eliminate_markowitz(run *R, cg_cost *c, uint32_t *order_out, uint32_t
       const cg_adj *out = g->out;
       /* The candidates only: no step changes a kind but v's.  With one
        * out-edge (v, k), a predecessor u trades (u, v) for (u, k) or merges
-       * it into an (u, k) it has already (seed 004 section 1), so its degrees
+       * it into an (u, k) it has already (Hovland, Norris, Utke & Strout, sec. 1), so its degrees
        * and key change only when it has another out-edge: the others are
        * not rescored. */
       for (k = 0; k < ni; k++) {

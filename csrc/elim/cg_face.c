@@ -1,7 +1,7 @@
 /*
  * cg_face.c: face elimination on the directed line graph (Naumann,
  * "Optimal accumulation of Jacobian matrices by elimination methods on the
- * dual computational graph", Math. Prog. 2004; seed 002 reference 12).
+ * dual computational graph", Math. Prog. 2004).
  *
  * The line graph L of a linearized graph g has one vertex per edge (i, j) of
  * g carrying its weight, one source vertex per independent x (read (-, x))
@@ -296,7 +296,7 @@ static int flush_dirty(frun *R) {
 
 /* {==== the elimination loop ====} */
 
-/* Eliminates face f (seed 002 reference 12): product, absorption or a new
+/* Eliminates face f (Naumann 2004): product, absorption or a new
  * vertex, the face goes, dead vertices go. */
 static int fstep(frun *R, uint32_t f, cg_cost *c, cg_steps *steps) {
   cg_alloc *A = R->g->A;

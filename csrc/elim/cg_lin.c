@@ -1,5 +1,5 @@
 /* cg_lin.c: linearized graphs: storage, linearization, reference Jacobians,
- * and the elimination steps (seed 004 section 1). */
+ * and the elimination steps (Hovland, Norris, Utke & Strout, sec. 1). */
 #include <math.h>
 #include <string.h>
 
@@ -482,7 +482,7 @@ static void gop_partials_rare(unsigned op, double c, const double *a, double r, 
 }
 
 /* The local partials of operation op (as gop_partials_rare) with the
- * commonest operations inline (seed 004 section 1: the edge weights). */
+ * commonest operations inline (Hovland, Norris, Utke & Strout, sec. 1: the edge weights). */
 static inline void gop_partials(unsigned op, double c, const double *a, double r, double *d,
                                 uint8_t *mk) {
   mk[0] = mk[1] = mk[2] = CG_E_VAR;
@@ -557,7 +557,7 @@ static void chain_partials(const cg_graph *gr, uint32_t v, const double *a, uint
 /* Marks the nodes reaching a dependent (REL_TO, a pass from the parents to
  * the children) and counts the dependents' occurrences.  REL_FROM is left
  * to node_vertices, which goes the other way anyway: it needs it only for
- * the nodes reaching a dependent, whose children reach one too (seed 004
+ * the nodes reaching a dependent, whose children reach one too (Hovland, Norris, Utke & Strout
  * section 1: only the vertices on a path from an independent to a
  * dependent matter).  Returns a bound of the nodes kept as vertices: the
  * independents, the dependents, and the other nodes reaching a dependent
@@ -605,7 +605,7 @@ static uint32_t number_copies(const cg_graph *gr, const uint8_t *rel, uint32_t k
     if (maximal && !(rel[d] & REL_DEP2) && gr->op[gr->op_start[d]] != CG_G_INDEP)
       ycopy[j] = NONE;
     else
-      ycopy[j] = nv++; /* seed 002 section 6.2: a unit copy edge */
+      ycopy[j] = nv++; /* Utke, Flattening Basic Blocks, sec. 6.2: a unit copy edge */
   }
   return nv;
 }
@@ -660,7 +660,7 @@ static int reserve_slab(cg_lin *g, const cg_graph *gr) {
  * on a path gets an in-edge at most per child and an out-edge at most per
  * parent (pars holds one per edge); the others get no edges.  Each child
  * on a path gives an in-edge weighted with the partial of the node's chain
- * (seed 004 section 1); parallel partials (x * x) are summed into one edge
+ * (Hovland, Norris, Utke & Strout, sec. 1); parallel partials (x * x) are summed into one edge
  * as cg_lin_add would: only v's own children give edges into vid[v], so the
  * earlier children are the only ones to check, and only when two of them
  * are the same node.  The commonest chains (a first operation whose
@@ -831,7 +831,7 @@ static int fit_vertices(cg_lin *g, uint32_t nv) {
   return CG_OK;
 }
 
-/* Two passes over the nodes (seed 004 section 1): reaching marks the nodes
+/* Two passes over the nodes (Hovland, Norris, Utke & Strout, sec. 1): reaching marks the nodes
  * reaching a dependent, node_vertices the rest on its way.  The vertex
  * arrays are allocated before the count is known, for a bound of it, which
  * is the count unless some node made of constants alone reaches a
@@ -1167,7 +1167,7 @@ static uint32_t next_epoch(cg_lin *g) {
 /* Before a step changes anything, finds the edge (i, k) for every tail
  * i = tail[ie[a]] and head k = head[oe[b]] (a < ni, b < no; distinct tails,
  * distinct heads): undo[a * no + b].eid, or NONE when the step will create
- * it (seed 004 section 1: fill-in).  One pass over the out-lists of the
+ * it (Hovland, Norris, Utke & Strout, sec. 1: fill-in).  One pass over the out-lists of the
  * tails, or over the in-lists of the heads when they are shorter, with the
  * other side's vertices marked: O(ni + no + that pass), not a search per
  * pair. */

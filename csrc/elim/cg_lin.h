@@ -1,13 +1,13 @@
 /*
  * cg_lin.h: linearized computational graphs and Jacobian accumulation by
- * elimination (seed 004 section 1, seed 002 section 1).
+ * elimination (Hovland, Norris, Utke & Strout, sec. 1, Utke, Flattening Basic Blocks, sec. 1).
  *
  * A linearized graph is a DAG whose edges carry the local partial
  * derivatives.  Vertices 0..nv-1 are in topological order (every edge goes
  * from a smaller to a larger id); x[0..n) are the independents, y[0..m) the
  * dependents, in tape order.  Independents have no in-edges; dependents have
  * no out-edges (a dependent that is not maximal, or an independent that is
- * also a dependent, gets a unit copy vertex, seed 002 section 6.2).
+ * also a dependent, gets a unit copy vertex, Utke, Flattening Basic Blocks, sec. 6.2).
  *
  * The graph is mutable: eliminations delete vertices and edges and add
  * fill-in.  Adjacency is kept per vertex as two lists of edge ids (in and
@@ -104,7 +104,7 @@ void cg_lin_remove(cg_lin *g, uint32_t eid);
 int cg_lin_set_xy(cg_lin *g, const uint32_t *x, uint32_t n, const uint32_t *y, uint32_t m,
                   cg_error *e);
 
-/* The linearized graph of a built graph at its values (seed 004 section 1):
+/* The linearized graph of a built graph at its values (Hovland, Norris, Utke & Strout, sec. 1):
  * one vertex per graph node that lies on a path from an independent to a
  * dependent, edge weights the local partials with each supernode's chain
  * folded into one weight per input. */
@@ -148,7 +148,7 @@ typedef struct cg_cost {
   uint64_t mults, mults_nontrivial, adds, fill, steps, peak_edges;
 } cg_cost;
 
-/* Eliminates intermediate vertex v (seed 004 section 1): for every in-edge
+/* Eliminates intermediate vertex v (Hovland, Norris, Utke & Strout, sec. 1): for every in-edge
  * (i, v) and out-edge (v, k), w(i, k) += w(i, v) * w(v, k); then v and its
  * edges go.  Counts into c (may be NULL). */
 int cg_lin_elim_vertex(cg_lin *g, uint32_t v, cg_cost *c, cg_error *e);
@@ -243,7 +243,7 @@ typedef struct cg_xorder {
   uint64_t seed;       /* CG_XORD_RANDOM */
 } cg_xorder;
 
-/* Edge elimination (front and back, seed 004 section 1 generalised): until
+/* Edge elimination (front and back, Hovland, Norris, Utke & Strout, sec. 1 generalised): until
  * no intermediate is left, eliminates the candidate edge the rules rank
  * first.  A front candidate (i, j) has j intermediate, a back candidate
  * (j, k) has j intermediate.  Scores: forward 2j + back (front first, lowest
@@ -257,7 +257,7 @@ typedef struct cg_xorder {
 int cg_lin_eliminate_edges(cg_lin *g, const cg_xorder *o, cg_cost *c, cg_steps *steps,
                            cg_error *e);
 
-/* Face elimination on the directed line graph (Naumann 2004, seed 002
+/* Face elimination on the directed line graph (Naumann 2004, Utke, Flattening Basic Blocks
  * reference 12).  The line graph has a vertex per edge of g plus one source
  * vertex per independent and one sink vertex per dependent; a face is a
  * pair of adjacent line vertices ((i, j), (j, k)).  Eliminating a face with j

@@ -1,6 +1,6 @@
 /*
  * cg_build.c: building the computational graph from a tape in one pass
- * (seed 000 sections 2.1-2.4).
+ * (Bischof & Hu 1991, secs. 2.1-2.4).
  *
  * The live node table maps each tape location to the node holding its
  * current value.  A record creates a node from the nodes of its inputs and
@@ -18,10 +18,10 @@
  * Assignments (section 2.2) alias the live entry instead of making a node;
  * reference counts say how many live entries point at a node.
  *
- * The seed gave up hoists whose parent was "no longer known" after a dead
+ * Bischof & Hu gave up hoists whose parent was "no longer known" after a dead
  * root removal.  We recover them: each node keeps the XOR of its parents'
  * ids, which is the remaining parent exactly when one is left, so the hoist
- * is tried at once (cg_gopts.recover_hoists; off reproduces the seed, which
+ * is tried at once (cg_gopts.recover_hoists; off reproduces Bischof & Hu, which
  * remembers only the last parent added).
  *
  * During the build, nodes live in slots reused through a free list (as the
@@ -57,7 +57,7 @@
  * first operation of its chain (its length is counted where it is needed),
  * whose last is always the node's own, op[birth] (hoisting puts chains in
  * front); npar: parent edges; par: with recovered hoists the XOR of the
- * parents' slots, else the last parent added (the seed's p.parent, NONE once
+ * parents' slots, else the last parent added (Bischof & Hu's p.parent, NONE once
  * it is gone); ref: live entries pointing here; birth: creation number
  * (topological order). */
 typedef struct bnode {
@@ -301,7 +301,7 @@ static uint32_t kid_at(const builder *B, uint32_t v, int i) {
   return i == 0 ? B->nd[v].k0 : i == 1 ? B->nd[v].k1 : B->nd[v].k2;
 }
 
-/* Seed 000 section 2.3: the parent complete node n can be hoisted into, or
+/* Bischof & Hu 1991, sec. 2.3: the parent complete node n can be hoisted into, or
  * NONE if a condition fails. */
 HOT_INLINE uint32_t hoist_target(const builder *B, uint32_t n) {
   const bnode *nd = B->nd, *N = nd + n;
@@ -377,7 +377,7 @@ static int push(builder *B, uint32_t v) {
   return CG_OK;
 }
 
-/* Seed 000 section 2.4 and Figure 9: removes dead root n and, recursively
+/* Bischof & Hu 1991, sec. 2.4 and Figure 9: removes dead root n and, recursively
  * (explicit stack), its complete children left without parents. */
 COLD void try_dead(builder *B, uint32_t n) {
   if (!B->o.dead_roots || !removable(B, n)) return;
@@ -519,7 +519,7 @@ static int set_live(builder *B, uint64_t loc, uint32_t v) {
 }
 
 /* The node holding location loc (a pending constant's is made now); an
- * uninitialized read gets a zero node and a warning (the seed's bogus_node). */
+ * uninitialized read gets a zero node and a warning (Bischof & Hu's bogus_node). */
 static uint32_t get(builder *B, uint64_t loc) {
   uint32_t v;
   if (loc >= B->nlive) return b_fail(B, CG_EFORMAT, "location %llu beyond the store",
@@ -612,7 +612,7 @@ static int index_of(builder *B, uint64_t l, uint64_t *out) {
   return add_guard(B, v, CG_GUARD_VALUE, B->nd[v].val);
 }
 
-/* The tape's arithmetic opcodes, normalized (seed 000 section 2.2): one
+/* The tape's arithmetic opcodes, normalized (Bischof & Hu 1991, sec. 2.2): one
  * row per opcode says which graph operation it becomes, which operand is
  * the output, which are the inputs (in the order they are read) and where
  * the constant comes from.  The build loop reads it (build_all); the
@@ -845,7 +845,7 @@ static int rec_other(builder *B, const cg_rec *r) {
   const uint32_t *L = r->loc;
   uint64_t i, k;
   switch (r->op) {
-    case CG_OP_death_not: /* the seed: these locations' values gain no parents */
+    case CG_OP_death_not: /* Bischof & Hu: these locations' values gain no parents */
       B->st.death_notices++;
       if (!B->o.death_unlink) return CG_OK;
       for (i = L[0]; i <= L[1] && i < B->nlive && !B->rc; i++)

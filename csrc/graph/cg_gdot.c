@@ -1,4 +1,4 @@
-/* cg_gdot.c: DOT output and text dumps of graphs (seed 000 section 3.3). */
+/* cg_gdot.c: DOT output and text dumps of graphs (Bischof & Hu 1991, sec. 3.3). */
 #include <string.h>
 
 #include "../util/cg_fmt.h"

@@ -1,10 +1,10 @@
-/* cg_gops.h: the canonical operations of graph nodes (seed 000 section 2.2). */
+/* cg_gops.h: the canonical operations of graph nodes (Bischof & Hu 1991, sec. 2.2). */
 #ifndef CG_GOPS_H
 #define CG_GOPS_H
 
 #include "../tape/cg_tape.h"
 
-/* The canonical graph operations: seed 000 section 2.2 folds the tape's many
+/* The canonical graph operations: Bischof & Hu 1991, sec. 2.2 folds the tape's many
  * opcodes into a small set.  Columns: name, arity, uses constant, tape
  * opcode used when the graph is written back as a tape. */
 #define CG_GOPS(X)                 \

@@ -1,7 +1,7 @@
 /*
- * cg_graph.h: the computational graph of seed 000 section 2.
+ * cg_graph.h: the computational graph of Bischof & Hu 1991, sec. 2.
  *
- * A node is a value, not a storage location (seed 000 section 2, Figure 1).
+ * A node is a value, not a storage location (Bischof & Hu 1991, sec. 2, Figure 1).
  * Its operation is a chain of graph operations (cg_gop): the first combines
  * the node's children (0 to 3 of them), each further one is unary and applies
  * to the result so far.  Chains longer than one come from hoisting (section
@@ -41,7 +41,7 @@ typedef struct cg_guard {
 } cg_guard;
 #define CG_GUARD_VALUE 255
 
-/* What building did, for Tables 2-4 of seed 000. */
+/* What building did, for Tables 2-4 of Bischof & Hu 1991. */
 typedef struct cg_gstats {
   uint64_t tape_ops;        /* records that compute or assign (no death notices) */
   uint64_t assign_removed;  /* copies turned into aliases (section 2.2) */
@@ -58,7 +58,7 @@ typedef struct cg_gstats {
 /* Switches (all on by default). */
 typedef struct cg_gopts {
   int assign_removal, hoist, dead_roots;
-  int recover_hoists; /* hoists the seed gave up after a dead-root removal */
+  int recover_hoists; /* hoists Bischof & Hu gave up after a dead-root removal */
   int guards;         /* keep branch records as guards (off: they die as dead roots) */
   int death_unlink;   /* a death notice completes the nodes of its locations */
   uint64_t mem_limit; /* refuse a build estimated above this many bytes (0: none) */
@@ -85,7 +85,7 @@ typedef struct cg_graph {
   char source[4096];
 } cg_graph;
 
-/* Builds the graph of a tape (one pass, seed 000 section 2.1).  x: the point
+/* Builds the graph of a tape (one pass, Bischof & Hu 1991, sec. 2.1).  x: the point
  * (n_indep values) or NULL for the tape's own x0; without either the graph
  * has no values, and tapes whose structure depends on values (subscripts,
  * references) are refused.  A build whose estimate (cg_graph_estimate)
@@ -124,7 +124,7 @@ cg_tape *cg_graph_to_tape(const cg_graph *g, cg_error *e);
 /* DOT of the whole graph (root == UINT32_MAX) or of the subgraph rooted at
  * root; a subgraph is cut at `limit` nodes. */
 int cg_graph_dot(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp);
-/* Text dump of the subgraph rooted at root (seed 000 section 3.3). */
+/* Text dump of the subgraph rooted at root (Bischof & Hu 1991, sec. 3.3). */
 int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp);
 
 #endif

@@ -1,4 +1,4 @@
-/* cg_gtape.c: writing a graph back as a tape (seed 000 section 4.2, Table 3). */
+/* cg_gtape.c: writing a graph back as a tape (Bischof & Hu 1991, sec. 4.2, Table 3). */
 #include <string.h>
 
 #include "cg_graph.h"

@@ -232,7 +232,7 @@ static int lin_elim_edge(lua_State *L) {
 /* {==== orderings from Lua ====} */
 
 /* A Lua score function called by the core: fn(v, lg, in_degree, out_degree)
- * -> number (the degrees come with the call: most rules of seed 004 are
+ * -> number (the degrees come with the call: most rules of Hovland, Norris, Utke & Strout are
  * functions of them, and asking lg for them costs two method calls). */
 typedef struct luascore {
   lua_State *L;

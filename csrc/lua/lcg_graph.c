@@ -264,7 +264,7 @@ static void push_hist(lua_State *L, const uint32_t *start, uint32_t n) {
   lua_remove(L, -2);
 }
 
-/* g:stats() -> the numbers of Tables 2 and 4 of seed 000, histograms, memory */
+/* g:stats() -> the numbers of Tables 2 and 4 of Bischof & Hu 1991, histograms, memory */
 static int g_stats(lua_State *L) {
   lgraph *u = checkgraph(L, 1);
   const cg_graph *g = u->g;

@@ -1,6 +1,6 @@
-/* lcg_sched.c: levels, the cgwb.Schedule userdata (slots of seed 000
+/* lcg_sched.c: levels, the cgwb.Schedule userdata (slots of Bischof & Hu 1991
  * section 3.1) and code generation (section 3.2).  Node ids seen from Lua
- * are 1-based; levels are 0-based as in the seed (leaves at height 0). */
+ * are 1-based; levels are 0-based as in Bischof & Hu (leaves at height 0). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,7 +247,7 @@ static int s_stats(lua_State *L) {
 }
 
 /* s:eval([x [, reverse]]) -> {y...}, {value of each node} | nil, msg
- * Evaluates level by level through the slots only (seed 000 section 3.3). */
+ * Evaluates level by level through the slots only (Bischof & Hu 1991, sec. 3.3). */
 static int s_eval(lua_State *L) {
   lsched *u = checksched(L, 1);
   const double *x = NULL;

@@ -1,6 +1,6 @@
-/* cg_levels.c: built-in level schemes and the level check (seed 000 section
+/* cg_levels.c: built-in level schemes and the level check (Bischof & Hu 1991, sec.
  * 3.1: "for all nodes the level of a child was less than the level of a
- * parent"; the seed used heights and invited other numbering schemes). */
+ * parent"; Bischof & Hu used heights and invited other numbering schemes). */
 #include <string.h>
 
 #include "cg_sched.h"

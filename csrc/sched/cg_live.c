@@ -1,4 +1,4 @@
-/* cg_live.c: storage allocation by levels (seed 000 section 3.1, the
+/* cg_live.c: storage allocation by levels (Bischof & Hu 1991, sec. 3.1, the
  * double-stack live_analysis), the sequential allocation, and evaluation
  * through the slots (section 3.3's eval_graph). */
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * cg_sched.h: levels, storage slots and compiled evaluation code for a built
- * graph (seed 000 section 3: 3.1 storage allocation, 3.2 code building; 4.3
+ * graph (Bischof & Hu 1991, sec. 3: 3.1 storage allocation, 3.2 code building; 4.3
  * the parallel schedule).
  *
  * A level scheme gives every node a level such that every child is strictly
@@ -29,7 +29,7 @@
 
 /* Built-in level schemes (cg_levels.c). */
 enum {
-  CG_LV_HEIGHT, /* longest path from a leaf: the seed's default (section 3.1) */
+  CG_LV_HEIGHT, /* longest path from a leaf: Bischof & Hu's default (section 3.1) */
   CG_LV_DEPTH,  /* max depth - depth: every root on the top level */
   CG_LV_ASAP,   /* height, but each leaf just below its lowest parent */
   CG_LV_ALAP,   /* roots at their height, every other node just below its lowest parent */
@@ -59,7 +59,7 @@ typedef struct cg_sched {
   uint64_t stack_moves; /* work of the double-stack scheme */
 } cg_sched;
 
-/* The live analysis of seed 000 section 3.1 (the double-stack scheme) for
+/* The live analysis of Bischof & Hu 1991, sec. 3.1 (the double-stack scheme) for
  * the given levels (checked first).  Cost O(n + edges + moves), where moves
  * counts the nodes carried over from one level to the next on the stacks. */
 cg_sched *cg_sched_live(cg_alloc *A, const cg_graph *g, const uint32_t *level, unsigned flags,

@@ -1,7 +1,7 @@
 /*
  * cg_adolc.c: a streaming reader for ADOL-C 2.5.3 .. 2.7.x tape sets.
  *
- * The format is shared/reference/adolc-tape-format.md (cited as "fmt").  A
+ * The format is doc/adolc-format.md (cited as "fmt").  A
  * tape set is three files: Operations (one opcode byte per record), Locations
  * (a 168-byte header, then uint32 operands), Values (float64 constants, then
  * the pdouble parameters).  Each file is read through a buffer of fixed size

@@ -1,5 +1,5 @@
 /*
- * cg_classic.c: classic tapes (seed 000 section 1.3), read and written.
+ * cg_classic.c: classic tapes (Bischof & Hu 1991, sec. 1.3), read and written.
  *
  * Layout (doc/formats.md is the reference):
  *   header   8 fields, each a decimal integer right-aligned in 10 ASCII bytes:

@@ -3,7 +3,7 @@
  *
  * Reproduces ADOL-C 2.7.2's zos_forward (ADOL-C/src/uni5_for.c, _ZOS_ case)
  * bit for bit: every opcode performs the same double operations in the same
- * order, on a zero-initialised store (shared/reference/adolc-tape-format.md
+ * order, on a zero-initialised store (doc/adolc-format.md
  * section 5 for the operand meanings; records arrive in cgwb's canonical
  * order, outputs first, see cg_ops.h).
  *

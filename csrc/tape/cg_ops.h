@@ -2,14 +2,14 @@
  * cg_ops.h: the tape opcode set of cgwb.
  *
  * One table holds every operation a cgwb tape can contain.  Codes below 150
- * are ADOL-C 2.7.2's own numbers and names (shared/reference/adolc-tape-format.md,
+ * are ADOL-C 2.7.2's own numbers and names (doc/adolc-format.md,
  * section 5), so an ADOL-C tape needs no renaming and statistics show ADOL-C's
- * names.  Codes from 150 on are the operations of seed 000's appendix that
+ * names.  Codes from 150 on are the operations of Bischof & Hu's appendix that
  * ADOL-C 2.x no longer writes (`plus_a_d`, `div_a_d`, `eq_div_a`, `tan_op`, ...):
  * the Lua tracer and hand-written tapes use them.
  *
  * Operand order.  Inside cgwb every record lists its locations in one
- * canonical order, the order of seed 000's tables: the locations written
+ * canonical order, the order of Bischof & Hu's tables: the locations written
  * first (`nout` of them), then the locations read, then the constants.  So
  * `plus_a_a 5 1 2` is L5 = L1 + L2 and `assign_d 3 3.0` is L3 = 3.0.  An
  * in-place record (`eq_plus_a 5 1`: L5 += L1) names its result once, first.

@@ -1,6 +1,6 @@
 /*
  * cg_stats.c: which locations a record reads and writes, and tape statistics
- * in the form of seed 000's Table 1 (section 4.1), computed while streaming.
+ * in the form of Table 1 of Bischof & Hu 1991 (section 4.1), computed while streaming.
  */
 #include <string.h>
 

@@ -482,7 +482,7 @@ cg_tape *cg_tape_load(cg_alloc *A, const char *path, cg_error *e) {
 /* {==== readers: detection and dispatch ====} */
 
 /* True if the first 80 bytes are the 8 ten-byte ASCII integers of a classic
- * tape (seed 000 section 1.3). */
+ * tape (Bischof & Hu 1991, sec. 1.3). */
 static int looks_classic(const unsigned char *b, size_t n) {
   size_t f, i;
   if (n < 80) return 0;

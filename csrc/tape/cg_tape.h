@@ -3,7 +3,7 @@
  *
  * A tape is a sequence of records (cg_rec): an opcode of cg_ops.h, its
  * locations in canonical order (outputs first) and its constants.  Three file
- * formats are read (ADOL-C 2.x tape sets, classic tapes of seed 000 section 1.3,
+ * formats are read (ADOL-C 2.x tape sets, classic tapes of Bischof & Hu 1991, sec. 1.3,
  * text tapes), the last two are written; doc/formats.md defines them.
  *
  * Readers stream: cg_reader_next hands out one record at a time (and
@@ -40,7 +40,7 @@ typedef struct cg_tapeinfo {
   int ver[3];
   uint64_t stats[18];
   uint64_t n_param;
-  /* classic: the 8 header fields of seed 000 section 1.3 */
+  /* classic: the 8 header fields of Bischof & Hu 1991, sec. 1.3 */
   uint64_t classic[8];
 } cg_tapeinfo;
 

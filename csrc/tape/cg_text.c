@@ -1,5 +1,5 @@
 /*
- * cg_text.c: text tapes, one record per line in the style of seed 000's
+ * cg_text.c: text tapes, one record per line in the style of Bischof & Hu's
  * tables: `plus_a_a 5 1 2`, `assign_d 3 3.0`, `assign_ind 0 1.5` (the value
  * of the independent is optional, all or none).  `#` starts a comment.  The
  * locations come in canonical order (cg_ops.h), then the constants.

@@ -1,5 +1,5 @@
 /*
- * bratu.cpp -- the "Bratu" application of seed 000 (Bischof & Hu 1991, section 4):
+ * bratu.cpp -- the "Bratu" application of Bischof & Hu 1991 (section 4):
  * solid-fuel ignition (Bratu) problem in a section of a cylindrical combustion
  * chamber, radial symmetry, two-dimensional (r, z) grid with mixed boundary
  * conditions.  Default grid 40 x 80: 3200 independents, 3200 dependents.

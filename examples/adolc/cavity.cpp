@@ -1,5 +1,5 @@
 /*
- * cavity.cpp -- the "Cavity" application of seed 000 (Bischof & Hu 1991, section 4):
+ * cavity.cpp -- the "Cavity" application of Bischof & Hu 1991 (section 4):
  * flow in a driven cavity, MINPACK-2 dfdcfj (Averick, October 1991): stream-function
  * formulation of the incompressible Navier-Stokes equations on the unit square,
  * lid moving with unit velocity along the top.  Default grid 31 x 31: 961

@@ -7,7 +7,7 @@
  *   1. evaluate the function in plain double at x0,
  *   2. chdir into OUTDIR and record the tape there with trace_on(tag) ...
  *      trace_off(1), so the files ADOLC-{Operations,Locations,Values}_<tag>.tap
- *      stay on disk (see /work/shared/reference/adolc-tape-format.md),
+ *      stay on disk (see doc/adolc-format.md),
  *   3. re-evaluate the tape with zos_forward in the same process (a process
  *      that only READS a disk tape deletes it at exit) and compare with step 1,
  *   4. write <name>.x (x0) and <name>.y (the dependents from zos_forward),

@@ -1,5 +1,5 @@
 /*
- * shallow.cpp -- the "Shallow" application of seed 000 (Bischof & Hu 1991, section 4):
+ * shallow.cpp -- the "Shallow" application of Bischof & Hu 1991 (section 4):
  * shallow-water model on a doubly periodic M x N grid (default 9 x 9), 3 fields
  * (u, v, p) = 243 independents (the initial state), integrated over S = 31 time
  * steps; one dependent: the sum of squares between synthetic "measured" values

@@ -1,5 +1,5 @@
 --[[
-bratu.lua: the "Bratu" application of seed 000 (Bischof & Hu 1991, section 4)
+bratu.lua: the "Bratu" application of Bischof & Hu 1991 (section 4)
 for the Lua tracer, a line-by-line port of examples/adolc/bratu.cpp (see its
 header for the PDE, the grid and the starting point).
 

@@ -1,5 +1,5 @@
 --[[
-cavity.lua: the "Cavity" application of seed 000 (Bischof & Hu 1991,
+cavity.lua: the "Cavity" application of Bischof & Hu 1991 (
 section 4) for the Lua tracer, a line-by-line port of
 examples/adolc/cavity.cpp (MINPACK-2 dfdcfj: stream-function formulation of
 the driven cavity; see the C++ header for the stencil and the starting point).

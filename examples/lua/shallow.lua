@@ -1,5 +1,5 @@
 --[[
-shallow.lua: the "Shallow" application of seed 000 (Bischof & Hu 1991,
+shallow.lua: the "Shallow" application of Bischof & Hu 1991 (
 section 4) for the Lua tracer, a line-by-line port of
 examples/adolc/shallow.cpp (see its header for Sadourny's scheme, the
 periodic continuation, the synthetic measurements and the starting point).

@@ -35,7 +35,7 @@ end
 local commands = {}
 
 commands.stats = {
-  help = "Tape statistics in the form of seed 000's Table 1.",
+  help = "Tape statistics in the form of Table 1 of Bischof & Hu 1991.",
   setup = function(p)
     p:argument("tape", "A classic, text or ADOL-C tape (any file of the set).")
     p:flag("--json", "Machine-readable output.")
@@ -133,10 +133,10 @@ commands.run = {
 
 -- The graph builder's switches, shared by every command that builds a graph.
 local function graph_switches(p)
-  p:flag("--no-assign-removal", "Keep assignments as copy nodes (seed 000 section 2.2).")
+  p:flag("--no-assign-removal", "Keep assignments as copy nodes (Bischof & Hu 1991, sec. 2.2).")
   p:flag("--no-hoist", "Do not hoist unary chains into supernodes (section 2.3).")
   p:flag("--no-dead-roots", "Keep dead roots (section 2.4).")
-  p:flag("--paper-hoists", "Give up hoists after dead-root removal, as the seed did.")
+  p:flag("--paper-hoists", "Give up hoists after dead-root removal, as Bischof & Hu did.")
   p:flag("--no-guards", "Drop branch records instead of keeping them as guards.")
   p:option("--at", "The point: values of the independents, one per line.")
 end
@@ -169,7 +169,7 @@ local function table3_counts(g, tape)
 end
 
 commands.graph = {
-  help = "Builds the computational graph; Tables 2-4 of seed 000, histograms, memory.",
+  help = "Builds the computational graph; Tables 2-4 of Bischof & Hu 1991, histograms, memory.",
   setup = function(p)
     p:argument("tape", "A classic, text or ADOL-C tape.")
     graph_switches(p)
@@ -205,7 +205,7 @@ commands.graph = {
       return
     end
     local report = require "cgwb.report"
-    io.write(a.tape, "\n\nEffect of the graph optimizations (seed 000, Table 2)\n")
+    io.write(a.tape, "\n\nEffect of the graph optimizations (Bischof & Hu 1991, Table 2)\n")
     io.write(report.table2(s), "\n\nOpcodes per graph node (Table 4)\n")
     io.write(report.table4(s), "\n\nThe graph written back as a tape (Table 3)\n")
     io.write(report.table3(orig, new), "\n\n")
@@ -247,7 +247,7 @@ commands.eval = {
 }
 
 commands.codegen = {
-  help = "C code for the graph, scheduled by levels, slots from the live analysis (seed 000 section 3).",
+  help = "C code for the graph, scheduled by levels, slots from the live analysis (Bischof & Hu 1991, sec. 3).",
   setup = function(p)
     p:argument("tape", "A classic, text or ADOL-C tape.")
     graph_switches(p)

@@ -1,4 +1,4 @@
---- Jacobian accumulation by elimination (seed 004 section 1): orderings by
+--- Jacobian accumulation by elimination (Hovland, Norris, Utke & Strout, sec. 1): orderings by
 -- name or as Lua code, and the drivers the command line uses.
 --
 -- An ordering ("spec") is one of:

@@ -31,18 +31,18 @@ end
 -- "asap", "alap"), a function level(id, g) -> integer, or an array; checked
 -- (every child strictly below its parents).  Returns an array of levels.
 M.levels = core.levels
---- A schedule (seed 000 section 3.1): levels plus storage slots from the
+--- A schedule (Bischof & Hu 1991, sec. 3.1): levels plus storage slots from the
 -- double-stack live analysis.  (g [, scheme [, {inline_leaves=, sequential=}]])
 M.schedule = core.schedule
 M.level_schemes = core.level_schemes
 
---- C code for graph g (seed 000 section 3.2); see cgwb.sched.codegen.
+--- C code for graph g (Bischof & Hu 1991, sec. 3.2); see cgwb.sched.codegen.
 function M.codegen(g, opts)
   return require("cgwb.sched").codegen(g, opts)
 end
 
 --- The linearized graph of a tape (path or cgwb.Tape) at its point, or at
--- opts.at (seed 004 section 1).  Returns a cgwb.LinGraph or nil, message.
+-- opts.at (Hovland, Norris, Utke & Strout, sec. 1).  Returns a cgwb.LinGraph or nil, message.
 function M.linearize(tape, opts)
   return require("cgwb.elim").linearize(tape, opts)
 end

@@ -1,4 +1,4 @@
---- Text reports: the tables of seed 000 section 4, laid out for people.
+--- Text reports: the tables of Bischof & Hu 1991, sec. 4, laid out for people.
 local M = {}
 
 M.adolc_stat_names = {
@@ -55,7 +55,7 @@ function M.header_lines(s)
   return lines
 end
 
---- Table 1 of seed 000 from cgwb.core.stats output.  Death notices are not
+--- Table 1 of Bischof & Hu 1991 from cgwb.core.stats output.  Death notices are not
 -- operations (as in the paper) and are listed below the totals.
 function M.table1(s)
   local rows = { { "opcode", "# operations", "% operations", "# bytes", "% bytes" } }
@@ -70,7 +70,7 @@ function M.table1(s)
   return M.columns(rows)
 end
 
---- Table 2 of seed 000: the effect of the graph optimizations.
+--- Table 2 of Bischof & Hu 1991: the effect of the graph optimizations.
 function M.table2(s)
   local total = s.tape_operations
   local function row(name, v) return { name, tostring(v), pct(v, total) } end
@@ -84,7 +84,7 @@ function M.table2(s)
   }
 end
 
---- Table 4 of seed 000: opcodes per graph node.
+--- Table 4 of Bischof & Hu 1991: opcodes per graph node.
 function M.table4(s)
   local rows = { { "# opcodes/node", "nodes", "%" } }
   for i = 2, #s.opcodes_per_node do
@@ -94,7 +94,7 @@ function M.table4(s)
   return M.columns(rows)
 end
 
---- Table 3 of seed 000: the graph written back as a tape, against the original.
+--- Table 3 of Bischof & Hu 1991: the graph written back as a tape, against the original.
 -- orig and new are {operations, bytes} of classic encodings.
 function M.table3(orig, new)
   local function saving(a, b) return ("%.1f"):format(a == 0 and 0 or 100 * (a - b) / a) end

@@ -12,7 +12,7 @@ cgwb.trace: record a tape from a Lua function by operator overloading.
   end, { 1.0, 2.0 })           -- the recording point x0; returns a cgwb.Tape
 
 Operators on actives: + - * / ^ unary minus, < <= > >= with numbers or actives.
-Mixed with numbers they use seed 000's names: x+c plus_a_d, c+x plus_d_a,
+Mixed with numbers they use Bischof & Hu's names: x+c plus_a_d, c+x plus_d_a,
 x-c min_a_d, c-x min_d_a, x*c mult_a_d, c*x mult_d_a, x/c div_a_d, c/x div_d_a.
 x^c is pow_op; c^x and x^y are exp(x*log(c)) and exp(y*log(x)) as ordinary ops.
 T.exp log sqrt sin cos tan atan asin acos abs pow(a, b) eq(a, b) ne(a, b) and
@@ -35,7 +35,7 @@ the end of the assign_ind block; virtual locations are then mapped to
 physical slots, lowest free slot first, outputs allocated before the record's
 dying inputs are released (so a record never writes a slot it reads, except
 the in-place eq_* records).  When slots die, `death_not lo hi` records (one
-per contiguous range) follow the record of their last access, as in seed 000
+per contiguous range) follow the record of their last access, as in Bischof & Hu 1991
 section 1.2; none is written after the last record that writes a location.
 
 opts (third argument of record):

@@ -1,7 +1,7 @@
 -- compare-jac.lua A.mtx B.mtx: compares two Matrix Market Jacobians entry by
 -- entry, a missing entry reading as 0.  Equal to rounding: |a - b| <=
 -- 1e-12 * max(|a|, |b|) + 1e-15 (ADOL-C leaves some exact zeros as 1e-17,
--- shared/reference/adolc-tape-format.md section 11).  Prints one line;
+-- doc/adolc-format.md section 11).  Prints one line;
 -- exit 0 when equal.
 local function read(path)
   local f = assert(io.open(path))

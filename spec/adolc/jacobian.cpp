@@ -5,7 +5,7 @@
  *   jacobian tape TAG N M XFILE OUT.mtx
  *       in a directory holding a COPY of the tape set ADOLC-*_TAG.tap (a
  *       process that only reads a disk tape deletes it at exit:
- *       shared/reference/adolc-tape-format.md section 11): jacobian() at the
+ *       doc/adolc-format.md section 11): jacobian() at the
  *       point in XFILE (one value per line), written as Matrix Market.
  *   jacobian random SEED TAG
  *       records a random program (seeded) as tape TAG in the current

@@ -5,7 +5,7 @@
  * Usage: record [--obs N --lbs N --vbs N]   (in the directory to write to)
  *   Without options the default (large) buffers are used: single-block files.
  *   With small sizes the files are multi-block and carry block markers
- *   (shared/reference/adolc-tape-format.md 4.6; smallest working: 3/43/5).
+ *   (doc/adolc-format.md 4.6; smallest working: 3/43/5).
  *
  * yt0/yt1 are the ground truth: zos_forward of Debian's 2.7.2 reads
  * ref_assign_p's operands in the wrong order, so y differs from yt there.
