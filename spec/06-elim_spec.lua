@@ -1,5 +1,5 @@
--- Jacobian accumulation by elimination (Hovland, Norris, Utke & Strout, sec. 1; Utke, Flattening Basic Blocks section
--- 1 and 6.2; Naumann's face elimination): every ordering and every mode
+-- Jacobian accumulation by elimination (Hovland, Norris, Utke & Strout, sec. 1; Utke, Flattening Basic
+-- Blocks, secs. 1 and 6.2; Naumann's face elimination): every ordering and every mode
 -- gives the Jacobian of the forward and reverse sweeps, costs are the
 -- multiplications performed, the exact ordering is optimal, and the Lua
 -- interfaces (scores, chains, choose, replay) behave.

@@ -257,9 +257,8 @@ typedef struct cg_xorder {
 int cg_lin_eliminate_edges(cg_lin *g, const cg_xorder *o, cg_cost *c, cg_steps *steps,
                            cg_error *e);
 
-/* Face elimination on the directed line graph (Naumann 2004, Utke, Flattening Basic Blocks
- * reference 12).  The line graph has a vertex per edge of g plus one source
- * vertex per independent and one sink vertex per dependent; a face is a
+/* Face elimination on the directed line graph (Naumann 2004).  The line graph has a vertex per edge of g plus one
+ * source vertex per independent and one sink vertex per dependent; a face is a
  * pair of adjacent line vertices ((i, j), (j, k)).  Eliminating a face with j
  * intermediate multiplies the two weights and either adds the product into
  * a vertex (i, k) with the same predecessors and successors (absorption) or

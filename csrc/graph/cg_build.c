@@ -1265,5 +1265,9 @@ cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const c
     g = NULL;
   }
   b_free(&B);
+  if (g && x && cg_tape_forward(t, x, NULL, &g->branch, e)) { /* a new point: did it leave the tape's branch? */
+    cg_graph_free(g);
+    g = NULL;
+  }
   return g;
 }

@@ -80,6 +80,8 @@ typedef struct cg_graph {
   uint32_t *indep, *dep;
   cg_guard *guard;
   cg_gstats st;
+  cg_branch branch; /* built at a new point: the records whose outcome differs
+                     * from taping there (the tape's own forward sweep); else 0 */
   char *warnings; /* newline-separated, NULL if none */
   size_t warnings_len;
   char source[4096];
@@ -90,7 +92,11 @@ typedef struct cg_graph {
  * has no values, and tapes whose structure depends on values (subscripts,
  * references) are refused.  A build whose estimate (cg_graph_estimate)
  * exceeds o->mem_limit is refused at once with CG_ENOMEM and a message giving
- * the estimate.  Cost O(records); memory about cg_graph_estimate bytes. */
+ * the estimate.  Built at x, g->branch reports the branch records and
+ * conditionals whose outcome at x differs from taping (first: the 0-based
+ * record), as cg_tape_forward counts them: the graph is that of the recorded
+ * branch, so values and derivatives from it are not f's at x when the count is
+ * not 0.  Cost O(records); memory about cg_graph_estimate bytes. */
 cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const cg_gopts *o,
                          cg_error *e);
 void cg_graph_free(cg_graph *g);

@@ -42,6 +42,9 @@ void lcg_push_ids(lua_State *L, const uint32_t *ids, size_t n);
 const double *lcg_optpoint(lua_State *L, int idx, uint64_t n, const char *fn);
 /* Pushes {y}, the number of branch changes, the first (1-based) or nil. */
 int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch *br);
+/* Pushes the number of branch changes, the first changed record (1-based)
+ * and its opcode's name (both nil when none); returns 3. */
+int lcg_push_branch(lua_State *L, const cg_branch *br);
 
 /* Where text output goes: a file written through a temporary name, or a
  * string returned to Lua (path NULL). */

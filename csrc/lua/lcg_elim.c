@@ -15,6 +15,7 @@ typedef struct llin {
   cg_lin *g;
   cg_alloc A;
   int busy;
+  cg_branch br; /* of the graph it was linearized from (cg_graph.branch) */
 } llin;
 
 static int lin_free(lua_State *L) {
@@ -42,6 +43,7 @@ static llin *newlin(lua_State *L) {
   llin *u = (llin *)lua_newuserdatauv(L, sizeof *u, 0);
   u->g = NULL;
   u->busy = 0;
+  memset(&u->br, 0, sizeof u->br);
   lcg_alloc(L, &u->A);
   luaL_setmetatable(L, LCG_LIN);
   return u;
@@ -61,7 +63,14 @@ static int l_linearize(lua_State *L) {
   u->g = cg_lin_from_graph(gr, &e);
   if (!u->g) return lcg_fail(L, &e);
   u->g->A = &u->A; /* the same Lua allocator, owned by this object: the graph may go first */
+  u->br = gr->branch;
   return 1;
+}
+
+/* lg:branch_changes() -> count, first record (1-based) or nil, its opcode or
+ * nil: as g:branch_changes() of the graph lg was linearized from. */
+static int lin_branch_changes(lua_State *L) {
+  return lcg_push_branch(L, &checklin(L, 1)->br);
 }
 
 /* A graph-file parser of csrc/elim (cg_lin_read_cg, cg_lin_read_eliad). */
@@ -89,6 +98,7 @@ static int lin_copy(lua_State *L) {
   u->g = cg_lin_copy(s->g, &e);
   if (!u->g) return lcg_fail(L, &e);
   u->g->A = &u->A; /* own the allocator: the source may be freed first */
+  u->br = s->br;
   return 1;
 }
 
@@ -406,6 +416,12 @@ static int lin_jacobian(lua_State *L) {
   if (rc) return lcg_fail(L, &e);
   push_jac(L, &J);
   cg_jac_free(&u->A, &J);
+  if (u->br.count) { /* never a silent value: J is the recorded branch's */
+    lcg_push_branch(L, &u->br);
+    lua_setfield(L, -4, "first_changed_op");
+    lua_setfield(L, -3, "first_changed_record");
+    lua_setfield(L, -2, "branch_changes");
+  }
   return 1;
 }
 
@@ -666,6 +682,7 @@ static const luaL_Reg lin_methods[] = {
     {"succs", lin_succs},         {"weight", lin_weight},       {"copy", lin_copy},
     {"elim_vertex", lin_elim_vertex}, {"elim_edge", lin_elim_edge}, {"eliminate", lin_eliminate},
     {"replay", lin_replay},       {"exact", lin_exact},         {"jacobian", lin_jacobian},
+    {"branch_changes", lin_branch_changes},
     {"write_mtx", lin_write_mtx}, {"write_cg", lin_write_cg},   {"dot", lin_dot},
     {"check", lin_check},         {"intermediates", lin_intermediates}, {"node", lin_node},
     {"eliminate_edges", lin_eliminate_edges}, {"eliminate_faces", lin_eliminate_faces},

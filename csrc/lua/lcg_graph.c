@@ -74,7 +74,7 @@ static uint64_t default_mem_limit(void) {
 
 /* core.build_graph(tape [, {assign_removal=, hoist=, dead_roots=,
  *   recover_hoists=, guards=, death_unlink=, mem_limit=, at={x...}}])
- *   -> Graph | nil, msg.  mem_limit: bytes (0 = none), by default
+ *   -> Graph, branch changes, first changed record | nil, msg.  mem_limit: bytes (0 = none), by default
  *   default_mem_limit(). */
 static int l_build_graph(lua_State *L) {
   ltape *t = lcg_checktape(L, 1);
@@ -111,7 +111,16 @@ static int l_build_graph(lua_State *L) {
   luaL_setmetatable(L, LCG_GRAPH);
   u->g = cg_graph_build(&u->A, t->t, x, &o, &e);
   if (!u->g) return lcg_fail(L, &e);
-  return 1;
+  lcg_push_branch(L, &u->g->branch);
+  lua_pop(L, 1); /* the opcode's name: g:branch_changes() has it */
+  return 3;
+}
+
+/* g:branch_changes() -> count, first record (1-based) or nil, its opcode or
+ * nil: the branch records and conditionals whose outcome at the point the
+ * graph was built at differs from taping (0 at the tape's own point). */
+static int g_branch_changes(lua_State *L) {
+  return lcg_push_branch(L, &checkgraph(L, 1)->g->branch);
 }
 
 static int g_n(lua_State *L) {
@@ -372,7 +381,7 @@ static const luaL_Reg graph_methods[] = {
     {"roots", g_roots},   {"leaves", g_leaves},             {"children", g_children},
     {"parents", g_parents}, {"chain", g_chain},             {"value", g_value},
     {"flags", g_flags},   {"height", g_height},             {"depth", g_depth},
-    {"eval", g_eval},     {"stats", g_stats},               {"warnings", g_warnings},
+    {"eval", g_eval},     {"branch_changes", g_branch_changes},     {"stats", g_stats},               {"warnings", g_warnings},
     {"dot", g_dot},       {"print", g_print},               {"to_tape", g_to_tape},
     {"nodes", g_nodes},   {"free", g_free},                 {NULL, NULL}};
 

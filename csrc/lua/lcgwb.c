@@ -77,6 +77,16 @@ int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch
   return 3;
 }
 
+int lcg_push_branch(lua_State *L, const cg_branch *br) {
+  const cg_opinfo *op = br->count ? cg_op(br->first_op) : NULL;
+  lua_pushinteger(L, (lua_Integer)br->count);
+  if (br->count) lua_pushinteger(L, (lua_Integer)br->first + 1);
+  else lua_pushnil(L);
+  if (op && op->name) lua_pushstring(L, op->name);
+  else lua_pushnil(L);
+  return 3;
+}
+
 int lcg_sink_open(lua_State *L, lcg_sink *s, const char *path, cg_error *e) {
   memset(s, 0, sizeof *s);
   s->path = path;

@@ -168,13 +168,19 @@ function M.resolve(arg)
 end
 
 --- Linearized graph of a tape (path or cgwb.Tape) at its point or `at`.
+-- Returns lg, the number of branch records and conditionals whose outcome at
+-- `at` differs from taping, and the first of them (a 1-based record, nil when
+-- none): lg is the recorded branch's graph, so its derivatives are f's at
+-- `at` only when the count is 0.  Or nil, message.
 function M.linearize(tape, opts)
   local cgwb = require "cgwb"
   local g, err = cgwb.build_graph(tape, opts)
   if not g then return nil, err end
   local lg, err2 = core.linearize(g)
   g:free()
-  return lg, err2
+  if not lg then return nil, err2 end
+  local changes, first = lg:branch_changes()
+  return lg, changes, first
 end
 
 -- {==== edge and face modes ====}
@@ -303,8 +309,8 @@ function M.simulate(lg, order, emit)
   return mults, pred, succ
 end
 
---- C code of the multiply-add sequence that a vertex order performs (seed
--- 004 section 1: each elimination generates code): a function
+--- C code of the multiply-add sequence that a vertex order performs
+-- (Hovland, Norris, Utke & Strout, sec. 1: each elimination generates code): a function
 --   void NAME(const double *w, double *J)
 -- where w holds the local partials of lg's edges in the order of `inputs`
 -- (by head, then tail: {i, k} pairs, 1-based vertices) and J receives the

@@ -1,5 +1,5 @@
---- cgwb.sched: level schemes from Lua files, the level distribution (seed
--- 000 Figure 11) as CSV and PNG, and a one-call code generator.
+--- cgwb.sched: level schemes from Lua files, the level distribution
+-- (Bischof & Hu 1991, Figure 11) as CSV and PNG, and a one-call code generator.
 local core = require "cgwb.core"
 
 local M = {}

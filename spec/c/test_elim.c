@@ -1,5 +1,5 @@
-/* test_elim.c: vertex, edge and face elimination on generated graphs (seed
- * 004 section 1), against independent computations:
+/* test_elim.c: vertex, edge and face elimination on generated graphs
+ * (Hovland, Norris, Utke & Strout, sec. 1), against independent computations:
  *  - the order of cg_lin_eliminate (heap and small-key bit set) equals a
  *    naive selection that rescans every intermediate each step (Markowitz,
  *    min-fill, relative Markowitz, chains; ties to the highest or lowest id),
