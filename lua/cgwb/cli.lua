@@ -1,7 +1,7 @@
 --- The cgwb command line: a thin layer over the Lua API.
 -- Results go to stdout, everything else to stderr.  Exit status 0 on success,
--- 1 on a runtime error, 2 on bad usage or bad input, 3 when an evaluation
--- leaves the recorded branch (DESIGN.md, "Command line").
+-- 1 on a runtime error, 2 on bad usage or bad input, 3 when a point leaves the
+-- branch recorded on the tape (doc/usage.md, "Exit status").
 local argparse = require "argparse"
 
 local M = {}
@@ -22,12 +22,87 @@ end
 
 local function cgwb() return require "cgwb" end
 
--- Reads a point file (--at X).
+-- {==== arguments ====}
+
+-- Long options that take a value (filled by `option`), so that a negative
+-- number after one is its value, not an option.
+local valued = {}
+
+-- p:option(names, ...) that remembers the option's names in `valued`.
+local function option(p, names, ...)
+  for name in names:gmatch("%S+") do valued[name] = true end
+  return p:option(names, ...)
+end
+
+-- A converter for an integer option: lo <= value <= hi, else a usage error.
+local function int_in(name, lo, hi)
+  return function(s)
+    local v = math.tointeger(tonumber(s))
+    if not v or v < lo or v > hi then
+      return nil, ("%s takes an integer from %.0f to %.0f, got '%s'"):format(name, lo, hi, s)
+    end
+    return v
+  end
+end
+
+-- "-" names standard output wherever a file is written.
+local function out_path(path)
+  if path == "-" then return "/dev/stdout" end
+  return path
+end
+
+-- The one wording for an input that cannot be read: "FILE: cannot open: why".
+local function readable(path)
+  local fh, err = io.open(path, "rb")
+  if not fh then
+    fail(2, ("%s: cannot open: %s"):format(path, (err or ""):gsub("^.-: ", "")))
+  end
+  local ok, why, errno = fh:read(0)
+  fh:close()
+  if ok == nil and errno == 21 then fail(2, path .. ": is a directory") end -- EISDIR, as the core says
+  if ok == nil and why then fail(2, ("%s: cannot open: %s"):format(path, why)) end
+  return path
+end
+
+-- Whether a file that failed to read as one kind reads as the other: the
+-- hint for the wrong command (only on the failure path, so its cost is moot).
+local function is_graph_file(path) return cgwb().read_graph(path) ~= nil end
+local function is_tape(path) return cgwb().read_tape(path) ~= nil end
+
+-- Reads a tape, or fails with a hint when the file is a graph file.
+local function read_tape(path)
+  local tape, err = cgwb().read_tape(readable(path))
+  if tape then return tape end
+  if is_graph_file(path) then
+    fail(2, ("%s is a graph file (.cg or EliAD), not a tape: use `cgwb eliminate %s`"):format(path, path))
+  end
+  fail(2, err)
+end
+
 -- Reads a point file (--at X) that must hold n values (bad input otherwise).
 local function read_point(path, n)
-  local x = check(cgwb().read_point(path))
+  local x = check(cgwb().read_point(readable(path)))
   if #x ~= n then fail(2, ("%s: %d values for %d independents"):format(path, #x, n)) end
   return x
+end
+
+-- The message for a point that leaves the recorded branch (exit 3).
+-- ignoring: --ignore-branches was given (a warning, not a failure).
+local function branch_message(changes, record, op, what, ignoring)
+  return ("%d branch or conditional outcome(s) differ from the recorded point, first at record %d%s: "
+    .. "the tape is not valid there, %s%s")
+    :format(changes, record, op and (" (" .. op .. ")") or "", what,
+            ignoring and "" or " (--ignore-branches goes on anyway)")
+end
+
+-- Fails with status 3 when the graph was built at a point that leaves the
+-- tape's branch, unless --ignore-branches; warns on stderr if it is given.
+local function check_branches(g, a, what)
+  local changes, record, op = g:branch_changes()
+  if changes == 0 then return end
+  local msg = branch_message(changes, record, op, what, a.ignore_branches)
+  if not a.ignore_branches then fail(3, msg) end
+  io.stderr:write("cgwb ", a.command, ": warning: ", msg, "\n")
 end
 
 -- {==== commands ====}
@@ -36,12 +111,17 @@ local commands = {}
 
 commands.stats = {
   help = "Tape statistics in the form of Table 1 of Bischof & Hu 1991.",
+  example = "cgwb stats examples/tapes/bratu.tap --json",
   setup = function(p)
     p:argument("tape", "A classic, text or ADOL-C tape (any file of the set).")
     p:flag("--json", "Machine-readable output.")
   end,
   run = function(a)
-    local s = check(cgwb().tape_stats(a.tape))
+    local s, err = cgwb().tape_stats(readable(a.tape))
+    if not s then
+      if is_graph_file(a.tape) then read_tape(a.tape) end -- fails with the hint
+      fail(2, err)
+    end
     if a.json then
       local json = require "cgwb.json"
       local opcodes = {}
@@ -72,34 +152,36 @@ commands.stats = {
   end,
 }
 
-local function out_format(a)
+local function out_format(a, path)
   if a.format then return a.format end
-  if a.output:match("%.txt$") or a.output:match("%.ttape$") then return "text" end
+  if path:match("%.txt$") or path:match("%.ttape$") then return "text" end
   return "classic"
 end
 
 commands.convert = {
   help = "Converts between tape formats (ADOL-C set -> classic, classic <-> text).",
+  example = "cgwb convert examples/tapes/ADOLC-Operations_3.tap cavity.tap --at examples/tapes/cavity.x",
   setup = function(p)
     p:argument("input", "Tape to read.")
-    p:argument("output", "Tape to write (.txt: text, otherwise classic).")
-    p:option("--at", "Values of the independents, one per line (ADOL-C tapes carry none).")
-    p:option("--format", "Output format."):choices { "classic", "text" }
+    p:argument("output", "Tape to write (.txt: text, otherwise classic; - for standard output).")
+    option(p, "--at", "Values of the independents, one per line (ADOL-C tapes carry none).")
+    option(p, "--format", "Output format."):choices { "classic", "text" }
   end,
   run = function(a)
-    local tape = check(cgwb().read_tape(a.input))
+    local tape = read_tape(a.input)
     if a.at then tape:set_x0(read_point(a.at, tape:n())) end
-    check(tape:write(a.output, out_format(a)))
+    check(tape:write(out_path(a.output), out_format(a, a.output)))
   end,
 }
 
 commands.trace = {
   help = "Records a tape from a Lua function through the tracer.",
+  example = "cgwb trace examples/lua/bratu.lua --set nx=10 --set ny=10 -o bratu-small.tap",
   setup = function(p)
     p:argument("script", "A Lua script returning { f = function(x, T) ... end, x0 = {...} }.")
-    p:option("-o --output", "Tape to write (.txt: text, otherwise classic)."):count(1)
-    p:option("--format", "Output format."):choices { "classic", "text" }
-    p:option("--set", "Script option NAME=VALUE (repeatable), passed in opts."):count("*")
+    option(p, "-o --output", "Tape to write (.txt: text, otherwise classic; - for standard output)."):count(1)
+    option(p, "--format", "Output format."):choices { "classic", "text" }
+    option(p, "--set", "Script option NAME=VALUE (repeatable), passed in opts."):count("*")
   end,
   run = function(a)
     local opts = {}
@@ -108,19 +190,21 @@ commands.trace = {
       if not k then fail(2, "--set expects NAME=VALUE, got " .. kv) end
       opts[k] = tonumber(v) or v
     end
-    local tape = check(require("cgwb.trace").run_script(a.script, opts))
-    check(tape:write(a.output, out_format(a)))
+    local tape = check(require("cgwb.trace").run_script(readable(a.script), opts))
+    check(tape:write(out_path(a.output), out_format(a, a.output)))
   end,
 }
 
 commands.run = {
-  help = "Runs an experiment script with cgwb preloaded (arg and ... as in lua).",
+  help = "Runs an experiment script with cgwb preloaded; every argument after the script "
+    .. "is the script's (arg and ... as in lua).",
+  example = "cgwb run examples/markowitz.lua examples/tapes/bratu.tap --at examples/tapes/bratu.x",
   setup = function(p)
     p:argument("script", "The Lua script.")
-    p:argument("args", "Arguments for the script."):args("*")
+    p:argument("args", "Arguments for the script, passed as they are (options too)."):args("*")
   end,
   run = function(a)
-    local chunk, err = loadfile(a.script)
+    local chunk, err = loadfile(readable(a.script))
     if not chunk then fail(2, err) end
     package.loaded.cgwb = cgwb()
     local script_arg = { [0] = a.script }
@@ -134,16 +218,16 @@ commands.run = {
 -- The graph builder's switches, shared by every command that builds a graph.
 local function graph_switches(p)
   p:flag("--no-assign-removal", "Keep assignments as copy nodes (Bischof & Hu 1991, sec. 2.2).")
-  p:flag("--no-hoist", "Do not hoist unary chains into supernodes (section 2.3).")
-  p:flag("--no-dead-roots", "Keep dead roots (section 2.4).")
+  p:flag("--no-hoist", "Do not hoist unary chains into supernodes (sec. 2.3).")
+  p:flag("--no-dead-roots", "Keep dead roots (sec. 2.4).")
   p:flag("--paper-hoists", "Give up hoists after dead-root removal, as Bischof & Hu did.")
   p:flag("--no-guards", "Drop branch records instead of keeping them as guards.")
-  p:option("--at", "The point: values of the independents, one per line.")
+  option(p, "--at", "The point: values of the independents, one per line.")
 end
 
 -- Reads the tape and builds its graph with the switches of `a`.
 local function build(a)
-  local tape = check(cgwb().read_tape(a.tape))
+  local tape = read_tape(a.tape)
   local opts = {
     assign_removal = not a.no_assign_removal, hoist = not a.no_hoist,
     dead_roots = not a.no_dead_roots, recover_hoists = not a.paper_hoists,
@@ -168,28 +252,35 @@ local function table3_counts(g, tape)
   return { o_ops, o_bytes }, { n_ops, n_bytes }
 end
 
+local MAX_ID = 4294967295 -- node ids and limits are 32-bit
+
 commands.graph = {
   help = "Builds the computational graph; Tables 2-4 of Bischof & Hu 1991, histograms, memory.",
+  example = "cgwb graph examples/tapes/cavity.tap --dot cavity.dot --node 100 --limit 50",
   setup = function(p)
     p:argument("tape", "A classic, text or ADOL-C tape.")
     graph_switches(p)
     p:flag("--json", "Machine-readable output.")
-    p:option("--dot", "Write the graph (or the subgraph of --node) as DOT to FILE.")
-    p:option("--node", "Root of the subgraph for --dot and --print (1-based id)."):convert(tonumber)
-    p:option("--limit", "At most this many nodes in a subgraph.", "500"):convert(tonumber)
+    option(p, "--dot", "Write the graph (or the subgraph of --node) as DOT to FILE (- for standard output).")
+    option(p, "--node", "Root of the subgraph for --dot and --print (1-based id)."):convert(int_in("--node", 1, MAX_ID))
+    option(p, "--limit", "At most this many nodes in a subgraph, the cut frontier included.", "500")
+      :convert(int_in("--limit", 1, MAX_ID))
     p:flag("--print", "Print the nodes (of the subgraph of --node) as text.")
-    p:option("--tape", "Write the optimized graph back as a classic tape to FILE."):target("tape_out")
+    option(p, "--tape", "Write the optimized graph back as a classic tape to FILE (- for standard output).")
+      :target("tape_out")
   end,
   run = function(a)
     local g, tape = build(a)
-    if a.node and (a.node < 1 or a.node > g:n()) then
+    if a.node and a.node > g:n() then
       fail(2, ("--node %d: the graph has %d nodes"):format(a.node, g:n()))
     end
-    if a.dot then check(g:dot(a.dot, a.node, a.limit)) end
+    io.stdout:flush()
+    if a.dot then check(g:dot(out_path(a.dot), a.node, a.limit)) end
     if a.tape_out then
       local t2 = g:to_tape()
-      check(t2:write(a.tape_out))
+      check(t2:write(out_path(a.tape_out)))
     end
+    if a.dot == "-" or a.tape_out == "-" then return end -- standard output holds the file
     if a.print then
       io.write(g:print(nil, a.node, a.limit))
       return
@@ -223,22 +314,27 @@ commands.graph = {
 }
 
 commands.eval = {
-  help = "Evaluates the dependents through the graph, one value per line.",
+  help = "Evaluates the dependents through the graph, one value per line (exit 3 if the point "
+    .. "leaves a recorded branch).",
+  example = "cgwb eval examples/tapes/shallow.tap --at examples/tapes/shallow.x",
   setup = function(p)
     p:argument("tape", "A classic, text or ADOL-C tape.")
     graph_switches(p)
-    p:flag("--ignore-branches", "Print the values even if a branch changed (exit 0).")
+    p:flag("--ignore-branches", "Print the values even if a branch changed (exit 0, a warning on stderr).")
   end,
   run = function(a)
     a.eval_at = true
-    local g = build(a)
+    local g, tape = build(a)
     local x = a.at and read_point(a.at, #g:independents())
-    local y, changes, first = g:eval(x)
+    local y, changes = g:eval(x)
     if not y then fail(2, changes) end
-    if changes > 0 and not a.ignore_branches then
-      fail(3, ("%d branch or conditional outcome(s) differ from the recorded point, first at node %d; "
-        .. "the tape is not valid there (--ignore-branches prints the values anyway)")
-        :format(changes, first))
+    if changes > 0 then -- the tape's own sweep names the record
+      local _, n, record = tape:forward(x)
+      local op = record and tape:record(record)
+      local msg = branch_message(n > 0 and n or changes, record or 0, op, "so are these values",
+                                 a.ignore_branches)
+      if not a.ignore_branches then fail(3, msg) end
+      io.stderr:write("cgwb eval: warning: ", msg, "\n")
     end
     local out = {}
     for i, v in ipairs(y) do out[i] = ("%.17g"):format(v) end
@@ -248,29 +344,32 @@ commands.eval = {
 
 commands.codegen = {
   help = "C code for the graph, scheduled by levels, slots from the live analysis (Bischof & Hu 1991, sec. 3).",
+  example = "cgwb codegen examples/tapes/cavity.tap --form chunked -o cavity.c",
   setup = function(p)
     p:argument("tape", "A classic, text or ADOL-C tape.")
     graph_switches(p)
-    p:option("-o --output", "The C file to write."):count(1)
-    p:option("--levels", "Level scheme: height, depth, asap, alap, or FILE.lua returning level(id, g).",
-      "height")
-    p:option("--form", "levels: one function per level (batches of --chunk); straight: one "
+    option(p, "-o --output", "The C file to write (- for standard output; the summary then goes to stderr).")
+      :count(1)
+    option(p, "--levels", "Level scheme: " .. table.concat(cgwb().core.level_schemes(), ", ")
+      .. ", or FILE.lua returning level(id, g).", "height")
+    option(p, "--form", "levels: one function per level (batches of --chunk); straight: one "
       .. "function in tape order; chunked: functions of --chunk statements in tape order.", "levels")
       :choices { "levels", "straight", "chunked" }
-    p:option("--chunk", "Statements per function (default 1000 for levels, 2000 for chunked).")
-      :convert(tonumber)
+    option(p, "--chunk", "Statements per function, 1 to 10000000 (default 1000 for levels, 2000 for chunked).")
+      :convert(int_in("--chunk", 1, 10000000))
     p:flag("--parallel", "OpenMP: each level's batches shared among threads, a barrier between levels.")
-    p:option("--name", "Name of the generated function.", "f")
+    option(p, "--name", "Name of the generated function.", "f")
     p:flag("--inline-leaves", "Levels form: read independents and constants in place (no slot).")
-    p:option("--histogram", "Write the level distribution (Figure 11) to FILE.csv or FILE.png.")
+    option(p, "--histogram", "Write the level distribution (Figure 11) to FILE.csv or FILE.png.")
     p:flag("--json", "Machine-readable summary.")
   end,
   run = function(a)
     local sched = require "cgwb.sched"
     if a.parallel and a.form ~= "levels" then fail(2, "--parallel needs --form levels") end
-    if a.chunk and (a.chunk ~= math.floor(a.chunk) or a.chunk < 1) then
-      fail(2, "--chunk must be a positive integer")
+    if a.name and not a.name:match("^[%a_][%w_]*$") then
+      fail(2, ("--name '%s' is not a C identifier"):format(a.name))
     end
+    if a.levels:match("%.lua$") then readable(a.levels) end
     local scheme, scheme_name = sched.scheme(a.levels)
     if not scheme then fail(2, scheme_name) end
     local g, tape = build(a)
@@ -280,8 +379,9 @@ commands.codegen = {
       check(sched.write_histogram(s:histogram(), a.histogram,
         ("%s: nodes per level (%s)"):format(a.tape:match("[^/]*$"), scheme_name)), nil, 1)
     end
-    local okc, st = s:codegen(a.output, {
-      name = a.name, form = a.form, parallel = a.parallel, chunk = a.chunk and math.tointeger(a.chunk),
+    io.stdout:flush()
+    local okc, st = s:codegen(out_path(a.output), {
+      name = a.name, form = a.form, parallel = a.parallel, chunk = a.chunk,
       source = a.tape:match("[^/]*$"), scheme = scheme_name,
     })
     if not okc then fail(1, st) end
@@ -294,31 +394,58 @@ commands.codegen = {
       tape_peak_live = ts and ts.peak_live or nil, lines = st.lines, functions = st.functions,
       statements = st.statements, bytes = st.bytes,
     }
+    local fp = a.output == "-" and io.stderr or io.stdout -- the code holds standard output
     if a.json then
-      io.write(require("cgwb.json").encode(out, 2), "\n")
+      fp:write(require("cgwb.json").encode(out, 2), "\n")
       return
     end
-    io.write(("%s -> %s (%s form)\n"):format(a.tape, a.output, a.form))
-    io.write(("nodes %d, levels (%s) %d, widest level %d nodes\n")
+    fp:write(("%s -> %s (%s form)\n"):format(a.tape, a.output, a.form))
+    fp:write(("nodes %d, levels (%s) %d, widest level %d nodes\n")
       :format(out.nodes, scheme_name, out.level_count, out.widest_level))
-    io.write(("slots: live analysis %d, in the code %d; tape locations %d, tape peak live %s\n")
+    fp:write(("slots: live analysis %d, in the code %d; tape locations %d, tape peak live %s\n")
       :format(out.live_analysis_slots, out.code_slots, out.tape_locations,
               tostring(out.tape_peak_live or "?")))
-    io.write(("code: %d lines, %d functions, %d statements, %d bytes\n")
+    fp:write(("code: %d lines, %d functions, %d statements, %d bytes\n")
       :format(out.lines, out.functions, out.statements, out.bytes))
   end,
 }
 
 -- {==== elimination ====}
 
+-- The registry of orderings as a table for --list-orderings.
+local function orderings_text()
+  local elim = require "cgwb.elim"
+  local rows = { { "ordering", "modes", "eliminates first" } }
+  local modes = { V = "vertex", E = "edge", F = "face" }
+  for _, o in ipairs(elim.orderings) do
+    local m = {}
+    for c in o.modes:gmatch(".") do m[#m + 1] = modes[c] end
+    rows[#rows + 1] = { o.name, table.concat(m, ","), o.about }
+  end
+  local w1, w2, lines = 0, 0, {}
+  for _, r in ipairs(rows) do w1, w2 = math.max(w1, #r[1]), math.max(w2, #r[2]) end
+  for _, r in ipairs(rows) do
+    lines[#lines + 1] = ("%-" .. w1 .. "s  %-" .. w2 .. "s  %s"):format(r[1], r[2], r[3])
+  end
+  return table.concat(lines, "\n") .. "\n\n"
+    .. "Chain names with commas (markowitz,forward): each breaks the ties of the one before; the\n"
+    .. "last ties go to the highest vertex id.  Edge mode also takes front, back and lowest.\n"
+    .. "FILE.lua: a Lua ordering (doc/elimination.md, \"Lua interface\").\n"
+end
+
 local function elim_options(p)
-  p:option("--order", "Ordering: a built-in name (chain with commas) or FILE.lua.", "markowitz")
-  p:option("--mode", "Elimination mode.", "vertex"):choices { "vertex", "edge", "face" }
-  p:option("-o --output", "Write the Jacobian (Matrix Market, 1-based, rows = dependents).")
+  local names = table.concat(require("cgwb.elim").ordering_names("vertex"), ", ")
+  option(p, "--order", "Ordering: " .. names .. " (edge and face modes have fewer: "
+    .. "--list-orderings), a comma-separated chain of them, or FILE.lua.", "markowitz")
+  option(p, "--mode", "Elimination mode.", "vertex"):choices { "vertex", "edge", "face" }
+  option(p, "-o --output", "Write the Jacobian (Matrix Market, 1-based, rows = dependents; - for standard output).")
   p:flag("--json", "Print n, m, nnz, mults, adds, order, mode, ... as JSON.")
   p:flag("--check", "Also compare with forward and reverse sweeps (exit 1 on a mismatch).")
-  p:option("--seed", "Seed for random and anneal.", "1"):convert(tonumber)
-  p:option("--budget", "Evaluations for anneal.", "200"):convert(tonumber)
+  option(p, "--seed", "Seed for random and anneal, an integer from 0 to 2^53.", "1")
+    :convert(int_in("--seed", 0, 2 ^ 53))
+  option(p, "--budget", "Evaluations for anneal, an integer from 0 to 10000000.", "200")
+    :convert(int_in("--budget", 0, 10000000))
+  p:flag("--list-orderings", "List the built-in orderings and the modes that have them, then exit.")
 end
 
 -- The largest relative difference between two sorted sparse Jacobians
@@ -346,11 +473,15 @@ local function jac_diff(a, b)
   return d
 end
 
+local CHECK_TOL = 1e-10
+
 -- Eliminates lg under the options; reports; writes the Jacobian.
 local function run_elimination(lg, a, what)
   local elim = require "cgwb.elim"
-  local spec, err = elim.resolve(a.order)
+  if a.order:match("%.lua$") then readable(a.order) end
+  local spec, err = elim.resolve(a.order, a.mode)
   if not spec then fail(2, err) end
+  if a.json and a.output == "-" then fail(2, "--json and -o - would both write to standard output") end
   local ref_f, ref_r
   if a.check then
     if not lg:counts().weighted then fail(2, what .. ": --check needs a weighted graph") end
@@ -360,13 +491,11 @@ local function run_elimination(lg, a, what)
   local counts = lg:counts()
   local t0 = os.clock()
   local cost, order, name
-  local driver = elim.modes and elim.modes[a.mode]
+  local opts = { seed = a.seed, budget = a.budget }
   if a.mode == "vertex" then
-    cost, order, name = elim.eliminate(lg, spec, { seed = a.seed, budget = a.budget })
-  elseif driver then
-    cost, order, name = driver(lg, spec, { seed = a.seed, budget = a.budget })
+    cost, order, name = elim.eliminate(lg, spec, opts)
   else
-    fail(2, ("--mode %s is not available"):format(a.mode))
+    cost, order, name = elim.modes[a.mode](lg, spec, opts)
   end
   if not cost then fail(2, order) end
   local seconds = os.clock() - t0
@@ -382,32 +511,44 @@ local function run_elimination(lg, a, what)
     out.check_forward = jac_diff(J, ref_f)
     out.check_reverse = jac_diff(J, ref_r)
   end
-  if a.output then check(lg:write_mtx(a.output)) end
+  io.stdout:flush()
+  if a.output and a.output ~= "-" then check(lg:write_mtx(a.output)) end
   if a.json then
     io.write(require("cgwb.json").encode(out, 2), "\n")
-  elseif not a.output then
-    io.write(("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n"):format(J.m, J.n, J.nnz))
-    for i = 1, J.nnz do io.write(("%d %d %.17g\n"):format(J.rows[i], J.cols[i], J.vals[i])) end
+  elseif not a.output or a.output == "-" then
+    local lines = { ("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n"):format(J.m, J.n, J.nnz) }
+    for i = 1, J.nnz do lines[#lines + 1] = ("%d %d %.17g\n"):format(J.rows[i], J.cols[i], J.vals[i]) end
+    io.write(table.concat(lines))
   end
   if not a.json then
     io.stderr:write(("%s: %s %s elimination: %d multiplications (%d nontrivial), %d additions, %d fill-in, nnz %d\n")
       :format(what, out.order, out.mode, out.mults, out.mults_nontrivial, out.adds, out.fill, out.nnz))
   end
-  if a.check and (out.check_forward > 1e-10 or out.check_reverse > 1e-10) then
-    fail(1, ("Jacobian differs from the sweeps: forward %.3g, reverse %.3g")
-      :format(out.check_forward, out.check_reverse))
+  if a.check then
+    if out.check_forward > CHECK_TOL or out.check_reverse > CHECK_TOL then
+      fail(1, ("Jacobian differs from the sweeps: largest relative difference %.3g (forward), %.3g (reverse), "
+        .. "tolerance %g"):format(out.check_forward, out.check_reverse, CHECK_TOL))
+    end
+    io.stderr:write(("%s: check passed: the %d entries match the forward and reverse sweeps "
+      .. "(largest relative difference %.3g and %.3g, tolerance %g)\n")
+      :format(what, J.nnz, out.check_forward, out.check_reverse, CHECK_TOL))
   end
 end
 
 commands.jacobian = {
-  help = "Accumulates the Jacobian of a tape by elimination on its linearized graph.",
+  help = "Accumulates the Jacobian of a tape by elimination on its linearized graph "
+    .. "(exit 3 if --at leaves a recorded branch).",
+  example = "cgwb jacobian examples/tapes/bratu.tap --order min-fill --json --check",
   setup = function(p)
     p:argument("tape", "A classic, text or ADOL-C tape.")
     graph_switches(p)
+    p:flag("--ignore-branches", "Go on when --at leaves a recorded branch (the Jacobian is then the "
+      .. "recorded branch's, not f's; a warning on stderr).")
     elim_options(p)
   end,
   run = function(a)
     local g = build(a)
+    check_branches(g, a, "the Jacobian there would be the recorded branch's, not f's")
     local lg = check(cgwb().core.linearize(g))
     g:free()
     run_elimination(lg, a, a.tape)
@@ -416,12 +557,19 @@ commands.jacobian = {
 
 commands.eliminate = {
   help = "Eliminates a graph file (.cg or EliAD), for ordering research without a tape.",
+  example = "cgwb eliminate examples/graphs/lighthouse.cg --order exact --json",
   setup = function(p)
     p:argument("graph", "A .cg (or EliAD) graph file.")
     elim_options(p)
   end,
   run = function(a)
-    local lg = check(cgwb().read_graph(a.graph))
+    local lg, err = cgwb().read_graph(readable(a.graph))
+    if not lg then
+      if is_tape(a.graph) then
+        fail(2, ("%s is a tape, not a graph file: use `cgwb jacobian %s`"):format(a.graph, a.graph))
+      end
+      fail(2, err)
+    end
     run_elimination(lg, a, a.graph)
   end,
 }
@@ -431,39 +579,103 @@ M.commands, M.order = commands, order
 
 -- {==== main ====}
 
+local function version_text()
+  return ("cgwb %s (%s)"):format(cgwb().version, _VERSION)
+end
+
+-- The parser and one sub-parser per command (for their usage lines).
 local function build_parser()
   local p = argparse("cgwb", "A Lua-scriptable research workbench for automatic differentiation.")
+    :epilog("Examples:\n  cgwb run examples/markowitz.lua examples/tapes/bratu.tap\n"
+      .. "  cgwb help jacobian\n\n`cgwb help COMMAND` or `cgwb COMMAND --help` for a command's options; "
+      .. "doc/usage.md for the manual.")
   p:command_target("command")
   p:require_command(true)
+  p:flag("--version", "Print the version and exit.")
+  local subs = {}
   for _, name in ipairs(order) do
     local c = commands[name]
     local sub = p:command(name, c.help)
     c.setup(sub)
+    sub:epilog("Example:\n  " .. c.example)
+    subs[name] = sub
   end
-  return p
+  p:command("help", "Show the help of a command: cgwb help COMMAND."):argument("topic"):args("?")
+  return p, subs
+end
+
+-- A negative number after an option that takes a value is that value:
+-- "--seed -3" becomes "--seed=-3" (argparse would take "-3" for an option).
+local function join_negatives(list)
+  local out = {}
+  for i = 1, #list do
+    local prev = out[#out]
+    if prev and valued[prev] and prev:match("^%-%-") and list[i]:match("^%-[%d.]") and tonumber(list[i]) then
+      out[#out] = prev .. "=" .. list[i]
+    else
+      out[#out + 1] = list[i]
+    end
+  end
+  return out
+end
+
+-- Prints the usage of the command named in list (or the top level's), then
+-- the message; returns 2.
+local function usage_error(parser, subs, list, msg)
+  local name
+  for _, w in ipairs(list) do
+    if subs[w] then name = w; break end
+  end
+  local usage = name and subs[name]:get_usage() or parser:get_usage()
+  io.stderr:write(usage, "\n\ncgwb", name and (" " .. name) or "", ": ", msg, "\n")
+  if name then io.stderr:write("(cgwb help ", name, " for the options)\n") end
+  return 2
+end
+
+-- Runs command `name` with the parsed arguments `a`; returns the exit status.
+local function dispatch(name, a)
+  a.command = name
+  local ok, err = xpcall(commands[name].run, function(e)
+    if getmetatable(e) == Fail then return e end
+    return { code = 1, msg = tostring(e), trace = debug.traceback() }
+  end, a)
+  if ok then
+    io.stdout:flush()
+    return 0
+  end
+  io.stderr:write("cgwb ", name, ": ", err.msg, "\n")
+  if err.trace and os.getenv("CGWB_DEBUG") then io.stderr:write(err.trace, "\n") end
+  return err.code
 end
 
 --- Runs the command line `args` (an arg table); returns the exit status.
 function M.main(args)
-  local parser = build_parser()
+  local parser, subs = build_parser()
   local list = {}
   for i = 1, #args do list[i] = args[i] end
-  local ok, a = parser:pparse(list)
-  if not ok then
-    io.stderr:write(parser:get_usage(), "\n\ncgwb: ", a, "\n")
-    return 2
-  end
-  local ok2, err = xpcall(commands[a.command].run, function(e)
-    if getmetatable(e) == Fail then return e end
-    return { code = 1, msg = tostring(e), trace = debug.traceback() }
-  end, a)
-  if ok2 then
-    io.stdout:flush()
+  if list[1] == "--version" then
+    print(version_text())
     return 0
   end
-  io.stderr:write("cgwb ", a.command, ": ", err.msg, "\n")
-  if err.trace and os.getenv("CGWB_DEBUG") then io.stderr:write(err.trace, "\n") end
-  return err.code
+  if list[1] == "help" then
+    local topic = list[2]
+    if topic == nil then io.write(parser:get_help(), "\n") return 0 end
+    if not subs[topic] then return usage_error(parser, subs, {}, ("unknown command '%s'"):format(topic)) end
+    io.write(subs[topic]:get_help(), "\n")
+    return 0
+  end
+  -- cgwb run SCRIPT ARGS...: everything after the script is the script's
+  if list[1] == "run" and list[2] and not list[2]:match("^%-") then
+    return dispatch("run", { script = list[2], args = { table.unpack(list, 3) } })
+  end
+  if (list[1] == "jacobian" or list[1] == "eliminate") then
+    for _, w in ipairs(list) do
+      if w == "--list-orderings" then io.write(orderings_text()) return 0 end
+    end
+  end
+  local ok, a = parser:pparse(join_negatives(list))
+  if not ok then return usage_error(parser, subs, list, a) end
+  return dispatch(a.command, a)
 end
 
 return M

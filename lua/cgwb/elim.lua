@@ -18,17 +18,56 @@ local core = require "cgwb.core"
 
 local M = {}
 
-M.builtin = { "forward", "reverse", "markowitz", "relative-markowitz", "min-fill", "lmmd",
-              "momr", "random" }
+--- The registry of built-in orderings, the one list the command line, its
+-- help and `cgwb.orderings` read: name, the modes that have it (V vertex, E
+-- edge, F face), whether a Lua driver runs it (else the core's rule of that
+-- name), and what it eliminates first.
+M.orderings = {
+  { name = "forward", modes = "VEF", about = "the lowest vertex id (forward mode)" },
+  { name = "reverse", modes = "VEF", about = "the highest vertex id (reverse mode)" },
+  { name = "markowitz", modes = "VEF", about = "the lowest Markowitz degree (in-degree x out-degree)" },
+  { name = "relative-markowitz", modes = "VE",
+    about = "the lowest Markowitz degree less (independents reaching v) x (dependents v reaches)" },
+  { name = "min-fill", modes = "VEF", about = "the fewest new edges" },
+  { name = "lmmd", modes = "V", about = "Markowitz degree plus how much it enlarges the neighbours' (ANGEL)" },
+  { name = "momr", modes = "V", about = "the largest reduction of the total Markowitz degree (ANGEL)" },
+  { name = "random", modes = "VEF", about = "a fixed pseudo-random key per candidate (--seed)" },
+  { name = "anneal", modes = "V", driver = true,
+    about = "simulated annealing from the Markowitz order (--seed, --budget evaluations)" },
+  { name = "exact", modes = "V", driver = true,
+    about = "the proven optimum, per component of at most 20 intermediates" },
+  { name = "best", modes = "VEF", driver = true, about = "the cheapest of the rules above for the mode" },
+}
+local mode_letter = { vertex = "V", edge = "E", face = "F" }
+
+--- The names of the built-in orderings of a mode ("vertex" by default), in
+-- registry order; with core_only, only the core's rules (no drivers).
+function M.ordering_names(mode, core_only)
+  local letter, names = mode_letter[mode or "vertex"], {}
+  if not letter then error(("unknown mode '%s'"):format(tostring(mode)), 2) end
+  for _, o in ipairs(M.orderings) do
+    if o.modes:find(letter, 1, true) and not (core_only and o.driver) then names[#names + 1] = o.name end
+  end
+  return names
+end
+
+M.builtin = M.ordering_names("vertex", true)
 local builtin_set = {}
 for _, n in ipairs(M.builtin) do builtin_set[n] = true end
+
+-- The message for an unknown ordering name: what the mode has.
+local function unknown_ordering(name, mode)
+  return ("unknown ordering '%s' for %s elimination (one of %s, a comma-separated chain of them, "
+    .. "or FILE.lua)"):format(name, mode, table.concat(M.ordering_names(mode), ", "))
+end
+M.unknown_ordering = unknown_ordering
 
 --- The spec as the core takes it, or nil and a message.
 function M.core_spec(spec)
   if type(spec) == "string" then
     local rules = {}
     for name in spec:gmatch("[^,%s]+") do
-      if not builtin_set[name] then return nil, ("unknown ordering '%s'"):format(name) end
+      if not builtin_set[name] then return nil, unknown_ordering(name, "vertex") end
       rules[#rules + 1] = name
     end
     if #rules == 0 then return nil, "empty ordering" end
@@ -57,9 +96,21 @@ end
 
 --- Simulated annealing over elimination orders (seeded, budgeted): starts
 -- from the Markowitz order; a move swaps two positions.
+-- opts.budget: evaluations, an integer from 0 to M.MAX_BUDGET (default 200);
+-- opts.seed: an integer from 0 to 2^53 (default 1).
+M.MAX_BUDGET, M.MAX_SEED = 10000000, 2 ^ 53
+local function check_int(v, what, hi)
+  if v ~= nil and (math.type(v) ~= "integer" and not (type(v) == "number" and v == math.floor(v))
+      or v < 0 or v > hi) then
+    error(("%s must be an integer from 0 to %.0f, got %s"):format(what, hi, tostring(v)), 3)
+  end
+  return v and math.tointeger(v)
+end
+
 function M.anneal(lg, opts)
   opts = opts or {}
-  local budget, rand = opts.budget or 200, rng(opts.seed or 1)
+  local budget = check_int(opts.budget, "anneal: budget", M.MAX_BUDGET) or 200
+  local rand = rng(check_int(opts.seed, "anneal: seed", M.MAX_SEED) or 1)
   local c0 <close> = lg:copy()
   local _, order = c0:eliminate({ "markowitz" })
   local cur = replay_cost(lg, order)
@@ -157,12 +208,17 @@ function M.load_order(path)
 end
 
 --- Resolves a --order argument: a built-in name (or chain) or a .lua file.
-function M.resolve(arg)
+-- mode: "vertex" (default), "edge" or "face"; names are checked for it.
+function M.resolve(arg, mode)
+  mode = mode or "vertex"
   if arg == nil then return "markowitz" end
   if arg:match("%.lua$") then return M.load_order(arg) end
-  if arg == "exact" or arg == "anneal" or arg == "best" then return arg end
-  local ok, err = M.core_spec(arg)
-  if not ok and M.x_spec(arg, M.edge_builtin) then return arg end -- edge/face words: the mode checks
+  for _, name in ipairs(M.ordering_names(mode)) do
+    if arg == name then return arg end -- drivers too
+  end
+  local ok, err
+  if mode == "vertex" then ok, err = M.core_spec(arg)
+  else ok, err = M.x_spec(arg, mode == "edge" and M.edge_builtin or M.face_builtin) end
   if not ok then return nil, err end
   return arg
 end
@@ -185,8 +241,8 @@ end
 
 -- {==== edge and face modes ====}
 
-M.edge_builtin = { "forward", "reverse", "markowitz", "relative-markowitz", "min-fill", "random" }
-M.face_builtin = { "forward", "reverse", "markowitz", "min-fill", "random" }
+M.edge_builtin = M.ordering_names("edge", true)
+M.face_builtin = M.ordering_names("face", true)
 
 --- The spec of an edge or face ordering as the core takes it: a chain of
 -- names ("markowitz,forward"), where the words `front` or `back` restrict
@@ -201,7 +257,7 @@ function M.x_spec(spec, names, opts)
     if name == "front" or name == "back" then rules.sides = name
     elseif name == "lowest" then rules.lowest_first = true
     elseif ok[name] then rules[#rules + 1] = name
-    else return nil, ("unknown ordering '%s' for this mode"):format(name) end
+    else return nil, unknown_ordering(name, names == M.face_builtin and "face" or "edge") end
   end
   if #rules == 0 then rules[1] = "markowitz" end
   return rules

@@ -49,10 +49,22 @@ end
 
 M.read_cg = core.read_cg -- (text [, name]) -> cgwb.LinGraph | nil, msg
 
+--- The names of the built-in orderings of a mode ("vertex", "edge" or
+-- "face"; default "vertex"), from the one registry (cgwb.elim.orderings,
+-- which also says what each eliminates first).
+function M.orderings(mode)
+  return require("cgwb.elim").ordering_names(mode)
+end
+
+-- io.open's "path: why" in the wording of every other input: "path: cannot open: why".
+local function cannot_open(path, err)
+  return ("%s: cannot open: %s"):format(path, (tostring(err)):gsub("^" .. path:gsub("%p", "%%%0") .. ": ", ""))
+end
+
 --- Reads a graph file (.cg, or EliAD where supported) into a cgwb.LinGraph.
 function M.read_graph(path)
   local fh, err = io.open(path, "rb")
-  if not fh then return nil, err end
+  if not fh then return nil, cannot_open(path, err) end
   local text = fh:read("a")
   fh:close()
   local elim = require "cgwb.elim"
@@ -69,7 +81,7 @@ end
 -- Returns an array of numbers, or nil and "file:line: message".
 function M.read_point(path)
   local fh, err = io.open(path, "r")
-  if not fh then return nil, err end
+  if not fh then return nil, cannot_open(path, err) end
   local x, n = {}, 0
   for line in fh:lines() do
     n = n + 1

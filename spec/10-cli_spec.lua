@@ -1,0 +1,256 @@
+-- spec/10-cli_spec.lua: what a user meets first: points that leave a recorded
+-- branch, arguments, help, exit statuses, standard output, wrong inputs.
+local H = require "spec.helper"
+local cgwb = require "cgwb"
+
+-- f(x1, x2) = x1 x2 if x1 > 0 else -x1 x2, traced at (1, 2): record 4 is the
+-- branch (gt_zero of x1 - 0).
+local BRANCH_TAPE = [[
+assign_ind 0 1
+assign_ind 1 2
+min_a_d 2 0 0
+gt_zero 2
+death_not 2 2
+mult_a_a 2 0 1
+assign_dep 2
+]]
+
+-- g(x) = |x1| x2 traced at (1, 2): record 3 is abs_val (taped with x1 >= 0).
+local ABS_TAPE = [[
+assign_ind 0 1
+assign_ind 1 2
+abs_val 2 0 1
+mult_a_a 3 2 1
+assign_dep 3
+]]
+
+local function point(values)
+  local lines = {}
+  for i, v in ipairs(values) do lines[i] = ("%.17g"):format(v) end
+  return H.write(H.tmp(".x"), table.concat(lines, "\n") .. "\n")
+end
+
+-- The entries of a Matrix Market text (after its size line).
+local function mtx_values(text)
+  local vals, body = {}, text:match("^%%%%[^\n]*\n[^\n]*\n(.*)$")
+  for r, c, v in body:gmatch("(%d+) (%d+) (%S+)") do vals[#vals + 1] = { tonumber(r), tonumber(c), tonumber(v) } end
+  return vals
+end
+
+describe("cli: a point that leaves a recorded branch", function()
+  local tape = H.write(H.tmp(".txt"), BRANCH_TAPE)
+
+  it("jacobian --at exits 3 naming the first changed record", function()
+    local out, err, code = H.cgwb(("jacobian %s --at %s"):format(tape, point { -1, 2 }))
+    assert.equal(3, code)
+    assert.equal("", out)
+    assert.truthy(err:find("first at record 4 (gt_zero)", 1, true), err)
+  end)
+
+  it("jacobian --at --ignore-branches gives the recorded branch's Jacobian with a warning", function()
+    local out, err, code = H.cgwb(("jacobian %s --at %s --ignore-branches"):format(tape, point { -1, 2 }))
+    assert.equal(0, code)
+    assert.truthy(err:find("warning", 1, true), err)
+    assert.same({ { 1, 1, 2 }, { 1, 2, -1 } }, mtx_values(out)) -- x2, x1 of the branch x1 x2
+  end)
+
+  it("jacobian --at on the recorded branch is f's Jacobian, exit 0", function()
+    local out, _, code = H.cgwb(("jacobian %s --at %s"):format(tape, point { 3, 5 }))
+    assert.equal(0, code)
+    assert.same({ { 1, 1, 5 }, { 1, 2, 3 } }, mtx_values(out))
+  end)
+
+  it("eval names the record too", function()
+    local _, err, code = H.cgwb(("eval %s --at %s"):format(tape, point { -1, 2 }))
+    assert.equal(3, code)
+    assert.truthy(err:find("first at record 4 (gt_zero)", 1, true), err)
+  end)
+
+  it("a conditional operation (abs) that switches counts as a change", function()
+    local t2 = H.write(H.tmp(".txt"), ABS_TAPE)
+    local _, err, code = H.cgwb(("jacobian %s --at %s"):format(t2, point { -1, 2 }))
+    assert.equal(3, code)
+    assert.truthy(err:find("first at record 3 (abs_val)", 1, true), err)
+  end)
+
+  it("from Lua: the count and the first record beside every result", function()
+    local t <close> = assert(cgwb.read_text(BRANCH_TAPE))
+    local g, n, first = cgwb.build_graph(t, { at = { -1, 2 } })
+    assert.equal(1, n)
+    assert.equal(4, first)
+    assert.same({ 1, 4, "gt_zero" }, { g:branch_changes() })
+    local lg, n2, first2 = cgwb.linearize(t, { at = { -1, 2 } })
+    assert.same({ 1, 4 }, { n2, first2 })
+    local copy <close> = lg:copy()
+    assert.same({ 1, 4, "gt_zero" }, { copy:branch_changes() })
+    local J = lg:jacobian()
+    assert.same({ 1, 4, "gt_zero" }, { J.branch_changes, J.first_changed_record, J.first_changed_op })
+    local lg0, n0, first0 = cgwb.linearize(t)
+    assert.same({ 0 }, { n0, first0 })
+    assert.is_nil(lg0:jacobian().branch_changes)
+    local lg1 <close> = assert(cgwb.core.linearize(g))
+    assert.same({ 1, 4, "gt_zero" }, { lg1:branch_changes() })
+  end)
+
+  it("property: on many points, a change is reported exactly when the branch differs, "
+    .. "and otherwise the Jacobian is f's", function()
+    local rng = require "spec.rng"
+    local r = rng.new(7)
+    local t <close> = assert(cgwb.read_text(BRANCH_TAPE))
+    for _ = 1, 200 do
+      local x1, x2 = r:float(-3, 3), r:float(-3, 3)
+      local lg, n = cgwb.linearize(t, { at = { x1, x2 } })
+      assert.equal(x1 > 0 and 0 or 1, n, ("at (%.17g, %.17g)"):format(x1, x2))
+      local J = lg:jacobian()
+      if n == 0 then
+        assert.same({ x2, x1 }, J.vals)
+      else
+        assert.equal(1, J.branch_changes)
+      end
+      lg:free()
+    end
+  end)
+end)
+
+describe("cli: arguments and help", function()
+  it("run passes every argument after the script to it, options included", function()
+    local script = H.write(H.tmp(".lua"), "print(select('#', ...), table.concat({...}, '|'), arg[0] ~= nil)")
+    local out, err, code = H.cgwb(("run %s a --at b -x -3"):format(script))
+    assert.equal(0, code, err)
+    assert.equal("5\ta|--at|b|-x|-3\ttrue\n", out)
+  end)
+
+  it("--version, help CMD, and an example in every command's help", function()
+    local out, _, code = H.cgwb("--version")
+    assert.equal(0, code)
+    assert.truthy(out:match("^cgwb %d+%.%d+%.%d+"), out)
+    for _, name in ipairs(require("cgwb.cli").order) do
+      local h, _, c = H.cgwb("help " .. name)
+      assert.equal(0, c, name)
+      assert.truthy(h:find("Example:\n  cgwb " .. name, 1, true), name)
+      local h2 = H.cgwb(name .. " --help")
+      assert.equal(h, h2, name)
+    end
+    local _, err, c = H.cgwb("help nosuch")
+    assert.equal(2, c)
+    assert.truthy(err:find("unknown command 'nosuch'", 1, true))
+  end)
+
+  it("a usage error prints the command's usage, not the top level's", function()
+    local _, err, code = H.cgwb("jacobian examples/tapes/bratu.tap --nosuch")
+    assert.equal(2, code)
+    assert.truthy(err:find("^Usage: cgwb jacobian"), err)
+    assert.truthy(err:find("cgwb jacobian: unknown option '--nosuch'", 1, true), err)
+  end)
+
+  it("--order's help and error list the orderings of the registry", function()
+    local h = H.cgwb("help jacobian")
+    local _, err, code = H.cgwb("jacobian examples/tapes/bratu.tap --order nosuch")
+    assert.equal(2, code)
+    for _, name in ipairs(cgwb.orderings("vertex")) do
+      assert.truthy(h:find(name, 1, true), name)
+      assert.truthy(err:find(name, 1, true), name)
+    end
+    local list = H.cgwb("eliminate --list-orderings")
+    for _, o in ipairs(require("cgwb.elim").orderings) do assert.truthy(list:find(o.name, 1, true)) end
+    _, err = H.cgwb("jacobian examples/tapes/bratu.tap --mode face --order lmmd")
+    assert.truthy(err:find("unknown ordering 'lmmd' for face elimination", 1, true), err)
+  end)
+
+  it("every registered ordering runs in each mode the registry gives it", function()
+    local lg <close> = assert(cgwb.read_graph("examples/graphs/lighthouse.cg"))
+    local elim = require "cgwb.elim"
+    for _, mode in ipairs { "vertex", "edge", "face" } do
+      for _, name in ipairs(cgwb.orderings(mode)) do
+        local c <close> = lg:copy()
+        local run = mode == "vertex" and elim.eliminate or elim.modes[mode]
+        local cost, err = run(c, assert(elim.resolve(name, mode)), { seed = 1, budget = 20 })
+        assert.truthy(cost, ("%s %s: %s"):format(mode, name, tostring(err)))
+      end
+    end
+  end)
+
+  it("integers in a stated range: budgets, seeds, chunks, limits; others exit 2", function()
+    local bad = {
+      "jacobian examples/tapes/bratu.tap --order anneal --budget 1e300",
+      "jacobian examples/tapes/bratu.tap --budget -1",
+      "jacobian examples/tapes/bratu.tap --budget 2.5",
+      "jacobian examples/tapes/bratu.tap --seed nan",
+      "jacobian examples/tapes/bratu.tap --seed -3",
+      "codegen examples/tapes/bratu.tap --chunk 1e9 -o " .. H.tmp(".c"),
+      "codegen examples/tapes/bratu.tap --chunk 0 -o " .. H.tmp(".c"),
+      "graph examples/tapes/bratu.tap --limit 0",
+      "graph examples/tapes/bratu.tap --node -1",
+      "graph examples/tapes/bratu.tap --node 1e99",
+    }
+    for _, args in ipairs(bad) do
+      local _, err, code = H.cgwb(args)
+      assert.equal(2, code, args)
+      assert.truthy(err:find("takes an integer from", 1, true), args .. ": " .. err)
+      assert.falsy(err:find("%.lua:%d+:"), args .. ": " .. err) -- no internal position
+    end
+    assert.has_error(function()
+      local lg <close> = assert(cgwb.read_graph("examples/graphs/lighthouse.cg"))
+      require("cgwb.elim").anneal(lg, { budget = 1e300 })
+    end)
+  end)
+end)
+
+describe("cli: output and messages", function()
+  it("-o - writes to standard output wherever -o is taken", function()
+    local ref = H.cgwb("jacobian examples/graphs/../tapes/bratu.tap")
+    local out, _, code = H.cgwb("jacobian examples/tapes/bratu.tap -o -")
+    assert.equal(0, code)
+    assert.equal(ref, out)
+    local file = H.tmp(".c")
+    assert.equal(0, select(3, H.cgwb("codegen examples/tapes/cavity.tap -o " .. file)))
+    local code_out, err, c2 = H.cgwb("codegen examples/tapes/cavity.tap -o -")
+    assert.equal(0, c2)
+    assert.equal(H.read(file), code_out)
+    assert.truthy(err:find("nodes", 1, true)) -- the summary went to stderr
+    local txt = H.cgwb("convert examples/tapes/cavity.tap - --format text")
+    assert.truthy(txt:find("^# cgwb text tape"), txt:sub(1, 80))
+    local dot = H.cgwb("graph examples/tapes/cavity.tap --dot - --node 50 --limit 10")
+    assert.truthy(dot:find("^digraph"), dot:sub(1, 80))
+    local _, err2, c3 = H.cgwb("jacobian examples/tapes/bratu.tap -o - --json")
+    assert.equal(2, c3)
+    assert.truthy(err2:find("standard output", 1, true))
+  end)
+
+  it("--check says on stderr that it passed and by how much", function()
+    local _, err, code = H.cgwb("eliminate examples/graphs/lighthouse.cg --check -o " .. H.tmp(".mtx"))
+    assert.equal(0, code)
+    assert.truthy(err:find("check passed: the %d+ entries match the forward and reverse sweeps %(largest "
+      .. "relative difference [%d.e+-]+ and [%d.e+-]+, tolerance 1e%-10%)"), err)
+  end)
+
+  it("the wrong command for the input says which command to use", function()
+    local _, err, code = H.cgwb("jacobian examples/graphs/lighthouse.cg")
+    assert.equal(2, code)
+    assert.truthy(err:find("is a graph file (.cg or EliAD), not a tape: use `cgwb eliminate", 1, true), err)
+    _, err, code = H.cgwb("eliminate examples/tapes/bratu.tap")
+    assert.equal(2, code)
+    assert.truthy(err:find("is a tape, not a graph file: use `cgwb jacobian", 1, true), err)
+    _, err, code = H.cgwb("stats examples/graphs/lighthouse.cg")
+    assert.equal(2, code)
+    assert.truthy(err:find("use `cgwb eliminate", 1, true), err)
+  end)
+
+  it("a missing file has one wording everywhere", function()
+    local missing = H.tmp(".none")
+    local cases = {
+      "stats %s", "graph %s", "eval %s", "jacobian %s", "eliminate %s", "convert %s x.txt",
+      "trace %s -o x.tap", "run %s", "codegen %s -o x.c",
+      "jacobian examples/tapes/bratu.tap --at %s", "jacobian examples/tapes/bratu.tap --order %s.lua",
+      "codegen examples/tapes/bratu.tap --levels %s.lua -o x.c",
+    }
+    for _, c in ipairs(cases) do
+      local _, err, code = H.cgwb(c:format(missing))
+      assert.equal(2, code, c)
+      assert.truthy(err:find(": cannot open: No such file or directory\n", 1, true), c .. ": " .. err)
+      assert.equal(1, select(2, err:gsub("\n", "\n")), c .. ": one line: " .. err)
+    end
+    assert.equal(missing .. ": cannot open: No such file or directory", select(2, cgwb.read_graph(missing)))
+    assert.equal(missing .. ": cannot open: No such file or directory", select(2, cgwb.read_point(missing)))
+  end)
+end)
