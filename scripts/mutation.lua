@@ -1,0 +1,116 @@
+#!/usr/bin/env lua5.4
+-- scripts/mutation.lua: the tests must catch hand-made mutants of the core.
+--
+-- Each row of spec/mutants.lua names a file, an exact text that occurs in it
+-- once, the text that replaces it (a mistake a reviewer would try), and the
+-- tests that must then fail.  On a scratch copy of the tree, the script
+-- applies one mutant at a time, rebuilds (release, incrementally), runs the
+-- mutant's tests, and expects a failure; a mutant the tests let through (or
+-- one whose text is not found once: the table has gone stale) is a failure.
+-- Ends with "mutation: N passed, N failed" (passed = mutants caught).
+--
+--   lua5.4 scripts/mutation.lua [NAME ...]      (all rows by default)
+local function sh(cmd)
+  local ok = os.execute(cmd)
+  return ok == true
+end
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function write(path, s)
+  local f = assert(io.open(path, "wb"))
+  f:write(s)
+  f:close()
+end
+
+local function count(s, sub)
+  local n, i = 0, 1
+  while true do
+    local a, b = s:find(sub, i, true)
+    if not a then return n end
+    n, i = n + 1, b + 1
+  end
+end
+
+local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- The shell command that runs one test: "spec/NN_spec.lua" (busted) or
+-- "c:test_NAME" (a C unit test against the scratch build's core library).
+local function test_command(t)
+  local c = t:match("^c:(.+)$")
+  if c then
+    return ("cc -std=c99 -O1 -Icsrc spec/c/%s.c build/release/libcgwbcore.a -lm -o build/%s && build/%s")
+      :format(c, c, c)
+  end
+  return "CGWB_BUILD=build/release CGWB_TMP=build/release/spec-tmp lua5.4 /usr/bin/busted " .. t
+end
+
+local root = (arg[0]:match("^(.*)/scripts/[^/]*$") or ".")
+local mutants = dofile(root .. "/spec/mutants.lua")
+local want = {}
+for i = 1, #arg do want[arg[i]] = true end
+
+local scratch = os.getenv("CGWB_MUTATION_DIR") or
+  assert(io.popen("mktemp -d " .. (os.getenv("TMPDIR") or "/tmp") .. "/cgwb-mutation.XXXXXX")):read("l")
+assert(sh(("cd %s && tar --exclude=./build --exclude=./.git --exclude=./examples/build -cf - . | (cd %s && tar xf -)")
+  :format(quote(root), quote(scratch))), "cannot copy the tree")
+assert(sh(("cd %s && make -s all >/dev/null"):format(quote(scratch))), "the unmutated tree does not build")
+
+-- Every test a row names exists and passes on the unmutated tree, or a
+-- failing test would "catch" every mutant.
+local passed, failed, tests, seen = 0, 0, {}, {}
+for _, m in ipairs(mutants) do
+  if next(want) == nil or want[m.name] then
+    for _, t in ipairs(m.tests) do
+      if not seen[t] then seen[t] = true; tests[#tests + 1] = t end
+    end
+  end
+end
+for _, t in ipairs(tests) do
+  local file = t:match("^c:(.+)$") and ("spec/c/" .. t:match("^c:(.+)$") .. ".c") or t
+  local f = io.open(scratch .. "/" .. file, "r")
+  if f then f:close() end
+  if not f or not sh(("cd %s && (%s) >/dev/null 2>&1"):format(quote(scratch), test_command(t))) then
+    print(("%-28s %s"):format(t, f and "fails on the unmutated tree" or "no such test"))
+    failed = failed + 1
+  end
+end
+
+for _, m in ipairs(mutants) do
+  if next(want) == nil or want[m.name] then
+    local path = scratch .. "/" .. m.file
+    local orig = read(path)
+    local n = count(orig, m.from)
+    local verdict
+    if n ~= 1 then
+      verdict = ("stale: the text occurs %d times in %s"):format(n, m.file)
+    else
+      local a = orig:find(m.from, 1, true)
+      write(path, orig:sub(1, a - 1) .. m.to .. orig:sub(a + #m.from))
+      if not sh(("cd %s && make -s all >/dev/null 2>&1"):format(quote(scratch))) then
+        verdict = "caught (does not build)"
+      else
+        local caught = false
+        for _, t in ipairs(m.tests) do
+          if not sh(("cd %s && (%s) >/dev/null 2>&1"):format(quote(scratch), test_command(t))) then
+            caught = true
+            break
+          end
+        end
+        verdict = caught and "caught" or "NOT caught by " .. table.concat(m.tests, ", ")
+      end
+      write(path, orig)
+    end
+    if verdict:match("^caught") then passed = passed + 1 else failed = failed + 1 end
+    print(("%-28s %s"):format(m.name, verdict))
+  end
+end
+sh(("cd %s && make -s all >/dev/null 2>&1"):format(quote(scratch)))
+if not os.getenv("CGWB_MUTATION_DIR") then sh("rm -rf " .. quote(scratch)) end
+print(("mutation: %d passed, %d failed"):format(passed, failed))
+os.exit(failed == 0 and 0 or 1)
