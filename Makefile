@@ -90,7 +90,7 @@ deps:
 	@sh scripts/install-deps.sh
 
 run: deps all examples
-	scripts/cgwb run examples/markowitz.lua examples/tapes/bratu.tap
+	scripts/cgwb run examples/markowitz.lua examples/tapes/bratu.tap examples/tapes/cavity.tap
 
 test: deps all examples
 	@sh scripts/run-tests.sh
