@@ -531,12 +531,14 @@ describe("the main job (examples/markowitz.lua)", function()
   end)
 
   it("bad arguments: one line naming the problem, exit status 2", function()
-    for args, needle in pairs {
-      ["-- " .. bratu .. " --frobnicate"] = "unknown option --frobnicate",
-      ["-- " .. bratu .. " --at " .. TAPES .. "/cavity.x"] = "cavity.x: 961 values for the 3200 independents of " .. bratu,
-      ["-- " .. TAPES .. "/missing.tap"] = "missing.tap",
-      ["-- " .. bratu .. " --at"] = "--at needs a file of values",
+    for _, case in ipairs {
+      { "-- " .. bratu .. " --frobnicate", "unknown option --frobnicate" },
+      { "-- " .. bratu .. " --at " .. TAPES .. "/cavity.x",
+        "cavity.x: 961 values for the 3200 independents of " .. bratu },
+      { "-- " .. TAPES .. "/missing.tap", "missing.tap" },
+      { "-- " .. bratu .. " --at", "--at needs a file of values" },
     } do
+      local args, needle = case[1], case[2]
       local o, e, c = H.cgwb("run examples/markowitz.lua " .. args)
       assert.are.equal(2, c, args .. ": " .. e)
       assert.are.equal("", o)
