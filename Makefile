@@ -1,5 +1,6 @@
 # cgwb: build, set-up, tests, benchmarks.  See README.md.
-# Honours LUA_INCDIR, LIBFLAG, PREFIX, LIBDIR, LUADIR (luarocks "make" type).
+# Honours LUA_INCDIR, LIBFLAG, PREFIX, LIBDIR, LUADIR, BINDIR, EXAMPLESDIR, DESTDIR
+# (luarocks "make" type).
 
 LUA        ?= lua5.4
 LUA_INCDIR ?= /usr/include/lua5.4
@@ -9,6 +10,18 @@ PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib/lua/5.4
 LUADIR     ?= $(PREFIX)/share/lua/5.4
 BINDIR     ?= $(PREFIX)/bin
+EXAMPLESDIR ?= $(PREFIX)/share/cgwb/examples
+
+# Copies the launcher (stdin to stdout) with its `LUADIR, LIBDIR` line set to
+# the environment's CGWB_LUADIR and CGWB_LIBDIR; fails if the line is missing.
+define SET_LAUNCHER_PATHS
+local s, n = io.read("a"):gsub("local LUADIR, LIBDIR = nil, nil", function()
+  return ("local LUADIR, LIBDIR = %q, %q"):format(os.getenv("CGWB_LUADIR"), os.getenv("CGWB_LIBDIR"))
+end, 1)
+if n ~= 1 then io.stderr:write("scripts/cgwb: no LUADIR, LIBDIR line\n") os.exit(1) end
+io.write(s)
+endef
+export SET_LAUNCHER_PATHS
 
 WARN    = -std=c99 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
           -Wpointer-arith -Wcast-qual -Wwrite-strings -Wundef -pedantic
@@ -77,7 +90,7 @@ deps:
 	@sh scripts/install-deps.sh
 
 run: deps all examples
-	scripts/cgwb run examples/markowitz.lua examples/tapes/bratu.tap
+	scripts/cgwb run examples/markowitz.lua examples/tapes/bratu.tap examples/tapes/cavity.tap
 
 test: deps all examples
 	@sh scripts/run-tests.sh
@@ -88,11 +101,20 @@ examples: all
 bench: deps all examples
 	@sh scripts/bench.sh
 
+# The installed launcher carries the final LUADIR and LIBDIR (never DESTDIR's
+# staging path), so it finds its modules from any directory; the examples go
+# to EXAMPLESDIR (the main job: cgwb run $(EXAMPLESDIR)/markowitz.lua TAPE).
 install: all
-	install -d $(DESTDIR)$(LIBDIR)/cgwb $(DESTDIR)$(LUADIR)/cgwb $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(LIBDIR)/cgwb $(DESTDIR)$(LUADIR)/cgwb $(DESTDIR)$(BINDIR) \
+	           $(DESTDIR)$(EXAMPLESDIR)/lua $(DESTDIR)$(EXAMPLESDIR)/graphs
 	install -m 755 $(MODULE) $(DESTDIR)$(LIBDIR)/cgwb/core.so
 	install -m 644 lua/cgwb/*.lua $(DESTDIR)$(LUADIR)/cgwb/
-	install -m 755 scripts/cgwb $(DESTDIR)$(BINDIR)/cgwb
+	CGWB_LUADIR='$(LUADIR)' CGWB_LIBDIR='$(LIBDIR)' $(LUA) -e "$$SET_LAUNCHER_PATHS" \
+	  <scripts/cgwb >$(DESTDIR)$(BINDIR)/cgwb
+	chmod 755 $(DESTDIR)$(BINDIR)/cgwb
+	install -m 644 examples/markowitz.lua $(DESTDIR)$(EXAMPLESDIR)/
+	install -m 644 examples/lua/*.lua $(DESTDIR)$(EXAMPLESDIR)/lua/
+	install -m 644 examples/graphs/* $(DESTDIR)$(EXAMPLESDIR)/graphs/
 
 clean:
 	rm -rf build

@@ -1,6 +1,6 @@
 -- Installs cgwb into a rocks tree:  luarocks-5.4 make --deps-mode=none [--tree DIR]
--- (the Lua dependencies, lpeg and argparse, come from Debian's packages;
--- see README.md).
+-- (the one Lua dependency, argparse, comes from Debian's lua-argparse, which
+-- scripts/install-deps.sh installs; see README.md).
 rockspec_format = "3.0"
 package = "cgwb"
 version = "0.1.0-1"
@@ -13,7 +13,7 @@ cgwb reads operation traces (ADOL-C 2.x tapes, classic tapes of Bischof & Hu
 Jacobians by elimination, with every decision point scriptable in Lua.]],
   license = "MIT",
 }
-dependencies = { "lua >= 5.4", "lpeg", "argparse" }
+dependencies = { "lua >= 5.4", "argparse" }
 build = {
   type = "make",
   build_variables = {
@@ -28,3 +28,8 @@ build = {
     BINDIR = "$(BINDIR)",
   },
 }
+-- LuaRocks' wrapper of a Lua command sets the paths of the configured trees
+-- only (not those of --tree, nor any with --deps-mode=none), so the launcher
+-- goes unwrapped into <tree>/bin and finds <tree>/share/lua/5.4 and
+-- <tree>/lib/lua/5.4 next to itself (scripts/cgwb).
+deploy = { wrap_bin_scripts = false }

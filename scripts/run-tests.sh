@@ -122,7 +122,7 @@ fuzz_run() {
 phase "fuzz (libFuzzer, ASan+UBSan)" fuzz_run
 
 if [ -x scripts/check-rockspec.sh ]; then
-  phase "rockspec install" scripts/check-rockspec.sh
+  phase "install (make install, DESTDIR, luarocks)" scripts/check-rockspec.sh
 fi
 
 echo

@@ -810,3 +810,185 @@ describe("cgwb trace (the command line over run_script)", function()
     os.remove(path)
   end)
 end)
+
+-- {==== messages name the user's file and line ====}
+
+describe("messages name the user's file and line (doc/tracer.md)", function()
+  -- Runs a script (lines joined by newlines) through run_script; returns its
+  -- path and the message, which must name neither trace.lua nor lack a position.
+  local function fails(...)
+    local path = H.write(H.tmp("_msg.lua"), table.concat({ ... }, "\n") .. "\n")
+    local tape, msg = trace.run_script(path, { sink = capture() })
+    assert.is_nil(tape)
+    assert.is_string(msg)
+    assert.is_falsy(msg:find("trace.lua", 1, true), msg)
+    os.remove(path)
+    return path, msg
+  end
+
+  -- Asserts msg is "path:line: " .. text exactly.
+  local function at(path, line, text, msg)
+    assert.are.equal(("%s:%d: %s"):format(path, line, text), msg)
+  end
+
+  -- The line of the caller's next line (for misuse written in this file).
+  local function next_line() return debug.getinfo(2, "l").currentline + 1 end
+
+  it("errors raised by the script's code, with or without a position", function()
+    local p, m = fails("return { x0 = {1}, f = function(x)", "  local y = x[1] * 2",
+                       "  error('boom')", "end }")
+    at(p, 3, "boom", m)
+    p, m = fails("return { x0 = {1}, f = function(x)", "  local y = x[1] * 2",
+                 "  error('boom', 0)", "end }")
+    at(p, 3, "boom", m)
+    p, m = fails("return { x0 = {1}, f = function(x)", "", "  error({ code = 1 })", "end }")
+    at(p, 3, "(error object is a table value)", m)
+    p, m = fails("return { x0 = {1}, f = function(x)", "", "  local k = math.floor('a')",
+                 "  return x[1] end }")
+    at(p, 3, "bad argument #1 to 'floor' (number expected, got string)", m)
+    p, m = fails("local t = nil", "local n = t.field", "return {}")
+    at(p, 2, "attempt to index a nil value (local 't')", m)
+    p, m = fails("return { x0 = function()", "  error('no x0')", "end, f = function(x) return x end }")
+    at(p, 2, "no x0", m)
+  end)
+
+  it("operations actives do not support", function()
+    for _, op in ipairs { "x[1] // 2", "x[1] % 2", "x[1] .. 'a'", "#x[1]", "x[1] & 1",
+                          "x[1] | 1", "x[1] ~ 1", "x[1] << 1", "x[1] >> 1", "~x[1]" } do
+      local sym = op:gsub("x%[1%]", ""):gsub("[%s%d']", ""):gsub("a$", "")
+      local p, m = fails("return { x0 = {1}, f = function(x)", "  local y = x[1] * 2",
+                         "  local z = " .. op, "  return y end }")
+      at(p, 3, "cgwb.trace: " .. sym .. " is not supported on actives", m)
+    end
+  end)
+
+  it("operands that are neither actives nor numbers, in operators, comparisons and T", function()
+    for _, case in ipairs {
+      { "x[1] + 'a'", "+ expects an active or a number, got string" },
+      { "{} * x[1]", "* expects an active or a number, got table" },
+      { "x[1] < 'a'", "< expects an active or a number, got string" },
+      { "true <= x[1]", "<= expects an active or a number, got boolean" },
+      { "T.exp('a')", "T.exp expects an active or a number, got string" },
+      { "T.sin({})", "T.sin expects an active or a number, got table" },
+      { "T.pow('a', 2)", "T.pow expects an active or a number, got string" },
+      { "T.eq(x[1], 'a')", "T.eq expects an active or a number, got string" },
+      { "T.var():add('a')", "add expects an active or a number, got string" },
+      { "T.var():assign({})", "assign expects an active or a number, got table" },
+    } do
+      local p, m = fails("return { x0 = {1}, f = function(x, T)", "  local y = x[1] * 2",
+                         "  local z = " .. case[1], "  return y end }")
+      at(p, 3, "cgwb.trace: " .. case[2], m)
+    end
+  end)
+
+  it("an active used after its recording ended, from a script and from Lua", function()
+    local T_exp
+    rec(function(_, T) T_exp = T.exp; return 1 end, { 1 })
+    local p, m = fails(
+      "local trace = require 'cgwb.trace'",
+      "local old = trace.record(function(x) return x[1] end, { 1 }, { sink = { push = function() end, set_x0 = function() end } })",
+      "local keep",
+      "trace.record(function(x) keep = x[1]; return x[1] end, { 1 }, { sink = { push = function() end, set_x0 = function() end } })",
+      "return { x0 = {1}, f = function(x, T)",
+      "  local y = x[1] * 2",
+      "  local z = T.exp(keep)",
+      "  return y end }")
+    at(p, 7, "cgwb.trace: active used after its recording ended", m)
+    local keep
+    rec(function(x) keep = x[1]; return x[1] end, { 1 })
+    local me = debug.getinfo(1, "S").short_src
+    -- each use on the one line of its function, which names the line
+    for _, use in ipairs {
+      function() local y = keep + 1; return y end,
+      function() local y = keep < 1; return y end,
+      function() local y = keep:add(1); return y end,
+      function() local y = -keep; return y end,
+      function() local y = T_exp(keep); return y end,
+    } do
+      local ok, err = pcall(use)
+      assert.is_false(ok)
+      assert.are.equal(("%s:%d: cgwb.trace: active used after its recording ended")
+        :format(me, debug.getinfo(use, "S").linedefined), err)
+    end
+  end)
+
+  it("actives of two recordings mixed", function()
+    local p, m = fails(
+      "local trace = require 'cgwb.trace'",
+      "local sink = { push = function() end, set_x0 = function() end }",
+      "return { x0 = {1}, f = function(x, T)",
+      "  trace.record(function(z)",
+      "    local w = z[1] + x[1]",
+      "    return w end, { 2 }, { sink = sink })",
+      "  return x[1] end }")
+    at(p, 5, "cgwb.trace: actives of two recordings mixed", m)
+    p, m = fails(
+      "local trace = require 'cgwb.trace'",
+      "local sink = { push = function() end, set_x0 = function() end }",
+      "return { x0 = {1}, f = function(x, T)",
+      "  trace.record(function(z, U)",
+      "    local w = U.var(x[1])",
+      "    return w end, { 2 }, { sink = sink })",
+      "  return x[1] end }")
+    at(p, 5, "cgwb.trace: T.var of an active from another recording", m)
+    p, m = fails(
+      "local trace = require 'cgwb.trace'",
+      "local sink = { push = function() end, set_x0 = function() end }",
+      "return { x0 = {1}, f = function(x, T)",
+      "  trace.record(function(z)",
+      "    local w = z[1] < x[1]",
+      "    return z[1] end, { 2 }, { sink = sink })",
+      "  return x[1] end }")
+    at(p, 5, "cgwb.trace: actives of two recordings mixed", m)
+  end)
+
+  it("a bad x0: the line that sets it, or where its function is defined", function()
+    local p, m = fails("return {", "  name = 'x',", "  x0 = { 1, 'a' },",
+                       "  f = function(x) return x[1] end }")
+    at(p, 3, "cgwb.trace: x0[2] is a string, not a number", m)
+    p, m = fails("return {", "  x0 = function()", "    return 5", "  end,",
+                 "  f = function(x) return x[1] end }")
+    at(p, 2, "cgwb.trace: x0 must be an array of numbers, got number", m)
+    -- from Lua: the line that called record
+    local me = debug.getinfo(1, "S").short_src
+    local line = next_line()
+    local ok, err = pcall(function() return (trace.record(function(x) return x[1] end, { 1, true })) end)
+    assert.is_false(ok)
+    assert.are.equal(("%s:%d: cgwb.trace: x0[2] is a boolean, not a number"):format(me, line), err)
+    line = next_line()
+    ok, err = pcall(function() return (trace.record(function(x) return x[1] end, "x")) end)
+    assert.are.equal(("%s:%d: cgwb.trace: x0 must be an array of numbers, got string"):format(me, line), err)
+  end)
+
+  it("what f returns: the line where f is defined", function()
+    local p, m = fails("return { x0 = {1},", "  f = function(x)", "    local y = x[1]",
+                       "    return nil", "  end }")
+    at(p, 2, "cgwb.trace: the function defined here must return an active or an array of them, got nil", m)
+    p, m = fails("return { x0 = {1},", "  f = function(x) return { x[1], 'a' } end }")
+    at(p, 2, "cgwb.trace: dependent 2 returned by the function defined here is a string, not an active or a number", m)
+    p, m = fails("local trace = require 'cgwb.trace'",
+                 "local keep",
+                 "trace.record(function(x) keep = x[1]; return x[1] end, { 1 }, { sink = { push = function() end, set_x0 = function() end } })",
+                 "return { x0 = {1},", "  f = function(x) return { x[1], keep } end }")
+    at(p, 5, "cgwb.trace: dependent 2 returned by the function defined here belongs to another recording", m)
+  end)
+
+  it("a misuse in f's own `return T.op(...)` (a tail call) names f's definition", function()
+    local p, m = fails("return { x0 = {1},", "  f = function(x, T)", "    local y = x[1]",
+                       "    return T.exp('a')", "  end }")
+    at(p, 2, "cgwb.trace: T.exp expects an active or a number, got string", m)
+    -- inside a helper the helper's caller is still on the stack
+    p, m = fails("local function g(T, a) return T.exp(a) end",
+                 "return { x0 = {1},", "  f = function(x, T)", "    local y = g(T, 'a')",
+                 "    return y", "  end }")
+    at(p, 4, "cgwb.trace: T.exp expects an active or a number, got string", m)
+  end)
+
+  core_it("cgwb trace: exit status 2 and the script's file and line", function()
+    local path = H.write(H.tmp("_cli.lua"), "return { x0 = {1}, f = function(x)\n  local y = x[1] + 'a'\n  return y end }\n")
+    local _, err, code = H.cgwb("trace " .. path .. " -o " .. H.tmp(".tap"))
+    assert.are.equal(2, code, err)
+    assert.are.equal(("cgwb trace: %s:2: cgwb.trace: + expects an active or a number, got string\n"):format(path), err)
+    os.remove(path)
+  end)
+end)

@@ -7,6 +7,9 @@
 -- Lua tracer's tape of the same program agrees; `cgwb stats` counts what the
 -- Operations file holds.  Then bad input of every kind, each rejected with exit
 -- status 2 and one line naming the file (and the record where there is one).
+-- Last, the main job (examples/markowitz.lua) on Bratu and Cavity: its legend,
+-- the Jacobian's nonzeros, the cost of lowest-id ties, the Cavity table
+-- against the orderings run here, determinism, bad arguments, branch changes.
 local H = require "spec.helper"
 local core = require "cgwb.core"
 
@@ -424,5 +427,149 @@ describe("bad example tapes through the command line", function()
       assert.is_false(exists(out))
       os.remove(bad)
     end)
+  end)
+end)
+
+-- {==== the main job: examples/markowitz.lua ====}
+
+describe("the main job (examples/markowitz.lua)", function()
+  local bratu, cavity = TAPES .. "/bratu.tap", TAPES .. "/cavity.tap"
+  if not (exists(bratu) and exists(cavity)) then
+    pending("examples/tapes not recorded (run make examples)")
+    return
+  end
+  local cgwb = require "cgwb"
+  local out, err, code = H.cgwb(("run examples/markowitz.lua %s %s"):format(bratu, cavity))
+
+  -- The table printed for `path`: its rows by ordering name, as arrays of fields.
+  local function table_of(path)
+    local block = out:match("\n" .. path:gsub("%p", "%%%0") .. ": .-\n\n(ordering.-)\n\n")
+    assert.is_not_nil(block, "no table for " .. path)
+    local rows = {}
+    for line in block:gmatch("[^\n]+") do
+      local name, rest = line:match("^(%a.-)%s%s+(%d.*)$")
+      if name then
+        local f = {}
+        for w in rest:gmatch("%S+") do f[#f + 1] = w end
+        rows[name] = f
+      end
+    end
+    return rows
+  end
+
+  -- The multiplications of an elimination of `path`'s linearized graph under spec.
+  local function mults(path, spec)
+    local lg <close> = assert(cgwb.linearize(path))
+    local cost = assert(lg:eliminate(spec))
+    return cost.mults
+  end
+
+  it("runs on Bratu and Cavity, exit status 0", function()
+    assert.are.equal(0, code, err)
+    assert.are.equal("", err)
+  end)
+
+  it("explains its columns once, before the tables", function()
+    assert.is_truthy(out:find("^columns: mults = products of two edge weights; nontrivial = those of them where neither\n  factor is a structural %+1 or %-1"))
+    assert.is_truthy(out:find("from a\n  forward tangent sweep over the linearized graph", 1, true))
+    assert.is_truthy(out:find("\nties: after the rule, ties go to the highest vertex id", 1, true))
+    local _, n = out:gsub("columns: ", "")
+    assert.are.equal(1, n)
+  end)
+
+  it("prints the Jacobian's size and nonzeros for each tape", function()
+    for _, path in ipairs { bratu, cavity } do
+      local lg <close> = assert(cgwb.linearize(path))
+      local J = lg:jacobian("forward")
+      local line = ("%d x %d Jacobian, %d nonzeros"):format(J.m, J.n, J.nnz)
+      assert.is_truthy(out:find(path .. ": [^\n]*" .. line:gsub("%p", "%%%0") .. "\n"),
+                       line .. " missing for " .. path)
+    end
+  end)
+
+  it("measures what lowest-id ties cost against highest-id ties", function()
+    for _, path in ipairs { bratu, cavity } do
+      local high = mults(path, { "markowitz" })
+      local low = mults(path, { "markowitz", lowest_first = true })
+      assert.is_true(low > high, path) -- the note says something only where they differ
+      local line = ("ties: Markowitz with lowest-id ties costs %d multiplications, %.2fx the %d of highest-id ties")
+        :format(low, low / high, high)
+      assert.is_truthy(out:find(line, 1, true), line .. " missing")
+      local rows = table_of(path)
+      assert.are.equal(tostring(low), rows["markowitz (Lua), lowest-id ties"][1])
+    end
+  end)
+
+  it("says which side of the Lua/built-in comparison is slower", function()
+    local _, n = out:gsub("Lua Markowitz: %d+ multiplications in [%d.]+ s; built%-in: %d+ in [%d.]+ s; "
+                          .. "the [%a-]+ ordering is slower, [%d.]+x %(timing%)\n", "")
+    assert.are.equal(2, n)
+  end)
+
+  it("Cavity's table: the orderings differ, each row costs what the ordering costs", function()
+    local rows = table_of(cavity)
+    local distinct = {}
+    for _, name in ipairs { "markowitz", "forward", "reverse", "min-fill", "momr" } do
+      assert.is_not_nil(rows[name], name)
+      assert.are.equal(tostring(mults(cavity, name)), rows[name][1], name)
+      distinct[rows[name][1]] = true
+      assert.are.equal("0", rows[name][6], name .. ": max rel. diff") -- Cavity is exact
+    end
+    local n = 0
+    for _ in pairs(distinct) do n = n + 1 end
+    assert.is_true(n >= 4)
+    assert.are.equal(rows.markowitz[1], rows["markowitz (Lua)"][1])
+  end)
+
+  it("is deterministic but for the timing", function()
+    local again = H.cgwb(("run examples/markowitz.lua %s %s"):format(bratu, cavity))
+    local function strip(s)
+      return (s:gsub("[^\n]*%(timing%)\n", ""):gsub("%d+%.%d%d%d%d", "T"))
+    end
+    assert.are.equal(strip(out), strip(again))
+    assert.is_truthy(out:find("(timing)", 1, true))
+  end)
+
+  it("bad arguments: one line naming the problem, exit status 2", function()
+    for _, case in ipairs {
+      { "-- " .. bratu .. " --frobnicate", "unknown option --frobnicate" },
+      { "-- " .. bratu .. " --at " .. TAPES .. "/cavity.x",
+        "cavity.x: 961 values for the 3200 independents of " .. bratu },
+      { "-- " .. TAPES .. "/missing.tap", "missing.tap" },
+      { "-- " .. bratu .. " --at", "--at needs a file of values" },
+    } do
+      local args, needle = case[1], case[2]
+      local o, e, c = H.cgwb("run examples/markowitz.lua " .. args)
+      assert.are.equal(2, c, args .. ": " .. e)
+      assert.are.equal("", o)
+      assert.is_truthy(e:match("^[^\n]+\n$"), "not one line: " .. e)
+      assert.is_truthy(e:find(needle, 1, true), ("%q missing from %q"):format(needle, e))
+    end
+  end)
+
+  it("--at a point where a branch goes the other way: a warning and exit status 3", function()
+    -- y = x*x where x > 1 at recording (x = 2); at x = 0.5 the branch flips
+    local tape = cgwb.trace(function(x)
+      if x[1] > 1 then return x[1] * x[1] end
+      return x[1] * 3
+    end, { 2.0 })
+    local path, at = H.tmp(".tap"), H.write(H.tmp(".x"), "0.5\n")
+    assert(tape:write(path, "classic"))
+    local g <close> = assert(cgwb.build_graph(path, { at = point(at) }))
+    if not g.branch_changes then
+      pending("graph:branch_changes() is not in this build")
+      return
+    end
+    local o, e, c = H.cgwb(("run examples/markowitz.lua -- %s --at %s"):format(path, at))
+    assert.are.equal(3, c, e)
+    assert.is_truthy(e:match("^[^\n]+\n$"), "not one line: " .. e)
+    assert.is_truthy(e:find("warning: 1 branch(es) change", 1, true), e)
+    assert.is_truthy(e:find("the first at record %d+"), e)
+    assert.is_falsy(o:find("ordering", 1, true))
+    -- at the recorded point nothing changes
+    _, e, c = H.cgwb(("run examples/markowitz.lua -- %s --at %s"):format(path, H.write(at, "2\n")))
+    assert.are.equal(0, c, e)
+    os.remove(path)
+    os.remove(at)
   end)
 end)

@@ -53,6 +53,10 @@ trace.run_script(path, opts) loads a script returning
   f = function(x, T, options) }, merges options (script defaults, then
 opts.options, then the other keys of opts: the CLI's --set NAME=VALUE) and
 records it: tape, info (with info.name) or nil, "file:line: message".
+
+Messages.  Every error names the user's file and line, never one of this
+file: the innermost frame outside it (see user_where); what f returns and a
+misuse in f's own tail call name the line where f is defined.
 doc/tracer.md is the manual.
 ]]
 
@@ -60,6 +64,88 @@ local M = {}
 
 local mtype = math.type
 local sort = table.sort
+local getinfo = debug.getinfo
+
+-- {==== positions in the user's code ====}
+
+-- Errors name the user's file and line, never a line of this file: an
+-- operator misused deep inside T.exp or a comparison is reported where the
+-- user's code used it.  Only error paths walk the stack.
+
+local SOURCE = getinfo(1, "S").source -- this file, as the frames name it
+local SHORT = getinfo(1, "S").short_src -- as Lua's own messages name it
+-- The functions trace.record is running, innermost last: the position of a
+-- misuse in `return T.exp(a)` of f itself, whose frame the tail call dropped.
+local running = {}
+local record -- the body of trace.record (below), whose frame user_where recognises
+
+-- "file:line: " of a frame's current line (the full path of a file chunk).
+local function frame_where(info)
+  local src = info.source:sub(1, 1) == "@" and info.source:sub(2) or info.short_src
+  return src .. ":" .. info.currentline .. ": "
+end
+
+-- "file:line: " of where function f is defined (for what f returned).
+local function def_where(f)
+  local info = getinfo(f, "S")
+  local src = info.source:sub(1, 1) == "@" and info.source:sub(2) or info.short_src
+  return src .. ":" .. info.linedefined .. ": "
+end
+
+-- "file:line: " of the innermost Lua function outside this file from stack
+-- level `level` up (the user's code), or "" when there is none.  When a
+-- tail call dropped a frame and record's frame comes next, the dropped frame
+-- was the function being recorded (`return T.exp(a)`): its definition is named.
+local function user_where(level)
+  local lost = false -- the caller of the last frame walked is gone
+  while true do
+    local info = getinfo(level + 1, "Sltf")
+    if not info then return "" end
+    if info.what ~= "C" then
+      if info.source ~= SOURCE and info.currentline > 0 then return frame_where(info) end
+      if info.func == record and lost and #running > 0 then return def_where(running[#running]) end
+      lost = info.istailcall
+    else
+      lost = lost or info.istailcall
+    end
+    level = level + 1
+  end
+end
+
+-- Raises "file:line: cgwb.trace: msg" at the user's code that caused it.
+local function raise(msg)
+  error(user_where(2) .. "cgwb.trace: " .. msg, 0)
+end
+
+-- A message placed at the user's code: one without a position, or with a
+-- position in this file (Lua's own errors raised here), gets the user's.
+local function place(e, level)
+  local src = e:match("^([^\n]-):%d+: ")
+  if src and src ~= SHORT and src ~= SOURCE:sub(2) then return e end
+  if src then e = e:gsub("^[^\n]-:%d+: ", "", 1) end
+  return user_where(level + 1) .. e
+end
+
+-- xpcall handler for f under trace.record: string messages are placed at the
+-- user's code; other error values pass as they are.
+local function position_strings(e)
+  if type(e) ~= "string" then return e end
+  return place(e, 2)
+end
+
+-- xpcall handler for a script's code (run_script returns a message): as
+-- position_strings, and another value is described as lua.c does, so the
+-- message names the position and stays deterministic.
+local function position_all(e)
+  if type(e) ~= "string" then
+    local mt = getmetatable(e)
+    if not (mt and mt.__tostring) then
+      return user_where(2) .. "(error object is a " .. type(e) .. " value)"
+    end
+    e = tostring(e)
+  end
+  return place(e, 2)
+end
 
 -- {==== opcode layout (mirrors csrc/tape/cg_ops.h for the ops emitted) ====}
 
@@ -189,13 +275,13 @@ end
 -- The recorder of an active, checking it is still recording.
 local function rec_of(a)
   local R = a.R
-  if not R.open then error("cgwb.trace: active used after its recording ended", 3) end
+  if not R.open then raise("active used after its recording ended") end
   return R
 end
 
 local function check_number(c, what)
   if type(c) ~= "number" then
-    error("cgwb.trace: " .. what .. " expects an active or a number, got " .. type(c), 4)
+    raise(what .. " expects an active or a number, got " .. type(c))
   end
   return tofloat(c)
 end
@@ -203,7 +289,7 @@ end
 -- Both actives of a binary operation must belong to one recording.
 local function rec_of2(a, b)
   local R = rec_of(a)
-  if rec_of(b) ~= R then error("cgwb.trace: actives of two recordings mixed", 3) end
+  if rec_of(b) ~= R then raise("actives of two recordings mixed") end
   return R
 end
 
@@ -305,11 +391,14 @@ end
 Active.__pow = pow_any
 
 local function unsupported(what)
-  return function() error("cgwb.trace: " .. what .. " is not supported on actives", 2) end
+  return function() raise(what .. " is not supported on actives") end
 end
 Active.__idiv = unsupported("//")
 Active.__mod = unsupported("%")
 Active.__concat = unsupported("..")
+Active.__len = unsupported("#")  -- would be 0: an active is a table
+Active.__band, Active.__bor, Active.__bxor = unsupported("&"), unsupported("|"), unsupported("~")
+Active.__shl, Active.__shr, Active.__bnot = unsupported("<<"), unsupported(">>"), unsupported("~")
 
 function Active.__tostring(a)
   return string.format("active(%.17g)", a.val)
@@ -338,14 +427,20 @@ end
 
 -- p < q: an active left operand gives d = p - q < 0; a number on the left
 -- (Lua turns t > 2 into 2 < t) gives d = t - 2 > 0, the form ADOL-C records.
+-- The operand of a comparison, checked so a message names the comparison.
+local function compared(c, what)
+  if is_active(c) then return c end
+  return check_number(c, what)
+end
+
 function Active.__lt(p, q)
-  if is_active(p) then return branch(p - q, "lt") end
-  return branch(q - p, "gt")
+  if is_active(p) then return branch(p - compared(q, "<"), "lt") end
+  return branch(q - compared(p, "<"), "gt")
 end
 
 function Active.__le(p, q)
-  if is_active(p) then return branch(p - q, "le") end
-  return branch(q - p, "ge")
+  if is_active(p) then return branch(p - compared(q, "<="), "le") end
+  return branch(q - compared(p, "<="), "ge")
 end
 
 local function eq_any(p, q)
@@ -353,7 +448,7 @@ local function eq_any(p, q)
     if not is_active(q) then return p == q end
     p, q = q, p
   end
-  return branch(p - q, "eq")
+  return branch(p - compared(q, "T.eq"), "eq")
 end
 
 -- {==== variables: in-place updates ====}
@@ -400,10 +495,10 @@ function methods.value(t) return t.val end
 -- {==== the helper table T ====}
 
 -- Applies an active version to actives and math's version to numbers.
-local function lift(fa, fn)
+local function lift(fa, fn, name)
   return function(a)
     if is_active(a) then return fa(a) end
-    return fn(a)
+    return fn(check_number(a, name))
   end
 end
 
@@ -417,7 +512,7 @@ local function make_T(R, options)
       return t
     end
     if is_active(init) and rec_of(init) ~= R then
-      error("cgwb.trace: T.var of an active from another recording", 2)
+      raise("T.var of an active from another recording")
     end
     local t = new_active(R, 0.0)
     return methods.assign(t, init)
@@ -427,13 +522,14 @@ local function make_T(R, options)
     return a
   end
   T.is_active = is_active
-  T.exp, T.log, T.sqrt = lift(exp_a, math.exp), lift(log_a, math.log), lift(sqrt_a, math.sqrt)
-  T.sin, T.cos, T.tan = lift(sin_a, math.sin), lift(cos_a, math.cos), lift(tan_a, math.tan)
-  T.atan, T.asin, T.acos = lift(atan_a, math.atan), lift(asin_a, math.asin), lift(acos_a, math.acos)
-  T.abs = lift(abs_a, math.abs)
+  T.exp, T.log = lift(exp_a, math.exp, "T.exp"), lift(log_a, math.log, "T.log")
+  T.sqrt, T.sin = lift(sqrt_a, math.sqrt, "T.sqrt"), lift(sin_a, math.sin, "T.sin")
+  T.cos, T.tan = lift(cos_a, math.cos, "T.cos"), lift(tan_a, math.tan, "T.tan")
+  T.atan, T.asin = lift(atan_a, math.atan, "T.atan"), lift(asin_a, math.asin, "T.asin")
+  T.acos, T.abs = lift(acos_a, math.acos, "T.acos"), lift(abs_a, math.abs, "T.abs")
   function T.pow(a, b)
     if is_active(a) or is_active(b) then return pow_any(a, b) end
-    return a ^ b
+    return check_number(a, "T.pow") ^ check_number(b, "T.pow")
   end
   T.eq = eq_any
   function T.ne(p, q) return not eq_any(p, q) end
@@ -563,15 +659,11 @@ end
 
 -- {==== recording ====}
 
--- Records the assign_ind block: x[i] are variables holding x0[i].
+-- Records the assign_ind block: x[i] are variables holding x0[i] (checked).
 local function independents(R, x0)
   local x = {}
   for i = 1, #x0 do
-    local v = x0[i]
-    if type(v) ~= "number" then
-      error("cgwb.trace: x0[" .. i .. "] is a " .. type(v) .. ", not a number", 3)
-    end
-    x[i] = new_active(R, tofloat(v))
+    x[i] = new_active(R, tofloat(x0[i]))
     emit(R, "assign_ind", x[i].id)
   end
   R.nind = #x0
@@ -579,20 +671,28 @@ local function independents(R, x0)
 end
 
 -- Records assign_dep for each dependent (numbers become assign_d temporaries).
-local function dependents(R, ys)
+-- What f returned is wrong at f's return, which no frame shows any more:
+-- the messages name the line where f is defined.
+local function dependents(R, ys, f)
   if is_active(ys) or type(ys) == "number" then ys = { ys } end
   if type(ys) ~= "table" or #ys == 0 then
-    error("cgwb.trace: the function must return an active or an array of them", 3)
+    error(def_where(f) .. "cgwb.trace: the function defined here must return an active or "
+          .. "an array of them, got " .. (type(ys) == "table" and "an empty table" or type(ys)), 0)
   end
   local y = {}
   for i = 1, #ys do
     local d = ys[i]
     if not is_active(d) then
-      local c = check_number(d, "dependent")
+      if type(d) ~= "number" then
+        error(def_where(f) .. "cgwb.trace: dependent " .. i .. " returned by the function defined "
+              .. "here is a " .. type(d) .. ", not an active or a number", 0)
+      end
+      local c = tofloat(d)
       d = new_active(R, c)
       emit(R, "assign_d", d.id, nil, nil, c)
-    elseif rec_of(d) ~= R then
-      error("cgwb.trace: dependent " .. i .. " belongs to another recording", 3)
+    elseif d.R ~= R then
+      error(def_where(f) .. "cgwb.trace: dependent " .. i .. " returned by the function defined "
+            .. "here belongs to another recording", 0)
     end
     y[i] = d.val
     emit(R, "assign_dep", d.id)
@@ -609,29 +709,38 @@ local function extend_independents(R)
   end
 end
 
-local function check_x0(x0)
-  if type(x0) ~= "table" then
-    error("cgwb.trace: x0 must be an array of numbers, got " .. type(x0), 3)
+-- nil when x0 is an array of numbers, else what is wrong with it.
+local function x0_problem(x0)
+  if type(x0) ~= "table" then return "x0 must be an array of numbers, got " .. type(x0) end
+  for i = 1, #x0 do
+    if type(x0[i]) ~= "number" then
+      return "x0[" .. i .. "] is a " .. type(x0[i]) .. ", not a number"
+    end
   end
+  return nil
 end
 
--- trace.record(f, x0 [, opts]) -> tape (or opts.sink), info.
-function M.record(f, x0, opts)
+-- trace.record with the xpcall handler for errors raised by f.
+function record(f, x0, opts, handler)
   opts = opts or {}
-  if type(f) ~= "function" then error("cgwb.trace: record expects a function", 2) end
-  check_x0(x0)
+  if type(f) ~= "function" then raise("record expects a function, got " .. type(f)) end
+  local bad = x0_problem(x0)
+  if bad then raise(bad) end
   local sink = opts.sink
   if not sink then
     local core = get_core()
-    if not core then error("cgwb.trace: cgwb.core is not available (pass opts.sink)", 2) end
+    if not core then raise("cgwb.core is not available (pass opts.sink)") end
     sink = core.tape_new()
   end
   local R = new_recorder()
   local x = independents(R, x0)
   local T = make_T(R, opts.options or {})
-  local ok, ys = pcall(f, x, T, T.opts)
+  running[#running + 1] = f
+  local ok, ys = xpcall(f, handler, x, T, T.opts)
+  running[#running] = nil
   if not ok then R.open = false; error(ys, 0) end
-  local y = dependents(R, ys)
+  local ok2, y = pcall(dependents, R, ys, f)
+  if not ok2 then R.open = false; error(y, 0) end
   R.open = false
   extend_independents(R)
   local ndeath, nslots = flush(R, sink, opts.raw)
@@ -641,6 +750,11 @@ function M.record(f, x0, opts)
   return sink, { records = R.n + ndeath, operations = R.n, death_notices = ndeath,
                  max_live = nslots, virtual = R.nv, n = R.nind, m = #y, y = y,
                  branches = R.branches }
+end
+
+-- trace.record(f, x0 [, opts]) -> tape (or opts.sink), info.
+function M.record(f, x0, opts)
+  return record(f, x0, opts, position_strings)
 end
 
 -- {==== scripts ====}
@@ -681,28 +795,51 @@ local function merge_options(path, script, opts)
   return o
 end
 
+-- "path:line: " of the first line of the script that sets `key` (key = ...),
+-- for a table value no frame can place; "path: " when no line does.
+local function key_where(path, key)
+  local fh = io.open(path, "r")
+  if not fh then return path .. ": " end
+  local n = 0
+  for line in fh:lines() do
+    n = n + 1
+    if line:find("%f[%w_]" .. key .. "%s*=%f[^=]") then
+      fh:close()
+      return path .. ":" .. n .. ": "
+    end
+  end
+  fh:close()
+  return path .. ": "
+end
+
 -- Loads SCRIPT.lua (which returns { name, x0, f [, options] }) and records it.
--- Returns tape, info (info.name = script name) or nil, "file:line: message".
+-- Returns tape, info (info.name = script name) or nil, "file:line: message";
+-- the line is the script's, where its code raised or misused an active.
 function M.run_script(path, opts)
   opts = opts or {}
   local chunk, err = loadfile(path, "t")
   if not chunk then return nil, err end
-  local ok, script = pcall(chunk)
-  if not ok then return nil, tostring(script) end
+  local ok, script = xpcall(chunk, position_all)
+  if not ok then return nil, script end
   if type(script) ~= "table" or type(script.f) ~= "function" or script.x0 == nil then
     return nil, path .. ": the script must return a table { name = ..., x0 = ..., f = function(x, T) ... end }"
   end
   local options, oerr = merge_options(path, script, opts)
   if not options then return nil, oerr end
-  local x0 = script.x0
+  local x0, where = script.x0, nil
   if type(x0) == "function" then
-    ok, x0 = pcall(x0, options)
-    if not ok then return nil, tostring(x0) end
+    where = def_where(x0)
+    ok, x0 = xpcall(x0, position_all, options)
+    if not ok then return nil, x0 end
   end
-  if type(x0) ~= "table" then return nil, path .. ": x0 must be an array of numbers" end
+  local bad = x0_problem(x0)
+  if bad then return nil, (where or key_where(path, "x0")) .. "cgwb.trace: " .. bad end
+  if not opts.sink and not get_core() then
+    return nil, path .. ": cgwb.trace: cgwb.core is not available (pass opts.sink)"
+  end
   local rec_opts = { sink = opts.sink, raw = opts.raw, options = options }
-  local res, tape, info = pcall(M.record, script.f, x0, rec_opts)
-  if not res then return nil, tostring(tape) end
+  local res, tape, info = pcall(record, script.f, x0, rec_opts, position_all)
+  if not res then return nil, tape end
   info.name = script.name or path:match("([^/]+)%.lua$") or path
   return tape, info
 end
