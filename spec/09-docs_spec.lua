@@ -75,9 +75,17 @@ local METHOD_VAR = {
   ["cgwb.Tape"] = "t", ["cgwb.Graph"] = "g", ["cgwb.Schedule"] = "s", ["cgwb.LinGraph"] = "lg",
 }
 
--- Metamethods every type has, documented once for all; others (__tostring,
--- __len, ...) must be named in the type's own section.
-local COMMON_META = { __gc = true, __close = true, __index = true, __name = true }
+-- Metamethods every type has, documented once for the whole page, and the
+-- fields every metatable has; others (__tostring, __len, ...) must be named
+-- in the type's own section.
+local GENERIC_META = { __gc = true, __close = true }
+local IMPLICIT_META = { __index = true, __name = true }
+
+-- The forms in which a page shows a metamethod (tostring(t), #t).
+local function meta_forms(mm, var)
+  local shown = { __tostring = "tostring(" .. var .. ")", __len = "#" .. var }
+  return { mm, shown[mm] }
+end
 
 -- Every public member of a module: "prefix.name" forms, nested one level for
 -- tables of functions (elim.modes.edge).
@@ -95,7 +103,7 @@ local function module_names(mod)
   return out
 end
 
--- Names of modules missing from doc (an array of "module: name" strings).
+-- Members of the modules that doc does not mention ("module.name" strings).
 local function undocumented_module_names(doc, modules, load)
   local missing = {}
   for _, m in ipairs(modules) do
@@ -128,7 +136,8 @@ local function userdata_types(reg)
   return types
 end
 
--- Methods and metamethods of each type that doc does not mention.
+-- Methods and metamethods of each type that its section of doc ("## cgwb.Tape")
+-- does not mention.
 local function undocumented_methods(doc, reg)
   local missing = {}
   for _, tname in ipairs(userdata_types(reg)) do
@@ -140,16 +149,13 @@ local function undocumented_methods(doc, reg)
     else
       local mt = reg[tname]
       for _, m in ipairs(sorted_keys(mt.__index)) do
-        if not mentions(doc, var .. ":" .. m) then missing[#missing + 1] = tname .. ":" .. m end
+        if not mentions(sec, var .. ":" .. m) then missing[#missing + 1] = tname .. ":" .. m end
       end
       for _, mm in ipairs(sorted_keys(mt)) do
-        if mm:match("^__") and not COMMON_META[mm] then
-          local shown = { __tostring = "tostring(" .. var .. ")", __len = "#" .. var }
-          if not (sec:find(mm, 1, true) or (shown[mm] and sec:find(shown[mm], 1, true))) then
-            missing[#missing + 1] = tname .. " metamethod " .. mm
-          end
-        elseif COMMON_META[mm] and mm ~= "__index" and mm ~= "__name" and not doc:find(mm, 1, true) then
-          missing[#missing + 1] = tname .. " metamethod " .. mm
+        if mm:match("^__") and not IMPLICIT_META[mm] then
+          local where, found = GENERIC_META[mm] and doc or sec, false
+          for _, form in ipairs(meta_forms(mm, var)) do found = found or where:find(form, 1, true) end
+          if not found then missing[#missing + 1] = tname .. " metamethod " .. mm end
         end
       end
     end
@@ -322,7 +328,7 @@ describe("doc/api.md covers the public API", function()
     assert.same({ "fake.modes", "fake.modes.edge", "fake.shiny" }, m)
     local reg = { ["cgwb.Tape"] = { __index = { len = print, glow = print }, __gc = print,
                                     __len = print, __tostring = print } }
-    local page = "__gc\n## cgwb.Tape\n`t:len()` `t:glowing()`, tostring(t)\n## next\n#t"
+    local page = "__gc `t:glow()`\n## cgwb.Tape\n`t:len()` `t:glowing()`, tostring(t)\n## next\n#t"
     assert.same({ "cgwb.Tape:glow", "cgwb.Tape metamethod __len" }, undocumented_methods(page, reg))
     assert.same({ "cgwb.Odd: a new type (give it a variable in METHOD_VAR)" },
                 undocumented_methods(page, { ["cgwb.Odd"] = { __index = {} } }))
