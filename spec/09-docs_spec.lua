@@ -5,11 +5,13 @@
 -- cgwb.report, cgwb.trace, cgwb.json) and the methods of every userdata type
 -- registered under a "cgwb." name, and looks each one up in the page.
 -- Every repository path that README.md and doc/**/*.md write (in backticks
--- or not) or link to exists (generated files and `<name>` placeholders allowed).  No
--- project-internal paper numbers ("seed NNN") and no `shared/` paths appear
--- in the docs, README, lua/, csrc/, scripts/ or examples/.  Each check is a
--- function run once on the repository and once on a small counterexample,
--- so a check that could never fail would fail here.
+-- or not) or link to exists (generated files and `<name>` placeholders
+-- allowed).  No project-internal paper numbers ("seed NNN") and no `shared/`
+-- paths appear in the docs, README, lua/, csrc/, scripts/ or examples/, and
+-- every author citation ("Bischof & Hu", "Naumann 2004") there and in the
+-- specs is a short form of doc/references.md.  Each check is a function run
+-- once on the repository and once on a small counterexample, so a check that
+-- could never fail would fail here.
 local H = require "spec.helper"
 local cgwb = require "cgwb"
 
@@ -289,6 +291,52 @@ local function internal_citations(files, read)
   return bad
 end
 
+-- {==== references ====}
+
+-- The short forms of doc/references.md: the first cell of each table row.
+local function short_forms(refs)
+  local out = {}
+  for cell in refs:gmatch("\n| ([^|\n]-) |") do out[#out + 1] = cell end
+  return table.concat(out, "\n")
+end
+
+local NOT_AUTHORS = { The = true, October = true, Table = true, Tables = true, Figure = true }
+
+-- Author citations in text: "Name & Name" pairs and "Name YYYY".
+local function author_citations(text)
+  local found = {}
+  for a in text:gmatch("%f[%w][A-Z][a-z\195\171]+ & [A-Z][a-z\195\171]+%f[^%w\128-\255]") do
+    found[#found + 1] = a
+  end
+  for name, year in text:gmatch("%f[%w]([A-Z][a-z\195\171]+) ([12]%d%d%d)%f[%D]") do
+    if not NOT_AUTHORS[name] then found[#found + 1] = name .. " " .. year end
+  end
+  return found
+end
+
+-- This file, whose counterexamples would otherwise count as citations.
+local SELF = "spec/09-docs_spec.lua"
+
+-- "file: citation" for every author citation that forms does not list.
+local function unlisted_citations(files, read, forms)
+  local bad, seen = {}, {}
+  for _, f in ipairs(files) do
+    if f ~= "doc/references.md" and f ~= SELF
+       and (scanned(f) or f:match("^spec/[^/]*%.lua$") or f:match("^spec/c/")) then
+      local text = read(f)
+      if text and not text:find("\0", 1, true) then
+        for _, c in ipairs(author_citations(text)) do
+          if not forms:find(c, 1, true) and not seen[f .. c] then
+            seen[f .. c] = true
+            bad[#bad + 1] = f .. ": " .. c
+          end
+        end
+      end
+    end
+  end
+  return bad
+end
+
 local function read_or_nil(path)
   local f = io.open(path, "rb")
   if not f then return nil end
@@ -365,6 +413,27 @@ describe("the docs cite only files that exist", function()
     local missing = missing_paths({ "doc/page.md" }, fake, fset, function() return page end)
     assert.same({ "doc/page.md: doc/gone.md", "doc/page.md: scripts/missing.sh",
                   "doc/page.md: lua/none.lua", "doc/page.md: doc/results/c.md" }, missing)
+  end)
+end)
+
+describe("doc/references.md lists every work cited", function()
+  local files = repo_files()
+  local forms = short_forms(H.read("doc/references.md"))
+
+  it("every 'Name & Name' and 'Name YYYY' citation is a short form of doc/references.md", function()
+    local bad = unlisted_citations(files, read_or_nil, forms)
+    assert(#bad == 0, report(bad))
+  end)
+
+  it("reports a citation the page does not list", function()
+    local texts = {
+      ["csrc/a.c"] = "/* Bischof & Hu 1991, sec. 2; Curtis & Powell 1974; Naumann 2004 */",
+      ["doc/b.md"] = "MINPACK-2 (Averick, October 1991); The 1991 sources; Table 2 & 3",
+    }
+    local page = "| short form | full |\n| Bischof & Hu 1991 | ... |\n| Naumann 2004 | ... |\n"
+    assert.same({ "csrc/a.c: Curtis & Powell", "csrc/a.c: Powell 1974" },
+                unlisted_citations(sorted_keys(texts), function(f) return texts[f] end,
+                                   short_forms(page)))
   end)
 end)
 
