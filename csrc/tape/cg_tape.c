@@ -272,7 +272,7 @@ int cg_tape_iter_next(cg_tape_iter *it, cg_rec *r) {
 /* {==== loading ====} */
 
 /* Lowers an ADOL-C parameter opcode to the constant form of cgwb's table
- * (adolc-tape-format.md section 5: P[p] read at taping order).  Bitwise the
+ * (doc/adolc-format.md sections 5 and 6: P[q] as read at taping).  Bitwise the
  * same arithmetic: a - P == a + (-P), P / a is div_d_a. */
 static int lower_param(cg_rec *r, const double *params, uint64_t np, uint32_t *loc,
                        double *val, cg_error *e, const char *path) {

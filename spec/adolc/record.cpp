@@ -12,7 +12,7 @@
  *
  * Every tape is recorded with trace_off(1), tags 1..N, and evaluated with
  * zos_forward in the same process (a process that only reads a disk tape
- * deletes it at exit: adolc-tape-format.md section 11).
+ * deletes it at exit: doc/adolc-format.md section 11).
  *
  * Output (stdout), one block per tag, whitespace-separated tokens:
  *   tape <tag> <name> <n> <m>
@@ -203,7 +203,7 @@ void f_param_refassign(const std::vector<adouble> &x, std::vector<adouble> &y) {
   y[0] = w[0] + w[1] + w[2];
 }
 
-// No constant at all: no Values file (adolc-tape-format.md P1).
+// No constant at all: no Values file (doc/adolc-format.md P1).
 void f_noconst(const std::vector<adouble> &x, std::vector<adouble> &y) {
   adouble p;
   p = x[0];
