@@ -60,7 +60,6 @@ local function unknown_ordering(name, mode)
   return ("unknown ordering '%s' for %s elimination (one of %s, a comma-separated chain of them, "
     .. "or FILE.lua)"):format(name, mode, table.concat(M.ordering_names(mode), ", "))
 end
-M.unknown_ordering = unknown_ordering
 
 --- The spec as the core takes it, or nil and a message.
 function M.core_spec(spec)
