@@ -178,7 +178,8 @@ commands.trace = {
   help = "Records a tape from a Lua function through the tracer.",
   example = "cgwb trace examples/lua/bratu.lua --set nx=10 --set ny=10 -o bratu-small.tap",
   setup = function(p)
-    p:argument("script", "A Lua script returning { f = function(x, T) ... end, x0 = {...} }.")
+    p:argument("script", "A Lua script returning { f = function(x, T, o) ... end, x0 = {...} or "
+      .. "function(o), options = {...}, name = ... } (doc/tracer.md).")
     option(p, "-o --output", "Tape to write (.txt: text, otherwise classic; - for standard output)."):count(1)
     option(p, "--format", "Output format."):choices { "classic", "text" }
     option(p, "--set", "Script option NAME=VALUE (repeatable), passed in opts."):count("*")
@@ -355,7 +356,8 @@ commands.codegen = {
     option(p, "--form", "levels: one function per level (batches of --chunk); straight: one "
       .. "function in tape order; chunked: functions of --chunk statements in tape order.", "levels")
       :choices { "levels", "straight", "chunked" }
-    option(p, "--chunk", "Statements per function, 1 to 10000000 (default 1000 for levels, 2000 for chunked).")
+    option(p, "--chunk", "Statements per batch (levels form, default 1000) or per function (chunked form, "
+      .. "default 2000), 1 to 10000000.")
       :convert(int_in("--chunk", 1, 10000000))
     p:flag("--parallel", "OpenMP: each level's batches shared among threads, a barrier between levels.")
     option(p, "--name", "Name of the generated function.", "f")
