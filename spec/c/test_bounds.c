@@ -5,7 +5,11 @@
  * then patched byte by byte: the largest location at max live - 1 and at max
  * live, the header's counts off by one either way, a record length byte off
  * by one, the length-byte encoding at 30 and 31 constants.  Text tapes:
- * locations up to 2^32 - 2.  Graph files (.cg): vertex ids up to 2^32 - 2.
+ * locations up to 2^32 - 2, operand counts exact.  Graph files (.cg):
+ * vertex ids up to 2^32 - 2.  ADOL-C sets (the recorded Bratu tape copied
+ * to tag 9917 and its Locations header patched): NUM_MAX_LIVES at 1 + the
+ * largest location and at that location, at 2^32 - 1 and 2^32;
+ * NUM_LOCATIONS one off either way.
  * Prints "N passed, N failed". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +291,152 @@ static void test_cg_ids(void) {
   CHECK(strstr(msg, "b.cg:3:") && strstr(msg, "vertex id out of range"));
 }
 
+/* {==== ADOL-C tape sets ====} */
+
+#define AD_SRC "examples/tapes/ADOLC-%s_1.tap"
+#define AD_DST "ADOLC-%s_9917.tap"
+#define AD_OPS "ADOLC-Operations_9917.tap"
+#define AD_MAXLIVE_AT (12 + 8 * 2) /* NUM_MAX_LIVES in the Locations header */
+#define AD_NLOCS_AT (12 + 8 * 7)   /* NUM_LOCATIONS */
+
+static const char *const AD_FILES[] = {"Operations", "Locations", "Values"};
+
+static unsigned char *read_file(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  unsigned char *b;
+  long sz;
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  sz = ftell(f);
+  rewind(f);
+  b = (unsigned char *)malloc(sz > 0 ? (size_t)sz : 1);
+  if (b && fread(b, 1, (size_t)sz, f) != (size_t)sz) free(b), b = NULL;
+  fclose(f);
+  *n = (size_t)sz;
+  return b;
+}
+
+static int write_file(const char *path, const unsigned char *b, size_t n) {
+  FILE *f = fopen(path, "wb");
+  int ok = f && fwrite(b, 1, n, f) == n;
+  if (f) fclose(f);
+  return ok;
+}
+
+static void put_u64(unsigned char *p, unsigned long long v) {
+  int i;
+  for (i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Copies the recorded Bratu tape set to tag 9917 with the Locations header
+ * field at `at` set to v (no change when at is 0). */
+static int ad_copy(size_t at, unsigned long long v) {
+  int i, ok = 1;
+  for (i = 0; i < 3 && ok; i++) {
+    char src[64], dst[64];
+    size_t n = 0;
+    unsigned char *b;
+    snprintf(src, sizeof src, AD_SRC, AD_FILES[i]);
+    snprintf(dst, sizeof dst, AD_DST, AD_FILES[i]);
+    b = read_file(src, &n);
+    if (!b) return 0;
+    if (i == 1 && at) put_u64(b + at, v);
+    ok = write_file(dst, b, n);
+    free(b);
+  }
+  return ok;
+}
+
+static void ad_remove(void) {
+  int i;
+  for (i = 0; i < 3; i++) {
+    char dst[64];
+    snprintf(dst, sizeof dst, AD_DST, AD_FILES[i]);
+    remove(dst);
+  }
+}
+
+/* Streams every record of the copy; CG_OK or the code and message of the
+ * first error.  *maxloc: the largest location read (canonical records). */
+static int ad_stream(unsigned long long *maxloc, char *msg, size_t cap) {
+  cg_error e;
+  cg_rec r;
+  cg_reader *R = cg_reader_open(NULL, AD_OPS, &e);
+  int rc;
+  uint32_t i;
+  msg[0] = '\0';
+  if (!R) {
+    snprintf(msg, cap, "%s", e.msg);
+    return e.code;
+  }
+  while ((rc = cg_reader_next(R, &r, &e)) == 1)
+    for (i = 0; i < r.nloc; i++)
+      if (maxloc && r.loc[i] > *maxloc) *maxloc = r.loc[i];
+  cg_reader_close(R);
+  if (rc < 0 || rc > 1) {
+    snprintf(msg, cap, "%s", e.msg);
+    return e.code;
+  }
+  return CG_OK;
+}
+
+/* The same through the bulk loader (its fast decoders). */
+static int ad_load(char *msg, size_t cap) {
+  cg_error e;
+  cg_tape *t = cg_tape_load(NULL, AD_OPS, &e);
+  msg[0] = '\0';
+  if (t) {
+    cg_tape_free(t);
+    return CG_OK;
+  }
+  snprintf(msg, cap, "%s", e.msg);
+  return e.code;
+}
+
+/* NUM_MAX_LIVES exactly 1 + the largest location: accepted by the streaming
+ * reader and the loader; one less: refused by both, naming the Operations
+ * file, the record and the location. */
+static void test_adolc_max_live(void) {
+  unsigned long long maxloc = 0;
+  char msg[600], want[96];
+  CHECK(ad_copy(0, 0) && ad_stream(&maxloc, msg, sizeof msg) == CG_OK);
+  CHECK(maxloc > 0 && maxloc < 8192);
+  CHECK(ad_copy(AD_MAXLIVE_AT, maxloc + 1));
+  CHECK(ad_stream(NULL, msg, sizeof msg) == CG_OK);
+  CHECK(ad_load(msg, sizeof msg) == CG_OK);
+  CHECK(ad_copy(AD_MAXLIVE_AT, maxloc));
+  snprintf(want, sizeof want, "operand location %llu >= store size %llu", maxloc, maxloc);
+  CHECK(ad_stream(NULL, msg, sizeof msg) == CG_EFORMAT);
+  CHECK(strstr(msg, AD_OPS ": record ") && strstr(msg, want));
+  CHECK(ad_load(msg, sizeof msg) == CG_EFORMAT);
+  CHECK(strstr(msg, AD_OPS ": record ") && strstr(msg, want));
+  /* a locint is 32 bits: a store of 2^32 - 1 locations is the largest */
+  CHECK(ad_copy(AD_MAXLIVE_AT, 0xffffffffull) && ad_stream(NULL, msg, sizeof msg) == CG_OK);
+  CHECK(ad_copy(AD_MAXLIVE_AT, 0x100000000ull) && ad_stream(NULL, msg, sizeof msg) == CG_EFORMAT);
+  CHECK(strstr(msg, "ADOLC-Locations_9917.tap: store capacity 4294967296 beyond 32-bit locations"));
+  ad_remove();
+}
+
+/* NUM_LOCATIONS must equal the Locations file's count, not one more or less. */
+static void test_adolc_sizes(void) {
+  size_t n = 0;
+  unsigned char *b = read_file("examples/tapes/ADOLC-Locations_1.tap", &n);
+  unsigned long long nlocs = 0;
+  char msg[600];
+  int i;
+  CHECK(b != NULL);
+  if (!b) return;
+  for (i = 7; i >= 0; i--) nlocs = nlocs << 8 | b[AD_NLOCS_AT + i];
+  free(b);
+  CHECK(nlocs == n / 4);
+  CHECK(ad_copy(AD_NLOCS_AT, nlocs) && ad_stream(NULL, msg, sizeof msg) == CG_OK);
+  CHECK(ad_copy(AD_NLOCS_AT, nlocs + 1) && ad_stream(NULL, msg, sizeof msg) == CG_EFORMAT);
+  CHECK(strstr(msg, "ADOLC-Locations_9917.tap: ") && strstr(msg, "truncated"));
+  CHECK(ad_copy(AD_NLOCS_AT, nlocs - 1) && ad_stream(NULL, msg, sizeof msg) == CG_EFORMAT);
+  CHECK(strstr(msg, "ADOLC-Locations_9917.tap: ") && strstr(msg, "files of different tapes"));
+  ad_remove();
+}
+
 int main(void) {
   test_classic_location();
   test_classic_location_first();
@@ -296,6 +446,8 @@ int main(void) {
   test_text_locations();
   test_text_counts();
   test_cg_ids();
+  test_adolc_max_live();
+  test_adolc_sizes();
   remove(PATH);
   return check_report("test_bounds");
 }
