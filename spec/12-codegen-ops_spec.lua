@@ -31,6 +31,17 @@ local function header_ops()
   return arity, names
 end
 
+-- The tape opcodes the builder's normalization table (norm_rows in
+-- csrc/graph/cg_build.c) turns into graph operations.
+local function normalized_opcodes()
+  local text = H.read("csrc/graph/cg_build.c")
+  local body = assert(text:match("norm_rows%[%] = {(.-)\n};"), "norm_rows not found in cg_build.c")
+  local names = {}
+  for op in body:gmatch("{CG_OP_([%w_]+),%s*CG_G_") do names[#names + 1] = op end
+  assert(#names > 40, "too few rows read from norm_rows")
+  return names
+end
+
 -- {==== the operations on a tape ====}
 
 local NAN = -(0 / 0)
@@ -215,6 +226,54 @@ local function leaf_blocks(T, one)
   end
 end
 
+-- Every other opcode that becomes a graph operation (in-place forms,
+-- operand orders, constants folded in, the second output of sin and cos),
+-- alone on a copy of x and, for the in-place unary ones, one after another
+-- on one location (a hoisted chain of them).
+local function opcode_blocks(T, one)
+  local x = T.indep(DEFAULT_DOM)
+  local z = T.indep({ 1.7, 0.3, -2.9, 1e-3, 4, -0.5, 5 })
+  local inplace = { "eq_plus_d %r 0.10000000000000001", "eq_min_d %r 0.29999999999999999",
+                    "eq_mult_d %r 1.5", "eq_div_d %r 3", "incr_a %r", "decr_a %r" }
+  local binplace = { "eq_plus_a %r %b", "eq_min_a %r %b", "eq_mult_a %r %b", "eq_div_a %r %b",
+                     "eq_plus_prod %r %a %b", "eq_min_prod %r %b %b" }
+  local fresh = { "plus_d_a %r %a 0.25", "plus_a_d %r %a -0.75", "min_a_d %r %a 0.125", "min_d_a %r %a 2",
+                  "mult_d_a %r %a -3", "mult_a_d %r %a 0.1", "div_a_d %r %a 7", "div_d_a %r %b 7",
+                  "pos_sign_a %r %a", "assign_d_zero %r", "assign_d_one %r", "assign_a %r %a",
+                  "eq_plus_d %r 1" }
+  local function copy_of(a)
+    local r = T.loc()
+    T.add(("assign_a %d %d"):format(r, a))
+    return r
+  end
+  for _, l in ipairs(inplace) do
+    local r = copy_of(x)
+    T.add(rec(l, { r = r }))
+    T.dep(r)
+  end
+  for _, l in ipairs(binplace) do
+    local r = copy_of(x)
+    T.add(rec(l, { r = r, a = x, b = z }))
+    T.dep(r)
+  end
+  for _, l in ipairs(fresh) do
+    local r = T.loc()
+    if l:match("^eq_") then T.add(("assign_d %d 0.5"):format(r)) end -- in place on a constant
+    T.add(rec(l, { r = r, a = x, b = z }))
+    T.dep(r)
+  end
+  local r = copy_of(z)                          -- a chain of in-place records on one location
+  for _, l in ipairs(inplace) do T.add(rec(l, { r = r })) end
+  for _, l in ipairs(binplace) do T.add(rec(l, { r = r, a = x, b = z })) end
+  T.dep(r)
+  for _, op in ipairs({ "sin_op", "cos_op" }) do -- both outputs
+    local a, b = T.loc(), T.loc()
+    T.add(("%s %d %d %d"):format(op, a, b, x))
+    T.dep(a)
+    T.dep(b)
+  end
+end
+
 -- The whole tape: every operation of the table, in its blocks.
 local function all_ops_tape()
   local T = new_tape()
@@ -227,6 +286,7 @@ local function all_ops_tape()
     if unary[nm] then unary_blocks(T, nm, one) else nary_blocks(T, nm, one) end
   end
   leaf_blocks(T, one)
+  opcode_blocks(T, one)
   return T
 end
 
@@ -311,6 +371,12 @@ describe("codegen of every graph operation", function()
     end
   end)
 
+  it("the tape holds every opcode of the builder's normalization table", function()
+    local used = {}
+    for _, name in tape:records() do used[name] = true end
+    for _, op in ipairs(normalized_opcodes()) do assert(used[op], "no record of the tape is " .. op) end
+  end)
+
   it("the points keep the taped outcomes first, then leave them", function()
     for k = 1, NPOINTS do
       local _, changes = assert(tape:forward(T.point(k)))
@@ -323,16 +389,17 @@ describe("codegen of every graph operation", function()
   local configs = {
     { "levels", "height", false }, { "levels", "alap", true }, { "straight", nil, false },
     { "straight", nil, true }, { "chunked", nil, false, 3 }, { "chunked", nil, true },
+    { "levels", "asap", false, 5, true },
   }
   for _, b in ipairs(builds) do
     for _, cf in ipairs(configs) do
-      local form, scheme, inl, chunk = cf[1], cf[2], cf[3], cf[4]
-      local what = ("%s, %s%s%s%s"):format(b[1], form, scheme and " " .. scheme or "",
-        inl and ", leaves inlined" or "", chunk and ", chunk " .. chunk or "")
+      local form, scheme, inl, chunk, par = cf[1], cf[2], cf[3], cf[4], cf[5]
+      local what = ("%s, %s%s%s%s%s"):format(b[1], form, scheme and " " .. scheme or "",
+        inl and ", leaves inlined" or "", chunk and ", chunk " .. chunk or "", par and ", parallel" or "")
       it(what .. ": the compiled code equals tape:forward and g:eval bit for bit", function()
         local g = b[2]
         local s = cgwb.schedule(g, scheme, { inline_leaves = inl })
-        local exe = compile((s:codegen(nil, { form = form, chunk = chunk, name = "f" })))
+        local exe = compile((s:codegen(nil, { form = form, chunk = chunk, name = "f", parallel = par })))
         for k = 1, NPOINTS do
           local x = T.point(k)
           local got = canon(run(exe, x))
@@ -351,5 +418,24 @@ describe("codegen of every graph operation", function()
         os.remove(exe)
       end)
     end
+  end
+end)
+
+describe("codegen: dependents that are leaves", function()
+  -- A dependent that is an independent or a constant is read in place in
+  -- every form; the chunked form once read it back from y[], which no chunk
+  -- writes for a leaf.
+  local text = "assign_ind 1 0.5\nassign_d 2 3\nassign_dep 1\nassign_dep 2\n"
+            .. "plus_a_a 3 1 2\nassign_dep 3\nassign_dep 1\n"
+  for _, form in ipairs({ "levels", "straight", "chunked" }) do
+    it(form .. ": y holds x and the constant", function()
+      local g = assert(cgwb.build_graph(assert(cgwb.read_text(text, "leaves.txt"))))
+      for _, inl in ipairs({ false, true }) do
+        local s = cgwb.schedule(g, nil, { inline_leaves = inl })
+        local exe = compile((s:codegen(nil, { form = form, chunk = 1 })))
+        assert.are.equal("-1.25\n3\n1.75\n-1.25\n", run(exe, { -1.25 }))
+        os.remove(exe)
+      end
+    end)
   end
 end)
