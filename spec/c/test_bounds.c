@@ -4,7 +4,8 @@
  * of doc/formats.md) are written by cg_write_classic from text tapes and
  * then patched byte by byte: the largest location at max live - 1 and at max
  * live, the header's counts off by one either way, a record length byte off
- * by one, the length-byte encoding at 30 and 31 constants.  Text tapes:
+ * by one, the length-byte encoding at 30 and 31 constants, a constant cut
+ * short.  Variable-length records: counts up to 2^24.  Text tapes:
  * locations up to 2^32 - 2, operand counts exact.  Graph files (.cg):
  * vertex ids up to 2^32 - 2.  ADOL-C sets (the recorded Bratu tape copied
  * to tag 9917 and its Locations header patched): NUM_MAX_LIVES at 1 + the
@@ -213,6 +214,25 @@ static void test_classic_long_record(void) {
   }
 }
 
+/* A constant cut short: field 6 shortened with the file so that only the
+ * record can notice.  All of it: accepted; its last byte (the length byte)
+ * or the last two missing: refused naming the record. */
+static void test_classic_constants(void) {
+  size_t n = 0;
+  unsigned char *b = classic_bytes("assign_ind 0 1.0\nassign_dep 0\nassign_d 1 2.5\n", &n);
+  char msg[600];
+  size_t cut;
+  CHECK(b != NULL);
+  if (!b) return;
+  CHECK(n == HEADER + 8 + 6 + 6 + 18 && load_bytes(b, n, msg, sizeof msg) == CG_OK);
+  for (cut = 1; cut <= 2; cut++) {
+    set_field(b, 6, get_field(b, 6) - 1);
+    CHECK(load_bytes(b, n - cut, msg, sizeof msg) == CG_EFORMAT);
+    CHECK(names(msg, "record 2 (byte 100)") && strstr(msg, "truncated record"));
+  }
+  free(b);
+}
+
 /* {==== text tapes ====} */
 
 static int text_rc(const char *text, char *msg, size_t cap) {
@@ -225,6 +245,36 @@ static int text_rc(const char *text, char *msg, size_t cap) {
   }
   snprintf(msg, cap, "%s", e.msg);
   return e.code;
+}
+
+/* {==== variable-length records ====} */
+
+#define MAXVAR (1u << 24) /* cg_tape.c's largest variable-length record */
+
+/* The counts of variable-length records: up to 2^24 accepted, past it
+ * refused (ext_diff_v2's total is 8 + 2 (nin + nout) with k = 1: even, so
+ * 2^24 + 2 is the first past it). */
+static void test_var_counts(void) {
+  uint32_t loc[16] = {0}, nl = 0, nv = 0;
+  char msg[600];
+  loc[0] = MAXVAR;
+  CHECK(cg_rec_counts(CG_OP_take_stock_op, loc, 1, &nl, &nv) == 1 && nv == MAXVAR && nl == 2);
+  loc[0] = MAXVAR + 1;
+  CHECK(cg_rec_counts(CG_OP_take_stock_op, loc, 1, &nl, &nv) < 0);
+  loc[0] = MAXVAR;
+  CHECK(cg_rec_counts(CG_OP_ext_diff_iArr, loc, 1, &nl, &nv) == 1 && nl == 8 + MAXVAR);
+  loc[0] = MAXVAR + 1;
+  CHECK(cg_rec_counts(CG_OP_ext_diff_iArr, loc, 1, &nl, &nv) < 0);
+  loc[0] = 0, loc[1] = MAXVAR; /* k at the bound: more locations wanted */
+  CHECK(cg_rec_counts(CG_OP_ext_diff_v2, loc, 2, &nl, &nv) == 0 && nl == 5 + MAXVAR);
+  loc[1] = MAXVAR + 1;
+  CHECK(cg_rec_counts(CG_OP_ext_diff_v2, loc, 2, &nl, &nv) < 0);
+  loc[1] = 1, loc[4] = 4194302, loc[5] = 4194302; /* 7 + 1 + 2 (nin + nout) = 2^24 */
+  CHECK(cg_rec_counts(CG_OP_ext_diff_v2, loc, 6, &nl, &nv) == 1 && nl == MAXVAR);
+  loc[5] = 4194303; /* 2^24 + 2 */
+  CHECK(cg_rec_counts(CG_OP_ext_diff_v2, loc, 6, &nl, &nv) < 0);
+  CHECK(text_rc("assign_ind 0 1.0\ntake_stock_op 16777217 1\n", msg, sizeof msg) == CG_EFORMAT);
+  CHECK(strstr(msg, "b.txt:2:") && strstr(msg, "absurd operand counts"));
 }
 
 /* Locations are 0 .. 2^32 - 2 (2^32 - 1 is the core's "none"). */
@@ -443,6 +493,8 @@ int main(void) {
   test_classic_counts();
   test_classic_record_length();
   test_classic_long_record();
+  test_classic_constants();
+  test_var_counts();
   test_text_locations();
   test_text_counts();
   test_cg_ids();
