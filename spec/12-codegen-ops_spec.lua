@@ -1,0 +1,441 @@
+-- spec/12-codegen-ops_spec.lua: generated C for every graph operation, bit for bit
+-- (Bischof & Hu 1991, sec. 2.2 for the operation set, sec. 2.3 for hoisted
+-- chains, sec. 3.2 for the code; csrc/graph/cg_gops.h, csrc/sched/cg_codegen.c).
+--
+-- The operations are read from the enum's own text (CG_GOPS in cg_gops.h), so
+-- an operation added there without a tape here fails the coverage test.  For
+-- each operation a text tape holds it alone on its independents (the head of
+-- a one-operation chain), at the head of a hoisted chain, inside a hoisted
+-- chain (after a binary head, before a trailing operation), on operands that
+-- are statements of their own, and with constant leaves.  Every form of the
+-- generated C (levels, straight, chunked; with and without inlined leaves) is
+-- compiled with the strict flags and run at points where each branching
+-- operation (min, abs, ceil, floor, cond, condeq) takes each side, and must
+-- print exactly what tape:forward and g:eval give (%.17g, which tells -0
+-- from 0 and keeps every bit of a finite double).
+local H = require "spec.helper"
+local cgwb = require "cgwb"
+
+-- {==== the operation table, from the header ====}
+
+-- {name = arity} of every CG_GOPS row, and the names in enum order.
+local function header_ops()
+  local text = H.read("csrc/graph/cg_gops.h")
+  local body = assert(text:match("#define CG_GOPS%(X%)(.-)\n\n"), "CG_GOPS not found in cg_gops.h")
+  local arity, names = {}, {}
+  for nm, ar in body:gmatch("X%(%s*[%w_]+%s*,%s*([%w_]+)%s*,%s*(%d+)%s*,") do
+    arity[nm] = tonumber(ar)
+    names[#names + 1] = nm
+  end
+  assert(#names > 30, "too few rows read from CG_GOPS")
+  return arity, names
+end
+
+-- The tape opcodes the builder's normalization table (norm_rows in
+-- csrc/graph/cg_build.c) turns into graph operations.
+local function normalized_opcodes()
+  local text = H.read("csrc/graph/cg_build.c")
+  local body = assert(text:match("norm_rows%[%] = {(.-)\n};"), "norm_rows not found in cg_build.c")
+  local names = {}
+  for op in body:gmatch("{CG_OP_([%w_]+),%s*CG_G_") do names[#names + 1] = op end
+  assert(#names > 40, "too few rows read from norm_rows")
+  return names
+end
+
+-- {==== the operations on a tape ====}
+
+local NAN = -(0 / 0)
+
+-- One row per graph operation that reads operands: the record that makes
+-- it (r: result, a, b, c: operands, d: a scratch location, c0: the taped
+-- outcome), and the values its operands take at the points.  The first
+-- three values keep the taped outcome of a branching operation, the rest
+-- leave it (or sit on its boundary: 0, -0, equal operands, NaN).
+local unary = {
+  copy = { "assign_a %r %a" },
+  addc = { "plus_a_d %r %a 0.10000000000000001" },
+  rsub = { "min_d_a %r %a 0.29999999999999999" },
+  mulc = { "mult_a_d %r %a -1.3333333333333333" },
+  divc = { "div_a_d %r %a 3" },
+  rdiv = { "div_d_a %r %a 0.69999999999999996", dom = { 0.6, -1.3, 2.2, 0.05, -7, 3e-5, 1e10 } },
+  powc = { "pow_op %r %a 2.5", dom = { 1.7, 0.3, 2.9, 1e-3, 17.25, 0.9999, 5 } },
+  neg = { "neg_sign_a %r %a" },
+  exp = { "exp_op %r %a" },
+  log = { "log_op %r %a", dom = { 1.5, 0.25, 3e-5, 7.1, 1, 1e300, 0.7 } },
+  sqrt = { "sqrt_op %r %a", dom = { 2, 0.5, 0, 1e-300, 7.1, 123.456, 0.7 } },
+  cbrt = { "cbrt_op %r %a" },
+  sin = { "sin_op %r %d %a", second = true },
+  cos = { "cos_op %r %d %a", second = true },
+  tan = { "tan_op %r %a" },
+  asin = { "asin_op %r %a %d", deriv = true, dom = { 0.3, -0.7, 0.999, 0, -1, 1, 0.123 } },
+  acos = { "acos_op %r %a %d", deriv = true, dom = { 0.3, -0.7, 0.999, 0, -1, 1, 0.123 } },
+  atan = { "atan_op %r %a %d", deriv = true },
+  asinh = { "asinh_op %r %a %d", deriv = true },
+  acosh = { "acosh_op %r %a %d", deriv = true, dom = { 1.5, 1, 4.25, 1.0000001, 9, 1.25, 2 } },
+  atanh = { "atanh_op %r %a %d", deriv = true, dom = { 0.3, -0.7, 0.999, 0, -0.25, 0.5, 0.123 } },
+  erf = { "erf_op %r %a %d", deriv = true },
+  abs = { "abs_val %r %a %c0", dom = { 0.5, 2, 0, -0.5, -0.0, -3, 1 },
+          c0 = function(a) return a >= 0 and 1 or 0 end },
+  ceil = { "ceil_op %r %a %c0", dom = { 0.5, 0.25, 0.75, -0.5, 2, -2.5, -0.0 },
+           c0 = function(a) return math.ceil(a) + 0.0 end },
+  floor = { "floor_op %r %a %c0", dom = { 0.5, 0.25, 0.75, -0.5, 2, -2.5, 1 },
+            c0 = function(a) return math.floor(a) + 0.0 end },
+}
+local DEFAULT_DOM = { 0.6, -1.3, 2.2, 0.05, -0.0, 3.75, -2.5 }
+
+-- Binary and ternary operations: doms[k] are the values of operand k.
+local nary = {
+  add = { "plus_a_a %r %a %b" },
+  sub = { "min_a_a %r %a %b" },
+  mul = { "mult_a_a %r %a %b" },
+  div = { "div_a_a %r %a %b", doms = { { 1, -2.5, 0.1, 3, -0.0, 7, 1e-300 }, { 3, 0.7, -7, 1e-3, 2, -0.0, 1e300 } } },
+  min = { "min_op %r %a %b %c0", doms = { { 1, 0.5, 2, 2, 0, -0.0, NAN }, { 2, 0.75, 2, 1, -0.0, 0, 1 } },
+          c0 = function(a, b) return a <= b and 1 or 0 end },
+  cond = { "cond_assign %r %a %b %c %c0", doms = { { 1, 0.5, 2, -1, 0, -0.0, NAN }, { 3, 4, 5, 6, 7, 8, 9 },
+                                                   { -4, -5, -6, -7, -8, -9, -10 } },
+           c0 = function(c) return c end, inplace = "cond_assign_s %r %a %b %c0" },
+  condeq = { "cond_eq_assign %r %a %b %c %c0", doms = { { 1, 0.5, 2, -1, 0, -0.0, NAN }, { 3, 4, 5, 6, 7, 8, 9 },
+                                                        { -4, -5, -6, -7, -8, -9, -10 } },
+             c0 = function(c) return c end, inplace = "cond_eq_assign_s %r %a %b %c0" },
+}
+local BINARY_DOMS = { { 0.6, -1.3, 2.2, 0.05, -0.0, 3.75, -2.5 }, { 1.7, 0.3, -2.9, 1e-3, 0.0, -0.0, 5 } }
+local NPOINTS, KEEP = 7, 3 -- points 1..KEEP keep every taped outcome
+
+-- Fills a record template.
+local function rec(tmpl, f)
+  return (tmpl:gsub("%%(%w+)", function(k) return tostring(assert(f[k], k)) end))
+end
+
+-- A %.17g literal (the text reader takes nan and inf).
+local function lit(v) return ("%.17g"):format(v) end
+
+-- A tape under construction: independents first (their values at every
+-- point), then the records of each block.
+local function new_tape()
+  local T = { ind = {}, recs = {}, next = 1 }
+  function T.loc() T.next = T.next + 1; return T.next - 1 end
+  function T.indep(values)
+    local l = T.loc()
+    T.ind[#T.ind + 1] = { l, values }
+    return l, values[1]
+  end
+  function T.add(s) T.recs[#T.recs + 1] = s end
+  function T.dep(l) T.add("assign_dep " .. l) end
+  function T.kill(l) T.add(("death_not %d %d"):format(l, l)) end
+  function T.text()
+    local out = {}
+    for _, p in ipairs(T.ind) do out[#out + 1] = ("assign_ind %d %s"):format(p[1], lit(p[2][1])) end
+    for _, s in ipairs(T.recs) do out[#out + 1] = s end
+    return table.concat(out, "\n") .. "\n"
+  end
+  function T.point(k)
+    local x = {}
+    for i, p in ipairs(T.ind) do x[i] = p[2][(k - 1) % #p[2] + 1] end
+    return x
+  end
+  return T
+end
+
+-- The record of unary op nm from a (taped value av) into a new location.
+local function put_unary(T, nm, a, av)
+  local u, r, d = unary[nm], T.loc(), T.loc()
+  if u.deriv then T.add(("assign_d %d 1"):format(d)) end
+  T.add(rec(u[1], { r = r, a = a, d = d, c0 = u.c0 and lit(u.c0(av)) or "" }))
+  if u.second or u.deriv then T.kill(d) end -- the other output or the derivative: dead
+  return r
+end
+
+-- Every block of unary op nm (x: its independent, one: the independent 1).
+local function unary_blocks(T, nm, one)
+  local x, xv = T.indep(unary[nm].dom or DEFAULT_DOM)
+  T.dep(put_unary(T, nm, x, xv))                -- [op] on x
+  local r = put_unary(T, nm, x, xv)             -- [op, mulc]: op heads a hoisted chain
+  local s = T.loc()
+  T.add(("mult_a_d %d %d 0.5"):format(s, r))
+  T.kill(r)
+  T.dep(s)
+  local t = T.loc()                             -- [mul, op, mulc]: op inside a chain
+  T.add(("mult_a_a %d %d %d"):format(t, x, one))
+  r = put_unary(T, nm, t, xv)
+  T.kill(t)
+  s = T.loc()
+  T.add(("mult_a_d %d %d 0.5"):format(s, r))
+  T.kill(r)
+  T.dep(s)
+  r = put_unary(T, nm, x, xv)                   -- a statement read by two parents
+  local p, q = T.loc(), T.loc()
+  T.add(("plus_a_a %d %d %d"):format(p, r, one))
+  T.add(("min_a_a %d %d %d"):format(q, one, r))
+  T.dep(p)
+  T.dep(q)
+end
+
+-- The record of n-ary op nm on the operand locations ls (taped values vs).
+local function put_nary(T, nm, ls, vs)
+  local o, r = nary[nm], T.loc()
+  local f = { r = r, a = ls[1], b = ls[2], c = ls[3], c0 = o.c0 and lit(o.c0(table.unpack(vs))) or "" }
+  T.add(rec(o[1], f))
+  return r
+end
+
+-- Every block of binary or ternary op nm.
+local function nary_blocks(T, nm, one)
+  local o = nary[nm]
+  local doms = o.doms or BINARY_DOMS
+  local xs, vs = {}, {}
+  for k, d in ipairs(doms) do xs[k], vs[k] = T.indep(d) end
+  T.dep(put_nary(T, nm, xs, vs))                -- on independents
+  local r, s = put_nary(T, nm, xs, vs), T.loc() -- [op, mulc, exp]
+  T.add(("mult_a_d %d %d 0.25"):format(s, r))
+  T.kill(r)
+  local e = T.loc()
+  T.add(("exp_op %d %d"):format(e, s))
+  T.kill(s)
+  T.dep(e)
+  local ps = {}                                 -- on statements, in both orders
+  for k, x in ipairs(xs) do
+    ps[k] = T.loc()
+    T.add(("mult_a_a %d %d %d"):format(ps[k], x, one))
+  end
+  T.dep(put_nary(T, nm, ps, vs))
+  local rev, rv = {}, {}
+  for k = 1, #ps do rev[k], rv[k] = ps[#ps + 1 - k], vs[#ps + 1 - k] end
+  T.dep(put_nary(T, nm, rev, rv))
+  if o.inplace then                             -- the in-place form on a copy of the last operand
+    local t = T.loc()
+    T.add(("assign_a %d %d"):format(t, ps[3]))
+    T.add(rec(o.inplace, { r = t, a = ps[1], b = ps[2], c0 = lit(o.c0(vs[1])) }))
+    T.dep(t)
+  end
+end
+
+-- Leaves as dependents and as operands: constants (with -0, inf, nan and a
+-- long fraction), an independent, a constant read by an operation.
+local function leaf_blocks(T, one)
+  local x = T.indep(DEFAULT_DOM)
+  T.dep(x)
+  for _, c in ipairs({ "2.5", "-0", "inf", "-inf", "nan", "0.1", "-1.0000000000000002" }) do
+    local l, r = T.loc(), T.loc()
+    T.add(("assign_d %d %s"):format(l, c))
+    T.dep(l)
+    T.add(("mult_a_a %d %d %d"):format(r, x, l))
+    T.dep(r)
+    local s = T.loc()
+    T.add(("plus_a_a %d %d %d"):format(s, l, one))
+    T.dep(s)
+  end
+end
+
+-- Every other opcode that becomes a graph operation (in-place forms,
+-- operand orders, constants folded in, the second output of sin and cos),
+-- alone on a copy of x and, for the in-place unary ones, one after another
+-- on one location (a hoisted chain of them).
+local function opcode_blocks(T, one)
+  local x = T.indep(DEFAULT_DOM)
+  local z = T.indep({ 1.7, 0.3, -2.9, 1e-3, 4, -0.5, 5 })
+  local inplace = { "eq_plus_d %r 0.10000000000000001", "eq_min_d %r 0.29999999999999999",
+                    "eq_mult_d %r 1.5", "eq_div_d %r 3", "incr_a %r", "decr_a %r" }
+  local binplace = { "eq_plus_a %r %b", "eq_min_a %r %b", "eq_mult_a %r %b", "eq_div_a %r %b",
+                     "eq_plus_prod %r %a %b", "eq_min_prod %r %b %b" }
+  local fresh = { "plus_d_a %r %a 0.25", "plus_a_d %r %a -0.75", "min_a_d %r %a 0.125", "min_d_a %r %a 2",
+                  "mult_d_a %r %a -3", "mult_a_d %r %a 0.1", "div_a_d %r %a 7", "div_d_a %r %b 7",
+                  "pos_sign_a %r %a", "assign_d_zero %r", "assign_d_one %r", "assign_a %r %a",
+                  "eq_plus_d %r 1" }
+  local function copy_of(a)
+    local r = T.loc()
+    T.add(("assign_a %d %d"):format(r, a))
+    return r
+  end
+  for _, l in ipairs(inplace) do
+    local r = copy_of(x)
+    T.add(rec(l, { r = r }))
+    T.dep(r)
+  end
+  for _, l in ipairs(binplace) do
+    local r = copy_of(x)
+    T.add(rec(l, { r = r, a = x, b = z }))
+    T.dep(r)
+  end
+  for _, l in ipairs(fresh) do
+    local r = T.loc()
+    if l:match("^eq_") then T.add(("assign_d %d 0.5"):format(r)) end -- in place on a constant
+    T.add(rec(l, { r = r, a = x, b = z }))
+    T.dep(r)
+  end
+  local r = copy_of(z)                          -- a chain of in-place records on one location
+  for _, l in ipairs(inplace) do T.add(rec(l, { r = r })) end
+  for _, l in ipairs(binplace) do T.add(rec(l, { r = r, a = x, b = z })) end
+  T.dep(r)
+  for _, op in ipairs({ "sin_op", "cos_op" }) do -- both outputs
+    local a, b = T.loc(), T.loc()
+    T.add(("%s %d %d %d"):format(op, a, b, x))
+    T.dep(a)
+    T.dep(b)
+  end
+end
+
+-- The whole tape: every operation of the table, in its blocks.
+local function all_ops_tape()
+  local T = new_tape()
+  local one = T.indep({ 1 })
+  local names = {}
+  for nm in pairs(unary) do names[#names + 1] = nm end
+  for nm in pairs(nary) do names[#names + 1] = nm end
+  table.sort(names)
+  for _, nm in ipairs(names) do
+    if unary[nm] then unary_blocks(T, nm, one) else nary_blocks(T, nm, one) end
+  end
+  leaf_blocks(T, one)
+  opcode_blocks(T, one)
+  return T
+end
+
+-- {==== compile and run (as spec/05-sched_spec.lua) ====}
+
+local function fmt_all(y)
+  local o = {}
+  for i, v in ipairs(y) do o[i] = ("%.17g"):format(v) end
+  return table.concat(o, "\n") .. (#o > 0 and "\n" or "")
+end
+
+-- Output lines with the sign of a NaN dropped: C leaves it unspecified, and
+-- GCC at -O2 computes x * (-inf) as -(x * inf), so 0 * -inf prints nan where
+-- the graph's own multiplication gives -nan.  Every other bit counts.
+local function canon(s)
+  return (s:gsub("%-nan\n", "nan\n"))
+end
+
+local CFLAGS = "-O2 -std=c99 -Wall -Wextra -Werror -ffp-contract=off -DCGWB_MAIN"
+
+-- Compiles C code; returns the executable's path (asserting a clean compile).
+local function compile(code)
+  local src, exe, log = H.tmp(".c"), H.tmp(".exe"), H.tmp(".log")
+  H.write(src, code)
+  local ok = os.execute(("cc %s %s -o %s -lm >%s 2>&1"):format(CFLAGS, src, exe, log))
+  local msg = H.read(log)
+  os.remove(log)
+  assert(ok and msg == "", "generated code does not compile cleanly:\n" .. msg)
+  os.remove(src)
+  return exe
+end
+
+-- Runs a compiled evaluator at x; returns its stdout.
+local function run(exe, x)
+  local xin, out = H.tmp(".x"), H.tmp(".y")
+  H.write(xin, fmt_all(x))
+  assert(os.execute(("%s <%s >%s"):format(exe, xin, out)))
+  local r = H.read(out)
+  os.remove(xin)
+  os.remove(out)
+  return r
+end
+
+-- The first line where two outputs differ, with the dependent's number.
+local function first_diff(a, b)
+  local la, lb = {}, {}
+  for s in a:gmatch("[^\n]*\n") do la[#la + 1] = s end
+  for s in b:gmatch("[^\n]*\n") do lb[#lb + 1] = s end
+  for i = 1, math.max(#la, #lb) do
+    if la[i] ~= lb[i] then
+      return ("dependent %d: %s ~= %s"):format(i, tostring(la[i]):gsub("\n", ""),
+        (tostring(lb[i]):gsub("\n", "")))
+    end
+  end
+end
+
+-- {==== the specification ====}
+
+local ARITY, ORDER = header_ops()
+local T = all_ops_tape()
+local TEXT = T.text()
+
+describe("codegen of every graph operation", function()
+  local tape = assert(cgwb.read_text(TEXT, "ops.txt"))
+  local builds = {
+    { "assignments removed", assert(cgwb.build_graph(tape)) },
+    { "assignments kept", assert(cgwb.build_graph(tape, { assign_removal = false })) },
+  }
+
+  it("the tape covers every CG_GOPS row: as a head, and (unary ones) inside a chain", function()
+    local head, inner = {}, {}
+    for _, b in ipairs(builds) do
+      for i in b[2]:nodes() do
+        local ops = b[2]:chain(i)
+        head[ops[1]] = true
+        for k = 2, #ops do inner[ops[k]] = true end
+      end
+    end
+    for _, nm in ipairs(ORDER) do
+      assert(head[nm], "no chain of the tape starts with " .. nm)
+      if ARITY[nm] == 1 then assert(inner[nm], "no hoisted chain of the tape holds " .. nm) end
+    end
+  end)
+
+  it("the tape holds every opcode of the builder's normalization table", function()
+    local used = {}
+    for _, name in tape:records() do used[name] = true end
+    for _, op in ipairs(normalized_opcodes()) do assert(used[op], "no record of the tape is " .. op) end
+  end)
+
+  it("the points keep the taped outcomes first, then leave them", function()
+    for k = 1, NPOINTS do
+      local _, changes = assert(tape:forward(T.point(k)))
+      if k <= KEEP then assert.are.equal(0, changes, "point " .. k)
+      else assert.is_true(changes > 0, "point " .. k) end
+    end
+  end)
+
+  -- Every form and leaf treatment of each build, compiled once, run at every point.
+  local configs = {
+    { "levels", "height", false }, { "levels", "alap", true }, { "straight", nil, false },
+    { "straight", nil, true }, { "chunked", nil, false, 3 }, { "chunked", nil, true },
+    { "levels", "asap", false, 5, true },
+  }
+  for _, b in ipairs(builds) do
+    for _, cf in ipairs(configs) do
+      local form, scheme, inl, chunk, par = cf[1], cf[2], cf[3], cf[4], cf[5]
+      local what = ("%s, %s%s%s%s%s"):format(b[1], form, scheme and " " .. scheme or "",
+        inl and ", leaves inlined" or "", chunk and ", chunk " .. chunk or "", par and ", parallel" or "")
+      it(what .. ": the compiled code equals tape:forward and g:eval bit for bit", function()
+        local g = b[2]
+        local s = cgwb.schedule(g, scheme, { inline_leaves = inl })
+        local exe = compile((s:codegen(nil, { form = form, chunk = chunk, name = "f", parallel = par })))
+        for k = 1, NPOINTS do
+          local x = T.point(k)
+          local got = canon(run(exe, x))
+          local yg, gchanges = assert(g:eval(x))
+          local want = canon(fmt_all(yg))
+          assert(got == want, ("point %d, against g:eval: %s"):format(k, first_diff(got, want) or ""))
+          local yt, tchanges = assert(tape:forward(x))
+          if tchanges == 0 then
+            assert.are.equal(0, gchanges, "point " .. k)
+            local wt = canon(fmt_all(yt))
+            assert(got == wt, ("point %d, against tape:forward: %s"):format(k, first_diff(got, wt) or ""))
+          else -- off the recorded branch: the graph must notice it too
+            assert.is_true(gchanges > 0, "point " .. k .. ": g:eval reports no change")
+          end
+        end
+        os.remove(exe)
+      end)
+    end
+  end
+end)
+
+describe("codegen: dependents that are leaves", function()
+  -- A dependent that is an independent or a constant is read in place in
+  -- every form; the chunked form once read it back from y[], which no chunk
+  -- writes for a leaf.
+  local text = "assign_ind 1 0.5\nassign_d 2 3\nassign_dep 1\nassign_dep 2\n"
+            .. "plus_a_a 3 1 2\nassign_dep 3\nassign_dep 1\n"
+  for _, form in ipairs({ "levels", "straight", "chunked" }) do
+    it(form .. ": y holds x and the constant", function()
+      local g = assert(cgwb.build_graph(assert(cgwb.read_text(text, "leaves.txt"))))
+      for _, inl in ipairs({ false, true }) do
+        local s = cgwb.schedule(g, nil, { inline_leaves = inl })
+        local exe = compile((s:codegen(nil, { form = form, chunk = 1 })))
+        assert.are.equal("-1.25\n3\n1.75\n-1.25\n", run(exe, { -1.25 }))
+        os.remove(exe)
+      end
+    end)
+  end
+end)
