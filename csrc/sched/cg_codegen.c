@@ -50,7 +50,7 @@ static void put(gen *G, const char *fmt, ...) {
 static void put_const(gen *G, double c) {
   char b[40];
   if (c != c) {
-    put(G, "NAN");
+    put(G, signbit(c) ? "(-NAN)" : "NAN"); /* the sign of a NaN constant is kept */
     return;
   }
   if (c > 1.7976931348623157e308 || c < -1.7976931348623157e308) {
@@ -72,8 +72,8 @@ static void put_operand(gen *G, uint32_t c) {
   uint32_t o = g->op_start[c];
   if (G->form == CG_FORM_CHUNKED && G->chunk[c] != NONE && G->chunk[c] == G->cur) put(G, "v%lu", (unsigned long)c);
   else if (slot_of(G, c) != NONE) put(G, "%s_t[%lu]", G->o->name, (unsigned long)slot_of(G, c));
-  else if (G->form == CG_FORM_CHUNKED && G->first_dep[c] != NONE)
-    put(G, "y[%lu]", (unsigned long)G->first_dep[c]);
+  else if (G->form == CG_FORM_CHUNKED && G->chunk[c] != NONE && G->first_dep[c] != NONE)
+    put(G, "y[%lu]", (unsigned long)G->first_dep[c]); /* a statement's dependent; a leaf is read in place */
   else if (g->op[o] == CG_G_INDEP) put(G, "x[%lu]", (unsigned long)g->opc[o]);
   else put_const(G, g->opc[o]); /* a constant leaf */
 }
