@@ -1,7 +1,6 @@
 /* lcg_graph.c: the cgwb.Graph userdata. Node ids seen from Lua are 1-based. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../graph/cg_graph.h"
 #include "lcg.h"
@@ -56,26 +55,10 @@ static int optbool(lua_State *L, int t, const char *k, int def) {
   return r;
 }
 
-/* The default memory limit of a build, in bytes: CGWB_MEMORY_LIMIT (a number
- * with an optional K, M or G suffix; 0 = none), else the physical memory. */
-static uint64_t default_mem_limit(void) {
-  const char *s = getenv("CGWB_MEMORY_LIMIT");
-  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-  if (s && *s) {
-    char *end;
-    double v = strtod(s, &end);
-    if (*end == 'K' || *end == 'k') v *= 1024.0;
-    else if (*end == 'M' || *end == 'm') v *= 1048576.0;
-    else if (*end == 'G' || *end == 'g') v *= 1073741824.0;
-    return v > 0 && v < 1.8e19 ? (uint64_t)v : 0;
-  }
-  return pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
-}
-
 /* core.build_graph(tape [, {assign_removal=, hoist=, dead_roots=,
  *   recover_hoists=, guards=, death_unlink=, mem_limit=, at={x...}}])
- *   -> Graph | nil, msg.  mem_limit: bytes (0 = none), by default
- *   default_mem_limit(). */
+ *   -> Graph | nil, msg.  mem_limit: bytes (0 = none), by default the
+ *   state's memory limit (lcg_budget). */
 static int l_build_graph(lua_State *L) {
   ltape *t = lcg_checktape(L, 1);
   cg_gopts o;
@@ -83,7 +66,7 @@ static int l_build_graph(lua_State *L) {
   lgraph *u;
   cg_error e;
   cg_gopts_default(&o);
-  o.mem_limit = default_mem_limit();
+  o.mem_limit = lcg_budget(L)->limit;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
     o.assign_removal = optbool(L, 2, "assign_removal", 1);
