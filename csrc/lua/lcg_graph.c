@@ -302,10 +302,12 @@ static int g_output(lua_State *L, int dot) {
   lgraph *u = checkgraph(L, 1);
   const char *path = luaL_optstring(L, 2, NULL);
   uint32_t root = lua_isnoneornil(L, 3) ? UINT32_MAX : checknode(L, u, 3);
-  uint32_t limit = (uint32_t)luaL_optinteger(L, 4, 500);
+  lua_Integer lim = luaL_optinteger(L, 4, 500);
+  uint32_t limit = lim > (lua_Integer)UINT32_MAX ? UINT32_MAX : (uint32_t)lim;
   lcg_sink out;
   cg_error e;
   int rc;
+  luaL_argcheck(L, lim >= 1, 4, "the limit must be at least 1 node");
   if (lcg_sink_open(L, &out, path, &e)) return lcg_fail(L, &e);
   rc = dot ? cg_graph_dot(u->g, root, limit, out.fp) : cg_graph_print(u->g, root, limit, out.fp);
   if (rc) cg_seterr(&e, rc, "%s: cannot write the graph", path ? path : "(string)");
