@@ -295,6 +295,13 @@ fail:
   return NULL;
 }
 
+/* Names the file and the line reached in a reader's out-of-memory message
+ * (the allocation sites below say only "out of memory"). */
+static void nomem_at(cg_error *e, const char *name, unsigned line) {
+  if (e && e->code == CG_ENOMEM)
+    cg_seterr(e, CG_ENOMEM, "%s:%u: out of memory", name, line ? line : 1);
+}
+
 cg_lin *cg_lin_read_cg(cg_alloc *A, const char *name, const char *buf, size_t len, cg_error *e) {
   cgparse P;
   cg_lin *g = NULL;
@@ -327,6 +334,7 @@ cg_lin *cg_lin_read_cg(cg_alloc *A, const char *name, const char *buf, size_t le
   }
   g = assemble(&P);
 done:
+  if (!g) nomem_at(e, name, P.line);
   cg_free(A, line, capline);
   parse_free(&P);
   return g;
@@ -528,7 +536,7 @@ cg_lin *cg_lin_read_eliad(cg_alloc *A, const char *name, const char *buf, size_t
     return eerr(&P, P.line, "NUL byte in the line"), NULL;
   }
   if (eliad_header(&P, &nv)) return NULL;
-  if (!(g = cg_lin_new(A, (uint32_t)nv, e))) return NULL;
+  if (!(g = cg_lin_new(A, (uint32_t)nv, e))) return nomem_at(e, name, P.line), NULL;
   g->has_w = 0;
   while (!done && (r = next_line(&P, line, sizeof line)) > 0)
     if (eliad_edge(&P, g, line, &done)) goto fail;
@@ -541,6 +549,7 @@ cg_lin *cg_lin_read_eliad(cg_alloc *A, const char *name, const char *buf, size_t
   for (nv = 0; nv < (long)g->nv; nv++) g->node[nv] = (uint32_t)nv + 1;
   return g;
 fail:
+  nomem_at(e, name, P.line);
   cg_lin_free(g);
   return NULL;
 }

@@ -35,6 +35,9 @@ int lcg_fail(lua_State *L, const cg_error *e);
 /* lcg_fail for an elimination under the ordering named `order`: the limit
  * is then said to be the ordering's. */
 int lcg_fail_order(lua_State *L, const cg_error *e, const char *order);
+/* Raises "<what>: out of memory" for a failed core allocation made here,
+ * naming the memory limit when it refused it. */
+int lcg_nomem(lua_State *L, const char *what);
 /* Registers a userdata type: methods in __index, plus metamethods. */
 void lcg_newclass(lua_State *L, const char *name, const luaL_Reg *methods,
                   const luaL_Reg *meta);

@@ -193,7 +193,7 @@ static uint32_t *levels(lua_State *L, lgraph *u, int depth) {
   cg_error e;
   if (!*slot) {
     uint32_t *a = (uint32_t *)cg_malloc(&u->A, (size_t)(u->g->n ? u->g->n : 1) * 4);
-    if (!a) luaL_error(L, "out of memory");
+    if (!a) lcg_nomem(L, depth ? "depth" : "height");
     if (depth) cg_graph_depths(u->g, a, &e);
     else cg_graph_heights(u->g, a, &e);
     *slot = a;

@@ -83,6 +83,13 @@ int lcg_fail_order(lua_State *L, const cg_error *e, const char *order) {
   return lcg_fail(L, e);
 }
 
+int lcg_nomem(lua_State *L, const char *what) {
+  cg_error e;
+  cg_seterr(&e, CG_ENOMEM, "%s: out of memory", what);
+  lcg_fail(L, &e); /* raises when the limit refused the allocation */
+  return luaL_error(L, "%s", e.msg);
+}
+
 /* core.memory_limit([bytes]) -> limit, bytes in use: the limit on what the
  * core allocates for this state (0: none), set when bytes is given. */
 static int l_memory_limit(lua_State *L) {

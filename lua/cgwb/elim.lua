@@ -107,7 +107,9 @@ function M.best(lg, opts)
   end
   if not best then error(last_err, 0) end
   local c <close> = lg:copy()
-  local mults, order = c:exact(opts.max_component or 16)
+  local ok, mults, order = pcall(c.exact, c, opts.max_component or 16)
+  if not ok and not over_limit(mults) then error(mults, 0) end
+  if not ok then mults = nil end -- past the memory limit: not a candidate
   if mults and mults < best then best, best_order, best_name = mults, order, "exact" end
   return best_order, best, best_name
 end

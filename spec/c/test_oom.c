@@ -201,20 +201,26 @@ static void test_mem_limit(void) {
 
 /* The stages after linearization, one at a time, with the k-th of their
  * allocations failing: 0 edge elimination, 1 face elimination (each then
- * the Jacobian's arrays), 2 a copy, 3 reading the graph's .cg text. */
-static const char *const STAGE[] = {"edges", "faces", "copy", "read_cg"};
+ * the Jacobian's arrays), 2 a copy, 3 reading the graph's .cg text, 4 its
+ * EliAD text (the readers' messages name the file and line). */
+static const char *const STAGE[] = {"edges", "faces", "copy", "read_cg", "read_eliad"};
+enum { NSTAGES = 5 };
 
-static int stage_run(int stage, cg_lin *lg, const char *cgtext, cg_error *e) {
+static int stage_run(int stage, cg_lin *lg, const char *const *text, cg_error *e) {
   cg_xorder o;
   cg_lin *x = NULL;
   cg_jac J;
   int rc;
   memset(&o, 0, sizeof o);
   o.nrules = 1, o.rule[0].kind = CG_XORD_MARKOWITZ;
-  if (stage == 2 || stage == 3) {
-    x = stage == 2 ? cg_lin_copy(lg, e)
-                   : cg_lin_read_cg(lg->A, "oom.cg", cgtext, strlen(cgtext), e);
+  if (stage >= 2) {
+    x = stage == 2   ? cg_lin_copy(lg, e)
+        : stage == 3 ? cg_lin_read_cg(lg->A, "oom.cg", text[0], strlen(text[0]), e)
+                     : cg_lin_read_eliad(lg->A, "oom.eliad", text[1], strlen(text[1]), e);
     cg_lin_free(x);
+    if (!x && stage >= 3 &&
+        strncmp(e->msg, stage == 3 ? "oom.cg:" : "oom.eliad:", stage == 3 ? 7 : 10) != 0)
+      return CG_ERUNTIME; /* counted as a bad code: the message lacks FILE:LINE */
     return x ? CG_OK : e->code;
   }
   rc = stage ? cg_lin_eliminate_faces(lg, &o, NULL, NULL, e)
@@ -225,7 +231,8 @@ static int stage_run(int stage, cg_lin *lg, const char *cgtext, cg_error *e) {
 
 /* One run of a stage with its k-th allocation failing; 1 when it needed
  * fewer than k. */
-static int stage_once(int stage, long k, const char *cgtext, const cg_jac *ref, tally *T) {
+static int stage_once(int stage, long k, const char *const *text, const cg_jac *ref,
+                      tally *T) {
   counting c = {0, 0, 0};
   cg_alloc A = {counting_alloc, &c};
   cg_error e;
@@ -238,7 +245,7 @@ static int stage_once(int stage, long k, const char *cgtext, const cg_jac *ref, 
     return 1;
   }
   c.calls = 0, c.fail_at = k;
-  rc = stage_run(stage, lg, cgtext, &e);
+  rc = stage_run(stage, lg, text, &e);
   if (rc) tally_failure(T, rc, &e);
   if (rc) tally_graph(T, lg, &c, ref);
   cg_lin_free(lg);
@@ -252,24 +259,26 @@ static int stage_once(int stage, long k, const char *cgtext, const cg_jac *ref, 
 static void test_stages(void) {
   cg_jac ref;
   int stage;
-  char *cgtext = NULL;
-  size_t len = 0;
-  FILE *fp = open_memstream(&cgtext, &len);
+  char *text[2] = {NULL, NULL};
+  size_t len[2] = {0, 0};
+  FILE *fp = open_memstream(&text[0], &len[0]), *fq = open_memstream(&text[1], &len[1]);
   cg_error e;
   cg_tape *t = check_tape_text(NULL, "oom.txt", TEXT, &e);
   cg_graph *g = t ? cg_graph_build(NULL, t, NULL, NULL, &e) : NULL;
   cg_lin *lg = g ? cg_lin_from_graph(g, &e) : NULL;
-  CHECK(lg != NULL && fp != NULL);
-  if (!lg || !fp) return;
+  CHECK(lg != NULL && fp != NULL && fq != NULL);
+  if (!lg || !fp || !fq) return;
   cg_lin_write_cg(lg, fp);
   fclose(fp);
+  CHECK(cg_lin_write_eliad(lg, fq, &e) == CG_OK);
+  fclose(fq);
   memset(&ref, 0, sizeof ref);
   CHECK(reference(&ref) == CG_OK);
-  for (stage = 0; stage < 4; stage++) {
+  for (stage = 0; stage < NSTAGES; stage++) {
     tally T = {0, 0, 0, 0, 0, 0};
     long k;
     for (k = 1; k < 100000; k++)
-      if (stage_once(stage, k, cgtext, &ref, &T)) break;
+      if (stage_once(stage, k, (const char *const *)text, &ref, &T)) break;
     printf("test_oom: %s: %ld allocations failed in turn\n", STAGE[stage], k - 1);
     CHECK(T.failures == k - 1 && T.failures > 3);
     CHECK(T.bad_code == 0);
@@ -279,7 +288,8 @@ static void test_stages(void) {
     CHECK(T.changed == 0);
   }
   cg_jac_free(NULL, &ref);
-  free(cgtext);
+  free(text[0]);
+  free(text[1]);
   cg_lin_free(lg);
   cg_graph_free(g);
   cg_tape_free(t);
