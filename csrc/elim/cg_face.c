@@ -354,23 +354,37 @@ static int fstep(frun *R, uint32_t f, cg_cost *c, cg_steps *steps) {
   return flush_dirty(R);
 }
 
-/* Replaces g's edges by the bipartite graph read off the line graph. */
+/* Replaces g's edges by the bipartite graph read off the line graph.  The
+ * bipartite graph is built apart and swapped in only when complete, so an
+ * allocation failing midway (the memory limit, near its peak here) leaves g
+ * as it was, not with part of its Jacobian. */
 static int read_off(frun *R, cg_cost *c) {
-  cg_lin *g = R->g;
+  cg_lin *g = R->g, *b, old;
+  cg_error e;
   uint32_t v;
   size_t x;
+  uint64_t adds = 0;
+  if (!(b = cg_lin_new(g->A, g->nv, &e))) return CG_ENOMEM;
+  if (cg_lin_set_xy(b, g->x, g->n, g->y, g->m, &e)) goto fail;
+  b->has_w = g->has_w;
   for (v = 0; v < g->nv; v++) {
-    while (g->out[v].n) cg_lin_remove(g, g->out[v].e[g->out[v].n - 1]);
-    if (g->kind[v] == CG_V_INTER) g->kind[v] = CG_V_GONE;
+    b->node[v] = g->node[v];
+    if (b->kind[v] == CG_V_INTER) b->kind[v] = CG_V_GONE; /* every intermediate went */
   }
   for (x = 0; x < R->nl; x++) {
     const lvert *lv = &R->V[x];
     int created;
     if (!lv->alive || !is_edge(lv)) continue;
-    if (cg_lin_add(g, lv->t, lv->h, lv->w, lv->mark, &created) == NONE) return CG_ENOMEM;
-    if (!created) c->adds++; /* parallel vertices summed */
+    if (cg_lin_add(b, lv->t, lv->h, lv->w, lv->mark, &created) == NONE) goto fail;
+    adds += !created; /* parallel vertices summed */
   }
+  c->adds += adds;
+  old = *g, *g = *b, *b = old; /* g takes the new contents; b's block frees the old */
+  cg_lin_free(b);
   return CG_OK;
+fail:
+  cg_lin_free(b);
+  return CG_ENOMEM;
 }
 
 /* The message of a run that ran out of memory; g is unchanged (the line

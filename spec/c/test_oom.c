@@ -374,11 +374,64 @@ static void test_fill_stop(void) {
   CHECK(b.used == 0);
 }
 
+/* A hub graph (NX independents -> 1 -> NX dependents, structural weights)
+ * whose bipartite graph has more edges than it: reading it off after face
+ * elimination needs new edges and list room.  With the k-th allocation of
+ * the run failing, the graph is left as it was (it used to be left with its
+ * edges removed and part of the new ones added). */
+static cg_lin *hub_graph(cg_alloc *A, uint32_t nx) {
+  cg_error e;
+  cg_lin *g = cg_lin_new(A, 2 * nx + 1, &e);
+  uint32_t i, x[8], y[8];
+  int created;
+  if (!g) return NULL;
+  for (i = 0; i < nx; i++) {
+    x[i] = i, y[i] = nx + 1 + i;
+    cg_lin_add(g, i, nx, 1.0 + i, CG_E_VAR, &created);
+    cg_lin_add(g, nx, nx + 1 + i, 2.0 - i, CG_E_VAR, &created);
+  }
+  cg_lin_set_xy(g, x, nx, y, nx, &e);
+  return g;
+}
+
+static void test_face_read_off(void) {
+  cg_jac ref;
+  cg_error e;
+  cg_xorder o;
+  cg_lin *g0 = hub_graph(NULL, 4);
+  tally T = {0, 0, 0, 0, 0, 0};
+  long k;
+  memset(&ref, 0, sizeof ref);
+  CHECK(g0 && cg_lin_jac_forward(g0, &ref, &e) == CG_OK);
+  cg_lin_free(g0);
+  memset(&o, 0, sizeof o);
+  o.nrules = 1, o.rule[0].kind = CG_XORD_FORWARD;
+  for (k = 1; k < 10000; k++) {
+    counting c = {0, 0, 0};
+    cg_alloc A = {counting_alloc, &c};
+    cg_lin *g = hub_graph(&A, 4);
+    int rc;
+    if (!g) break;
+    c.calls = 0, c.fail_at = k;
+    rc = cg_lin_eliminate_faces(g, &o, NULL, NULL, &e);
+    if (rc) tally_failure(&T, rc, &e);
+    if (rc) tally_graph(&T, g, &c, &ref);
+    cg_lin_free(g);
+    if (c.live) T.leaks++;
+    if (!rc) break;
+  }
+  CHECK(T.failures == k - 1 && T.failures > 10);
+  CHECK(T.bad_code == 0 && T.leaks == 0 && T.broken == 0);
+  CHECK(T.changed == 0);
+  cg_jac_free(NULL, &ref);
+}
+
 int main(void) {
   test_budget();
   test_fill_stop();
   test_pipeline();
   test_stages();
+  test_face_read_off();
   test_push();
   test_mem_limit();
   printf("test_oom: %d passed, %d failed\n", passed, failed);
