@@ -57,6 +57,7 @@ typedef struct frun {
   size_t nwork, capwork, ndirty, capdirty;
   uint64_t alive_edges;
   int local, err;      /* local: some rule's score depends on neighbours */
+  int over;            /* a step stopped at the memory limit (fill_over) */
 } frun;
 
 /* {==== small lists ====} */
@@ -296,6 +297,24 @@ static int flush_dirty(frun *R) {
 
 /* {==== the elimination loop ====} */
 
+/* Bytes of a line vertex and of a face: the arrays, the lists and the
+ * candidate entries (a key and a heap place) they come with. */
+#define LVERT_BYTES (sizeof(lvert) + 4 + 4)
+#define LFACE_BYTES (sizeof(lface) + 2 * 4 + 4 + 8 * CG_MAX_RULES + 8)
+
+/* Would a fill step, one new line vertex and `faces` new faces, take the
+ * line graph past the memory limit of g's allocator?  O(1), before the step
+ * changes anything: a run then stops at once (R->over). */
+static int fill_over(frun *R, uint64_t faces) {
+  size_t limit = cg_alloc_limit(R->g->A);
+  double bytes = (double)(R->nl + 1) * LVERT_BYTES +
+                 (double)(R->nf - R->nffree + faces) * LFACE_BYTES;
+  if (!limit || bytes <= (double)limit) return 0;
+  cg_budget_stop(R->g->A);
+  R->over = 1;
+  return 1;
+}
+
 /* Eliminates face f (Naumann 2004): product, absorption or a new
  * vertex, the face goes, dead vertices go. */
 static int fstep(frun *R, uint32_t f, cg_cost *c, cg_steps *steps) {
@@ -317,6 +336,7 @@ static int fstep(frun *R, uint32_t f, cg_cost *c, cg_steps *steps) {
     R->V[n].mark = (R->V[n].mark != CG_E_VAR && mp != CG_E_VAR) ? CG_E_CONST : CG_E_VAR;
     c->adds++;
   } else {
+    if (fill_over(R, (uint64_t)R->V[a].in.n + R->V[b].out.n)) return CG_ENOMEM;
     if ((n = new_vertex(R, R->V[a].t, R->V[b].h, p, mp)) == NONE) return CG_ENOMEM;
     c->fill++;
     for (q = 0; q < R->V[a].in.n; q++)
@@ -334,23 +354,48 @@ static int fstep(frun *R, uint32_t f, cg_cost *c, cg_steps *steps) {
   return flush_dirty(R);
 }
 
-/* Replaces g's edges by the bipartite graph read off the line graph. */
+/* Replaces g's edges by the bipartite graph read off the line graph.  The
+ * bipartite graph is built apart and swapped in only when complete, so an
+ * allocation failing midway (the memory limit, near its peak here) leaves g
+ * as it was, not with part of its Jacobian. */
 static int read_off(frun *R, cg_cost *c) {
-  cg_lin *g = R->g;
+  cg_lin *g = R->g, *b, old;
+  cg_error e;
   uint32_t v;
   size_t x;
+  uint64_t adds = 0;
+  if (!(b = cg_lin_new(g->A, g->nv, &e))) return CG_ENOMEM;
+  if (cg_lin_set_xy(b, g->x, g->n, g->y, g->m, &e)) goto fail;
+  b->has_w = g->has_w;
   for (v = 0; v < g->nv; v++) {
-    while (g->out[v].n) cg_lin_remove(g, g->out[v].e[g->out[v].n - 1]);
-    if (g->kind[v] == CG_V_INTER) g->kind[v] = CG_V_GONE;
+    b->node[v] = g->node[v];
+    if (b->kind[v] == CG_V_INTER) b->kind[v] = CG_V_GONE; /* every intermediate went */
   }
   for (x = 0; x < R->nl; x++) {
     const lvert *lv = &R->V[x];
     int created;
     if (!lv->alive || !is_edge(lv)) continue;
-    if (cg_lin_add(g, lv->t, lv->h, lv->w, lv->mark, &created) == NONE) return CG_ENOMEM;
-    if (!created) c->adds++; /* parallel vertices summed */
+    if (cg_lin_add(b, lv->t, lv->h, lv->w, lv->mark, &created) == NONE) goto fail;
+    adds += !created; /* parallel vertices summed */
   }
+  c->adds += adds;
+  old = *g, *g = *b, *b = old; /* g takes the new contents; b's block frees the old */
+  cg_lin_free(b);
   return CG_OK;
+fail:
+  cg_lin_free(b);
+  return CG_ENOMEM;
+}
+
+/* The message of a run that ran out of memory; g is unchanged (the line
+ * graph is a copy), unless read_off failed. */
+static int frun_nomem(frun *R, cg_error *e) {
+  const cg_budget *b = cg_budget_of(R->g->A);
+  char lim[32];
+  if (!R->over && !(b && b->hit)) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  cg_fmt_bytes(lim, sizeof lim, (double)cg_alloc_limit(R->g->A));
+  return cg_seterr(e, CG_ENOMEM, "face elimination could make a line graph of %zu vertices, "
+                   "over the memory limit of %s (the graph is unchanged)", R->nl + 1, lim);
 }
 
 static void frun_free(frun *R) {
@@ -408,7 +453,7 @@ static int frun_loop(frun *R, cg_cost *c, cg_steps *steps, cg_error *e) {
   return CG_OK;
 fail:
   if (rc == CG_ERUNTIME) return cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed");
-  return cg_seterr(e, CG_ENOMEM, "out of memory");
+  return frun_nomem(R, e);
 }
 
 int cg_lin_eliminate_faces(cg_lin *g, const cg_xorder *o, cg_cost *c, cg_steps *steps,
@@ -458,7 +503,7 @@ int cg_lin_replay_faces(cg_lin *g, const cg_steps *seq, cg_cost *c, cg_error *e)
       break;
     }
     R.ndirty = 0;
-    if (fstep(&R, f, c, NULL)) rc = cg_seterr(e, CG_ENOMEM, "out of memory");
+    if (fstep(&R, f, c, NULL)) rc = frun_nomem(&R, e);
   }
   if (!rc) rc = frun_loop(&R, c, NULL, e);
   frun_free(&R);

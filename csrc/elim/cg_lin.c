@@ -1275,6 +1275,40 @@ static inline uint32_t count_nontrivial(const cg_lin *g, const cg_adj *l) {
   return n;
 }
 
+/* Bytes an edge takes: its pool entries (tail, head, w, mark, efree, pin,
+ * pout) and its place in two lists. */
+#define EDGE_BYTES (4 + 4 + 8 + 1 + 4 + 4 + 4 + 2 * 4)
+
+/* What the budget holds for g's edge storage (pool arrays and slab). */
+static uint64_t edge_bytes_held(const cg_lin *g) {
+  return (uint64_t)g->ecap * (EDGE_BYTES - 8) + (uint64_t)g->capslab * 4;
+}
+
+/* The refusal of fill_check, apart so that the check stays small. */
+static int fill_refuse(cg_lin *g, uint64_t edges, cg_error *e, const char *what, uint32_t id) {
+  char need[32], lim[32];
+  cg_budget_stop(g->A);
+  cg_fmt_bytes(need, sizeof need, (double)edges * EDGE_BYTES);
+  cg_fmt_bytes(lim, sizeof lim, (double)cg_alloc_limit(g->A));
+  return cg_seterr(e, CG_ENOMEM,
+                   "eliminating %s %u could make %llu edges (%s), over the memory limit of %s "
+                   "(nothing changed)", what, id + 1, (unsigned long long)edges, need, lim);
+}
+
+/* Refuses, before it changes anything, a step of up to `fill` new edges
+ * that would take g's edges past the memory limit of its allocator's budget
+ * (cg_budget), less what the budget holds besides g's edge storage: the
+ * step's fill is at most its pairs, so this is O(1), and a run stops at
+ * once instead of growing until an allocation fails. */
+static inline int fill_check(cg_lin *g, uint64_t fill, cg_error *e, const char *what,
+                             uint32_t id) {
+  const cg_budget *b = cg_budget_of(g->A);
+  uint64_t edges = g->nedges + fill;
+  if (!b || !b->limit || edges * EDGE_BYTES + b->used <= b->limit + edge_bytes_held(g))
+    return CG_OK;
+  return fill_refuse(g, edges, e, what, id);
+}
+
 /* Ends a step that failed: the graph as it was. */
 static int step_fail(cg_lin *g, cg_error *e, const char *what, uint32_t id) {
   step_rollback(g);
@@ -1353,6 +1387,7 @@ int cg_lin_elim_vertex(cg_lin *g, uint32_t v, cg_cost *c, cg_error *e) {
   if (v >= g->nv || g->kind[v] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "vertex %u is not an intermediate", v + 1);
   ni = g->in[v].n, no = g->out[v].n, pairs = (uint64_t)ni * no;
+  if (fill_check(g, pairs, e, "vertex", v)) return CG_ENOMEM;
   if (no == 1 && ni <= FEW_PAIRS) {
     if (elim_one_use(g, v, c))
       return cg_seterr(e, CG_ENOMEM, "out of memory eliminating vertex %u (nothing changed)",
@@ -1402,6 +1437,7 @@ int cg_lin_elim_front(cg_lin *g, uint32_t eid, cg_cost *c, cg_error *e) {
   if (g->kind[j] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "edge %u -> %u ends in a dependent", i + 1, j + 1);
   no = g->out[j].n;
+  if (fill_check(g, no, e, "edge", eid)) return CG_ENOMEM;
   if (step_begin(g, no))
     return cg_seterr(e, CG_ENOMEM, "out of memory eliminating edge %u (nothing changed)", eid + 1);
   known = find_pairs(g, &eid, 1, g->out[j].e, no);
@@ -1428,6 +1464,7 @@ int cg_lin_elim_back(cg_lin *g, uint32_t eid, cg_cost *c, cg_error *e) {
   if (g->kind[j] != CG_V_INTER)
     return cg_seterr(e, CG_EUSAGE, "edge %u -> %u starts at an independent", j + 1, k + 1);
   ni = g->in[j].n;
+  if (fill_check(g, ni, e, "edge", eid)) return CG_ENOMEM;
   if (step_begin(g, ni))
     return cg_seterr(e, CG_ENOMEM, "out of memory eliminating edge %u (nothing changed)", eid + 1);
   known = find_pairs(g, g->in[j].e, ni, &eid, 1);

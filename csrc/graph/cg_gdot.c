@@ -4,23 +4,37 @@
 #include "../util/cg_fmt.h"
 #include "cg_graph.h"
 
-/* Marks the nodes reachable from root through children (explicit stack), at
- * most limit of them; returns how many were marked. */
-static uint32_t mark_sub(const cg_graph *g, uint32_t root, uint32_t limit, uint8_t *mark,
-                         uint32_t *stack) {
-  uint32_t top = 0, count = 0, k;
-  stack[top++] = root;
+/* Marks the nodes of the subgraph rooted at root that are shown: the
+ * first `limit` (at least the root) in breadth-first order over children,
+ * frontier nodes (shown, not expanded) counted.  A shown node with a child
+ * that is not shown is where the subgraph was cut (hidden_kids).  Every
+ * node enters the queue once, so queue needs n entries. */
+static void mark_sub(const cg_graph *g, uint32_t root, uint32_t limit, uint8_t *mark,
+                     uint32_t *queue) {
+  uint32_t head = 0, tail = 0, shown = 1, k;
+  queue[tail++] = root;
   mark[root] = 1;
-  while (top && count < limit) {
-    uint32_t v = stack[--top];
-    count++;
-    for (k = g->kid_start[v]; k < g->kid_start[v + 1]; k++)
+  while (head < tail && shown < limit) {
+    uint32_t v = queue[head++];
+    for (k = g->kid_start[v]; k < g->kid_start[v + 1] && shown < limit; k++)
       if (!mark[g->kids[k]]) {
         mark[g->kids[k]] = 1;
-        stack[top++] = g->kids[k];
+        queue[tail++] = g->kids[k];
+        shown++;
       }
   }
-  return count;
+}
+
+/* How many distinct children of shown node v are not shown (0 for the
+ * whole graph): where a subgraph was cut.  Marks them 2 meanwhile, so a
+ * child listed twice counts once, then puts them back to 0. */
+static uint32_t hidden_kids(const cg_graph *g, uint32_t v, uint8_t *mark) {
+  uint32_t k, n = 0;
+  for (k = g->kid_start[v]; k < g->kid_start[v + 1]; k++)
+    if (!mark[g->kids[k]]) mark[g->kids[k]] = 2, n++;
+  for (k = g->kid_start[v]; k < g->kid_start[v + 1]; k++)
+    if (mark[g->kids[k]] == 2) mark[g->kids[k]] = 0;
+  return n;
 }
 
 /* The label text of node v: its chain, e.g. "add exp" or "x3". */
@@ -40,7 +54,7 @@ static void chain_label(const cg_graph *g, uint32_t v, FILE *fp) {
 
 /* Runs f with the marks of the nodes to show (all, or the subgraph). */
 static int with_marks(const cg_graph *g, uint32_t root, uint32_t limit, uint8_t **mark) {
-  uint32_t *stack;
+  uint32_t *queue;
   size_t n = g->n ? g->n : 1;
   *mark = (uint8_t *)cg_malloc(g->A, n);
   if (!*mark) return CG_ENOMEM;
@@ -49,14 +63,41 @@ static int with_marks(const cg_graph *g, uint32_t root, uint32_t limit, uint8_t 
     return CG_OK;
   }
   memset(*mark, 0, n);
-  stack = (uint32_t *)cg_malloc(g->A, (size_t)(g->kid_start[g->n] + 1) * 4);
-  if (!stack) {
+  queue = (uint32_t *)cg_malloc(g->A, n * 4);
+  if (!queue) {
     cg_free(g->A, *mark, n);
     return CG_ENOMEM;
   }
-  mark_sub(g, root, limit, *mark, stack);
-  cg_free(g->A, stack, (size_t)(g->kid_start[g->n] + 1) * 4);
+  mark_sub(g, root, limit, *mark, queue);
+  cg_free(g->A, queue, n * 4);
   return CG_OK;
+}
+
+/* The attributes of node v after its label, each once: a node may be an
+ * independent, a dependent, a supernode, guarded and cut at once, and DOT
+ * keeps only the last of repeated attributes (a dependent supernode lost its
+ * fill).  The order is that of the single kinds, so their lines are as
+ * before: shape, peripheries, style (values joined), fillcolor, color. */
+static void node_attrs(const cg_graph *g, uint32_t v, int cut, FILE *fp) {
+  unsigned op = g->op[g->op_start[v]];
+  int indep = op == CG_G_INDEP, dep = (g->flags[v] & CG_NF_DEP) != 0;
+  int super = g->op_start[v + 1] - g->op_start[v] > 1;
+  const char *style[3];
+  int ns = 0, i;
+  if (indep || super) fputs(", shape=box", fp);
+  else if (op == CG_G_CONST) fputs(", shape=plaintext", fp);
+  if (dep) fputs(", peripheries=2", fp);
+  if (indep || dep) style[ns++] = "filled";
+  if (super) style[ns++] = "rounded";
+  if (cut) style[ns++] = "dashed";
+  if (ns == 1) fprintf(fp, ", style=%s", style[0]);
+  if (ns > 1) {
+    fputs(", style=\"", fp);
+    for (i = 0; i < ns; i++) fprintf(fp, "%s%s", i ? "," : "", style[i]);
+    fputc('"', fp);
+  }
+  if (indep || dep) fprintf(fp, ", fillcolor=\"%s\"", dep ? "#ffe0b0" : "#cfe8ff");
+  if (g->flags[v] & CG_NF_GUARD) fputs(", color=red", fp);
 }
 
 int cg_graph_dot(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
@@ -66,17 +107,18 @@ int cg_graph_dot(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
   if (with_marks(g, root, limit, &mark)) return CG_ENOMEM;
   fputs("digraph cgwb {\n  rankdir=BT;\n  node [shape=ellipse, fontname=\"Helvetica\", fontsize=10];\n", fp);
   for (v = 0; v < g->n; v++) {
-    unsigned op = g->op[g->op_start[v]];
+    uint32_t hidden;
     if (!mark[v]) continue;
+    hidden = hidden_kids(g, v, mark);
     fprintf(fp, "  n%u [label=\"%u: ", v + 1, v + 1);
     chain_label(g, v, fp);
     fputs("\"", fp);
-    if (op == CG_G_INDEP) fputs(", shape=box, style=filled, fillcolor=\"#cfe8ff\"", fp);
-    else if (op == CG_G_CONST) fputs(", shape=plaintext", fp);
-    if (g->flags[v] & CG_NF_DEP) fputs(", peripheries=2, style=filled, fillcolor=\"#ffe0b0\"", fp);
-    if (g->op_start[v + 1] - g->op_start[v] > 1) fputs(", shape=box, style=rounded", fp);
-    if (g->flags[v] & CG_NF_GUARD) fputs(", color=red", fp);
+    node_attrs(g, v, hidden > 0, fp);
     fputs("];\n", fp);
+    if (hidden) /* the cut: a dashed edge from a note of what is not shown */
+      fprintf(fp, "  cut%u [label=\"... (cut) %u %s not shown\", shape=plaintext];\n"
+              "  cut%u -> n%u [style=dashed];\n", v + 1, hidden,
+              hidden == 1 ? "child" : "children", v + 1, v + 1);
   }
   for (v = 0; v < g->n; v++)
     if (mark[v])
@@ -96,7 +138,7 @@ static void put_value(FILE *fp, double v) {
 
 int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
   uint8_t *mark;
-  uint32_t v, k;
+  uint32_t v, k, hidden;
   if (root != UINT32_MAX && root >= g->n) return CG_EUSAGE;
   if (with_marks(g, root, limit, &mark)) return CG_ENOMEM;
   for (v = 0; v < g->n; v++) {
@@ -114,6 +156,8 @@ int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
     if (g->flags[v] & CG_NF_GUARD) fputs("  guarded", fp);
     if (g->flags[v] & CG_NF_BOGUS) fputs("  uninitialized", fp);
     fputc('\n', fp);
+    if ((hidden = hidden_kids(g, v, mark)) > 0)
+      fprintf(fp, "  ... (cut) %u %s not shown\n", hidden, hidden == 1 ? "child" : "children");
   }
   cg_free(g->A, mark, g->n ? g->n : 1);
   return ferror(fp) ? CG_EIO : CG_OK;

@@ -128,9 +128,13 @@ void cg_graph_memory(const cg_graph *g, cg_gmem *m);
 cg_tape *cg_graph_to_tape(const cg_graph *g, cg_error *e);
 
 /* DOT of the whole graph (root == UINT32_MAX) or of the subgraph rooted at
- * root; a subgraph is cut at `limit` nodes. */
+ * root: its first `limit` nodes (at least the root) in breadth-first order
+ * over children, the frontier counted.  A node with children not shown is
+ * dashed, with a note "... (cut) N children not shown". */
 int cg_graph_dot(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp);
-/* Text dump of the subgraph rooted at root (Bischof & Hu 1991, sec. 3.3). */
+/* Text dump of the graph or subgraph (the same nodes as cg_graph_dot, a cut
+ * node followed by a line "  ... (cut) N children not shown"; Bischof & Hu
+ * 1991, sec. 3.3). */
 int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp);
 
 #endif

@@ -23,10 +23,21 @@ typedef struct ltape {
   cg_alloc A;
 } ltape;
 
-/* The state's allocator as a core allocator. */
+/* The state's allocator as a core allocator: Lua's, counted against the
+ * state's memory limit (lcg_budget). */
 void lcg_alloc(lua_State *L, cg_alloc *A);
-/* Pushes nil and the message; returns 2 (for `return nil, msg`). */
+/* The state's memory limit (CGWB_MEMORY_LIMIT, core.memory_limit). */
+cg_budget *lcg_budget(lua_State *L);
+/* Pushes nil and the message; returns 2 (for `return nil, msg`).  A failure
+ * the memory limit caused raises instead, with the message saying so: it is
+ * a runtime error, not bad input. */
 int lcg_fail(lua_State *L, const cg_error *e);
+/* lcg_fail for an elimination under the ordering named `order`: the limit
+ * is then said to be the ordering's. */
+int lcg_fail_order(lua_State *L, const cg_error *e, const char *order);
+/* Raises "<what>: out of memory" for a failed core allocation made here,
+ * naming the memory limit when it refused it. */
+int lcg_nomem(lua_State *L, const char *what);
 /* Registers a userdata type: methods in __index, plus metamethods. */
 void lcg_newclass(lua_State *L, const char *name, const luaL_Reg *methods,
                   const luaL_Reg *meta);

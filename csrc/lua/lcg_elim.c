@@ -211,30 +211,34 @@ static void push_cost(lua_State *L, const cg_cost *c) {
   lua_pushinteger(L, (lua_Integer)c->peak_edges), lua_setfield(L, -2, "peak_edges");
 }
 
-/* lg:elim_vertex(v) -> cost */
+/* lg:elim_vertex(v [, ordering]) -> cost (ordering: the name a memory
+ * limit message gives the caller's order) */
 static int lin_elim_vertex(lua_State *L) {
   llin *u = checkidle(L, 1);
   uint32_t v = checkvertex(L, u, 2);
+  const char *order = luaL_optstring(L, 3, "elim_vertex");
   cg_cost c;
   cg_error e;
   memset(&c, 0, sizeof c);
-  if (cg_lin_elim_vertex(u->g, v, &c, &e)) return lcg_fail(L, &e);
+  if (cg_lin_elim_vertex(u->g, v, &c, &e)) return lcg_fail_order(L, &e, order);
   push_cost(L, &c);
   return 1;
 }
 
-/* lg:elim_edge(i, k, "front"|"back") -> cost */
+/* lg:elim_edge(i, k, "front"|"back" [, ordering]) -> cost */
 static int lin_elim_edge(lua_State *L) {
   static const char *const sides[] = {"front", "back", NULL};
   llin *u = checkidle(L, 1);
   uint32_t i = checkvertex(L, u, 2), k = checkvertex(L, u, 3), eid;
   int back = luaL_checkoption(L, 4, NULL, sides);
+  const char *order = luaL_optstring(L, 5, "elim_edge");
   cg_cost c;
   cg_error e;
   memset(&c, 0, sizeof c);
   eid = cg_lin_find(u->g, i, k);
   if (eid == UINT32_MAX) return luaL_error(L, "no edge %d -> %d", (int)i + 1, (int)k + 1);
-  if ((back ? cg_lin_elim_back : cg_lin_elim_front)(u->g, eid, &c, &e)) return lcg_fail(L, &e);
+  if ((back ? cg_lin_elim_back : cg_lin_elim_front)(u->g, eid, &c, &e))
+    return lcg_fail_order(L, &e, order);
   push_cost(L, &c);
   return 1;
 }
@@ -303,6 +307,30 @@ static void get_rule(lua_State *L, int idx, cg_rule *r, luascore *ls, int lin_id
   }
 }
 
+/* The name of an ordering for messages: its rules' names, "lua" for a
+ * score function, joined by commas. */
+static void order_label(char *buf, size_t size, const int *kinds, int n,
+                        const char *const *names, int callback) {
+  int i;
+  size_t len = 0;
+  buf[0] = '\0';
+  for (i = 0; i < n && len < size; i++) {
+    int w = snprintf(buf + len, size - len, "%s%s", i ? "," : "",
+                     kinds[i] == callback ? "lua" : names[kinds[i]]);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+}
+
+/* lcg_fail_order under the name of vertex ordering o. */
+static int fail_rules(lua_State *L, const cg_error *e, const cg_order *o) {
+  int kinds[CG_MAX_RULES], i;
+  char name[128];
+  for (i = 0; i < o->nrules; i++) kinds[i] = o->rule[i].kind;
+  order_label(name, sizeof name, kinds, o->nrules, rule_names, CG_ORD_CALLBACK);
+  return lcg_fail_order(L, e, name);
+}
+
 /* lg:eliminate(spec) -> cost, {order}
  * spec: a rule name, a score function, or a table
  *   {rule, rule, ..., radius = 1, lowest_first = false, seed = 1}
@@ -345,16 +373,18 @@ static int lin_eliminate(lua_State *L) {
     for (i = 0; i < (uint32_t)o.nrules; i++)
       if (o.rule[i].kind == CG_ORD_CALLBACK && ls[i].msg[0])
         return luaL_error(L, "ordering: %s", ls[i].msg);
-    return lcg_fail(L, &e);
+    return fail_rules(L, &e, &o);
   }
   push_cost(L, &c);
   push_vertices(L, order, nout);
   return 2;
 }
 
-/* lg:replay({v...}) -> cost */
+/* lg:replay({v...} [, ordering]) -> cost (ordering: the name a memory limit
+ * message gives the order) */
 static int lin_replay(lua_State *L) {
   llin *u = checkidle(L, 1);
+  const char *order = luaL_optstring(L, 3, "replay");
   cg_cost c;
   cg_error e;
   lua_Integer i, n;
@@ -367,7 +397,7 @@ static int lin_replay(lua_State *L) {
     v = luaL_checkinteger(L, -1);
     lua_pop(L, 1);
     if (v < 1 || v > (lua_Integer)u->g->nv) return luaL_error(L, "replay: vertex %d out of range", (int)v);
-    if (cg_lin_elim_vertex(u->g, (uint32_t)(v - 1), &c, &e)) return lcg_fail(L, &e);
+    if (cg_lin_elim_vertex(u->g, (uint32_t)(v - 1), &c, &e)) return lcg_fail_order(L, &e, order);
   }
   push_cost(L, &c);
   return 1;
@@ -559,13 +589,17 @@ static void get_xorder(lua_State *L, cg_xorder *o, luascore *ls) {
   o->nrules = n;
 }
 
-/* Turns a failed run into a Lua error (a callback's message) or nil, msg. */
+/* Turns a failed run into a Lua error (a callback's message, the memory
+ * limit) or nil, msg. */
 static int xfail(lua_State *L, const cg_xorder *o, const luascore *ls, cg_error *e) {
-  int i;
+  int kinds[CG_MAX_RULES], i;
+  char name[128];
   for (i = 0; i < o->nrules; i++)
     if (o->rule[i].kind == CG_XORD_CALLBACK && ls[i].msg[0])
       return luaL_error(L, "ordering: %s", ls[i].msg);
-  return lcg_fail(L, e);
+  for (i = 0; i < o->nrules; i++) kinds[i] = o->rule[i].kind;
+  order_label(name, sizeof name, kinds, o->nrules, xrule_names, CG_XORD_CALLBACK);
+  return lcg_fail_order(L, e, name);
 }
 
 /* A steps list as {{i, j, "front"|"back"}, ...} or {{i, j, k}, ...}. */
@@ -632,9 +666,10 @@ static int eliminate_x(lua_State *L, int faces) {
 static int lin_eliminate_edges(lua_State *L) { return eliminate_x(L, 0); }
 static int lin_eliminate_faces(lua_State *L) { return eliminate_x(L, 1); }
 
-/* lg:replay_faces({{i, j, k}, ...}) -> cost */
+/* lg:replay_faces({{i, j, k}, ...} [, ordering]) -> cost */
 static int lin_replay_faces(lua_State *L) {
   llin *u = checkidle(L, 1);
+  const char *order = luaL_optstring(L, 3, "replay_faces");
   cg_cost c;
   cg_error e;
   stepbox *b;
@@ -654,11 +689,13 @@ static int lin_replay_faces(lua_State *L) {
       if (t[r] < 1 || t[r] > (lua_Integer)u->g->nv) return luaL_error(L, "replay_faces: step %d: vertex out of range", (int)q);
     }
     lua_pop(L, 1);
-    if (cg_steps_push(&u->A, &b->s, (uint32_t)t[0] - 1, (uint32_t)t[1] - 1, (uint32_t)t[2] - 1))
-      return luaL_error(L, "out of memory");
+    if (cg_steps_push(&u->A, &b->s, (uint32_t)t[0] - 1, (uint32_t)t[1] - 1, (uint32_t)t[2] - 1)) {
+      cg_seterr(&e, CG_ENOMEM, "replay_faces: step %d: out of memory", (int)q);
+      return lcg_fail_order(L, &e, order);
+    }
   }
   memset(&c, 0, sizeof c);
-  if (cg_lin_replay_faces(u->g, &b->s, &c, &e)) return lcg_fail(L, &e);
+  if (cg_lin_replay_faces(u->g, &b->s, &c, &e)) return lcg_fail_order(L, &e, order);
   push_cost(L, &c);
   return 1;
 }

@@ -1,7 +1,6 @@
 /* lcg_graph.c: the cgwb.Graph userdata. Node ids seen from Lua are 1-based. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../graph/cg_graph.h"
 #include "lcg.h"
@@ -56,26 +55,10 @@ static int optbool(lua_State *L, int t, const char *k, int def) {
   return r;
 }
 
-/* The default memory limit of a build, in bytes: CGWB_MEMORY_LIMIT (a number
- * with an optional K, M or G suffix; 0 = none), else the physical memory. */
-static uint64_t default_mem_limit(void) {
-  const char *s = getenv("CGWB_MEMORY_LIMIT");
-  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-  if (s && *s) {
-    char *end;
-    double v = strtod(s, &end);
-    if (*end == 'K' || *end == 'k') v *= 1024.0;
-    else if (*end == 'M' || *end == 'm') v *= 1048576.0;
-    else if (*end == 'G' || *end == 'g') v *= 1073741824.0;
-    return v > 0 && v < 1.8e19 ? (uint64_t)v : 0;
-  }
-  return pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
-}
-
 /* core.build_graph(tape [, {assign_removal=, hoist=, dead_roots=,
  *   recover_hoists=, guards=, death_unlink=, mem_limit=, at={x...}}])
- *   -> Graph, branch changes, first changed record | nil, msg.  mem_limit: bytes (0 = none), by default
- *   default_mem_limit(). */
+ *   -> Graph, branch changes, first changed record | nil, msg.  mem_limit:
+ *   bytes (0 = none), by default the state's memory limit (lcg_budget). */
 static int l_build_graph(lua_State *L) {
   ltape *t = lcg_checktape(L, 1);
   cg_gopts o;
@@ -83,7 +66,7 @@ static int l_build_graph(lua_State *L) {
   lgraph *u;
   cg_error e;
   cg_gopts_default(&o);
-  o.mem_limit = default_mem_limit();
+  o.mem_limit = lcg_budget(L)->limit;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
     o.assign_removal = optbool(L, 2, "assign_removal", 1);
@@ -219,7 +202,7 @@ static uint32_t *levels(lua_State *L, lgraph *u, int depth) {
   cg_error e;
   if (!*slot) {
     uint32_t *a = (uint32_t *)cg_malloc(&u->A, (size_t)(u->g->n ? u->g->n : 1) * 4);
-    if (!a) luaL_error(L, "out of memory");
+    if (!a) lcg_nomem(L, depth ? "depth" : "height");
     if (depth) cg_graph_depths(u->g, a, &e);
     else cg_graph_heights(u->g, a, &e);
     *slot = a;
@@ -328,10 +311,12 @@ static int g_output(lua_State *L, int dot) {
   lgraph *u = checkgraph(L, 1);
   const char *path = luaL_optstring(L, 2, NULL);
   uint32_t root = lua_isnoneornil(L, 3) ? UINT32_MAX : checknode(L, u, 3);
-  uint32_t limit = (uint32_t)luaL_optinteger(L, 4, 500);
+  lua_Integer lim = luaL_optinteger(L, 4, 500);
+  uint32_t limit = lim > (lua_Integer)UINT32_MAX ? UINT32_MAX : (uint32_t)lim;
   lcg_sink out;
   cg_error e;
   int rc;
+  luaL_argcheck(L, lim >= 1, 4, "the limit must be at least 1 node");
   if (lcg_sink_open(L, &out, path, &e)) return lcg_fail(L, &e);
   rc = dot ? cg_graph_dot(u->g, root, limit, out.fp) : cg_graph_print(u->g, root, limit, out.fp);
   if (rc) cg_seterr(&e, rc, "%s: cannot write the graph", path ? path : "(string)");

@@ -1,18 +1,110 @@
 /* lcgwb.c: luaopen_cgwb_core and the helpers every binding file shares. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lcg.h"
 
+/* {==== the memory limit ====} */
+
+#define LCG_BUDGET "cgwb.Budget" /* registry key of the state's cg_budget */
+
+/* The limit CGWB_MEMORY_LIMIT sets, in bytes: a number with an optional K, M
+ * or G suffix (0 = none); without it, the physical memory. */
+static size_t env_mem_limit(void) {
+  const char *s = getenv("CGWB_MEMORY_LIMIT");
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  if (s && *s) {
+    char *end;
+    double v = strtod(s, &end);
+    if (*end == 'K' || *end == 'k') v *= 1024.0;
+    else if (*end == 'M' || *end == 'm') v *= 1048576.0;
+    else if (*end == 'G' || *end == 'g') v *= 1073741824.0;
+    return v > 0 && v < (double)SIZE_MAX / 2 ? (size_t)v : 0;
+  }
+  return pages > 0 && psize > 0 ? (size_t)pages * (size_t)psize : 0;
+}
+
+/* The state's budget: a userdata in the registry, made on first use over
+ * Lua's allocator with the limit read once from the environment.  It has
+ * no __gc, so at lua_close it outlives the finalizers of the objects that
+ * count on it (Lua frees memory only after running every finalizer). */
+cg_budget *lcg_budget(lua_State *L) {
+  cg_budget *b;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LCG_BUDGET) == LUA_TUSERDATA) {
+    b = (cg_budget *)lua_touserdata(L, -1);
+  } else {
+    cg_alloc base;
+    base.f = (cg_allocf)lua_getallocf(L, &base.ud);
+    b = (cg_budget *)lua_newuserdatauv(L, sizeof *b, 0);
+    cg_budget_init(b, base, env_mem_limit(), NULL);
+    lua_setfield(L, LUA_REGISTRYINDEX, LCG_BUDGET);
+  }
+  lua_pop(L, 1);
+  return b;
+}
+
 void lcg_alloc(lua_State *L, cg_alloc *A) {
-  A->f = (cg_allocf)lua_getallocf(L, &A->ud);
+  A->f = cg_budget_allocf;
+  A->ud = lcg_budget(L);
+}
+
+/* If the limit stopped the failed call (and clears that), the limit
+ * formatted into buf; else NULL. */
+static const char *limit_reached(lua_State *L, const cg_error *e, char *buf, size_t size) {
+  cg_budget *b = lcg_budget(L);
+  int hit = b->hit;
+  b->hit = 0;
+  if (!hit || e->code != CG_ENOMEM) return NULL;
+  cg_fmt_bytes(buf, size, (double)b->limit);
+  return buf;
 }
 
 int lcg_fail(lua_State *L, const cg_error *e) {
+  char lim[32];
+  if (limit_reached(L, e, lim, sizeof lim)) { /* no position: the message says where */
+    lua_pushfstring(L, "%s: memory limit of %s reached (CGWB_MEMORY_LIMIT); raise it "
+                    "(CGWB_MEMORY_LIMIT=4G, 0 for none)", e->msg, lim);
+    return lua_error(L);
+  }
   luaL_pushfail(L);
   lua_pushstring(L, e->msg);
   return 2;
 }
+
+int lcg_fail_order(lua_State *L, const cg_error *e, const char *order) {
+  char lim[32];
+  if (limit_reached(L, e, lim, sizeof lim)) {
+    lua_pushfstring(L, "this ordering (%s) would need more than %s of memory "
+                    "(CGWB_MEMORY_LIMIT); try --order markowitz or raise the limit (%s)",
+                    order, lim, e->msg);
+    return lua_error(L);
+  }
+  return lcg_fail(L, e);
+}
+
+int lcg_nomem(lua_State *L, const char *what) {
+  cg_error e;
+  cg_seterr(&e, CG_ENOMEM, "%s: out of memory", what);
+  lcg_fail(L, &e); /* raises when the limit refused the allocation */
+  return luaL_error(L, "%s", e.msg);
+}
+
+/* core.memory_limit([bytes]) -> limit, bytes in use: the limit on what the
+ * core allocates for this state (0: none), set when bytes is given. */
+static int l_memory_limit(lua_State *L) {
+  cg_budget *b = lcg_budget(L);
+  if (!lua_isnoneornil(L, 1)) {
+    lua_Integer n = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, n >= 0, 1, "the limit must be >= 0");
+    b->limit = (size_t)n;
+  }
+  lua_pushinteger(L, (lua_Integer)b->limit);
+  lua_pushinteger(L, (lua_Integer)b->used);
+  return 2;
+}
+
+/* }==== */
 
 void lcg_newclass(lua_State *L, const char *name, const luaL_Reg *methods,
                   const luaL_Reg *meta) {
@@ -126,6 +218,8 @@ LCG_EXPORT int luaopen_cgwb_core(lua_State *L) {
   lcg_open_graph(L);
   lcg_open_sched(L);
   lcg_open_elim(L);
+  lua_pushcfunction(L, l_memory_limit);
+  lua_setfield(L, -2, "memory_limit");
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");
   return 1;

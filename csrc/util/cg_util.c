@@ -73,6 +73,39 @@ void cg_free(cg_alloc *A, void *p, size_t n) {
   if (p) A->f(A->ud, p, n, 0);
 }
 
+void *cg_budget_allocf(void *ud, void *ptr, size_t osize, size_t nsize) {
+  cg_budget *b = (cg_budget *)ud;
+  size_t old = ptr ? osize : 0, grow = nsize > old ? nsize - old : 0;
+  void *p;
+  if (grow && b->limit && (grow > b->limit || b->used > b->limit - grow)) {
+    b->hit = 1; /* the caller's failure is the limit's, not the system's */
+    return NULL;
+  }
+  p = b->base.f(b->base.ud, ptr, osize, nsize);
+  if (nsize == 0 || p) b->used = (b->used > old ? b->used - old : 0) + nsize;
+  return p;
+}
+
+void cg_budget_init(cg_budget *b, cg_alloc base, size_t limit, cg_alloc *A) {
+  b->base = base;
+  b->used = 0;
+  b->limit = limit;
+  b->hit = 0;
+  if (A) A->f = cg_budget_allocf, A->ud = b;
+}
+
+void cg_budget_stop(const cg_alloc *A) {
+  cg_budget *b = cg_budget_of(A);
+  if (b) b->hit = 1;
+}
+
+void cg_fmt_bytes(char *buf, size_t size, double bytes) {
+  static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && bytes >= 1024.0) bytes /= 1024.0, u++;
+  snprintf(buf, size, "%.4g %s", bytes, unit[u]);
+}
+
 int cg_reserve(cg_alloc *A, void **arr, size_t *cap, size_t need, size_t elsize) {
   size_t ncap;
   void *p;

@@ -45,6 +45,38 @@ void *cg_malloc(cg_alloc *A, size_t n);
 void *cg_realloc(cg_alloc *A, void *p, size_t osize, size_t nsize);
 void cg_free(cg_alloc *A, void *p, size_t n);
 
+/* A byte budget over another allocator (the Lua binding's memory limit,
+ * CGWB_MEMORY_LIMIT): it counts the bytes of the blocks it hands out and
+ * refuses (returns NULL for) a request that would take that count past
+ * limit; frees and shrinks always pass.  hit records that the limit stopped
+ * something (a refused request, or a step that would pass it,
+ * cg_budget_stop) until the caller clears it, so a message can say which
+ * limit was reached.  Requests with ptr NULL must have osize 0 (cg_malloc
+ * and cg_realloc pass 0). */
+typedef struct cg_budget {
+  cg_alloc base;      /* the allocator counted */
+  size_t used, limit; /* bytes in blocks handed out; limit 0: none */
+  int hit;
+} cg_budget;
+void *cg_budget_allocf(void *ud, void *ptr, size_t osize, size_t nsize);
+/* A budget of `limit` bytes (0: none) over base; A (may be NULL) gets the
+ * allocator to hand to core functions. */
+void cg_budget_init(cg_budget *b, cg_alloc base, size_t limit, cg_alloc *A);
+/* The budget behind A, or NULL when A is none: O(1), for checks per step. */
+static inline cg_budget *cg_budget_of(const cg_alloc *A) {
+  return A && A->f == cg_budget_allocf ? (cg_budget *)A->ud : NULL;
+}
+/* The limit of A's budget (0: none, or no budget). */
+static inline size_t cg_alloc_limit(const cg_alloc *A) {
+  const cg_budget *b = cg_budget_of(A);
+  return b ? b->limit : 0;
+}
+/* Records that a step stopped because it would pass A's limit (a no-op
+ * without a budget). */
+void cg_budget_stop(const cg_alloc *A);
+/* Formats a byte count for messages: "500 MiB", "1.5 GiB", "64 KiB", "100 bytes". */
+void cg_fmt_bytes(char *buf, size_t size, double bytes);
+
 /* Makes room for at least `need` elements of `elsize` bytes in *arr (capacity
  * *cap, grown geometrically with an overflow check).  On failure the array is
  * unchanged and CG_ENOMEM is returned. */

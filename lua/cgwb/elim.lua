@@ -87,10 +87,20 @@ local function rng(seed)
   end
 end
 
--- Cost of replaying `order` on a copy of lg.
+-- Is err the memory limit's (CGWB_MEMORY_LIMIT) error?  The core raises
+-- those; a driver trying several orders skips the ones that do not fit.
+local function over_limit(err)
+  return type(err) == "string" and err:find("(CGWB_MEMORY_LIMIT)", 1, true) ~= nil
+end
+M.over_limit = over_limit
+
+-- Cost of replaying `order` on a copy of lg (math.huge past the memory limit).
 local function replay_cost(lg, order)
   local c <close> = lg:copy()
-  return c:replay(order).mults
+  local ok, cost = pcall(c.replay, c, order, "anneal")
+  if ok then return cost.mults end
+  if over_limit(cost) then return math.huge end
+  error(cost, 0)
 end
 
 --- Simulated annealing over elimination orders (seeded, budgeted): starts
@@ -137,19 +147,25 @@ function M.best(lg, opts)
   opts = opts or {}
   local best, best_order, best_name
   local names = { "reverse", "forward", "markowitz", "relative-markowitz", "min-fill", "lmmd", "momr" }
+  local last_err
   for _, name in ipairs(names) do
     local c <close> = lg:copy()
-    local cost, order = c:eliminate({ name })
-    if not best or cost.mults < best then best, best_order, best_name = cost.mults, order, name end
+    local ok, cost, order = pcall(c.eliminate, c, { name })
+    if not ok and not over_limit(cost) then error(cost, 0) end
+    if not ok then last_err = cost -- past the memory limit: not a candidate
+    elseif not best or cost.mults < best then best, best_order, best_name = cost.mults, order, name end
   end
+  if not best then error(last_err, 0) end
   local c <close> = lg:copy()
-  local mults, order = c:exact(opts.max_component or 16)
+  local ok, mults, order = pcall(c.exact, c, opts.max_component or 16)
+  if not ok and not over_limit(mults) then error(mults, 0) end
+  if not ok then mults = nil end -- past the memory limit: not a candidate
   if mults and mults < best then best, best_order, best_name = mults, order, "exact" end
   return best_order, best, best_name
 end
 
 -- Runs a { choose = f } spec: f(lg, candidates) -> vertex, each step.
-local function run_choose(lg, f)
+local function run_choose(lg, f, name)
   local order, total = {}, { mults = 0, mults_nontrivial = 0, adds = 0, fill = 0, steps = 0, peak_edges = 0 }
   while true do
     local cand = lg:intermediates()
@@ -158,7 +174,7 @@ local function run_choose(lg, f)
     if math.type(v) ~= "integer" or v < 1 or v > lg:nv() or lg:kind(v) ~= "intermediate" then
       error(("choose returned %s, not a remaining intermediate"):format(tostring(v)), 0)
     end
-    local c = lg:elim_vertex(v)
+    local c = lg:elim_vertex(v, name)
     for k, x in pairs(c) do
       if k == "peak_edges" then total[k] = math.max(total[k], x) else total[k] = total[k] + x end
     end
@@ -182,11 +198,12 @@ function M.eliminate(lg, spec, opts)
     else
       order, _, name = M.best(lg, opts)
     end
-    return lg:replay(order), order, name and (spec .. ":" .. name) or spec
+    name = name and (spec .. ":" .. name) or spec
+    return lg:replay(order, name), order, name
   end
   if type(spec) == "table" and spec.replay then return lg:replay(spec.replay), spec.replay, "replay" end
   if type(spec) == "table" and spec.choose then
-    local cost, order = run_choose(lg, spec.choose)
+    local cost, order = run_choose(lg, spec.choose, spec.name or "lua")
     return cost, order, spec.name or "lua"
   end
   local cs, err = M.core_spec(spec)
@@ -264,28 +281,31 @@ end
 
 -- Replays recorded edge steps {{i, j, "front"|"back"}, ...}, then finishes
 -- with any intermediates left (vertex elimination, in id order).
-local function replay_edges(lg, steps)
+local function replay_edges(lg, steps, name)
   local total = { mults = 0, mults_nontrivial = 0, adds = 0, fill = 0, steps = 0, peak_edges = 0 }
   local function add(c)
     for k, x in pairs(c) do
       if k == "peak_edges" then total[k] = math.max(total[k], x) else total[k] = total[k] + x end
     end
   end
-  for _, st in ipairs(steps) do add(lg:elim_edge(st[1], st[2], st[3])) end
-  for _, v in ipairs(lg:intermediates()) do add(lg:elim_vertex(v)) end
+  for _, st in ipairs(steps) do add(lg:elim_edge(st[1], st[2], st[3], name)) end
+  for _, v in ipairs(lg:intermediates()) do add(lg:elim_vertex(v, name)) end
   return total
 end
 
 -- The cheapest of the built-in rules of a mode: order, cost, name.
 local function x_best(lg, names, run, opts)
-  local best, best_steps, best_name
+  local best, best_steps, best_name, last_err
   for _, name in ipairs(names) do
     if name ~= "random" then
       local c <close> = lg:copy()
-      local cost, steps = run(c, M.x_spec(name, names, opts))
-      if not best or cost.mults < best.mults then best, best_steps, best_name = cost, steps, name end
+      local ok, cost, steps = pcall(run, c, M.x_spec(name, names, opts))
+      if not ok and not over_limit(cost) then error(cost, 0) end
+      if not ok then last_err = cost -- past the memory limit: not a candidate
+      elseif not best or cost.mults < best.mults then best, best_steps, best_name = cost, steps, name end
     end
   end
+  if not best then error(last_err, 0) end
   return best_steps, best, best_name
 end
 
@@ -296,9 +316,9 @@ local function x_driver(names, method, replay)
     local run = function(g, s) return g[method](g, s) end
     if spec == "best" then
       local steps, _, name = x_best(lg, names, run, opts)
-      return replay(lg, steps), steps, "best:" .. name
+      return replay(lg, steps, "best:" .. name), steps, "best:" .. name
     end
-    if type(spec) == "table" and spec.replay then return replay(lg, spec.replay), spec.replay, "replay" end
+    if type(spec) == "table" and spec.replay then return replay(lg, spec.replay, "replay"), spec.replay, "replay" end
     if spec == "exact" or spec == "anneal" or (type(spec) == "table" and spec.choose) then
       return nil, "this ordering is available for vertex elimination only"
     end
@@ -311,7 +331,8 @@ end
 
 M.modes = M.modes or {}
 M.modes.edge = x_driver(M.edge_builtin, "eliminate_edges", replay_edges)
-M.modes.face = x_driver(M.face_builtin, "eliminate_faces", function(lg, steps) return lg:replay_faces(steps) end)
+M.modes.face = x_driver(M.face_builtin, "eliminate_faces",
+                        function(lg, steps, name) return lg:replay_faces(steps, name) end)
 
 -- {==== formats ====}
 
