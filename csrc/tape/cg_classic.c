@@ -331,20 +331,22 @@ static void cl_counts(const cg_tape *t, uint64_t *bytes, uint64_t *ops, uint64_t
   *bytes = *ops = *freed = 0;
   cg_tape_iter_init(&it, t);
   while (cg_tape_iter_next(&it, &r)) {
+    uint32_t buf[CG_FILE_LOCS];
+    const uint32_t *l = cg_tape_file_locs(t, &r, buf); /* the freed count is the file's */
     *bytes += cg_classic_recbytes(r.op, r.nloc, r.nval);
     if (r.op != CG_OP_death_not) (*ops)++;
-    else if (r.loc[1] >= r.loc[0]) *freed += (uint64_t)r.loc[1] - r.loc[0] + 1;
+    else if (l[1] >= l[0]) *freed += (uint64_t)l[1] - l[0] + 1;
   }
 }
 
-static void cl_write_rec(FILE *fp, const cg_rec *r) {
+static void cl_write_rec(FILE *fp, const cg_rec *r, const uint32_t *loc) {
   unsigned char b[16];
   uint64_t len = cg_classic_recbytes(r->op, r->nloc, r->nval) - 2;
   uint32_t i;
   b[0] = (unsigned char)r->op;
   fwrite(b, 1, 1, fp);
   for (i = 0; i < r->nloc; i++) {
-    put_u32(b, r->loc[i]);
+    put_u32(b, loc[i]);
     fwrite(b, 1, 4, fp);
   }
   if (r->nval) {
@@ -383,7 +385,7 @@ int cg_write_classic(const cg_tape *t, const char *path, cg_error *e) {
   f[1] = t->n_indep;
   f[2] = t->n_dep;
   f[3] = CL_BUFSIZE;
-  f[4] = t->nstore;
+  f[4] = cg_tape_file_nstore(t);
   f[5] = bytes;
   f[6] = ops;
   f[7] = freed;
@@ -398,6 +400,9 @@ int cg_write_classic(const cg_tape *t, const char *path, cg_error *e) {
     fwrite(b, 1, 8, o.fp);
   }
   cg_tape_iter_init(&it, t);
-  while (cg_tape_iter_next(&it, &r)) cl_write_rec(o.fp, &r);
+  while (cg_tape_iter_next(&it, &r)) {
+    uint32_t buf[CG_FILE_LOCS];
+    cl_write_rec(o.fp, &r, cg_tape_file_locs(t, &r, buf));
+  }
   return cg_commit_file(&o, e);
 }

@@ -119,6 +119,7 @@ void cg_tape_free(cg_tape *t) {
   cg_free(t->A, t->loc, t->cap_loc * sizeof *t->loc);
   cg_free(t->A, t->val, t->cap_val * sizeof *t->val);
   cg_free(t->A, t->x0, t->n_indep * sizeof *t->x0);
+  if (t->locmap) cg_free(t->A, t->locmap, (t->nstore ? t->nstore : 1) * sizeof *t->locmap);
   cg_free(t->A, t, sizeof *t);
 }
 
@@ -222,6 +223,8 @@ static int push_rec(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
 int cg_tape_push(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
                  const double *val, uint32_t nval, cg_error *e) {
   if (!op_ready) op_init();
+  if (t->locmap) /* its numbers are no longer those of any file */
+    return cg_seterr(e, CG_EUSAGE, "a renumbered tape cannot take more records");
   return push_rec(t, op, loc, nloc, val, nval, e);
 }
 
@@ -463,6 +466,7 @@ cg_tape *cg_tape_from_reader(cg_alloc *A, cg_reader *R, cg_error *e) {
   t->info = *info;     /* text readers complete it while reading */
   x0 = cg_reader_x0(R); /* likewise */
   if (rc == 0 && x0) rc = cg_tape_set_x0(t, x0, (size_t)t->n_indep, e);
+  if (rc == 0) rc = cg_tape_compact(t, e); /* one test for a dense tape */
   if (rc) {
     cg_tape_free(t);
     return NULL;

@@ -241,8 +241,10 @@ int cg_write_text(const cg_tape *t, const char *path, cg_error *e) {
           (unsigned long long)t->n_indep, (unsigned long long)t->n_dep, t->nops);
   cg_tape_iter_init(&it, t);
   while (cg_tape_iter_next(&it, &r)) {
+    uint32_t buf[CG_FILE_LOCS];
+    const uint32_t *l = cg_tape_file_locs(t, &r, buf); /* the file's numbers */
     fputs(cg_op(r.op)->name, o.fp);
-    for (i = 0; i < r.nloc; i++) fprintf(o.fp, " %u", (unsigned)r.loc[i]);
+    for (i = 0; i < r.nloc; i++) fprintf(o.fp, " %u", (unsigned)l[i]);
     for (i = 0; i < r.nval; i++) put_double(o.fp, r.val[i]);
     if (r.op == CG_OP_assign_ind && t->has_x0) put_double(o.fp, t->x0[nind++]);
     fputc('\n', o.fp);

@@ -1,6 +1,7 @@
 /* cg_map.c: the open-addressing map of cg_map.h. */
 #include "cg_map.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Fibonacci hashing: the high bits of key * 2^32/phi spread runs of
@@ -76,4 +77,24 @@ uint32_t cg_map_get(const cg_map *m, uint32_t key) {
   for (s = slot_of(key, m->cap); m->idx[s] != CG_MAP_NONE; s = (s + 1) & (m->cap - 1))
     if (m->key[s] == key) return m->idx[s];
   return CG_MAP_NONE;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+int cg_map_rank(cg_map *m, uint32_t **keys) {
+  uint32_t *k = (uint32_t *)cg_malloc(m->A, (m->n ? m->n : 1) * sizeof *k);
+  size_t s;
+  if (!k) return CG_ENOMEM;
+  for (s = 0; s < m->cap; s++)
+    if (m->idx[s] != CG_MAP_NONE) k[m->idx[s]] = m->key[s];
+  qsort(k, m->n, sizeof *k, cmp_u32);
+  for (s = 0; s < m->cap; s++) /* the keys are distinct: the rank is where bsearch finds it */
+    if (m->idx[s] != CG_MAP_NONE)
+      m->idx[s] = (uint32_t)((uint32_t *)bsearch(&m->key[s], k, m->n, sizeof *k, cmp_u32) - k);
+  if (keys) *keys = k;
+  else cg_free(m->A, k, (m->n ? m->n : 1) * sizeof *k);
+  return CG_OK;
 }

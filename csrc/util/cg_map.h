@@ -37,5 +37,11 @@ int cg_map_reserve(cg_map *m, size_t n);
 int cg_map_put(cg_map *m, uint32_t key, uint32_t *idx);
 /* The index of `key`, or CG_MAP_NONE.  Expected O(1). */
 uint32_t cg_map_get(const cg_map *m, uint32_t key);
+/* Renumbers the indices by key order (the smallest key gets 0), so that
+ * keys that are consecutive integers get consecutive indices.  With keys
+ * != NULL, *keys gets the keys in increasing order (n entries, at least 1
+ * allocated, through m->A: the caller frees them).  CG_ENOMEM leaves the map
+ * unchanged.  O(n log n). */
+int cg_map_rank(cg_map *m, uint32_t **keys);
 
 #endif

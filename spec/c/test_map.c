@@ -79,6 +79,34 @@ static void test_reserve(void) {
   CHECK(c.live == 0);
 }
 
+/* Ranks: indices by key order, so that consecutive keys get consecutive
+ * indices; the sorted keys come back; a failed allocation changes nothing. */
+static void test_rank(void) {
+  static const uint32_t in[6] = {50, 3, 4000000000u, 7, 51, 52};
+  static const uint32_t rank[6] = {2, 0, 5, 1, 3, 4};
+  counting c = {0, 0, 0};
+  cg_alloc A = {counting_alloc, &c};
+  cg_map m;
+  uint32_t i, idx, *keys = NULL;
+  int bad = 0;
+  cg_map_init(&m, &A);
+  for (i = 0; i < 6; i++) cg_map_put(&m, in[i], &idx);
+  c.fail_at = c.calls + 1;
+  CHECK(cg_map_rank(&m, &keys) == CG_ENOMEM && keys == NULL);
+  for (i = 0; i < 6; i++)
+    if (cg_map_get(&m, in[i]) != i) bad++; /* still in order of insertion */
+  CHECK(bad == 0);
+  c.fail_at = 0;
+  CHECK(cg_map_rank(&m, &keys) == CG_OK && keys != NULL);
+  for (i = 0; i < 6; i++)
+    if (cg_map_get(&m, in[i]) != rank[i] || keys[rank[i]] != in[i]) bad++;
+  CHECK(bad == 0);
+  cg_free(&A, keys, 6 * sizeof *keys);
+  CHECK(cg_map_rank(&m, NULL) == CG_OK && cg_map_get(&m, 52) == 4);
+  cg_map_free(&m);
+  CHECK(c.live == 0);
+}
+
 /* Every allocation fails in turn: CG_ENOMEM, the map as it was, no leak. */
 static void test_oom(void) {
   long k;
@@ -108,6 +136,7 @@ int main(void) {
   test_small();
   test_many();
   test_reserve();
+  test_rank();
   test_oom();
   return check_report("test_map");
 }
