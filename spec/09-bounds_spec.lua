@@ -7,6 +7,8 @@ local cgwb = require "cgwb"
 
 local ASAN = H.build:find("debug", 1, true) ~= nil
 
+local function cg_base(p) return (p:match("[^/]*$")) end
+
 -- Runs the command with at most 1 GB of address space (not under ASan, whose
 -- shadow memory needs far more) and a memory limit of 256 MiB, so that a
 -- store sized by the highest location fails at once instead of eating the
@@ -138,5 +140,113 @@ describe("a tape with a sparse location space", function()
   teardown(function()
     os.remove(big)
     os.remove(big4)
+  end)
+end)
+
+describe("files that are not tapes", function()
+  local core = cgwb.core
+
+  it("an empty file, or one of white space only, is refused", function()
+    for _, text in ipairs({ "", "\n", "  \n\t\n\r\n" }) do
+      local p = H.write(H.tmp(".tap"), text)
+      local t, msg = core.read_tape(p)
+      assert.is_nil(t)
+      assert.are.equal(p .. ": empty file, not a tape", msg)
+      local _, e, code = H.cgwb("stats " .. p)
+      assert.are.equal(2, code)
+      assert.are.equal("cgwb stats: " .. p .. ": empty file, not a tape\n", e)
+      os.remove(p)
+    end
+  end)
+
+  it("a text tape of comments only is an empty tape, as the writer writes one", function()
+    local p = H.write(H.tmp(".txt"), "# nothing recorded\n\n")
+    local t <close> = assert(core.read_tape(p))
+    assert.are.equal(0, t:n() + t:m())
+    local out = H.tmp(".txt")
+    assert(t:write(out, "text"))
+    local back <close> = assert(core.read_tape(out))
+    assert.are.equal(0, back:n() + back:m())
+    os.remove(p)
+    os.remove(out)
+  end)
+
+  -- Offsets in 1 .. size-1: every byte of the first `first`, the bytes around
+  -- `edge`, and 40 spread over the rest.
+  local function offsets(size, first, edge)
+    local o = {}
+    for k = 1, first do o[#o + 1] = k end
+    for k = edge - 2, edge + 2 do o[#o + 1] = k end
+    for k = 1, 40 do o[#o + 1] = first + (size - first - 1) * k // 40 end
+    return o
+  end
+
+  it("a classic tape cut at any byte is a truncated classic tape", function()
+    local bytes = H.read("examples/tapes/bratu.tap")
+    local p = H.tmp(".tap")
+    local bad = {}
+    for _, k in ipairs(offsets(#bytes, 96, 80 + 8 * 3200)) do -- header, x0, records
+      H.write(p, bytes:sub(1, k))
+      local t, msg = core.read_tape(p)
+      if t or not msg:find(cg_base(p) .. ": ", 1, true) or
+         not msg:find("truncated classic tape: ", 1, true) then
+        bad[#bad + 1] = ("%d: %s"):format(k, tostring(msg))
+      end
+      if t then t:free() end
+    end
+    os.remove(p)
+    assert.are.same({}, bad)
+  end)
+
+  it("a file of an ADOL-C set cut at any byte is a truncated ADOL-C tape file", function()
+    local dir = H.tmp("-cut")
+    os.execute("mkdir -p " .. dir)
+    local set = {}
+    for _, k in ipairs({ "Operations", "Locations", "Values" }) do
+      set[k] = H.read(("examples/tapes/ADOLC-%s_1.tap"):format(k))
+    end
+    for k, bytes in pairs(set) do H.write(("%s/ADOLC-%s_1.tap"):format(dir, k), bytes) end
+    local bad = {}
+    for cut, bytes in pairs(set) do
+      local path = ("%s/ADOLC-%s_1.tap"):format(dir, cut)
+      for _, n in ipairs(offsets(#bytes, 24, cut == "Locations" and 168 or 24)) do
+        H.write(path, bytes:sub(1, n))
+        local t, msg = core.read_tape(dir .. "/ADOLC-Operations_1.tap")
+        local want = ("ADOLC-%s_1.tap: truncated ADOL-C tape file: "):format(cut)
+        if t or not msg:find(want, 1, true) then
+          bad[#bad + 1] = ("%s %d: %s"):format(cut, n, tostring(msg))
+        end
+        if t then t:free() end
+      end
+      H.write(path, bytes)
+    end
+    os.execute("rm -rf " .. dir)
+    assert.are.same({}, bad)
+  end)
+
+  it("every file that cannot be opened: FILE: cannot open: <strerror>", function()
+    local dir = H.tmp("-open")
+    os.execute("mkdir -p " .. dir)
+    local missing = dir .. "/missing.tap"
+    local cases = {
+      { "stats " .. missing, missing .. ": cannot open: No such file or directory" },
+      { "stats " .. dir, dir .. ": cannot open: Is a directory" },
+      { "stats " .. dir .. "/ADOLC-Operations_9.tap",
+        dir .. "/ADOLC-Operations_9.tap: cannot open: No such file or directory" },
+      { ("convert examples/tapes/bratu.tap %s/no/such/dir.txt"):format(dir),
+        dir .. "/no/such/dir.txt: cannot open: No such file or directory" },
+    }
+    -- an ADOL-C set whose Locations file is missing: the sibling is named
+    for _, k in ipairs({ "Operations", "Values" }) do
+      H.write(("%s/ADOLC-%s_1.tap"):format(dir, k), H.read(("examples/tapes/ADOLC-%s_1.tap"):format(k)))
+    end
+    cases[#cases + 1] = { "stats " .. dir .. "/ADOLC-Operations_1.tap",
+      dir .. "/ADOLC-Locations_1.tap: cannot open: No such file or directory" }
+    for _, c in ipairs(cases) do
+      local _, e, code = H.cgwb(c[1])
+      assert.are.equal(2, code, c[1] .. ": " .. e)
+      assert.truthy(e:find(c[2], 1, true), c[1] .. ": " .. e)
+    end
+    os.execute("rm -rf " .. dir)
   end)
 end)

@@ -74,6 +74,7 @@ typedef struct classic_reader {
   double *val;
   size_t cap_loc, cap_val;
   uint64_t data_start, file_size;
+  uint64_t end;       /* where the header says the records end (> file_size: truncated) */
 } classic_reader;
 
 /* Ensures n bytes are buffered at buf[pos]; 0 or CG_EFORMAT at end of file. */
@@ -93,13 +94,25 @@ static int cl_fail(classic_reader *C, cg_error *e, int code, const char *what) {
                    (unsigned long long)C->rec, (unsigned long long)C->rec_off, what);
 }
 
+/* The current record runs past the end of the file. */
+static int cl_truncated(classic_reader *C, cg_error *e) {
+  char what[160];
+  if (C->end > C->file_size)
+    snprintf(what, sizeof what, "truncated classic tape: the file ends at byte %llu, the header "
+             "says at %llu", (unsigned long long)C->file_size, (unsigned long long)C->end);
+  else
+    snprintf(what, sizeof what, "truncated classic tape: the record runs past the end of the "
+             "file at byte %llu", (unsigned long long)C->file_size);
+  return cl_fail(C, e, CG_EFORMAT, what);
+}
+
 /* Reads `n` little-endian uint32 into C->loc[at..at+n). */
 static int cl_locs(classic_reader *C, uint32_t at, uint32_t n, cg_error *e) {
   uint32_t i;
   if (cg_reserve(C->base.A, (void **)&C->loc, &C->cap_loc, (size_t)at + n, sizeof *C->loc))
     return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (i = 0; i < n; i++) {
-    if (cl_need(C, 4)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+    if (cl_need(C, 4)) return cl_truncated(C, e);
     C->loc[at + i] = get_u32(C->buf + C->pos);
     C->pos += 4;
     C->off += 4;
@@ -108,7 +121,7 @@ static int cl_locs(classic_reader *C, uint32_t at, uint32_t n, cg_error *e) {
 }
 
 static int cl_skip(classic_reader *C, size_t n, cg_error *e) {
-  if (cl_need(C, n)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+  if (cl_need(C, n)) return cl_truncated(C, e);
   C->pos += n;
   C->off += n;
   return CG_OK;
@@ -153,8 +166,8 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
   unsigned op;
   int rc;
   C->rec_off = C->off;
-  if (C->off >= C->file_size) return cl_end(C, e);
-  if (cl_need(C, 1)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+  if (C->off >= C->file_size) return C->end > C->file_size ? cl_truncated(C, e) : cl_end(C, e);
+  if (cl_need(C, 1)) return cl_truncated(C, e);
   op = C->buf[C->pos++];
   C->off++;
   oi = cg_op(op);
@@ -174,7 +187,7 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
     if (cg_reserve(R->A, (void **)&C->val, &C->cap_val, nv, sizeof *C->val))
       return cg_seterr(e, CG_ENOMEM, "out of memory");
     for (i = 0; i < nv; i++) {
-      if (cl_need(C, 8)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+      if (cl_need(C, 8)) return cl_truncated(C, e);
       C->val[i] = get_f64(C->buf + C->pos);
       C->pos += 8;
       C->off += 8;
@@ -182,14 +195,14 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
   }
   want = cg_classic_recbytes(op, nl, nv) - 2;
   if (want >= 255) {
-    if (cl_need(C, 5)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+    if (cl_need(C, 5)) return cl_truncated(C, e);
     got = get_u32(C->buf + C->pos);
     if (C->buf[C->pos + 4] != 255) got = 0;
     want -= 4;
     C->pos += 5;
     C->off += 5;
   } else {
-    if (cl_need(C, 1)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+    if (cl_need(C, 1)) return cl_truncated(C, e);
     got = C->buf[C->pos++];
     C->off++;
   }
@@ -266,31 +279,41 @@ static int cl_header(classic_reader *C, const unsigned char *h, cg_error *e) {
   return CG_OK;
 }
 
-/* Reads the header and the x0 section, checking sizes against the file. */
+/* Reads the header and the x0 section, checking sizes against the file.  A
+ * file shorter than its header says is read up to where it ends, so that
+ * the error names the record it cuts (cl_truncated); a longer one is
+ * refused here. */
 static int cl_start(classic_reader *C, cg_error *e) {
   unsigned char h[CL_HEADER], b[8];
   const char *name = cg_basename(C->base.path);
-  uint64_t n, i;
+  uint64_t n, i, size;
+  size_t got;
   if (fseek(C->fp, 0, SEEK_END) != 0) return cg_seterr(e, CG_EIO, "%s: cannot seek", name);
-  C->file_size = (uint64_t)ftell(C->fp);
+  size = C->file_size = (uint64_t)ftell(C->fp);
   rewind(C->fp);
-  if (fread(h, 1, CL_HEADER, C->fp) != CL_HEADER)
-    return cg_seterr(e, CG_EFORMAT, "%s: truncated header", name);
+  if ((got = fread(h, 1, CL_HEADER, C->fp)) != CL_HEADER)
+    return cg_seterr(e, CG_EFORMAT,
+                     "%s: truncated classic tape: the file ends at byte %zu, inside the "
+                     "%d-byte header", name, got, CL_HEADER);
   if (cl_header(C, h, e)) return e->code;
   n = C->base.info.n_indep;
-  if (n > (C->file_size - CL_HEADER) / 8)
-    return cg_seterr(e, CG_EFORMAT, "%s: header claims %llu independents, file has room for %llu",
-                     name, (unsigned long long)n,
-                     (unsigned long long)((C->file_size - CL_HEADER) / 8));
+  if (n > (size - CL_HEADER) / 8)
+    return cg_seterr(e, CG_EFORMAT,
+                     "%s: truncated classic tape: the file ends at byte %llu, inside the values "
+                     "of the %llu independents the header declares (%llu bytes from byte 80)",
+                     name, (unsigned long long)size, (unsigned long long)n,
+                     (unsigned long long)(n > UINT64_MAX / 8 ? UINT64_MAX : 8 * n));
   C->data_start = CL_HEADER + 8 * n;
-  if (C->file_size - C->data_start != C->base.info.classic[5])
+  C->end = C->base.info.classic[5] > UINT64_MAX - C->data_start
+               ? UINT64_MAX : C->data_start + C->base.info.classic[5];
+  if (size > C->end)
     return cg_seterr(e, CG_EFORMAT, "%s: header says %llu record bytes, file holds %llu", name,
                      (unsigned long long)C->base.info.classic[5],
-                     (unsigned long long)(C->file_size - C->data_start));
+                     (unsigned long long)(size - C->data_start));
   C->base.x0 = (double *)cg_malloc(C->base.A, (n ? n : 1) * sizeof(double));
   if (!C->base.x0) return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (i = 0; i < n; i++) {
-    if (fread(b, 1, 8, C->fp) != 8) return cg_seterr(e, CG_EFORMAT, "%s: truncated x0", name);
+    if (fread(b, 1, 8, C->fp) != 8) return cg_seterr(e, CG_EIO, "%s: cannot read x0", name);
     C->base.x0[i] = get_f64(b);
   }
   C->off = C->data_start;

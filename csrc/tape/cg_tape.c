@@ -485,22 +485,23 @@ cg_tape *cg_tape_load(cg_alloc *A, const char *path, cg_error *e) {
 
 /* {==== readers: detection and dispatch ====} */
 
-/* True if the first 80 bytes are the 8 ten-byte ASCII integers of a classic
- * tape (Bischof & Hu 1991, sec. 1.3). */
+/* True if the first n bytes (all of the file when n < 80) are the 8
+ * ten-byte ASCII integers of a classic tape's header (Bischof & Hu 1991,
+ * sec. 1.3), or the start of them: a file cut inside its header is still
+ * a classic tape, and so reported, since no text tape starts with a digit. */
 static int looks_classic(const unsigned char *b, size_t n) {
   size_t f, i;
-  if (n < 80) return 0;
-  for (f = 0; f < 8; f++) {
-    int digits = 0, done = 0;
-    for (i = 0; i < 10; i++) {
+  for (f = 0; f < 8 && f * 10 < n; f++) {
+    int digits = 0;
+    for (i = 0; i < 10 && f * 10 + i < n; i++) {
       unsigned char c = b[f * 10 + i];
       if (c == ' ' && !digits) continue;
-      if (c >= '0' && c <= '9' && !done) digits++;
+      if (c >= '0' && c <= '9') digits++;
       else return 0;
     }
-    if (!digits) return 0;
+    if (!digits && f * 10 + 10 <= n) return 0; /* a whole field of blanks */
   }
-  return 1;
+  return n > 0; /* blanks only, under 80 bytes: the start of the first field */
 }
 
 /* True if the bytes cannot start a text tape (control bytes other than
@@ -526,12 +527,14 @@ cg_reader *cg_reader_open(cg_alloc *A, const char *path, cg_error *e) {
   if (stat(path, &st) != 0)
     return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno)), NULL;
   if (S_ISDIR(st.st_mode))
-    return cg_seterr(e, CG_EFORMAT, "%s: is a directory, not a tape", path), NULL;
+    return cg_seterr(e, CG_EFORMAT, "%s: cannot open: %s", path, strerror(EISDIR)), NULL;
   if (is_adolc_name(path)) return cg_adolc_open(A, path, e);
   fp = fopen(path, "rb");
   if (!fp) return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno)), NULL;
   n = fread(head, 1, sizeof head, fp);
   fclose(fp);
+  if (n == 0) /* a pipe may say size 0 and hold bytes: what was read decides */
+    return cg_seterr(e, CG_EFORMAT, "%s: empty file, not a tape", path), NULL;
   if (looks_classic(head, n) || looks_binary(head, n)) return cg_classic_open(A, path, e);
   return cg_text_open(A, path, NULL, 0, e);
 }

@@ -25,6 +25,7 @@ typedef struct text_reader {
   size_t cap_loc, cap_val;
   size_t nx, cap_x;    /* values of assign_ind collected into base.x0 */
   int x_mode;          /* 0 unknown, 1 with values, 2 without */
+  int commented;       /* a comment came before the first record */
 } text_reader;
 
 /* Reads the next line into T->line; 0 at end, 1 otherwise, <0 on error. */
@@ -143,9 +144,12 @@ static int tx_next(cg_reader *R, cg_rec *r, cg_error *e) {
         cg_free(R->A, R->x0, T->cap_x * sizeof *R->x0);
         R->x0 = NULL;
       }
+      if (rc == 0 && T->rec == 0 && !T->commented && T->fp) /* white space at most */
+        return cg_seterr(e, CG_EFORMAT, "%s: empty file, not a tape", R->path);
       return rc;
     }
     rest = T->line;
+    if (T->rec == 0 && !T->commented && strchr(T->line, '#')) T->commented = 1;
     if ((tok = tx_token(&rest)) != NULL) break;
   }
   op = cg_op_byname(tok);
@@ -168,6 +172,7 @@ static int tx_rewind(cg_reader *R, cg_error *e) {
   T->lineno = T->rec = 0;
   T->nx = 0;
   T->x_mode = 0;
+  T->commented = 0;
   R->info.n_indep = R->info.n_dep = R->info.n_ops = 0;
   return CG_OK;
 }
