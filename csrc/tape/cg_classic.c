@@ -109,6 +109,8 @@ static int cl_truncated(classic_reader *C, cg_error *e) {
 /* Reads `n` little-endian uint32 into C->loc[at..at+n). */
 static int cl_locs(classic_reader *C, uint32_t at, uint32_t n, cg_error *e) {
   uint32_t i;
+  if ((uint64_t)n * 4 > C->file_size - C->off) /* a count the file cannot hold: no allocation */
+    return cl_truncated(C, e);
   if (cg_reserve(C->base.A, (void **)&C->loc, &C->cap_loc, (size_t)at + n, sizeof *C->loc))
     return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (i = 0; i < n; i++) {
@@ -184,6 +186,7 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
   if ((rc = cl_locs(C, have, nl - have, e))) return rc;
   if (nv) {
     if (nl % 2 && (rc = cl_skip(C, 4, e))) return rc;
+    if ((uint64_t)nv * 8 > C->file_size - C->off) return cl_truncated(C, e); /* likewise */
     if (cg_reserve(R->A, (void **)&C->val, &C->cap_val, nv, sizeof *C->val))
       return cg_seterr(e, CG_ENOMEM, "out of memory");
     for (i = 0; i < nv; i++) {
@@ -253,7 +256,7 @@ static void cl_close(cg_reader *R) {
   cg_free(A, C->buf, CL_BUFSIZE);
   cg_free(A, C->loc, C->cap_loc * sizeof *C->loc);
   cg_free(A, C->val, C->cap_val * sizeof *C->val);
-  cg_free(A, R->x0, R->info.n_indep * sizeof *R->x0);
+  cg_free(A, R->x0, (R->info.n_indep ? R->info.n_indep : 1) * sizeof *R->x0); /* as allocated */
   cg_free(A, C, sizeof *C);
 }
 

@@ -57,9 +57,21 @@ static uint64_t run_at(const cg_rec *r, uint32_t i) {
   }
 }
 
-/* Puts every location of t into m; stops with 0 as soon as more than `most`
- * are in (the tape is not sparse after all: vector runs fill it). */
-static int collect(const cg_tape *t, cg_map *m, uint64_t most, cg_error *e) {
+/* The locations t's records name, counted with repeats (vector runs by
+ * their length): an upper bound on the locations used. */
+static uint64_t count_uses(const cg_tape *t) {
+  cg_tape_iter it;
+  cg_rec r;
+  uint64_t n = 0;
+  uint32_t i;
+  cg_tape_iter_init(&it, t);
+  while (cg_tape_iter_next(&it, &r))
+    for (i = 0; i < r.nloc; i++) n += run_at(&r, i);
+  return n;
+}
+
+/* Puts every location of t into m. */
+static int collect(const cg_tape *t, cg_map *m, cg_error *e) {
   cg_tape_iter it;
   cg_rec r;
   uint32_t i, idx;
@@ -67,12 +79,10 @@ static int collect(const cg_tape *t, cg_map *m, uint64_t most, cg_error *e) {
   cg_tape_iter_init(&it, t);
   while (cg_tape_iter_next(&it, &r))
     for (i = 0; i < r.nloc; i++)
-      for (j = 0, n = run_at(&r, i); j < n; j++) {
+      for (j = 0, n = run_at(&r, i); j < n; j++)
         if (cg_map_put(m, (uint32_t)(r.loc[i] + j), &idx) < 0)
           return cg_seterr(e, CG_ENOMEM, "out of memory renumbering %zu records", t->nops);
-        if (m->n > most) return 0;
-      }
-  return 1;
+  return CG_OK;
 }
 
 /* Rewrites every location operand of t through m (keys -> ranks). */
@@ -99,18 +109,21 @@ static size_t first_by_value(const cg_tape *t) {
 int cg_tape_compact(cg_tape *t, cg_error *e) {
   cg_map m;
   uint32_t *keys;
+  uint64_t uses;
   size_t bad;
   int rc;
-  if (t->locmap || !cg_loc_sparse(t->nstore, t->nlocs)) return CG_OK;
+  if (t->locmap || !cg_loc_sparse(t->nstore, t->nlocs)) return CG_OK; /* dense: one test */
+  if (!cg_loc_sparse(t->nstore, uses = count_uses(t))) return CG_OK; /* long vector runs */
   if ((bad = first_by_value(t)) < t->nops)
     return cg_seterr(e, CG_EFORMAT,
                      "%s: record %zu: %s addresses locations through values, so the sparse "
-                     "location space (locations up to %llu, at most %zu in use) cannot be "
+                     "location space (locations up to %llu, at most %llu in use) cannot be "
                      "renumbered, and a store of that size is not allocated",
                      t->source[0] ? cg_basename(t->source) : "tape", bad,
-                     cg_op(t->op[bad])->name, (unsigned long long)(t->nstore - 1), t->nlocs);
+                     cg_op(t->op[bad])->name, (unsigned long long)(t->nstore - 1),
+                     (unsigned long long)uses);
   cg_map_init(&m, t->A);
-  if ((rc = collect(t, &m, t->nstore / SPARSE_RATIO, e)) != 1) { /* error, or dense after all */
+  if ((rc = collect(t, &m, e)) != CG_OK) {
     cg_map_free(&m);
     return rc;
   }

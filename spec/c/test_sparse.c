@@ -101,6 +101,11 @@ static void test_dense_kept(void) {
   t = check_tape_text(NULL, "d.txt", "assign_ind 1048576 1.0\nassign_dep 1048576\n", &e);
   CHECK(t && t->locmap != NULL && t->nstore == 1);
   cg_tape_free(t);
+  /* few records, but vector runs that fill a quarter of the store: dense */
+  t = check_tape_text(NULL, "d.txt",
+                      "assign_ind 2000000 1.0\nvec_copy 0 2000000 300000\nassign_dep 0\n", &e);
+  CHECK(t && t->locmap == NULL && t->nstore == 2300000);
+  cg_tape_free(t);
 }
 
 /* Records that address the store through values make a sparse tape an error. */
@@ -156,11 +161,39 @@ static void test_oom(void) {
   remove("spec-c-sparse.txt");
 }
 
+/* A record whose counts the file cannot hold (take_stock_op of 16e6
+ * constants, ext_diff_v2 of 16e6 locations) is refused before anything is
+ * allocated for it, in both formats that carry such counts in the record;
+ * a classic tape of no independents frees its x0 at the size it took. */
+static void test_claimed_counts(void) {
+  static const unsigned char rec[] = {39, 0x00, 0x24, 0xf4, 0x00, 0, 0, 0, 0}; /* 16e6 at 0 */
+  static const unsigned char zeros[4 + 8 * 16] = {0};
+  counting c = {0, 0, 0};
+  cg_alloc A = {capped_alloc, &c};
+  cg_error e;
+  cg_tape *t;
+  FILE *fp = fopen("spec-c-claim.tap", "wb");
+  fprintf(fp, "%10d%10d%10d%10d%10d%10d%10d%10d", 0, 0, 0, 65536, 1, 141, 1, 0);
+  fwrite(rec, 1, sizeof rec, fp);
+  fwrite(zeros, 1, sizeof zeros, fp); /* padding, then 16 of the 16e6 constants */
+  fclose(fp);
+  t = cg_tape_load(&A, "spec-c-claim.tap", &e);
+  CHECK(t == NULL && e.code == CG_EFORMAT);
+  CHECK(strstr(e.msg, "record 0 (byte 80): truncated classic tape: the record runs past") != NULL);
+  remove("spec-c-claim.tap");
+  t = check_tape_text(&A, "claim.txt", "take_stock_op 16000000 0 1.0 2.0\n", &e);
+  CHECK(t == NULL && e.code == CG_EFORMAT && strstr(e.msg, "claim.txt:1: too few operands"));
+  t = check_tape_text(&A, "claim.txt", "ext_diff_v2 0 16000000 1 2 3\n", &e);
+  CHECK(t == NULL && e.code == CG_EFORMAT && strstr(e.msg, "claim.txt:1: too few operands"));
+  CHECK(c.live == 0);
+}
+
 int main(void) {
   test_renumber();
   test_dense_kept();
   test_refused();
   test_stats();
   test_oom();
+  test_claimed_counts();
   return check_report("test_sparse");
 }
