@@ -47,7 +47,9 @@ typedef struct cg_tapeinfo {
 typedef struct cg_reader cg_reader;
 
 /* Opens any tape file; the format is detected from the content.  For an
- * ADOL-C set any one of its files may be named. */
+ * ADOL-C set any one of its files may be named.  An empty file (or, for
+ * text, one of white space only) is CG_EFORMAT "FILE: empty file, not a
+ * tape"; a file that cannot be opened CG_EIO "FILE: cannot open: <strerror>". */
 cg_reader *cg_reader_open(cg_alloc *A, const char *path, cg_error *e);
 /* 1 and *r filled: a record; 0: end of tape; <0: error (in e). */
 int cg_reader_next(cg_reader *R, cg_rec *r, cg_error *e);
