@@ -94,7 +94,12 @@ static int cl_fail(classic_reader *C, cg_error *e, int code, const char *what) {
                    (unsigned long long)C->rec, (unsigned long long)C->rec_off, what);
 }
 
-/* The current record runs past the end of the file. */
+/* The current record runs past the end of the file.  Kept out of line: the
+ * readers' hot paths only branch to it. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int cl_truncated(classic_reader *C, cg_error *e);
 static int cl_truncated(classic_reader *C, cg_error *e) {
   char what[160];
   if (C->end > C->file_size)
@@ -107,12 +112,22 @@ static int cl_truncated(classic_reader *C, cg_error *e) {
 }
 
 /* Reads `n` little-endian uint32 into C->loc[at..at+n). */
+/* Grows C->loc or C->val (el bytes an item) to `need` items, of which the
+ * last n are still to be read: counts of variable-length records come from
+ * the file, so they are checked against what is left of it first. */
+static int cl_grow(classic_reader *C, void **arr, size_t *cap, size_t need, uint64_t n, size_t el,
+                   cg_error *e) {
+  if (n * el > C->file_size - C->off) return cl_truncated(C, e);
+  if (cg_reserve(C->base.A, arr, cap, need, el)) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  return CG_OK;
+}
+
 static int cl_locs(classic_reader *C, uint32_t at, uint32_t n, cg_error *e) {
   uint32_t i;
-  if ((uint64_t)n * 4 > C->file_size - C->off) /* a count the file cannot hold: no allocation */
-    return cl_truncated(C, e);
-  if (cg_reserve(C->base.A, (void **)&C->loc, &C->cap_loc, (size_t)at + n, sizeof *C->loc))
-    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  int rc;
+  if ((size_t)at + n > C->cap_loc && /* only a growth can allocate: one compare per call */
+      (rc = cl_grow(C, (void **)&C->loc, &C->cap_loc, (size_t)at + n, n, sizeof *C->loc, e)))
+    return rc;
   for (i = 0; i < n; i++) {
     if (cl_need(C, 4)) return cl_truncated(C, e);
     C->loc[at + i] = get_u32(C->buf + C->pos);
@@ -178,7 +193,7 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
     snprintf(what, sizeof what, "unknown opcode %u", op);
     return cl_fail(C, e, CG_EFORMAT, what);
   }
-  while ((rc = cg_rec_counts(op, C->loc, have, &nl, &nv)) == 0) {
+  while ((rc = cg_rec_counts(op, C->loc, have, &nl, &nv)) == 0) { /* variable length only */
     if ((rc = cl_locs(C, have, nl - have, e))) return rc;
     have = nl;
   }
@@ -186,9 +201,9 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
   if ((rc = cl_locs(C, have, nl - have, e))) return rc;
   if (nv) {
     if (nl % 2 && (rc = cl_skip(C, 4, e))) return rc;
-    if ((uint64_t)nv * 8 > C->file_size - C->off) return cl_truncated(C, e); /* likewise */
-    if (cg_reserve(R->A, (void **)&C->val, &C->cap_val, nv, sizeof *C->val))
-      return cg_seterr(e, CG_ENOMEM, "out of memory");
+    if (nv > C->cap_val &&
+        (rc = cl_grow(C, (void **)&C->val, &C->cap_val, nv, nv, sizeof *C->val, e)))
+      return rc;
     for (i = 0; i < nv; i++) {
       if (cl_need(C, 8)) return cl_truncated(C, e);
       C->val[i] = get_f64(C->buf + C->pos);

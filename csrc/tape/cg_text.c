@@ -102,30 +102,33 @@ static int tx_indep(text_reader *T, const char *tok, char **rest, cg_error *e) {
   return tx_token(rest) ? tx_fail(T, e, "%stoo many operands", "") : CG_OK;
 }
 
-/* Checks that the rest of the line can hold `more` operands (each at least
- * one character and a blank) before room is made for them: counts of
- * variable-length records come from the line itself. */
-static int tx_room(text_reader *T, unsigned op, const char *rest, uint64_t more, cg_error *e) {
-  if (more <= 16 || more <= (strlen(rest) + 1) / 2) return CG_OK; /* small: no strlen */
-  return tx_fail(T, e, "too few operands for %s", cg_op(op)->name);
+/* Makes room for nl locations and nv constants, of which `more` operands
+ * are still to be parsed from `rest`.  Only growing can allocate, so only
+ * then is the line asked whether it can hold them (each operand at least
+ * one character and a blank): counts of variable-length records come from
+ * the line itself. */
+static int tx_room(text_reader *T, unsigned op, const char *rest, uint32_t nl, uint32_t nv,
+                   uint64_t more, cg_error *e) {
+  if (nl <= T->cap_loc && nv <= T->cap_val) return CG_OK;
+  if (more > 16 && more > (strlen(rest) + 1) / 2)
+    return tx_fail(T, e, "too few operands for %s", cg_op(op)->name);
+  if (cg_reserve(T->base.A, (void **)&T->loc, &T->cap_loc, nl, sizeof *T->loc) ||
+      cg_reserve(T->base.A, (void **)&T->val, &T->cap_val, nv, sizeof *T->val))
+    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  return CG_OK;
 }
 
 /* Parses one record line (the opcode already split off). */
 static int tx_record(text_reader *T, unsigned op, char *rest, cg_rec *r, cg_error *e) {
   uint32_t nl = 0, nv = 0, have = 0, i;
   int rc;
-  while ((rc = cg_rec_counts(op, T->loc, have, &nl, &nv)) == 0) {
-    if ((rc = tx_room(T, op, rest, nl - have, e)) != CG_OK) return rc;
-    if (cg_reserve(T->base.A, (void **)&T->loc, &T->cap_loc, nl, sizeof *T->loc))
-      return cg_seterr(e, CG_ENOMEM, "out of memory");
+  while ((rc = cg_rec_counts(op, T->loc, have, &nl, &nv)) == 0) { /* variable length */
+    if ((rc = tx_room(T, op, rest, nl, 0, nl - have, e)) != CG_OK) return rc;
     for (; have < nl; have++)
       if (tx_loc(T, tx_token(&rest), &T->loc[have], e)) return e->code;
   }
   if (rc < 0) return tx_fail(T, e, "%sabsurd operand counts", "");
-  if (tx_room(T, op, rest, (uint64_t)nl - have + nv, e)) return CG_EFORMAT;
-  if (cg_reserve(T->base.A, (void **)&T->loc, &T->cap_loc, nl, sizeof *T->loc) ||
-      cg_reserve(T->base.A, (void **)&T->val, &T->cap_val, nv, sizeof *T->val))
-    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  if ((rc = tx_room(T, op, rest, nl, nv, (uint64_t)nl - have + nv, e)) != CG_OK) return rc;
   for (; have < nl; have++)
     if (tx_loc(T, tx_token(&rest), &T->loc[have], e)) return e->code;
   for (i = 0; i < nv; i++)
