@@ -113,6 +113,7 @@ int cg_tape_compact(cg_tape *t, cg_error *e) {
   size_t bad;
   int rc;
   if (t->locmap || !cg_loc_sparse(t->nstore, t->nlocs)) return CG_OK; /* dense: one test */
+  if (t->nstore > (uint64_t)UINT32_MAX + 1) return CG_OK; /* a run past 32-bit locations */
   if (!cg_loc_sparse(t->nstore, uses = count_uses(t))) return CG_OK; /* long vector runs */
   if ((bad = first_by_value(t)) < t->nops)
     return cg_seterr(e, CG_EFORMAT,

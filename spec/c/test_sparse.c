@@ -106,6 +106,11 @@ static void test_dense_kept(void) {
                       "assign_ind 2000000 1.0\nvec_copy 0 2000000 300000\nassign_dep 0\n", &e);
   CHECK(t && t->locmap == NULL && t->nstore == 2300000);
   cg_tape_free(t);
+  /* a run past 2^32: not renumbered (32-bit keys would wrap); later stages refuse it */
+  t = check_tape_text(NULL, "d.txt",
+                      "assign_ind 4294967294 1.0\nvec_copy 4294967290 4294967294 100\n", &e);
+  CHECK(t && t->locmap == NULL && t->nstore == 4294967394ull);
+  cg_tape_free(t);
 }
 
 /* Records that address the store through values make a sparse tape an error. */
