@@ -108,12 +108,20 @@ typedef struct ad_reader {
 
 /* {==== buffered streams ====} */
 
+/* A read that came up short: the file shrank after it was opened (its size
+ * was checked then), or the device failed. */
 static int st_ioerr(ad_stream *s, uint64_t idx, cg_error *e) {
+  int eof = feof(s->fp), err = errno;
   s->len = 0;
   s->pos = UINT64_MAX;
   s->buf = s->mem;
-  return cg_seterr(e, CG_EIO, "%s: read error at byte %llu", cg_basename(s->path),
-                   (unsigned long long)(idx * s->elsize));
+  if (eof)
+    return cg_seterr(e, CG_EFORMAT,
+                     "%s: truncated ADOL-C tape file: it shrank while being read (a read from "
+                     "byte %llu came up short)",
+                     cg_basename(s->path), (unsigned long long)(idx * s->elsize));
+  return cg_seterr(e, CG_EIO, "%s: read error at byte %llu: %s", cg_basename(s->path),
+                   (unsigned long long)(idx * s->elsize), strerror(err));
 }
 
 /* Moves the window to the elements from idx < nel on.  Reading goes on
@@ -165,11 +173,11 @@ static int st_open(cg_alloc *A, ad_stream *s, const char *path, size_t elsize, i
     return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno));
   }
   if (S_ISDIR(st.st_mode))
-    return cg_seterr(e, CG_EFORMAT, "%s: is a directory, not a tape file", path);
+    return cg_seterr(e, CG_EFORMAT, "%s: cannot open: %s", path, strerror(EISDIR));
   if (st.st_size % (off_t)elsize != 0)
     return cg_seterr(e, CG_EFORMAT,
-                     "%s: truncated: %lld bytes is not a whole number of %u-byte items",
-                     cg_basename(path), (long long)st.st_size, (unsigned)elsize);
+                     "%s: truncated ADOL-C tape file: %lld bytes is not a whole number of "
+                     "%u-byte items", cg_basename(path), (long long)st.st_size, (unsigned)elsize);
   s->nel = (uint64_t)st.st_size / elsize;
   s->fp = fopen(path, "rb");
   if (!s->fp) return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno));
@@ -221,7 +229,8 @@ static int read_header(ad_reader *R, cg_error *e) {
   const char *ln = cg_basename(R->lpath);
   int v, s, l, i;
   if (R->locs.nel < AD_HDR_LOCS)
-    return cg_seterr(e, CG_EFORMAT, "%s: truncated: %llu bytes, the header alone takes %d", ln,
+    return cg_seterr(e, CG_EFORMAT,
+                     "%s: truncated ADOL-C tape file: %llu bytes, the header alone takes %d", ln,
                      (unsigned long long)R->locs.nel * 4, AD_HDR_BYTES);
   R->locs.pos = UINT64_MAX; /* the stream's idea of the file position is void */
   if (fseek(R->locs.fp, 0, SEEK_SET) != 0 || fread(h, 1, sizeof h, R->locs.fp) != sizeof h)
@@ -256,12 +265,16 @@ static int check_sizes(ad_reader *R, cg_error *e) {
     if (!s->fp && want > 0)
       return cg_seterr(e, CG_EFORMAT, "%s: missing, but the header of %s says %llu %s",
                        cg_basename(s->path), ln, (unsigned long long)want, chk[i].what);
-    if (s->nel != want)
+    if (s->nel < want)
+      return cg_seterr(e, CG_EFORMAT,
+                       "%s: truncated ADOL-C tape file: %llu %s but the header of %s says %llu "
+                       "(or files of different tapes)",
+                       cg_basename(s->path), (unsigned long long)s->nel, chk[i].what, ln,
+                       (unsigned long long)want);
+    if (s->nel > want)
       return cg_seterr(e, CG_EFORMAT, "%s: %llu %s but the header of %s says %llu (%s)",
                        cg_basename(s->path), (unsigned long long)s->nel, chk[i].what, ln,
-                       (unsigned long long)want,
-                       s->nel < want ? "truncated, or files of different tapes"
-                                     : "files of different tapes?");
+                       (unsigned long long)want, "files of different tapes?");
   }
   if (st[ST_MAXLIVE] > 0xffffffffull) /* a locint is 32 bits; UINT32_MAX is no location */
     return cg_seterr(e, CG_EFORMAT, "%s: store capacity %llu beyond 32-bit locations", ln,

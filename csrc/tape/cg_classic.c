@@ -74,6 +74,7 @@ typedef struct classic_reader {
   double *val;
   size_t cap_loc, cap_val;
   uint64_t data_start, file_size;
+  uint64_t end;       /* where the header says the records end (> file_size: truncated) */
 } classic_reader;
 
 /* Ensures n bytes are buffered at buf[pos]; 0 or CG_EFORMAT at end of file. */
@@ -93,13 +94,42 @@ static int cl_fail(classic_reader *C, cg_error *e, int code, const char *what) {
                    (unsigned long long)C->rec, (unsigned long long)C->rec_off, what);
 }
 
+/* The current record runs past the end of the file.  Kept out of line: the
+ * readers' hot paths only branch to it. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int cl_truncated(classic_reader *C, cg_error *e);
+static int cl_truncated(classic_reader *C, cg_error *e) {
+  char what[160];
+  if (C->end > C->file_size)
+    snprintf(what, sizeof what, "truncated classic tape: the file ends at byte %llu, the header "
+             "says at %llu", (unsigned long long)C->file_size, (unsigned long long)C->end);
+  else
+    snprintf(what, sizeof what, "truncated classic tape: the record runs past the end of the "
+             "file at byte %llu", (unsigned long long)C->file_size);
+  return cl_fail(C, e, CG_EFORMAT, what);
+}
+
 /* Reads `n` little-endian uint32 into C->loc[at..at+n). */
+/* Grows C->loc or C->val (el bytes an item) to `need` items, of which the
+ * last n are still to be read: counts of variable-length records come from
+ * the file, so they are checked against what is left of it first. */
+static int cl_grow(classic_reader *C, void **arr, size_t *cap, size_t need, uint64_t n, size_t el,
+                   cg_error *e) {
+  if (n * el > C->file_size - C->off) return cl_truncated(C, e);
+  if (cg_reserve(C->base.A, arr, cap, need, el)) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  return CG_OK;
+}
+
 static int cl_locs(classic_reader *C, uint32_t at, uint32_t n, cg_error *e) {
   uint32_t i;
-  if (cg_reserve(C->base.A, (void **)&C->loc, &C->cap_loc, (size_t)at + n, sizeof *C->loc))
-    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  int rc;
+  if ((size_t)at + n > C->cap_loc && /* only a growth can allocate: one compare per call */
+      (rc = cl_grow(C, (void **)&C->loc, &C->cap_loc, (size_t)at + n, n, sizeof *C->loc, e)))
+    return rc;
   for (i = 0; i < n; i++) {
-    if (cl_need(C, 4)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+    if (cl_need(C, 4)) return cl_truncated(C, e);
     C->loc[at + i] = get_u32(C->buf + C->pos);
     C->pos += 4;
     C->off += 4;
@@ -108,7 +138,7 @@ static int cl_locs(classic_reader *C, uint32_t at, uint32_t n, cg_error *e) {
 }
 
 static int cl_skip(classic_reader *C, size_t n, cg_error *e) {
-  if (cl_need(C, n)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+  if (cl_need(C, n)) return cl_truncated(C, e);
   C->pos += n;
   C->off += n;
   return CG_OK;
@@ -153,8 +183,8 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
   unsigned op;
   int rc;
   C->rec_off = C->off;
-  if (C->off >= C->file_size) return cl_end(C, e);
-  if (cl_need(C, 1)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+  if (C->off >= C->file_size) return C->end > C->file_size ? cl_truncated(C, e) : cl_end(C, e);
+  if (cl_need(C, 1)) return cl_truncated(C, e);
   op = C->buf[C->pos++];
   C->off++;
   oi = cg_op(op);
@@ -163,7 +193,7 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
     snprintf(what, sizeof what, "unknown opcode %u", op);
     return cl_fail(C, e, CG_EFORMAT, what);
   }
-  while ((rc = cg_rec_counts(op, C->loc, have, &nl, &nv)) == 0) {
+  while ((rc = cg_rec_counts(op, C->loc, have, &nl, &nv)) == 0) { /* variable length only */
     if ((rc = cl_locs(C, have, nl - have, e))) return rc;
     have = nl;
   }
@@ -171,10 +201,11 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
   if ((rc = cl_locs(C, have, nl - have, e))) return rc;
   if (nv) {
     if (nl % 2 && (rc = cl_skip(C, 4, e))) return rc;
-    if (cg_reserve(R->A, (void **)&C->val, &C->cap_val, nv, sizeof *C->val))
-      return cg_seterr(e, CG_ENOMEM, "out of memory");
+    if (nv > C->cap_val &&
+        (rc = cl_grow(C, (void **)&C->val, &C->cap_val, nv, nv, sizeof *C->val, e)))
+      return rc;
     for (i = 0; i < nv; i++) {
-      if (cl_need(C, 8)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+      if (cl_need(C, 8)) return cl_truncated(C, e);
       C->val[i] = get_f64(C->buf + C->pos);
       C->pos += 8;
       C->off += 8;
@@ -182,14 +213,14 @@ static int cl_next(cg_reader *R, cg_rec *r, cg_error *e) {
   }
   want = cg_classic_recbytes(op, nl, nv) - 2;
   if (want >= 255) {
-    if (cl_need(C, 5)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+    if (cl_need(C, 5)) return cl_truncated(C, e);
     got = get_u32(C->buf + C->pos);
     if (C->buf[C->pos + 4] != 255) got = 0;
     want -= 4;
     C->pos += 5;
     C->off += 5;
   } else {
-    if (cl_need(C, 1)) return cl_fail(C, e, CG_EFORMAT, "truncated record");
+    if (cl_need(C, 1)) return cl_truncated(C, e);
     got = C->buf[C->pos++];
     C->off++;
   }
@@ -240,7 +271,7 @@ static void cl_close(cg_reader *R) {
   cg_free(A, C->buf, CL_BUFSIZE);
   cg_free(A, C->loc, C->cap_loc * sizeof *C->loc);
   cg_free(A, C->val, C->cap_val * sizeof *C->val);
-  cg_free(A, R->x0, R->info.n_indep * sizeof *R->x0);
+  cg_free(A, R->x0, (R->info.n_indep ? R->info.n_indep : 1) * sizeof *R->x0); /* as allocated */
   cg_free(A, C, sizeof *C);
 }
 
@@ -266,31 +297,41 @@ static int cl_header(classic_reader *C, const unsigned char *h, cg_error *e) {
   return CG_OK;
 }
 
-/* Reads the header and the x0 section, checking sizes against the file. */
+/* Reads the header and the x0 section, checking sizes against the file.  A
+ * file shorter than its header says is read up to where it ends, so that
+ * the error names the record it cuts (cl_truncated); a longer one is
+ * refused here. */
 static int cl_start(classic_reader *C, cg_error *e) {
   unsigned char h[CL_HEADER], b[8];
   const char *name = cg_basename(C->base.path);
-  uint64_t n, i;
+  uint64_t n, i, size;
+  size_t got;
   if (fseek(C->fp, 0, SEEK_END) != 0) return cg_seterr(e, CG_EIO, "%s: cannot seek", name);
-  C->file_size = (uint64_t)ftell(C->fp);
+  size = C->file_size = (uint64_t)ftell(C->fp);
   rewind(C->fp);
-  if (fread(h, 1, CL_HEADER, C->fp) != CL_HEADER)
-    return cg_seterr(e, CG_EFORMAT, "%s: truncated header", name);
+  if ((got = fread(h, 1, CL_HEADER, C->fp)) != CL_HEADER)
+    return cg_seterr(e, CG_EFORMAT,
+                     "%s: truncated classic tape: the file ends at byte %zu, inside the "
+                     "%d-byte header", name, got, CL_HEADER);
   if (cl_header(C, h, e)) return e->code;
   n = C->base.info.n_indep;
-  if (n > (C->file_size - CL_HEADER) / 8)
-    return cg_seterr(e, CG_EFORMAT, "%s: header claims %llu independents, file has room for %llu",
-                     name, (unsigned long long)n,
-                     (unsigned long long)((C->file_size - CL_HEADER) / 8));
+  if (n > (size - CL_HEADER) / 8)
+    return cg_seterr(e, CG_EFORMAT,
+                     "%s: truncated classic tape: the file ends at byte %llu, inside the values "
+                     "of the %llu independents the header declares (%llu bytes from byte 80)",
+                     name, (unsigned long long)size, (unsigned long long)n,
+                     (unsigned long long)(n > UINT64_MAX / 8 ? UINT64_MAX : 8 * n));
   C->data_start = CL_HEADER + 8 * n;
-  if (C->file_size - C->data_start != C->base.info.classic[5])
+  C->end = C->base.info.classic[5] > UINT64_MAX - C->data_start
+               ? UINT64_MAX : C->data_start + C->base.info.classic[5];
+  if (size > C->end)
     return cg_seterr(e, CG_EFORMAT, "%s: header says %llu record bytes, file holds %llu", name,
                      (unsigned long long)C->base.info.classic[5],
-                     (unsigned long long)(C->file_size - C->data_start));
+                     (unsigned long long)(size - C->data_start));
   C->base.x0 = (double *)cg_malloc(C->base.A, (n ? n : 1) * sizeof(double));
   if (!C->base.x0) return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (i = 0; i < n; i++) {
-    if (fread(b, 1, 8, C->fp) != 8) return cg_seterr(e, CG_EFORMAT, "%s: truncated x0", name);
+    if (fread(b, 1, 8, C->fp) != 8) return cg_seterr(e, CG_EIO, "%s: cannot read x0", name);
     C->base.x0[i] = get_f64(b);
   }
   C->off = C->data_start;
@@ -331,20 +372,22 @@ static void cl_counts(const cg_tape *t, uint64_t *bytes, uint64_t *ops, uint64_t
   *bytes = *ops = *freed = 0;
   cg_tape_iter_init(&it, t);
   while (cg_tape_iter_next(&it, &r)) {
+    uint32_t buf[CG_FILE_LOCS];
+    const uint32_t *l = cg_tape_file_locs(t, &r, buf); /* the freed count is the file's */
     *bytes += cg_classic_recbytes(r.op, r.nloc, r.nval);
     if (r.op != CG_OP_death_not) (*ops)++;
-    else if (r.loc[1] >= r.loc[0]) *freed += (uint64_t)r.loc[1] - r.loc[0] + 1;
+    else if (l[1] >= l[0]) *freed += (uint64_t)l[1] - l[0] + 1;
   }
 }
 
-static void cl_write_rec(FILE *fp, const cg_rec *r) {
+static void cl_write_rec(FILE *fp, const cg_rec *r, const uint32_t *loc) {
   unsigned char b[16];
   uint64_t len = cg_classic_recbytes(r->op, r->nloc, r->nval) - 2;
   uint32_t i;
   b[0] = (unsigned char)r->op;
   fwrite(b, 1, 1, fp);
   for (i = 0; i < r->nloc; i++) {
-    put_u32(b, r->loc[i]);
+    put_u32(b, loc[i]);
     fwrite(b, 1, 4, fp);
   }
   if (r->nval) {
@@ -383,7 +426,7 @@ int cg_write_classic(const cg_tape *t, const char *path, cg_error *e) {
   f[1] = t->n_indep;
   f[2] = t->n_dep;
   f[3] = CL_BUFSIZE;
-  f[4] = t->nstore;
+  f[4] = cg_tape_file_nstore(t);
   f[5] = bytes;
   f[6] = ops;
   f[7] = freed;
@@ -398,6 +441,9 @@ int cg_write_classic(const cg_tape *t, const char *path, cg_error *e) {
     fwrite(b, 1, 8, o.fp);
   }
   cg_tape_iter_init(&it, t);
-  while (cg_tape_iter_next(&it, &r)) cl_write_rec(o.fp, &r);
+  while (cg_tape_iter_next(&it, &r)) {
+    uint32_t buf[CG_FILE_LOCS];
+    cl_write_rec(o.fp, &r, cg_tape_file_locs(t, &r, buf));
+  }
   return cg_commit_file(&o, e);
 }

@@ -2,10 +2,10 @@
  * cg_stats.c: which locations a record reads and writes, and tape statistics
  * in the form of Table 1 of Bischof & Hu 1991 (section 4.1), computed while streaming.
  */
+#include <math.h>
 #include <string.h>
 
-#include <math.h>
-
+#include "../util/cg_map.h"
 #include "cg_tape.h"
 
 /* Adds a span to a list of at most 4. */
@@ -74,8 +74,10 @@ int cg_rec_uses(const cg_rec *r, cg_span *rd, int *nr, cg_span *wr, int *nw) {
 /* Records per cg_reader_next_batch call in the passes below. */
 #define STATS_BATCH 256
 
-/* First pass, one record: counts and bytes per opcode, highest location. */
-static void count_rec(cg_reader *R, const cg_rec *r, cg_stats *s, uint64_t *nwrites) {
+/* First pass, one record: counts and bytes per opcode, highest location;
+ * *nwrites counts the locations written, *ntouch those read or written. */
+static void count_rec(cg_reader *R, const cg_rec *r, cg_stats *s, uint64_t *nwrites,
+                      uint64_t *ntouch) {
   cg_span rd[4], wr[4];
   int nr, nw, k;
   uint64_t b = cg_reader_recbytes(R, r);
@@ -92,8 +94,10 @@ static void count_rec(cg_reader *R, const cg_rec *r, cg_stats *s, uint64_t *nwri
   if (r->op == CG_OP_assign_ind || r->op == CG_OP_ref_assign_ind) s->n_indep++;
   if (r->op == CG_OP_assign_dep) s->n_dep++;
   cg_rec_uses(r, rd, &nr, wr, &nw);
-  for (k = 0; k < nr; k++)
+  for (k = 0; k < nr; k++) {
     if (rd[k].start + rd[k].len > s->max_loc) s->max_loc = rd[k].start + rd[k].len;
+    *ntouch += rd[k].len;
+  }
   for (k = 0; k < nw; k++) {
     if (wr[k].start + wr[k].len > s->max_loc) s->max_loc = wr[k].start + wr[k].len;
     *nwrites += wr[k].len;
@@ -101,22 +105,37 @@ static void count_rec(cg_reader *R, const cg_rec *r, cg_stats *s, uint64_t *nwri
 }
 
 /* First pass: count_rec over every record. */
-static int pass_counts(cg_reader *R, cg_stats *s, uint64_t *nwrites, cg_error *e) {
+static int pass_counts(cg_reader *R, cg_stats *s, uint64_t *nwrites, uint64_t *ntouch,
+                       cg_error *e) {
   cg_rec rb[STATS_BATCH];
   int n, k;
-  *nwrites = 0;
+  *nwrites = *ntouch = 0;
   while ((n = cg_reader_next_batch(R, rb, STATS_BATCH, e)) > 0)
-    for (k = 0; k < n; k++) count_rec(R, &rb[k], s, nwrites);
+    for (k = 0; k < n; k++) count_rec(R, &rb[k], s, nwrites, ntouch);
+  *ntouch += *nwrites;
   return n;
 }
 
-/* The live-range passes need, per written value, the record of its last read. */
+/* The live-range passes need, per written value, the record of its last read.
+ * cur is indexed by location (nloc entries).  For a sparse store
+ * (cg_loc_sparse: a few locations spread up to 3e9) a first pass puts every
+ * location used into `map`, numbered by rank, and the passes see each span
+ * through its rank (rank_spans): a span's members are all in the map, so
+ * their ranks are consecutive, and cur needs one entry per location used. */
 typedef struct live_work {
-  uint64_t *cur;  /* location -> number of the write that defined its value */
+  uint64_t *cur;  /* location (or its rank) -> number of the write that defined its value */
   uint64_t *last; /* write number -> record of its last read (or its own) */
   uint64_t *gone; /* write number -> 1 once counted dead (bitset) */
   uint64_t nloc, nwrites;
+  cg_map map;     /* sparse store: location -> rank (map.cap == 0 for a dense one) */
 } live_work;
+
+/* A sparse store: the spans of a record by the ranks of their starts. */
+static void rank_spans(const live_work *w, cg_span *rd, int nr, cg_span *wr, int nw) {
+  int i;
+  for (i = 0; i < nr; i++) rd[i].start = cg_map_get(&w->map, (uint32_t)rd[i].start);
+  for (i = 0; i < nw; i++) wr[i].start = cg_map_get(&w->map, (uint32_t)wr[i].start);
+}
 
 /* Second pass, one record (number t): the last read of every written value;
  * *k counts the writes. */
@@ -125,6 +144,7 @@ static void lastread_rec(const cg_rec *r, live_work *w, uint64_t t, uint64_t *k)
   uint64_t j;
   int nr, nw, i;
   cg_rec_uses(r, rd, &nr, wr, &nw);
+  if (w->map.cap) rank_spans(w, rd, nr, wr, nw); /* one test per record */
   for (i = 0; i < nr; i++)
     for (j = rd[i].start; j < rd[i].start + rd[i].len; j++)
       if (w->cur[j] != UINT64_MAX) w->last[w->cur[j]] = t;
@@ -161,6 +181,7 @@ static int pass_peak(cg_reader *R, live_work *w, uint64_t *peak, cg_error *e) {
     }
     r = &rb[b++];
     cg_rec_uses(r, rd, &nr, wr, &nw);
+    if (w->map.cap) rank_spans(w, rd, nr, wr, nw);
     for (i = 0; i < nw; i++) /* the old value of an overwritten location dies */
       for (j = wr[i].start; j < wr[i].start + wr[i].len; j++) {
         uint64_t old = w->cur[j];
@@ -187,21 +208,69 @@ static int pass_peak(cg_reader *R, live_work *w, uint64_t *peak, cg_error *e) {
   return n;
 }
 
-/* Peak of live values; leaves 0 (unknown) if the work arrays do not fit. */
-static int live_peak(cg_alloc *A, cg_reader *R, cg_stats *s, uint64_t nwrites, cg_error *e) {
-  live_work w;
+/* {---- sparse stores ----} */
+
+/* Puts every location of one record's spans into m; <0 out of memory. */
+static int collect_rec(const cg_rec *r, cg_map *m) {
+  cg_span sp[8];
   uint64_t j;
-  int rc = CG_OK;
+  uint32_t idx;
+  int nr, nw, i;
+  cg_rec_uses(r, sp, &nr, sp + 4, &nw);
+  for (i = 0; i < 8; i++)
+    if (i < nr || (i >= 4 && i < 4 + nw))
+      for (j = sp[i].start; j < sp[i].start + sp[i].len; j++)
+        if (cg_map_put(m, (uint32_t)j, &idx) < 0) return CG_ENOMEM;
+  return CG_OK;
+}
+
+/* The extra pass of a sparse store: every location used goes into w->map,
+ * whose indices then become ranks; w->nloc the number of them.  1 when done,
+ * 0 when it does not fit (a run past 32-bit locations, or no memory: the peak
+ * stays unknown), <0 on a read error. */
+static int pass_ranks(cg_reader *R, live_work *w, cg_error *e) {
+  cg_rec rb[STATS_BATCH];
+  int n, i;
+  if (w->nloc > (uint64_t)UINT32_MAX + 1) return 0;
+  while ((n = cg_reader_next_batch(R, rb, STATS_BATCH, e)) > 0)
+    for (i = 0; i < n; i++)
+      if (collect_rec(&rb[i], &w->map) < 0) return 0;
+  if (n < 0) return n;
+  if (cg_map_rank(&w->map, NULL)) return 0;
+  w->nloc = w->map.n;
+  return 1;
+}
+
+/* The arrays of the live-range passes; 0 when they do not fit (the peak is
+ * then left 0, unknown). */
+static int live_alloc(cg_alloc *A, live_work *w) {
+  uint64_t j, nloc = w->nloc, nwrites = w->nwrites;
+  if (nloc > SIZE_MAX / 8 || nwrites > SIZE_MAX / 8) return 0;
+  w->cur = (uint64_t *)cg_malloc(A, nloc * 8);
+  w->last = (uint64_t *)cg_malloc(A, nwrites * 8);
+  w->gone = (uint64_t *)cg_malloc(A, (nwrites / 64 + 1) * 8);
+  if (!w->cur || !w->last || !w->gone) return 0;
+  for (j = 0; j < nloc; j++) w->cur[j] = UINT64_MAX;
+  memset(w->gone, 0, (nwrites / 64 + 1) * 8);
+  return 1;
+}
+
+/* Peak of live values; leaves 0 (unknown) if the work arrays do not fit.
+ * ntouch (locations read or written, counted with repeats) decides whether
+ * the store is sparse. */
+static int live_peak(cg_alloc *A, cg_reader *R, cg_stats *s, uint64_t nwrites, uint64_t ntouch,
+                     cg_error *e) {
+  live_work w;
+  int rc = CG_OK, fit = 1;
   memset(&w, 0, sizeof w);
+  cg_map_init(&w.map, A);
   w.nloc = s->max_loc;
   w.nwrites = nwrites;
-  if (w.nloc > SIZE_MAX / 8 || nwrites > SIZE_MAX / 8) return CG_OK;
-  w.cur = (uint64_t *)cg_malloc(A, w.nloc * 8);
-  w.last = (uint64_t *)cg_malloc(A, nwrites * 8);
-  w.gone = (uint64_t *)cg_malloc(A, (nwrites / 64 + 1) * 8);
-  if (w.cur && w.last && w.gone) {
-    for (j = 0; j < w.nloc; j++) w.cur[j] = UINT64_MAX;
-    memset(w.gone, 0, (nwrites / 64 + 1) * 8);
+  if (cg_loc_sparse(w.nloc, ntouch)) {
+    rc = cg_reader_rewind(R, e);
+    if (!rc && (fit = pass_ranks(R, &w, e)) < 0) rc = fit;
+  }
+  if (!rc && fit > 0 && live_alloc(A, &w)) {
     rc = cg_reader_rewind(R, e);
     if (!rc) rc = pass_lastread(R, &w, e);
     if (!rc) rc = cg_reader_rewind(R, e);
@@ -210,20 +279,21 @@ static int live_peak(cg_alloc *A, cg_reader *R, cg_stats *s, uint64_t nwrites, c
   cg_free(A, w.cur, w.nloc * 8);
   cg_free(A, w.last, nwrites * 8);
   cg_free(A, w.gone, (nwrites / 64 + 1) * 8);
+  cg_map_free(&w.map);
   return rc;
 }
 
 int cg_tape_stats(cg_alloc *A, const char *path, cg_stats *s, cg_error *e) {
   cg_reader *R;
-  uint64_t nwrites;
+  uint64_t nwrites, ntouch;
   int rc;
   if (!A) A = cg_default_alloc();
   memset(s, 0, sizeof *s);
   R = cg_reader_open(A, path, e);
   if (!R) return e->code;
-  rc = pass_counts(R, s, &nwrites, e);
+  rc = pass_counts(R, s, &nwrites, &ntouch, e);
   s->markers = cg_adolc_markers(R);
-  if (!rc) rc = live_peak(A, R, s, nwrites, e);
+  if (!rc) rc = live_peak(A, R, s, nwrites, ntouch, e);
   s->info = *cg_reader_info(R);
   if (s->info.max_live == 0) s->info.max_live = s->max_loc; /* text: no header */
   cg_reader_close(R);

@@ -118,7 +118,8 @@ void cg_tape_free(cg_tape *t) {
   cg_free(t->A, t->op, t->cap_op);
   cg_free(t->A, t->loc, t->cap_loc * sizeof *t->loc);
   cg_free(t->A, t->val, t->cap_val * sizeof *t->val);
-  cg_free(t->A, t->x0, t->n_indep * sizeof *t->x0);
+  cg_free(t->A, t->x0, (t->n_indep ? t->n_indep : 1) * sizeof *t->x0); /* as allocated */
+  if (t->locmap) cg_free(t->A, t->locmap, (t->nstore ? t->nstore : 1) * sizeof *t->locmap);
   cg_free(t->A, t, sizeof *t);
 }
 
@@ -222,6 +223,8 @@ static int push_rec(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
 int cg_tape_push(cg_tape *t, unsigned op, const uint32_t *loc, uint32_t nloc,
                  const double *val, uint32_t nval, cg_error *e) {
   if (!op_ready) op_init();
+  if (t->locmap) /* its numbers are no longer those of any file */
+    return cg_seterr(e, CG_EUSAGE, "a renumbered tape cannot take more records");
   return push_rec(t, op, loc, nloc, val, nval, e);
 }
 
@@ -233,7 +236,7 @@ int cg_tape_set_x0(cg_tape *t, const double *x, size_t n, cg_error *e) {
   nx = (double *)cg_malloc(t->A, (n ? n : 1) * sizeof *nx);
   if (!nx) return cg_seterr(e, CG_ENOMEM, "out of memory");
   if (n) memcpy(nx, x, n * sizeof *x);
-  cg_free(t->A, t->x0, t->n_indep * sizeof *t->x0);
+  cg_free(t->A, t->x0, (t->n_indep ? t->n_indep : 1) * sizeof *t->x0); /* as allocated */
   t->x0 = nx;
   t->has_x0 = 1;
   return CG_OK;
@@ -463,6 +466,7 @@ cg_tape *cg_tape_from_reader(cg_alloc *A, cg_reader *R, cg_error *e) {
   t->info = *info;     /* text readers complete it while reading */
   x0 = cg_reader_x0(R); /* likewise */
   if (rc == 0 && x0) rc = cg_tape_set_x0(t, x0, (size_t)t->n_indep, e);
+  if (rc == 0) rc = cg_tape_compact(t, e); /* one test for a dense tape */
   if (rc) {
     cg_tape_free(t);
     return NULL;
@@ -481,22 +485,23 @@ cg_tape *cg_tape_load(cg_alloc *A, const char *path, cg_error *e) {
 
 /* {==== readers: detection and dispatch ====} */
 
-/* True if the first 80 bytes are the 8 ten-byte ASCII integers of a classic
- * tape (Bischof & Hu 1991, sec. 1.3). */
+/* True if the first n bytes (all of the file when n < 80) are the 8
+ * ten-byte ASCII integers of a classic tape's header (Bischof & Hu 1991,
+ * sec. 1.3), or the start of them: a file cut inside its header is still
+ * a classic tape, and so reported, since no text tape starts with a digit. */
 static int looks_classic(const unsigned char *b, size_t n) {
   size_t f, i;
-  if (n < 80) return 0;
-  for (f = 0; f < 8; f++) {
-    int digits = 0, done = 0;
-    for (i = 0; i < 10; i++) {
+  for (f = 0; f < 8 && f * 10 < n; f++) {
+    int digits = 0;
+    for (i = 0; i < 10 && f * 10 + i < n; i++) {
       unsigned char c = b[f * 10 + i];
       if (c == ' ' && !digits) continue;
-      if (c >= '0' && c <= '9' && !done) digits++;
+      if (c >= '0' && c <= '9') digits++;
       else return 0;
     }
-    if (!digits) return 0;
+    if (!digits && f * 10 + 10 <= n) return 0; /* a whole field of blanks */
   }
-  return 1;
+  return n > 0; /* blanks only, under 80 bytes: the start of the first field */
 }
 
 /* True if the bytes cannot start a text tape (control bytes other than
@@ -522,12 +527,14 @@ cg_reader *cg_reader_open(cg_alloc *A, const char *path, cg_error *e) {
   if (stat(path, &st) != 0)
     return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno)), NULL;
   if (S_ISDIR(st.st_mode))
-    return cg_seterr(e, CG_EFORMAT, "%s: is a directory, not a tape", path), NULL;
+    return cg_seterr(e, CG_EFORMAT, "%s: cannot open: %s", path, strerror(EISDIR)), NULL;
   if (is_adolc_name(path)) return cg_adolc_open(A, path, e);
   fp = fopen(path, "rb");
   if (!fp) return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno)), NULL;
   n = fread(head, 1, sizeof head, fp);
   fclose(fp);
+  if (n == 0) /* a pipe may say size 0 and hold bytes: what was read decides */
+    return cg_seterr(e, CG_EFORMAT, "%s: empty file, not a tape", path), NULL;
   if (looks_classic(head, n) || looks_binary(head, n)) return cg_classic_open(A, path, e);
   return cg_text_open(A, path, NULL, 0, e);
 }

@@ -47,7 +47,9 @@ typedef struct cg_tapeinfo {
 typedef struct cg_reader cg_reader;
 
 /* Opens any tape file; the format is detected from the content.  For an
- * ADOL-C set any one of its files may be named. */
+ * ADOL-C set any one of its files may be named.  An empty file (or, for
+ * text, one of white space only) is CG_EFORMAT "FILE: empty file, not a
+ * tape"; a file that cannot be opened CG_EIO "FILE: cannot open: <strerror>". */
 cg_reader *cg_reader_open(cg_alloc *A, const char *path, cg_error *e);
 /* 1 and *r filled: a record; 0: end of tape; <0: error (in e). */
 int cg_reader_next(cg_reader *R, cg_rec *r, cg_error *e);
@@ -140,6 +142,9 @@ typedef struct cg_tape {
   size_t cap_op, cap_loc, cap_val;
   uint64_t n_indep, n_dep;
   uint64_t nstore;    /* 1 + highest location used */
+  uint32_t *locmap;   /* NULL, or (a renumbered sparse tape, cg_tape_compact)
+                       * location i -> its number in the file, nstore entries,
+                       * increasing */
   double *x0;
   int has_x0;
   char source[4096];
@@ -180,6 +185,29 @@ typedef struct cg_span {
  * so only the ref location counts as read; parameter indices are not
  * locations.  An in-place record reads its output. */
 int cg_rec_uses(const cg_rec *r, cg_span *rd, int *nr, cg_span *wr, int *nw);
+
+/* {==== sparse location spaces (cg_sparse.c) ====} */
+
+/* True when a store of `extent` locations is sparse for a tape whose records
+ * name at most `uses` locations: then it is renumbered (or, in statistics,
+ * hashed).  Stores under 2^20 locations never are, so ordinary tapes keep
+ * their numbers and their fast paths. */
+int cg_loc_sparse(uint64_t extent, uint64_t uses);
+/* Renumbers a tape whose location space is sparse (cg_loc_sparse(nstore,
+ * nlocs)) densely, in increasing order, so that nstore becomes the number of
+ * locations used; t->locmap keeps the file's numbers.  Vector runs and death
+ * notice ranges stay what they were.  Does nothing to other tapes.  A sparse
+ * tape with records that address locations through values (ref_*,
+ * subscript, ext_diff, ...) cannot be renumbered: CG_EFORMAT.  cg_tape_load
+ * calls it; O(nlocs) expected, plus a sort of the locations used. */
+int cg_tape_compact(cg_tape *t, cg_error *e);
+/* The operands of record r of t as the file numbers them: r->loc itself,
+ * or for a renumbered tape buf (CG_FILE_LOCS entries) filled through
+ * t->locmap (counts kept). */
+#define CG_FILE_LOCS 8
+const uint32_t *cg_tape_file_locs(const cg_tape *t, const cg_rec *r, uint32_t *buf);
+/* 1 + the highest location in the file's numbering. */
+uint64_t cg_tape_file_nstore(const cg_tape *t);
 
 /* {==== writers ====} */
 int cg_write_classic(const cg_tape *t, const char *path, cg_error *e);

@@ -25,6 +25,7 @@ typedef struct text_reader {
   size_t cap_loc, cap_val;
   size_t nx, cap_x;    /* values of assign_ind collected into base.x0 */
   int x_mode;          /* 0 unknown, 1 with values, 2 without */
+  int commented;       /* a comment came before the first record */
 } text_reader;
 
 /* Reads the next line into T->line; 0 at end, 1 otherwise, <0 on error. */
@@ -101,20 +102,33 @@ static int tx_indep(text_reader *T, const char *tok, char **rest, cg_error *e) {
   return tx_token(rest) ? tx_fail(T, e, "%stoo many operands", "") : CG_OK;
 }
 
+/* Makes room for nl locations and nv constants, of which `more` operands
+ * are still to be parsed from `rest`.  Only growing can allocate, so only
+ * then is the line asked whether it can hold them (each operand at least
+ * one character and a blank): counts of variable-length records come from
+ * the line itself. */
+static int tx_room(text_reader *T, unsigned op, const char *rest, uint32_t nl, uint32_t nv,
+                   uint64_t more, cg_error *e) {
+  if (nl <= T->cap_loc && nv <= T->cap_val) return CG_OK;
+  if (more > 16 && more > (strlen(rest) + 1) / 2)
+    return tx_fail(T, e, "too few operands for %s", cg_op(op)->name);
+  if (cg_reserve(T->base.A, (void **)&T->loc, &T->cap_loc, nl, sizeof *T->loc) ||
+      cg_reserve(T->base.A, (void **)&T->val, &T->cap_val, nv, sizeof *T->val))
+    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  return CG_OK;
+}
+
 /* Parses one record line (the opcode already split off). */
 static int tx_record(text_reader *T, unsigned op, char *rest, cg_rec *r, cg_error *e) {
   uint32_t nl = 0, nv = 0, have = 0, i;
   int rc;
-  while ((rc = cg_rec_counts(op, T->loc, have, &nl, &nv)) == 0) {
-    if (cg_reserve(T->base.A, (void **)&T->loc, &T->cap_loc, nl, sizeof *T->loc))
-      return cg_seterr(e, CG_ENOMEM, "out of memory");
+  while ((rc = cg_rec_counts(op, T->loc, have, &nl, &nv)) == 0) { /* variable length */
+    if ((rc = tx_room(T, op, rest, nl, 0, nl - have, e)) != CG_OK) return rc;
     for (; have < nl; have++)
       if (tx_loc(T, tx_token(&rest), &T->loc[have], e)) return e->code;
   }
   if (rc < 0) return tx_fail(T, e, "%sabsurd operand counts", "");
-  if (cg_reserve(T->base.A, (void **)&T->loc, &T->cap_loc, nl, sizeof *T->loc) ||
-      cg_reserve(T->base.A, (void **)&T->val, &T->cap_val, nv, sizeof *T->val))
-    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  if ((rc = tx_room(T, op, rest, nl, nv, (uint64_t)nl - have + nv, e)) != CG_OK) return rc;
   for (; have < nl; have++)
     if (tx_loc(T, tx_token(&rest), &T->loc[have], e)) return e->code;
   for (i = 0; i < nv; i++)
@@ -143,9 +157,12 @@ static int tx_next(cg_reader *R, cg_rec *r, cg_error *e) {
         cg_free(R->A, R->x0, T->cap_x * sizeof *R->x0);
         R->x0 = NULL;
       }
+      if (rc == 0 && T->rec == 0 && !T->commented && T->fp) /* white space at most */
+        return cg_seterr(e, CG_EFORMAT, "%s: empty file, not a tape", R->path);
       return rc;
     }
     rest = T->line;
+    if (T->rec == 0 && !T->commented && strchr(T->line, '#')) T->commented = 1;
     if ((tok = tx_token(&rest)) != NULL) break;
   }
   op = cg_op_byname(tok);
@@ -168,6 +185,7 @@ static int tx_rewind(cg_reader *R, cg_error *e) {
   T->lineno = T->rec = 0;
   T->nx = 0;
   T->x_mode = 0;
+  T->commented = 0;
   R->info.n_indep = R->info.n_dep = R->info.n_ops = 0;
   return CG_OK;
 }
@@ -241,8 +259,10 @@ int cg_write_text(const cg_tape *t, const char *path, cg_error *e) {
           (unsigned long long)t->n_indep, (unsigned long long)t->n_dep, t->nops);
   cg_tape_iter_init(&it, t);
   while (cg_tape_iter_next(&it, &r)) {
+    uint32_t buf[CG_FILE_LOCS];
+    const uint32_t *l = cg_tape_file_locs(t, &r, buf); /* the file's numbers */
     fputs(cg_op(r.op)->name, o.fp);
-    for (i = 0; i < r.nloc; i++) fprintf(o.fp, " %u", (unsigned)r.loc[i]);
+    for (i = 0; i < r.nloc; i++) fprintf(o.fp, " %u", (unsigned)l[i]);
     for (i = 0; i < r.nval; i++) put_double(o.fp, r.val[i]);
     if (r.op == CG_OP_assign_ind && t->has_x0) put_double(o.fp, t->x0[nind++]);
     fputc('\n', o.fp);

@@ -191,7 +191,7 @@ int cg_open_out(cg_outfile *o, const char *path, cg_error *e) {
     if (n < 0 || (size_t)n >= sizeof o->tmp) return cg_seterr(e, CG_EUSAGE, "%s: path too long", path);
     o->fp = fopen(o->tmp, "wb");
   }
-  if (!o->fp) return cg_seterr(e, CG_EIO, "%s: cannot write: %s", path, strerror(errno));
+  if (!o->fp) return cg_seterr(e, CG_EIO, "%s: cannot open: %s", path, strerror(errno));
   return CG_OK;
 }
 
