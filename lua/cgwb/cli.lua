@@ -57,10 +57,9 @@ local function readable(path)
   if not fh then
     fail(2, ("%s: cannot open: %s"):format(path, (err or ""):gsub("^.-: ", "")))
   end
-  local ok, why, errno = fh:read(0)
+  local ok, why = fh:read(0) -- a directory opens but cannot be read
   fh:close()
-  if ok == nil and errno == 21 then fail(2, path .. ": is a directory") end -- EISDIR, as the core says
-  if ok == nil and why then fail(2, ("%s: cannot open: %s"):format(path, why)) end
+  if ok == nil and why then fail(2, ("%s: cannot open: %s"):format(path, (why:gsub("^.-: ", "")))) end
   return path
 end
 
