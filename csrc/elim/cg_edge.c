@@ -25,11 +25,17 @@ void cg_steps_free(cg_alloc *A, cg_steps *s) {
   memset(s, 0, sizeof *s);
 }
 
-int cg_steps_push(cg_alloc *A, cg_steps *s, uint32_t a, uint32_t b, uint32_t c) {
-  if (cg_reserve(A, (void **)&s->a, &s->cap, 3 * s->n + 3, 4)) return CG_ENOMEM;
-  s->a[3 * s->n] = a, s->a[3 * s->n + 1] = b, s->a[3 * s->n + 2] = c;
-  s->n++;
+int cg_steps_push_face(cg_alloc *A, cg_steps *s, uint32_t i, uint32_t j, uint32_t k,
+                       uint32_t ra, uint32_t rb) {
+  uint32_t *p;
+  if (cg_reserve(A, (void **)&s->a, &s->cap, CG_STEP_WIDTH * (s->n + 1), 4)) return CG_ENOMEM;
+  p = s->a + CG_STEP_WIDTH * s->n++;
+  p[0] = i, p[1] = j, p[2] = k, p[3] = ra, p[4] = rb;
   return CG_OK;
+}
+
+int cg_steps_push(cg_alloc *A, cg_steps *s, uint32_t a, uint32_t b, uint32_t c) {
+  return cg_steps_push_face(A, s, a, b, c, 0, 0);
 }
 
 typedef struct erun {

@@ -315,6 +315,24 @@ static int fill_over(frun *R, uint64_t faces) {
   return 1;
 }
 
+/* The rank of edge vertex x among the live vertices of its label (t, h), in
+ * the order of bytail[t] (cg_steps: what makes a face step unambiguous). */
+static uint32_t label_rank(const frun *R, uint32_t x) {
+  const cg_adj *l = &R->bytail[R->V[x].t];
+  uint32_t q, r = 0;
+  for (q = 0; q < l->n && l->e[q] != x; q++) r += R->V[l->e[q]].h == R->V[x].h;
+  return r;
+}
+
+/* The live vertex of label (t, h) and rank r, or NONE. */
+static uint32_t by_label(const frun *R, uint32_t t, uint32_t h, uint32_t r) {
+  const cg_adj *l = &R->bytail[t];
+  uint32_t q;
+  for (q = 0; q < l->n; q++)
+    if (R->V[l->e[q]].h == h && r-- == 0) return l->e[q];
+  return NONE;
+}
+
 /* Eliminates face f (Naumann 2004): product, absorption or a new
  * vertex, the face goes, dead vertices go. */
 static int fstep(frun *R, uint32_t f, cg_cost *c, cg_steps *steps) {
@@ -325,7 +343,9 @@ static int fstep(frun *R, uint32_t f, cg_cost *c, cg_steps *steps) {
   uint8_t mp = (ma == CG_E_VAR || mb == CG_E_VAR) ? CG_E_VAR
                : (ma == CG_E_CONST || mb == CG_E_CONST) ? CG_E_CONST
                : ma == mb ? CG_E_PLUS1 : CG_E_MINUS1;
-  if (steps && cg_steps_push(A, steps, R->V[a].t, R->V[a].h, R->V[b].h)) return CG_ENOMEM;
+  if (steps && cg_steps_push_face(A, steps, R->V[a].t, R->V[a].h, R->V[b].h, label_rank(R, a),
+                                  label_rank(R, b)))
+    return CG_ENOMEM;
   if (ensure_stamp(R)) return CG_ENOMEM;
   c->mults++;
   if (ma < CG_E_PLUS1 && mb < CG_E_PLUS1) c->mults_nontrivial++;
@@ -467,20 +487,16 @@ int cg_lin_eliminate_faces(cg_lin *g, const cg_xorder *o, cg_cost *c, cg_steps *
   return rc;
 }
 
-/* The face (i, j) -> (j, k), or NONE. */
-static uint32_t find_face(const frun *R, uint32_t i, uint32_t j, uint32_t k) {
-  const cg_adj *l;
-  uint32_t q, r;
-  if (i >= R->g->nv) return NONE;
-  l = &R->bytail[i];
-  for (q = 0; q < l->n; q++) {
-    const lvert *a = &R->V[l->e[q]];
-    if (a->h != j) continue;
-    for (r = 0; r < a->out.n; r++) {
-      uint32_t f = a->out.e[r];
-      if (R->V[R->F[f].b].h == k && is_edge(&R->V[R->F[f].b])) return f;
-    }
-  }
+/* The face from the vertex of label (i, j) and rank ra to the vertex of
+ * label (j, k) and rank rb, or NONE. */
+static uint32_t find_face(const frun *R, uint32_t i, uint32_t j, uint32_t k, uint32_t ra,
+                          uint32_t rb) {
+  uint32_t a, b, q;
+  if (i >= R->g->nv || j >= R->g->nv || k >= R->g->nv) return NONE;
+  a = by_label(R, i, j, ra), b = by_label(R, j, k, rb);
+  if (a == NONE || b == NONE) return NONE;
+  for (q = 0; q < R->V[a].out.n; q++)
+    if (R->F[R->V[a].out.e[q]].b == b) return R->V[a].out.e[q];
   return NONE;
 }
 
@@ -495,8 +511,9 @@ int cg_lin_replay_faces(cg_lin *g, const cg_steps *seq, cg_cost *c, cg_error *e)
   if (!c) c = &dummy;
   rc = frun_init(&R, g, &o, e);
   for (s = 0; !rc && s < seq->n; s++) {
-    uint32_t i = seq->a[3 * s], j = seq->a[3 * s + 1], k = seq->a[3 * s + 2];
-    uint32_t f = find_face(&R, i, j, k);
+    const uint32_t *p = seq->a + CG_STEP_WIDTH * s;
+    uint32_t i = p[0], j = p[1], k = p[2];
+    uint32_t f = find_face(&R, i, j, k, p[3], p[4]);
     if (f == NONE) {
       rc = cg_seterr(e, CG_EUSAGE, "step %zu: no face (%u, %u) -> (%u, %u)", s + 1, i + 1,
                      j + 1, j + 1, k + 1);

@@ -205,15 +205,24 @@ uint64_t cg_lin_markowitz(const cg_lin *g, uint32_t v);
 
 /* {==== edge and face elimination (cg_edge.c, cg_face.c) ====} */
 
-/* A growable list of elimination steps, three uint32 per step: for edges
- * (tail, head, 1 if back else 0); for faces (i, j, k), the face joining the
- * line-graph vertices (i, j) and (j, k).  Free with cg_steps_free. */
+/* A growable list of elimination steps, CG_STEP_WIDTH uint32 per step: for
+ * edges (tail, head, 1 if back else 0, 0, 0); for faces (i, j, k, ra, rb),
+ * the face joining the line-graph vertices (i, j) and (j, k), where ra and
+ * rb say which ones when the line graph holds several vertices of the same
+ * label: the 0-based rank of (i, j) among the live vertices labelled (i, j)
+ * in the order of bytail[i], and of (j, k) in bytail[j] (a fill vertex that
+ * absorption could not merge has the label of one that exists).  The ranks
+ * are a function of the steps done, so a replay finds the same vertices.
+ * Free with cg_steps_free. */
+#define CG_STEP_WIDTH 5
 typedef struct cg_steps {
   uint32_t *a;
   size_t n, cap;   /* n steps; cap in uint32 */
 } cg_steps;
 void cg_steps_free(cg_alloc *A, cg_steps *s);
 int cg_steps_push(cg_alloc *A, cg_steps *s, uint32_t a, uint32_t b, uint32_t c);
+int cg_steps_push_face(cg_alloc *A, cg_steps *s, uint32_t i, uint32_t j, uint32_t k,
+                       uint32_t ra, uint32_t rb);
 
 /* Rules for edge and face orderings (lower score first, ties to the next
  * rule, finally toward reverse mode unless lowest_first). */

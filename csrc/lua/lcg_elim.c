@@ -602,17 +602,23 @@ static int xfail(lua_State *L, const cg_xorder *o, const luascore *ls, cg_error 
   return lcg_fail_order(L, e, name);
 }
 
-/* A steps list as {{i, j, "front"|"back"}, ...} or {{i, j, k}, ...}. */
+/* A steps list as {{i, j, "front"|"back"}, ...} or {{i, j, k [, ra, rb]}, ...}
+ * (a face step's ranks, 1-based, only where a label is ambiguous: cg_steps). */
 static void push_steps(lua_State *L, const cg_steps *st, int faces) {
   size_t q;
   lua_createtable(L, (int)st->n, 0);
   for (q = 0; q < st->n; q++) {
+    const uint32_t *p = st->a + CG_STEP_WIDTH * q;
     lua_createtable(L, 3, 0);
-    lua_pushinteger(L, (lua_Integer)st->a[3 * q] + 1), lua_rawseti(L, -2, 1);
-    lua_pushinteger(L, (lua_Integer)st->a[3 * q + 1] + 1), lua_rawseti(L, -2, 2);
-    if (faces) lua_pushinteger(L, (lua_Integer)st->a[3 * q + 2] + 1);
-    else lua_pushstring(L, st->a[3 * q + 2] ? "back" : "front");
+    lua_pushinteger(L, (lua_Integer)p[0] + 1), lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, (lua_Integer)p[1] + 1), lua_rawseti(L, -2, 2);
+    if (faces) lua_pushinteger(L, (lua_Integer)p[2] + 1);
+    else lua_pushstring(L, p[2] ? "back" : "front");
     lua_rawseti(L, -2, 3);
+    if (faces && (p[3] || p[4])) {
+      lua_pushinteger(L, (lua_Integer)p[3] + 1), lua_rawseti(L, -2, 4);
+      lua_pushinteger(L, (lua_Integer)p[4] + 1), lua_rawseti(L, -2, 5);
+    }
     lua_rawseti(L, -2, (lua_Integer)q + 1);
   }
 }
@@ -678,18 +684,20 @@ static int lin_replay_faces(lua_State *L) {
   n = luaL_len(L, 2);
   b = new_stepbox(L, &u->A);
   for (q = 1; q <= n; q++) {
-    lua_Integer t[3];
+    lua_Integer t[5];
     int r;
     lua_geti(L, 2, q);
     luaL_checktype(L, -1, LUA_TTABLE);
-    for (r = 0; r < 3; r++) {
+    for (r = 0; r < 5; r++) { /* i, j, k, then the optional ranks (1 when absent) */
       lua_geti(L, -1, r + 1);
-      t[r] = luaL_checkinteger(L, -1);
+      t[r] = r < 3 || !lua_isnil(L, -1) ? luaL_checkinteger(L, -1) : 1;
       lua_pop(L, 1);
-      if (t[r] < 1 || t[r] > (lua_Integer)u->g->nv) return luaL_error(L, "replay_faces: step %d: vertex out of range", (int)q);
+      if (t[r] < 1 || (r < 3 && t[r] > (lua_Integer)u->g->nv) || t[r] > (lua_Integer)UINT32_MAX)
+        return luaL_error(L, "replay_faces: step %d: %s out of range", (int)q, r < 3 ? "vertex" : "rank");
     }
     lua_pop(L, 1);
-    if (cg_steps_push(&u->A, &b->s, (uint32_t)t[0] - 1, (uint32_t)t[1] - 1, (uint32_t)t[2] - 1)) {
+    if (cg_steps_push_face(&u->A, &b->s, (uint32_t)t[0] - 1, (uint32_t)t[1] - 1, (uint32_t)t[2] - 1,
+                           (uint32_t)t[3] - 1, (uint32_t)t[4] - 1)) {
       cg_seterr(&e, CG_ENOMEM, "replay_faces: step %d: out of memory", (int)q);
       return lcg_fail_order(L, &e, order);
     }

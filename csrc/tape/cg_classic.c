@@ -89,7 +89,15 @@ static int cl_need(classic_reader *C, size_t n) {
   return C->len >= n ? CG_OK : CG_EFORMAT;
 }
 
+/* A record's error; in a file shorter than its header says, the header may
+ * be what is wrong, so the message says both. */
 static int cl_fail(classic_reader *C, cg_error *e, int code, const char *what) {
+  if (C->end > C->file_size && !strstr(what, "truncated"))
+    return cg_seterr(e, code, "%s: record %llu (byte %llu): %s (the file is %llu bytes shorter "
+                     "than its header says: truncated, or a wrong header)",
+                     cg_basename(C->base.path), (unsigned long long)C->rec,
+                     (unsigned long long)C->rec_off, what,
+                     (unsigned long long)(C->end - C->file_size));
   return cg_seterr(e, code, "%s: record %llu (byte %llu): %s", cg_basename(C->base.path),
                    (unsigned long long)C->rec, (unsigned long long)C->rec_off, what);
 }

@@ -154,9 +154,9 @@ static void test_classic_counts(void) {
     CHECK(load_with_field(b, n, fields[i], -1, msg, sizeof msg) == CG_EFORMAT);
     CHECK(names(msg, "records hold 4, 2, 1"));
   }
-  CHECK(load_with_field(b, n, 2, +1, msg, sizeof msg) == CG_EFORMAT && names(msg, "record bytes"));
+  CHECK(load_with_field(b, n, 2, +1, msg, sizeof msg) == CG_EFORMAT && names(msg, "shorter than its header says"));
   CHECK(load_with_field(b, n, 2, -1, msg, sizeof msg) == CG_EFORMAT && names(msg, "record bytes"));
-  CHECK(load_with_field(b, n, 6, +1, msg, sizeof msg) == CG_EFORMAT && names(msg, "record bytes"));
+  CHECK(load_with_field(b, n, 6, +1, msg, sizeof msg) == CG_EFORMAT && names(msg, "truncated classic tape"));
   CHECK(load_with_field(b, n, 6, -1, msg, sizeof msg) == CG_EFORMAT && names(msg, "record bytes"));
   free(b);
 }
@@ -228,7 +228,7 @@ static void test_classic_constants(void) {
   for (cut = 1; cut <= 2; cut++) {
     set_field(b, 6, get_field(b, 6) - 1);
     CHECK(load_bytes(b, n - cut, msg, sizeof msg) == CG_EFORMAT);
-    CHECK(names(msg, "record 2 (byte 100)") && strstr(msg, "truncated record"));
+    CHECK(names(msg, "record 2 (byte 100)") && strstr(msg, "truncated classic tape"));
   }
   free(b);
 }
