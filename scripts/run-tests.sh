@@ -121,6 +121,10 @@ fuzz_run() {
 }
 phase "fuzz (libFuzzer, ASan+UBSan)" fuzz_run
 
+# Hand-made mutants of the core (spec/mutants.lua): each applied alone to a
+# scratch copy of the tree must make one of its tests fail.
+phase "mutation check" lua5.4 scripts/mutation.lua
+
 if [ -x scripts/check-rockspec.sh ]; then
   phase "install (make install, DESTDIR, luarocks)" scripts/check-rockspec.sh
 fi

@@ -52,7 +52,17 @@ return {
   { name = "anneal-cost-of-another-order", file = "lua/cgwb/elim.lua",
     from = "      if c < best then best, best_order = c, { table.unpack(order) } end",
     to = "      if c < best then best = c end",
-    tests = { "spec/13-replay_spec.lua" } },
+    tests = { "spec/11-costs_spec.lua", "spec/13-replay_spec.lua" } },
+  -- {==== readers ====}
+  { name = "classic-location-bound", file = "csrc/tape/cg_classic.c",
+    from = "if (r->loc[i] >= C->base.info.max_live) {", to = "if (r->loc[i] > C->base.info.max_live) {",
+    tests = { "c:test_bounds" } },
+  { name = "adolc-location-bound", file = "csrc/tape/cg_adolc.c",
+    from = "    if (x >= R->maxlive)", to = "    if (x > R->maxlive)",
+    tests = { "c:test_bounds" } },
+  { name = "text-location-limit", file = "csrc/tape/cg_text.c",
+    from = "errno || v >= 0xffffffffull)", to = "errno || v > 0xffffffffull)",
+    tests = { "c:test_bounds" } },
   -- {==== code generation ====}
   { name = "codegen-powf", file = "csrc/sched/cg_codegen.c",
     from = "else if (op == CG_G_POWC) put(G, \"pow(\");",
