@@ -44,6 +44,7 @@ typedef struct frun {
   cg_lin *g;
   const cg_xorder *o;
   const cg_ordering *row[CG_MAX_RULES]; /* each rule's row of the registry (NULL: callback) */
+  char mk[CG_MAX_RULES]; /* the row is Markowitz's (CG_ORD_FAST_MARKOWITZ) */
   cg_score_ctx sc;     /* what the rows' score functions read (line: this run) */
   cg_cand C;
   lvert *V;
@@ -231,14 +232,6 @@ static uint32_t absorber(frun *R, uint32_t a, uint32_t b) {
 /* {==== scores ====} */
 
 /* The line graph as the registry's face scores see it (cg_order.h). */
-uint32_t cg_face_npred(const cg_score_ctx *c, uint32_t a) {
-  return ((const frun *)c->line)->V[a].in.n;
-}
-
-uint32_t cg_face_nsucc(const cg_score_ctx *c, uint32_t b) {
-  return ((const frun *)c->line)->V[b].out.n;
-}
-
 int cg_face_absorbed(const cg_score_ctx *c, uint32_t a, uint32_t b) {
   return absorber((frun *)c->line, a, b) != NONE; /* absorber's stamps are scratch */
 }
@@ -250,6 +243,8 @@ static double fscore(frun *R, int r, uint32_t f) {
   int err = 0;
   double s;
   at.a = R->F[f].a, at.b = R->F[f].b;
+  at.npred = R->V[at.a].in.n, at.nsucc = R->V[at.b].out.n;
+  if (R->mk[r]) return (double)at.npred * at.nsucc; /* f_markowitz inline: scored most */
   at.i = R->V[at.a].t, at.j = R->V[at.a].h, at.k = R->V[at.b].h;
   if (R->row[r]) return R->row[r]->face(&R->sc, &at);
   s = ru->fn(ru->ud, at.i, at.j, at.k, 0, &err);
@@ -453,6 +448,7 @@ static int frun_init(frun *R, cg_lin *g, const cg_xorder *o, cg_error *e) {
         cg_ordering_check(o->rule[r].kind, CG_MODE_FACE, &R->row[r], e))
       return CG_EUSAGE;
     if (!R->row[r] || R->row[r]->radius >= 1) R->local = 1; /* scores read the neighbours */
+    R->mk[r] = R->row[r] && (R->row[r]->flags & CG_ORD_FAST_MARKOWITZ);
   }
   R->sc.g = g, R->sc.seed = o->seed, R->sc.line = R;
   R->bytail = (cg_adj *)cg_malloc(g->A, nv * sizeof(cg_adj));

@@ -40,14 +40,15 @@ enum {
 enum {
   CG_ORD_SMALL_INT = 1, /* vertex scores are mostly small non-negative integers: alone, the
                          * loop keeps them in its bit set (cg_elim.c) */
-  CG_ORD_FAST_MARKOWITZ = 2 /* the vertex score is |in(v)| * |out(v)|: alone, the loop runs
-                             * its Markowitz fast path, which scores inline */
+  CG_ORD_FAST_MARKOWITZ = 2 /* the rule is Markowitz's in every mode (vertex |in(v)| *
+                             * |out(v)|, face npred * nsucc): the loops may score it
+                             * inline, and alone the vertex loop runs its fast path */
 };
 
 /* What a score function may read.  Vertex and edge scores read the graph
- * g as it is before the candidate's step; face scores read the line graph
- * through cg_face_npred, cg_face_nsucc and cg_face_absorbed (g's edges are
- * then the line graph's initial ones, not current). */
+ * g as it is before the candidate's step; face scores read the face's
+ * degrees (cg_face_at) and the line graph through cg_face_absorbed (g's
+ * edges are then the line graph's initial ones, not current). */
 typedef struct cg_score_ctx {
   const cg_lin *g;
   uint64_t seed;               /* CG_NEED_SEED */
@@ -55,9 +56,12 @@ typedef struct cg_score_ctx {
   void *line;                  /* face mode: the line graph (cg_face.c) */
 } cg_score_ctx;
 
-/* A face of the line graph: line vertex a = (i, j) to line vertex b = (j, k). */
+/* A face of the line graph: line vertex a = (i, j) to line vertex b = (j, k),
+ * a's predecessors and b's successors counted (the degrees most face rules
+ * read, at hand where the loop fills this in). */
 typedef struct cg_face_at {
   uint32_t i, j, k, a, b;
+  uint32_t npred, nsucc;
 } cg_face_at;
 
 /* Score of intermediate vertex v. */
@@ -94,11 +98,8 @@ const char *cg_mode_name(unsigned mode);
  * no row or its row does not serve the mode). */
 int cg_ordering_check(int kind, unsigned mode, const cg_ordering **row, cg_error *e);
 
-/* The line graph as face scores see it (cg_face.c): predecessors of line
- * vertex a, successors of b, and whether the face's product would be
- * absorbed into an existing vertex (no fill). */
-uint32_t cg_face_npred(const cg_score_ctx *c, uint32_t a);
-uint32_t cg_face_nsucc(const cg_score_ctx *c, uint32_t b);
+/* The line graph as face scores see it (cg_face.c): whether the product of
+ * face (a, b) would be absorbed into an existing vertex (no fill). */
 int cg_face_absorbed(const cg_score_ctx *c, uint32_t a, uint32_t b);
 
 #endif
