@@ -1,6 +1,7 @@
 /*
  * cg_elim.c: vertex elimination orderings (Hovland, Norris, Utke & Strout, sec. 1) and the exact
- * optimum for small components.
+ * optimum for small components.  The rules' scores, radii and needs come
+ * from the registry of orderings (cg_order.c); this file is the loop.
  *
  * The candidates (remaining intermediates) sit in a binary heap keyed by the
  * tuple of their rule scores, then the vertex id (highest first by default,
@@ -9,8 +10,8 @@
  * neighbours; 2: their neighbours too), and only those are rescored.  So a
  * Markowitz run costs O(sum of degrees touched * log V), not O(V^2).
  *
- * Markowitz and min-fill alone score in small non-negative integers, most
- * of them tied: there a candidate with a key below SMALL_KEYS sits instead
+ * Markowitz and min-fill (rows flagged CG_ORD_SMALL_INT) alone score in
+ * small non-negative integers, most of them tied: there a candidate with a key below SMALL_KEYS sits instead
  * in a bit set over (key, id) ordered as the heap orders them, whose first
  * element is found in a few word operations (O(log64 (SMALL_KEYS V))), not
  * in log2 V comparisons; larger keys stay in the heap, behind every key of
@@ -485,7 +486,8 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
   R->nr = o->nrules, R->low = o->lowest_first, R->exact = 1;
   for (r = 0; r < o->nrules; r++) {
     if (o->rule[r].kind == CG_ORD_CALLBACK) R->exact = 0; /* NaN scores: no total order */
-    else if (cg_ordering_check(o->rule[r].kind, CG_MODE_VERTEX, &R->row[r], e)) return CG_EUSAGE;
+    else if (cg_ordering_check(o->rule[r].kind, CG_MODE_VERTEX, &R->row[r], e))
+      return CG_EUSAGE;
     if (rule_radius(R, r) > R->radius) R->radius = rule_radius(R, r);
   }
   R->small = o->nrules == 1 && (!R->row[0] || (R->row[0]->flags & CG_ORD_SMALL_INT));

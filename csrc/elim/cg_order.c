@@ -132,7 +132,8 @@ static double e_min_fill(const cg_score_ctx *c, uint32_t i, uint32_t k, int back
 }
 
 static double e_random(const cg_score_ctx *c, uint32_t i, uint32_t k, int back) {
-  return mix(c->seed + 0x9e3779b97f4a7c15ull * ((((uint64_t)i << 32) ^ k) * 31 + (uint32_t)back + 1));
+  uint64_t key = (((uint64_t)i << 32) ^ k) * 31 + (uint32_t)back + 1;
+  return mix(c->seed + 0x9e3779b97f4a7c15ull * key);
 }
 
 /* {==== face scores ====} */
@@ -158,7 +159,8 @@ static double f_min_fill(const cg_score_ctx *c, const cg_face_at *f) {
 }
 
 static double f_random(const cg_score_ctx *c, const cg_face_at *f) {
-  return mix(c->seed + 0x9e3779b97f4a7c15ull * ((((uint64_t)f->i << 21) ^ f->j) * 1000003ull + f->k + 1));
+  uint64_t key = (((uint64_t)f->i << 21) ^ f->j) * 1000003ull + f->k + 1;
+  return mix(c->seed + 0x9e3779b97f4a7c15ull * key);
 }
 
 /* {==== the table ====} */

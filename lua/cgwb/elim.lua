@@ -2,10 +2,10 @@
 -- name or as Lua code, and the drivers the command line uses.
 --
 -- An ordering ("spec") is one of:
---   * a built-in name: forward, reverse, markowitz, relative-markowitz,
---     min-fill, lmmd, momr, random, exact, anneal, best; a comma-separated
---     chain ("markowitz,forward") breaks ties by the later rules, and the
---     last resort is the highest vertex id (toward reverse mode, as ANGEL);
+--   * a built-in name (M.orderings: the core's registry of rules, then the
+--     drivers anneal, exact, best); a comma-separated chain
+--     ("markowitz,forward") breaks ties by the later rules, and the last
+--     resort is the highest vertex id (toward reverse mode, as ANGEL);
 --   * a Lua function score(v, lg) -> number (lower is eliminated first),
 --     kept in the core's priority queue and re-asked only for the vertices
 --     whose neighbourhood an elimination changed;
