@@ -112,3 +112,106 @@ describe("orderings: the Lua registry is the core's", function()
     end
   end)
 end)
+
+describe("orderings: rules that need a seed", function()
+  -- The rows that need one, by name (random today).
+  local seeded = {}
+  for _, o in ipairs(core.orderings()) do if o.needs.seed then seeded[#seeded + 1] = o end end
+
+  it("take the driver's seed in every mode (the core's run with that seed)", function()
+    local lg <close> = assert(cgwb.read_graph("examples/graphs/heart-dipole.cg"))
+    assert.is_true(#seeded >= 1)
+    for _, o in ipairs(seeded) do
+      for _, mode in ipairs(o.modes) do
+        local run = mode == "vertex" and elim.eliminate or elim.modes[mode]
+        local seen = {}
+        for _, seed in ipairs { 1, 2, 5, 99 } do
+          local a <close> = lg:copy()
+          local b <close> = lg:copy()
+          local got = assert(run(a, o.name, { seed = seed }))
+          local want = b[METHOD[mode]](b, { o.name, seed = seed })
+          assert.are.same(want, got, ("%s %s seed %d"):format(o.name, mode, seed))
+          seen[got.mults .. " " .. got.fill] = true
+        end
+        local n = 0
+        for _ in pairs(seen) do n = n + 1 end
+        assert.is_true(n > 1, o.name .. " " .. mode .. ": every seed gives the same order")
+      end
+    end
+  end)
+
+  it("--seed reaches them from the command line", function()
+    for _, mode in ipairs { "vertex", "edge", "face" } do
+      local a = H.cgwb("eliminate examples/graphs/heart-dipole.cg --order random --json --seed 1 --mode " .. mode)
+      local b = H.cgwb("eliminate examples/graphs/heart-dipole.cg --order random --json --seed 5 --mode " .. mode)
+      assert.are_not.equal(a:match('"mults": %d+'), b:match('"mults": %d+'), mode)
+    end
+  end)
+end)
+
+-- Each row's multiplications and fill on the classic graphs and on Cavity, as
+-- doc/results/elimination.md gives them (seed 1): they pin every row's score
+-- functions, radius, needs and fast paths together.
+local FIGURES = {
+  ["hovland-fig2"] = {
+    ["vertex forward"] = "6 4", ["edge forward"] = "6 4", ["face forward"] = "6 4",
+    ["vertex reverse"] = "8 6", ["edge reverse"] = "8 6", ["face reverse"] = "8 6",
+    ["vertex markowitz"] = "6 4", ["edge markowitz"] = "8 6", ["face markowitz"] = "10 8",
+    ["vertex relative-markowitz"] = "6 4", ["edge relative-markowitz"] = "8 6",
+    ["vertex min-fill"] = "6 4", ["edge min-fill"] = "8 6", ["face min-fill"] = "7 5",
+    ["vertex lmmd"] = "6 4", ["vertex momr"] = "8 6", ["vertex random"] = "7 5",
+    ["edge random"] = "7 5", ["face random"] = "9 7" },
+  ["speelpenning10"] = {
+    ["vertex forward"] = "44 44", ["edge forward"] = "44 44", ["face forward"] = "44 44",
+    ["vertex reverse"] = "16 16", ["edge reverse"] = "16 16", ["face reverse"] = "16 16",
+    ["vertex markowitz"] = "16 16", ["edge markowitz"] = "16 16", ["face markowitz"] = "23 23",
+    ["vertex relative-markowitz"] = "16 16", ["edge relative-markowitz"] = "16 16",
+    ["vertex min-fill"] = "16 16", ["edge min-fill"] = "16 16", ["face min-fill"] = "16 16",
+    ["vertex lmmd"] = "16 16", ["vertex momr"] = "16 16", ["vertex random"] = "31 31",
+    ["edge random"] = "23 23", ["face random"] = "23 23" },
+  ["lighthouse"] = {
+    ["vertex forward"] = "20 17", ["edge forward"] = "20 17", ["face forward"] = "20 17",
+    ["vertex reverse"] = "18 15", ["edge reverse"] = "18 15", ["face reverse"] = "18 15",
+    ["vertex markowitz"] = "15 13", ["edge markowitz"] = "15 13", ["face markowitz"] = "21 18",
+    ["vertex relative-markowitz"] = "18 15", ["edge relative-markowitz"] = "18 15",
+    ["vertex min-fill"] = "15 13", ["edge min-fill"] = "15 13", ["face min-fill"] = "18 15",
+    ["vertex lmmd"] = "15 13", ["vertex momr"] = "18 15", ["vertex random"] = "22 17",
+    ["edge random"] = "19 16", ["face random"] = "27 22" },
+  ["heart-dipole"] = {
+    ["vertex forward"] = "208 180", ["edge forward"] = "208 180", ["face forward"] = "208 180",
+    ["vertex reverse"] = "166 134", ["edge reverse"] = "166 134", ["face reverse"] = "166 134",
+    ["vertex markowitz"] = "146 118", ["edge markowitz"] = "150 122",
+    ["face markowitz"] = "221 193", ["vertex relative-markowitz"] = "146 118",
+    ["edge relative-markowitz"] = "150 122", ["vertex min-fill"] = "146 118",
+    ["edge min-fill"] = "150 122", ["face min-fill"] = "154 126", ["vertex lmmd"] = "146 118",
+    ["vertex momr"] = "154 126", ["vertex random"] = "186 156", ["edge random"] = "191 162",
+    ["face random"] = "228 197" },
+  ["lion"] = {
+    ["vertex forward"] = "12 10", ["edge forward"] = "12 10", ["face forward"] = "12 10",
+    ["vertex reverse"] = "12 11", ["edge reverse"] = "12 11", ["face reverse"] = "12 11",
+    ["vertex markowitz"] = "12 11", ["edge markowitz"] = "12 11", ["face markowitz"] = "15 13",
+    ["vertex relative-markowitz"] = "12 11", ["edge relative-markowitz"] = "12 10",
+    ["vertex min-fill"] = "12 11", ["edge min-fill"] = "12 11", ["face min-fill"] = "12 11",
+    ["vertex lmmd"] = "12 11", ["vertex momr"] = "12 11", ["vertex random"] = "12 11",
+    ["edge random"] = "14 12", ["face random"] = "15 13" },
+  cavity = {
+    ["vertex forward"] = "205467 162737", ["vertex reverse"] = "75430 50936",
+    ["vertex markowitz"] = "75306 50812", ["vertex min-fill"] = "78119 53625",
+    ["vertex lmmd"] = "75306 50812", ["vertex momr"] = "76480 51986",
+    ["vertex random"] = "146753 107080" },
+}
+
+describe("orderings: every row's figures", function()
+  it("on the classic graphs in each mode, and on Cavity (vertex)", function()
+    for graph, rows in pairs(FIGURES) do
+      local lg <close> = graph == "cavity" and assert(cgwb.linearize("examples/tapes/cavity.tap"))
+        or assert(cgwb.read_graph("examples/graphs/" .. graph .. ".cg"))
+      for key, want in pairs(rows) do
+        local mode, name = key:match("^(%S+) (%S+)$")
+        local c <close> = lg:copy()
+        local cost = c[METHOD[mode]](c, { name, seed = 1 })
+        assert.are.equal(want, cost.mults .. " " .. cost.fill, graph .. ": " .. key)
+      end
+    end
+  end)
+end)

@@ -216,6 +216,7 @@ function M.eliminate(lg, spec, opts)
   end
   local cs, err = M.core_spec(spec)
   if not cs then return nil, err end
+  if type(spec) == "string" then cs.seed = opts.seed end -- for the rows that need one (random)
   local cost, order = lg:eliminate(cs)
   if not cost then return nil, order end
   return cost, order, type(spec) == "string" and spec or (type(spec) == "table" and spec.name) or "lua"
