@@ -90,7 +90,9 @@ describe("orderings: the Lua registry is the core's", function()
       assert.equal(o.about, l.about)
       assert.is_nil(l.driver)
     end
-    for i = #rows + 1, #elim.orderings do assert.is_true(elim.orderings[i].driver, elim.orderings[i].name) end
+    for i = #rows + 1, #elim.orderings do
+      assert.is_true(elim.orderings[i].driver, elim.orderings[i].name)
+    end
   end)
 
   it("each mode's list equals the registry's, drivers after", function()
@@ -98,7 +100,9 @@ describe("orderings: the Lua registry is the core's", function()
       local names, lua = core_names(mode), cgwb.orderings(mode)
       assert.are.same(names, elim.ordering_names(mode, true))
       assert.are.same(names, { table.unpack(lua, 1, #names) })
-      for i = #names + 1, #lua do assert.is_true(has({ "anneal", "exact", "best" }, lua[i]), lua[i]) end
+      for i = #names + 1, #lua do
+        assert.is_true(has({ "anneal", "exact", "best" }, lua[i]), lua[i])
+      end
     end
   end)
 
@@ -142,8 +146,8 @@ describe("orderings: rules that need a seed", function()
 
   it("--seed reaches them from the command line", function()
     for _, mode in ipairs { "vertex", "edge", "face" } do
-      local a = H.cgwb("eliminate examples/graphs/heart-dipole.cg --order random --json --seed 1 --mode " .. mode)
-      local b = H.cgwb("eliminate examples/graphs/heart-dipole.cg --order random --json --seed 5 --mode " .. mode)
+      local cmd = "eliminate examples/graphs/heart-dipole.cg --order random --json --mode " .. mode
+      local a, b = H.cgwb(cmd .. " --seed 1"), H.cgwb(cmd .. " --seed 5")
       assert.are_not.equal(a:match('"mults": %d+'), b:match('"mults": %d+'), mode)
     end
   end)

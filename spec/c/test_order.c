@@ -186,7 +186,8 @@ static int run_mode(const cg_lin *g0, int mode, int kind, int low, cg_cost *c, c
     cg_xorder o;
     memset(&o, 0, sizeof o);
     o.nrules = 1, o.rule[0].kind = kind, o.lowest_first = low;
-    rc = mode == 1 ? cg_lin_eliminate_edges(g, &o, c, st, &e) : cg_lin_eliminate_faces(g, &o, c, st, &e);
+    rc = mode == 1 ? cg_lin_eliminate_edges(g, &o, c, st, &e)
+                   : cg_lin_eliminate_faces(g, &o, c, st, &e);
   }
   if (!rc) rc = cg_lin_jac_bipartite(g, J, &e);
   cg_lin_free(g);
