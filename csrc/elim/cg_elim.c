@@ -15,11 +15,12 @@
  * key below SMALL_KEYS sits instead in a bit set over (key, id) ordered as
  * the heap orders them, whose first element is found in a few word
  * operations (O(log64 (SMALL_KEYS V))), not in log2 V comparisons; larger
- * keys stay in the heap, behind every key of the set.  Both give the same order: one candidate is first by the keys.
- * A single Lua score function uses the bit set too for the scores that are
- * small non-negative integers (Markowitz written in Lua); its other scores
- * (negative, fractional, large, NaN) go to the heap, and the first
- * candidate is then the first of the two tops by the heap's ordering.
+ * keys stay in the heap, behind every key of the set.  Both give the same
+ * order: one candidate is first by the keys. A single Lua score function
+ * uses the bit set too for the scores that are small non-negative integers
+ * (Markowitz written in Lua); its other scores (negative, fractional,
+ * large, NaN) go to the heap, and the first candidate is then the first of
+ * the two tops by the heap's ordering.
  */
 #include <math.h>
 #include <string.h>
