@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cg_cand.h"
-#include "cg_lin.h"
+#include "cg_order.h"
 
 #define NONE UINT32_MAX
 
@@ -41,6 +41,8 @@ int cg_steps_push(cg_alloc *A, cg_steps *s, uint32_t a, uint32_t b, uint32_t c) 
 typedef struct erun {
   cg_lin *g;
   const cg_xorder *o;
+  const cg_ordering *row[CG_MAX_RULES]; /* each rule's row of the registry (NULL: callback) */
+  cg_score_ctx sc;         /* what the rows' score functions read */
   cg_cand C;
   uint32_t *xcnt, *ycnt;   /* independents reaching v, dependents v reaches */
   uint32_t *stamp, epoch;  /* per edge id: collected in this step */
@@ -52,49 +54,16 @@ typedef struct erun {
 
 /* {==== scores ====} */
 
-/* splitmix64 of a seed and three ids: a fixed pseudo-random key. */
-static double hash_key(uint64_t seed, uint32_t a, uint32_t b, uint32_t c) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (((uint64_t)a << 32 ^ b) * 31 + c + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (double)((z ^ (z >> 31)) >> 11);
-}
-
-/* Edges a step would create: front (i, j): (i, k) for k in out(j) absent;
- * back (j, k): (i, k) for i in in(j) absent. */
-static double edge_fill(const cg_lin *g, uint32_t eid, int back) {
-  uint32_t i = g->tail[eid], k = g->head[eid], j = back ? i : k, a;
-  const cg_adj *l = back ? &g->in[j] : &g->out[j];
-  double f = 0;
-  for (a = 0; a < l->n; a++) {
-    uint32_t o = l->e[a];
-    if (back ? cg_lin_find(g, g->tail[o], k) == NONE : cg_lin_find(g, i, g->head[o]) == NONE)
-      f++;
-  }
-  return f;
-}
-
 /* Rule r's score of candidate (eid, back). */
 static double escore(erun *R, int r, uint32_t eid, int back) {
-  const cg_lin *g = R->g;
   const cg_xrule *ru = &R->o->rule[r];
-  uint32_t i = g->tail[eid], k = g->head[eid], j = back ? i : k;
-  switch (ru->kind) {
-    case CG_XORD_FORWARD: return 2.0 * j + back;
-    case CG_XORD_REVERSE: return -(2.0 * j + back);
-    case CG_XORD_MARKOWITZ: return back ? g->in[j].n : g->out[j].n;
-    case CG_XORD_REL_MARKOWITZ:
-      return back ? (double)g->in[j].n - R->xcnt[j] : (double)g->out[j].n - R->ycnt[j];
-    case CG_XORD_MIN_FILL: return edge_fill(g, eid, back);
-    case CG_XORD_RANDOM: return hash_key(R->o->seed, i, k, (uint32_t)back);
-    case CG_XORD_CALLBACK: {
-      int err = 0;
-      double s = ru->fn(ru->ud, i, k, CG_NOV, back, &err);
-      if (err) R->err = err;
-      return s;
-    }
-    default: return 0;
-  }
+  uint32_t i = R->g->tail[eid], k = R->g->head[eid];
+  int err = 0;
+  double s;
+  if (R->row[r]) return R->row[r]->edge(&R->sc, i, k, back);
+  s = ru->fn(ru->ud, i, k, CG_NOV, back, &err);
+  if (err) R->err = err;
+  return s;
 }
 
 /* Final tie-break, toward reverse mode by default (ANGEL): the higher
@@ -263,21 +232,26 @@ static void erun_free(erun *R) {
 static int erun_init(erun *R, cg_lin *g, const cg_xorder *o, cg_error *e) {
   size_t nv = g->nv ? g->nv : 1;
   uint32_t v, a;
-  int r;
+  int r, reach = 0;
   memset(R, 0, sizeof *R);
   R->g = g, R->o = o;
   cg_cand_init(&R->C, g->A, o->nrules, etie, R);
   if (o->nrules < 1 || o->nrules > CG_MAX_RULES)
     return cg_seterr(e, CG_EUSAGE, "an ordering needs 1 to %d rules", CG_MAX_RULES);
+  for (r = 0; r < o->nrules; r++)
+    if (o->rule[r].kind != CG_ORD_CALLBACK &&
+        cg_ordering_check(o->rule[r].kind, CG_MODE_EDGE, &R->row[r], e))
+      return CG_EUSAGE;
   R->xcnt = (uint32_t *)cg_malloc(g->A, nv * 4);
   R->ycnt = (uint32_t *)cg_malloc(g->A, nv * 4);
   if (!R->xcnt || !R->ycnt || cg_cand_reserve(&R->C, 2 * (size_t)g->ecap + 2))
     return cg_seterr(e, CG_ENOMEM, "out of memory");
+  R->sc.g = g, R->sc.seed = o->seed, R->sc.xcnt = R->xcnt, R->sc.ycnt = R->ycnt;
   for (r = 0; r < o->nrules; r++) {
-    if (o->rule[r].kind == CG_XORD_MIN_FILL || o->rule[r].kind == CG_XORD_CALLBACK) R->wide = 1;
-    if (o->rule[r].kind == CG_XORD_REL_MARKOWITZ && reach_counts(R))
-      return cg_seterr(e, CG_ENOMEM, "out of memory");
+    if (!R->row[r] || R->row[r]->radius >= 2) R->wide = 1; /* scores read neighbour sets */
+    if (R->row[r] && (R->row[r]->needs & CG_NEED_REACH)) reach = 1;
   }
+  if (reach && reach_counts(R)) return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (v = 0; v < g->nv; v++)
     for (a = 0; a < g->out[v].n; a++) refresh(R, g->out[v].e[a]);
   return R->err ? cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed") : CG_OK;

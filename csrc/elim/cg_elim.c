@@ -1,6 +1,7 @@
 /*
  * cg_elim.c: vertex elimination orderings (Hovland, Norris, Utke & Strout, sec. 1) and the exact
- * optimum for small components.
+ * optimum for small components.  The rules' scores, radii and needs come
+ * from the registry of orderings (cg_order.c); this file is the loop.
  *
  * The candidates (remaining intermediates) sit in a binary heap keyed by the
  * tuple of their rule scores, then the vertex id (highest first by default,
@@ -9,21 +10,22 @@
  * neighbours; 2: their neighbours too), and only those are rescored.  So a
  * Markowitz run costs O(sum of degrees touched * log V), not O(V^2).
  *
- * Markowitz and min-fill alone score in small non-negative integers, most
- * of them tied: there a candidate with a key below SMALL_KEYS sits instead
- * in a bit set over (key, id) ordered as the heap orders them, whose first
- * element is found in a few word operations (O(log64 (SMALL_KEYS V))), not
- * in log2 V comparisons; larger keys stay in the heap, behind every key of
- * the set.  Both give the same order: one candidate is first by the keys.
- * A single Lua score function uses the bit set too for the scores that are
- * small non-negative integers (Markowitz written in Lua); its other scores
- * (negative, fractional, large, NaN) go to the heap, and the first
- * candidate is then the first of the two tops by the heap's ordering.
+ * Markowitz and min-fill (rows flagged CG_ORD_SMALL_INT) alone score in
+ * small non-negative integers, most of them tied: there a candidate with a
+ * key below SMALL_KEYS sits instead in a bit set over (key, id) ordered as
+ * the heap orders them, whose first element is found in a few word
+ * operations (O(log64 (SMALL_KEYS V))), not in log2 V comparisons; larger
+ * keys stay in the heap, behind every key of the set.  Both give the same
+ * order: one candidate is first by the keys. A single Lua score function
+ * uses the bit set too for the scores that are small non-negative integers
+ * (Markowitz written in Lua); its other scores (negative, fractional,
+ * large, NaN) go to the heap, and the first candidate is then the first of
+ * the two tops by the heap's ordering.
  */
 #include <math.h>
 #include <string.h>
 
-#include "cg_lin.h"
+#include "cg_order.h"
 
 #define NONE UINT32_MAX
 #define IN_SET (UINT32_MAX - 1) /* pos[v] of a candidate in the bit set */
@@ -39,6 +41,8 @@ typedef struct hent {
 typedef struct run {
   cg_lin *g;
   const cg_order *o;
+  const cg_ordering *row[CG_MAX_RULES]; /* each rule's row of the registry (NULL: callback) */
+  cg_score_ctx sc;    /* what the rows' score functions read */
   cg_error *e;
   double *key;        /* nrules keys per vertex (key[v * nrules] is also in the heap entry) */
   hent *heap;         /* binary heap of the candidates, first to eliminate on top */
@@ -61,71 +65,20 @@ typedef struct run {
 
 /* {==== scores ====} */
 
-/* Edges (u, k) that eliminating v would create, over v's in-edges (ANGEL's
- * lowest fill-in). */
-static uint64_t fill_of(const cg_lin *g, uint32_t v) {
-  uint64_t f = 0;
-  uint32_t a, b;
-  for (a = 0; a < g->in[v].n; a++) {
-    uint32_t u = g->tail[g->in[v].e[a]];
-    for (b = 0; b < g->out[v].n; b++)
-      if (cg_lin_find(g, u, g->head[g->out[v].e[b]]) == NONE) f++;
-  }
-  return f;
-}
-
-/* How much eliminating v enlarges the Markowitz degrees of its neighbours
- * (ANGEL's markowitz_enlargement_all_neighbors, no parallel edges). */
-static double enlargement(const cg_lin *g, uint32_t v) {
-  double enl = 0;
-  uint32_t a, b;
-  for (a = 0; a < g->in[v].n; a++) { /* predecessor u gains out-edges */
-    uint32_t u = g->tail[g->in[v].e[a]], nw = 0;
-    for (b = 0; b < g->out[v].n; b++)
-      if (cg_lin_find(g, u, g->head[g->out[v].e[b]]) == NONE) nw++;
-    enl += (double)g->in[u].n * ((double)nw - 1);
-  }
-  for (b = 0; b < g->out[v].n; b++) { /* successor k gains in-edges */
-    uint32_t k = g->head[g->out[v].e[b]], nw = 0;
-    for (a = 0; a < g->in[v].n; a++)
-      if (cg_lin_find(g, g->tail[g->in[v].e[a]], k) == NONE) nw++;
-    enl += (double)g->out[k].n * ((double)nw - 1);
-  }
-  return enl;
-}
-
 /* Rule r's score of v: lower is eliminated first. */
 static double score(run *R, int r, uint32_t v) {
-  const cg_lin *g = R->g;
   const cg_rule *ru = &R->o->rule[r];
-  double mk = (double)((uint64_t)g->in[v].n * g->out[v].n);
-  switch (ru->kind) {
-    case CG_ORD_FORWARD: return v;
-    case CG_ORD_REVERSE: return -(double)v;
-    case CG_ORD_MARKOWITZ: return mk;
-    case CG_ORD_REL_MARKOWITZ: return mk - (double)R->xcnt[v] * R->ycnt[v];
-    case CG_ORD_MIN_FILL: return (double)fill_of(g, v);
-    case CG_ORD_LMMD: return mk + enlargement(g, v);
-    case CG_ORD_MOMR: return -(mk - enlargement(g, v)); /* largest reduction first */
-    case CG_ORD_RANDOM: { /* a fixed pseudo-random key per vertex (splitmix64) */
-      uint64_t z = R->o->seed + 0x9e3779b97f4a7c15ull * (v + 1ull);
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      return (double)((z ^ (z >> 31)) >> 11);
-    }
-    case CG_ORD_CALLBACK: {
-      int err = 0;
-      double s = ru->fn(ru->ud, g, v, &err);
-      if (err) R->err = err;
-      return s;
-    }
-    default: return 0;
-  }
+  int err = 0;
+  double s;
+  if (R->row[r]) return R->row[r]->vertex(&R->sc, v);
+  s = ru->fn(ru->ud, R->g, v, &err);
+  if (err) R->err = err;
+  return s;
 }
 
 /* Rule r's score of v, Markowitz's inline (the common case, scored most). */
 static inline double score_of(run *R, int r, uint32_t v) {
-  if (R->o->rule[r].kind == CG_ORD_MARKOWITZ)
+  if (R->row[r] && (R->row[r]->flags & CG_ORD_FAST_MARKOWITZ))
     return (double)((uint64_t)R->g->in[v].n * R->g->out[v].n);
   return score(R, r, v);
 }
@@ -483,14 +436,9 @@ static void run_free(run *R) {
   }
 }
 
-/* Rule radius: how far an elimination changes this rule's scores. */
-static int rule_radius(const cg_rule *r) {
-  switch (r->kind) {
-    case CG_ORD_FORWARD: case CG_ORD_REVERSE: case CG_ORD_RANDOM: return 0;
-    case CG_ORD_MARKOWITZ: case CG_ORD_REL_MARKOWITZ: return 1;
-    case CG_ORD_CALLBACK: return r->radius;
-    default: return 2;
-  }
+/* Rule r's radius: how far an elimination changes its scores. */
+static int rule_radius(const run *R, int r) {
+  return R->row[r] ? R->row[r]->radius : R->o->rule[r].radius;
 }
 
 /* run_init's queuing under Markowitz alone: the same keys, bits and heap
@@ -538,14 +486,14 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
     return cg_seterr(e, CG_EUSAGE, "an ordering needs 1 to %d rules", CG_MAX_RULES);
   R->nr = o->nrules, R->low = o->lowest_first, R->exact = 1;
   for (r = 0; r < o->nrules; r++) {
-    if (rule_radius(&o->rule[r]) > R->radius) R->radius = rule_radius(&o->rule[r]);
-    if (o->rule[r].kind == CG_ORD_CALLBACK) R->exact = 0;
+    if (o->rule[r].kind == CG_ORD_CALLBACK) R->exact = 0; /* NaN scores: no total order */
+    else if (cg_ordering_check(o->rule[r].kind, CG_MODE_VERTEX, &R->row[r], e))
+      return CG_EUSAGE;
+    if (rule_radius(R, r) > R->radius) R->radius = rule_radius(R, r);
   }
-  R->small = o->nrules == 1 && (o->rule[0].kind == CG_ORD_MARKOWITZ ||
-                                o->rule[0].kind == CG_ORD_MIN_FILL ||
-                                o->rule[0].kind == CG_ORD_CALLBACK);
-  R->mixed = R->small && o->rule[0].kind == CG_ORD_CALLBACK;
-  R->markowitz = R->small && o->rule[0].kind == CG_ORD_MARKOWITZ;
+  R->small = o->nrules == 1 && (!R->row[0] || (R->row[0]->flags & CG_ORD_SMALL_INT));
+  R->mixed = R->small && !R->row[0];
+  R->markowitz = R->small && R->row[0] && (R->row[0]->flags & CG_ORD_FAST_MARKOWITZ);
   R->key = (double *)cg_malloc(g->A, nv * (size_t)o->nrules * 8);
   R->heap = (hent *)cg_malloc(g->A, nv * sizeof(hent));
   R->pos = (uint32_t *)cg_malloc(g->A, nv * 4);
@@ -556,9 +504,12 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
   if (!R->key || !R->heap || !R->pos || !R->stamp || !R->touched || !R->xcnt || !R->ycnt ||
       (R->small && set_init(R)))
     return cg_seterr(e, CG_ENOMEM, "out of memory");
+  R->sc.g = g, R->sc.seed = o->seed, R->sc.xcnt = R->xcnt, R->sc.ycnt = R->ycnt;
   for (r = 0; r < o->nrules; r++)
-    if (o->rule[r].kind == CG_ORD_REL_MARKOWITZ && reach_counts(R))
-      return cg_seterr(e, CG_ENOMEM, "out of memory");
+    if (R->row[r] && (R->row[r]->needs & CG_NEED_REACH)) {
+      if (reach_counts(R)) return cg_seterr(e, CG_ENOMEM, "out of memory");
+      break; /* once for every rule */
+    }
   if (R->markowitz)
     init_markowitz(R);
   else

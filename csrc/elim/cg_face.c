@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "cg_cand.h"
-#include "cg_lin.h"
+#include "cg_order.h"
 
 #define NONE UINT32_MAX
 
@@ -43,6 +43,9 @@ typedef struct lface {
 typedef struct frun {
   cg_lin *g;
   const cg_xorder *o;
+  const cg_ordering *row[CG_MAX_RULES]; /* each rule's row of the registry (NULL: callback) */
+  char mk[CG_MAX_RULES]; /* the row is Markowitz's (CG_ORD_FAST_MARKOWITZ) */
+  cg_score_ctx sc;     /* what the rows' score functions read (line: this run) */
   cg_cand C;
   lvert *V;
   size_t nl, capl;
@@ -228,30 +231,25 @@ static uint32_t absorber(frun *R, uint32_t a, uint32_t b) {
 
 /* {==== scores ====} */
 
-static double hash_face(uint64_t seed, uint32_t i, uint32_t j, uint32_t k) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull * ((((uint64_t)i << 21) ^ j) * 1000003ull + k + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (double)((z ^ (z >> 31)) >> 11);
+/* The line graph as the registry's face scores see it (cg_order.h). */
+int cg_face_absorbed(const cg_score_ctx *c, uint32_t a, uint32_t b) {
+  return absorber((frun *)c->line, a, b) != NONE; /* absorber's stamps are scratch */
 }
 
+/* Rule r's score of face f. */
 static double fscore(frun *R, int r, uint32_t f) {
   const cg_xrule *ru = &R->o->rule[r];
-  uint32_t a = R->F[f].a, b = R->F[f].b, i = R->V[a].t, j = R->V[a].h, k = R->V[b].h;
-  switch (ru->kind) {
-    case CG_XORD_FORWARD: return j;
-    case CG_XORD_REVERSE: return -(double)j;
-    case CG_XORD_MARKOWITZ: return (double)R->V[a].in.n * R->V[b].out.n;
-    case CG_XORD_MIN_FILL: return absorber(R, a, b) == NONE;
-    case CG_XORD_RANDOM: return hash_face(R->o->seed, i, j, k);
-    case CG_XORD_CALLBACK: {
-      int err = 0;
-      double s = ru->fn(ru->ud, i, j, k, 0, &err);
-      if (err) R->err = err;
-      return s;
-    }
-    default: return 0;
-  }
+  cg_face_at at;
+  int err = 0;
+  double s;
+  at.a = R->F[f].a, at.b = R->F[f].b;
+  at.npred = R->V[at.a].in.n, at.nsucc = R->V[at.b].out.n;
+  if (R->mk[r]) return (double)at.npred * at.nsucc; /* f_markowitz inline: scored most */
+  at.i = R->V[at.a].t, at.j = R->V[at.a].h, at.k = R->V[at.b].h;
+  if (R->row[r]) return R->row[r]->face(&R->sc, &at);
+  s = ru->fn(ru->ud, at.i, at.j, at.k, 0, &err);
+  if (err) R->err = err;
+  return s;
 }
 
 /* Final tie-break: middle vertex, then tail, then head, highest first
@@ -446,11 +444,13 @@ static int frun_init(frun *R, cg_lin *g, const cg_xorder *o, cg_error *e) {
   if (o->nrules < 1 || o->nrules > CG_MAX_RULES)
     return cg_seterr(e, CG_EUSAGE, "an ordering needs 1 to %d rules", CG_MAX_RULES);
   for (r = 0; r < o->nrules; r++) {
-    int k = o->rule[r].kind;
-    if (k == CG_XORD_REL_MARKOWITZ)
-      return cg_seterr(e, CG_EUSAGE, "relative-markowitz is not defined for faces");
-    if (k == CG_XORD_MARKOWITZ || k == CG_XORD_MIN_FILL || k == CG_XORD_CALLBACK) R->local = 1;
+    if (o->rule[r].kind != CG_ORD_CALLBACK &&
+        cg_ordering_check(o->rule[r].kind, CG_MODE_FACE, &R->row[r], e))
+      return CG_EUSAGE;
+    if (!R->row[r] || R->row[r]->radius >= 1) R->local = 1; /* scores read the neighbours */
+    R->mk[r] = R->row[r] && (R->row[r]->flags & CG_ORD_FAST_MARKOWITZ);
   }
+  R->sc.g = g, R->sc.seed = o->seed, R->sc.line = R;
   R->bytail = (cg_adj *)cg_malloc(g->A, nv * sizeof(cg_adj));
   if (!R->bytail) return cg_seterr(e, CG_ENOMEM, "out of memory");
   memset(R->bytail, 0, nv * sizeof(cg_adj));
@@ -507,7 +507,7 @@ int cg_lin_replay_faces(cg_lin *g, const cg_steps *seq, cg_cost *c, cg_error *e)
   size_t s;
   int rc;
   memset(&o, 0, sizeof o);
-  o.nrules = 1, o.rule[0].kind = CG_XORD_FORWARD, o.lowest_first = 1;
+  o.nrules = 1, o.rule[0].kind = CG_ORD_FORWARD, o.lowest_first = 1;
   if (!c) c = &dummy;
   rc = frun_init(&R, g, &o, e);
   for (s = 0; !rc && s < seq->n; s++) {

@@ -158,21 +158,25 @@ int cg_lin_elim_front(cg_lin *g, uint32_t eid, cg_cost *c, cg_error *e);
 /* Back-eliminates edge (j, k): for every in-edge (i, j), w(i, k) += w(i, j) * w(j, k). */
 int cg_lin_elim_back(cg_lin *g, uint32_t eid, cg_cost *c, cg_error *e);
 
-/* Ordering rules for vertex elimination.  A rule scores candidates (lower is
- * eliminated first); ties go to the next rule of a chain, and finally to the
- * highest vertex id (toward reverse mode, as ANGEL breaks them). */
+/* Ordering rules.  A rule is a row of the registry of orderings
+ * (cg_order.h: name, score functions, what it needs), named by its index;
+ * the built-in rows have these names (the registry places each row at its
+ * name's index; rows added there need no name here).  CG_ORD_CALLBACK is a
+ * score function of the caller instead.  A rule scores candidates (lower is
+ * eliminated first); ties go to the next rule of a chain, and finally to
+ * the highest vertex id (toward reverse mode, as ANGEL breaks them). */
 enum {
   CG_ORD_FORWARD, CG_ORD_REVERSE, CG_ORD_MARKOWITZ, CG_ORD_REL_MARKOWITZ,
-  CG_ORD_MIN_FILL, CG_ORD_LMMD, CG_ORD_MOMR, CG_ORD_RANDOM, CG_ORD_CALLBACK,
-  CG_ORD_COUNT
+  CG_ORD_MIN_FILL, CG_ORD_LMMD, CG_ORD_MOMR, CG_ORD_RANDOM
 };
+#define CG_ORD_CALLBACK (-1)
 
 /* A score callback (a Lua function, through the binding): returns the score
  * of vertex v; nonzero *err stops the run. */
 typedef double (*cg_score_fn)(void *ud, const cg_lin *g, uint32_t v, int *err);
 
 typedef struct cg_rule {
-  int kind;            /* CG_ORD_* */
+  int kind;            /* a row of the registry (CG_ORD_*) or CG_ORD_CALLBACK */
   cg_score_fn fn;      /* for CG_ORD_CALLBACK */
   void *ud;
   int radius;          /* neighbourhood whose scores an elimination changes (callback) */
@@ -183,7 +187,7 @@ typedef struct cg_order {
   cg_rule rule[CG_MAX_RULES];
   int nrules;
   int lowest_first;    /* final tie-break: 1 = lowest id first, 0 = highest (default) */
-  uint64_t seed;       /* for CG_ORD_RANDOM */
+  uint64_t seed;       /* for rules that need one (CG_ORD_RANDOM) */
 } cg_order;
 
 /* Eliminates every intermediate vertex in the order the rules choose.
@@ -224,12 +228,9 @@ int cg_steps_push(cg_alloc *A, cg_steps *s, uint32_t a, uint32_t b, uint32_t c);
 int cg_steps_push_face(cg_alloc *A, cg_steps *s, uint32_t i, uint32_t j, uint32_t k,
                        uint32_t ra, uint32_t rb);
 
-/* Rules for edge and face orderings (lower score first, ties to the next
- * rule, finally toward reverse mode unless lowest_first). */
-enum {
-  CG_XORD_FORWARD, CG_XORD_REVERSE, CG_XORD_MARKOWITZ, CG_XORD_REL_MARKOWITZ,
-  CG_XORD_MIN_FILL, CG_XORD_RANDOM, CG_XORD_CALLBACK, CG_XORD_COUNT
-};
+/* Edge and face orderings take the rules of the same registry (the rows
+ * that serve the mode); lower score first, ties to the next rule, finally
+ * toward reverse mode unless lowest_first. */
 
 /* A score callback for an edge or face candidate: for an edge (i, j) front
  * eliminated, (i, j, CG_NOV, 0); back eliminated, (i, j, CG_NOV, 1); for a
@@ -239,7 +240,7 @@ typedef double (*cg_xscore_fn)(void *ud, uint32_t i, uint32_t j, uint32_t k, int
                                int *err);
 
 typedef struct cg_xrule {
-  int kind;            /* CG_XORD_* */
+  int kind;            /* a row of the registry (CG_ORD_*) or CG_ORD_CALLBACK */
   cg_xscore_fn fn;
   void *ud;
 } cg_xrule;
@@ -249,7 +250,7 @@ typedef struct cg_xorder {
   int nrules;
   int sides;           /* edges: 1 front only, 2 back only, 3 both (0 = 3) */
   int lowest_first;    /* final tie-break toward forward mode */
-  uint64_t seed;       /* CG_XORD_RANDOM */
+  uint64_t seed;       /* for rules that need one (CG_ORD_RANDOM) */
 } cg_xorder;
 
 /* Edge elimination (front and back, Hovland, Norris, Utke & Strout, sec. 1 generalised): until

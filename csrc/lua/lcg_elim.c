@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../elim/cg_lin.h"
+#include "../elim/cg_order.h"
 #include "../elim/cg_mtx.h"
 #include "lcg.h"
 
@@ -288,8 +289,26 @@ static double call_score(void *ud, const cg_lin *g, uint32_t v, int *err) {
   return finish_score(s, 4, v, err);
 }
 
-static const char *const rule_names[] = {"forward", "reverse", "markowitz", "relative-markowitz",
-                                         "min-fill", "lmmd", "momr", "random", NULL};
+/* {==== the registry of orderings ====} */
+
+/* The rule named by the string at idx for mode (a CG_MODE_* bit): the index
+ * of its row in the registry; an unknown name raises, listing the mode's. */
+static int check_rule_name(lua_State *L, int idx, unsigned mode) {
+  size_t len;
+  const char *name = luaL_checklstring(L, idx, &len);
+  int kind = cg_ordering_find(name, len, mode), i, n = 0;
+  luaL_Buffer b;
+  if (kind >= 0) return kind;
+  luaL_buffinit(L, &b);
+  for (i = 0; i < cg_orderings_count(); i++)
+    if (cg_ordering_modes(cg_ordering_at(i)) & mode) {
+      if (n++) luaL_addstring(&b, ", ");
+      luaL_addstring(&b, cg_ordering_at(i)->name);
+    }
+  luaL_pushresult(&b);
+  return luaL_error(L, "unknown ordering '%s' for %s elimination (one of %s)", name,
+                    cg_mode_name(mode), lua_tostring(L, -1));
+}
 
 /* One rule from a string or a function at stack index idx. */
 static void get_rule(lua_State *L, int idx, cg_rule *r, luascore *ls, int lin_idx, int radius) {
@@ -303,20 +322,19 @@ static void get_rule(lua_State *L, int idx, cg_rule *r, luascore *ls, int lin_id
     r->ud = ls;
     r->radius = radius;
   } else {
-    r->kind = luaL_checkoption(L, idx, NULL, rule_names);
+    r->kind = check_rule_name(L, idx, CG_MODE_VERTEX);
   }
 }
 
-/* The name of an ordering for messages: its rules' names, "lua" for a
- * score function, joined by commas. */
-static void order_label(char *buf, size_t size, const int *kinds, int n,
-                        const char *const *names, int callback) {
+/* The name of an ordering for messages: its rules' names from the
+ * registry, "lua" for a score function, joined by commas. */
+static void order_label(char *buf, size_t size, const int *kinds, int n) {
   int i;
   size_t len = 0;
   buf[0] = '\0';
   for (i = 0; i < n && len < size; i++) {
-    int w = snprintf(buf + len, size - len, "%s%s", i ? "," : "",
-                     kinds[i] == callback ? "lua" : names[kinds[i]]);
+    const cg_ordering *row = cg_ordering_at(kinds[i]);
+    int w = snprintf(buf + len, size - len, "%s%s", i ? "," : "", row ? row->name : "lua");
     if (w < 0) break;
     len += (size_t)w;
   }
@@ -327,7 +345,7 @@ static int fail_rules(lua_State *L, const cg_error *e, const cg_order *o) {
   int kinds[CG_MAX_RULES], i;
   char name[128];
   for (i = 0; i < o->nrules; i++) kinds[i] = o->rule[i].kind;
-  order_label(name, sizeof name, kinds, o->nrules, rule_names, CG_ORD_CALLBACK);
+  order_label(name, sizeof name, kinds, o->nrules);
   return lcg_fail_order(L, e, name);
 }
 
@@ -542,34 +560,33 @@ static double call_xscore(void *ud, uint32_t i, uint32_t j, uint32_t k, int back
   return finish_score(s, 4, CG_NOV, err);
 }
 
-static const char *const xrule_names[] = {"forward", "reverse", "markowitz", "relative-markowitz",
-                                          "min-fill", "random", NULL};
-
-static void get_xrule(lua_State *L, int idx, cg_xrule *r, luascore *ls) {
+/* One edge or face rule (mode CG_MODE_EDGE or CG_MODE_FACE) from a string
+ * or a function at stack index idx. */
+static void get_xrule(lua_State *L, int idx, cg_xrule *r, luascore *ls, unsigned mode) {
   if (lua_isfunction(L, idx)) {
     ls->L = L;
     ls->fn_idx = lua_absindex(L, idx);
     ls->lin_idx = 1;
     ls->msg[0] = '\0';
-    r->kind = CG_XORD_CALLBACK;
+    r->kind = CG_ORD_CALLBACK;
     r->fn = call_xscore;
     r->ud = ls;
   } else {
-    r->kind = luaL_checkoption(L, idx, NULL, xrule_names);
+    r->kind = check_rule_name(L, idx, mode);
   }
 }
 
 /* Reads spec at index 2 (a name, a function, or a table of them with
  * sides = "front"|"back"|"both", lowest_first, seed); the rules' values stay
  * on the stack while the run goes. */
-static void get_xorder(lua_State *L, cg_xorder *o, luascore *ls) {
+static void get_xorder(lua_State *L, cg_xorder *o, luascore *ls, unsigned mode) {
   static const char *const sides[] = {"front", "back", "both", NULL};
   int i, n;
   memset(o, 0, sizeof *o);
   memset(ls, 0, sizeof(luascore) * CG_MAX_RULES);
   o->sides = 3;
   if (!lua_istable(L, 2)) {
-    get_xrule(L, 2, &o->rule[0], &ls[0]);
+    get_xrule(L, 2, &o->rule[0], &ls[0], mode);
     o->nrules = 1;
     return;
   }
@@ -584,7 +601,7 @@ static void get_xorder(lua_State *L, cg_xorder *o, luascore *ls) {
   lua_pop(L, 1);
   for (i = 0; i < n; i++) {
     lua_geti(L, 2, (lua_Integer)i + 1);
-    get_xrule(L, -1, &o->rule[i], &ls[i]);
+    get_xrule(L, -1, &o->rule[i], &ls[i], mode);
   }
   o->nrules = n;
 }
@@ -595,10 +612,10 @@ static int xfail(lua_State *L, const cg_xorder *o, const luascore *ls, cg_error 
   int kinds[CG_MAX_RULES], i;
   char name[128];
   for (i = 0; i < o->nrules; i++)
-    if (o->rule[i].kind == CG_XORD_CALLBACK && ls[i].msg[0])
+    if (o->rule[i].kind == CG_ORD_CALLBACK && ls[i].msg[0])
       return luaL_error(L, "ordering: %s", ls[i].msg);
   for (i = 0; i < o->nrules; i++) kinds[i] = o->rule[i].kind;
-  order_label(name, sizeof name, kinds, o->nrules, xrule_names, CG_XORD_CALLBACK);
+  order_label(name, sizeof name, kinds, o->nrules);
   return lcg_fail_order(L, e, name);
 }
 
@@ -656,7 +673,7 @@ static int eliminate_x(lua_State *L, int faces) {
   cg_error e;
   stepbox *b;
   int rc;
-  get_xorder(L, &o, ls);
+  get_xorder(L, &o, ls, faces ? CG_MODE_FACE : CG_MODE_EDGE);
   b = new_stepbox(L, &u->A);
   memset(&c, 0, sizeof c);
   u->busy = 1; /* score callbacks run inside (they catch their errors) */
@@ -708,6 +725,37 @@ static int lin_replay_faces(lua_State *L) {
   return 1;
 }
 
+/* Pushes registry row o as {name=, modes={"vertex", ...}, about=, radius=,
+ * needs={seed=true, reach=true}}. */
+static void push_ordering(lua_State *L, const cg_ordering *o) {
+  unsigned modes = cg_ordering_modes(o), m;
+  int n = 0;
+  lua_createtable(L, 0, 5);
+  lua_pushstring(L, o->name), lua_setfield(L, -2, "name");
+  lua_pushstring(L, o->about), lua_setfield(L, -2, "about");
+  lua_pushinteger(L, o->radius), lua_setfield(L, -2, "radius");
+  lua_createtable(L, 3, 0);
+  for (m = CG_MODE_VERTEX; m <= CG_MODE_FACE; m <<= 1)
+    if (modes & m) lua_pushstring(L, cg_mode_name(m)), lua_rawseti(L, -2, ++n);
+  lua_setfield(L, -2, "modes");
+  lua_createtable(L, 0, 2);
+  if (o->needs & CG_NEED_SEED) lua_pushboolean(L, 1), lua_setfield(L, -2, "seed");
+  if (o->needs & CG_NEED_REACH) lua_pushboolean(L, 1), lua_setfield(L, -2, "reach");
+  lua_setfield(L, -2, "needs");
+}
+
+/* core.orderings() -> the registry's rows in order (push_ordering): the
+ * names lg:eliminate, lg:eliminate_edges and lg:eliminate_faces take. */
+static int l_orderings(lua_State *L) {
+  int i, n = cg_orderings_count();
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++) {
+    push_ordering(L, cg_ordering_at(i));
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 /* core.read_eliad(text [, name]) -> LinGraph | nil, msg */
 static int l_read_eliad(lua_State *L) { return read_with(L, cg_lin_read_eliad); }
 
@@ -739,7 +787,7 @@ static const luaL_Reg lin_meta[] = {{"__gc", lin_free}, {"__close", lin_free},
                                     {NULL, NULL}};
 
 static const luaL_Reg lin_funcs[] = {{"linearize", l_linearize}, {"read_cg", l_read_cg},
-                                     {"read_eliad", l_read_eliad},
+                                     {"read_eliad", l_read_eliad}, {"orderings", l_orderings},
                                      {NULL, NULL}};
 
 void lcg_open_elim(lua_State *L) {

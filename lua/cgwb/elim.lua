@@ -2,10 +2,10 @@
 -- name or as Lua code, and the drivers the command line uses.
 --
 -- An ordering ("spec") is one of:
---   * a built-in name: forward, reverse, markowitz, relative-markowitz,
---     min-fill, lmmd, momr, random, exact, anneal, best; a comma-separated
---     chain ("markowitz,forward") breaks ties by the later rules, and the
---     last resort is the highest vertex id (toward reverse mode, as ANGEL);
+--   * a built-in name (M.orderings: the core's registry of rules, then the
+--     drivers anneal, exact, best); a comma-separated chain
+--     ("markowitz,forward") breaks ties by the later rules, and the last
+--     resort is the highest vertex id (toward reverse mode, as ANGEL);
 --   * a Lua function score(v, lg) -> number (lower is eliminated first),
 --     kept in the core's priority queue and re-asked only for the vertices
 --     whose neighbourhood an elimination changed;
@@ -18,35 +18,40 @@ local core = require "cgwb.core"
 
 local M = {}
 
+local mode_letter = { vertex = "V", edge = "E", face = "F" }
+
 --- The registry of built-in orderings, the one list the command line, its
 -- help and `cgwb.orderings` read: name, the modes that have it (V vertex, E
 -- edge, F face), whether a Lua driver runs it (else the core's rule of that
--- name), and what it eliminates first.
-M.orderings = {
-  { name = "forward", modes = "VEF", about = "the lowest vertex id (forward mode)" },
-  { name = "reverse", modes = "VEF", about = "the highest vertex id (reverse mode)" },
-  { name = "markowitz", modes = "VEF", about = "the lowest Markowitz degree (in-degree x out-degree)" },
-  { name = "relative-markowitz", modes = "VE",
-    about = "the lowest Markowitz degree less (independents reaching v) x (dependents v reaches)" },
-  { name = "min-fill", modes = "VEF", about = "the fewest new edges" },
-  { name = "lmmd", modes = "V", about = "Markowitz degree plus how much it enlarges the neighbours' (ANGEL)" },
-  { name = "momr", modes = "V", about = "the largest reduction of the total Markowitz degree (ANGEL)" },
-  { name = "random", modes = "VEF", about = "a fixed pseudo-random key per candidate (--seed)" },
+-- name), and what it eliminates first.  The core's rules come from its
+-- registry (core.orderings(), csrc/elim/cg_order.c), in its order; the Lua
+-- drivers follow.
+M.orderings = {}
+for _, o in ipairs(core.orderings()) do
+  local letters = {}
+  for _, mode in ipairs(o.modes) do letters[#letters + 1] = mode_letter[mode] end
+  M.orderings[#M.orderings + 1] = { name = o.name, modes = table.concat(letters), about = o.about,
+                                    needs = o.needs }
+end
+for _, o in ipairs {
   { name = "anneal", modes = "V", driver = true,
     about = "simulated annealing from the Markowitz order (--seed, --budget evaluations)" },
   { name = "exact", modes = "V", driver = true,
     about = "the proven optimum, per component of at most 20 intermediates" },
   { name = "best", modes = "VEF", driver = true, about = "the cheapest of the rules above for the mode" },
-}
-local mode_letter = { vertex = "V", edge = "E", face = "F" }
+} do M.orderings[#M.orderings + 1] = o end
 
 --- The names of the built-in orderings of a mode ("vertex" by default), in
--- registry order; with core_only, only the core's rules (no drivers).
-function M.ordering_names(mode, core_only)
+-- registry order; with core_only, only the core's rules (no drivers); with
+-- fixed, only rules that need no seed (the deterministic ones best tries).
+function M.ordering_names(mode, core_only, fixed)
   local letter, names = mode_letter[mode or "vertex"], {}
   if not letter then error(("unknown mode '%s'"):format(tostring(mode)), 2) end
   for _, o in ipairs(M.orderings) do
-    if o.modes:find(letter, 1, true) and not (core_only and o.driver) then names[#names + 1] = o.name end
+    if o.modes:find(letter, 1, true) and not (core_only and o.driver)
+        and not (fixed and (o.driver or o.needs.seed)) then
+      names[#names + 1] = o.name
+    end
   end
   return names
 end
@@ -146,7 +151,10 @@ end
 function M.best(lg, opts)
   opts = opts or {}
   local best, best_order, best_name
-  local names = { "reverse", "forward", "markowitz", "relative-markowitz", "min-fill", "lmmd", "momr" }
+  local names = { "reverse" } -- first: ties go toward reverse mode, as the core's final tie-break
+  for _, name in ipairs(M.ordering_names("vertex", true, true)) do
+    if name ~= "reverse" then names[#names + 1] = name end
+  end
   local last_err
   for _, name in ipairs(names) do
     local c <close> = lg:copy()
@@ -208,6 +216,7 @@ function M.eliminate(lg, spec, opts)
   end
   local cs, err = M.core_spec(spec)
   if not cs then return nil, err end
+  if type(spec) == "string" then cs.seed = opts.seed end -- for the rows that need one (random)
   local cost, order = lg:eliminate(cs)
   if not cost then return nil, order end
   return cost, order, type(spec) == "string" and spec or (type(spec) == "table" and spec.name) or "lua"
@@ -296,8 +305,10 @@ end
 -- The cheapest of the built-in rules of a mode: order, cost, name.
 local function x_best(lg, names, run, opts)
   local best, best_steps, best_name, last_err
+  local fixed = {}
+  for _, o in ipairs(M.orderings) do fixed[o.name] = not o.driver and not o.needs.seed end
   for _, name in ipairs(names) do
-    if name ~= "random" then
+    if fixed[name] then
       local c <close> = lg:copy()
       local ok, cost, steps = pcall(run, c, M.x_spec(name, names, opts))
       if not ok and not over_limit(cost) then error(cost, 0) end

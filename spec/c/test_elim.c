@@ -282,7 +282,7 @@ static void test_edges_faces(void) {
       cg_lin *a = cg_lin_copy(g, &e);
       int rc;
       memset(&o, 0, sizeof o);
-      o.nrules = 1, o.rule[0].kind = CG_XORD_MARKOWITZ, o.sides = sides == 4 ? 3 : sides;
+      o.nrules = 1, o.rule[0].kind = CG_ORD_MARKOWITZ, o.sides = sides == 4 ? 3 : sides;
       rc = sides == 4 ? cg_lin_eliminate_faces(a, &o, NULL, NULL, &e)
                       : cg_lin_eliminate_edges(a, &o, NULL, NULL, &e);
       CHECK(rc == CG_OK && cg_lin_check(a, &e) == CG_OK);
@@ -319,7 +319,7 @@ static void test_refused(int edges) {
     if (edges) {
       cg_xorder o;
       memset(&o, 0, sizeof o);
-      o.nrules = 1, o.rule[0].kind = CG_XORD_MARKOWITZ, o.sides = 3;
+      o.nrules = 1, o.rule[0].kind = CG_ORD_MARKOWITZ, o.sides = 3;
       rc = cg_lin_eliminate_edges(a, &o, NULL, NULL, &e);
     } else {
       cg_order o;

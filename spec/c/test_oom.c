@@ -212,7 +212,7 @@ static int stage_run(int stage, cg_lin *lg, const char *const *text, cg_error *e
   cg_jac J;
   int rc;
   memset(&o, 0, sizeof o);
-  o.nrules = 1, o.rule[0].kind = CG_XORD_MARKOWITZ;
+  o.nrules = 1, o.rule[0].kind = CG_ORD_MARKOWITZ;
   if (stage >= 2) {
     x = stage == 2   ? cg_lin_copy(lg, e)
         : stage == 3 ? cg_lin_read_cg(lg->A, "oom.cg", text[0], strlen(text[0]), e)
@@ -360,7 +360,7 @@ static void test_fill_stop(void) {
   CHECK(g->nedges == edges && g->kind[hub] == CG_V_INTER && cg_lin_check(g, &e) == CG_OK);
   b.hit = 0;
   memset(&xo, 0, sizeof xo);
-  xo.nrules = 1, xo.rule[0].kind = CG_XORD_FORWARD;
+  xo.nrules = 1, xo.rule[0].kind = CG_ORD_FORWARD;
   CHECK(cg_lin_eliminate_edges(g, &xo, NULL, NULL, &e) == CG_ENOMEM && b.hit);
   CHECK(cg_lin_check(g, &e) == CG_OK); /* partly eliminated: an allocation of the run or the
                                           * fill check may stop it first, either sets hit */
@@ -405,7 +405,7 @@ static void test_face_read_off(void) {
   CHECK(g0 && cg_lin_jac_forward(g0, &ref, &e) == CG_OK);
   cg_lin_free(g0);
   memset(&o, 0, sizeof o);
-  o.nrules = 1, o.rule[0].kind = CG_XORD_FORWARD;
+  o.nrules = 1, o.rule[0].kind = CG_ORD_FORWARD;
   for (k = 1; k < 10000; k++) {
     counting c = {0, 0, 0};
     cg_alloc A = {counting_alloc, &c};
