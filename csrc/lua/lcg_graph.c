@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../graph/cg_graph.h"
+#include "../graph/cg_gtape.h"
 #include "lcg.h"
 
 #define LCG_GRAPH "cgwb.Graph"
