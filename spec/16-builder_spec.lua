@@ -296,7 +296,7 @@ describe("graph builder: origins, errors and values", function()
     local g = assert(b:finish())
     assert.are.equal("k.c:3:7", g:origin(1))
     assert.are.equal("k.c:4:2", g:origin(2))
-    assert.are.same({ { node = 2, kind = "gt_zero", taped = 0, record = 1, origin = "k.c:4:2" } },
+    assert.are.same({ { node = 2, kind = "gt_zero", taped = 0, origin = "k.c:4:2" } },
                     g:guards())
     assert.matches("node 2: mul  children 1 1  parents %-  value 1  dependent  guarded  at k.c:4:2\n",
                    g:print())

@@ -1315,21 +1315,28 @@ static void b_finish(builder *B) {
     if (B->live[l] != NONE) set_live_in(B, l, NONE);
 }
 
+/* The guards' origins as the interface was given them. */
+static int keep_guard_origins(builder *B, cg_graph *g) {
+  size_t ng = g->n_guard ? g->n_guard : 1;
+  g->guard_origin = (cg_origin *)cg_malloc(B->A, ng * sizeof *g->guard_origin);
+  if (!g->guard_origin) return b_nomem(B);
+  if (B->nguard) memcpy(g->guard_origin, B->gorg, B->nguard * sizeof *B->gorg);
+  return CG_OK;
+}
+
 /* The nodes' origins, from the runs of births cg_gbuild_origin left, in
- * the surviving nodes' order (compaction's); the guards' as given. */
+ * the surviving nodes' order (compaction's), and the file names. */
 static int keep_origins(builder *B, cg_graph *g) {
-  size_t s, r = 0, n = g->n ? g->n : 1, ng = g->n_guard ? g->n_guard : 1;
+  size_t s, r = 0, n = g->n ? g->n : 1;
   uint32_t id = 0;
   cg_origin none;
   memset(&none, 0, sizeof none);
   g->origin = (cg_origin *)cg_malloc(B->A, n * sizeof *g->origin);
-  g->guard_origin = (cg_origin *)cg_malloc(B->A, ng * sizeof *g->guard_origin);
-  if (!g->origin || !g->guard_origin) return b_nomem(B);
+  if (!g->origin) return b_nomem(B);
   for (s = 0; s < B->seq; s++) {
     while (r < B->nrun && B->run[r].birth <= s) r++; /* run r-1 holds birth s */
     if (B->order[s] != NONE) g->origin[id++] = r ? B->run[r - 1].o : none;
   }
-  if (B->nguard) memcpy(g->guard_origin, B->gorg, B->nguard * sizeof *B->gorg);
   if (B->nfile) { /* the names move to the graph, in an array of their number */
     char **f = (char **)cg_realloc(B->A, B->file, B->capfile * sizeof *f, B->nfile * sizeof *f);
     if (!f) return b_nomem(B);
@@ -1352,6 +1359,7 @@ static cg_graph *b_graph(builder *B) {
     g->A = B->A;
     compact(B, g);
   }
+  if (!B->rc && B->iface) keep_guard_origins(B, g);
   if (!B->rc && B->src) keep_origins(B, g);
   if (B->rc) {
     cg_graph_free(g);

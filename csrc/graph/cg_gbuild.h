@@ -61,10 +61,11 @@ int cg_gbuild_file(cg_gbuild *b, const char *name, uint32_t *id);
 
 /* The origin of what the following verbs make (nodes, guards) until the next
  * call: a tape record or a source position (o->file from cg_gbuild_file;
- * CG_EUSAGE otherwise).  Once a source origin has been given, the built graph
- * keeps every node's and guard's origin (cg_graph.origin, guard_origin);
- * record origins alone are kept only in cg_guard.record, so a tape build pays
- * nothing.  An origin is one statement of the front end: cg_gstats.tape_ops
+ * CG_EUSAGE otherwise).  The built graph keeps every guard's origin
+ * (cg_graph.guard_origin; a record origin also in cg_guard.record), and once
+ * a source origin has been given, every node's (cg_graph.origin: kept as runs
+ * of nodes while building, so a node costs nothing more; the tape driver
+ * keeps none).  An origin is one statement of the front end: cg_gstats.tape_ops
  * counts statements (the first verb after each origin; with no origin ever
  * given, every verb), as death notices when that verb is cg_gbuild_unlink. */
 int cg_gbuild_origin(cg_gbuild *b, const cg_origin *o);

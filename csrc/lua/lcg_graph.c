@@ -376,8 +376,9 @@ static int g_origin(lua_State *L) {
 }
 
 /* g:guards() -> {{node=, kind=, taped=, record=, origin=}...}: node 1-based,
- * kind "gt_zero" ... or "value", record the tape record (1-based) or nil,
- * origin as g:origin. */
+ * kind "gt_zero" ... or "value", record the tape record (1-based; nil for a
+ * guard the builder made under no record origin), origin as g:origin (only
+ * for a graph made through the builder). */
 static int g_guards(lua_State *L) {
   lgraph *u = checkgraph(L, 1);
   const cg_graph *g = u->g;
@@ -392,8 +393,10 @@ static int g_guards(lua_State *L) {
     lua_setfield(L, -2, "kind");
     lua_pushnumber(L, gd->taped);
     lua_setfield(L, -2, "taped");
-    lua_pushinteger(L, (lua_Integer)gd->record + 1);
-    lua_setfield(L, -2, "record");
+    if (!g->guard_origin || g->guard_origin[k].kind == CG_ORIGIN_RECORD) { /* a tape's, or given */
+      lua_pushinteger(L, (lua_Integer)gd->record + 1);
+      lua_setfield(L, -2, "record");
+    }
     if (g->guard_origin) {
       push_origin(L, g, &g->guard_origin[k]);
       lua_setfield(L, -2, "origin");
