@@ -178,7 +178,7 @@ static void b_where(const builder *B, char *buf, size_t size) {
 
 /* Fails the build (the first failure sticks). */
 static int b_fail(builder *B, int code, const char *fmt, ...) {
-  char what[300], where[512];
+  char what[300], where[600];
   va_list ap;
   if (B->rc) return B->rc;
   va_start(ap, fmt);
@@ -567,7 +567,7 @@ static uint32_t get(builder *B, uint64_t loc) {
   if ((v = B->live[loc]) < PENDING) return v;
   if (v != NONE) return materialize(B, loc, v);
   {
-    char where[512];
+    char where[600];
     b_where(B, where, sizeof where);
     b_warn(B, "%s: read of uninitialized location %llu (taken as 0)", where,
            (unsigned long long)loc);
@@ -1449,7 +1449,7 @@ cg_graph *cg_gbuild_finish(cg_gbuild *B) {
 
 /* A bad argument: the message says where, the builder is left as it was. */
 static int b_usage(builder *B, const char *fmt, ...) {
-  char what[300], where[512];
+  char what[300], where[600];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
