@@ -75,6 +75,7 @@ local MODULES = {
 -- A new type must be added here and documented.
 local METHOD_VAR = {
   ["cgwb.Tape"] = "t", ["cgwb.Graph"] = "g", ["cgwb.Schedule"] = "s", ["cgwb.LinGraph"] = "lg",
+  ["cgwb.GraphBuilder"] = "b",
 }
 
 -- Metamethods every type has, documented once for the whole page, and the
@@ -364,8 +365,8 @@ describe("doc/api.md covers the public API", function()
     assert(#missing == 0, report(missing))
   end)
 
-  it("finds the four userdata types, so the walk is not empty", function()
-    assert.same({ "cgwb.Graph", "cgwb.LinGraph", "cgwb.Schedule", "cgwb.Tape" },
+  it("finds the five userdata types, so the walk is not empty", function()
+    assert.same({ "cgwb.Graph", "cgwb.GraphBuilder", "cgwb.LinGraph", "cgwb.Schedule", "cgwb.Tape" },
                 userdata_types(debug.getregistry()))
   end)
 

@@ -1,8 +1,15 @@
 /*
- * cg_build.c: building the computational graph from a tape in one pass
- * (Bischof & Hu 1991, secs. 2.1-2.4).
+ * cg_build.c: the graph-building interface (cg_gbuild.h) and its tape driver
+ * (cg_gtape.h): building the computational graph in one pass (Bischof & Hu
+ * 1991, secs. 2.1-2.4).
  *
- * The live node table maps each tape location to the node holding its
+ * One engine serves both: the public verbs (section "the interface") call
+ * the same functions the tape loop (build_all) inlines, so a record-by-record
+ * driver of the interface builds the graph the tape loop does; the loop only
+ * skips the verbs' argument checks and dispatches on a table of normalized
+ * opcodes (speed work kept to this one function).
+ *
+ * The live node table maps each location to the node holding its
  * current value.  A record creates a node from the nodes of its inputs and
  * installs it at its output location; the node that was there loses a live
  * reference.  A node with no live reference left is complete (it can gain no
@@ -34,7 +41,8 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "cg_graph.h"
+#include "cg_gbuild.h"
+#include "cg_gtape.h"
 
 #define NONE UINT32_MAX
 /* A live entry PENDING + b (b < PENDING - 1) is a constant of birth b whose
@@ -98,9 +106,28 @@ typedef struct bnorm {
   double c;       /* the constant when it is fixed (kinds without V or N) */
 } bnorm;
 
-typedef struct builder {
+/* An origin given to the interface and the first birth it applies to: the
+ * nodes' origins are runs of births, so making a node costs nothing more. */
+typedef struct orun {
+  uint64_t birth;
+  cg_origin o;
+} orun;
+
+typedef struct cg_gbuild builder;
+struct cg_gbuild {
   cg_alloc *A;
-  const cg_tape *t;
+  const cg_tape *t;  /* the tape driver's tape; NULL through the interface */
+  char name[512];    /* for messages (as long as a message: cg_error) */
+  cg_origin org;     /* the current origin (interface) */
+  int iface;         /* built through the interface: statements counted, guard origins kept */
+  int in_stmt;       /* a verb was counted since the origin was set */
+  int src;           /* a source origin was given: nodes' and guards' origins are kept */
+  orun *run;
+  size_t nrun, caprun;
+  cg_origin *gorg;   /* guard origins (interface), one per guard */
+  size_t capgorg;
+  char **file;
+  size_t nfile, capfile;
   cg_gopts o;
   cg_error *e;
   int rc;
@@ -132,20 +159,33 @@ typedef struct builder {
   size_t nwarn, capwarn;
   unsigned warnings;
   cg_gstats st;
-} builder;
+};
 
 /* {==== errors and warnings ====} */
 
+/* Where the builder is, for a message: "FILE:LINE:COL" under a source
+ * origin, "NAME: record N" under a record (always, for a tape), else "NAME". */
+static void b_where(const builder *B, char *buf, size_t size) {
+  const cg_origin *o = &B->org;
+  if (o->kind == CG_ORIGIN_SOURCE)
+    snprintf(buf, size, "%.200s:%lu:%lu", B->file[o->file], (unsigned long)o->line,
+             (unsigned long)o->col);
+  else if (B->t || o->kind == CG_ORIGIN_RECORD)
+    snprintf(buf, size, "%s: record %llu", B->name, (unsigned long long)B->rec);
+  else
+    snprintf(buf, size, "%s", B->name);
+}
+
+/* Fails the build (the first failure sticks). */
 static int b_fail(builder *B, int code, const char *fmt, ...) {
-  char what[300];
+  char what[300], where[600];
   va_list ap;
   if (B->rc) return B->rc;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  B->rc = cg_seterr(B->e, code, "%s: record %llu: %s",
-                    B->t->source[0] ? cg_basename(B->t->source) : "tape",
-                    (unsigned long long)B->rec, what);
+  b_where(B, where, sizeof where);
+  B->rc = cg_seterr(B->e, code, "%s: %s", where, what);
   return B->rc;
 }
 
@@ -526,9 +566,12 @@ static uint32_t get(builder *B, uint64_t loc) {
                                      (unsigned long long)loc), NONE;
   if ((v = B->live[loc]) < PENDING) return v;
   if (v != NONE) return materialize(B, loc, v);
-  b_warn(B, "%s: record %llu: read of uninitialized location %llu (taken as 0)",
-         B->t->source[0] ? cg_basename(B->t->source) : "tape", (unsigned long long)B->rec,
-         (unsigned long long)loc);
+  {
+    char where[600];
+    b_where(B, where, sizeof where);
+    b_warn(B, "%s: read of uninitialized location %llu (taken as 0)", where,
+           (unsigned long long)loc);
+  }
   v = new_node(B, CG_G_CONST, 0.0, NULL, 0);
   if (v == NONE) return NONE;
   B->nd[v].fl |= CG_NF_BOGUS;
@@ -589,6 +632,11 @@ static int add_guard(builder *B, uint32_t v, unsigned kind, double taped) {
   if (!B->o.guards) return CG_OK;
   if (cg_reserve(B->A, (void **)&B->guard, &B->capguard, B->nguard + 1, sizeof *B->guard))
     return b_nomem(B);
+  if (B->iface) { /* the interface keeps each guard's origin */
+    if (cg_reserve(B->A, (void **)&B->gorg, &B->capgorg, B->nguard + 1, sizeof *B->gorg))
+      return b_nomem(B);
+    B->gorg[B->nguard] = B->org;
+  }
   B->guard[B->nguard].node = v;
   B->guard[B->nguard].kind = (uint8_t)kind;
   B->guard[B->nguard].taped = taped;
@@ -816,14 +864,14 @@ static int rec_ref(builder *B, const cg_rec *r) {
 
 /* A new independent at location l (in the store: a loaded tape's operand, or
  * an index index_of checked); inlined into the build loop. */
-HOT_INLINE int rec_indep(builder *B, uint64_t l) {
+HOT_INLINE int rec_indep(builder *B, uint64_t l, double x) {
   uint32_t v;
   if (B->nind == B->capind && /* b_init sized it from the tape's count */
       cg_reserve(B->A, (void **)&B->ind, &B->capind, B->nind + 1, sizeof *B->ind))
     return b_nomem(B);
   v = new_node_inl(B, CG_G_INDEP, (double)B->nind, NONE, NONE, NONE, 0);
   if (v == NONE) return B->rc;
-  if (B->has_val) B->nd[v].val = B->x[B->nind];
+  if (B->has_val) B->nd[v].val = x;
   B->ind[B->nind++] = v;
   return set_live_in(B, l, v);
 }
@@ -840,20 +888,29 @@ static int rec_dep(builder *B, uint64_t l) {
   return CG_OK;
 }
 
+/* The value of the tape's next independent (any, without values). */
+HOT_INLINE double indep_x(const builder *B) { return B->has_val ? B->x[B->nind] : 0.0; }
+
+/* Locations lo..hi die: their entries are unlinked (a death notice). */
+static int unlink_range(builder *B, uint64_t lo, uint64_t hi) {
+  uint64_t i;
+  for (i = lo; i <= hi && i < B->nlive && !B->rc; i++)
+    if (B->live[i] != NONE) set_live_in(B, i, NONE);
+  return B->rc;
+}
+
 /* Records that are not plain arithmetic. */
 static int rec_other(builder *B, const cg_rec *r) {
   const uint32_t *L = r->loc;
-  uint64_t i, k;
+  uint64_t k;
   switch (r->op) {
     case CG_OP_death_not: /* Bischof & Hu: these locations' values gain no parents */
       B->st.death_notices++;
       if (!B->o.death_unlink) return CG_OK;
-      for (i = L[0]; i <= L[1] && i < B->nlive && !B->rc; i++)
-        if (B->live[i] != NONE) set_live_in(B, i, NONE);
-      return B->rc;
-    case CG_OP_assign_ind: return rec_indep(B, L[0]);
+      return unlink_range(B, L[0], L[1]);
+    case CG_OP_assign_ind: return rec_indep(B, L[0], indep_x(B));
     case CG_OP_ref_assign_ind:
-      return index_of(B, L[0], &k) ? B->rc : rec_indep(B, k);
+      return index_of(B, L[0], &k) ? B->rc : rec_indep(B, k, indep_x(B));
     case CG_OP_assign_dep: return rec_dep(B, L[0]);
     case CG_OP_sin_op: case CG_OP_cos_op: return rec_sincos(B, r);
     case CG_OP_eq_plus_prod: case CG_OP_eq_min_prod: return rec_prod(B, r);
@@ -978,7 +1035,7 @@ static void build_all(builder *B) {
         break;
       case NK_INDEP:
         B->rec = i;
-        if (rec_indep(B, L[0])) return;
+        if (rec_indep(B, L[0], indep_x(B))) return;
         break;
       case NK_DEP:
         B->rec = i;
@@ -1007,6 +1064,12 @@ static void build_all(builder *B) {
 
 /* {==== compaction ====} */
 
+/* Frees n file names (each allocated with its terminating zero). */
+static void free_files(cg_alloc *A, char **file, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) cg_free(A, file[i], strlen(file[i]) + 1);
+}
+
 static void b_free(builder *B) {
   cg_alloc *A = B->A;
   cg_free(A, B->nd, B->cap * sizeof(bnode));
@@ -1017,6 +1080,10 @@ static void b_free(builder *B) {
   cg_free(A, B->stack, B->capstack * 4);
   cg_free(A, B->guard, B->capguard * sizeof *B->guard);
   cg_free(A, B->warn, B->capwarn);
+  cg_free(A, B->run, B->caprun * sizeof *B->run);
+  cg_free(A, B->gorg, B->capgorg * sizeof *B->gorg);
+  free_files(A, B->file, B->nfile);
+  cg_free(A, B->file, B->capfile * sizeof *B->file);
 }
 
 void cg_graph_free(cg_graph *g) {
@@ -1037,6 +1104,11 @@ void cg_graph_free(cg_graph *g) {
   cg_free(A, g->dep, (g->n_dep ? g->n_dep : 1) * 4);
   cg_free(A, g->guard, (g->n_guard ? g->n_guard : 1) * sizeof *g->guard);
   cg_free(A, g->warnings, g->warnings_len + 1);
+  if (g->origin) cg_free(A, g->origin, (n ? n : 1) * sizeof *g->origin);
+  if (g->guard_origin)
+    cg_free(A, g->guard_origin, (g->n_guard ? g->n_guard : 1) * sizeof *g->guard_origin);
+  if (g->file) free_files(A, g->file, g->n_file);
+  cg_free(A, g->file, g->n_file * sizeof *g->file);
   cg_free(A, g, sizeof *g);
 }
 
@@ -1188,39 +1260,51 @@ static int check_limit(const cg_tape *t, uint64_t limit, cg_error *e) {
                    (double)need / 1048576.0, (double)limit / 1048576.0);
 }
 
-static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
-                  const cg_gopts *o, cg_error *e) {
+/* The engine's state for a build with these switches: the live table for
+ * nlive locations, the pools sized for about `ops` nodes, the independents'
+ * and dependents' arrays for the counts expected (0: grown as needed). */
+static int b_setup(builder *B, cg_alloc *A, const cg_gopts *o, int has_val, uint64_t ops,
+                   uint64_t nlive, uint64_t nind, uint64_t ndep, cg_error *e) {
   uint64_t i;
-  int rc;
-  memset(B, 0, sizeof *B);
   B->A = A;
-  B->t = t;
   B->e = e;
   if (o) B->o = *o;
   else cg_gopts_default(&B->o);
-  norm_init(B);
   B->par0 = B->o.recover_hoists ? 0 : NONE;
   B->parmask = B->o.recover_hoists ? NONE : 0;
   B->free_node = NONE;
-  B->x = x ? x : (t->has_x0 ? t->x0 : NULL);
-  B->has_val = B->x != NULL;
-  B->nlive = t->nstore;
-  if ((rc = check_limit(t, B->o.mem_limit, e)) != CG_OK) return rc;
-  /* first allocation sized from the tape (nodes <= records, roughly), so the
-   * arrays are rarely copied while growing */
-  B->cap_hint = t->nops < 1024 ? 1024 : t->nops > ((size_t)1 << 30) ? ((size_t)1 << 30) : t->nops;
+  B->has_val = has_val;
+  B->nlive = nlive;
+  /* first allocation sized from the expected count (nodes <= records,
+   * roughly), so the arrays are rarely copied while growing */
+  B->cap_hint = ops < 1024 ? 1024 : ops > ((size_t)1 << 30) ? ((size_t)1 << 30) : (size_t)ops;
   if (B->nlive > ((size_t)1 << 32) - 2)
     return cg_seterr(e, CG_EUSAGE, "store of %llu locations is too large for a graph",
                      (unsigned long long)B->nlive);
   B->live = (uint32_t *)cg_malloc(A, (size_t)(B->nlive ? B->nlive : 1) * 4);
   if (!B->live) return cg_seterr(e, CG_ENOMEM, "out of memory for the live node table");
   for (i = 0; i < B->nlive; i++) B->live[i] = NONE;
-  /* the tape counts its independents and dependents: one allocation each */
-  if ((t->n_indep && t->n_indep < NONE &&
-       cg_reserve(A, (void **)&B->ind, &B->capind, (size_t)t->n_indep, sizeof *B->ind)) ||
-      (t->n_dep && t->n_dep < NONE &&
-       cg_reserve(A, (void **)&B->dep, &B->capdep, (size_t)t->n_dep, sizeof *B->dep)))
+  /* one allocation each for the counts expected */
+  if ((nind && nind < NONE && cg_reserve(A, (void **)&B->ind, &B->capind, (size_t)nind, sizeof *B->ind)) ||
+      (ndep && ndep < NONE && cg_reserve(A, (void **)&B->dep, &B->capdep, (size_t)ndep, sizeof *B->dep)))
     return cg_seterr(e, CG_ENOMEM, "out of memory for the independents and dependents");
+  return CG_OK;
+}
+
+/* The tape driver's state: the engine's, sized from the tape, and the
+ * normalization table of the build loop. */
+static int b_init(builder *B, cg_alloc *A, const cg_tape *t, const double *x,
+                  const cg_gopts *o, cg_error *e) {
+  int rc;
+  memset(B, 0, sizeof *B);
+  B->t = t;
+  B->e = e;
+  snprintf(B->name, sizeof B->name, "%s", t->source[0] ? cg_basename(t->source) : "tape");
+  B->x = x ? x : (t->has_x0 ? t->x0 : NULL);
+  if ((rc = check_limit(t, o ? o->mem_limit : 0, e)) != CG_OK) return rc;
+  if ((rc = b_setup(B, A, o, B->x != NULL, t->nops, t->nstore, t->n_indep, t->n_dep, e)))
+    return rc;
+  norm_init(B);
   return CG_OK;
 }
 
@@ -1229,6 +1313,68 @@ static void b_finish(builder *B) {
   uint64_t l;
   for (l = 0; l < B->nlive && !B->rc; l++)
     if (B->live[l] != NONE) set_live_in(B, l, NONE);
+}
+
+/* The guards' origins as the interface was given them. */
+static int keep_guard_origins(builder *B, cg_graph *g) {
+  size_t ng = g->n_guard ? g->n_guard : 1;
+  g->guard_origin = (cg_origin *)cg_malloc(B->A, ng * sizeof *g->guard_origin);
+  if (!g->guard_origin) return b_nomem(B);
+  if (B->nguard) memcpy(g->guard_origin, B->gorg, B->nguard * sizeof *B->gorg);
+  return CG_OK;
+}
+
+/* The nodes' origins, from the runs of births cg_gbuild_origin left, in
+ * the surviving nodes' order (compaction's), and the file names. */
+static int keep_origins(builder *B, cg_graph *g) {
+  size_t s, r = 0, n = g->n ? g->n : 1;
+  uint32_t id = 0;
+  cg_origin none;
+  memset(&none, 0, sizeof none);
+  g->origin = (cg_origin *)cg_malloc(B->A, n * sizeof *g->origin);
+  if (!g->origin) return b_nomem(B);
+  for (s = 0; s < B->seq; s++) {
+    while (r < B->nrun && B->run[r].birth <= s) r++; /* run r-1 holds birth s */
+    if (B->order[s] != NONE) g->origin[id++] = r ? B->run[r - 1].o : none;
+  }
+  if (B->nfile) { /* the names move to the graph, in an array of their number */
+    char **f = (char **)cg_realloc(B->A, B->file, B->capfile * sizeof *f, B->nfile * sizeof *f);
+    if (!f) return b_nomem(B);
+    g->file = f;
+    g->n_file = (uint32_t)B->nfile;
+    B->file = NULL;
+    B->nfile = B->capfile = 0;
+  }
+  return CG_OK;
+}
+
+/* Completes the live nodes and makes the graph: compaction, statistics,
+ * warnings, origins.  NULL on failure (B->rc). */
+static cg_graph *b_graph(builder *B) {
+  cg_graph *g = NULL;
+  if (!B->rc) b_finish(B);
+  if (!B->rc && !(g = (cg_graph *)cg_malloc(B->A, sizeof *g))) b_nomem(B);
+  if (!B->rc) {
+    memset(g, 0, sizeof *g);
+    g->A = B->A;
+    compact(B, g);
+  }
+  if (!B->rc && B->iface) keep_guard_origins(B, g);
+  if (!B->rc && B->src) keep_origins(B, g);
+  if (B->rc) {
+    cg_graph_free(g);
+    return NULL;
+  }
+  B->st.nodes_created = B->st.ops_created = B->seq; /* one node, one operation each */
+  B->st.guards = B->nguard;
+  g->st = B->st;
+  g->has_val = B->has_val;
+  if (B->nwarn) {
+    g->warnings = B->warn;
+    g->warnings_len = B->capwarn - 1;
+    B->warn = NULL;
+  }
+  return g;
 }
 
 cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const cg_gopts *o,
@@ -1241,28 +1387,9 @@ cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const c
     return NULL;
   }
   build_all(&B);
-  if (!B.rc) b_finish(&B);
-  if (!B.rc && !(g = (cg_graph *)cg_malloc(A, sizeof *g))) b_nomem(&B);
-  if (!B.rc) {
-    memset(g, 0, sizeof *g);
-    g->A = A;
-    compact(&B, g);
-  }
-  if (!B.rc) {
-    B.st.nodes_created = B.st.ops_created = B.seq; /* one node, one operation each */
-    B.st.tape_ops = t->nops - B.st.death_notices; /* every record but death notices */
-    B.st.guards = B.nguard;
-    g->st = B.st;
-    g->has_val = B.has_val;
+  if ((g = b_graph(&B)) != NULL) {
+    g->st.tape_ops = t->nops - B.st.death_notices; /* every record but death notices */
     snprintf(g->source, sizeof g->source, "%s", t->source);
-    if (B.nwarn) {
-      g->warnings = B.warn;
-      g->warnings_len = B.capwarn - 1;
-      B.warn = NULL;
-    }
-  } else if (g) {
-    cg_graph_free(g);
-    g = NULL;
   }
   b_free(&B);
   if (g && x && cg_tape_forward(t, x, NULL, &g->branch, e)) { /* a new point: did it leave the tape's branch? */
@@ -1270,4 +1397,196 @@ cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const c
     g = NULL;
   }
   return g;
+}
+
+/* {==== the interface (cg_gbuild.h) ====} */
+
+/* Bytes per expected operation (cg_graph_estimate's), for mem_limit. */
+static uint64_t hint_estimate(const cg_ghints *h) {
+  uint64_t per = sizeof(bnode) + sizeof(bop) + 3 * 4 + 1 + 8 + 3 * (4 + 4) + (1 + 8) + 4;
+  uint64_t n = h->ops < 1024 ? 1024 : h->ops;
+  return n * per + h->locs * 4;
+}
+
+cg_gbuild *cg_gbuild_begin(cg_alloc *A, const cg_gopts *o, int values, const cg_ghints *h,
+                           cg_error *e) {
+  cg_ghints none;
+  builder *B = (builder *)cg_malloc(A, sizeof *B);
+  if (!B) return cg_seterr(e, CG_ENOMEM, "out of memory for a graph builder"), NULL;
+  memset(B, 0, sizeof *B);
+  memset(&none, 0, sizeof none);
+  if (!h) h = &none;
+  B->iface = 1;
+  snprintf(B->name, sizeof B->name, "%s", h->name ? h->name : "graph");
+  if (o && o->mem_limit && hint_estimate(h) > o->mem_limit) {
+    cg_seterr(e, CG_ENOMEM, "%s: building a graph of %llu operations needs about %.1f MiB, "
+              "over the memory limit of %.1f MiB", B->name, (unsigned long long)h->ops,
+              (double)hint_estimate(h) / 1048576.0, (double)o->mem_limit / 1048576.0);
+    cg_free(A, B, sizeof *B);
+    return NULL;
+  }
+  if (b_setup(B, A, o, values != 0, h->ops, h->locs, h->n_indep, h->n_dep, e)) {
+    cg_gbuild_abort(B);
+    return NULL;
+  }
+  return B;
+}
+
+void cg_gbuild_abort(cg_gbuild *B) {
+  if (!B) return;
+  b_free(B);
+  cg_free(B->A, B, sizeof *B);
+}
+
+cg_graph *cg_gbuild_finish(cg_gbuild *B) {
+  cg_graph *g;
+  if (!B) return NULL;
+  g = b_graph(B);
+  if (g) snprintf(g->source, sizeof g->source, "%s", B->name);
+  cg_gbuild_abort(B);
+  return g;
+}
+
+/* A bad argument: the message says where, the builder is left as it was. */
+static int b_usage(builder *B, const char *fmt, ...) {
+  char what[300], where[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  b_where(B, where, sizeof where);
+  return cg_seterr(B->e, CG_EUSAGE, "%s: %s", where, what);
+}
+
+/* Makes loc a location of the live table, growing it (geometrically). */
+static int b_loc(builder *B, uint64_t loc) {
+  size_t cap, i;
+  uint32_t *p;
+  if (loc < B->nlive) return CG_OK;
+  if (loc >= (uint64_t)NONE - 1) return b_usage(B, "location %llu is too large for a graph",
+                                                  (unsigned long long)loc);
+  cap = B->nlive < 32 ? 64 : (size_t)B->nlive * 2;
+  if (cap <= loc) cap = (size_t)loc + 1;
+  if (cap > (size_t)NONE - 1) cap = (size_t)NONE - 1;
+  p = (uint32_t *)cg_realloc(B->A, B->live, (size_t)(B->nlive ? B->nlive : 1) * 4, cap * 4);
+  if (!p) return b_nomem(B);
+  for (i = (size_t)B->nlive; i < cap; i++) p[i] = NONE;
+  B->live = p;
+  B->nlive = cap;
+  return CG_OK;
+}
+
+/* A verb starts: the builder has not failed, loc is a location, and the
+ * statement is counted (its first verb; every verb without origins). */
+static int b_verb(builder *B, uint64_t loc, int unlink) {
+  if (B->rc) return B->rc;
+  if (b_loc(B, loc)) return B->rc ? B->rc : CG_EUSAGE;
+  if (!B->in_stmt) {
+    if (unlink) B->st.death_notices++;
+    else B->st.tape_ops++;
+    B->in_stmt = B->org.kind != CG_ORIGIN_NONE; /* without origins each verb is one */
+  }
+  return CG_OK;
+}
+
+int cg_gbuild_file(cg_gbuild *B, const char *name, uint32_t *id) {
+  size_t i, n = strlen(name) + 1;
+  char *copy;
+  if (B->rc) return B->rc;
+  for (i = 0; i < B->nfile; i++)
+    if (strcmp(B->file[i], name) == 0) return *id = (uint32_t)i, CG_OK;
+  if (B->nfile >= NONE) return b_usage(B, "too many files");
+  if (cg_reserve(B->A, (void **)&B->file, &B->capfile, B->nfile + 1, sizeof *B->file))
+    return b_nomem(B);
+  if (!(copy = (char *)cg_malloc(B->A, n))) return b_nomem(B);
+  memcpy(copy, name, n);
+  B->file[B->nfile] = copy;
+  *id = (uint32_t)B->nfile++;
+  return CG_OK;
+}
+
+int cg_gbuild_origin(cg_gbuild *B, const cg_origin *o) {
+  if (B->rc) return B->rc;
+  if (o->kind > CG_ORIGIN_SOURCE) return b_usage(B, "unknown origin kind %u", (unsigned)o->kind);
+  if (o->kind == CG_ORIGIN_SOURCE && o->file >= B->nfile)
+    return b_usage(B, "origin file %lu was not named (cg_gbuild_file)", (unsigned long)o->file);
+  if (B->nrun && B->run[B->nrun - 1].birth == B->seq) {
+    B->nrun--; /* no node under the previous origin: replaced */
+  } else if (cg_reserve(B->A, (void **)&B->run, &B->caprun, B->nrun + 1, sizeof *B->run)) {
+    return b_nomem(B);
+  }
+  B->run[B->nrun].birth = B->seq;
+  B->run[B->nrun++].o = *o;
+  B->org = *o;
+  B->rec = o->kind == CG_ORIGIN_RECORD ? o->record : 0;
+  B->in_stmt = 0;
+  if (o->kind == CG_ORIGIN_SOURCE) B->src = 1;
+  return CG_OK;
+}
+
+int cg_gbuild_independent(cg_gbuild *B, uint64_t loc, double value) {
+  if (b_verb(B, loc, 0)) return B->rc ? B->rc : CG_EUSAGE;
+  return rec_indep(B, loc, value);
+}
+
+int cg_gbuild_constant(cg_gbuild *B, uint64_t loc, double c) {
+  if (b_verb(B, loc, 0)) return B->rc ? B->rc : CG_EUSAGE;
+  if (B->o.dead_roots) return set_pending(B, loc, c); /* lazy, as the tape loop's */
+  return constant(B, loc, c);
+}
+
+int cg_gbuild_op(cg_gbuild *B, uint64_t out, unsigned g, double c, const uint64_t *in,
+                 unsigned nin) {
+  unsigned i;
+  if (B->rc) return B->rc;
+  if (g >= CG_G_COUNT) return b_usage(B, "%u is not a graph operation", g);
+  if (g == CG_G_INDEP || g == CG_G_CONST)
+    return b_usage(B, "%s is made by its own verb, not as an operation", cg_gop(g)->name);
+  if (nin != cg_gop(g)->arity)
+    return b_usage(B, "%s takes %u inputs, not %u", cg_gop(g)->name,
+                   (unsigned)cg_gop(g)->arity, nin);
+  for (i = 0; i < nin; i++)
+    if (b_loc(B, in[i])) return B->rc ? B->rc : CG_EUSAGE;
+  if (b_verb(B, out, 0)) return B->rc ? B->rc : CG_EUSAGE;
+  if (!cg_gop(g)->has_const) c = 0.0; /* the tape's records carry none */
+  return op_node(B, out, g, c, in, (int)nin);
+}
+
+int cg_gbuild_assign(cg_gbuild *B, uint64_t r, uint64_t a) {
+  if (B->rc) return B->rc;
+  if (b_loc(B, a)) return B->rc ? B->rc : CG_EUSAGE;
+  if (b_verb(B, r, 0)) return B->rc ? B->rc : CG_EUSAGE;
+  return assign(B, r, a);
+}
+
+int cg_gbuild_guard(cg_gbuild *B, uint64_t loc, unsigned kind, double taped) {
+  uint32_t v;
+  if (B->rc) return B->rc;
+  if (!cg_guard_kind_name(kind)) return b_usage(B, "%u is not a guard kind", kind);
+  if (b_verb(B, loc, 0)) return B->rc ? B->rc : CG_EUSAGE;
+  if ((v = get(B, loc)) == NONE) return B->rc;
+  if (kind != CG_GUARD_VALUE) taped = 0.0;
+  else if (B->has_val) taped = B->nd[v].val; /* what index_of keeps */
+  return add_guard(B, v, kind, taped);
+}
+
+int cg_gbuild_value(cg_gbuild *B, uint64_t loc, double *val) {
+  uint32_t v;
+  if (B->rc) return B->rc;
+  if (!B->has_val) return b_usage(B, "the graph is built without values");
+  if (b_loc(B, loc)) return B->rc ? B->rc : CG_EUSAGE;
+  if ((v = get(B, loc)) == NONE) return B->rc;
+  *val = B->nd[v].val;
+  return CG_OK;
+}
+
+int cg_gbuild_dependent(cg_gbuild *B, uint64_t loc) {
+  if (b_verb(B, loc, 0)) return B->rc ? B->rc : CG_EUSAGE;
+  return rec_dep(B, loc);
+}
+
+int cg_gbuild_unlink(cg_gbuild *B, uint64_t lo, uint64_t hi) {
+  if (B->rc) return B->rc;
+  if (b_verb(B, 0, 1)) return B->rc ? B->rc : CG_EUSAGE;
+  return unlink_range(B, lo, hi);
 }

@@ -52,6 +52,13 @@ static void chain_label(const cg_graph *g, uint32_t v, FILE *fp) {
   }
 }
 
+int cg_origin_print(const cg_graph *g, const cg_origin *o, FILE *fp) {
+  if (o->kind == CG_ORIGIN_RECORD) return fprintf(fp, "record %llu", (unsigned long long)o->record);
+  if (o->kind != CG_ORIGIN_SOURCE) return 0;
+  return fprintf(fp, "%s:%lu:%lu", o->file < g->n_file ? g->file[o->file] : "?",
+                 (unsigned long)o->line, (unsigned long)o->col);
+}
+
 /* Runs f with the marks of the nodes to show (all, or the subgraph). */
 static int with_marks(const cg_graph *g, uint32_t root, uint32_t limit, uint8_t **mark) {
   uint32_t *queue;
@@ -112,6 +119,10 @@ int cg_graph_dot(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
     hidden = hidden_kids(g, v, mark);
     fprintf(fp, "  n%u [label=\"%u: ", v + 1, v + 1);
     chain_label(g, v, fp);
+    if (g->origin && g->origin[v].kind != CG_ORIGIN_NONE) { /* only built with origins */
+      fputs("\\n", fp);
+      cg_origin_print(g, &g->origin[v], fp);
+    }
     fputs("\"", fp);
     node_attrs(g, v, hidden > 0, fp);
     fputs("];\n", fp);
@@ -136,6 +147,24 @@ static void put_value(FILE *fp, double v) {
   fputs(b, fp);
 }
 
+/* The guards of the shown nodes, when the graph has origins (a tape's graph
+ * prints as before: its guards are its branch records). */
+static void print_guards(const cg_graph *g, const uint8_t *mark, FILE *fp) {
+  uint32_t k;
+  if (!g->guard_origin) return;
+  for (k = 0; k < g->n_guard; k++) {
+    const cg_guard *gd = &g->guard[k];
+    if (!mark[gd->node]) continue;
+    fprintf(fp, "guard %u: node %u %s", k + 1, gd->node + 1, cg_guard_kind_name(gd->kind));
+    if (gd->kind == CG_GUARD_VALUE) fprintf(fp, " %.17g", gd->taped);
+    if (g->guard_origin[k].kind != CG_ORIGIN_NONE) {
+      fputs(" at ", fp);
+      cg_origin_print(g, &g->guard_origin[k], fp);
+    }
+    fputc('\n', fp);
+  }
+}
+
 int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
   uint8_t *mark;
   uint32_t v, k, hidden;
@@ -155,10 +184,15 @@ int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
     if (g->flags[v] & CG_NF_DEP) fputs("  dependent", fp);
     if (g->flags[v] & CG_NF_GUARD) fputs("  guarded", fp);
     if (g->flags[v] & CG_NF_BOGUS) fputs("  uninitialized", fp);
+    if (g->origin && g->origin[v].kind != CG_ORIGIN_NONE) {
+      fputs("  at ", fp);
+      cg_origin_print(g, &g->origin[v], fp);
+    }
     fputc('\n', fp);
     if ((hidden = hidden_kids(g, v, mark)) > 0)
       fprintf(fp, "  ... (cut) %u %s not shown\n", hidden, hidden == 1 ? "child" : "children");
   }
+  print_guards(g, mark, fp);
   cg_free(g->A, mark, g->n ? g->n : 1);
   return ferror(fp) ? CG_EIO : CG_OK;
 }

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../tape/cg_tape.h" /* the tape opcodes of the table's last column */
 #include "cg_gops.h"
 
 static const cg_gopinfo gop_table[CG_G_COUNT] = {

@@ -2,11 +2,12 @@
 #ifndef CG_GOPS_H
 #define CG_GOPS_H
 
-#include "../tape/cg_tape.h"
+#include "../util/cg_util.h"
 
 /* The canonical graph operations: Bischof & Hu 1991, sec. 2.2 folds the tape's many
  * opcodes into a small set.  Columns: name, arity, uses constant, tape
- * opcode used when the graph is written back as a tape. */
+ * opcode used when the graph is written back as a tape (the name of a
+ * cg_ops.h opcode: only cg_gops.c expands it, so this header needs no tape). */
 #define CG_GOPS(X)                 \
   X(INDEP, indep, 0, 1, assign_ind) \
   X(CONST, const, 0, 1, assign_d)   \

@@ -11,15 +11,22 @@ double cg_graph_node_eval(const cg_graph *g, uint32_t v, const double *kv, uint6
   return r;
 }
 
+const char *cg_guard_kind_name(unsigned kind) {
+  static const char *const cmp[] = {"eq_zero", "neq_zero", "le_zero", "gt_zero", "ge_zero",
+                                    "lt_zero"};
+  if (kind >= CG_GUARD_EQ_ZERO && kind <= CG_GUARD_LT_ZERO) return cmp[kind - CG_GUARD_EQ_ZERO];
+  return kind == CG_GUARD_VALUE ? "value" : NULL;
+}
+
 /* True if a guard still holds for value d (cg_eval.c's comparisons). */
 static int guard_holds(const cg_guard *gd, double d) {
   switch (gd->kind) {
-    case CG_OP_eq_zero: return !(d != 0);
-    case CG_OP_neq_zero: return !(d == 0);
-    case CG_OP_le_zero: return !(d > 0);
-    case CG_OP_gt_zero: return !(d <= 0);
-    case CG_OP_ge_zero: return !(d < 0);
-    case CG_OP_lt_zero: return !(d >= 0);
+    case CG_GUARD_EQ_ZERO: return !(d != 0);
+    case CG_GUARD_NEQ_ZERO: return !(d == 0);
+    case CG_GUARD_LE_ZERO: return !(d > 0);
+    case CG_GUARD_GT_ZERO: return !(d <= 0);
+    case CG_GUARD_GE_ZERO: return !(d < 0);
+    case CG_GUARD_LT_ZERO: return !(d >= 0);
     default: return trunc(fabs(d)) == trunc(fabs(gd->taped)); /* an index */
   }
 }

@@ -18,8 +18,12 @@
  *    dependent (a node may be several dependents);
  *  - val (when has_val) holds every node's value at the build point,
  *    computed with exactly the operations of the tape, in the same order.
+ *  - origin (NULL unless the front end gave source positions, doc/graph.md,
+ *    "Building graphs") holds every node's origin, guard_origin every guard's;
+ *    their CG_ORIGIN_SOURCE files index file[0 .. n_file).
  * All arrays are index arrays (uint32_t), allocated through the graph's
- * allocator.
+ * allocator.  Graphs are built by the graph-building interface (cg_gbuild.h),
+ * of which the tape reader (cg_gtape.h) is one driver.
  */
 #ifndef CG_GRAPH_H
 #define CG_GRAPH_H
@@ -31,15 +35,37 @@
 #define CG_NF_GUARD 0x02 /* read by a guard: kept, never hoisted */
 #define CG_NF_BOGUS 0x04 /* stands for a read of an uninitialized location */
 
-/* A guard: a branch record of the tape (gt_zero ...) or the index of a
- * subscript / reference, checked when the graph is evaluated elsewhere. */
+/* Where a node or a guard comes from: a tape record, or a position in a
+ * source file (the front end's; the file names are kept in the graph). */
+enum { CG_ORIGIN_NONE = 0, CG_ORIGIN_RECORD, CG_ORIGIN_SOURCE };
+typedef struct cg_origin {
+  uint64_t record;       /* CG_ORIGIN_RECORD: the 0-based tape record */
+  uint32_t file;         /* CG_ORIGIN_SOURCE: index into cg_graph.file */
+  uint32_t line, col;    /* CG_ORIGIN_SOURCE: 1-based (0: not known) */
+  uint8_t kind;          /* CG_ORIGIN_* */
+} cg_origin;
+
+/* Guard kinds: that a value compared with zero as it did when the graph was
+ * recorded (eq: == 0, neq: != 0, le: <= 0, gt: > 0, ge: >= 0, lt: < 0), or
+ * CG_GUARD_VALUE: that an index (a subscript's, a reference's) keeps its
+ * integer part.  The comparison codes are those of the tape's branch opcodes
+ * (cg_ops.h: cg_gtape.c checks it at compile time), so a guard written back
+ * as a tape is its branch record and reports name the same opcode. */
+enum {
+  CG_GUARD_EQ_ZERO = 48, CG_GUARD_NEQ_ZERO, CG_GUARD_LE_ZERO, CG_GUARD_GT_ZERO,
+  CG_GUARD_GE_ZERO, CG_GUARD_LT_ZERO,
+  CG_GUARD_VALUE = 255
+};
+/* "eq_zero" ... "lt_zero", "value"; NULL for a code that is not a kind. */
+const char *cg_guard_kind_name(unsigned kind);
+
+/* A guard, checked when the graph is evaluated elsewhere. */
 typedef struct cg_guard {
   uint32_t node;
-  uint8_t kind;     /* a branch opcode of cg_ops.h, or CG_GUARD_VALUE */
+  uint8_t kind;     /* CG_GUARD_* */
   double taped;     /* for CG_GUARD_VALUE: the value at taping */
-  uint64_t record;  /* tape record it comes from */
+  uint64_t record;  /* the tape record it comes from (0 without one) */
 } cg_guard;
-#define CG_GUARD_VALUE 255
 
 /* What building did, for Tables 2-4 of Bischof & Hu 1991. */
 typedef struct cg_gstats {
@@ -84,26 +110,14 @@ typedef struct cg_graph {
                      * from taping there (the tape's own forward sweep); else 0 */
   char *warnings; /* newline-separated, NULL if none */
   size_t warnings_len;
+  cg_origin *origin, *guard_origin; /* n and n_guard entries, or NULL (above) */
+  char **file;                      /* n_file names, each its own allocation */
+  uint32_t n_file;
   char source[4096];
 } cg_graph;
 
-/* Builds the graph of a tape (one pass, Bischof & Hu 1991, sec. 2.1).  x: the point
- * (n_indep values) or NULL for the tape's own x0; without either the graph
- * has no values, and tapes whose structure depends on values (subscripts,
- * references) are refused.  A build whose estimate (cg_graph_estimate)
- * exceeds o->mem_limit is refused at once with CG_ENOMEM and a message giving
- * the estimate.  Built at x, g->branch reports the branch records and
- * conditionals whose outcome at x differs from taping (first: the 0-based
- * record), as cg_tape_forward counts them: the graph is that of the recorded
- * branch, so values and derivatives from it are not f's at x when the count is
- * not 0.  Cost O(records); memory about cg_graph_estimate bytes. */
-cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const cg_gopts *o,
-                         cg_error *e);
+/* Frees the graph and everything it owns (NULL: nothing). */
 void cg_graph_free(cg_graph *g);
-/* Peak bytes building the graph of t takes, estimated from its record and
- * location counts (an upper bound for tapes without vector operations). */
-uint64_t cg_graph_estimate(const cg_tape *t);
-
 /* Evaluates the chain of node v given its children's values. */
 double cg_graph_node_eval(const cg_graph *g, uint32_t v, const double *kv, uint64_t *switches);
 
@@ -123,18 +137,19 @@ typedef struct cg_gmem {
 } cg_gmem;
 void cg_graph_memory(const cg_graph *g, cg_gmem *m);
 
-/* Writes the graph back as a tape (Table 3): one location per live value,
- * reused once its last parent has read it.  counts: records and bytes. */
-cg_tape *cg_graph_to_tape(const cg_graph *g, cg_error *e);
-
 /* DOT of the whole graph (root == UINT32_MAX) or of the subgraph rooted at
  * root: its first `limit` nodes (at least the root) in breadth-first order
  * over children, the frontier counted.  A node with children not shown is
  * dashed, with a note "... (cut) N children not shown". */
 int cg_graph_dot(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp);
+/* Writes origin o of graph g as "file:line:col" or "record N" (nothing for
+ * CG_ORIGIN_NONE); returns what fprintf does. */
+int cg_origin_print(const cg_graph *g, const cg_origin *o, FILE *fp);
+
 /* Text dump of the graph or subgraph (the same nodes as cg_graph_dot, a cut
  * node followed by a line "  ... (cut) N children not shown"; Bischof & Hu
- * 1991, sec. 3.3). */
+ * 1991, sec. 3.3).  With origins, each node line ends "  at ORIGIN" and the
+ * guards follow, one line each: "guard K: node V KIND at ORIGIN". */
 int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp);
 
 #endif

@@ -1,9 +1,16 @@
 /* cg_gtape.c: writing a graph back as a tape (Bischof & Hu 1991, sec. 4.2, Table 3). */
 #include <string.h>
 
-#include "cg_graph.h"
+#include "cg_gtape.h"
 
 #define NONE UINT32_MAX
+
+/* A guard's kind is its branch record's opcode (cg_graph.h): a negative array
+ * size stops the build if the two tables drift apart. */
+typedef char guard_kinds_are_branch_opcodes[
+    ((int)CG_GUARD_EQ_ZERO == (int)CG_OP_eq_zero && (int)CG_GUARD_NEQ_ZERO == (int)CG_OP_neq_zero &&
+     (int)CG_GUARD_LE_ZERO == (int)CG_OP_le_zero && (int)CG_GUARD_GT_ZERO == (int)CG_OP_gt_zero &&
+     (int)CG_GUARD_GE_ZERO == (int)CG_OP_ge_zero && (int)CG_GUARD_LT_ZERO == (int)CG_OP_lt_zero) ? 1 : -1];
 
 /* Locations: a stack of free ones, plus a high-water mark. */
 typedef struct locs {

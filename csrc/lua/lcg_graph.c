@@ -2,10 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../graph/cg_graph.h"
+#include "../graph/cg_gbuild.h"
+#include "../graph/cg_gtape.h"
 #include "lcg.h"
 
 #define LCG_GRAPH "cgwb.Graph"
+#define LCG_GBUILD "cgwb.GraphBuilder"
 
 typedef struct lgraph {
   cg_graph *g;
@@ -353,6 +355,57 @@ static int g_nodes(lua_State *L) {
   return 3;
 }
 
+/* Pushes origin o as "file:line:col" or "record N" (1-based), or nil. */
+static void push_origin(lua_State *L, const cg_graph *g, const cg_origin *o) {
+  if (o->kind == CG_ORIGIN_SOURCE)
+    lua_pushfstring(L, "%s:%d:%d", o->file < g->n_file ? g->file[o->file] : "?", (int)o->line,
+                    (int)o->col);
+  else if (o->kind == CG_ORIGIN_RECORD)
+    lua_pushfstring(L, "record %I", (lua_Integer)o->record + 1);
+  else
+    lua_pushnil(L);
+}
+
+/* g:origin(i) -> "file:line:col" | "record N" | nil (built without origins) */
+static int g_origin(lua_State *L) {
+  lgraph *u = checkgraph(L, 1);
+  uint32_t v = checknode(L, u, 2);
+  if (!u->g->origin) return luaL_pushfail(L), 1;
+  push_origin(L, u->g, &u->g->origin[v]);
+  return 1;
+}
+
+/* g:guards() -> {{node=, kind=, taped=, record=, origin=}...}: node 1-based,
+ * kind "gt_zero" ... or "value", record the tape record (1-based; nil for a
+ * guard the builder made under no record origin), origin as g:origin (only
+ * for a graph made through the builder). */
+static int g_guards(lua_State *L) {
+  lgraph *u = checkgraph(L, 1);
+  const cg_graph *g = u->g;
+  uint32_t k;
+  lua_createtable(L, (int)g->n_guard, 0);
+  for (k = 0; k < g->n_guard; k++) {
+    const cg_guard *gd = &g->guard[k];
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, (lua_Integer)gd->node + 1);
+    lua_setfield(L, -2, "node");
+    lua_pushstring(L, cg_guard_kind_name(gd->kind));
+    lua_setfield(L, -2, "kind");
+    lua_pushnumber(L, gd->taped);
+    lua_setfield(L, -2, "taped");
+    if (!g->guard_origin || g->guard_origin[k].kind == CG_ORIGIN_RECORD) { /* a tape's, or given */
+      lua_pushinteger(L, (lua_Integer)gd->record + 1);
+      lua_setfield(L, -2, "record");
+    }
+    if (g->guard_origin) {
+      push_origin(L, g, &g->guard_origin[k]);
+      lua_setfield(L, -2, "origin");
+    }
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  return 1;
+}
+
 static int g_tostring(lua_State *L) {
   lgraph *u = (lgraph *)luaL_checkudata(L, 1, LCG_GRAPH);
   if (!u->g) lua_pushliteral(L, "cgwb.Graph (freed)");
@@ -368,15 +421,249 @@ static const luaL_Reg graph_methods[] = {
     {"flags", g_flags},   {"height", g_height},             {"depth", g_depth},
     {"eval", g_eval},     {"branch_changes", g_branch_changes},     {"stats", g_stats},               {"warnings", g_warnings},
     {"dot", g_dot},       {"print", g_print},               {"to_tape", g_to_tape},
-    {"nodes", g_nodes},   {"free", g_free},                 {NULL, NULL}};
+    {"nodes", g_nodes},   {"free", g_free},                 {"origin", g_origin},
+    {"guards", g_guards}, {NULL, NULL}};
 
 static const luaL_Reg graph_meta[] = {{"__gc", g_free}, {"__close", g_free},
                                       {"__tostring", g_tostring}, {"__len", g_n},
                                       {NULL, NULL}};
 
-static const luaL_Reg graph_funcs[] = {{"build_graph", l_build_graph}, {NULL, NULL}};
+/* {==== cgwb.GraphBuilder: the graph-building interface (cg_gbuild.h) ====} */
+
+/* The builder and what it points to: its allocator and error live here, so
+ * they outlive it. */
+typedef struct lgbuild {
+  cg_gbuild *b;
+  cg_alloc A;
+  cg_error e;
+} lgbuild;
+
+static int b_free(lua_State *L) {
+  lgbuild *u = (lgbuild *)luaL_checkudata(L, 1, LCG_GBUILD);
+  cg_gbuild_abort(u->b);
+  u->b = NULL;
+  return 0;
+}
+
+static lgbuild *checkbuilder(lua_State *L) {
+  lgbuild *u = (lgbuild *)luaL_checkudata(L, 1, LCG_GBUILD);
+  if (!u->b) luaL_argerror(L, 1, "cgwb.GraphBuilder used after finish() or free()");
+  return u;
+}
+
+/* A location argument: an integer >= 0 (else nil, message through *bad). */
+static int checkloc(lua_State *L, lgbuild *u, int idx, uint64_t *loc) {
+  lua_Integer l = luaL_checkinteger(L, idx);
+  *loc = 0;
+  if (l < 0) return cg_seterr(&u->e, CG_EUSAGE, "location %d is negative", (int)l);
+  *loc = (uint64_t)l;
+  return CG_OK;
+}
+
+/* The result of a verb: true, or nil and the message. */
+static int verb_result(lua_State *L, lgbuild *u, int rc) {
+  if (rc) return lcg_fail(L, &u->e);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* core.graph_builder([{assign_removal=, hoist=, dead_roots=, recover_hoists=,
+ *   guards=, death_unlink=, values=true, name=}]) -> cgwb.GraphBuilder */
+static int l_graph_builder(lua_State *L) {
+  cg_gopts o;
+  cg_ghints h;
+  int values = 1;
+  lgbuild *u;
+  cg_gopts_default(&o);
+  o.mem_limit = lcg_budget(L)->limit;
+  memset(&h, 0, sizeof h);
+  if (!lua_isnoneornil(L, 1)) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    o.assign_removal = optbool(L, 1, "assign_removal", 1);
+    o.hoist = optbool(L, 1, "hoist", 1);
+    o.dead_roots = optbool(L, 1, "dead_roots", 1);
+    o.recover_hoists = optbool(L, 1, "recover_hoists", 1);
+    o.guards = optbool(L, 1, "guards", 1);
+    o.death_unlink = optbool(L, 1, "death_unlink", 1);
+    values = optbool(L, 1, "values", 1);
+    if (lua_getfield(L, 1, "name") != LUA_TNIL) h.name = luaL_checkstring(L, -1);
+    lua_pop(L, 1); /* (the table keeps the string alive while begin copies it) */
+  }
+  u = (lgbuild *)lua_newuserdatauv(L, sizeof *u, 0);
+  memset(u, 0, sizeof *u);
+  lcg_alloc(L, &u->A);
+  luaL_setmetatable(L, LCG_GBUILD);
+  if (!(u->b = cg_gbuild_begin(&u->A, &o, values, &h, &u->e))) return lcg_fail(L, &u->e);
+  return 1;
+}
+
+/* b:origin("file", line, col) or b:origin(record): where what follows comes from
+ * (record 1-based, as g:branch_changes reports them). */
+static int b_origin(lua_State *L) {
+  lgbuild *u = checkbuilder(L);
+  cg_origin o;
+  int rc;
+  memset(&o, 0, sizeof o);
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    lua_Integer line = luaL_optinteger(L, 3, 0), col = luaL_optinteger(L, 4, 0);
+    luaL_argcheck(L, line >= 0 && line <= (lua_Integer)UINT32_MAX, 3, "line out of range");
+    luaL_argcheck(L, col >= 0 && col <= (lua_Integer)UINT32_MAX, 4, "column out of range");
+    o.kind = CG_ORIGIN_SOURCE;
+    o.line = (uint32_t)line, o.col = (uint32_t)col;
+    if ((rc = cg_gbuild_file(u->b, lua_tostring(L, 2), &o.file))) return verb_result(L, u, rc);
+  } else {
+    lua_Integer r = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, r >= 1, 2, "records are numbered from 1");
+    o.kind = CG_ORIGIN_RECORD;
+    o.record = (uint64_t)r - 1;
+  }
+  return verb_result(L, u, cg_gbuild_origin(u->b, &o));
+}
+
+/* b:independent(loc [, value]) */
+static int b_independent(lua_State *L) {
+  lgbuild *u = checkbuilder(L);
+  uint64_t l;
+  if (checkloc(L, u, 2, &l)) return lcg_fail(L, &u->e);
+  return verb_result(L, u, cg_gbuild_independent(u->b, l, luaL_optnumber(L, 3, 0.0)));
+}
+
+/* b:constant(loc, c) */
+static int b_constant(lua_State *L) {
+  lgbuild *u = checkbuilder(L);
+  uint64_t l;
+  if (checkloc(L, u, 2, &l)) return lcg_fail(L, &u->e);
+  return verb_result(L, u, cg_gbuild_constant(u->b, l, luaL_checknumber(L, 3)));
+}
+
+/* b:op(out, name, {inputs} [, c]): name as cgwb.core.graph_ops() lists it. */
+static int b_op(lua_State *L) {
+  lgbuild *u = checkbuilder(L);
+  const char *name = luaL_checkstring(L, 3);
+  int g = cg_gop_byname(name);
+  uint64_t out, in[3];
+  lua_Integer n, k;
+  if (checkloc(L, u, 2, &out)) return lcg_fail(L, &u->e);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  if (g < 0) return cg_seterr(&u->e, CG_EUSAGE, "unknown graph operation '%s'", name), lcg_fail(L, &u->e);
+  n = (lua_Integer)lua_rawlen(L, 4);
+  if (n > 3) return cg_seterr(&u->e, CG_EUSAGE, "%s takes %u inputs, not %d", name,
+                              (unsigned)cg_gop((unsigned)g)->arity, (int)n), lcg_fail(L, &u->e);
+  for (k = 0; k < n; k++) {
+    lua_rawgeti(L, 4, k + 1);
+    if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0)
+      return cg_seterr(&u->e, CG_EUSAGE, "%s: input %d is not a location (an integer >= 0)",
+                       name, (int)k + 1), lcg_fail(L, &u->e);
+    in[k] = (uint64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
+  return verb_result(L, u, cg_gbuild_op(u->b, out, (unsigned)g, luaL_optnumber(L, 5, 0.0), in,
+                                        (unsigned)n));
+}
+
+/* b:assign(r, a): r = a */
+static int b_assign(lua_State *L) {
+  lgbuild *u = checkbuilder(L);
+  uint64_t r, a;
+  if (checkloc(L, u, 2, &r) || checkloc(L, u, 3, &a)) return lcg_fail(L, &u->e);
+  return verb_result(L, u, cg_gbuild_assign(u->b, r, a));
+}
+
+/* b:guard(loc, kind [, taped]): kind "eq_zero" ... "lt_zero" or "value". */
+static int b_guard(lua_State *L) {
+  lgbuild *u = checkbuilder(L);
+  const char *kind = luaL_checkstring(L, 3);
+  unsigned k;
+  uint64_t l;
+  if (checkloc(L, u, 2, &l)) return lcg_fail(L, &u->e);
+  for (k = 0; k < 256 && !(cg_guard_kind_name(k) && strcmp(cg_guard_kind_name(k), kind) == 0); k++)
+    continue;
+  if (k == 256) return cg_seterr(&u->e, CG_EUSAGE, "unknown guard kind '%s'", kind), lcg_fail(L, &u->e);
+  return verb_result(L, u, cg_gbuild_guard(u->b, l, k, luaL_optnumber(L, 4, 0.0)));
+}
+
+/* b:value(loc) -> the value at loc | nil, msg */
+static int b_value(lua_State *L) {
+  lgbuild *u = checkbuilder(L);
+  uint64_t l;
+  double v;
+  if (checkloc(L, u, 2, &l) || cg_gbuild_value(u->b, l, &v)) return lcg_fail(L, &u->e);
+  lua_pushnumber(L, v);
+  return 1;
+}
+
+/* b:dependent(loc) */
+static int b_dependent(lua_State *L) {
+  lgbuild *u = checkbuilder(L);
+  uint64_t l;
+  if (checkloc(L, u, 2, &l)) return lcg_fail(L, &u->e);
+  return verb_result(L, u, cg_gbuild_dependent(u->b, l));
+}
+
+/* b:unlink(lo [, hi]): locations lo..hi (default lo) die */
+static int b_unlink(lua_State *L) {
+  lgbuild *u = checkbuilder(L);
+  uint64_t lo, hi;
+  if (checkloc(L, u, 2, &lo)) return lcg_fail(L, &u->e);
+  if (lua_isnoneornil(L, 3)) hi = lo;
+  else if (checkloc(L, u, 3, &hi)) return lcg_fail(L, &u->e);
+  return verb_result(L, u, cg_gbuild_unlink(u->b, lo, hi));
+}
+
+/* b:finish() -> cgwb.Graph | nil, msg; the builder is spent either way. */
+static int b_finish(lua_State *L) {
+  lgbuild *u = checkbuilder(L);
+  lgraph *gu = (lgraph *)lua_newuserdatauv(L, sizeof *gu, 0);
+  cg_gbuild *b = u->b;
+  memset(gu, 0, sizeof *gu);
+  lcg_alloc(L, &gu->A);
+  luaL_setmetatable(L, LCG_GRAPH);
+  u->b = NULL;
+  if (!(gu->g = cg_gbuild_finish(b))) return lcg_fail(L, &u->e);
+  gu->g->A = &gu->A; /* the same allocator, held by the graph's userdata from now on */
+  return 1;
+}
+
+static int b_tostring(lua_State *L) {
+  lgbuild *u = (lgbuild *)luaL_checkudata(L, 1, LCG_GBUILD);
+  lua_pushstring(L, u->b ? "cgwb.GraphBuilder" : "cgwb.GraphBuilder (spent)");
+  return 1;
+}
+
+/* core.graph_ops() -> {{name=, arity=, constant=}...}: the operations of
+ * b:op, from the operation table (cg_gops.h), in its order. */
+static int l_graph_ops(lua_State *L) {
+  unsigned g;
+  lua_createtable(L, CG_G_COUNT, 0);
+  for (g = 0; g < CG_G_COUNT; g++) {
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, cg_gop(g)->name);
+    lua_setfield(L, -2, "name");
+    lua_pushinteger(L, cg_gop(g)->arity);
+    lua_setfield(L, -2, "arity");
+    lua_pushboolean(L, cg_gop(g)->has_const);
+    lua_setfield(L, -2, "constant");
+    lua_rawseti(L, -2, (lua_Integer)g + 1);
+  }
+  return 1;
+}
+
+static const luaL_Reg builder_methods[] = {
+    {"origin", b_origin},     {"independent", b_independent}, {"constant", b_constant},
+    {"op", b_op},             {"assign", b_assign},           {"guard", b_guard},
+    {"value", b_value},       {"dependent", b_dependent},     {"unlink", b_unlink},
+    {"finish", b_finish},     {"free", b_free},               {NULL, NULL}};
+
+static const luaL_Reg builder_meta[] = {{"__gc", b_free}, {"__close", b_free},
+                                        {"__tostring", b_tostring}, {NULL, NULL}};
+
+static const luaL_Reg graph_funcs[] = {{"build_graph", l_build_graph},
+                                       {"graph_builder", l_graph_builder},
+                                       {"graph_ops", l_graph_ops},
+                                       {NULL, NULL}};
 
 void lcg_open_graph(lua_State *L) {
   lcg_newclass(L, LCG_GRAPH, graph_methods, graph_meta);
+  lcg_newclass(L, LCG_GBUILD, builder_methods, builder_meta);
   luaL_setfuncs(L, graph_funcs, 0);
 }

@@ -217,12 +217,7 @@ uint64_t cg_classic_recbytes(unsigned op, uint32_t nloc, uint32_t nval);
 
 /* {==== forward evaluation ====} */
 
-/* What an evaluation found about branches (like ADOL-C's return codes). */
-typedef struct cg_branch {
-  uint64_t count;       /* records whose outcome differs from taping time */
-  uint64_t first;       /* index of the first one */
-  unsigned first_op;
-} cg_branch;
+/* (cg_branch, what an evaluation found about branches: cg_util.h) */
 
 /* Plain forward evaluation of the tape at x (n_indep values; NULL = x0):
  * exactly the operations of the tape in tape order, so the result is the one

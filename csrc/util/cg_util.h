@@ -109,4 +109,13 @@ int cg_open_out(cg_outfile *o, const char *path, cg_error *e);
 int cg_commit_file(cg_outfile *o, cg_error *e);
 void cg_abort_file(cg_outfile *o);
 
+/* What an evaluation found about branches (like ADOL-C's return codes); here
+ * rather than in tape/ since graphs report them too and must not include the
+ * tape's header. */
+typedef struct cg_branch {
+  uint64_t count;       /* records whose outcome differs from taping time */
+  uint64_t first;       /* index of the first one */
+  unsigned first_op;
+} cg_branch;
+
 #endif

@@ -27,6 +27,15 @@ function M.build_graph(tape, opts)
   return core.build_graph(tape, opts)
 end
 
+--- A graph made directly through the graph-building interface (doc/graph.md,
+-- "Building graphs"): ([opts]) -> cgwb.GraphBuilder, whose verbs (independent,
+-- constant, op, assign, guard, value, dependent, unlink, origin) act on the
+-- caller's locations (integers >= 0) and whose finish() gives a cgwb.Graph.
+-- opts: the switches of build_graph, values (default true), name.
+M.graph_builder = core.graph_builder
+--- The graph operations b:op takes: {{name=, arity=, constant=}...}.
+M.graph_ops = core.graph_ops
+
 --- Levels of graph g for a scheme: a built-in name ("height", "depth",
 -- "asap", "alap"), a function level(id, g) -> integer, or an array; checked
 -- (every child strictly below its parents).  Returns an array of levels.

@@ -11,7 +11,7 @@
 
 #include "bench.h"
 
-#include "graph/cg_graph.h"
+#include "graph/cg_gtape.h"
 
 int main(int argc, char **argv) {
   cg_error e;

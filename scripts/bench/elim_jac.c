@@ -13,6 +13,7 @@
 
 #include "elim/cg_lin.h"
 #include "elim/cg_mtx.h"
+#include "graph/cg_gtape.h"
 
 static long maxrss(void) {
   struct rusage ru;

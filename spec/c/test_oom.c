@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "elim/cg_lin.h"
-#include "graph/cg_graph.h"
+#include "graph/cg_gtape.h"
 #include "tape/cg_tape.h"
 #include "check.h"
 

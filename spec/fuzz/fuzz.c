@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "elim/cg_lin.h"
-#include "graph/cg_graph.h"
+#include "graph/cg_gtape.h"
 #include "tape/cg_tape.h"
 
 #define FUZZ_MEM_CAP ((size_t)256 << 20)
