@@ -57,8 +57,23 @@ int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch
  * and its opcode's name (both nil when none); returns 3. */
 int lcg_push_branch(lua_State *L, const cg_branch *br);
 
+/* {==== boxes ====}
+ * C memory that must live across a Lua call that may raise (lua_push*,
+ * luaL_check*, a callback) is owned by a box: a userdata made before the
+ * memory, whose __gc (and __close) releases it, as lauxlib's luaL_Buffer
+ * box does (STYLE.md rules 5 and 17).  The payload starts zeroed; release
+ * frees what it holds, given the state's allocator (lcg_alloc, kept in the
+ * box by value: the budget it points to outlives every finalizer). */
+typedef void (*lcg_release)(void *payload, cg_alloc *A);
+/* Pushes a box with a zeroed payload of `size` bytes; returns the payload. */
+void *lcg_box(lua_State *L, size_t size, lcg_release release);
+/* Releases a box's payload now (the normal path); its __gc then does
+ * nothing.  Idempotent. */
+void lcg_unbox(void *payload);
+
 /* Where text output goes: a file written through a temporary name, or a
- * string returned to Lua (path NULL). */
+ * string returned to Lua (path NULL).  It lives in a box: an error before
+ * lcg_sink_close removes the temporary or frees the text. */
 typedef struct lcg_sink {
   FILE *fp;
   cg_outfile o;
@@ -66,10 +81,14 @@ typedef struct lcg_sink {
   size_t len;
   const char *path;
 } lcg_sink;
-int lcg_sink_open(lua_State *L, lcg_sink *s, const char *path, cg_error *e);
+/* Pushes the sink's box and opens it; NULL and e when the file cannot be
+ * opened (the box stays on the stack). */
+lcg_sink *lcg_sink_open(lua_State *L, const char *path, cg_error *e);
 /* Finishes: rc != 0 discards the output and returns nil, e->msg; else pushes
- * true (a file) or the text.  Returns the number of values pushed. */
+ * true (a file) or the text.  Returns the number of values pushed (2 on a
+ * failure). */
 int lcg_sink_close(lua_State *L, lcg_sink *s, int rc, cg_error *e);
+/* }==== */
 
 ltape *lcg_checktape(lua_State *L, int idx);
 ltape *lcg_newtape(lua_State *L);

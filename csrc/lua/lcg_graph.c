@@ -313,14 +313,14 @@ static int g_output(lua_State *L, int dot) {
   uint32_t root = lua_isnoneornil(L, 3) ? UINT32_MAX : checknode(L, u, 3);
   lua_Integer lim = luaL_optinteger(L, 4, 500);
   uint32_t limit = lim > (lua_Integer)UINT32_MAX ? UINT32_MAX : (uint32_t)lim;
-  lcg_sink out;
+  lcg_sink *out;
   cg_error e;
   int rc;
   luaL_argcheck(L, lim >= 1, 4, "the limit must be at least 1 node");
-  if (lcg_sink_open(L, &out, path, &e)) return lcg_fail(L, &e);
-  rc = dot ? cg_graph_dot(u->g, root, limit, out.fp) : cg_graph_print(u->g, root, limit, out.fp);
+  if (!(out = lcg_sink_open(L, path, &e))) return lcg_fail(L, &e);
+  rc = dot ? cg_graph_dot(u->g, root, limit, out->fp) : cg_graph_print(u->g, root, limit, out->fp);
   if (rc) cg_seterr(&e, rc, "%s: cannot write the graph", path ? path : "(string)");
-  return lcg_sink_close(L, &out, rc, &e);
+  return lcg_sink_close(L, out, rc, &e);
 }
 
 static int g_dot(lua_State *L) { return g_output(L, 1); }
@@ -333,6 +333,7 @@ static int g_to_tape(lua_State *L) {
   cg_error e;
   t->t = cg_graph_to_tape(u->g, &e);
   if (!t->t) return lcg_fail(L, &e);
+  t->t->A = &t->A; /* the same Lua allocator, owned by the tape: the graph may go first */
   return 1;
 }
 

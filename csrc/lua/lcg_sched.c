@@ -331,29 +331,17 @@ static int s_codegen(lua_State *L) {
   cg_cgopts o;
   cg_cgstats st;
   cg_error e;
-  cg_outfile of;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *fp;
+  lcg_sink *out;
   int rc;
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
   codegen_opts(L, 3, &o);
-  if (path) {
-    if (cg_open_out(&of, path, &e)) return lcg_fail(L, &e);
-    fp = of.fp;
-  } else if (!(fp = open_memstream(&buf, &len))) return luaL_error(L, "out of memory");
-  rc = cg_codegen(u->g, u->s, &o, fp, &st, &e);
-  if (path) {
-    if (rc) cg_abort_file(&of);
-    else if ((rc = cg_commit_file(&of, &e)) != CG_OK) return lcg_fail(L, &e);
-  } else fclose(fp);
-  if (rc) {
-    free(buf);
-    return e.code == CG_EUSAGE ? luaL_error(L, "%s", e.msg) : lcg_fail(L, &e);
+  if (!(out = lcg_sink_open(L, path, &e))) return lcg_fail(L, &e);
+  rc = cg_codegen(u->g, u->s, &o, out->fp, &st, &e);
+  if (rc && e.code == CG_EUSAGE) { /* bad options: a programmer error */
+    lcg_unbox(out);
+    return luaL_error(L, "%s", e.msg);
   }
-  if (path) lua_pushboolean(L, 1);
-  else lua_pushlstring(L, buf, len);
-  free(buf);
+  if (lcg_sink_close(L, out, rc, &e) != 1) return 2; /* nil, msg */
   push_cgstats(L, &st);
   return 2;
 }
