@@ -47,3 +47,61 @@ describe("bindings", function()
     t2:free()
   end)
 end)
+
+describe("1-based ids at the boundary", function()
+  local lg, g, t = linearized()
+
+  local function permutation(a, n, what)
+    assert.are.equal(n, #a, what)
+    local seen = {}
+    for _, v in ipairs(a) do
+      assert.is_true(math.type(v) == "integer" and v >= 1 and v <= n and not seen[v], what)
+      seen[v] = true
+    end
+  end
+
+  it("ids pushed are those read back", function()
+    local n = g:n()
+    permutation(core.schedule(g):order(), n, "schedule order")
+    for v in g:nodes() do
+      for _, k in ipairs(g:children(v)) do assert.is_true(k >= 1 and k < v) end -- operands first
+      for _, p in ipairs(g:parents(v)) do assert.is_true(p > v and p <= n) end
+    end
+    local copy = lg:copy()
+    local _, order = copy:eliminate("markowitz")
+    local inter = {}
+    for _, v in ipairs(lg:intermediates()) do inter[v] = true end
+    assert.are.equal(#lg:intermediates(), #order)
+    for _, v in ipairs(order) do
+      assert.is_true(inter[v], "eliminated vertex " .. v .. " is an intermediate")
+      inter[v] = nil
+      assert.are.equal("intermediate", lg:kind(v))
+    end
+    local J = copy:jacobian()
+    for i = 1, J.nnz do
+      assert.is_true(J.rows[i] >= 1 and J.rows[i] <= J.m and J.cols[i] >= 1 and J.cols[i] <= J.n)
+    end
+    for v = 1, lg:nv() do
+      local node = lg:node(v)
+      assert.is_true(node == nil or (node >= 1 and node <= n))
+    end
+    local first = true
+    for i in t:records() do
+      if first then assert.are.equal(1, i) end
+      first = false
+    end
+  end)
+
+  it("an id out of range names the argument and the kind", function()
+    for _, bad in ipairs({ 0, g:n() + 1 }) do
+      local ok, msg = pcall(function() return g:children(bad) end)
+      assert.is_false(ok)
+      assert.matches("bad argument #1 to 'children' %(node id out of range%)", msg)
+    end
+    for _, bad in ipairs({ 0, lg:nv() + 1 }) do
+      local ok, msg = pcall(function() return lg:kind(bad) end)
+      assert.is_false(ok)
+      assert.matches("bad argument #1 to 'kind' %(vertex id out of range%)", msg)
+    end
+  end)
+end)

@@ -48,6 +48,13 @@ double *lcg_numbers(lua_State *L, int idx, size_t *n);
 /* An array of numbers, or of 0-based ids pushed 1-based. */
 void lcg_push_numbers(lua_State *L, const double *v, size_t n);
 void lcg_push_ids(lua_State *L, const uint32_t *ids, size_t n);
+/* Lua sees 1-based ids (STYLE.md rule 7): the only places that add or take
+ * the 1 are these.  lcg_push_id pushes a 0-based id (a node, vertex,
+ * record, row or column) as id + 1; lcg_check_id reads argument idx as an
+ * id in 1..n and returns it 0-based, else raises "bad argument #idx to
+ * 'f' (<what> id out of range)". */
+void lcg_push_id(lua_State *L, uint64_t id);
+uint32_t lcg_check_id(lua_State *L, int idx, uint32_t n, const char *what);
 /* The optional point at idx (NULL if absent); raises unless it has n values.
  * The values live in a scratch userdata pushed on the stack. */
 const double *lcg_optpoint(lua_State *L, int idx, uint64_t n, const char *fn);

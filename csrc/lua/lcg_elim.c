@@ -50,9 +50,7 @@ static llin *newlin(lua_State *L) {
 }
 
 static uint32_t checkvertex(lua_State *L, llin *u, int idx) {
-  lua_Integer v = luaL_checkinteger(L, idx);
-  luaL_argcheck(L, v >= 1 && v <= (lua_Integer)u->g->nv, idx, "vertex id out of range");
-  return (uint32_t)(v - 1);
+  return lcg_check_id(L, idx, u->g->nv, "vertex");
 }
 
 /* core.linearize(graph) -> LinGraph | nil, msg */
@@ -121,14 +119,7 @@ static int lin_counts(lua_State *L) {
   return 1;
 }
 
-static void push_vertices(lua_State *L, const uint32_t *v, uint32_t n) {
-  uint32_t i;
-  lua_createtable(L, (int)n, 0);
-  for (i = 0; i < n; i++) {
-    lua_pushinteger(L, (lua_Integer)v[i] + 1);
-    lua_rawseti(L, -2, i + 1);
-  }
-}
+static void push_vertices(lua_State *L, const uint32_t *v, uint32_t n) { lcg_push_ids(L, v, n); }
 
 static int lin_x(lua_State *L) {
   llin *u = checklin(L, 1);
@@ -281,7 +272,7 @@ static double call_score(void *ud, const cg_lin *g, uint32_t v, int *err) {
   luascore *s = (luascore *)ud;
   lua_State *L = s->L;
   lua_pushvalue(L, s->fn_idx);
-  lua_pushinteger(L, (lua_Integer)v + 1);
+  lcg_push_id(L, v);
   lua_pushvalue(L, s->lin_idx);
   lua_pushinteger(L, (lua_Integer)g->in[v].n);
   lua_pushinteger(L, (lua_Integer)g->out[v].n);
@@ -423,11 +414,9 @@ static void push_jac(lua_State *L, const cg_jac *J) {
   lua_pushinteger(L, J->m), lua_setfield(L, -2, "m");
   lua_pushinteger(L, J->n), lua_setfield(L, -2, "n");
   lua_pushinteger(L, (lua_Integer)J->nnz), lua_setfield(L, -2, "nnz");
-  lua_createtable(L, (int)J->nnz, 0);
-  for (i = 0; i < J->nnz; i++) lua_pushinteger(L, J->row[i] + 1), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lcg_push_ids(L, J->row, (size_t)J->nnz);
   lua_setfield(L, -2, "rows");
-  lua_createtable(L, (int)J->nnz, 0);
-  for (i = 0; i < J->nnz; i++) lua_pushinteger(L, J->col[i] + 1), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lcg_push_ids(L, J->col, (size_t)J->nnz);
   lua_setfield(L, -2, "cols");
   lua_createtable(L, (int)J->nnz, 0);
   for (i = 0; i < J->nnz; i++) lua_pushnumber(L, J->val[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -518,7 +507,7 @@ static int lin_intermediates(lua_State *L) {
   lua_Integer k = 0;
   lua_newtable(L);
   for (v = 0; v < u->g->nv; v++)
-    if (u->g->kind[v] == CG_V_INTER) lua_pushinteger(L, (lua_Integer)v + 1), lua_rawseti(L, -2, ++k);
+    if (u->g->kind[v] == CG_V_INTER) lcg_push_id(L, v), lua_rawseti(L, -2, ++k);
   return 1;
 }
 
@@ -527,7 +516,7 @@ static int lin_node(lua_State *L) {
   llin *u = checklin(L, 1);
   uint32_t v = checkvertex(L, u, 2);
   if (u->g->node[v] == UINT32_MAX) return luaL_pushfail(L), 1;
-  lua_pushinteger(L, (lua_Integer)u->g->node[v] + 1);
+  lcg_push_id(L, u->g->node[v]);
   return 1;
 }
 
@@ -548,10 +537,10 @@ static double call_xscore(void *ud, uint32_t i, uint32_t j, uint32_t k, int back
   luascore *s = (luascore *)ud;
   lua_State *L = s->L;
   lua_pushvalue(L, s->fn_idx);
-  lua_pushinteger(L, (lua_Integer)i + 1);
-  lua_pushinteger(L, (lua_Integer)j + 1);
+  lcg_push_id(L, i);
+  lcg_push_id(L, j);
   if (k == CG_NOV) lua_pushstring(L, back ? "back" : "front");
-  else lua_pushinteger(L, (lua_Integer)k + 1);
+  else lcg_push_id(L, k);
   lua_pushvalue(L, s->lin_idx);
   return finish_score(s, 4, CG_NOV, err);
 }
@@ -624,14 +613,14 @@ static void push_steps(lua_State *L, const cg_steps *st, int faces) {
   for (q = 0; q < st->n; q++) {
     const uint32_t *p = st->a + CG_STEP_WIDTH * q;
     lua_createtable(L, 3, 0);
-    lua_pushinteger(L, (lua_Integer)p[0] + 1), lua_rawseti(L, -2, 1);
-    lua_pushinteger(L, (lua_Integer)p[1] + 1), lua_rawseti(L, -2, 2);
-    if (faces) lua_pushinteger(L, (lua_Integer)p[2] + 1);
+    lcg_push_id(L, p[0]), lua_rawseti(L, -2, 1);
+    lcg_push_id(L, p[1]), lua_rawseti(L, -2, 2);
+    if (faces) lcg_push_id(L, p[2]);
     else lua_pushstring(L, p[2] ? "back" : "front");
     lua_rawseti(L, -2, 3);
     if (faces && (p[3] || p[4])) {
-      lua_pushinteger(L, (lua_Integer)p[3] + 1), lua_rawseti(L, -2, 4);
-      lua_pushinteger(L, (lua_Integer)p[4] + 1), lua_rawseti(L, -2, 5);
+      lcg_push_id(L, p[3]), lua_rawseti(L, -2, 4); /* ranks: 1-based like ids */
+      lcg_push_id(L, p[4]), lua_rawseti(L, -2, 5);
     }
     lua_rawseti(L, -2, (lua_Integer)q + 1);
   }

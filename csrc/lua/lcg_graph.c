@@ -42,9 +42,7 @@ cg_graph *lcg_graph_of(lua_State *L, int idx) {
 
 /* A 1-based node id argument, as a 0-based index. */
 static uint32_t checknode(lua_State *L, lgraph *u, int idx) {
-  lua_Integer i = luaL_checkinteger(L, idx);
-  luaL_argcheck(L, i >= 1 && i <= (lua_Integer)u->g->n, idx, "node id out of range");
-  return (uint32_t)(i - 1);
+  return lcg_check_id(L, idx, u->g->n, "node");
 }
 
 static int optbool(lua_State *L, int t, const char *k, int def) {
@@ -133,7 +131,7 @@ static int g_select(lua_State *L, int roots) {
   for (v = 0; v < g->n; v++) {
     int none = roots ? g->par_start[v] == g->par_start[v + 1] : g->kid_start[v] == g->kid_start[v + 1];
     if (none) {
-      lua_pushinteger(L, (lua_Integer)v + 1);
+      lcg_push_id(L, v);
       lua_rawseti(L, -2, ++k);
     }
   }

@@ -144,11 +144,19 @@ void lcg_push_numbers(lua_State *L, const double *v, size_t n) {
   }
 }
 
+void lcg_push_id(lua_State *L, uint64_t id) { lua_pushinteger(L, (lua_Integer)id + 1); }
+
+uint32_t lcg_check_id(lua_State *L, int idx, uint32_t n, const char *what) {
+  lua_Integer i = luaL_checkinteger(L, idx);
+  if (i < 1 || i > (lua_Integer)n) luaL_argerror(L, idx, lua_pushfstring(L, "%s id out of range", what));
+  return (uint32_t)(i - 1);
+}
+
 void lcg_push_ids(lua_State *L, const uint32_t *ids, size_t n) {
   size_t i;
   lua_createtable(L, (int)n, 0);
   for (i = 0; i < n; i++) {
-    lua_pushinteger(L, (lua_Integer)ids[i] + 1);
+    lcg_push_id(L, ids[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
 }
@@ -165,7 +173,7 @@ const double *lcg_optpoint(lua_State *L, int idx, uint64_t n, const char *fn) {
 int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch *br) {
   lcg_push_numbers(L, y, m);
   lua_pushinteger(L, (lua_Integer)br->count);
-  if (br->count) lua_pushinteger(L, (lua_Integer)br->first + 1);
+  if (br->count) lcg_push_id(L, br->first);
   else lua_pushnil(L);
   return 3;
 }
@@ -173,7 +181,7 @@ int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch
 int lcg_push_branch(lua_State *L, const cg_branch *br) {
   const cg_opinfo *op = br->count ? cg_op(br->first_op) : NULL;
   lua_pushinteger(L, (lua_Integer)br->count);
-  if (br->count) lua_pushinteger(L, (lua_Integer)br->first + 1);
+  if (br->count) lcg_push_id(L, br->first);
   else lua_pushnil(L);
   if (op && op->name) lua_pushstring(L, op->name);
   else lua_pushnil(L);
