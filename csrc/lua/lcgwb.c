@@ -223,7 +223,8 @@ static int box_gc(lua_State *L) {
 }
 
 void *lcg_box(lua_State *L, size_t size, lcg_release release) {
-  size_t all = offsetof(box, payload) + (size > sizeof(((box *)0)->payload) ? size : sizeof(((box *)0)->payload));
+  size_t least = sizeof(((box *)0)->payload); /* a payload of 0 bytes still has its place */
+  size_t all = offsetof(box, payload) + (size > least ? size : least);
   box *b = (box *)lua_newuserdatauv(L, all, 0);
   memset(b, 0, all);
   lcg_alloc(L, &b->A);
