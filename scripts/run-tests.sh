@@ -42,7 +42,9 @@ phase() {
   tally "$name" "$out" "$rc"
 }
 
-# C unit tests: every spec/c/test_*.c against the core library.
+# C unit tests: every spec/c/test_*.c against the core library.  test_lua_*
+# embed Lua: they also link the binding objects and liblua (the module never
+# links liblua: the interpreter exports the API).
 c_tests() {
   build=$1 flags=$2
   mkdir -p "$build/spec"
@@ -51,7 +53,12 @@ c_tests() {
     [ -e "$src" ] || continue
     case "$src" in *test_adolc*) continue ;; esac
     exe="$build/spec/$(basename "$src" .c)"
-    if ! cc -std=c99 -Wall -Wextra $flags -Icsrc "$src" "$build/libcgwbcore.a" -lm -o "$exe"; then
+    extra_src="" extra_lib=""
+    case "$src" in
+      *test_lua_*) extra_src="-I${LUA_INCDIR:-/usr/include/lua5.4} $build/csrc/lua/*.o" extra_lib="-llua5.4" ;;
+    esac
+    # shellcheck disable=SC2086 # extra_src holds several words
+    if ! cc -std=c99 -Wall -Wextra $flags -Icsrc "$src" $extra_src "$build/libcgwbcore.a" $extra_lib -lm -o "$exe"; then
       echo "$src: does not compile"
       failed=$((failed + 1))
       continue

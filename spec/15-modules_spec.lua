@@ -1,6 +1,7 @@
 -- spec/15-modules_spec.lua: the Lua modules set no globals.  Each module's
 -- file is loaded with an environment that reads through to the real globals
--- and records every write; requiring it must write nothing.
+-- and records every write; requiring it must write nothing.  Then each
+-- module's main functions run with _G watched, and must write nothing either.
 local H = require "spec.helper"
 
 local modules = { "cgwb", "cgwb.cli", "cgwb.elim", "cgwb.sched", "cgwb.report", "cgwb.trace",
@@ -37,4 +38,177 @@ describe("modules", function()
       assert.are.same({}, writes, name .. " wrote globals: " .. table.concat(writes, ", "))
     end)
   end
+end)
+
+-- {==== global writes while functions run ====}
+-- Loading is not all: a function can write a global when it runs (a
+-- forgotten `local`).  Each module's main functions run here with _G
+-- watched: a new key (through __newindex) or a changed or removed one (a
+-- snapshot compared after) is a write.  What was written is undone.
+
+-- Runs f with _G watched; returns the sorted names written and f's error.
+local function global_writes(f)
+  local before, seen, names = {}, {}, {}
+  for k, v in pairs(_G) do before[k] = v end
+  local function note(k)
+    k = tostring(k)
+    if not seen[k] then seen[k] = true; names[#names + 1] = k end
+  end
+  local mt = getmetatable(_G)
+  setmetatable(_G, {
+    __index = mt and mt.__index,
+    __newindex = function(t, k, v) note(k); rawset(t, k, v) end,
+  })
+  local ok, err = pcall(f)
+  setmetatable(_G, mt)
+  for k, v in pairs(_G) do
+    if before[k] ~= v then note(k); rawset(_G, k, before[k]) end
+  end
+  for k, v in pairs(before) do
+    if rawget(_G, k) == nil then note(k); rawset(_G, k, v) end
+  end
+  table.sort(names)
+  return names, not ok and tostring(err) or nil
+end
+
+local TINY = [[
+return {
+  name = "tiny",
+  x0 = { 0.5, 1.5, -0.25 },
+  f = function(x, T)
+    local t = T.var()
+    t:assign(x[1] * x[2])
+    if t > 0.5 then t:add(x[3]) end
+    return { T.exp(t) * T.sin(x[1]), T.sqrt(x[2]) / (x[1] + x[3]), t }
+  end,
+}
+]]
+
+-- The command line's output goes to a scratch file while it runs.
+local function quiet(f)
+  local out, stdout, stderr = io.output(), io.stdout, io.stderr
+  local sink = assert(io.open(H.tmp(".out"), "w"))
+  io.output(sink)
+  io.stdout, io.stderr = sink, sink
+  local ok, e = pcall(f)
+  io.output(out)
+  io.stdout, io.stderr = stdout, stderr
+  sink:close()
+  if not ok then error(e, 0) end
+end
+
+-- Each module's functions, run on small inputs (every ordering, mode and
+-- form the command line has), asserting they worked.
+local function runs()
+  local script = H.write(H.tmp(".lua"), TINY)
+  local tap = H.tmp(".tap")
+  local cli = require "cgwb.cli"
+  local function main(args)
+    local rc
+    quiet(function() rc = cli.main(args) end)
+    assert(rc == 0, table.concat(args, " ") .. ": exit " .. tostring(rc))
+  end
+  local elim = require "cgwb.elim"
+  local names = elim.ordering_names("vertex")
+  return {
+    ["cgwb.trace"] = function()
+      local trace = require "cgwb.trace"
+      assert(trace.run_script(script))
+      assert(trace.record(function(x, T) return { T.exp(x[1]) * x[2] } end, { 1, 2 }))
+    end,
+    cgwb = function()
+      local cgwb = require "cgwb"
+      local t = assert(cgwb.trace(function(x, T) return { T.log(x[1] + x[2]) } end, { 1, 2 }))
+      local g = assert(cgwb.build_graph(t))
+      assert(cgwb.codegen(g, {}))
+      assert(cgwb.linearize(t))
+      assert(cgwb.orderings("vertex"))
+      assert(cgwb.read_graph("examples/graphs/lighthouse.cg"))
+    end,
+    ["cgwb.cli"] = function()
+      main { "trace", script, "-o", tap }
+      main { "stats", tap }
+      main { "convert", tap, H.tmp(".txt") }
+      main { "graph", tap, "--json" }
+      main { "eval", tap }
+      for _, form in ipairs { "levels", "straight", "chunked" } do
+        main { "codegen", tap, "-o", H.tmp(".c"), "--form", form }
+      end
+      for _, o in ipairs(names) do main { "jacobian", tap, "--order", o, "-o", H.tmp(".mtx") } end
+      main { "jacobian", tap, "--order", "markowitz,forward", "--json", "--check" }
+      local ordering = H.write(H.tmp(".lua"), "return function(v, lg, i, o) return i * o end\n")
+      main { "jacobian", tap, "--order", ordering, "-o", H.tmp(".mtx") }
+      local choose = H.write(H.tmp(".lua"), "return { choose = function(lg, c) return c[1] end }\n")
+      main { "jacobian", tap, "--order", choose, "-o", H.tmp(".mtx") }
+      for _, mode in ipairs { "edge", "face" } do
+        for _, o in ipairs(elim.ordering_names(mode)) do
+          main { "jacobian", tap, "--mode", mode, "--order", o, "-o", H.tmp(".mtx") }
+        end
+      end
+      for _, o in ipairs(names) do
+        main { "eliminate", "examples/graphs/lighthouse.cg", "--order", o, "--json" }
+      end
+      main { "run", H.write(H.tmp(".lua"), "local cgwb = require 'cgwb' assert(cgwb)\n") }
+    end,
+    ["cgwb.elim"] = function()
+      local core = require "cgwb.core"
+      local t = assert(core.read_text(H.read("examples/graphs/lighthouse.cg") and
+        "assign_ind 0 0.5\nassign_ind 1 1.5\nmult_a_a 2 0 1\nsin_op 3 4 2\nassign_dep 3\nassign_dep 2\n"))
+      for _, o in ipairs(names) do
+        local lg = assert(elim.linearize(t))
+        assert(elim.eliminate(lg, o, { seed = 1, budget = 20 }))
+      end
+      local lg = assert(elim.linearize(t))
+      assert(elim.eliminate(lg, function(v, g, i, o) return i * o end))
+      assert(elim.read_graph_text(H.read("examples/graphs/lighthouse.cg"), "lighthouse.cg"))
+      local order = select(2, assert(elim.linearize(t)):eliminate("markowitz"))
+      assert(elim.preaccumulation_code(assert(elim.linearize(t)), order, {}))
+    end,
+    ["cgwb.sched"] = function()
+      local core, sched = require "cgwb.core", require "cgwb.sched"
+      local t = assert(core.read_text("assign_ind 0 0.5\nexp_op 1 0\nassign_dep 1\n"))
+      local g = assert(core.build_graph(t))
+      for _, s in ipairs(core.level_schemes()) do
+        assert(sched.codegen(g, { scheme = s }))
+        assert(sched.histogram_csv(core.schedule(g, s):histogram()))
+      end
+    end,
+    ["cgwb.report"] = function()
+      local core, report = require "cgwb.core", require "cgwb.report"
+      local path = H.write(H.tmp(".txt"), "assign_ind 0 0.5\nassign_ind 1 1.5\nmult_a_a 2 0 1\n" ..
+        "sin_op 3 4 2\nassign_dep 3\nassign_dep 2\n")
+      local s = assert(core.stats(path))
+      assert(report.table1(s))
+      local t = assert(core.read_tape(path))
+      local g = assert(core.build_graph(t))
+      assert(report.table3({ t:size() }, { g:to_tape():size() }))
+      assert(report.table2(g:stats()))
+      assert(report.table4(g:stats()))
+      assert(report.histogram(g:stats().parents_per_node))
+    end,
+    ["cgwb.json"] = function()
+      local json = require "cgwb.json"
+      assert(json.encode({ a = json.array { 1, 2.5, "x" }, b = { c = true } }, 2))
+    end,
+  }
+end
+
+describe("modules, while their functions run", function()
+  local fns = runs()
+  it("every module has functions run here", function()
+    for _, name in ipairs(modules) do assert.is_function(fns[name], name .. " has no run") end
+  end)
+  for _, name in ipairs(modules) do
+    it(name .. " writes no global when its functions run", function()
+      local writes, err = global_writes(fns[name])
+      assert.is_nil(err, name .. ": " .. tostring(err))
+      assert.are.same({}, writes, name .. " wrote globals: " .. table.concat(writes, ", "))
+    end)
+  end
+
+  it("the watch sees a write a function makes", function() -- the check itself can fail
+    local writes = global_writes(function() rawset(_G, "cgwb_probe", 1); _G.cgwb_probe2 = 2 end)
+    assert.are.same({ "cgwb_probe", "cgwb_probe2" }, writes)
+    assert.is_nil(rawget(_G, "cgwb_probe"))
+  end)
 end)

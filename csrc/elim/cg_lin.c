@@ -910,19 +910,37 @@ void cg_jac_free(cg_alloc *A, cg_jac *J) {
   memset(J, 0, sizeof *J);
 }
 
+/* Moves J's entries into fresh arrays of n entries, all three or none, so
+ * their sizes stay known (cap, the old ones'): a failure leaves J as it
+ * was, and cg_jac_free or jac_free_cap frees it at the sizes it has. */
+static int jac_move(cg_alloc *A, cg_jac *J, size_t cap, size_t n) {
+  uint32_t *r = (uint32_t *)cg_malloc(A, n * 4), *c = (uint32_t *)cg_malloc(A, n * 4);
+  double *v = (double *)cg_malloc(A, n * 8);
+  if (!r || !c || !v) {
+    cg_free(A, r, n * 4), cg_free(A, c, n * 4), cg_free(A, v, n * 8);
+    return CG_ENOMEM;
+  }
+  if (J->nnz) {
+    memcpy(r, J->row, (size_t)J->nnz * 4);
+    memcpy(c, J->col, (size_t)J->nnz * 4);
+    memcpy(v, J->val, (size_t)J->nnz * 8);
+  }
+  cg_free(A, J->row, cap * 4), cg_free(A, J->col, cap * 4), cg_free(A, J->val, cap * 8);
+  J->row = r, J->col = c, J->val = v;
+  return CG_OK;
+}
+
+/* Frees arrays of cap entries (jac_push's, before jac_fit). */
+static void jac_free_cap(cg_alloc *A, cg_jac *J, size_t cap) {
+  cg_free(A, J->row, cap * 4), cg_free(A, J->col, cap * 4), cg_free(A, J->val, cap * 8);
+  memset(J, 0, sizeof *J);
+}
+
 /* Appends an entry, growing the arrays (capacity in *cap). */
 static int jac_push(cg_alloc *A, cg_jac *J, size_t *cap, uint32_t r, uint32_t c, double v) {
   if (J->nnz == *cap) {
     size_t nc = *cap ? *cap * 2 : 64;
-    void *a = cg_realloc(A, J->row, *cap * 4, nc * 4), *b, *d;
-    if (!a) return CG_ENOMEM;
-    J->row = (uint32_t *)a;
-    b = cg_realloc(A, J->col, *cap * 4, nc * 4);
-    if (!b) return CG_ENOMEM;
-    J->col = (uint32_t *)b;
-    d = cg_realloc(A, J->val, *cap * 8, nc * 8);
-    if (!d) return CG_ENOMEM;
-    J->val = (double *)d;
+    if (jac_move(A, J, *cap, nc)) return CG_ENOMEM;
     *cap = nc;
   }
   J->row[J->nnz] = r;
@@ -934,20 +952,7 @@ static int jac_push(cg_alloc *A, cg_jac *J, size_t *cap, uint32_t r, uint32_t c,
 /* Shrinks the arrays to nnz (so cg_jac_free's sizes are exact). */
 static int jac_fit(cg_alloc *A, cg_jac *J, size_t cap) {
   size_t n = (size_t)(J->nnz ? J->nnz : 1);
-  void *a, *b, *c;
-  if (!J->row) {
-    J->row = (uint32_t *)cg_malloc(A, 4);
-    J->col = (uint32_t *)cg_malloc(A, 4);
-    J->val = (double *)cg_malloc(A, 8);
-    return J->row && J->col && J->val ? CG_OK : CG_ENOMEM;
-  }
-  a = cg_realloc(A, J->row, cap * 4, n * 4);
-  if (a) J->row = (uint32_t *)a;
-  b = cg_realloc(A, J->col, cap * 4, n * 4);
-  if (b) J->col = (uint32_t *)b;
-  c = cg_realloc(A, J->val, cap * 8, n * 8);
-  if (c) J->val = (double *)c;
-  return a && b && c ? CG_OK : CG_ENOMEM;
+  return n == cap ? CG_OK : jac_move(A, J, cap, n);
 }
 
 /* Sorts entries by (row, col): a counting sort by column, then by row,
@@ -1021,10 +1026,10 @@ static int jac_sweep(const cg_lin *g, cg_jac *J, int fwd, cg_error *e) {
     }
   }
   cg_free(g->A, t, (size_t)(g->nv ? g->nv : 1) * 8);
-  if (!rc) rc = jac_fit(g->A, J, cap);
+  if (!rc && (rc = jac_fit(g->A, J, cap)) == CG_OK) cap = (size_t)(J->nnz ? J->nnz : 1);
   if (!rc) rc = jac_sort(g->A, J);
   if (rc) {
-    cg_jac_free(g->A, J);
+    jac_free_cap(g->A, J, cap); /* the sizes they have, not nnz's (issue 13, bindings) */
     return cg_seterr(e, CG_ENOMEM, "out of memory for the Jacobian");
   }
   return CG_OK;

@@ -48,6 +48,13 @@ double *lcg_numbers(lua_State *L, int idx, size_t *n);
 /* An array of numbers, or of 0-based ids pushed 1-based. */
 void lcg_push_numbers(lua_State *L, const double *v, size_t n);
 void lcg_push_ids(lua_State *L, const uint32_t *ids, size_t n);
+/* Lua sees 1-based ids (STYLE.md rule 7): the only places that add or take
+ * the 1 are these.  lcg_push_id pushes a 0-based id (a node, vertex,
+ * record, row or column) as id + 1; lcg_check_id reads argument idx as an
+ * id in 1..n and returns it 0-based, else raises "bad argument #idx to
+ * 'f' (<what> id out of range)". */
+void lcg_push_id(lua_State *L, uint64_t id);
+uint32_t lcg_check_id(lua_State *L, int idx, uint32_t n, const char *what);
 /* The optional point at idx (NULL if absent); raises unless it has n values.
  * The values live in a scratch userdata pushed on the stack. */
 const double *lcg_optpoint(lua_State *L, int idx, uint64_t n, const char *fn);
@@ -57,8 +64,23 @@ int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch
  * and its opcode's name (both nil when none); returns 3. */
 int lcg_push_branch(lua_State *L, const cg_branch *br);
 
+/* {==== boxes ====}
+ * C memory that must live across a Lua call that may raise (lua_push*,
+ * luaL_check*, a callback) is owned by a box: a userdata made before the
+ * memory, whose __gc (and __close) releases it, as lauxlib's luaL_Buffer
+ * box does (STYLE.md rules 5 and 17).  The payload starts zeroed; release
+ * frees what it holds, given the state's allocator (lcg_alloc, kept in the
+ * box by value: the budget it points to outlives every finalizer). */
+typedef void (*lcg_release)(void *payload, cg_alloc *A);
+/* Pushes a box with a zeroed payload of `size` bytes; returns the payload. */
+void *lcg_box(lua_State *L, size_t size, lcg_release release);
+/* Releases a box's payload now (the normal path); its __gc then does
+ * nothing.  Idempotent. */
+void lcg_unbox(void *payload);
+
 /* Where text output goes: a file written through a temporary name, or a
- * string returned to Lua (path NULL). */
+ * string returned to Lua (path NULL).  It lives in a box: an error before
+ * lcg_sink_close removes the temporary or frees the text. */
 typedef struct lcg_sink {
   FILE *fp;
   cg_outfile o;
@@ -66,10 +88,14 @@ typedef struct lcg_sink {
   size_t len;
   const char *path;
 } lcg_sink;
-int lcg_sink_open(lua_State *L, lcg_sink *s, const char *path, cg_error *e);
+/* Pushes the sink's box and opens it; NULL and e when the file cannot be
+ * opened (the box stays on the stack). */
+lcg_sink *lcg_sink_open(lua_State *L, const char *path, cg_error *e);
 /* Finishes: rc != 0 discards the output and returns nil, e->msg; else pushes
- * true (a file) or the text.  Returns the number of values pushed. */
+ * true (a file) or the text.  Returns the number of values pushed (2 on a
+ * failure). */
 int lcg_sink_close(lua_State *L, lcg_sink *s, int rc, cg_error *e);
+/* }==== */
 
 ltape *lcg_checktape(lua_State *L, int idx);
 ltape *lcg_newtape(lua_State *L);

@@ -51,9 +51,7 @@ static llin *newlin(lua_State *L) {
 }
 
 static uint32_t checkvertex(lua_State *L, llin *u, int idx) {
-  lua_Integer v = luaL_checkinteger(L, idx);
-  luaL_argcheck(L, v >= 1 && v <= (lua_Integer)u->g->nv, idx, "vertex id out of range");
-  return (uint32_t)(v - 1);
+  return lcg_check_id(L, idx, u->g->nv, "vertex");
 }
 
 /* core.linearize(graph) -> LinGraph | nil, msg */
@@ -122,14 +120,7 @@ static int lin_counts(lua_State *L) {
   return 1;
 }
 
-static void push_vertices(lua_State *L, const uint32_t *v, uint32_t n) {
-  uint32_t i;
-  lua_createtable(L, (int)n, 0);
-  for (i = 0; i < n; i++) {
-    lua_pushinteger(L, (lua_Integer)v[i] + 1);
-    lua_rawseti(L, -2, i + 1);
-  }
-}
+static void push_vertices(lua_State *L, const uint32_t *v, uint32_t n) { lcg_push_ids(L, v, n); }
 
 static int lin_x(lua_State *L) {
   llin *u = checklin(L, 1);
@@ -282,7 +273,7 @@ static double call_score(void *ud, const cg_lin *g, uint32_t v, int *err) {
   luascore *s = (luascore *)ud;
   lua_State *L = s->L;
   lua_pushvalue(L, s->fn_idx);
-  lua_pushinteger(L, (lua_Integer)v + 1);
+  lcg_push_id(L, v);
   lua_pushvalue(L, s->lin_idx);
   lua_pushinteger(L, (lua_Integer)g->in[v].n);
   lua_pushinteger(L, (lua_Integer)g->out[v].n);
@@ -441,29 +432,36 @@ static void push_jac(lua_State *L, const cg_jac *J) {
   lua_pushinteger(L, J->m), lua_setfield(L, -2, "m");
   lua_pushinteger(L, J->n), lua_setfield(L, -2, "n");
   lua_pushinteger(L, (lua_Integer)J->nnz), lua_setfield(L, -2, "nnz");
-  lua_createtable(L, (int)J->nnz, 0);
-  for (i = 0; i < J->nnz; i++) lua_pushinteger(L, J->row[i] + 1), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lcg_push_ids(L, J->row, (size_t)J->nnz);
   lua_setfield(L, -2, "rows");
-  lua_createtable(L, (int)J->nnz, 0);
-  for (i = 0; i < J->nnz; i++) lua_pushinteger(L, J->col[i] + 1), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lcg_push_ids(L, J->col, (size_t)J->nnz);
   lua_setfield(L, -2, "cols");
   lua_createtable(L, (int)J->nnz, 0);
   for (i = 0; i < J->nnz; i++) lua_pushnumber(L, J->val[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
   lua_setfield(L, -2, "vals");
 }
 
+static void jac_release(void *J, cg_alloc *A) { cg_jac_free(A, (cg_jac *)J); }
+
+/* The Jacobian of u read off as the option at idx says, in a box it pushes
+ * (pushing it into Lua may raise); NULL and e on a failure. */
+static cg_jac *jacobian_at(lua_State *L, llin *u, int idx, cg_error *e) {
+  static const char *const how[] = {"bipartite", "forward", "reverse", NULL};
+  int k = luaL_checkoption(L, idx, "bipartite", how);
+  cg_jac *J = (cg_jac *)lcg_box(L, sizeof *J, jac_release);
+  int rc = k == 0 ? cg_lin_jac_bipartite(u->g, J, e)
+           : k == 1 ? cg_lin_jac_forward(u->g, J, e) : cg_lin_jac_reverse(u->g, J, e);
+  return rc ? NULL : J;
+}
+
 /* lg:jacobian(["bipartite"|"forward"|"reverse"]) -> table | nil, msg */
 static int lin_jacobian(lua_State *L) {
-  static const char *const how[] = {"bipartite", "forward", "reverse", NULL};
   llin *u = checklin(L, 1);
-  int k = luaL_checkoption(L, 2, "bipartite", how);
-  cg_jac J;
   cg_error e;
-  int rc = k == 0 ? cg_lin_jac_bipartite(u->g, &J, &e)
-           : k == 1 ? cg_lin_jac_forward(u->g, &J, &e) : cg_lin_jac_reverse(u->g, &J, &e);
-  if (rc) return lcg_fail(L, &e);
-  push_jac(L, &J);
-  cg_jac_free(&u->A, &J);
+  cg_jac *J = jacobian_at(L, u, 2, &e);
+  if (!J) return lcg_fail(L, &e);
+  push_jac(L, J);
+  lcg_unbox(J);
   if (u->br.count) { /* never a silent value: J is the recorded branch's */
     lcg_push_branch(L, &u->br);
     lua_setfield(L, -4, "first_changed_op");
@@ -473,35 +471,40 @@ static int lin_jacobian(lua_State *L) {
   return 1;
 }
 
-/* lg:write_mtx(path [, how]) -> true | nil, msg: the Jacobian as Matrix Market */
+/* lg:write_mtx([path [, how]]) -> true | text | nil, msg: the Jacobian as
+ * Matrix Market, to a file or (no path) returned as a string */
 static int lin_write_mtx(lua_State *L) {
-  static const char *const how[] = {"bipartite", "forward", "reverse", NULL};
   llin *u = checklin(L, 1);
-  const char *path = luaL_checkstring(L, 2);
-  int k = luaL_checkoption(L, 3, "bipartite", how);
-  cg_jac J;
+  const char *path = luaL_optstring(L, 2, NULL);
   cg_error e;
-  int rc = k == 0 ? cg_lin_jac_bipartite(u->g, &J, &e)
-           : k == 1 ? cg_lin_jac_forward(u->g, &J, &e) : cg_lin_jac_reverse(u->g, &J, &e);
-  if (rc) return lcg_fail(L, &e);
-  rc = cg_jac_write_mtx(&J, path, &e);
-  cg_jac_free(&u->A, &J);
-  if (rc) return lcg_fail(L, &e);
-  lua_pushboolean(L, 1);
-  return 1;
+  cg_jac *J = jacobian_at(L, u, 3, &e);
+  lcg_sink *out;
+  int rc;
+  if (!J) return lcg_fail(L, &e);
+  if (path) { /* the core's writer: reserved chunks, no stdio copies */
+    rc = cg_jac_write_mtx(J, path, &e);
+    lcg_unbox(J);
+    if (rc) return lcg_fail(L, &e);
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  out = lcg_sink_open(L, NULL, &e);
+  rc = cg_jac_write_mtx_fp(J, out->fp);
+  if (rc) cg_seterr(&e, rc, "(string): cannot write the Jacobian");
+  return lcg_sink_close(L, out, rc, &e);
 }
 
 /* Writes .cg or DOT to a path, or returns the text. */
 static int lin_output(lua_State *L, int dot) {
   llin *u = checklin(L, 1);
   const char *path = luaL_optstring(L, 2, NULL);
-  lcg_sink out;
+  lcg_sink *out;
   cg_error e;
   int rc;
-  if (lcg_sink_open(L, &out, path, &e)) return lcg_fail(L, &e);
-  rc = dot ? cg_lin_write_dot(u->g, out.fp) : cg_lin_write_cg(u->g, out.fp);
+  if (!(out = lcg_sink_open(L, path, &e))) return lcg_fail(L, &e);
+  rc = dot ? cg_lin_write_dot(u->g, out->fp) : cg_lin_write_cg(u->g, out->fp);
   if (rc) cg_seterr(&e, rc, "%s: cannot write the graph", path ? path : "(string)");
-  return lcg_sink_close(L, &out, rc, &e);
+  return lcg_sink_close(L, out, rc, &e);
 }
 
 static int lin_write_cg(lua_State *L) { return lin_output(L, 0); }
@@ -522,7 +525,7 @@ static int lin_intermediates(lua_State *L) {
   lua_Integer k = 0;
   lua_newtable(L);
   for (v = 0; v < u->g->nv; v++)
-    if (u->g->kind[v] == CG_V_INTER) lua_pushinteger(L, (lua_Integer)v + 1), lua_rawseti(L, -2, ++k);
+    if (u->g->kind[v] == CG_V_INTER) lcg_push_id(L, v), lua_rawseti(L, -2, ++k);
   return 1;
 }
 
@@ -531,7 +534,7 @@ static int lin_node(lua_State *L) {
   llin *u = checklin(L, 1);
   uint32_t v = checkvertex(L, u, 2);
   if (u->g->node[v] == UINT32_MAX) return luaL_pushfail(L), 1;
-  lua_pushinteger(L, (lua_Integer)u->g->node[v] + 1);
+  lcg_push_id(L, u->g->node[v]);
   return 1;
 }
 
@@ -552,10 +555,10 @@ static double call_xscore(void *ud, uint32_t i, uint32_t j, uint32_t k, int back
   luascore *s = (luascore *)ud;
   lua_State *L = s->L;
   lua_pushvalue(L, s->fn_idx);
-  lua_pushinteger(L, (lua_Integer)i + 1);
-  lua_pushinteger(L, (lua_Integer)j + 1);
+  lcg_push_id(L, i);
+  lcg_push_id(L, j);
   if (k == CG_NOV) lua_pushstring(L, back ? "back" : "front");
-  else lua_pushinteger(L, (lua_Integer)k + 1);
+  else lcg_push_id(L, k);
   lua_pushvalue(L, s->lin_idx);
   return finish_score(s, 4, CG_NOV, err);
 }
@@ -627,41 +630,24 @@ static void push_steps(lua_State *L, const cg_steps *st, int faces) {
   for (q = 0; q < st->n; q++) {
     const uint32_t *p = st->a + CG_STEP_WIDTH * q;
     lua_createtable(L, 3, 0);
-    lua_pushinteger(L, (lua_Integer)p[0] + 1), lua_rawseti(L, -2, 1);
-    lua_pushinteger(L, (lua_Integer)p[1] + 1), lua_rawseti(L, -2, 2);
-    if (faces) lua_pushinteger(L, (lua_Integer)p[2] + 1);
+    lcg_push_id(L, p[0]), lua_rawseti(L, -2, 1);
+    lcg_push_id(L, p[1]), lua_rawseti(L, -2, 2);
+    if (faces) lcg_push_id(L, p[2]);
     else lua_pushstring(L, p[2] ? "back" : "front");
     lua_rawseti(L, -2, 3);
     if (faces && (p[3] || p[4])) {
-      lua_pushinteger(L, (lua_Integer)p[3] + 1), lua_rawseti(L, -2, 4);
-      lua_pushinteger(L, (lua_Integer)p[4] + 1), lua_rawseti(L, -2, 5);
+      lcg_push_id(L, p[3]), lua_rawseti(L, -2, 4); /* ranks: 1-based like ids */
+      lcg_push_id(L, p[4]), lua_rawseti(L, -2, 5);
     }
     lua_rawseti(L, -2, (lua_Integer)q + 1);
   }
 }
 
-/* The steps buffer lives in a userdata-owned box so an error cannot leak it. */
-typedef struct stepbox {
-  cg_steps s;
-  cg_alloc *A;
-} stepbox;
+static void steps_release(void *s, cg_alloc *A) { cg_steps_free(A, (cg_steps *)s); }
 
-static int stepbox_gc(lua_State *L) {
-  stepbox *b = (stepbox *)lua_touserdata(L, 1);
-  if (b->A) cg_steps_free(b->A, &b->s);
-  return 0;
-}
-
-static stepbox *new_stepbox(lua_State *L, cg_alloc *A) {
-  stepbox *b = (stepbox *)lua_newuserdatauv(L, sizeof *b, 0);
-  memset(b, 0, sizeof *b);
-  b->A = A;
-  if (luaL_newmetatable(L, "cgwb.StepBox")) {
-    lua_pushcfunction(L, stepbox_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setmetatable(L, -2);
-  return b;
+/* A steps list in a box it pushes: an error cannot leak it. */
+static cg_steps *new_steps(lua_State *L) {
+  return (cg_steps *)lcg_box(L, sizeof(cg_steps), steps_release);
 }
 
 /* lg:eliminate_edges(spec) -> cost, steps  /  lg:eliminate_faces(spec) */
@@ -671,18 +657,19 @@ static int eliminate_x(lua_State *L, int faces) {
   luascore ls[CG_MAX_RULES];
   cg_cost c;
   cg_error e;
-  stepbox *b;
+  cg_steps *st;
   int rc;
   get_xorder(L, &o, ls, faces ? CG_MODE_FACE : CG_MODE_EDGE);
-  b = new_stepbox(L, &u->A);
+  st = new_steps(L);
   memset(&c, 0, sizeof c);
   u->busy = 1; /* score callbacks run inside (they catch their errors) */
-  rc = faces ? cg_lin_eliminate_faces(u->g, &o, &c, &b->s, &e)
-             : cg_lin_eliminate_edges(u->g, &o, &c, &b->s, &e);
+  rc = faces ? cg_lin_eliminate_faces(u->g, &o, &c, st, &e)
+             : cg_lin_eliminate_edges(u->g, &o, &c, st, &e);
   u->busy = 0;
   if (rc) return xfail(L, &o, ls, &e);
   push_cost(L, &c);
-  push_steps(L, &b->s, faces);
+  push_steps(L, st, faces);
+  lcg_unbox(st);
   return 2;
 }
 
@@ -695,11 +682,11 @@ static int lin_replay_faces(lua_State *L) {
   const char *order = luaL_optstring(L, 3, "replay_faces");
   cg_cost c;
   cg_error e;
-  stepbox *b;
+  cg_steps *st;
   lua_Integer q, n;
   luaL_checktype(L, 2, LUA_TTABLE);
   n = luaL_len(L, 2);
-  b = new_stepbox(L, &u->A);
+  st = new_steps(L);
   for (q = 1; q <= n; q++) {
     lua_Integer t[5];
     int r;
@@ -713,14 +700,15 @@ static int lin_replay_faces(lua_State *L) {
         return luaL_error(L, "replay_faces: step %d: %s out of range", (int)q, r < 3 ? "vertex" : "rank");
     }
     lua_pop(L, 1);
-    if (cg_steps_push_face(&u->A, &b->s, (uint32_t)t[0] - 1, (uint32_t)t[1] - 1, (uint32_t)t[2] - 1,
+    if (cg_steps_push_face(&u->A, st, (uint32_t)t[0] - 1, (uint32_t)t[1] - 1, (uint32_t)t[2] - 1,
                            (uint32_t)t[3] - 1, (uint32_t)t[4] - 1)) {
       cg_seterr(&e, CG_ENOMEM, "replay_faces: step %d: out of memory", (int)q);
       return lcg_fail_order(L, &e, order);
     }
   }
   memset(&c, 0, sizeof c);
-  if (cg_lin_replay_faces(u->g, &b->s, &c, &e)) return lcg_fail_order(L, &e, order);
+  if (cg_lin_replay_faces(u->g, st, &c, &e)) return lcg_fail_order(L, &e, order);
+  lcg_unbox(st);
   push_cost(L, &c);
   return 1;
 }
@@ -762,10 +750,9 @@ static int l_read_eliad(lua_State *L) { return read_with(L, cg_lin_read_eliad); 
 /* lg:write_eliad() -> text | nil, msg */
 static int lin_write_eliad(lua_State *L) {
   llin *u = checklin(L, 1);
-  lcg_sink out;
   cg_error e;
-  lcg_sink_open(L, &out, NULL, &e);
-  return lcg_sink_close(L, &out, cg_lin_write_eliad(u->g, out.fp, &e), &e);
+  lcg_sink *out = lcg_sink_open(L, NULL, &e); /* a string: cannot fail but by raising */
+  return lcg_sink_close(L, out, cg_lin_write_eliad(u->g, out->fp, &e), &e);
 }
 
 static const luaL_Reg lin_methods[] = {

@@ -44,9 +44,7 @@ cg_graph *lcg_graph_of(lua_State *L, int idx) {
 
 /* A 1-based node id argument, as a 0-based index. */
 static uint32_t checknode(lua_State *L, lgraph *u, int idx) {
-  lua_Integer i = luaL_checkinteger(L, idx);
-  luaL_argcheck(L, i >= 1 && i <= (lua_Integer)u->g->n, idx, "node id out of range");
-  return (uint32_t)(i - 1);
+  return lcg_check_id(L, idx, u->g->n, "node");
 }
 
 static int optbool(lua_State *L, int t, const char *k, int def) {
@@ -135,7 +133,7 @@ static int g_select(lua_State *L, int roots) {
   for (v = 0; v < g->n; v++) {
     int none = roots ? g->par_start[v] == g->par_start[v + 1] : g->kid_start[v] == g->kid_start[v + 1];
     if (none) {
-      lua_pushinteger(L, (lua_Integer)v + 1);
+      lcg_push_id(L, v);
       lua_rawseti(L, -2, ++k);
     }
   }
@@ -315,14 +313,14 @@ static int g_output(lua_State *L, int dot) {
   uint32_t root = lua_isnoneornil(L, 3) ? UINT32_MAX : checknode(L, u, 3);
   lua_Integer lim = luaL_optinteger(L, 4, 500);
   uint32_t limit = lim > (lua_Integer)UINT32_MAX ? UINT32_MAX : (uint32_t)lim;
-  lcg_sink out;
+  lcg_sink *out;
   cg_error e;
   int rc;
   luaL_argcheck(L, lim >= 1, 4, "the limit must be at least 1 node");
-  if (lcg_sink_open(L, &out, path, &e)) return lcg_fail(L, &e);
-  rc = dot ? cg_graph_dot(u->g, root, limit, out.fp) : cg_graph_print(u->g, root, limit, out.fp);
+  if (!(out = lcg_sink_open(L, path, &e))) return lcg_fail(L, &e);
+  rc = dot ? cg_graph_dot(u->g, root, limit, out->fp) : cg_graph_print(u->g, root, limit, out->fp);
   if (rc) cg_seterr(&e, rc, "%s: cannot write the graph", path ? path : "(string)");
-  return lcg_sink_close(L, &out, rc, &e);
+  return lcg_sink_close(L, out, rc, &e);
 }
 
 static int g_dot(lua_State *L) { return g_output(L, 1); }
@@ -335,6 +333,7 @@ static int g_to_tape(lua_State *L) {
   cg_error e;
   t->t = cg_graph_to_tape(u->g, &e);
   if (!t->t) return lcg_fail(L, &e);
+  t->t->A = &t->A; /* the same Lua allocator, owned by the tape: the graph may go first */
   return 1;
 }
 

@@ -49,7 +49,7 @@ static void levels_from_function(lua_State *L, const cg_graph *g, int fidx, int 
     int isint;
     lua_Integer l;
     lua_pushvalue(L, fidx);
-    lua_pushinteger(L, (lua_Integer)v + 1);
+    lcg_push_id(L, v);
     lua_pushvalue(L, gidx);
     lua_call(L, 2, 1);
     l = lua_tointegerx(L, -1, &isint);
@@ -97,11 +97,12 @@ static uint32_t *get_levels(lua_State *L, int gidx, int sidx) {
   return level;
 }
 
-static void push_u32s(lua_State *L, const uint32_t *a, uint32_t n, int plus) {
+/* An array of levels (0-based, as in Bischof & Hu: not ids). */
+static void push_levels(lua_State *L, const uint32_t *a, uint32_t n) {
   uint32_t i;
   lua_createtable(L, (int)n, 0);
   for (i = 0; i < n; i++) {
-    lua_pushinteger(L, (lua_Integer)a[i] + plus);
+    lua_pushinteger(L, (lua_Integer)a[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
 }
@@ -113,7 +114,7 @@ static int l_levels(lua_State *L) {
   lua_settop(L, 2);
   level = get_levels(L, 1, 2);
   g = checkgraph(L, 1); /* a level function may have freed it */
-  push_u32s(L, level, g->n, 0);
+  push_levels(L, level, g->n);
   return 1;
 }
 
@@ -181,7 +182,7 @@ static int s_nlevels(lua_State *L) {
 static int s_levels(lua_State *L) {
   lsched *u = checksched(L, 1);
   uint32_t i;
-  if (u->s->level) push_u32s(L, u->s->level, u->s->n, 0);
+  if (u->s->level) push_levels(L, u->s->level, u->s->n);
   else {
     lua_createtable(L, (int)u->s->n, 0);
     for (i = 0; i < u->s->n; i++) {
@@ -208,7 +209,7 @@ static int s_slots(lua_State *L) {
 /* s:order() -> node ids in evaluation order */
 static int s_order(lua_State *L) {
   lsched *u = checksched(L, 1);
-  push_u32s(L, u->s->order, u->s->n, 1);
+  lcg_push_ids(L, u->s->order, u->s->n);
   return 1;
 }
 
@@ -331,29 +332,17 @@ static int s_codegen(lua_State *L) {
   cg_cgopts o;
   cg_cgstats st;
   cg_error e;
-  cg_outfile of;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *fp;
+  lcg_sink *out;
   int rc;
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
   codegen_opts(L, 3, &o);
-  if (path) {
-    if (cg_open_out(&of, path, &e)) return lcg_fail(L, &e);
-    fp = of.fp;
-  } else if (!(fp = open_memstream(&buf, &len))) return luaL_error(L, "out of memory");
-  rc = cg_codegen(u->g, u->s, &o, fp, &st, &e);
-  if (path) {
-    if (rc) cg_abort_file(&of);
-    else if ((rc = cg_commit_file(&of, &e)) != CG_OK) return lcg_fail(L, &e);
-  } else fclose(fp);
-  if (rc) {
-    free(buf);
-    return e.code == CG_EUSAGE ? luaL_error(L, "%s", e.msg) : lcg_fail(L, &e);
+  if (!(out = lcg_sink_open(L, path, &e))) return lcg_fail(L, &e);
+  rc = cg_codegen(u->g, u->s, &o, out->fp, &st, &e);
+  if (rc && e.code == CG_EUSAGE) { /* bad options: a programmer error */
+    lcg_unbox(out);
+    return luaL_error(L, "%s", e.msg);
   }
-  if (path) lua_pushboolean(L, 1);
-  else lua_pushlstring(L, buf, len);
-  free(buf);
+  if (lcg_sink_close(L, out, rc, &e) != 1) return 2; /* nil, msg */
   push_cgstats(L, &st);
   return 2;
 }

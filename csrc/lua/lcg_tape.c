@@ -159,7 +159,7 @@ static int records_step(lua_State *L) {
   uint32_t k;
   it->t = u->t;
   if (!cg_tape_iter_next(it, &r)) return 0;
-  lua_pushinteger(L, (lua_Integer)r.index + 1);
+  lcg_push_id(L, r.index);
   lua_pushstring(L, cg_op(r.op)->name);
   lua_createtable(L, (int)r.nloc, 0);
   for (k = 0; k < r.nloc; k++) {

@@ -1,4 +1,5 @@
 /* lcgwb.c: luaopen_cgwb_core and the helpers every binding file shares. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -143,11 +144,19 @@ void lcg_push_numbers(lua_State *L, const double *v, size_t n) {
   }
 }
 
+void lcg_push_id(lua_State *L, uint64_t id) { lua_pushinteger(L, (lua_Integer)id + 1); }
+
+uint32_t lcg_check_id(lua_State *L, int idx, uint32_t n, const char *what) {
+  lua_Integer i = luaL_checkinteger(L, idx);
+  if (i < 1 || i > (lua_Integer)n) luaL_argerror(L, idx, lua_pushfstring(L, "%s id out of range", what));
+  return (uint32_t)(i - 1);
+}
+
 void lcg_push_ids(lua_State *L, const uint32_t *ids, size_t n) {
   size_t i;
   lua_createtable(L, (int)n, 0);
   for (i = 0; i < n; i++) {
-    lua_pushinteger(L, (lua_Integer)ids[i] + 1);
+    lcg_push_id(L, ids[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
 }
@@ -164,7 +173,7 @@ const double *lcg_optpoint(lua_State *L, int idx, uint64_t n, const char *fn) {
 int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch *br) {
   lcg_push_numbers(L, y, m);
   lua_pushinteger(L, (lua_Integer)br->count);
-  if (br->count) lua_pushinteger(L, (lua_Integer)br->first + 1);
+  if (br->count) lcg_push_id(L, br->first);
   else lua_pushnil(L);
   return 3;
 }
@@ -172,48 +181,112 @@ int lcg_push_evaluation(lua_State *L, const double *y, size_t m, const cg_branch
 int lcg_push_branch(lua_State *L, const cg_branch *br) {
   const cg_opinfo *op = br->count ? cg_op(br->first_op) : NULL;
   lua_pushinteger(L, (lua_Integer)br->count);
-  if (br->count) lua_pushinteger(L, (lua_Integer)br->first + 1);
+  if (br->count) lcg_push_id(L, br->first);
   else lua_pushnil(L);
   if (op && op->name) lua_pushstring(L, op->name);
   else lua_pushnil(L);
   return 3;
 }
 
-int lcg_sink_open(lua_State *L, lcg_sink *s, const char *path, cg_error *e) {
-  memset(s, 0, sizeof *s);
+/* {==== boxes ====} */
+
+#define LCG_BOX "cgwb.Box"
+
+/* A box's userdata: the release function (NULL once released), the
+ * allocator, then the payload, aligned for any type the core stores. */
+typedef struct box {
+  lcg_release release;
+  cg_alloc A;
+  union {
+    double d;
+    void *p;
+    uint64_t u;
+  } payload[1];
+} box;
+
+static box *box_of(void *payload) {
+  return (box *)(void *)((char *)payload - offsetof(box, payload));
+}
+
+void lcg_unbox(void *payload) {
+  box *b = box_of(payload);
+  lcg_release f = b->release;
+  b->release = NULL; /* first: a release that fails halfway is not retried */
+  if (f) f(b->payload, &b->A);
+}
+
+/* __gc and __close of a box */
+static int box_gc(lua_State *L) {
+  box *b = (box *)luaL_checkudata(L, 1, LCG_BOX);
+  lcg_unbox(b->payload);
+  return 0;
+}
+
+void *lcg_box(lua_State *L, size_t size, lcg_release release) {
+  size_t least = sizeof(((box *)0)->payload); /* a payload of 0 bytes still has its place */
+  size_t all = offsetof(box, payload) + (size > least ? size : least);
+  box *b = (box *)lua_newuserdatauv(L, all, 0);
+  memset(b, 0, all);
+  lcg_alloc(L, &b->A);
+  luaL_setmetatable(L, LCG_BOX);
+  b->release = release; /* only now: the payload is zeroed and the box armed */
+  return b->payload;
+}
+
+static void box_open(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__gc", box_gc}, {"__close", box_gc}, {NULL, NULL}};
+  luaL_newmetatable(L, LCG_BOX);
+  luaL_setfuncs(L, meta, 0);
+  lua_pop(L, 1);
+}
+
+/* A sink's release: an unfinished file is removed, a text freed. */
+static void sink_release(void *p, cg_alloc *A) {
+  lcg_sink *s = (lcg_sink *)p;
+  (void)A; /* a memory stream's text is malloc'd by the C library */
+  if (s->fp && s->path) cg_abort_file(&s->o);
+  else if (s->fp) fclose(s->fp);
+  s->fp = NULL;
+  free(s->buf);
+  s->buf = NULL;
+}
+
+lcg_sink *lcg_sink_open(lua_State *L, const char *path, cg_error *e) {
+  lcg_sink *s = (lcg_sink *)lcg_box(L, sizeof *s, sink_release);
   s->path = path;
   if (path) {
-    int rc = cg_open_out(&s->o, path, e);
+    if (cg_open_out(&s->o, path, e)) return NULL;
     s->fp = s->o.fp;
-    return rc;
+  } else if (!(s->fp = open_memstream(&s->buf, &s->len))) {
+    luaL_error(L, "out of memory");
   }
-  if (!(s->fp = open_memstream(&s->buf, &s->len))) luaL_error(L, "out of memory");
-  return CG_OK;
+  return s;
 }
 
 int lcg_sink_close(lua_State *L, lcg_sink *s, int rc, cg_error *e) {
   if (s->path) {
     if (rc) cg_abort_file(&s->o);
     else rc = cg_commit_file(&s->o, e);
+    s->fp = NULL; /* closed either way */
     if (rc) return lcg_fail(L, e);
     lua_pushboolean(L, 1);
     return 1;
   }
   fclose(s->fp);
-  if (rc) {
-    free(s->buf);
-    return lcg_fail(L, e);
-  }
-  lua_pushlstring(L, s->buf, s->len);
-  free(s->buf);
-  return 1;
+  s->fp = NULL;
+  if (!rc) lua_pushlstring(L, s->buf, s->len); /* may raise: the box frees buf */
+  lcg_unbox(s);
+  return rc ? lcg_fail(L, e) : 1;
 }
+
+/* }==== */
 
 /* cgwb.core.version */
 LCG_EXPORT int luaopen_cgwb_core(lua_State *L);
 
 LCG_EXPORT int luaopen_cgwb_core(lua_State *L) {
   lua_newtable(L);
+  box_open(L);
   lcg_open_tape(L);
   lcg_open_graph(L);
   lcg_open_sched(L);

@@ -204,13 +204,17 @@ commands.run = {
     p:argument("args", "Arguments for the script, passed as they are (options too)."):args("*")
   end,
   run = function(a)
-    local chunk, err = loadfile(readable(a.script))
+    -- The script's globals (arg, cgwb without require, its own) live in an
+    -- environment of its own that reads through to _G: running it writes
+    -- no global of the process.
+    local env = setmetatable({}, { __index = _G })
+    local chunk, err = loadfile(readable(a.script), "bt", env)
     if not chunk then fail(2, err) end
     package.loaded.cgwb = cgwb()
     local script_arg = { [0] = a.script }
     for i, v in ipairs(a.args) do script_arg[i] = v end
-    _G.arg = script_arg
-    _G.cgwb = cgwb() -- experiment scripts may use cgwb without require
+    env.arg = script_arg
+    env.cgwb = cgwb()
     chunk(table.unpack(a.args))
   end,
 }

@@ -196,7 +196,7 @@ end
 function M.eliminate(lg, spec, opts)
   opts = opts or {}
   if spec == "exact" or spec == "anneal" or spec == "best" then
-    local order, name
+    local order, name, _ -- `_` too: an undeclared one is a global write
     if spec == "exact" then
       local mults, o = lg:exact(opts.max_component or 20)
       if not mults then return nil, o end
