@@ -1,0 +1,238 @@
+/* cg_jac.c: Jacobians of a linearized graph: the reference forward and
+ * reverse sweeps the eliminations are checked against, and the read-off of
+ * a graph whose intermediates are all eliminated. */
+#include <string.h>
+
+#include "cg_lin_impl.h"
+
+/* {==== reference Jacobians ====} */
+
+void cg_jac_free(cg_alloc *A, cg_jac *J) {
+  size_t n = (size_t)(J->nnz ? J->nnz : 1);
+  cg_free(A, J->row, n * 4);
+  cg_free(A, J->col, n * 4);
+  cg_free(A, J->val, n * 8);
+  memset(J, 0, sizeof *J);
+}
+
+/* Appends an entry, growing the arrays (capacity in *cap). */
+static int jac_push(cg_alloc *A, cg_jac *J, size_t *cap, uint32_t r, uint32_t c, double v) {
+  if (J->nnz == *cap) {
+    size_t nc = *cap ? *cap * 2 : 64;
+    void *a = cg_realloc(A, J->row, *cap * 4, nc * 4), *b, *d;
+    if (!a) return CG_ENOMEM;
+    J->row = (uint32_t *)a;
+    b = cg_realloc(A, J->col, *cap * 4, nc * 4);
+    if (!b) return CG_ENOMEM;
+    J->col = (uint32_t *)b;
+    d = cg_realloc(A, J->val, *cap * 8, nc * 8);
+    if (!d) return CG_ENOMEM;
+    J->val = (double *)d;
+    *cap = nc;
+  }
+  J->row[J->nnz] = r;
+  J->col[J->nnz] = c;
+  J->val[J->nnz++] = v;
+  return CG_OK;
+}
+
+/* Shrinks the arrays to nnz (so cg_jac_free's sizes are exact). */
+static int jac_fit(cg_alloc *A, cg_jac *J, size_t cap) {
+  size_t n = (size_t)(J->nnz ? J->nnz : 1);
+  void *a, *b, *c;
+  if (!J->row) {
+    J->row = (uint32_t *)cg_malloc(A, 4);
+    J->col = (uint32_t *)cg_malloc(A, 4);
+    J->val = (double *)cg_malloc(A, 8);
+    return J->row && J->col && J->val ? CG_OK : CG_ENOMEM;
+  }
+  a = cg_realloc(A, J->row, cap * 4, n * 4);
+  if (a) J->row = (uint32_t *)a;
+  b = cg_realloc(A, J->col, cap * 4, n * 4);
+  if (b) J->col = (uint32_t *)b;
+  c = cg_realloc(A, J->val, cap * 8, n * 8);
+  if (c) J->val = (double *)c;
+  return a && b && c ? CG_OK : CG_ENOMEM;
+}
+
+/* Sorts entries by (row, col): a counting sort by column, then by row,
+ * stable, into fresh arrays. */
+static int jac_sort(cg_alloc *A, cg_jac *J) {
+  size_t n = (size_t)J->nnz, i, *cnt;
+  uint32_t *r2, *c2, *ri, *ci;
+  double *v2, *vi;
+  int pass;
+  if (n < 2) return CG_OK;
+  r2 = (uint32_t *)cg_malloc(A, n * 4);
+  c2 = (uint32_t *)cg_malloc(A, n * 4);
+  v2 = (double *)cg_malloc(A, n * 8);
+  cnt = (size_t *)cg_malloc(A, ((size_t)(J->m > J->n ? J->m : J->n) + 1) * sizeof(size_t));
+  if (!r2 || !c2 || !v2 || !cnt) {
+    cg_free(A, r2, n * 4), cg_free(A, c2, n * 4), cg_free(A, v2, n * 8);
+    cg_free(A, cnt, ((size_t)(J->m > J->n ? J->m : J->n) + 1) * sizeof(size_t));
+    return CG_ENOMEM;
+  }
+  for (pass = 0; pass < 2; pass++) { /* LSD radix: column, then row */
+    uint32_t *key = pass == 0 ? J->col : J->row, nk = pass == 0 ? J->n : J->m;
+    memset(cnt, 0, ((size_t)nk + 1) * sizeof(size_t));
+    for (i = 0; i < n; i++) cnt[key[i] + 1]++;
+    for (i = 1; i <= nk; i++) cnt[i] += cnt[i - 1];
+    for (i = 0; i < n; i++) {
+      size_t p = cnt[key[i]]++;
+      r2[p] = J->row[i], c2[p] = J->col[i], v2[p] = J->val[i];
+    }
+    ri = J->row, ci = J->col, vi = J->val;
+    J->row = r2, J->col = c2, J->val = v2;
+    r2 = ri, c2 = ci, v2 = vi;
+  }
+  cg_free(A, r2, n * 4);
+  cg_free(A, c2, n * 4);
+  cg_free(A, v2, n * 8);
+  cg_free(A, cnt, ((size_t)(J->m > J->n ? J->m : J->n) + 1) * sizeof(size_t));
+  return CG_OK;
+}
+
+/* One tangent (dir = 1) or adjoint (dir = 0) sweep per independent or
+ * dependent, over the graph's current edges. */
+static int jac_sweep(const cg_lin *g, cg_jac *J, int fwd, cg_error *e) {
+  double *t = (double *)cg_malloc(g->A, (size_t)(g->nv ? g->nv : 1) * 8);
+  size_t cap = 0;
+  uint32_t s, v, k, nseed = fwd ? g->n : g->m;
+  int rc = CG_OK;
+  memset(J, 0, sizeof *J);
+  J->m = g->m;
+  J->n = g->n;
+  if (!t) return cg_seterr(e, CG_ENOMEM, "out of memory");
+  for (s = 0; s < nseed && !rc; s++) {
+    memset(t, 0, (size_t)(g->nv ? g->nv : 1) * 8);
+    if (fwd) {
+      t[g->x[s]] = 1;
+      for (v = 0; v < g->nv; v++)
+        for (k = 0; k < g->in[v].n; k++) {
+          uint32_t eid = g->in[v].e[k];
+          t[v] += g->w[eid] * t[g->tail[eid]];
+        }
+      for (k = 0; k < g->m && !rc; k++)
+        if (t[g->y[k]] != 0) rc = jac_push(g->A, J, &cap, k, s, t[g->y[k]]);
+    } else {
+      t[g->y[s]] = 1;
+      for (v = g->nv; v-- > 0;)
+        for (k = 0; k < g->out[v].n; k++) {
+          uint32_t eid = g->out[v].e[k];
+          t[v] += g->w[eid] * t[g->head[eid]];
+        }
+      for (k = 0; k < g->n && !rc; k++)
+        if (t[g->x[k]] != 0) rc = jac_push(g->A, J, &cap, s, k, t[g->x[k]]);
+    }
+  }
+  cg_free(g->A, t, (size_t)(g->nv ? g->nv : 1) * 8);
+  if (!rc) rc = jac_fit(g->A, J, cap);
+  if (!rc) rc = jac_sort(g->A, J);
+  if (rc) {
+    cg_jac_free(g->A, J);
+    return cg_seterr(e, CG_ENOMEM, "out of memory for the Jacobian");
+  }
+  return CG_OK;
+}
+
+int cg_lin_jac_forward(const cg_lin *g, cg_jac *J, cg_error *e) { return jac_sweep(g, J, 1, e); }
+int cg_lin_jac_reverse(const cg_lin *g, cg_jac *J, cg_error *e) { return jac_sweep(g, J, 0, e); }
+
+/* The entries of the bipartite graph by rows: cnt[k] counts row k's (the
+ * edges into dependent y[k] after row_of, and the identity entry of an
+ * independent that is also a dependent); CG_EUSAGE names a vertex left. */
+static int bipartite_counts(const cg_lin *g, const uint32_t *row_of, size_t *cnt, cg_error *e) {
+  uint32_t i, k;
+  for (i = 0; i < g->n; i++) {
+    const cg_adj *l = &g->out[g->x[i]];
+    for (k = 0; k < l->n; k++) {
+      uint32_t h = g->head[l->e[k]];
+      if (g->kind[h] != CG_V_DEP)
+        return cg_seterr(e, CG_EUSAGE, "vertex %u is not eliminated yet", h + 1);
+      cnt[row_of[h]]++;
+    }
+  }
+  for (k = 0; k < g->m; k++) cnt[k] += g->kind[g->y[k]] == CG_V_INDEP;
+  return CG_OK;
+}
+
+/* Puts entry (r, c, v) at the next place of row r. */
+static void jac_put(cg_jac *J, size_t *next, uint32_t r, uint32_t c, double v) {
+  size_t p = next[r]++;
+  J->row[p] = r, J->col[p] = c, J->val[p] = v;
+}
+
+/* Fills J from the bipartite graph, sorted by (row, col): the columns are
+ * visited in order, so each row's edge entries arrive sorted; an identity
+ * entry, put last, is moved to its place. */
+static void bipartite_fill(const cg_lin *g, uint32_t *row_of, size_t *next, cg_jac *J) {
+  /* the arrays in locals: the stores into J's may alias the list lengths */
+  uint32_t *jr = J->row, *jc = J->col, i, k;
+  double *jv = J->val;
+  const uint32_t *head = g->head;
+  const double *w = g->w;
+  for (i = 0; i < g->n; i++) {
+    const uint32_t *le = g->out[g->x[i]].e;
+    uint32_t n = g->out[g->x[i]].n;
+    for (k = 0; k < n; k++) {
+      uint32_t eid = le[k], r = row_of[head[eid]];
+      size_t p = next[r]++;
+      jr[p] = r, jc[p] = i, jv[p] = w[eid]; /* jac_put */
+    }
+  }
+  /* row_of now maps independents to columns: O(n + m), not O(n m) */
+  for (i = 0; i < g->n; i++) row_of[g->x[i]] = i;
+  for (k = 0; k < g->m; k++) {
+    size_t p;
+    if (g->kind[g->y[k]] != CG_V_INDEP) continue;
+    jac_put(J, next, k, row_of[g->y[k]], 1.0);
+    for (p = next[k] - 1; p > 0 && J->row[p - 1] == k && J->col[p - 1] > J->col[p]; p--) {
+      uint32_t c = J->col[p];
+      double v = J->val[p];
+      J->col[p] = J->col[p - 1], J->val[p] = J->val[p - 1];
+      J->col[p - 1] = c, J->val[p - 1] = v;
+    }
+  }
+}
+
+int cg_lin_jac_bipartite(const cg_lin *g, cg_jac *J, cg_error *e) {
+  size_t nv = g->nv ? g->nv : 1, nc = (size_t)g->m + 1, nnz = 0, k, *cnt;
+  uint32_t *row_of;
+  int rc;
+  memset(J, 0, sizeof *J);
+  J->m = g->m;
+  J->n = g->n;
+  row_of = (uint32_t *)cg_malloc(g->A, nv * 4);
+  cnt = (size_t *)cg_malloc(g->A, nc * sizeof(size_t));
+  if (!row_of || !cnt) {
+    cg_free(g->A, row_of, nv * 4);
+    cg_free(g->A, cnt, nc * sizeof(size_t));
+    return cg_seterr(e, CG_ENOMEM, "out of memory");
+  }
+  /* row_of is read only at dependents (kind CG_V_DEP, which only set_xy
+   * gives the y[k]) and, in bipartite_fill, at independents after they are
+   * set: the rest is never read, so not cleared (a quarter of the phase) */
+  memset(cnt, 0, nc * sizeof(size_t));
+  for (k = 0; k < g->m; k++) row_of[g->y[k]] = (uint32_t)k;
+  if ((rc = bipartite_counts(g, row_of, cnt, e)) == CG_OK) {
+    for (k = 0; k < g->m; k++) { /* cnt[k]: where row k starts */
+      size_t c = cnt[k];
+      cnt[k] = nnz, nnz += c;
+    }
+    J->nnz = nnz;
+    J->row = (uint32_t *)cg_malloc(g->A, (nnz ? nnz : 1) * 4);
+    J->col = (uint32_t *)cg_malloc(g->A, (nnz ? nnz : 1) * 4);
+    J->val = (double *)cg_malloc(g->A, (nnz ? nnz : 1) * 8);
+    if (!J->row || !J->col || !J->val) {
+      cg_jac_free(g->A, J); /* sizes for nnz: as allocated */
+      rc = cg_seterr(e, CG_ENOMEM, "out of memory for the Jacobian");
+    } else {
+      bipartite_fill(g, row_of, cnt, J);
+    }
+  } else {
+    cg_jac_free(g->A, J); /* as the error leaves it: empty */
+  }
+  cg_free(g->A, row_of, nv * 4);
+  cg_free(g->A, cnt, nc * sizeof(size_t));
+  return rc;
+}
