@@ -38,8 +38,12 @@
 
 #include "../graph/cg_graph.h"
 
-/* What is known of an edge's weight without its value. */
-enum { CG_E_VAR = 0, CG_E_CONST = 1, CG_E_PLUS1 = 2, CG_E_MINUS1 = 3 };
+/* What is known of an edge's weight without its value: the marks of the
+ * operation table's partials (cg_gops.h), which the linearizer copies. */
+enum {
+  CG_E_VAR = CG_PM_VAR, CG_E_CONST = CG_PM_CONST, CG_E_PLUS1 = CG_PM_PLUS1,
+  CG_E_MINUS1 = CG_PM_MINUS1
+};
 
 /* Vertex kinds */
 enum { CG_V_INTER = 0, CG_V_INDEP = 1, CG_V_DEP = 2, CG_V_GONE = 3 };

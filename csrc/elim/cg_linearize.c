@@ -9,43 +9,10 @@
 
 /* {==== linearization ====} */
 
-/* Local partials d[i] of graph operation op with operands a[] and result r,
- * and their marks (what is known of them structurally): the operations
- * gop_partials leaves out, into d and mk already cleared. */
-static void gop_partials_rare(unsigned op, double c, const double *a, double r, double *d,
-                              uint8_t *mk) {
-  switch (op) {
-    case CG_G_DIV: d[0] = 1 / a[1], d[1] = -r / a[1]; break;
-    case CG_G_MIN: if (a[0] > a[1]) d[1] = 1; else d[0] = 1; break;
-    case CG_G_ADDC: d[0] = 1, mk[0] = CG_E_PLUS1; break;
-    case CG_G_RSUB: d[0] = -1, mk[0] = CG_E_MINUS1; break;
-    case CG_G_DIVC: d[0] = 1 / c, mk[0] = CG_E_CONST; break;
-    case CG_G_RDIV: d[0] = -r / a[0]; break;
-    case CG_G_POWC: d[0] = c == 0 ? 0 : c * pow(a[0], c - 1); break;
-    case CG_G_NEG: d[0] = -1, mk[0] = CG_E_MINUS1; break;
-    case CG_G_EXP: d[0] = r; break;
-    case CG_G_LOG: d[0] = 1 / a[0]; break;
-    case CG_G_SQRT: d[0] = 0.5 / r; break;
-    case CG_G_CBRT: d[0] = 1 / (3 * r * r); break;
-    case CG_G_SIN: d[0] = cos(a[0]); break;
-    case CG_G_COS: d[0] = -sin(a[0]); break;
-    case CG_G_TAN: d[0] = 1 + r * r; break;
-    case CG_G_ASIN: d[0] = 1 / sqrt(1 - a[0] * a[0]); break;
-    case CG_G_ACOS: d[0] = -1 / sqrt(1 - a[0] * a[0]); break;
-    case CG_G_ATAN: d[0] = 1 / (1 + a[0] * a[0]); break;
-    case CG_G_ASINH: d[0] = 1 / sqrt(a[0] * a[0] + 1); break;
-    case CG_G_ACOSH: d[0] = 1 / sqrt(a[0] * a[0] - 1); break;
-    case CG_G_ATANH: d[0] = 1 / (1 - a[0] * a[0]); break;
-    case CG_G_ERF: d[0] = 1.1283791670955126 * exp(-a[0] * a[0]); break;
-    case CG_G_ABS: d[0] = a[0] > 0 ? 1 : a[0] < 0 ? -1 : 0; break;
-    case CG_G_COND: if (a[0] > 0) d[1] = 1; else d[2] = 1; break;
-    case CG_G_CONDEQ: if (a[0] >= 0) d[1] = 1; else d[2] = 1; break;
-    default: break; /* INDEP, CONST, CEIL, FLOOR: no partials */
-  }
-}
-
-/* The local partials of operation op (as gop_partials_rare) with the
- * commonest operations inline (Hovland, Norris, Utke & Strout, sec. 1: the edge weights). */
+/* The local partials of operation op (its row's, cg_gop_partials) with the
+ * commonest operations inline (Hovland, Norris, Utke & Strout, sec. 1: the
+ * edge weights).  The inline cases copy their rows of cg_gops.h; a debug
+ * build checks them against the rows (check_node). */
 static inline void gop_partials(unsigned op, double c, const double *a, double r, double *d,
                                 uint8_t *mk) {
   mk[0] = mk[1] = mk[2] = CG_E_VAR;
@@ -56,23 +23,24 @@ static inline void gop_partials(unsigned op, double c, const double *a, double r
     case CG_G_SUB: d[0] = 1, d[1] = -1, mk[0] = CG_E_PLUS1, mk[1] = CG_E_MINUS1; break;
     case CG_G_MUL: d[0] = a[1], d[1] = a[0]; break;
     case CG_G_MULC: d[0] = c, mk[0] = CG_E_CONST; break;
-    default: gop_partials_rare(op, c, a, r, d, mk); break;
+    default: cg_gop_partials(op, c, a, r, d, mk); break;
   }
 }
 
 /* What gop_partials reads of an operation besides its constant: its
- * operands (READS_A) and its result (READS_R).  Indexed by any byte, so an
- * operation code out of range reads nothing. */
-#define READS_A 1
-#define READS_R 2
+ * operands (READS_A) and its result (READS_R), from the rows' reads column.
+ * Indexed by any byte, so an operation code out of range reads nothing. */
+#define READS_A CG_GR_A
+#define READS_R CG_GR_R
+#define SELECTS 4 /* CG_GF_SELECT: a partial 0 for the whole chain is no edge */
 static const uint8_t part_reads[256] = {
-  [CG_G_MUL] = READS_A, [CG_G_DIV] = READS_A | READS_R, [CG_G_MIN] = READS_A,
-  [CG_G_RDIV] = READS_A | READS_R, [CG_G_POWC] = READS_A, [CG_G_EXP] = READS_R,
-  [CG_G_LOG] = READS_A, [CG_G_SQRT] = READS_R, [CG_G_CBRT] = READS_R, [CG_G_SIN] = READS_A,
-  [CG_G_COS] = READS_A, [CG_G_TAN] = READS_R, [CG_G_ASIN] = READS_A, [CG_G_ACOS] = READS_A,
-  [CG_G_ATAN] = READS_A, [CG_G_ASINH] = READS_A, [CG_G_ACOSH] = READS_A,
-  [CG_G_ATANH] = READS_A, [CG_G_ERF] = READS_A, [CG_G_ABS] = READS_A, [CG_G_COND] = READS_A,
-  [CG_G_CONDEQ] = READS_A};
+#include "../graph/cg_gopx_begin.h"
+#define CG_GOP_READS(id, nm, ar, hc, top, fl, rd, ...) \
+  [CG_G_##id] = (rd) | ((fl) & CG_GF_SELECT ? SELECTS : 0),
+    CG_GOPS(CG_GOP_READS)
+#undef CG_GOP_READS
+#include "../graph/cg_gopx_end.h"
+};
 
 /* The partials of node v's whole chain with respect to its nk children, of
  * values a[]: the first operation's partials times the derivative of each
@@ -103,10 +71,54 @@ static void chain_partials(const cg_graph *gr, uint32_t v, const double *a, uint
       mk[i] = mark_prod(mk[i], m2[0]);
     }
   }
-  if (op[o] == CG_G_COND || op[o] == CG_G_CONDEQ || op[o] == CG_G_MIN)
+  if (part_reads[op[o]] & SELECTS) /* cond, condeq, min */
     for (i = 0; i < nk; i++) /* a structural zero stays out of the graph */
       if (d[i] == 0) mk[i] = 0xff;
 }
+
+/* {==== the debug check of the inline copies ====} */
+
+/* CG_LIN_SKEW(x) wraps the partials the inline copies compute: x itself;
+ * a test defines it to skew them and see check_node stop the run. */
+#ifndef CG_LIN_SKEW
+#define CG_LIN_SKEW(x) (x)
+#endif
+
+#ifndef NDEBUG
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Stops the run unless the partials d[0..nk) and marks mk[] that
+ * node_vertices computed for node v (its inline copies, or chain_partials
+ * with gop_partials') equal, bit for bit, the chain computed from the
+ * operation table's functions alone (cg_gop(op)->value and ->partials), as
+ * chain_partials defines it: so an inline copy cannot drift from its row. */
+static void check_node(const cg_graph *gr, uint32_t v, uint32_t nk, const double *d,
+                       const uint8_t *mk) {
+  uint32_t o = gr->op_start[v], last = gr->op_start[v + 1] - 1, q, i;
+  double a[3] = {0, 0, 0}, r, t[3], dd[3];
+  uint8_t tm[3], m2[3];
+  uint64_t sw = 0;
+  for (i = 0; i < nk; i++) a[i] = gr->val[gr->kids[gr->kid_start[v] + i]];
+  r = o == last ? gr->val[v] : cg_gop(gr->op[o])->value(gr->opc[o], a, &sw); /* as chain_partials */
+  cg_gop(gr->op[o])->partials(gr->opc[o], a, r, t, tm);
+  for (q = o + 1; q <= last; q++) {
+    double x[3] = {r, 0, 0};
+    r = q == last ? gr->val[v] : cg_gop(gr->op[q])->value(gr->opc[q], x, &sw);
+    cg_gop(gr->op[q])->partials(gr->opc[q], x, r, dd, m2);
+    for (i = 0; i < nk; i++) t[i] *= dd[0], tm[i] = mark_prod(tm[i], m2[0]);
+  }
+  for (i = 0; i < nk; i++) {
+    if ((cg_gop(gr->op[o])->flags & CG_GF_SELECT) && t[i] == 0) tm[i] = 0xff;
+    if (memcmp(&t[i], &d[i], sizeof t[i]) != 0 || tm[i] != mk[i]) {
+      fprintf(stderr, "cg_linearize.c: node %lu (%s): partial %lu is %a mark %d, the operation "
+              "table's %a mark %d\n", (unsigned long)v, cg_gop(gr->op[o])->name, (unsigned long)i,
+              d[i], mk[i], t[i], tm[i]);
+      abort(); /* a debug build only: an inline copy drifted from its row in cg_gops.h */
+    }
+  }
+}
+#endif
 
 /* rel[v] bits: reached from an independent (REL_FROM), reaching a dependent
  * (REL_TO); a dependent once (REL_DEP1), more than once (REL_DEP2). */
@@ -295,7 +307,7 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
       case CG_G_ADD: d0 = d1 = 1, m0 = m1 = CG_E_PLUS1; break;
       case CG_G_SUB: d0 = 1, d1 = -1, m0 = CG_E_PLUS1, m1 = CG_E_MINUS1; break;
       case CG_G_MUL: d0 = val[kid[1]], d1 = val[kid[0]]; break;
-      case CG_G_MULC: d0 = opc[o], m0 = CG_E_CONST; break;
+      case CG_G_MULC: d0 = CG_LIN_SKEW(opc[o]), m0 = CG_E_CONST; break;
       default:
         if (nk == 1) { /* another unary operation: its partial as chain_partials takes it */
           double r = 0, dd[3];
@@ -333,6 +345,10 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
       chain_partials(gr, v, a, nk, d, mk);
       d0 = d[0], d1 = d[1], d2 = d[2], m0 = mk[0], m1 = mk[1], m2 = mk[2];
     }
+#ifndef NDEBUG
+    d[0] = d0, d[1] = d1, d[2] = d2, mk[0] = m0, mk[1] = m1, mk[2] = m2;
+    check_node(gr, v, nk, d, mk);
+#endif
     /* a child on a path gives an edge: v is on a path, so the child reaches
      * a dependent (reaching), and is on a path if reached from an
      * independent (bit i of from) */

@@ -45,8 +45,7 @@ static void chain_label(const cg_graph *g, uint32_t v, FILE *fp) {
     if (o > g->op_start[v]) fputs(" > ", fp);
     if (op == CG_G_INDEP) fprintf(fp, "x%.0f", g->opc[o] + 1);
     else if (op == CG_G_CONST) fprintf(fp, "%.6g", g->opc[o]);
-    else if (cg_gop(op)->has_const && op != CG_G_MIN && op != CG_G_ABS && op != CG_G_COND &&
-             op != CG_G_CONDEQ && op != CG_G_CEIL && op != CG_G_FLOOR)
+    else if (cg_gop(op)->has_const && !(cg_gop(op)->flags & CG_GF_OUTCOME)) /* not a taped outcome */
       fprintf(fp, "%s %.6g", cg_gop(op)->name, g->opc[o]);
     else fputs(cg_gop(op)->name, fp);
   }
