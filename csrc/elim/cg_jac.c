@@ -8,10 +8,9 @@
 /* {==== reference Jacobians ====} */
 
 void cg_jac_free(cg_alloc *A, cg_jac *J) {
-  size_t n = (size_t)(J->nnz ? J->nnz : 1);
-  cg_free(A, J->row, n * 4);
-  cg_free(A, J->col, n * 4);
-  cg_free(A, J->val, n * 8);
+  CG_FREE(A, J->row, uint32_t, J->nnz);
+  CG_FREE(A, J->col, uint32_t, J->nnz);
+  CG_FREE(A, J->val, double, J->nnz);
   memset(J, 0, sizeof *J);
 }
 
@@ -19,15 +18,14 @@ void cg_jac_free(cg_alloc *A, cg_jac *J) {
 static int jac_push(cg_alloc *A, cg_jac *J, size_t *cap, uint32_t r, uint32_t c, double v) {
   if (J->nnz == *cap) {
     size_t nc = *cap ? *cap * 2 : 64;
-    void *a = cg_realloc(A, J->row, *cap * 4, nc * 4), *b, *d;
+    uint32_t *a = CG_RENEW(A, J->row, uint32_t, *cap, nc), *b;
+    double *d;
     if (!a) return CG_ENOMEM;
-    J->row = (uint32_t *)a;
-    b = cg_realloc(A, J->col, *cap * 4, nc * 4);
-    if (!b) return CG_ENOMEM;
-    J->col = (uint32_t *)b;
-    d = cg_realloc(A, J->val, *cap * 8, nc * 8);
-    if (!d) return CG_ENOMEM;
-    J->val = (double *)d;
+    J->row = a;
+    if (!(b = CG_RENEW(A, J->col, uint32_t, *cap, nc))) return CG_ENOMEM;
+    J->col = b;
+    if (!(d = CG_RENEW(A, J->val, double, *cap, nc))) return CG_ENOMEM;
+    J->val = d;
     *cap = nc;
   }
   J->row[J->nnz] = r;
@@ -38,40 +36,41 @@ static int jac_push(cg_alloc *A, cg_jac *J, size_t *cap, uint32_t r, uint32_t c,
 
 /* Shrinks the arrays to nnz (so cg_jac_free's sizes are exact). */
 static int jac_fit(cg_alloc *A, cg_jac *J, size_t cap) {
-  size_t n = (size_t)(J->nnz ? J->nnz : 1);
-  void *a, *b, *c;
-  if (!J->row) {
-    J->row = (uint32_t *)cg_malloc(A, 4);
-    J->col = (uint32_t *)cg_malloc(A, 4);
-    J->val = (double *)cg_malloc(A, 8);
+  size_t n = (size_t)J->nnz;
+  uint32_t *a, *b;
+  double *c;
+  if (!J->row) { /* no entry: empty arrays, as cg_jac_free frees them */
+    J->row = CG_NEW(A, uint32_t, 0);
+    J->col = CG_NEW(A, uint32_t, 0);
+    J->val = CG_NEW(A, double, 0);
     return J->row && J->col && J->val ? CG_OK : CG_ENOMEM;
   }
-  a = cg_realloc(A, J->row, cap * 4, n * 4);
-  if (a) J->row = (uint32_t *)a;
-  b = cg_realloc(A, J->col, cap * 4, n * 4);
-  if (b) J->col = (uint32_t *)b;
-  c = cg_realloc(A, J->val, cap * 8, n * 8);
-  if (c) J->val = (double *)c;
+  if ((a = CG_RENEW(A, J->row, uint32_t, cap, n))) J->row = a;
+  if ((b = CG_RENEW(A, J->col, uint32_t, cap, n))) J->col = b;
+  if ((c = CG_RENEW(A, J->val, double, cap, n))) J->val = c;
   return a && b && c ? CG_OK : CG_ENOMEM;
+}
+
+/* Frees jac_sort's workspace (arrays of n entries, nc counts) and returns
+ * rc: its one exit, as CSparse's cs_done. */
+static int sort_done(cg_alloc *A, uint32_t *r, uint32_t *c, double *v, size_t n, size_t *cnt,
+                     size_t nc, int rc) {
+  CG_FREE(A, r, uint32_t, n), CG_FREE(A, c, uint32_t, n), CG_FREE(A, v, double, n);
+  CG_FREE(A, cnt, size_t, nc);
+  return rc;
 }
 
 /* Sorts entries by (row, col): a counting sort by column, then by row,
  * stable, into fresh arrays. */
 static int jac_sort(cg_alloc *A, cg_jac *J) {
-  size_t n = (size_t)J->nnz, i, *cnt;
+  size_t n = (size_t)J->nnz, nc = (size_t)(J->m > J->n ? J->m : J->n) + 1, i, *cnt;
   uint32_t *r2, *c2, *ri, *ci;
   double *v2, *vi;
   int pass;
   if (n < 2) return CG_OK;
-  r2 = (uint32_t *)cg_malloc(A, n * 4);
-  c2 = (uint32_t *)cg_malloc(A, n * 4);
-  v2 = (double *)cg_malloc(A, n * 8);
-  cnt = (size_t *)cg_malloc(A, ((size_t)(J->m > J->n ? J->m : J->n) + 1) * sizeof(size_t));
-  if (!r2 || !c2 || !v2 || !cnt) {
-    cg_free(A, r2, n * 4), cg_free(A, c2, n * 4), cg_free(A, v2, n * 8);
-    cg_free(A, cnt, ((size_t)(J->m > J->n ? J->m : J->n) + 1) * sizeof(size_t));
-    return CG_ENOMEM;
-  }
+  r2 = CG_NEW(A, uint32_t, n), c2 = CG_NEW(A, uint32_t, n), v2 = CG_NEW(A, double, n);
+  cnt = CG_NEW(A, size_t, nc);
+  if (!r2 || !c2 || !v2 || !cnt) return sort_done(A, r2, c2, v2, n, cnt, nc, CG_ENOMEM);
   for (pass = 0; pass < 2; pass++) { /* LSD radix: column, then row */
     uint32_t *key = pass == 0 ? J->col : J->row, nk = pass == 0 ? J->n : J->m;
     memset(cnt, 0, ((size_t)nk + 1) * sizeof(size_t));
@@ -85,17 +84,13 @@ static int jac_sort(cg_alloc *A, cg_jac *J) {
     J->row = r2, J->col = c2, J->val = v2;
     r2 = ri, c2 = ci, v2 = vi;
   }
-  cg_free(A, r2, n * 4);
-  cg_free(A, c2, n * 4);
-  cg_free(A, v2, n * 8);
-  cg_free(A, cnt, ((size_t)(J->m > J->n ? J->m : J->n) + 1) * sizeof(size_t));
-  return CG_OK;
+  return sort_done(A, r2, c2, v2, n, cnt, nc, CG_OK);
 }
 
 /* One tangent (dir = 1) or adjoint (dir = 0) sweep per independent or
  * dependent, over the graph's current edges. */
 static int jac_sweep(const cg_lin *g, cg_jac *J, int fwd, cg_error *e) {
-  double *t = (double *)cg_malloc(g->A, (size_t)(g->nv ? g->nv : 1) * 8);
+  double *t = CG_NEW(g->A, double, g->nv);
   size_t cap = 0;
   uint32_t s, v, k, nseed = fwd ? g->n : g->m;
   int rc = CG_OK;
@@ -104,7 +99,7 @@ static int jac_sweep(const cg_lin *g, cg_jac *J, int fwd, cg_error *e) {
   J->n = g->n;
   if (!t) return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (s = 0; s < nseed && !rc; s++) {
-    memset(t, 0, (size_t)(g->nv ? g->nv : 1) * 8);
+    memset(t, 0, (size_t)g->nv * 8);
     if (fwd) {
       t[g->x[s]] = 1;
       for (v = 0; v < g->nv; v++)
@@ -125,7 +120,7 @@ static int jac_sweep(const cg_lin *g, cg_jac *J, int fwd, cg_error *e) {
         if (t[g->x[k]] != 0) rc = jac_push(g->A, J, &cap, s, k, t[g->x[k]]);
     }
   }
-  cg_free(g->A, t, (size_t)(g->nv ? g->nv : 1) * 8);
+  CG_FREE(g->A, t, double, g->nv);
   if (!rc) rc = jac_fit(g->A, J, cap);
   if (!rc) rc = jac_sort(g->A, J);
   if (rc) {
@@ -195,20 +190,24 @@ static void bipartite_fill(const cg_lin *g, uint32_t *row_of, size_t *next, cg_j
   }
 }
 
+/* Frees cg_lin_jac_bipartite's workspace and returns rc (its one exit). */
+static int bipartite_done(const cg_lin *g, uint32_t *row_of, size_t *cnt, int rc) {
+  CG_FREE(g->A, row_of, uint32_t, g->nv);
+  CG_FREE(g->A, cnt, size_t, (size_t)g->m + 1);
+  return rc;
+}
+
 int cg_lin_jac_bipartite(const cg_lin *g, cg_jac *J, cg_error *e) {
-  size_t nv = g->nv ? g->nv : 1, nc = (size_t)g->m + 1, nnz = 0, k, *cnt;
+  size_t nv = g->nv, nc = (size_t)g->m + 1, nnz = 0, k, *cnt;
   uint32_t *row_of;
   int rc;
   memset(J, 0, sizeof *J);
   J->m = g->m;
   J->n = g->n;
-  row_of = (uint32_t *)cg_malloc(g->A, nv * 4);
-  cnt = (size_t *)cg_malloc(g->A, nc * sizeof(size_t));
-  if (!row_of || !cnt) {
-    cg_free(g->A, row_of, nv * 4);
-    cg_free(g->A, cnt, nc * sizeof(size_t));
-    return cg_seterr(e, CG_ENOMEM, "out of memory");
-  }
+  row_of = CG_NEW(g->A, uint32_t, nv);
+  cnt = CG_NEW(g->A, size_t, nc);
+  if (!row_of || !cnt)
+    return bipartite_done(g, row_of, cnt, cg_seterr(e, CG_ENOMEM, "out of memory"));
   /* row_of is read only at dependents (kind CG_V_DEP, which only set_xy
    * gives the y[k]) and, in bipartite_fill, at independents after they are
    * set: the rest is never read, so not cleared (a quarter of the phase) */
@@ -220,9 +219,9 @@ int cg_lin_jac_bipartite(const cg_lin *g, cg_jac *J, cg_error *e) {
       cnt[k] = nnz, nnz += c;
     }
     J->nnz = nnz;
-    J->row = (uint32_t *)cg_malloc(g->A, (nnz ? nnz : 1) * 4);
-    J->col = (uint32_t *)cg_malloc(g->A, (nnz ? nnz : 1) * 4);
-    J->val = (double *)cg_malloc(g->A, (nnz ? nnz : 1) * 8);
+    J->row = CG_NEW(g->A, uint32_t, nnz);
+    J->col = CG_NEW(g->A, uint32_t, nnz);
+    J->val = CG_NEW(g->A, double, nnz);
     if (!J->row || !J->col || !J->val) {
       cg_jac_free(g->A, J); /* sizes for nnz: as allocated */
       rc = cg_seterr(e, CG_ENOMEM, "out of memory for the Jacobian");
@@ -232,7 +231,5 @@ int cg_lin_jac_bipartite(const cg_lin *g, cg_jac *J, cg_error *e) {
   } else {
     cg_jac_free(g->A, J); /* as the error leaves it: empty */
   }
-  cg_free(g->A, row_of, nv * 4);
-  cg_free(g->A, cnt, nc * sizeof(size_t));
-  return rc;
+  return bipartite_done(g, row_of, cnt, rc);
 }

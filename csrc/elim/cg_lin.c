@@ -13,26 +13,26 @@
  * vertices tied to no node only when blank (else the caller lays every list
  * out, presize_lists, and writes every node). */
 static cg_lin *lin_alloc(cg_alloc *A, uint32_t nv, int blank, cg_error *e) {
-  cg_lin *g = (cg_lin *)cg_malloc(A, sizeof *g);
+  cg_lin *g = CG_NEW(A, cg_lin, 1);
   if (!g) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   memset(g, 0, sizeof *g);
   memset(g->sfree, 0xff, sizeof g->sfree); /* no free blocks */
   g->A = A;
   g->nv = nv;
-  g->kind = (uint8_t *)cg_malloc(A, nv ? nv : 1);
-  g->node = (uint32_t *)cg_malloc(A, (size_t)(nv ? nv : 1) * 4);
-  g->in = (cg_adj *)cg_malloc(A, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
-  g->out = (cg_adj *)cg_malloc(A, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
+  g->kind = CG_NEW(A, uint8_t, nv);
+  g->node = CG_NEW(A, uint32_t, nv);
+  g->in = CG_NEW(A, cg_adj, nv);
+  g->out = CG_NEW(A, cg_adj, nv);
   if (!g->kind || !g->node || !g->in || !g->out) {
     cg_lin_free(g);
     return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   }
   if (blank) { /* empty lists, no blocks, no nodes */
-    memset(g->in, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
-    memset(g->out, 0, (size_t)(nv ? nv : 1) * sizeof(cg_adj));
-    memset(g->node, 0xff, (size_t)(nv ? nv : 1) * 4);
+    memset(g->in, 0, (size_t)nv * sizeof(cg_adj));
+    memset(g->out, 0, (size_t)nv * sizeof(cg_adj));
+    memset(g->node, 0xff, (size_t)nv * 4);
   }
-  memset(g->kind, CG_V_INTER, nv ? nv : 1);
+  memset(g->kind, CG_V_INTER, nv);
   g->has_w = 1;
   return g;
 }
@@ -44,24 +44,24 @@ void cg_lin_free(cg_lin *g) {
   uint32_t nv;
   if (!g) return;
   A = g->A;
-  nv = g->nv ? g->nv : 1;
-  cg_free(A, g->in, nv * sizeof(cg_adj));
-  cg_free(A, g->out, nv * sizeof(cg_adj));
-  cg_free(A, g->slab, g->capslab * 4); /* every list's block at once */
-  cg_free(A, g->kind, nv);
-  cg_free(A, g->node, (size_t)nv * 4);
-  cg_free(A, g->x, (size_t)(g->n ? g->n : 1) * 4);
-  cg_free(A, g->y, (size_t)(g->m ? g->m : 1) * 4);
-  cg_free(A, g->tail, (size_t)g->ecap * 4);
-  cg_free(A, g->head, (size_t)g->ecap * 4);
-  cg_free(A, g->w, (size_t)g->ecap * 8);
-  cg_free(A, g->mark, g->ecap);
-  cg_free(A, g->efree, (size_t)g->ecap * 4);
-  cg_free(A, g->pin, (size_t)g->ecap * 4);
-  cg_free(A, g->pout, (size_t)g->ecap * 4);
-  cg_free(A, g->undo, g->capundo * sizeof(cg_undo));
-  cg_free(A, g->vmark, (size_t)nv * 8);
-  cg_free(A, g, sizeof *g);
+  nv = g->nv;
+  CG_FREE(A, g->in, cg_adj, nv);
+  CG_FREE(A, g->out, cg_adj, nv);
+  CG_FREE(A, g->slab, uint32_t, g->capslab); /* every list's block at once */
+  CG_FREE(A, g->kind, uint8_t, nv);
+  CG_FREE(A, g->node, uint32_t, nv);
+  CG_FREE(A, g->x, uint32_t, g->n);
+  CG_FREE(A, g->y, uint32_t, g->m);
+  CG_FREE(A, g->tail, uint32_t, g->ecap);
+  CG_FREE(A, g->head, uint32_t, g->ecap);
+  CG_FREE(A, g->w, double, g->ecap);
+  CG_FREE(A, g->mark, uint8_t, g->ecap);
+  CG_FREE(A, g->efree, uint32_t, g->ecap);
+  CG_FREE(A, g->pin, uint32_t, g->ecap);
+  CG_FREE(A, g->pout, uint32_t, g->ecap);
+  CG_FREE(A, g->undo, cg_undo, g->capundo);
+  CG_FREE(A, g->vmark, uint32_t, 2 * (size_t)nv);
+  CG_FREE(A, g, cg_lin, 1);
 }
 
 /* Appends edge id to a list of its own (cg_face.c's line graph). */
@@ -70,7 +70,7 @@ int cg_adj_push(cg_alloc *A, cg_adj *a, uint32_t eid) {
     uint32_t nc = a->cap ? a->cap * 2 : 4;
     void *p;
     if (nc < a->cap) return CG_ENOMEM;
-    if (!(p = cg_realloc(A, a->e, (size_t)a->cap * 4, (size_t)nc * 4))) return CG_ENOMEM;
+    if (!(p = CG_RENEW(A, a->e, uint32_t, a->cap, nc))) return CG_ENOMEM;
     a->e = (uint32_t *)p;
     a->cap = nc;
   }
@@ -112,13 +112,13 @@ static int slab_grow(cg_lin *g, size_t need) {
   if (nc < need) nc = need;
   if (need > (size_t)NONE || need > SIZE_MAX / 4) return CG_ENOMEM;
   if (nc > (size_t)NONE || nc > SIZE_MAX / 4) nc = need;
-  if (!(p = (uint32_t *)cg_malloc(g->A, nc * 4))) return CG_ENOMEM;
+  if (!(p = CG_NEW(g->A, uint32_t, nc))) return CG_ENOMEM;
   if (g->nslab) memcpy(p, g->slab, g->nslab * 4);
   for (v = 0; g->nslab && v < g->nv; v++) { /* the lists follow their blocks */
     if (g->in[v].cap) g->in[v].e = p + (g->in[v].e - g->slab);
     if (g->out[v].cap) g->out[v].e = p + (g->out[v].e - g->slab);
   }
-  cg_free(g->A, g->slab, g->capslab * 4);
+  CG_FREE(g->A, g->slab, uint32_t, g->capslab);
   g->slab = p;
   g->capslab = nc;
   return CG_OK;
@@ -350,8 +350,8 @@ void cg_lin_remove(cg_lin *g, uint32_t eid) {
 int cg_lin_set_xy(cg_lin *g, const uint32_t *x, uint32_t n, const uint32_t *y, uint32_t m,
                   cg_error *e) {
   uint32_t i;
-  g->x = (uint32_t *)cg_malloc(g->A, (size_t)(n ? n : 1) * 4);
-  g->y = (uint32_t *)cg_malloc(g->A, (size_t)(m ? m : 1) * 4);
+  g->x = CG_NEW(g->A, uint32_t, n);
+  g->y = CG_NEW(g->A, uint32_t, m);
   g->n = n; /* before any return: cg_lin_free frees x and y at these sizes */
   g->m = m;
   if (!g->x || !g->y) return cg_seterr(e, CG_ENOMEM, "out of memory");
@@ -449,9 +449,8 @@ static inline int step_begin(cg_lin *g, uint64_t pairs) {
   if (pairs <= g->capundo && (pairs <= FEW_PAIRS || g->vmark)) return CG_OK;
   if (pairs > SIZE_MAX / sizeof(cg_undo)) return CG_ENOMEM;
   if (pairs > FEW_PAIRS && !g->vmark) {
-    size_t n = (size_t)(g->nv ? g->nv : 1) * 8;
-    if (!(g->vmark = (uint32_t *)cg_malloc(g->A, n))) return CG_ENOMEM;
-    memset(g->vmark, 0, n);
+    if (!(g->vmark = CG_NEW(g->A, uint32_t, 2 * (size_t)g->nv))) return CG_ENOMEM;
+    memset(g->vmark, 0, 2 * (size_t)g->nv * 4);
     g->epoch = 0;
   }
   return cg_reserve(g->A, (void **)&g->undo, &g->capundo, (size_t)pairs, sizeof(cg_undo));

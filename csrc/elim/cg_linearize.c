@@ -390,24 +390,63 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
  * they were allocated for): new arrays, so that a failure (CG_ENOMEM)
  * leaves g as it was, and cg_lin_free frees each at the size it has. */
 static int fit_vertices(cg_lin *g, uint32_t nv) {
-  size_t m = nv ? nv : 1, o = g->nv ? g->nv : 1;
-  uint8_t *kind = (uint8_t *)cg_malloc(g->A, m);
-  uint32_t *node = (uint32_t *)cg_malloc(g->A, m * 4);
-  cg_adj *in = (cg_adj *)cg_malloc(g->A, m * sizeof(cg_adj));
-  cg_adj *out = (cg_adj *)cg_malloc(g->A, m * sizeof(cg_adj));
+  uint8_t *kind = CG_NEW(g->A, uint8_t, nv);
+  uint32_t *node = CG_NEW(g->A, uint32_t, nv);
+  cg_adj *in = CG_NEW(g->A, cg_adj, nv), *out = CG_NEW(g->A, cg_adj, nv);
   if (!kind || !node || !in || !out) {
-    cg_free(g->A, kind, m);
-    cg_free(g->A, node, m * 4);
-    cg_free(g->A, in, m * sizeof(cg_adj));
-    cg_free(g->A, out, m * sizeof(cg_adj));
+    CG_FREE(g->A, kind, uint8_t, nv), CG_FREE(g->A, node, uint32_t, nv);
+    CG_FREE(g->A, in, cg_adj, nv), CG_FREE(g->A, out, cg_adj, nv);
     return CG_ENOMEM;
   }
-  memcpy(kind, g->kind, m), cg_free(g->A, g->kind, o), g->kind = kind;
-  memcpy(node, g->node, m * 4), cg_free(g->A, g->node, o * 4), g->node = node;
-  memcpy(in, g->in, m * sizeof(cg_adj)), cg_free(g->A, g->in, o * sizeof(cg_adj)), g->in = in;
-  memcpy(out, g->out, m * sizeof(cg_adj)), cg_free(g->A, g->out, o * sizeof(cg_adj)), g->out = out;
+  memcpy(kind, g->kind, nv), CG_FREE(g->A, g->kind, uint8_t, g->nv), g->kind = kind;
+  memcpy(node, g->node, (size_t)nv * 4), CG_FREE(g->A, g->node, uint32_t, g->nv), g->node = node;
+  memcpy(in, g->in, nv * sizeof(cg_adj)), CG_FREE(g->A, g->in, cg_adj, g->nv), g->in = in;
+  memcpy(out, g->out, nv * sizeof(cg_adj)), CG_FREE(g->A, g->out, cg_adj, g->nv), g->out = out;
   g->nv = nv;
   return CG_OK;
+}
+
+/* The workspace of cg_lin_from_graph: per node, its relation (REL_*) and
+ * vertex; per dependent, its copy vertex and its vertex; per independent,
+ * its vertex. */
+typedef struct lin_work {
+  const cg_graph *gr;
+  uint8_t *rel;
+  uint32_t *vid, *ycopy, *ys, *xs;
+} lin_work;
+
+/* Frees the workspace and returns g, or frees g too and returns NULL when
+ * ok is 0 (the one exit of cg_lin_from_graph, as CSparse's cs_done). */
+static cg_lin *lin_done(lin_work *W, cg_lin *g, int ok) {
+  const cg_graph *gr = W->gr;
+  CG_FREE(gr->A, W->rel, uint8_t, gr->n), CG_FREE(gr->A, W->vid, uint32_t, gr->n);
+  CG_FREE(gr->A, W->ycopy, uint32_t, gr->n_dep), CG_FREE(gr->A, W->ys, uint32_t, gr->n_dep);
+  CG_FREE(gr->A, W->xs, uint32_t, gr->n_indep);
+  if (ok) return g;
+  cg_lin_free(g);
+  return NULL;
+}
+
+/* The dependents' copy vertices (Utke, Flattening Basic Blocks, sec. 6.2)
+ * with their unit edges, and the independents and dependents of g. */
+static int add_copies(cg_lin *g, lin_work *W, cg_error *e) {
+  const cg_graph *gr = W->gr;
+  uint32_t j, *ycopy = W->ycopy;
+  for (j = 0; j < gr->n_dep; j++)
+    if (ycopy[j] != NONE) { /* all lists valid before add_new may move the slab */
+      carve_list(g, &g->in[ycopy[j]], 1);
+      carve_list(g, &g->out[ycopy[j]], 0);
+    }
+  for (j = 0; j < gr->n_dep; j++) {
+    W->ys[j] = ycopy[j] == NONE ? W->vid[gr->dep[j]] : ycopy[j];
+    if (ycopy[j] != NONE) {
+      g->node[ycopy[j]] = gr->dep[j];
+      if (cg_lin_add_new(g, W->vid[gr->dep[j]], ycopy[j], 1.0, CG_E_PLUS1) == NONE)
+        return cg_seterr(e, CG_ENOMEM, "out of memory");
+    }
+  }
+  for (j = 0; j < gr->n_indep; j++) W->xs[j] = W->vid[gr->indep[j]];
+  return cg_lin_set_xy(g, W->xs, gr->n_indep, W->ys, gr->n_dep, e);
 }
 
 /* Two passes over the nodes (Hovland, Norris, Utke & Strout, sec. 1): reaching marks the nodes
@@ -416,65 +455,27 @@ static int fit_vertices(cg_lin *g, uint32_t nv) {
  * is the count unless some node made of constants alone reaches a
  * dependent: then fit_vertices cuts them down. */
 cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
-  uint8_t *rel = NULL;
-  uint32_t *vid = NULL, *ycopy = NULL, *ys = NULL, *xs = NULL, j, nv, kept;
-  cg_lin *g = NULL;
-  size_t n = gr->n ? gr->n : 1;
+  lin_work W;
+  uint32_t nv, kept;
+  cg_lin *g;
   if (!gr->has_val)
     return cg_seterr(e, CG_EUSAGE, "linearizing needs the values of the independents; give --at"),
            NULL;
-  rel = (uint8_t *)cg_malloc(gr->A, n);
-  vid = (uint32_t *)cg_malloc(gr->A, n * 4);
-  ycopy = (uint32_t *)cg_malloc(gr->A, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
-  ys = (uint32_t *)cg_malloc(gr->A, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
-  xs = (uint32_t *)cg_malloc(gr->A, (size_t)(gr->n_indep ? gr->n_indep : 1) * 4);
-  if (!rel || !vid || !ycopy || !ys || !xs) {
-    cg_seterr(e, CG_ENOMEM, "out of memory");
-    goto done;
-  }
-  kept = reaching(gr, rel);
-  nv = number_copies(gr, rel, kept, REL_TO, ycopy); /* a bound: the count once REL_FROM is known */
-  if (nv < kept) { /* more vertices than ids */
-    cg_seterr(e, CG_ENOMEM, "out of memory");
-    goto done;
-  }
-  if (!(g = cg_lin_alloc(gr->A, nv, 0, e))) goto done; /* every list and node written below */
-  if (reserve_slab(g, gr)) {
-    cg_seterr(e, CG_ENOMEM, "out of memory");
-    goto fail;
-  }
-  kept = node_vertices(g, gr, rel, vid);
-  nv = number_copies(gr, rel, kept, REL_ON_PATH, ycopy);
-  if (nv != g->nv && fit_vertices(g, nv)) {
-    cg_seterr(e, CG_ENOMEM, "out of memory");
-    goto fail;
-  }
-  for (j = 0; j < gr->n_dep; j++)
-    if (ycopy[j] != NONE) { /* all lists valid before add_new may move the slab */
-      carve_list(g, &g->in[ycopy[j]], 1);
-      carve_list(g, &g->out[ycopy[j]], 0);
-    }
-  for (j = 0; j < gr->n_dep; j++) {
-    ys[j] = ycopy[j] == NONE ? vid[gr->dep[j]] : ycopy[j];
-    if (ycopy[j] != NONE) {
-      g->node[ycopy[j]] = gr->dep[j];
-      if (cg_lin_add_new(g, vid[gr->dep[j]], ycopy[j], 1.0, CG_E_PLUS1) == NONE) {
-        cg_seterr(e, CG_ENOMEM, "out of memory");
-        goto fail;
-      }
-    }
-  }
-  for (j = 0; j < gr->n_indep; j++) xs[j] = vid[gr->indep[j]];
-  if (cg_lin_set_xy(g, xs, gr->n_indep, ys, gr->n_dep, e)) goto fail;
-  goto done;
-fail:
-  cg_lin_free(g);
-  g = NULL;
-done:
-  cg_free(gr->A, rel, n);
-  cg_free(gr->A, vid, n * 4);
-  cg_free(gr->A, ycopy, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
-  cg_free(gr->A, ys, (size_t)(gr->n_dep ? gr->n_dep : 1) * 4);
-  cg_free(gr->A, xs, (size_t)(gr->n_indep ? gr->n_indep : 1) * 4);
-  return g;
+  W.gr = gr;
+  W.rel = CG_NEW(gr->A, uint8_t, gr->n), W.vid = CG_NEW(gr->A, uint32_t, gr->n);
+  W.ycopy = CG_NEW(gr->A, uint32_t, gr->n_dep), W.ys = CG_NEW(gr->A, uint32_t, gr->n_dep);
+  W.xs = CG_NEW(gr->A, uint32_t, gr->n_indep);
+  if (!W.rel || !W.vid || !W.ycopy || !W.ys || !W.xs)
+    return cg_seterr(e, CG_ENOMEM, "out of memory"), lin_done(&W, NULL, 0);
+  kept = reaching(gr, W.rel);
+  nv = number_copies(gr, W.rel, kept, REL_TO, W.ycopy); /* a bound: the count once REL_FROM is known */
+  if (nv < kept) /* more vertices than ids */
+    return cg_seterr(e, CG_ENOMEM, "out of memory"), lin_done(&W, NULL, 0);
+  if (!(g = cg_lin_alloc(gr->A, nv, 0, e))) return lin_done(&W, NULL, 0); /* lists, nodes: below */
+  if (reserve_slab(g, gr)) return cg_seterr(e, CG_ENOMEM, "out of memory"), lin_done(&W, g, 0);
+  kept = node_vertices(g, gr, W.rel, W.vid);
+  nv = number_copies(gr, W.rel, kept, REL_ON_PATH, W.ycopy);
+  if (nv != g->nv && fit_vertices(g, nv))
+    return cg_seterr(e, CG_ENOMEM, "out of memory"), lin_done(&W, g, 0);
+  return lin_done(&W, g, add_copies(g, &W, e) == CG_OK);
 }
