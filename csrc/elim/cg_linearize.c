@@ -9,6 +9,14 @@
 
 /* {==== linearization ====} */
 
+/* The table's partials (cg_gop_partials_inline) in this file: a static
+ * function the compiler allocates registers across (a call out of the file
+ * costs the node loop spills). */
+static void gop_partials_rare(unsigned op, double c, const double *a, double r, double *d,
+                              uint8_t *mk) {
+  cg_gop_partials_inline(op, c, a, r, d, mk);
+}
+
 /* The local partials of operation op (its row's, cg_gop_partials) with the
  * commonest operations inline (Hovland, Norris, Utke & Strout, sec. 1: the
  * edge weights).  The inline cases copy their rows of cg_gops.h; a debug
@@ -23,7 +31,7 @@ static inline void gop_partials(unsigned op, double c, const double *a, double r
     case CG_G_SUB: d[0] = 1, d[1] = -1, mk[0] = CG_E_PLUS1, mk[1] = CG_E_MINUS1; break;
     case CG_G_MUL: d[0] = a[1], d[1] = a[0]; break;
     case CG_G_MULC: d[0] = c, mk[0] = CG_E_CONST; break;
-    default: cg_gop_partials(op, c, a, r, d, mk); break;
+    default: gop_partials_rare(op, c, a, r, d, mk); break;
   }
 }
 

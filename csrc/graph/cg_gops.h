@@ -153,7 +153,29 @@ static inline double cg_gop_apply_inline(unsigned g, double c, const double *a, 
   }
 }
 
-/* The same, as a function (cg_gops.c). */
+/* The partials of operation g into d[0..2] and mk[0..2] (as the row's
+ * partials function), inline: a caller in a hot loop keeps the switch in
+ * its own file.  g out of range: zeros and CG_PM_VAR. */
+static inline void cg_gop_partials_inline(unsigned g, double c, const double *a, double r,
+                                          double *d, uint8_t *mk) {
+  (void)c, (void)a, (void)r;
+  switch (g) {
+#include "cg_gopx_begin.h"
+#define CG_GOP_CASE(id, nm, ar, hc, top, fl, rd, val, chk, d0, m0, d1, m1, d2, m2) \
+  case CG_G_##id:                                                                  \
+    d[0] = (d0), d[1] = (d1), d[2] = (d2);                                         \
+    mk[0] = (m0), mk[1] = (m1), mk[2] = (m2);                                      \
+    return;
+    CG_GOPS(CG_GOP_CASE)
+#undef CG_GOP_CASE
+#include "cg_gopx_end.h"
+    default:
+      d[0] = d[1] = d[2] = 0;
+      mk[0] = mk[1] = mk[2] = CG_PM_VAR;
+  }
+}
+
+/* The value, as a function (cg_gops.c). */
 double cg_gop_apply(unsigned g, double c, const double *a, uint64_t *sw);
 /* The partials of operation g into d[0..2] and mk[0..2] (the row's partials
  * function; zeros and CG_PM_VAR for g out of range). */
