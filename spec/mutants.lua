@@ -57,7 +57,7 @@ return {
     tests = { "spec/12-codegen-ops_spec.lua" } },
   { name = "codegen-cond-ge", file = "csrc/graph/cg_gops.h",
     from = "(A0 > 0 ? A1 : A2)", to = "(A0 >= 0 ? A1 : A2)",
-    tests = { "spec/12-codegen-ops_spec.lua" } },
+    tests = { "spec/12-codegen-ops_spec.lua", "c:test_gops" } },
   { name = "codegen-rdiv-as-divc", file = "csrc/graph/cg_gops.h",
     from = "(C / A0)", to = "(C * A0)",
     tests = { "spec/12-codegen-ops_spec.lua" } },

@@ -4,6 +4,8 @@
  *    partials read what `reads` says, a +1, -1 or constant mark goes with
  *    a partial spelled 1, -1 or in the constant alone, a taped outcome
  *    with a check and a constant;
+ *  - the choosing operations (cond, condeq, min, abs) on their boundaries
+ *    give the values the tape's opcodes give (worked out by hand);
  *  - the spellings of every value and partial, compiled by cc as a code
  *    generator would write them (placeholders replaced by variables), give
  *    the table's value and partials functions bit for bit at sample points
@@ -86,6 +88,34 @@ static void test_columns(void) {
     if (op->flags & CG_GF_OUTCOME) CHECK(op->has_const);
     CHECK(cg_gop_byname(op->name) == (int)g);
     if (failed > failed0) fprintf(stderr, "  (operation %s)\n", op->name);
+  }
+}
+
+/* {==== the branching operations at their boundaries ====} */
+
+/* The operations that choose (cond, condeq, min, abs) on and about their
+ * boundaries, against values worked out by hand from the tape opcodes'
+ * semantics (cg_eval.c: cond_assign takes a if cond > 0, cond_eq_assign if
+ * cond >= 0, min_op the second operand only when the first is greater),
+ * with a taped outcome that still holds: so a row that moved a boundary is
+ * caught, which neither its spellings nor a point off the recorded branch
+ * would show. */
+static void test_boundaries(void) {
+  static const struct { unsigned g; double c, a0, a1, a2, want; } cases[] = {
+      {CG_G_COND, -1, 0.0, 1, 2, 2},   {CG_G_COND, -1, -0.0, 1, 2, 2},
+      {CG_G_COND, 1, 1e-300, 1, 2, 1}, {CG_G_COND, -1, -1, 1, 2, 2},
+      {CG_G_CONDEQ, 1, 0.0, 1, 2, 1},  {CG_G_CONDEQ, 1, -0.0, 1, 2, 1},
+      {CG_G_CONDEQ, -1, -1e-300, 1, 2, 2},
+      {CG_G_MIN, 1, 2, 2, 0, 2},       {CG_G_MIN, 0, 3, 2, 0, 2}, {CG_G_MIN, 1, 1, 2, 0, 1},
+      {CG_G_ABS, 1, -0.0, 0, 0, 0},    {CG_G_ABS, 0, -3, 0, 0, 3},
+  };
+  unsigned i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    double a[3] = {cases[i].a0, cases[i].a1, cases[i].a2};
+    uint64_t sw = 0;
+    double r = cg_gop(cases[i].g)->value(cases[i].c, a, &sw);
+    CHECK(r == cases[i].want && !signbit(r) && sw == 0);
+    if (r != cases[i].want || sw) fprintf(stderr, "  (case %u: %s)\n", i, cg_gop(cases[i].g)->name);
   }
 }
 
@@ -191,6 +221,7 @@ static void test_compiled(void) {
 
 int main(void) {
   test_columns();
+  test_boundaries();
   test_compiled();
   return check_report("test_gops");
 }
