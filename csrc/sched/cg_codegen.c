@@ -47,6 +47,12 @@ static void put(gen *G, const char *fmt, ...) {
   for (p = fmt; *p; p++) G->st.lines += *p == '\n';
 }
 
+/* n characters of s, no newline among them (a spelling's text): as put,
+ * without a format to read. */
+static void put_lit(gen *G, const char *s, size_t n) {
+  G->st.bytes += fwrite(s, 1, n, G->fp);
+}
+
 /* A double as a C literal that reads back to the same bits. */
 static void put_const(gen *G, double c) {
   char b[40];
@@ -115,13 +121,13 @@ static void put_spell(gen *G, const char *s, const char *end, const uint32_t *k,
       s += n ? n : 1;
       continue;
     }
-    if (s > lit) put(G, "%.*s", (int)(s - lit), lit);
+    if (s > lit) put_lit(G, lit, (size_t)(s - lit));
     if (ph == 'C') put_const(G, c);
     else if (ph == 'X') put(G, "x[%lu]", (unsigned long)c);
     else put_operand(G, k[ph - '0']);
     s += n, lit = s;
   }
-  if (end > lit) put(G, "%.*s", (int)(end - lit), lit);
+  if (end > lit) put_lit(G, lit, (size_t)(end - lit));
 }
 
 /* Where operation op's value spelling reads its operand A0: a unary
