@@ -320,7 +320,7 @@ static void put_levels_parallel(gen *G, const cg_sched *s, const uint32_t *bstar
 
 static int gen_levels(gen *G, const cg_sched *s) {
   uint32_t chunk = G->o->chunk ? G->o->chunk : 1000;
-  uint32_t *bstart = (uint32_t *)cg_malloc(s->A, ((size_t)s->nlev + 1) * 4);
+  uint32_t *bstart = CG_NEW(s->A, uint32_t, (size_t)s->nlev + 1);
   if (!bstart) return CG_ENOMEM;
   G->slot = s->slot;
   G->nslots = s->nslots;
@@ -329,7 +329,7 @@ static int gen_levels(gen *G, const cg_sched *s) {
   if (G->o->parallel) put_levels_parallel(G, s, bstart);
   else put_levels_serial(G, s, bstart);
   put_main(G);
-  cg_free(s->A, bstart, ((size_t)s->nlev + 1) * 4);
+  CG_FREE(s->A, bstart, uint32_t, (size_t)s->nlev + 1);
   return CG_OK;
 }
 
@@ -338,7 +338,7 @@ static int gen_levels(gen *G, const cg_sched *s) {
 /* Marks the nodes the dependents need (parents before children). */
 static void mark_needed(const cg_graph *g, uint8_t *need) {
   uint32_t v, k;
-  memset(need, 0, NZ(g->n));
+  memset(need, 0, g->n);
   for (v = 0; v < g->n_dep; v++) need[g->dep[v]] = 1;
   for (v = g->n; v-- > 0;)
     if (need[v])
@@ -438,21 +438,21 @@ typedef struct seq_ws {
 
 static void seq_free(cg_alloc *A, seq_ws *w, const cg_graph *g) {
   uint32_t n = g->n;
-  cg_free(A, w->dep_next, NZ(g->n_dep) * 4);
-  cg_free(A, w->need, NZ(n));
-  cg_free(A, w->slot, NZ(n) * 4);
-  cg_free(A, w->chunk, NZ(n) * 4);
-  cg_free(A, w->first_dep, NZ(n) * 4);
+  CG_FREE(A, w->dep_next, uint32_t, g->n_dep);
+  CG_FREE(A, w->need, uint8_t, n);
+  CG_FREE(A, w->slot, uint32_t, n);
+  CG_FREE(A, w->chunk, uint32_t, n);
+  CG_FREE(A, w->first_dep, uint32_t, n);
 }
 
 static int seq_alloc(cg_alloc *A, seq_ws *w, const cg_graph *g) {
   uint32_t n = g->n;
   memset(w, 0, sizeof *w);
-  w->dep_next = (uint32_t *)cg_malloc(A, NZ(g->n_dep) * 4);
-  w->need = (uint8_t *)cg_malloc(A, NZ(n));
-  w->slot = (uint32_t *)cg_malloc(A, NZ(n) * 4);
-  w->chunk = (uint32_t *)cg_malloc(A, NZ(n) * 4);
-  w->first_dep = (uint32_t *)cg_malloc(A, NZ(n) * 4);
+  w->dep_next = CG_NEW(A, uint32_t, g->n_dep);
+  w->need = CG_NEW(A, uint8_t, n);
+  w->slot = CG_NEW(A, uint32_t, n);
+  w->chunk = CG_NEW(A, uint32_t, n);
+  w->first_dep = CG_NEW(A, uint32_t, n);
   if (w->need && w->slot && w->chunk && w->first_dep && w->dep_next) return CG_OK;
   seq_free(A, w, g);
   return CG_ENOMEM;
