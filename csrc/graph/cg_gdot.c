@@ -54,21 +54,21 @@ static void chain_label(const cg_graph *g, uint32_t v, FILE *fp) {
 /* Runs f with the marks of the nodes to show (all, or the subgraph). */
 static int with_marks(const cg_graph *g, uint32_t root, uint32_t limit, uint8_t **mark) {
   uint32_t *queue;
-  size_t n = g->n ? g->n : 1;
-  *mark = (uint8_t *)cg_malloc(g->A, n);
+  size_t n = g->n;
+  *mark = CG_NEW(g->A, uint8_t, n);
   if (!*mark) return CG_ENOMEM;
   if (root == UINT32_MAX) {
     memset(*mark, 1, n);
     return CG_OK;
   }
   memset(*mark, 0, n);
-  queue = (uint32_t *)cg_malloc(g->A, n * 4);
+  queue = CG_NEW(g->A, uint32_t, n);
   if (!queue) {
-    cg_free(g->A, *mark, n);
+    CG_FREE(g->A, *mark, uint8_t, n);
     return CG_ENOMEM;
   }
   mark_sub(g, root, limit, *mark, queue);
-  cg_free(g->A, queue, n * 4);
+  CG_FREE(g->A, queue, uint32_t, n);
   return CG_OK;
 }
 
@@ -124,7 +124,7 @@ int cg_graph_dot(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
       for (k = g->kid_start[v]; k < g->kid_start[v + 1]; k++)
         if (mark[g->kids[k]]) fprintf(fp, "  n%u -> n%u;\n", g->kids[k] + 1, v + 1);
   fputs("}\n", fp);
-  cg_free(g->A, mark, g->n ? g->n : 1);
+  CG_FREE(g->A, mark, uint8_t, g->n);
   return ferror(fp) ? CG_EIO : CG_OK;
 }
 
@@ -158,6 +158,6 @@ int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
     if ((hidden = hidden_kids(g, v, mark)) > 0)
       fprintf(fp, "  ... (cut) %u %s not shown\n", hidden, hidden == 1 ? "child" : "children");
   }
-  cg_free(g->A, mark, g->n ? g->n : 1);
+  CG_FREE(g->A, mark, uint8_t, g->n);
   return ferror(fp) ? CG_EIO : CG_OK;
 }
