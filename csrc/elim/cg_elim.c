@@ -432,15 +432,15 @@ static void update(run *R) {
  * from v.  Bit sets of 64 sources at a time, so O(E * n / 64). */
 static int reach_counts(run *R) {
   cg_lin *g = R->g;
-  uint64_t *bits = CG_NEW(g->A, uint64_t, g->nv);
+  uint64_t *bits = (uint64_t *)cg_malloc(g->A, (size_t)(g->nv ? g->nv : 1) * 8);
   uint32_t base, v, k, i;
   int side;
   if (!bits) return CG_ENOMEM;
   for (side = 0; side < 2; side++) {
     uint32_t nsrc = side ? g->m : g->n, *cnt = side ? R->ycnt : R->xcnt;
-    memset(cnt, 0, (size_t)g->nv * 4);
+    memset(cnt, 0, (size_t)(g->nv ? g->nv : 1) * 4);
     for (base = 0; base < nsrc; base += 64) {
-      memset(bits, 0, (size_t)g->nv * 8);
+      memset(bits, 0, (size_t)(g->nv ? g->nv : 1) * 8);
       for (i = base; i < nsrc && i < base + 64; i++)
         bits[side ? g->y[i] : g->x[i]] |= 1ull << (i - base);
       if (!side) {
@@ -459,7 +459,7 @@ static int reach_counts(run *R) {
       }
     }
   }
-  CG_FREE(g->A, bits, uint64_t, g->nv);
+  cg_free(g->A, bits, (size_t)(g->nv ? g->nv : 1) * 8);
   return CG_OK;
 }
 
