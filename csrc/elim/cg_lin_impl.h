@@ -10,6 +10,14 @@
 
 #define NONE UINT32_MAX
 
+/* A hot loop kept out of line, so that its register allocation does not
+ * follow the shape of its caller. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CG_NOINLINE __attribute__((noinline))
+#else
+#define CG_NOINLINE
+#endif
+
 /* The words of the smallest block holding d ids (d <= 2^31). */
 static inline uint32_t block_words(uint32_t d) {
   if (d <= 2) return 2;
