@@ -50,7 +50,7 @@ int cg_graph_eval(const cg_graph *g, const double *x, double *val_out, double *y
   if (br) memset(br, 0, sizeof *br);
   if (!x && !g->has_val)
     return cg_seterr(e, CG_EUSAGE, "the graph has no values of the independents; give --at");
-  if (!v) v = CG_NEW(g->A, double, g->n);
+  if (!v) v = (double *)cg_malloc(g->A, (size_t)(g->n ? g->n : 1) * 8);
   if (!v) return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (i = 0; i < g->n; i++) {
     uint32_t o = g->op_start[i], oe = g->op_start[i + 1];
@@ -85,7 +85,7 @@ int cg_graph_eval(const cg_graph *g, const double *x, double *val_out, double *y
     }
   if (y)
     for (i = 0; i < g->n_dep; i++) y[i] = v[g->dep[i]];
-  if (v != val_out) CG_FREE(g->A, v, double, g->n);
+  if (v != val_out) cg_free(g->A, v, (size_t)(g->n ? g->n : 1) * 8);
   return CG_OK;
 }
 
