@@ -477,7 +477,8 @@ cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
   if (!W.rel || !W.vid || !W.ycopy || !W.ys || !W.xs)
     return cg_seterr(e, CG_ENOMEM, "out of memory"), lin_done(&W, NULL, 0);
   kept = reaching(gr, W.rel);
-  nv = number_copies(gr, W.rel, kept, REL_TO, W.ycopy); /* a bound: the count once REL_FROM is known */
+  /* a bound: the count once REL_FROM is known */
+  nv = number_copies(gr, W.rel, kept, REL_TO, W.ycopy);
   if (nv < kept) /* more vertices than ids */
     return cg_seterr(e, CG_ENOMEM, "out of memory"), lin_done(&W, NULL, 0);
   if (!(g = cg_lin_alloc(gr->A, nv, 0, e))) return lin_done(&W, NULL, 0); /* lists, nodes: below */

@@ -52,7 +52,8 @@ void cg_free(cg_alloc *A, void *p, size_t n);
  * CG_FREE frees one of n elements (NULL is fine).  Allocate and free an
  * array with the same n: the sizes reach the allocator as counted. */
 #define CG_NEW(A, T, n) ((T *)cg_malloc_n((A), (size_t)(n), sizeof(T)))
-#define CG_RENEW(A, p, T, on, nn) ((T *)cg_realloc_n((A), (p), (size_t)(on), (size_t)(nn), sizeof(T)))
+#define CG_RENEW(A, p, T, on, nn) \
+  ((T *)cg_realloc_n((A), (p), (size_t)(on), (size_t)(nn), sizeof(T)))
 #define CG_FREE(A, p, T, n) cg_free((A), (p), (size_t)(n) * sizeof(T))
 void *cg_malloc_n(cg_alloc *A, size_t n, size_t size);
 void *cg_realloc_n(cg_alloc *A, void *p, size_t on, size_t nn, size_t size);

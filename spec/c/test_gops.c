@@ -49,7 +49,8 @@ static void expand(const char *s, char *out, size_t size) {
   while (*s && o + 32 < size) {
     size_t k = 0;
     while (word_char(s[k])) k++;
-    if (k == 2 && s[0] == 'A' && s[1] >= '0' && s[1] <= '2') o += (size_t)sprintf(out + o, "a[%c]", s[1]);
+    if (k == 2 && s[0] == 'A' && s[1] >= '0' && s[1] <= '2')
+      o += (size_t)sprintf(out + o, "a[%c]", s[1]);
     else if (k == 1 && s[0] == 'C') o += (size_t)sprintf(out + o, "c");
     else if (k == 1 && s[0] == 'R') o += (size_t)sprintf(out + o, "r");
     else if (k == 2 && s[0] == 'X' && s[1] == 'I') o += (size_t)sprintf(out + o, "a[0]");
@@ -147,7 +148,8 @@ static int write_program(const char *path) {
   for (g = 0; g < CG_G_COUNT; g++) {
     const cg_gopinfo *op = cg_gop(g);
     expand(op->c_value, buf, sizeof buf);
-    fprintf(fp, "static double v%u(double c, const double *a) { (void)c, (void)a; return %s; }\n", g, buf);
+    fprintf(fp, "static double v%u(double c, const double *a) {\n", g);
+    fprintf(fp, "  (void)c, (void)a;\n  return %s;\n}\n", buf);
     fprintf(fp, "static void p%u(double c, const double *a, double r, double *d) {\n", g);
     fprintf(fp, "  (void)c, (void)a, (void)r;\n");
     for (i = 0; i < 3; i++) {
@@ -210,7 +212,8 @@ static void test_compiled(void) {
   snprintf(got, sizeof got, "%s/got", dir), snprintf(want, sizeof want, "%s/want", dir);
   CHECK(write_program(src) == 0);
   CHECK(write_expected(want) == 0);
-  snprintf(cmd, sizeof cmd, "cc -std=c99 -O2 -ffp-contract=off -Wall -Werror %s -o %s -lm && %s > %s",
+  snprintf(cmd, sizeof cmd,
+           "cc -std=c99 -O2 -ffp-contract=off -Wall -Werror %s -o %s -lm && %s > %s",
            src, exe, exe, got);
   CHECK(system(cmd) == 0);
   snprintf(cmd, sizeof cmd, "cmp %s %s", got, want);
