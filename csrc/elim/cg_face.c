@@ -149,13 +149,13 @@ static int sweep_dead(frun *R) {
 /* Builds the line graph of g: sources, edge vertices, sinks, all faces. */
 static int build(frun *R) {
   cg_lin *g = R->g;
-  uint32_t *lv_of = (uint32_t *)cg_malloc(g->A, (size_t)(g->ne ? g->ne : 1) * 4);
-  uint32_t *src = (uint32_t *)cg_malloc(g->A, (size_t)(g->nv ? g->nv : 1) * 8), *snk;
+  uint32_t *lv_of = CG_NEW(g->A, uint32_t, g->ne);
+  uint32_t *src = CG_NEW(g->A, uint32_t, 2 * (size_t)g->nv), *snk; /* and snk */
   uint32_t v, a, b;
   int rc = CG_ENOMEM;
   if (!lv_of || !src) goto done;
   snk = src + g->nv;
-  memset(src, 0xff, (size_t)(g->nv ? g->nv : 1) * 8);
+  memset(src, 0xff, (size_t)g->nv * 8);
   for (a = 0; a < g->n; a++)
     if ((src[g->x[a]] = new_vertex(R, NONE, g->x[a], 1, CG_E_PLUS1)) == NONE) goto done;
   for (v = 0; v < g->nv; v++)
@@ -180,8 +180,8 @@ static int build(frun *R) {
     if (push_u32(g->A, &R->work, &R->nwork, &R->capwork, a)) goto done;
   rc = sweep_dead(R);
 done:
-  cg_free(g->A, lv_of, (size_t)(g->ne ? g->ne : 1) * 4);
-  cg_free(g->A, src, (size_t)(g->nv ? g->nv : 1) * 8);
+  CG_FREE(g->A, lv_of, uint32_t, g->ne);
+  CG_FREE(g->A, src, uint32_t, 2 * (size_t)g->nv);
   return rc;
 }
 

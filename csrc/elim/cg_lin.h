@@ -38,8 +38,12 @@
 
 #include "../graph/cg_graph.h"
 
-/* What is known of an edge's weight without its value. */
-enum { CG_E_VAR = 0, CG_E_CONST = 1, CG_E_PLUS1 = 2, CG_E_MINUS1 = 3 };
+/* What is known of an edge's weight without its value: the marks of the
+ * operation table's partials (cg_gops.h), which the linearizer copies. */
+enum {
+  CG_E_VAR = CG_PM_VAR, CG_E_CONST = CG_PM_CONST, CG_E_PLUS1 = CG_PM_PLUS1,
+  CG_E_MINUS1 = CG_PM_MINUS1
+};
 
 /* Vertex kinds */
 enum { CG_V_INTER = 0, CG_V_INDEP = 1, CG_V_DEP = 2, CG_V_GONE = 3 };
@@ -104,7 +108,8 @@ void cg_lin_remove(cg_lin *g, uint32_t eid);
 int cg_lin_set_xy(cg_lin *g, const uint32_t *x, uint32_t n, const uint32_t *y, uint32_t m,
                   cg_error *e);
 
-/* The linearized graph of a built graph at its values (Hovland, Norris, Utke & Strout, sec. 1):
+/* The linearized graph of a built graph at its values (cg_linearize.c;
+ * Hovland, Norris, Utke & Strout, sec. 1):
  * one vertex per graph node that lies on a path from an independent to a
  * dependent, edge weights the local partials with each supernode's chain
  * folded into one weight per input. */
@@ -118,7 +123,7 @@ cg_lin *cg_lin_read_cg(cg_alloc *A, const char *name, const char *buf, size_t le
 int cg_lin_write_cg(const cg_lin *g, FILE *fp);
 int cg_lin_write_dot(const cg_lin *g, FILE *fp);
 
-/* {==== Jacobians ====} */
+/* {==== Jacobians (cg_jac.c) ====} */
 
 /* A sparse matrix in coordinate form, rows = dependents, sorted by (row, col). */
 typedef struct cg_jac {

@@ -556,7 +556,7 @@ fail:
 
 int cg_lin_write_eliad(const cg_lin *g, FILE *fp, cg_error *e) {
   uint32_t v, k, nx = 0, ny = 0, n = 0, *num;
-  num = (uint32_t *)cg_malloc(g->A, (size_t)(g->nv ? g->nv : 1) * 4);
+  num = CG_NEW(g->A, uint32_t, g->nv);
   if (!num) return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (v = 0; v < g->nv; v++) { /* the format numbers connected vertices only */
     int conn = g->in[v].n || g->out[v].n;
@@ -566,16 +566,16 @@ int cg_lin_write_eliad(const cg_lin *g, FILE *fp, cg_error *e) {
     if (!g->out[v].n && (ny >= g->m || g->y[ny++] != v)) break;
   }
   if (v < g->nv || nx != g->n || ny != g->m) {
-    cg_free(g->A, num, (size_t)(g->nv ? g->nv : 1) * 4);
+    CG_FREE(g->A, num, uint32_t, g->nv);
     return cg_seterr(e, CG_EUSAGE,
                      "EliAD cannot say this graph's independents and dependents (they must be "
                      "exactly its sources and sinks, in id order)");
   }
   fprintf(fp, "n = %u\nCG = [\n", n);
   for (v = 0; v < g->nv; v++) {
-    uint64_t *tmp = (uint64_t *)cg_malloc(g->A, (size_t)(g->in[v].n ? g->in[v].n : 1) * 8);
+    uint64_t *tmp = CG_NEW(g->A, uint64_t, g->in[v].n);
     if (!tmp) {
-      cg_free(g->A, num, (size_t)(g->nv ? g->nv : 1) * 4);
+      CG_FREE(g->A, num, uint32_t, g->nv);
       return cg_seterr(e, CG_ENOMEM, "out of memory");
     }
     for (k = 0; k < g->in[v].n; k++) /* tails in id order: same graph, same bytes */
@@ -585,9 +585,9 @@ int cg_lin_write_eliad(const cg_lin *g, FILE *fp, cg_error *e) {
       uint32_t eid = (uint32_t)tmp[k];
       fprintf(fp, "   %u   %u   %d\n", num[v], num[g->tail[eid]], g->mark[eid] == CG_E_PLUS1 ? 1 : 2);
     }
-    cg_free(g->A, tmp, (size_t)(g->in[v].n ? g->in[v].n : 1) * 8);
+    CG_FREE(g->A, tmp, uint64_t, g->in[v].n);
   }
   fputs("]\n", fp);
-  cg_free(g->A, num, (size_t)(g->nv ? g->nv : 1) * 4);
+  CG_FREE(g->A, num, uint32_t, g->nv);
   return ferror(fp) ? cg_seterr(e, CG_EIO, "write error") : CG_OK;
 }

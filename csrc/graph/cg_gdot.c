@@ -45,8 +45,7 @@ static void chain_label(const cg_graph *g, uint32_t v, FILE *fp) {
     if (o > g->op_start[v]) fputs(" > ", fp);
     if (op == CG_G_INDEP) fprintf(fp, "x%.0f", g->opc[o] + 1);
     else if (op == CG_G_CONST) fprintf(fp, "%.6g", g->opc[o]);
-    else if (cg_gop(op)->has_const && op != CG_G_MIN && op != CG_G_ABS && op != CG_G_COND &&
-             op != CG_G_CONDEQ && op != CG_G_CEIL && op != CG_G_FLOOR)
+    else if (cg_gop(op)->has_const && !(cg_gop(op)->flags & CG_GF_OUTCOME)) /* not a taped outcome */
       fprintf(fp, "%s %.6g", cg_gop(op)->name, g->opc[o]);
     else fputs(cg_gop(op)->name, fp);
   }
@@ -62,21 +61,21 @@ int cg_origin_print(const cg_graph *g, const cg_origin *o, FILE *fp) {
 /* Runs f with the marks of the nodes to show (all, or the subgraph). */
 static int with_marks(const cg_graph *g, uint32_t root, uint32_t limit, uint8_t **mark) {
   uint32_t *queue;
-  size_t n = g->n ? g->n : 1;
-  *mark = (uint8_t *)cg_malloc(g->A, n);
+  size_t n = g->n;
+  *mark = CG_NEW(g->A, uint8_t, n);
   if (!*mark) return CG_ENOMEM;
   if (root == UINT32_MAX) {
     memset(*mark, 1, n);
     return CG_OK;
   }
   memset(*mark, 0, n);
-  queue = (uint32_t *)cg_malloc(g->A, n * 4);
+  queue = CG_NEW(g->A, uint32_t, n);
   if (!queue) {
-    cg_free(g->A, *mark, n);
+    CG_FREE(g->A, *mark, uint8_t, n);
     return CG_ENOMEM;
   }
   mark_sub(g, root, limit, *mark, queue);
-  cg_free(g->A, queue, n * 4);
+  CG_FREE(g->A, queue, uint32_t, n);
   return CG_OK;
 }
 
@@ -136,7 +135,7 @@ int cg_graph_dot(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
       for (k = g->kid_start[v]; k < g->kid_start[v + 1]; k++)
         if (mark[g->kids[k]]) fprintf(fp, "  n%u -> n%u;\n", g->kids[k] + 1, v + 1);
   fputs("}\n", fp);
-  cg_free(g->A, mark, g->n ? g->n : 1);
+  CG_FREE(g->A, mark, uint8_t, g->n);
   return ferror(fp) ? CG_EIO : CG_OK;
 }
 
@@ -193,6 +192,6 @@ int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp) {
       fprintf(fp, "  ... (cut) %u %s not shown\n", hidden, hidden == 1 ? "child" : "children");
   }
   print_guards(g, mark, fp);
-  cg_free(g->A, mark, g->n ? g->n : 1);
+  CG_FREE(g->A, mark, uint8_t, g->n);
   return ferror(fp) ? CG_EIO : CG_OK;
 }

@@ -4,126 +4,181 @@
 
 #include "../util/cg_util.h"
 
-/* The canonical graph operations: Bischof & Hu 1991, sec. 2.2 folds the tape's many
- * opcodes into a small set.  Columns: name, arity, uses constant, tape
- * opcode used when the graph is written back as a tape (the name of a
- * cg_ops.h opcode: only cg_gops.c expands it, so this header needs no tape). */
-#define CG_GOPS(X)                 \
-  X(INDEP, indep, 0, 1, assign_ind) \
-  X(CONST, const, 0, 1, assign_d)   \
-  X(COPY, copy, 1, 0, assign_a)     \
-  X(ADD, add, 2, 0, plus_a_a)       \
-  X(SUB, sub, 2, 0, min_a_a)        \
-  X(MUL, mul, 2, 0, mult_a_a)       \
-  X(DIV, div, 2, 0, div_a_a)        \
-  X(MIN, min, 2, 1, min_op)         \
-  X(ADDC, addc, 1, 1, plus_a_d)     \
-  X(RSUB, rsub, 1, 1, min_d_a)      \
-  X(MULC, mulc, 1, 1, mult_a_d)     \
-  X(DIVC, divc, 1, 1, div_a_d)      \
-  X(RDIV, rdiv, 1, 1, div_d_a)      \
-  X(POWC, powc, 1, 1, pow_op)       \
-  X(NEG, neg, 1, 0, neg_sign_a)     \
-  X(EXP, exp, 1, 0, exp_op)         \
-  X(LOG, log, 1, 0, log_op)         \
-  X(SQRT, sqrt, 1, 0, sqrt_op)      \
-  X(CBRT, cbrt, 1, 0, cbrt_op)      \
-  X(SIN, sin, 1, 0, sin_op)         \
-  X(COS, cos, 1, 0, cos_op)         \
-  X(TAN, tan, 1, 0, tan_op)         \
-  X(ASIN, asin, 1, 0, asin_op)      \
-  X(ACOS, acos, 1, 0, acos_op)      \
-  X(ATAN, atan, 1, 0, atan_op)      \
-  X(ASINH, asinh, 1, 0, asinh_op)   \
-  X(ACOSH, acosh, 1, 0, acosh_op)   \
-  X(ATANH, atanh, 1, 0, atanh_op)   \
-  X(ERF, erf, 1, 0, erf_op)         \
-  X(ABS, abs, 1, 1, abs_val)        \
-  X(CEIL, ceil, 1, 1, ceil_op)      \
-  X(FLOOR, floor, 1, 1, floor_op)   \
-  X(COND, cond, 3, 1, cond_assign)  \
-  X(CONDEQ, condeq, 3, 1, cond_eq_assign)
+/* {==== the operation table ====}
+ *
+ * The canonical graph operations: Bischof & Hu 1991, sec. 2.2 folds the
+ * tape's many opcodes into a small set.  This list is the one place an
+ * operation is defined; every consumer reads it: the enum below, the table
+ * of cg_gop() (cg_gops.c), the value (cg_gop_apply_inline below), the local
+ * partials (cg_gop_partials, the linearizer's edge weights, Hovland, Norris,
+ * Utke & Strout, sec. 1), the generated C (cg_codegen.c, from the spellings),
+ * the graph's text dump (cg_gdot.c) and the write-back as a tape (cg_gtape.c).
+ *
+ * Columns:
+ *   id, name     CG_G_<id>; the name the dump, the bindings and .cg files use
+ *   arity        operands (children of the node when the operation is a head)
+ *   has_const    the operation carries a constant c (an operand, an
+ *                independent's index, or the taped outcome)
+ *   tape_op      cg_ops.h opcode used when the graph is written back as a tape
+ *   flags        CG_GF_OUTCOME: c is an outcome taped with the operation,
+ *                checked by `check` (a true check counts a switch, *sw);
+ *                CG_GF_SELECT: the operation selects one operand, its
+ *                partials are 1 for it and 0 for the others, and a partial
+ *                that is 0 for the whole chain is a structural zero (no edge)
+ *   reads        what the partials read besides c: the operands (CG_GR_A),
+ *                the result (CG_GR_R)
+ *   value        the result as a C expression in A0, A1, A2 (the operands),
+ *                C (the constant) and XI (the independent's value)
+ *   check        the taped outcome's check, 0 if none (also reads R, the result)
+ *   d0 m0 .. d2 m2  the partial with respect to each operand, a C expression
+ *                as value (also reading R), and its structural mark
+ *                (CG_PM_VAR, CG_PM_CONST, CG_PM_PLUS1, CG_PM_MINUS1); 0 and
+ *                CG_PM_VAR past the arity
+ *
+ * The expressions are compiled as they stand (cg_gop_apply_inline,
+ * cg_gops.c) and kept as text (#value, #d0, ...) for the code generators:
+ * the same text, so generated code gives the table's values bit for bit
+ * (compiled without FMA contraction).  A spelling is written with each
+ * placeholder replaced by an operand's text (a primary expression), the
+ * constant, or x[index] for XI; a unary operation's value holds A0 exactly
+ * once, as a hoisted chain nests it (cg_codegen.c).
+ *
+ * Adding an operation: one row here (the enum, names, values, partials and
+ * spellings follow), the tape opcodes that map to it in the builder's
+ * norm_rows (cg_build.c), and a tape for it in spec/12-codegen-ops_spec.lua
+ * and spec/14-partials_spec.lua, which check the row against compiled code
+ * and central differences.  A value or partial too long for an expression
+ * goes in a function of cg_gops.c named in its column. */
+#define CG_GOPS(X)                                                                              \
+  X(INDEP, indep, 0, 1, assign_ind, 0, 0, XI, 0, 0, V, 0, V, 0, V)                              \
+  X(CONST, const, 0, 1, assign_d, 0, 0, C, 0, 0, V, 0, V, 0, V)                                 \
+  X(COPY, copy, 1, 0, assign_a, 0, 0, (A0), 0, 1, P, 0, V, 0, V)                                \
+  X(ADD, add, 2, 0, plus_a_a, 0, 0, (A0 + A1), 0, 1, P, 1, P, 0, V)                             \
+  X(SUB, sub, 2, 0, min_a_a, 0, 0, (A0 - A1), 0, 1, P, -1, M, 0, V)                             \
+  X(MUL, mul, 2, 0, mult_a_a, 0, GA, (A0 * A1), 0, A1, V, A0, V, 0, V)                          \
+  X(DIV, div, 2, 0, div_a_a, 0, GA | GR, (A0 / A1), 0, 1 / A1, V, -R / A1, V, 0, V)             \
+  X(MIN, min, 2, 1, min_op, OUT | SEL, GA, (A0 > A1 ? A1 : A0),                                 \
+    (A0 > A1 && C != 0) || (A0 < A1 && C == 0), A0 > A1 ? 0 : 1, V, A0 > A1 ? 1 : 0, V, 0, V)  \
+  X(ADDC, addc, 1, 1, plus_a_d, 0, 0, (A0 + C), 0, 1, P, 0, V, 0, V)                            \
+  X(RSUB, rsub, 1, 1, min_d_a, 0, 0, (C - A0), 0, -1, M, 0, V, 0, V)                            \
+  X(MULC, mulc, 1, 1, mult_a_d, 0, 0, (A0 * C), 0, C, K, 0, V, 0, V)                            \
+  X(DIVC, divc, 1, 1, div_a_d, 0, 0, (A0 / C), 0, 1 / C, K, 0, V, 0, V)                         \
+  X(RDIV, rdiv, 1, 1, div_d_a, 0, GA | GR, (C / A0), 0, -R / A0, V, 0, V, 0, V)                 \
+  X(POWC, powc, 1, 1, pow_op, 0, GA, pow(A0, C), 0, C == 0 ? 0 : C * pow(A0, C - 1), V, 0, V,  \
+    0, V)                                                                                       \
+  X(NEG, neg, 1, 0, neg_sign_a, 0, 0, (-A0), 0, -1, M, 0, V, 0, V)                              \
+  X(EXP, exp, 1, 0, exp_op, 0, GR, exp(A0), 0, R, V, 0, V, 0, V)                                \
+  X(LOG, log, 1, 0, log_op, 0, GA, log(A0), 0, 1 / A0, V, 0, V, 0, V)                           \
+  X(SQRT, sqrt, 1, 0, sqrt_op, 0, GR, sqrt(A0), 0, 0.5 / R, V, 0, V, 0, V)                      \
+  X(CBRT, cbrt, 1, 0, cbrt_op, 0, GR, cbrt(A0), 0, 1 / (3 * R * R), V, 0, V, 0, V)              \
+  X(SIN, sin, 1, 0, sin_op, 0, GA, sin(A0), 0, cos(A0), V, 0, V, 0, V)                          \
+  X(COS, cos, 1, 0, cos_op, 0, GA, cos(A0), 0, -sin(A0), V, 0, V, 0, V)                         \
+  X(TAN, tan, 1, 0, tan_op, 0, GR, tan(A0), 0, 1 + R * R, V, 0, V, 0, V)                        \
+  X(ASIN, asin, 1, 0, asin_op, 0, GA, asin(A0), 0, 1 / sqrt(1 - A0 * A0), V, 0, V, 0, V)       \
+  X(ACOS, acos, 1, 0, acos_op, 0, GA, acos(A0), 0, -1 / sqrt(1 - A0 * A0), V, 0, V, 0, V)      \
+  X(ATAN, atan, 1, 0, atan_op, 0, GA, atan(A0), 0, 1 / (1 + A0 * A0), V, 0, V, 0, V)           \
+  X(ASINH, asinh, 1, 0, asinh_op, 0, GA, asinh(A0), 0, 1 / sqrt(A0 * A0 + 1), V, 0, V, 0, V)   \
+  X(ACOSH, acosh, 1, 0, acosh_op, 0, GA, acosh(A0), 0, 1 / sqrt(A0 * A0 - 1), V, 0, V, 0, V)   \
+  X(ATANH, atanh, 1, 0, atanh_op, 0, GA, atanh(A0), 0, 1 / (1 - A0 * A0), V, 0, V, 0, V)       \
+  X(ERF, erf, 1, 0, erf_op, 0, GA, erf(A0), 0, 1.1283791670955126 * exp(-A0 * A0), V, 0, V,    \
+    0, V) /* 2 / sqrt(pi) */                                                                    \
+  X(ABS, abs, 1, 1, abs_val, OUT, GA, fabs(A0), (A0 < 0.0 && C != 0) || (A0 > 0.0 && C == 0),   \
+    A0 > 0 ? 1 : A0 < 0 ? -1 : 0, V, 0, V, 0, V)                                                \
+  X(CEIL, ceil, 1, 1, ceil_op, OUT, 0, ceil(A0), R != C, 0, V, 0, V, 0, V)                      \
+  X(FLOOR, floor, 1, 1, floor_op, OUT, 0, floor(A0), R != C, 0, V, 0, V, 0, V)                  \
+  X(COND, cond, 3, 1, cond_assign, OUT | SEL, GA, (A0 > 0 ? A1 : A2), (A0 > 0) != (C > 0), 0,   \
+    V, A0 > 0 ? 1 : 0, V, A0 > 0 ? 0 : 1, V)                                                    \
+  X(CONDEQ, condeq, 3, 1, cond_eq_assign, OUT | SEL, GA, (A0 >= 0 ? A1 : A2),                   \
+    (A0 >= 0) != (C >= 0), 0, V, A0 >= 0 ? 1 : 0, V, A0 >= 0 ? 0 : 1, V)
 
 enum {
-#define CG_GOP_ENUM(id, nm, ar, hc, top) CG_G_##id,
+#define CG_GOP_ENUM(id, nm, ar, hc, top, ...) CG_G_##id,
   CG_GOPS(CG_GOP_ENUM)
 #undef CG_GOP_ENUM
   CG_G_COUNT
 };
 
+/* Flags, reads and structural marks of a row (the mark values are cg_lin.h's
+ * CG_E_*: an edge weight carries its partial's mark). */
+enum { CG_GF_OUTCOME = 1, CG_GF_SELECT = 2 };
+enum { CG_GR_A = 1, CG_GR_R = 2 };
+enum { CG_PM_VAR = 0, CG_PM_CONST = 1, CG_PM_PLUS1 = 2, CG_PM_MINUS1 = 3 };
+
+/* The value of an operation on its operands a[] (arity of them; the running
+ * value for a unary operation further down a chain); *sw counts a taped
+ * outcome that no longer holds. */
+typedef double (*cg_gop_valuef)(double c, const double *a, uint64_t *sw);
+/* The partials d[0..2] and their marks mk[0..2] of an operation with
+ * operands a[] and result r (read only as `reads` says). */
+typedef void (*cg_gop_partf)(double c, const double *a, double r, double *d, uint8_t *mk);
+
+/* A row of the table, as cg_gop() gives it. */
 typedef struct cg_gopinfo {
   const char *name;
   uint8_t arity, has_const;
-  uint8_t tape_op; /* cg_ops.h code */
+  uint8_t tape_op;          /* cg_ops.h code */
+  uint8_t flags, reads;     /* CG_GF_*, CG_GR_* */
+  uint8_t mark[3];          /* CG_PM_* of each partial */
+  cg_gop_valuef value;
+  cg_gop_partf partials;
+  const char *c_value;      /* spellings in A0..A2, C, R, XI (above) */
+  const char *c_check;      /* "0" without a taped outcome */
+  const char *c_part[3];    /* "0" past the arity */
 } cg_gopinfo;
 
+/* The row of operation g (row 0, INDEP, for g out of range); the operation
+ * called name, or -1. */
 const cg_gopinfo *cg_gop(unsigned g);
 int cg_gop_byname(const char *name);
 
 #include <math.h>
 
-/* One operation on its operands a[] (arity of them; the running value for a
- * unary operation further down a chain).  The arithmetic is exactly that of
- * the tape opcode it stands for (cg_eval.c), so values stay bit-identical.
- * *sw is incremented when a taped outcome (condition, abs/min flag, ceil or
- * floor result) no longer holds. */
+/* The value of operation g (as the row's value function), inline for the
+ * hot loops.  The arithmetic is exactly that of the tape opcode it stands
+ * for (cg_eval.c), so values stay bit-identical.  g out of range: a[0] (0
+ * without operands). */
 static inline double cg_gop_apply_inline(unsigned g, double c, const double *a, uint64_t *sw) {
+  double r;
   switch (g) {
-    case CG_G_CONST: return c;
-    case CG_G_COPY: return a[0];
-    case CG_G_ADD: return a[0] + a[1];
-    case CG_G_SUB: return a[0] - a[1];
-    case CG_G_MUL: return a[0] * a[1];
-    case CG_G_DIV: return a[0] / a[1];
-    case CG_G_MIN: /* c = 1 if a <= b at taping (MIN_ADOLC) */
-      if ((a[0] > a[1] && c != 0) || (a[0] < a[1] && c == 0)) (*sw)++;
-      return a[0] > a[1] ? a[1] : a[0];
-    case CG_G_ADDC: return a[0] + c;
-    case CG_G_RSUB: return c - a[0];
-    case CG_G_MULC: return a[0] * c;
-    case CG_G_DIVC: return a[0] / c;
-    case CG_G_RDIV: return c / a[0];
-    case CG_G_POWC: return pow(a[0], c);
-    case CG_G_NEG: return -a[0];
-    case CG_G_EXP: return exp(a[0]);
-    case CG_G_LOG: return log(a[0]);
-    case CG_G_SQRT: return sqrt(a[0]);
-    case CG_G_CBRT: return cbrt(a[0]);
-    case CG_G_SIN: return sin(a[0]);
-    case CG_G_COS: return cos(a[0]);
-    case CG_G_TAN: return tan(a[0]);
-    case CG_G_ASIN: return asin(a[0]);
-    case CG_G_ACOS: return acos(a[0]);
-    case CG_G_ATAN: return atan(a[0]);
-    case CG_G_ASINH: return asinh(a[0]);
-    case CG_G_ACOSH: return acosh(a[0]);
-    case CG_G_ATANH: return atanh(a[0]);
-    case CG_G_ERF: return erf(a[0]);
-    case CG_G_ABS: /* c = 1 if a >= 0 at taping */
-      if ((a[0] < 0.0 && c != 0) || (a[0] > 0.0 && c == 0)) (*sw)++;
-      return fabs(a[0]);
-    case CG_G_CEIL: {
-      double r = ceil(a[0]);
-      if (r != c) (*sw)++;
-      return r;
-    }
-    case CG_G_FLOOR: {
-      double r = floor(a[0]);
-      if (r != c) (*sw)++;
-      return r;
-    }
-    case CG_G_COND: /* [cond, a, b], c = condition at taping */
-      if ((a[0] > 0) != (c > 0)) (*sw)++;
-      return a[0] > 0 ? a[1] : a[2];
-    case CG_G_CONDEQ:
-      if ((a[0] >= 0) != (c >= 0)) (*sw)++;
-      return a[0] >= 0 ? a[1] : a[2];
-    default: /* INDEP: the caller supplies independents */
-      return a ? a[0] : 0.0;
+#include "cg_gopx_begin.h"
+#define CG_GOP_CASE(id, nm, ar, hc, top, fl, rd, val, chk, ...) \
+  case CG_G_##id:                                               \
+    r = (val);                                                  \
+    if (chk) (*sw)++;                                           \
+    return r;
+    CG_GOPS(CG_GOP_CASE)
+#undef CG_GOP_CASE
+#include "cg_gopx_end.h"
+    default: return a ? a[0] : 0.0;
   }
 }
 
-/* The same, as a function (cg_gops.c). */
+/* The partials of operation g into d[0..2] and mk[0..2] (as the row's
+ * partials function), inline: a caller in a hot loop keeps the switch in
+ * its own file.  g out of range: zeros and CG_PM_VAR. */
+static inline void cg_gop_partials_inline(unsigned g, double c, const double *a, double r,
+                                          double *d, uint8_t *mk) {
+  (void)c, (void)a, (void)r;
+  switch (g) {
+#include "cg_gopx_begin.h"
+#define CG_GOP_CASE(id, nm, ar, hc, top, fl, rd, val, chk, d0, m0, d1, m1, d2, m2) \
+  case CG_G_##id:                                                                  \
+    d[0] = (d0), d[1] = (d1), d[2] = (d2);                                         \
+    mk[0] = (m0), mk[1] = (m1), mk[2] = (m2);                                      \
+    return;
+    CG_GOPS(CG_GOP_CASE)
+#undef CG_GOP_CASE
+#include "cg_gopx_end.h"
+    default:
+      d[0] = d[1] = d[2] = 0;
+      mk[0] = mk[1] = mk[2] = CG_PM_VAR;
+  }
+}
+
+/* The value, as a function (cg_gops.c). */
 double cg_gop_apply(unsigned g, double c, const double *a, uint64_t *sw);
+/* The partials of operation g into d[0..2] and mk[0..2] (the row's partials
+ * function; zeros and CG_PM_VAR for g out of range). */
+void cg_gop_partials(unsigned g, double c, const double *a, double r, double *d, uint8_t *mk);
 
 #endif

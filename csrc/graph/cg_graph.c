@@ -49,6 +49,35 @@ static double eval_node(const cg_graph *g, uint32_t i, const double *v, const do
   return r;
 }
 
+/* CG_EVAL_SKEW(x) wraps the values the evaluation loop's inline cases
+ * compute: x itself; a test defines it to skew them and see check_value
+ * stop the run. */
+#ifndef CG_EVAL_SKEW
+#define CG_EVAL_SKEW(x) (x)
+#endif
+
+#ifndef NDEBUG
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Stops the run unless r, the value the evaluation loop's inline cases
+ * gave node i's first operation, equals the operation table's
+ * (cg_gop(op)->value, cg_gops.h), bit for bit: a debug build's check that
+ * the inline copies cannot drift from their rows. */
+static void check_value(const cg_graph *g, uint32_t i, const double *v, double r) {
+  uint32_t o = g->op_start[i], k, nk = g->kid_start[i + 1] - g->kid_start[i];
+  double kv[3] = {0, 0, 0}, t;
+  uint64_t sw = 0;
+  for (k = 0; k < nk && k < 3; k++) kv[k] = v[g->kids[g->kid_start[i] + k]];
+  t = cg_gop(g->op[o])->value(g->opc[o], kv, &sw);
+  if (memcmp(&t, &r, sizeof t) != 0) {
+    fprintf(stderr, "cg_graph.c: node %lu (%s): the inline value %a, the operation table's %a\n",
+            (unsigned long)i, cg_gop(g->op[o])->name, r, t);
+    abort(); /* a debug build only: an inline copy drifted from its row */
+  }
+}
+#endif
+
 int cg_graph_eval(const cg_graph *g, const double *x, double *val_out, double *y,
                   cg_branch *br, cg_error *e) {
   double *v = val_out;
@@ -68,9 +97,12 @@ int cg_graph_eval(const cg_graph *g, const double *x, double *val_out, double *y
       case CG_G_SUB: r = v[kd[0]] - v[kd[1]]; break;
       case CG_G_MUL: r = v[kd[0]] * v[kd[1]]; break;
       case CG_G_ADDC: r = v[kd[0]] + g->opc[o]; break;
-      case CG_G_MULC: r = v[kd[0]] * g->opc[o]; break;
+      case CG_G_MULC: r = CG_EVAL_SKEW(v[kd[0]] * g->opc[o]); break;
       default: r = eval_node(g, i, v, x, &sw); o = oe; break; /* the whole chain */
     }
+#ifndef NDEBUG
+    if (o < oe) check_value(g, i, v, r); /* an inline case above */
+#endif
     for (o++; o < oe; o++) r = cg_gop_apply_inline(g->op[o], g->opc[o], &r, &sw);
     v[i] = r;
     if (sw > seen) { /* a conditional, abs, min, ceil or floor switched */

@@ -49,12 +49,12 @@ cg_tape *cg_graph_to_tape(const cg_graph *g, cg_error *e) {
   cg_tape *t = cg_tape_new(g->A);
   uint32_t *at = NULL, *rem = NULL, v, k, o;
   locs L = {NULL, 0, 0};
-  size_t n = g->n ? g->n : 1;
+  size_t n = g->n;
   int rc = CG_OK;
   if (!t) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
-  at = (uint32_t *)cg_malloc(g->A, n * 4);
-  rem = (uint32_t *)cg_malloc(g->A, n * 4);
-  L.free = (uint32_t *)cg_malloc(g->A, (n + 1) * 4);
+  at = CG_NEW(g->A, uint32_t, n);
+  rem = CG_NEW(g->A, uint32_t, n);
+  L.free = CG_NEW(g->A, uint32_t, n + 1);
   if (!at || !rem || !L.free) rc = cg_seterr(e, CG_ENOMEM, "out of memory");
   for (v = 0; !rc && v < g->n; v++) rem[v] = g->par_start[v + 1] - g->par_start[v];
   for (v = 0; !rc && v < g->n; v++) {
@@ -71,15 +71,15 @@ cg_tape *cg_graph_to_tape(const cg_graph *g, cg_error *e) {
       rc = cg_tape_push(t, g->guard[k].kind, &at[g->guard[k].node], 1, NULL, 0, e);
   for (k = 0; !rc && k < g->n_dep; k++) rc = cg_tape_push(t, CG_OP_assign_dep, &at[g->dep[k]], 1, NULL, 0, e);
   if (!rc && g->has_val) {
-    double *x = (double *)cg_malloc(g->A, (size_t)(g->n_indep ? g->n_indep : 1) * 8);
+    double *x = CG_NEW(g->A, double, g->n_indep);
     if (!x) rc = cg_seterr(e, CG_ENOMEM, "out of memory");
     for (k = 0; x && k < g->n_indep; k++) x[k] = g->val[g->indep[k]];
     if (!rc) rc = cg_tape_set_x0(t, x, g->n_indep, e);
-    cg_free(g->A, x, (size_t)(g->n_indep ? g->n_indep : 1) * 8);
+    CG_FREE(g->A, x, double, g->n_indep);
   }
-  cg_free(g->A, at, n * 4);
-  cg_free(g->A, rem, n * 4);
-  cg_free(g->A, L.free, (n + 1) * 4);
+  CG_FREE(g->A, at, uint32_t, n);
+  CG_FREE(g->A, rem, uint32_t, n);
+  CG_FREE(g->A, L.free, uint32_t, n + 1);
   if (rc) {
     cg_tape_free(t);
     return NULL;

@@ -3,9 +3,10 @@
  * batches of 1000 with a barrier between levels).
  *
  * Each node becomes one statement whose right-hand side is its whole
- * operation chain as a single expression, built from exactly the operations
- * of cg_gop_apply (the same libm calls), so compiled without FMA contraction
- * the code gives the graph's values bit for bit. */
+ * operation chain as a single expression, written from the operation
+ * table's spellings (cg_gops.h), the text of the expressions cg_gop_apply
+ * compiles, so compiled without FMA contraction the code gives the graph's
+ * values bit for bit. */
 #include <stdarg.h>
 #include <string.h>
 
@@ -46,6 +47,12 @@ static void put(gen *G, const char *fmt, ...) {
   for (p = fmt; *p; p++) G->st.lines += *p == '\n';
 }
 
+/* n characters of s, no newline among them (a spelling's text): as put,
+ * without a format to read. */
+static void put_lit(gen *G, const char *s, size_t n) {
+  G->st.bytes += fwrite(s, 1, n, G->fp);
+}
+
 /* A double as a C literal that reads back to the same bits. */
 static void put_const(gen *G, double c) {
   char b[40];
@@ -78,79 +85,83 @@ static void put_operand(gen *G, uint32_t c) {
   else put_const(G, g->opc[o]); /* a constant leaf */
 }
 
-static const char *libm_name(unsigned op) {
-  switch (op) {
-    case CG_G_ABS: return "fabs";
-    case CG_G_EXP: case CG_G_LOG: case CG_G_SQRT: case CG_G_CBRT: case CG_G_SIN: case CG_G_COS:
-    case CG_G_TAN: case CG_G_ASIN: case CG_G_ACOS: case CG_G_ATAN: case CG_G_ASINH:
-    case CG_G_ACOSH: case CG_G_ATANH: case CG_G_ERF: case CG_G_CEIL: case CG_G_FLOOR:
-      return cg_gop(op)->name;
-    default: return NULL;
-  }
+/* {==== spellings (cg_gops.h) ====} */
+
+/* The length of the token at s: an identifier or a number (letters, digits,
+ * '_' and '.' after a first letter, digit or '_'), 0 for anything else. */
+static int word_char(char ch) { /* ASCII, whatever the locale */
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+         ch == '_';
+}
+static size_t token_len(const char *s) {
+  size_t n = 0;
+  if (!word_char(*s)) return 0;
+  while (word_char(s[n]) || s[n] == '.') n++;
+  return n;
 }
 
-/* The text before the operand of a unary operation (cg_gop_apply's form). */
+/* Which placeholder the token t of n characters is: '0' + i for Ai (an
+ * operand), 'C' (the constant), 'X' (XI, an independent), 0 for none. */
+static int placeholder(const char *t, size_t n) {
+  if (n == 2 && t[0] == 'A' && t[1] >= '0' && t[1] <= '2') return t[1];
+  if (n == 1 && t[0] == 'C') return 'C';
+  if (n == 2 && t[0] == 'X' && t[1] == 'I') return 'X';
+  return 0;
+}
+
+/* Writes the spelling s up to end, its placeholders replaced: Ai by how v
+ * reads its child k[i] (only the head of a chain has children), C by the
+ * constant c, XI by x[c].  Text between placeholders goes out in one piece. */
+static void put_spell(gen *G, const char *s, const char *end, const uint32_t *k, double c) {
+  const char *lit = s;
+  while (s < end) {
+    size_t n = token_len(s);
+    int ph = n ? placeholder(s, n) : 0;
+    if (!ph) {
+      s += n ? n : 1;
+      continue;
+    }
+    if (s > lit) put_lit(G, lit, (size_t)(s - lit));
+    if (ph == 'C') put_const(G, c);
+    else if (ph == 'X') put(G, "x[%lu]", (unsigned long)c);
+    else put_operand(G, k[ph - '0']);
+    s += n, lit = s;
+  }
+  if (end > lit) put_lit(G, lit, (size_t)(end - lit));
+}
+
+/* Where operation op's value spelling reads its operand A0: a unary
+ * operation further down a chain nests the expression before it there
+ * (cg_gops.h: A0 exactly once). */
+static const char *operand_at(unsigned op) {
+  const char *s = cg_gop(op)->c_value;
+  while (*s) {
+    size_t n = token_len(s);
+    if (n && placeholder(s, n) == '0') return s;
+    s += n ? n : 1;
+  }
+  return s;
+}
+
+/* The text before the operand of a unary operation. */
 static void put_pre(gen *G, unsigned op, double c) {
-  const char *f = libm_name(op);
-  if (f) put(G, "%s(", f);
-  else if (op == CG_G_POWC) put(G, "pow(");
-  else if (op == CG_G_NEG) put(G, "(-");
-  else if (op == CG_G_RSUB || op == CG_G_RDIV) {
-    put(G, "(");
-    put_const(G, c);
-    put(G, op == CG_G_RSUB ? " - " : " / ");
-  } else put(G, "("); /* COPY, ADDC, MULC, DIVC */
+  const char *s = cg_gop(op)->c_value;
+  put_spell(G, s, operand_at(op), NULL, c);
 }
 
 /* The text after the operand of a unary operation. */
 static void put_post(gen *G, unsigned op, double c) {
-  const char *bin = op == CG_G_ADDC ? " + " : op == CG_G_MULC ? " * " : op == CG_G_DIVC ? " / "
-                    : op == CG_G_POWC ? ", " : NULL;
-  if (bin) {
-    put(G, "%s", bin);
-    put_const(G, c);
-  }
-  put(G, ")");
+  const char *s = operand_at(op);
+  if (*s) s += 2; /* past A0 */
+  put_spell(G, s, s + strlen(s), NULL, c);
 }
 
 /* The first operation of a chain on the node's children. */
 static void put_head(gen *G, uint32_t v) {
   const cg_graph *g = G->g;
   uint32_t o = g->op_start[v];
-  const uint32_t *k = g->kids + g->kid_start[v];
-  unsigned op = g->op[o];
-  static const char *const bin[] = {" + ", " - ", " * ", " / "};
-  if (op == CG_G_INDEP) put(G, "x[%lu]", (unsigned long)g->opc[o]);
-  else if (op == CG_G_CONST) put_const(G, g->opc[o]);
-  else if (op >= CG_G_ADD && op <= CG_G_DIV) {
-    put(G, "(");
-    put_operand(G, k[0]);
-    put(G, "%s", bin[op - CG_G_ADD]);
-    put_operand(G, k[1]);
-    put(G, ")");
-  } else if (op == CG_G_MIN) { /* a > b ? b : a */
-    put(G, "(");
-    put_operand(G, k[0]);
-    put(G, " > ");
-    put_operand(G, k[1]);
-    put(G, " ? ");
-    put_operand(G, k[1]);
-    put(G, " : ");
-    put_operand(G, k[0]);
-    put(G, ")");
-  } else if (op == CG_G_COND || op == CG_G_CONDEQ) {
-    put(G, "(");
-    put_operand(G, k[0]);
-    put(G, op == CG_G_COND ? " > 0 ? " : " >= 0 ? ");
-    put_operand(G, k[1]);
-    put(G, " : ");
-    put_operand(G, k[2]);
-    put(G, ")");
-  } else {
-    put_pre(G, op, g->opc[o]);
-    put_operand(G, k[0]);
-    put_post(G, op, g->opc[o]);
-  }
+  const char *s = cg_gop(g->op[o])->c_value;
+  put_spell(G, s, s + strlen(s), g->kids + g->kid_start[v], g->opc[o]);
 }
 
 /* The whole chain of v as one expression: op_n(...op_2(op_1(children))). */
@@ -309,7 +320,7 @@ static void put_levels_parallel(gen *G, const cg_sched *s, const uint32_t *bstar
 
 static int gen_levels(gen *G, const cg_sched *s) {
   uint32_t chunk = G->o->chunk ? G->o->chunk : 1000;
-  uint32_t *bstart = (uint32_t *)cg_malloc(s->A, ((size_t)s->nlev + 1) * 4);
+  uint32_t *bstart = CG_NEW(s->A, uint32_t, (size_t)s->nlev + 1);
   if (!bstart) return CG_ENOMEM;
   G->slot = s->slot;
   G->nslots = s->nslots;
@@ -318,7 +329,7 @@ static int gen_levels(gen *G, const cg_sched *s) {
   if (G->o->parallel) put_levels_parallel(G, s, bstart);
   else put_levels_serial(G, s, bstart);
   put_main(G);
-  cg_free(s->A, bstart, ((size_t)s->nlev + 1) * 4);
+  CG_FREE(s->A, bstart, uint32_t, (size_t)s->nlev + 1);
   return CG_OK;
 }
 
@@ -327,7 +338,7 @@ static int gen_levels(gen *G, const cg_sched *s) {
 /* Marks the nodes the dependents need (parents before children). */
 static void mark_needed(const cg_graph *g, uint8_t *need) {
   uint32_t v, k;
-  memset(need, 0, NZ(g->n));
+  memset(need, 0, g->n);
   for (v = 0; v < g->n_dep; v++) need[g->dep[v]] = 1;
   for (v = g->n; v-- > 0;)
     if (need[v])
@@ -427,21 +438,21 @@ typedef struct seq_ws {
 
 static void seq_free(cg_alloc *A, seq_ws *w, const cg_graph *g) {
   uint32_t n = g->n;
-  cg_free(A, w->dep_next, NZ(g->n_dep) * 4);
-  cg_free(A, w->need, NZ(n));
-  cg_free(A, w->slot, NZ(n) * 4);
-  cg_free(A, w->chunk, NZ(n) * 4);
-  cg_free(A, w->first_dep, NZ(n) * 4);
+  CG_FREE(A, w->dep_next, uint32_t, g->n_dep);
+  CG_FREE(A, w->need, uint8_t, n);
+  CG_FREE(A, w->slot, uint32_t, n);
+  CG_FREE(A, w->chunk, uint32_t, n);
+  CG_FREE(A, w->first_dep, uint32_t, n);
 }
 
 static int seq_alloc(cg_alloc *A, seq_ws *w, const cg_graph *g) {
   uint32_t n = g->n;
   memset(w, 0, sizeof *w);
-  w->dep_next = (uint32_t *)cg_malloc(A, NZ(g->n_dep) * 4);
-  w->need = (uint8_t *)cg_malloc(A, NZ(n));
-  w->slot = (uint32_t *)cg_malloc(A, NZ(n) * 4);
-  w->chunk = (uint32_t *)cg_malloc(A, NZ(n) * 4);
-  w->first_dep = (uint32_t *)cg_malloc(A, NZ(n) * 4);
+  w->dep_next = CG_NEW(A, uint32_t, g->n_dep);
+  w->need = CG_NEW(A, uint8_t, n);
+  w->slot = CG_NEW(A, uint32_t, n);
+  w->chunk = CG_NEW(A, uint32_t, n);
+  w->first_dep = CG_NEW(A, uint32_t, n);
   if (w->need && w->slot && w->chunk && w->first_dep && w->dep_next) return CG_OK;
   seq_free(A, w, g);
   return CG_ENOMEM;

@@ -14,10 +14,10 @@ int cg_sched_inline_leaf(const cg_graph *g, uint32_t v) {
 
 void cg_sched_free(cg_sched *s) {
   if (!s) return;
-  cg_free(s->A, s->level, NZ(s->n) * 4);
-  cg_free(s->A, s->order, NZ(s->n) * 4);
-  cg_free(s->A, s->lev_start, ((size_t)s->nlev + 1) * 4);
-  cg_free(s->A, s->slot, NZ(s->n) * 4);
+  CG_FREE(s->A, s->level, uint32_t, s->n);
+  CG_FREE(s->A, s->order, uint32_t, s->n);
+  CG_FREE(s->A, s->lev_start, uint32_t, (size_t)s->nlev + 1);
+  CG_FREE(s->A, s->slot, uint32_t, s->n);
   cg_free(s->A, s, sizeof *s);
 }
 
@@ -28,8 +28,8 @@ static cg_sched *sched_new(cg_alloc *A, uint32_t n, cg_error *e) {
   memset(s, 0, sizeof *s);
   s->A = A;
   s->n = n;
-  s->order = (uint32_t *)cg_malloc(A, NZ(n) * 4);
-  s->slot = (uint32_t *)cg_malloc(A, NZ(n) * 4);
+  s->order = CG_NEW(A, uint32_t, n);
+  s->slot = CG_NEW(A, uint32_t, n);
   if (!s->order || !s->slot) {
     cg_sched_free(s);
     return cg_seterr(e, CG_ENOMEM, "out of memory"), (cg_sched *)NULL;
@@ -179,8 +179,8 @@ cg_sched *cg_sched_live(cg_alloc *A, const cg_graph *g, const uint32_t *level, u
   if (cg_levels_check(g, level, e) || max_level(g, level, &top, e)) return NULL;
   if (!(s = sched_new(A, g->n, e))) return NULL;
   s->nlev = g->n ? top + 1 : 0;
-  s->level = (uint32_t *)cg_malloc(A, NZ(g->n) * 4);
-  s->lev_start = (uint32_t *)cg_malloc(A, ((size_t)s->nlev + 1) * 4);
+  s->level = CG_NEW(A, uint32_t, g->n);
+  s->lev_start = CG_NEW(A, uint32_t, (size_t)s->nlev + 1);
   if (!s->level || !s->lev_start || ws_alloc(A, &w, g->n)) {
     cg_sched_free(s);
     return cg_seterr(e, CG_ENOMEM, "out of memory"), (cg_sched *)NULL;
@@ -219,15 +219,15 @@ cg_sched *cg_sched_sequential(cg_alloc *A, const cg_graph *g, unsigned flags, cg
   if (!(s = sched_new(A, g->n, e))) return NULL;
   s->sequential = 1;
   s->nlev = 1;
-  s->lev_start = (uint32_t *)cg_malloc(A, 2 * 4);
-  need = (uint8_t *)cg_malloc(A, NZ(g->n));
+  s->lev_start = CG_NEW(A, uint32_t, 2);
+  need = CG_NEW(A, uint8_t, g->n);
   rc = s->lev_start && need ? CG_OK : CG_ENOMEM;
   for (v = 0; rc == CG_OK && v < g->n; v++) {
     s->order[v] = v;
     need[v] = !((flags & CG_SCHED_INLINE_LEAVES) && cg_sched_inline_leaf(g, v));
   }
   if (rc == CG_OK) rc = cg_slots_linear(A, g, need, s->slot, &s->nslots);
-  cg_free(A, need, NZ(g->n));
+  CG_FREE(A, need, uint8_t, g->n);
   if (rc) {
     cg_sched_free(s);
     return cg_seterr(e, CG_ENOMEM, "out of memory"), (cg_sched *)NULL;
@@ -291,31 +291,29 @@ static void eval_levels(const cg_graph *g, const cg_sched *s, const double *x, i
   }
 }
 
+/* Frees cg_sched_eval's slots t (ts of them) and point xx (xs) and returns
+ * rc: its one exit, as CSparse's cs_done. */
+static int eval_done(const cg_sched *s, double *t, size_t ts, double *xx, size_t xs, int rc) {
+  CG_FREE(s->A, t, double, ts);
+  CG_FREE(s->A, xx, double, xs);
+  return rc;
+}
+
 int cg_sched_eval(const cg_graph *g, const cg_sched *s, const double *x, int reverse,
                   double *val_out, double *y, cg_error *e) {
   double *t, *xx = NULL;
   int rc;
-  size_t tsize = NZ(s->nslots) * 8, xsize = NZ(g->n_indep) * 8;
+  size_t ts = s->nslots, xs = g->n_indep;
   uint32_t i;
   if (!g || !s || s->n != g->n) return cg_seterr(e, CG_EUSAGE, "cg_sched_eval: schedule of another graph");
-  t = (double *)cg_malloc(s->A, tsize);
-  if (!x) xx = (double *)cg_malloc(s->A, xsize);
-  if (!t || (!x && !xx)) {
-    cg_free(s->A, t, tsize);
-    cg_free(s->A, xx, xsize);
-    return cg_seterr(e, CG_ENOMEM, "out of memory");
-  }
-  if (!x && (rc = build_point(g, xx, e)) != CG_OK) {
-    cg_free(s->A, t, tsize);
-    cg_free(s->A, xx, xsize);
-    return rc;
-  }
+  t = CG_NEW(s->A, double, ts);
+  if (!x) xx = CG_NEW(s->A, double, xs);
+  if (!t || (!x && !xx)) return eval_done(s, t, ts, xx, xs, cg_seterr(e, CG_ENOMEM, "out of memory"));
+  if (!x && (rc = build_point(g, xx, e)) != CG_OK) return eval_done(s, t, ts, xx, xs, rc);
   eval_levels(g, s, x ? x : xx, reverse, t, val_out);
   for (i = 0; y && i < g->n_dep; i++) {
     uint32_t v = g->dep[i];
     y[i] = s->slot[v] != CG_NOSLOT ? t[s->slot[v]] : leaf_value(g, v, x ? x : xx);
   }
-  cg_free(s->A, t, tsize);
-  cg_free(s->A, xx, xsize);
-  return CG_OK;
+  return eval_done(s, t, ts, xx, xs, CG_OK);
 }

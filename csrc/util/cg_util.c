@@ -73,6 +73,16 @@ void cg_free(cg_alloc *A, void *p, size_t n) {
   if (p) A->f(A->ud, p, n, 0);
 }
 
+void *cg_malloc_n(cg_alloc *A, size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) return NULL; /* the byte count would wrap */
+  return cg_malloc(A, n * size);
+}
+
+void *cg_realloc_n(cg_alloc *A, void *p, size_t on, size_t nn, size_t size) {
+  if (size && nn > SIZE_MAX / size) return NULL;
+  return cg_realloc(A, p, on * size, nn * size);
+}
+
 void *cg_budget_allocf(void *ud, void *ptr, size_t osize, size_t nsize) {
   cg_budget *b = (cg_budget *)ud;
   size_t old = ptr ? osize : 0, grow = nsize > old ? nsize - old : 0;

@@ -45,6 +45,19 @@ void *cg_malloc(cg_alloc *A, size_t n);
 void *cg_realloc(cg_alloc *A, void *p, size_t osize, size_t nsize);
 void cg_free(cg_alloc *A, void *p, size_t n);
 
+/* Typed allocation, the way the core allocates arrays: CG_NEW gives an
+ * array of n elements of type T (n may be 0: a valid block, as cg_malloc
+ * gives one for size 0), NULL when memory runs out or n * sizeof(T)
+ * overflows; CG_RENEW resizes one of on elements to nn (NULL: unchanged);
+ * CG_FREE frees one of n elements (NULL is fine).  Allocate and free an
+ * array with the same n: the sizes reach the allocator as counted. */
+#define CG_NEW(A, T, n) ((T *)cg_malloc_n((A), (size_t)(n), sizeof(T)))
+#define CG_RENEW(A, p, T, on, nn) \
+  ((T *)cg_realloc_n((A), (p), (size_t)(on), (size_t)(nn), sizeof(T)))
+#define CG_FREE(A, p, T, n) cg_free((A), (p), (size_t)(n) * sizeof(T))
+void *cg_malloc_n(cg_alloc *A, size_t n, size_t size);
+void *cg_realloc_n(cg_alloc *A, void *p, size_t on, size_t nn, size_t size);
+
 /* A byte budget over another allocator (the Lua binding's memory limit,
  * CGWB_MEMORY_LIMIT): it counts the bytes of the blocks it hands out and
  * refuses (returns NULL for) a request that would take that count past

@@ -1,0 +1,230 @@
+/* test_gops.c: the operation table of cg_gops.h against its own spellings.
+ *  - the columns agree with the spellings: an operation reads the operands
+ *    its arity gives (a unary one A0 exactly once, as chains nest it), its
+ *    partials read what `reads` says, a +1, -1 or constant mark goes with
+ *    a partial spelled 1, -1 or in the constant alone, a taped outcome
+ *    with a check and a constant;
+ *  - the choosing operations (cond, condeq, min, abs) on their boundaries
+ *    give the values the tape's opcodes give (worked out by hand);
+ *  - the spellings of every value and partial, compiled by cc as a code
+ *    generator would write them (placeholders replaced by variables), give
+ *    the table's value and partials functions bit for bit at sample points
+ *    (both sides printed with %a), as do the inline copies generated from
+ *    the rows (cg_gop_apply_inline, cg_gop_partials_inline).
+ * Prints "N passed, N failed". */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "graph/cg_gops.h"
+#include "check.h"
+
+/* {==== tokens of a spelling ====} */
+
+static int word_char(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+         ch == '_' || ch == '.';
+}
+
+/* How often the token tok occurs in spelling s (whole tokens only). */
+static int count_token(const char *s, const char *tok) {
+  int n = 0;
+  size_t len = strlen(tok);
+  while (*s) {
+    size_t k = 0;
+    while (word_char(s[k])) k++;
+    if (k == len && strncmp(s, tok, len) == 0) n++;
+    s += k ? k : 1;
+  }
+  return n;
+}
+
+/* s with its placeholders replaced by C variables, into out. */
+static void expand(const char *s, char *out, size_t size) {
+  size_t o = 0;
+  out[0] = 0;
+  while (*s && o + 32 < size) {
+    size_t k = 0;
+    while (word_char(s[k])) k++;
+    if (k == 2 && s[0] == 'A' && s[1] >= '0' && s[1] <= '2')
+      o += (size_t)sprintf(out + o, "a[%c]", s[1]);
+    else if (k == 1 && s[0] == 'C') o += (size_t)sprintf(out + o, "c");
+    else if (k == 1 && s[0] == 'R') o += (size_t)sprintf(out + o, "r");
+    else if (k == 2 && s[0] == 'X' && s[1] == 'I') o += (size_t)sprintf(out + o, "a[0]");
+    else o += (size_t)sprintf(out + o, "%.*s", (int)(k ? k : 1), s);
+    s += k ? k : 1;
+  }
+}
+
+/* {==== the columns ====} */
+
+static void test_columns(void) {
+  unsigned g, i;
+  for (g = 0; g < CG_G_COUNT; g++) {
+    const cg_gopinfo *op = cg_gop(g);
+    int reads_a = 0, reads_r = 0, failed0 = failed;
+    for (i = 0; i < 3; i++) {
+      char tok[3] = {'A', (char)('0' + i), 0};
+      int in_value = count_token(op->c_value, tok);
+      if (g == CG_G_INDEP || g == CG_G_CONST) CHECK(in_value == 0);
+      else if (op->arity == 1) CHECK(in_value == (i == 0)); /* chains nest at A0 */
+      else CHECK((in_value > 0) == (i < op->arity));
+      if (i >= op->arity) CHECK(strcmp(op->c_part[i], "0") == 0 && op->mark[i] == CG_PM_VAR);
+      reads_a |= count_token(op->c_part[0], tok) + count_token(op->c_part[1], tok) +
+                 count_token(op->c_part[2], tok) > 0;
+      if (op->mark[i] == CG_PM_PLUS1) CHECK(strcmp(op->c_part[i], "1") == 0);
+      if (op->mark[i] == CG_PM_MINUS1) CHECK(strcmp(op->c_part[i], "-1") == 0);
+      if (op->mark[i] == CG_PM_CONST)
+        CHECK(count_token(op->c_part[i], "C") > 0 && count_token(op->c_part[i], "A0") == 0 &&
+              count_token(op->c_part[i], "R") == 0);
+      reads_r |= count_token(op->c_part[i], "R") > 0;
+    }
+    CHECK(count_token(op->c_value, "R") == 0);
+    CHECK(((op->reads & CG_GR_A) != 0) == reads_a);
+    CHECK(((op->reads & CG_GR_R) != 0) == reads_r);
+    CHECK(((op->flags & CG_GF_OUTCOME) != 0) == (strcmp(op->c_check, "0") != 0));
+    if (op->flags & CG_GF_OUTCOME) CHECK(op->has_const);
+    CHECK(cg_gop_byname(op->name) == (int)g);
+    if (failed > failed0) fprintf(stderr, "  (operation %s)\n", op->name);
+  }
+}
+
+/* {==== the branching operations at their boundaries ====} */
+
+/* The operations that choose (cond, condeq, min, abs) on and about their
+ * boundaries, against values worked out by hand from the tape opcodes'
+ * semantics (cg_eval.c: cond_assign takes a if cond > 0, cond_eq_assign if
+ * cond >= 0, min_op the second operand only when the first is greater),
+ * with a taped outcome that still holds: so a row that moved a boundary is
+ * caught, which neither its spellings nor a point off the recorded branch
+ * would show. */
+static void test_boundaries(void) {
+  static const struct { unsigned g; double c, a0, a1, a2, want; } cases[] = {
+      {CG_G_COND, -1, 0.0, 1, 2, 2},   {CG_G_COND, -1, -0.0, 1, 2, 2},
+      {CG_G_COND, 1, 1e-300, 1, 2, 1}, {CG_G_COND, -1, -1, 1, 2, 2},
+      {CG_G_CONDEQ, 1, 0.0, 1, 2, 1},  {CG_G_CONDEQ, 1, -0.0, 1, 2, 1},
+      {CG_G_CONDEQ, -1, -1e-300, 1, 2, 2},
+      {CG_G_MIN, 1, 2, 2, 0, 2},       {CG_G_MIN, 0, 3, 2, 0, 2}, {CG_G_MIN, 1, 1, 2, 0, 1},
+      {CG_G_ABS, 1, -0.0, 0, 0, 0},    {CG_G_ABS, 0, -3, 0, 0, 3},
+  };
+  unsigned i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    double a[3] = {cases[i].a0, cases[i].a1, cases[i].a2};
+    uint64_t sw = 0;
+    double r = cg_gop(cases[i].g)->value(cases[i].c, a, &sw);
+    CHECK(r == cases[i].want && !signbit(r) && sw == 0);
+    if (r != cases[i].want || sw) fprintf(stderr, "  (case %u: %s)\n", i, cg_gop(cases[i].g)->name);
+  }
+}
+
+/* {==== the spellings compiled ====} */
+
+static const double vals[] = {0.5, -1.3, 2.2, 0.05, -7, 3e-5, 1e10, 0.0, -0.0, 0.75, -0.25, 1.0};
+static const double consts[] = {0.7, -1.3333333333333333, 3, 0, 1, -0.5, 2.5};
+#define NV (sizeof vals / sizeof vals[0])
+#define NC (sizeof consts / sizeof consts[0])
+
+/* The sample point k: operands and constant. */
+static void sample(unsigned k, double *a, double *c) {
+  a[0] = vals[k % NV], a[1] = vals[(k + 3) % NV], a[2] = vals[(k + 7) % NV];
+  *c = consts[k % NC];
+}
+
+/* One line per operation and sample: the value, the partials (with %a). */
+static void print_line(FILE *fp, unsigned g, unsigned k, double r, const double *d) {
+  fprintf(fp, "%u %u %a %a %a %a\n", g, k, r, d[0], d[1], d[2]);
+}
+
+/* A C program printing the lines from the spellings alone. */
+static int write_program(const char *path) {
+  FILE *fp = fopen(path, "w");
+  unsigned g, i, k;
+  char buf[1024];
+  if (!fp) return -1;
+  fprintf(fp, "#include <math.h>\n#include <stdio.h>\n\n");
+  for (g = 0; g < CG_G_COUNT; g++) {
+    const cg_gopinfo *op = cg_gop(g);
+    expand(op->c_value, buf, sizeof buf);
+    fprintf(fp, "static double v%u(double c, const double *a) {\n", g);
+    fprintf(fp, "  (void)c, (void)a;\n  return %s;\n}\n", buf);
+    fprintf(fp, "static void p%u(double c, const double *a, double r, double *d) {\n", g);
+    fprintf(fp, "  (void)c, (void)a, (void)r;\n");
+    for (i = 0; i < 3; i++) {
+      expand(op->c_part[i], buf, sizeof buf);
+      fprintf(fp, "  d[%u] = (%s);\n", i, buf);
+    }
+    fprintf(fp, "}\n");
+  }
+  /* the samples are read at run time (volatile), as a generated
+   * function reads its inputs: no constant folding by the compiler */
+  fprintf(fp, "static volatile double S[%u][4] = {\n", (unsigned)(NV * NC));
+  for (k = 0; k < NV * NC; k++) {
+    double s[3], sc;
+    sample(k, s, &sc);
+    fprintf(fp, "  {%a, %a, %a, %a},\n", s[0], s[1], s[2], sc);
+  }
+  fprintf(fp, "};\n\nint main(void) {\n  double a[3], d[3], c, r;\n  unsigned k;\n");
+  for (g = 0; g < CG_G_COUNT; g++) {
+    fprintf(fp, "  for (k = 0; k < %u; k++) {\n", (unsigned)(NV * NC));
+    fprintf(fp, "    a[0] = S[k][0], a[1] = S[k][1], a[2] = S[k][2], c = S[k][3];\n");
+    fprintf(fp, "    r = v%u(c, a), p%u(c, a, r, d);\n", g, g);
+    fprintf(fp, "    printf(\"%u %%u %%a %%a %%a %%a\\n\", k, r, d[0], d[1], d[2]);\n  }\n", g);
+  }
+  fprintf(fp, "  return 0;\n}\n");
+  return fclose(fp);
+}
+
+/* The same lines from the table's functions. */
+static int write_expected(const char *path) {
+  FILE *fp = fopen(path, "w");
+  unsigned g, k;
+  if (!fp) return -1;
+  for (g = 0; g < CG_G_COUNT; g++)
+    for (k = 0; k < NV * NC; k++) {
+      double a[3], c, r, d[3];
+      uint8_t mk[3];
+      uint64_t sw = 0;
+      sample(k, a, &c);
+      r = cg_gop(g)->value(c, a, &sw);
+      CHECK(memcmp(&r, &(double){cg_gop_apply(g, c, a, &sw)}, sizeof r) == 0);
+      cg_gop(g)->partials(c, a, r, d, mk);
+      { /* the inline copies of the table (generated from the same rows) agree */
+        double d2[3];
+        uint8_t mk2[3];
+        cg_gop_partials_inline(g, c, a, r, d2, mk2);
+        CHECK(memcmp(d, d2, sizeof d2) == 0 && memcmp(mk, mk2, sizeof mk2) == 0);
+      }
+      print_line(fp, g, k, r, d);
+    }
+  return fclose(fp);
+}
+
+static void test_compiled(void) {
+  char dir[] = "/tmp/cgwb-gops-XXXXXX", src[64], exe[64], got[64], want[64], cmd[512];
+  if (!mkdtemp(dir)) {
+    CHECK(!"mkdtemp");
+    return;
+  }
+  snprintf(src, sizeof src, "%s/ops.c", dir), snprintf(exe, sizeof exe, "%s/ops", dir);
+  snprintf(got, sizeof got, "%s/got", dir), snprintf(want, sizeof want, "%s/want", dir);
+  CHECK(write_program(src) == 0);
+  CHECK(write_expected(want) == 0);
+  snprintf(cmd, sizeof cmd,
+           "cc -std=c99 -O2 -ffp-contract=off -Wall -Werror %s -o %s -lm && %s > %s",
+           src, exe, exe, got);
+  CHECK(system(cmd) == 0);
+  snprintf(cmd, sizeof cmd, "cmp %s %s", got, want);
+  CHECK(system(cmd) == 0);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (!failed && system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+int main(void) {
+  test_columns();
+  test_boundaries();
+  test_compiled();
+  return check_report("test_gops");
+}
