@@ -61,6 +61,23 @@ return {
     from = "      if c < best then best, best_order = c, { table.unpack(order) } end",
     to = "      if c < best then best = c end",
     tests = { "spec/11-costs_spec.lua", "spec/13-replay_spec.lua" } },
+  -- {==== the graph builder (Bischof & Hu 1991, secs. 2.2-2.4) ====}
+  { name = "build-hoist-guarded", file = "csrc/graph/cg_build.c",
+    from = "N->npar != 1 || N->nk == 0 || (N->fl & (CG_NF_DEP | CG_NF_GUARD)))",
+    to = "N->npar != 1 || N->nk == 0 || (N->fl & (CG_NF_DEP)))",
+    tests = { "spec/04-graph_spec.lua" } },
+  { name = "build-hoist-into-binary", file = "csrc/graph/cg_build.c",
+    from = "if (p == NONE || nd[p].ref == 0 || nd[p].nk != 1) return NONE;",
+    to = "if (p == NONE || nd[p].ref == 0 || nd[p].nk > 2) return NONE;",
+    tests = { "spec/04-graph_spec.lua" } },
+  { name = "build-dead-root-dependent", file = "csrc/graph/cg_build.c",
+    from = "!(B->nd[v].fl & (CG_NF_DEP | CG_NF_GUARD | NF_FREED))",
+    to = "!(B->nd[v].fl & (CG_NF_GUARD | NF_FREED))",
+    tests = { "spec/04-graph_spec.lua" } },
+  { name = "build-assign-removal-off", file = "csrc/graph/cg_build.c",
+    from = "if (!B->o.assign_removal) return unary(B, r, CG_G_COPY, 0, a);",
+    to = "return unary(B, r, CG_G_COPY, 0, a);", -- the builder interface's path (the tape loop aliases inline)
+    tests = { "spec/16-builder_spec.lua", "c:test_gbuild" } },
   -- {==== readers ====}
   { name = "classic-location-bound", file = "csrc/tape/cg_classic.c",
     from = "if (r->loc[i] >= C->base.info.max_live) {", to = "if (r->loc[i] > C->base.info.max_live) {",
