@@ -22,6 +22,18 @@ local function floor_of(area, inc)
   return inc:match("^%.%./(%a+)/") or inc:match("^(%a+)/") or area
 end
 
+-- Compiles a C example against the core (extra flags) and returns its output.
+local function compile_run(src, flags)
+  local exe = H.tmp(".exe")
+  assert.is_true(os.execute(("cc -std=c99 -Wall -Wextra -Werror -Icsrc %s %s %s/libcgwbcore.a -lm -o %s")
+    :format(flags or "", src, H.build, exe)) == true)
+  local p = io.popen(exe)
+  local out = p:read("a")
+  p:close()
+  os.remove(exe)
+  return out
+end
+
 describe("doc/hacking.md", function()
   it("the floors of the core include only the floors below them", function()
     local allowed = {
@@ -69,13 +81,7 @@ describe("doc/hacking.md", function()
   end)
 
   it("the front end in C builds a graph without a tape and gives its Jacobian", function()
-    local exe = H.tmp(".exe")
-    assert.is_true(os.execute(("cc -std=c99 -Wall -Wextra -Werror -Icsrc examples/hacking/front_end.c %s/libcgwbcore.a -lm -o %s")
-      :format(H.build, exe)) == true)
-    local p = io.popen(exe)
-    local out = p:read("a")
-    p:close()
-    os.remove(exe)
+    local out = compile_run("examples/hacking/front_end.c")
     local e = math.exp(1.0)
     assert.are.equal(("nodes 4, mults 2\nJ(1,1) = %.17g\nJ(1,2) = %.17g\n"):format(2 * e + 1, 0.5 * e), out)
   end)
@@ -88,13 +94,7 @@ describe("doc/hacking.md", function()
   end)
 
   it("the ordering of rules.h is in the registry and gives the sweep's Jacobian", function()
-    local exe = H.tmp(".exe")
-    assert.is_true(os.execute(("cc -std=c99 -Wall -Wextra -Werror -Icsrc -Iexamples/hacking examples/hacking/ordering.c %s/libcgwbcore.a -lm -o %s")
-      :format(H.build, exe)) == true)
-    local p = io.popen(exe)
-    local out = p:read("a")
-    p:close()
-    os.remove(exe)
+    local out = compile_run("examples/hacking/ordering.c", "-Iexamples/hacking")
     local diff = tonumber(out:match("largest difference from the sweep (%S+)"))
     assert.truthy(out:find("min%-out%-degree, %d+ multiplications"), out)
     assert.is_true(diff ~= nil and diff < 1e-12, out)

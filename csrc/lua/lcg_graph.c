@@ -55,6 +55,27 @@ static int optbool(lua_State *L, int t, const char *k, int def) {
   return r;
 }
 
+/* The builder's switches from the optional table at t (all on by default)
+ * and its memory limit (mem_limit=, else the state's: lcg_budget). */
+static void get_gopts(lua_State *L, int t, cg_gopts *o) {
+  cg_gopts_default(o);
+  o->mem_limit = lcg_budget(L)->limit;
+  if (lua_isnoneornil(L, t)) return;
+  luaL_checktype(L, t, LUA_TTABLE);
+  o->assign_removal = optbool(L, t, "assign_removal", 1);
+  o->hoist = optbool(L, t, "hoist", 1);
+  o->dead_roots = optbool(L, t, "dead_roots", 1);
+  o->recover_hoists = optbool(L, t, "recover_hoists", 1);
+  o->guards = optbool(L, t, "guards", 1);
+  o->death_unlink = optbool(L, t, "death_unlink", 1);
+  if (lua_getfield(L, t, "mem_limit") != LUA_TNIL) {
+    lua_Integer m = luaL_checkinteger(L, -1);
+    luaL_argcheck(L, m >= 0, t, "mem_limit must be >= 0");
+    o->mem_limit = (uint64_t)m;
+  }
+  lua_pop(L, 1);
+}
+
 /* core.build_graph(tape [, {assign_removal=, hoist=, dead_roots=,
  *   recover_hoists=, guards=, death_unlink=, mem_limit=, at={x...}}])
  *   -> Graph, branch changes, first changed record | nil, msg.  mem_limit:
@@ -65,22 +86,8 @@ static int l_build_graph(lua_State *L) {
   const double *x = NULL;
   lgraph *u;
   cg_error e;
-  cg_gopts_default(&o);
-  o.mem_limit = lcg_budget(L)->limit;
+  get_gopts(L, 2, &o);
   if (!lua_isnoneornil(L, 2)) {
-    luaL_checktype(L, 2, LUA_TTABLE);
-    o.assign_removal = optbool(L, 2, "assign_removal", 1);
-    o.hoist = optbool(L, 2, "hoist", 1);
-    o.dead_roots = optbool(L, 2, "dead_roots", 1);
-    o.recover_hoists = optbool(L, 2, "recover_hoists", 1);
-    o.guards = optbool(L, 2, "guards", 1);
-    o.death_unlink = optbool(L, 2, "death_unlink", 1);
-    if (lua_getfield(L, 2, "mem_limit") != LUA_TNIL) {
-      lua_Integer m = luaL_checkinteger(L, -1);
-      luaL_argcheck(L, m >= 0, 2, "mem_limit must be >= 0");
-      o.mem_limit = (uint64_t)m;
-    }
-    lua_pop(L, 1);
     if (lua_getfield(L, 2, "at") != LUA_TNIL) {
       size_t n;
       x = lcg_numbers(L, -1, &n); /* stays on the stack */
@@ -473,17 +480,9 @@ static int l_graph_builder(lua_State *L) {
   cg_ghints h;
   int values = 1;
   lgbuild *u;
-  cg_gopts_default(&o);
-  o.mem_limit = lcg_budget(L)->limit;
+  get_gopts(L, 1, &o);
   memset(&h, 0, sizeof h);
   if (!lua_isnoneornil(L, 1)) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    o.assign_removal = optbool(L, 1, "assign_removal", 1);
-    o.hoist = optbool(L, 1, "hoist", 1);
-    o.dead_roots = optbool(L, 1, "dead_roots", 1);
-    o.recover_hoists = optbool(L, 1, "recover_hoists", 1);
-    o.guards = optbool(L, 1, "guards", 1);
-    o.death_unlink = optbool(L, 1, "death_unlink", 1);
     values = optbool(L, 1, "values", 1);
     if (lua_getfield(L, 1, "name") != LUA_TNIL) h.name = luaL_checkstring(L, -1);
     lua_pop(L, 1); /* (the table keeps the string alive while begin copies it) */
