@@ -263,6 +263,31 @@ HOT_INLINE uint32_t take_slot(builder *B) {
   return (uint32_t)B->nslots++;
 }
 
+/* CG_BUILD_SKEW(x) wraps the value new_node_inl's mulc case computes: x
+ * itself; a test defines it to skew it and see check_built stop the build. */
+#ifndef CG_BUILD_SKEW
+#define CG_BUILD_SKEW(x) (x)
+#endif
+
+#ifndef NDEBUG
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Stops the build unless r, the value new_node_inl's inline cases gave the
+ * node of birth o (operation g, constant c, operands a), equals the
+ * operation table's (cg_gop(g)->value, cg_gops.h), bit for bit: a debug
+ * build's check that the inline copies cannot drift from their rows. */
+static void check_built(uint32_t o, unsigned g, double c, const double *a, double r) {
+  uint64_t sw = 0;
+  double t = cg_gop(g)->value(c, a, &sw);
+  if (memcmp(&t, &r, sizeof t) != 0) {
+    fprintf(stderr, "cg_build.c: birth %lu (%s): the inline value %a, the operation table's %a\n",
+            (unsigned long)o, cg_gop(g)->name, r, t);
+    abort(); /* a debug build only: an inline copy drifted from its row */
+  }
+}
+#endif
+
 /* A new node with one operation over its nk children k0.. (NONE past nk);
  * NONE on failure.  Its value is computed from the children's (same
  * arithmetic as the tape).  Slots in use are counted as seq - nfreed, their
@@ -302,11 +327,16 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, uint32_t k0, 
       case CG_G_SUB: N->val = a[0] - a[1]; break;
       case CG_G_MUL: N->val = a[0] * a[1]; break;
       case CG_G_ADDC: N->val = a[0] + c; break;
-      case CG_G_MULC: N->val = a[0] * c; break;
+      case CG_G_MULC: N->val = CG_BUILD_SKEW(a[0] * c); break;
       case CG_G_CONST: N->val = c; break;
       case CG_G_INDEP: N->val = 0.0; break;
       default: N->val = cg_gop_apply_inline(g, c, a, &sw); break;
     }
+#ifndef NDEBUG
+    if (g == CG_G_ADD || g == CG_G_SUB || g == CG_G_MUL || g == CG_G_ADDC || g == CG_G_MULC ||
+        g == CG_G_CONST) /* the inline cases above (an independent's value is the caller's) */
+      check_built(o, g, c, a, N->val);
+#endif
   }
   return v;
 }
