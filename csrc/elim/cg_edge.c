@@ -192,8 +192,8 @@ static int collect_all(erun *R, uint32_t eid, const uint32_t *vs, size_t nvs, in
 /* xcnt / ycnt by bit sets of 64 sources at a time, O(E * (n + m) / 64). */
 static int reach_counts(erun *R) {
   cg_lin *g = R->g;
-  size_t nv = g->nv ? g->nv : 1;
-  uint64_t *bits = (uint64_t *)cg_malloc(g->A, nv * 8);
+  size_t nv = g->nv;
+  uint64_t *bits = CG_NEW(g->A, uint64_t, nv);
   uint32_t base, v, k, i;
   int side;
   if (!bits) return CG_ENOMEM;
@@ -214,23 +214,23 @@ static int reach_counts(erun *R) {
       }
     }
   }
-  cg_free(g->A, bits, nv * 8);
+  CG_FREE(g->A, bits, uint64_t, nv);
   return CG_OK;
 }
 
 /* {==== the elimination loop ====} */
 
 static void erun_free(erun *R) {
-  size_t nv = R->g->nv ? R->g->nv : 1;
+  size_t nv = R->g->nv;
   cg_cand_free(&R->C);
-  cg_free(R->g->A, R->xcnt, nv * 4);
-  cg_free(R->g->A, R->ycnt, nv * 4);
+  CG_FREE(R->g->A, R->xcnt, uint32_t, nv);
+  CG_FREE(R->g->A, R->ycnt, uint32_t, nv);
   cg_free(R->g->A, R->stamp, R->capstamp * 4);
   cg_free(R->g->A, R->buf, R->capbuf * 4);
 }
 
 static int erun_init(erun *R, cg_lin *g, const cg_xorder *o, cg_error *e) {
-  size_t nv = g->nv ? g->nv : 1;
+  size_t nv = g->nv;
   uint32_t v, a;
   int r, reach = 0;
   memset(R, 0, sizeof *R);
@@ -242,8 +242,8 @@ static int erun_init(erun *R, cg_lin *g, const cg_xorder *o, cg_error *e) {
     if (o->rule[r].kind != CG_ORD_CALLBACK &&
         cg_ordering_check(o->rule[r].kind, CG_MODE_EDGE, &R->row[r], e))
       return CG_EUSAGE;
-  R->xcnt = (uint32_t *)cg_malloc(g->A, nv * 4);
-  R->ycnt = (uint32_t *)cg_malloc(g->A, nv * 4);
+  R->xcnt = CG_NEW(g->A, uint32_t, nv);
+  R->ycnt = CG_NEW(g->A, uint32_t, nv);
   if (!R->xcnt || !R->ycnt || cg_cand_reserve(&R->C, 2 * (size_t)g->ecap + 2))
     return cg_seterr(e, CG_ENOMEM, "out of memory");
   R->sc.g = g, R->sc.seed = o->seed, R->sc.xcnt = R->xcnt, R->sc.ycnt = R->ycnt;

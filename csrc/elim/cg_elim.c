@@ -385,15 +385,15 @@ static void update(run *R) {
  * from v.  Bit sets of 64 sources at a time, so O(E * n / 64). */
 static int reach_counts(run *R) {
   cg_lin *g = R->g;
-  uint64_t *bits = (uint64_t *)cg_malloc(g->A, (size_t)(g->nv ? g->nv : 1) * 8);
+  uint64_t *bits = CG_NEW(g->A, uint64_t, g->nv);
   uint32_t base, v, k, i;
   int side;
   if (!bits) return CG_ENOMEM;
   for (side = 0; side < 2; side++) {
     uint32_t nsrc = side ? g->m : g->n, *cnt = side ? R->ycnt : R->xcnt;
-    memset(cnt, 0, (size_t)(g->nv ? g->nv : 1) * 4);
+    memset(cnt, 0, (size_t)g->nv * 4);
     for (base = 0; base < nsrc; base += 64) {
-      memset(bits, 0, (size_t)(g->nv ? g->nv : 1) * 8);
+      memset(bits, 0, (size_t)g->nv * 8);
       for (i = base; i < nsrc && i < base + 64; i++)
         bits[side ? g->y[i] : g->x[i]] |= 1ull << (i - base);
       if (!side) {
@@ -412,7 +412,7 @@ static int reach_counts(run *R) {
       }
     }
   }
-  cg_free(g->A, bits, (size_t)(g->nv ? g->nv : 1) * 8);
+  CG_FREE(g->A, bits, uint64_t, g->nv);
   return CG_OK;
 }
 
@@ -420,14 +420,14 @@ static int reach_counts(run *R) {
 
 static void run_free(run *R) {
   cg_alloc *A = R->g->A;
-  size_t nv = R->g->nv ? R->g->nv : 1;
-  cg_free(A, R->key, nv * (size_t)(R->o->nrules ? R->o->nrules : 1) * 8);
-  cg_free(A, R->heap, nv * sizeof(hent));
-  cg_free(A, R->pos, nv * 4);
-  cg_free(A, R->stamp, nv * 4);
-  cg_free(A, R->touched, nv * 4);
-  cg_free(A, R->xcnt, nv * 4);
-  cg_free(A, R->ycnt, nv * 4);
+  size_t nv = R->g->nv;
+  CG_FREE(A, R->key, double, nv * (size_t)R->o->nrules);
+  CG_FREE(A, R->heap, hent, nv);
+  CG_FREE(A, R->pos, uint32_t, nv);
+  CG_FREE(A, R->stamp, uint32_t, nv);
+  CG_FREE(A, R->touched, uint32_t, nv);
+  CG_FREE(A, R->xcnt, uint32_t, nv);
+  CG_FREE(A, R->ycnt, uint32_t, nv);
   if (R->nlev) { /* the levels are one block */
     size_t total = 0;
     int l;
@@ -477,7 +477,7 @@ static void init_markowitz(run *R) {
 }
 
 static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
-  size_t nv = g->nv ? g->nv : 1;
+  size_t nv = g->nv;
   uint32_t v;
   int r;
   memset(R, 0, sizeof *R);
@@ -494,13 +494,13 @@ static int run_init(run *R, cg_lin *g, const cg_order *o, cg_error *e) {
   R->small = o->nrules == 1 && (!R->row[0] || (R->row[0]->flags & CG_ORD_SMALL_INT));
   R->mixed = R->small && !R->row[0];
   R->markowitz = R->small && R->row[0] && (R->row[0]->flags & CG_ORD_FAST_MARKOWITZ);
-  R->key = (double *)cg_malloc(g->A, nv * (size_t)o->nrules * 8);
-  R->heap = (hent *)cg_malloc(g->A, nv * sizeof(hent));
-  R->pos = (uint32_t *)cg_malloc(g->A, nv * 4);
-  R->stamp = (uint32_t *)cg_malloc(g->A, nv * 4);
-  R->touched = (uint32_t *)cg_malloc(g->A, nv * 4);
-  R->xcnt = (uint32_t *)cg_malloc(g->A, nv * 4);
-  R->ycnt = (uint32_t *)cg_malloc(g->A, nv * 4);
+  R->key = CG_NEW(g->A, double, nv * (size_t)o->nrules);
+  R->heap = CG_NEW(g->A, hent, nv);
+  R->pos = CG_NEW(g->A, uint32_t, nv);
+  R->stamp = CG_NEW(g->A, uint32_t, nv);
+  R->touched = CG_NEW(g->A, uint32_t, nv);
+  R->xcnt = CG_NEW(g->A, uint32_t, nv);
+  R->ycnt = CG_NEW(g->A, uint32_t, nv);
   if (!R->key || !R->heap || !R->pos || !R->stamp || !R->touched || !R->xcnt || !R->ycnt ||
       (R->small && set_init(R)))
     return cg_seterr(e, CG_ENOMEM, "out of memory");

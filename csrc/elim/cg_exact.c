@@ -174,9 +174,9 @@ static uint32_t gather(const cg_lin *g, uint32_t v, uint8_t *seen, uint32_t *mem
 
 int cg_lin_exact(const cg_lin *g, uint32_t max_comp, uint64_t *best, uint32_t *order_out,
                  uint32_t *nout, cg_error *e) {
-  size_t nv = g->nv ? g->nv : 1;
-  uint8_t *seen = (uint8_t *)cg_malloc(g->A, nv);
-  uint32_t *members = (uint32_t *)cg_malloc(g->A, nv * 4), *loc = (uint32_t *)cg_malloc(g->A, nv * 4);
+  size_t nv = g->nv;
+  uint8_t *seen = CG_NEW(g->A, uint8_t, nv);
+  uint32_t *members = CG_NEW(g->A, uint32_t, nv), *loc = CG_NEW(g->A, uint32_t, nv);
   uint32_t v, i;
   int rc = CG_OK;
   *best = 0;
@@ -206,8 +206,8 @@ int cg_lin_exact(const cg_lin *g, uint32_t max_comp, uint64_t *best, uint32_t *o
     for (i = 0; C.vert && i < C.m + C.q; i++) loc[C.vert[i]] = NONE;
     free_comp(&C, nb);
   }
-  cg_free(g->A, seen, nv);
-  cg_free(g->A, members, nv * 4);
-  cg_free(g->A, loc, nv * 4);
+  CG_FREE(g->A, seen, uint8_t, nv);
+  CG_FREE(g->A, members, uint32_t, nv);
+  CG_FREE(g->A, loc, uint32_t, nv);
   return rc;
 }

@@ -425,7 +425,7 @@ static void frun_free(frun *R) {
   }
   for (x = 0; R->bytail && x < R->g->nv; x++)
     cg_free(A, R->bytail[x].e, (size_t)R->bytail[x].cap * 4);
-  cg_free(A, R->bytail, (size_t)(R->g->nv ? R->g->nv : 1) * sizeof(cg_adj));
+  CG_FREE(A, R->bytail, cg_adj, R->g->nv);
   cg_free(A, R->V, R->capl * sizeof(lvert));
   cg_free(A, R->F, R->capf * sizeof(lface));
   cg_free(A, R->ffree, R->capffree * 4);
@@ -436,7 +436,7 @@ static void frun_free(frun *R) {
 }
 
 static int frun_init(frun *R, cg_lin *g, const cg_xorder *o, cg_error *e) {
-  size_t nv = g->nv ? g->nv : 1;
+  size_t nv = g->nv;
   int r;
   memset(R, 0, sizeof *R);
   R->g = g, R->o = o;
@@ -451,7 +451,7 @@ static int frun_init(frun *R, cg_lin *g, const cg_xorder *o, cg_error *e) {
     R->mk[r] = R->row[r] && (R->row[r]->flags & CG_ORD_FAST_MARKOWITZ);
   }
   R->sc.g = g, R->sc.seed = o->seed, R->sc.line = R;
-  R->bytail = (cg_adj *)cg_malloc(g->A, nv * sizeof(cg_adj));
+  R->bytail = CG_NEW(g->A, cg_adj, nv);
   if (!R->bytail) return cg_seterr(e, CG_ENOMEM, "out of memory");
   memset(R->bytail, 0, nv * sizeof(cg_adj));
   if (build(R) || ensure_stamp(R)) return cg_seterr(e, CG_ENOMEM, "out of memory");

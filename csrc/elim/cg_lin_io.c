@@ -246,10 +246,10 @@ static int check_defined(cgparse *P, const defs *D) {
 /* mark_roles and check_defined with their arrays. */
 static int check_names(cgparse *P) {
   defs D;
-  size_t n = P->nids ? P->nids : 1;
+  size_t n = P->nids;
   int rc;
-  D.line = (unsigned *)cg_malloc(P->A, n * sizeof(unsigned));
-  D.role = (uint8_t *)cg_malloc(P->A, n);
+  D.line = CG_NEW(P->A, unsigned, n);
+  D.role = CG_NEW(P->A, uint8_t, n);
   if (!D.line || !D.role) rc = cg_seterr(P->e, CG_ENOMEM, "out of memory");
   else {
     memset(D.line, 0, n * sizeof(unsigned));
@@ -257,8 +257,8 @@ static int check_names(cgparse *P) {
     rc = mark_roles(P, &D);
     if (!rc) rc = check_defined(P, &D);
   }
-  cg_free(P->A, D.line, n * sizeof(unsigned));
-  cg_free(P->A, D.role, n);
+  CG_FREE(P->A, D.line, unsigned, n);
+  CG_FREE(P->A, D.role, uint8_t, n);
   return rc;
 }
 

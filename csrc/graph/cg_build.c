@@ -263,6 +263,31 @@ HOT_INLINE uint32_t take_slot(builder *B) {
   return (uint32_t)B->nslots++;
 }
 
+/* CG_BUILD_SKEW(x) wraps the value new_node_inl's mulc case computes: x
+ * itself; a test defines it to skew it and see check_built stop the build. */
+#ifndef CG_BUILD_SKEW
+#define CG_BUILD_SKEW(x) (x)
+#endif
+
+#ifndef NDEBUG
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Stops the build unless r, the value new_node_inl's inline cases gave the
+ * node of birth o (operation g, constant c, operands a), equals the
+ * operation table's (cg_gop(g)->value, cg_gops.h), bit for bit: a debug
+ * build's check that the inline copies cannot drift from their rows. */
+static void check_built(uint32_t o, unsigned g, double c, const double *a, double r) {
+  uint64_t sw = 0;
+  double t = cg_gop(g)->value(c, a, &sw);
+  if (memcmp(&t, &r, sizeof t) != 0) {
+    fprintf(stderr, "cg_build.c: birth %lu (%s): the inline value %a, the operation table's %a\n",
+            (unsigned long)o, cg_gop(g)->name, r, t);
+    abort(); /* a debug build only: an inline copy drifted from its row */
+  }
+}
+#endif
+
 /* A new node with one operation over its nk children k0.. (NONE past nk);
  * NONE on failure.  Its value is computed from the children's (same
  * arithmetic as the tape).  Slots in use are counted as seq - nfreed, their
@@ -302,11 +327,16 @@ HOT_INLINE uint32_t new_node_inl(builder *B, unsigned g, double c, uint32_t k0, 
       case CG_G_SUB: N->val = a[0] - a[1]; break;
       case CG_G_MUL: N->val = a[0] * a[1]; break;
       case CG_G_ADDC: N->val = a[0] + c; break;
-      case CG_G_MULC: N->val = a[0] * c; break;
+      case CG_G_MULC: N->val = CG_BUILD_SKEW(a[0] * c); break;
       case CG_G_CONST: N->val = c; break;
       case CG_G_INDEP: N->val = 0.0; break;
       default: N->val = cg_gop_apply_inline(g, c, a, &sw); break;
     }
+#ifndef NDEBUG
+    if (g == CG_G_ADD || g == CG_G_SUB || g == CG_G_MUL || g == CG_G_ADDC || g == CG_G_MULC ||
+        g == CG_G_CONST) /* the inline cases above (an independent's value is the caller's) */
+      check_built(o, g, c, a, N->val);
+#endif
   }
   return v;
 }
@@ -1075,7 +1105,7 @@ static void b_free(builder *B) {
   cg_free(A, B->nd, B->cap * sizeof(bnode));
   cg_free(A, B->order, B->cap_order * 4);
   cg_free(A, B->op, B->ocap * sizeof(bop));
-  cg_free(A, B->live, (size_t)(B->nlive ? B->nlive : 1) * 4); /* as allocated */
+  CG_FREE(A, B->live, uint32_t, B->nlive);
   cg_free(A, B->ind, B->capind * 4); cg_free(A, B->dep, B->capdep * 4);
   cg_free(A, B->stack, B->capstack * 4);
   cg_free(A, B->guard, B->capguard * sizeof *B->guard);
@@ -1095,18 +1125,17 @@ void cg_graph_free(cg_graph *g) {
   nk = g->kid_start ? g->kid_start[n] : 0;
   np = g->par_start ? g->par_start[n] : 0;
   no = g->op_start ? g->op_start[n] : 0;
-  cg_free(A, g->kid_start, (n + 1) * 4); cg_free(A, g->kids, (nk ? nk : 1) * 4);
-  cg_free(A, g->par_start, (n + 1) * 4); cg_free(A, g->pars, (np ? np : 1) * 4);
-  cg_free(A, g->op_start, (n + 1) * 4); cg_free(A, g->op, no ? no : 1);
-  cg_free(A, g->opc, (no ? no : 1) * 8); cg_free(A, g->flags, n ? n : 1);
-  cg_free(A, g->val, (n ? n : 1) * 8);
-  cg_free(A, g->indep, (g->n_indep ? g->n_indep : 1) * 4);
-  cg_free(A, g->dep, (g->n_dep ? g->n_dep : 1) * 4);
-  cg_free(A, g->guard, (g->n_guard ? g->n_guard : 1) * sizeof *g->guard);
+  CG_FREE(A, g->kid_start, uint32_t, n + 1); CG_FREE(A, g->kids, uint32_t, nk);
+  CG_FREE(A, g->par_start, uint32_t, n + 1); CG_FREE(A, g->pars, uint32_t, np);
+  CG_FREE(A, g->op_start, uint32_t, n + 1); CG_FREE(A, g->op, uint8_t, no);
+  CG_FREE(A, g->opc, double, no); CG_FREE(A, g->flags, uint8_t, n);
+  CG_FREE(A, g->val, double, n);
+  CG_FREE(A, g->indep, uint32_t, g->n_indep);
+  CG_FREE(A, g->dep, uint32_t, g->n_dep);
+  CG_FREE(A, g->guard, cg_guard, g->n_guard);
   cg_free(A, g->warnings, g->warnings_len + 1);
-  if (g->origin) cg_free(A, g->origin, (n ? n : 1) * sizeof *g->origin);
-  if (g->guard_origin)
-    cg_free(A, g->guard_origin, (g->n_guard ? g->n_guard : 1) * sizeof *g->guard_origin);
+  CG_FREE(A, g->origin, cg_origin, n);
+  CG_FREE(A, g->guard_origin, cg_origin, g->n_guard);
   if (g->file) free_files(A, g->file, g->n_file);
   cg_free(A, g->file, g->n_file * sizeof *g->file);
   cg_free(A, g, sizeof *g);
@@ -1117,14 +1146,14 @@ void cg_graph_free(cg_graph *g) {
 static void g_unalloc(cg_graph *g, size_t nk, size_t no) {
   cg_alloc *A = g->A;
   size_t n = g->n;
-  cg_free(A, g->kid_start, (n + 1) * 4); cg_free(A, g->par_start, (n + 1) * 4);
-  cg_free(A, g->op_start, (n + 1) * 4);
-  cg_free(A, g->kids, (nk ? nk : 1) * 4); cg_free(A, g->pars, (nk ? nk : 1) * 4);
-  cg_free(A, g->op, no ? no : 1); cg_free(A, g->opc, (no ? no : 1) * 8);
-  cg_free(A, g->flags, n ? n : 1); cg_free(A, g->val, (n ? n : 1) * 8);
-  cg_free(A, g->indep, (g->n_indep ? g->n_indep : 1) * 4);
-  cg_free(A, g->dep, (g->n_dep ? g->n_dep : 1) * 4);
-  cg_free(A, g->guard, (g->n_guard ? g->n_guard : 1) * sizeof *g->guard);
+  CG_FREE(A, g->kid_start, uint32_t, n + 1); CG_FREE(A, g->par_start, uint32_t, n + 1);
+  CG_FREE(A, g->op_start, uint32_t, n + 1);
+  CG_FREE(A, g->kids, uint32_t, nk); CG_FREE(A, g->pars, uint32_t, nk);
+  CG_FREE(A, g->op, uint8_t, no); CG_FREE(A, g->opc, double, no);
+  CG_FREE(A, g->flags, uint8_t, n); CG_FREE(A, g->val, double, n);
+  CG_FREE(A, g->indep, uint32_t, g->n_indep);
+  CG_FREE(A, g->dep, uint32_t, g->n_dep);
+  CG_FREE(A, g->guard, cg_guard, g->n_guard);
   g->kid_start = g->par_start = g->op_start = g->kids = g->pars = g->indep = g->dep = NULL;
   g->op = g->flags = NULL;
   g->opc = g->val = NULL;
@@ -1135,18 +1164,18 @@ static void g_unalloc(cg_graph *g, size_t nk, size_t no) {
 static int g_alloc(cg_graph *g, size_t nk, size_t no) {
   cg_alloc *A = g->A;
   size_t n = g->n;
-  g->kid_start = (uint32_t *)cg_malloc(A, (n + 1) * 4);
-  g->par_start = (uint32_t *)cg_malloc(A, (n + 1) * 4);
-  g->op_start = (uint32_t *)cg_malloc(A, (n + 1) * 4);
-  g->kids = (uint32_t *)cg_malloc(A, (nk ? nk : 1) * 4);
-  g->pars = (uint32_t *)cg_malloc(A, (nk ? nk : 1) * 4);
-  g->op = (uint8_t *)cg_malloc(A, no ? no : 1);
-  g->opc = (double *)cg_malloc(A, (no ? no : 1) * 8);
-  g->flags = (uint8_t *)cg_malloc(A, n ? n : 1);
-  g->val = (double *)cg_malloc(A, (n ? n : 1) * 8);
-  g->indep = (uint32_t *)cg_malloc(A, (g->n_indep ? g->n_indep : 1) * 4);
-  g->dep = (uint32_t *)cg_malloc(A, (g->n_dep ? g->n_dep : 1) * 4);
-  g->guard = (cg_guard *)cg_malloc(A, (g->n_guard ? g->n_guard : 1) * sizeof *g->guard);
+  g->kid_start = CG_NEW(A, uint32_t, n + 1);
+  g->par_start = CG_NEW(A, uint32_t, n + 1);
+  g->op_start = CG_NEW(A, uint32_t, n + 1);
+  g->kids = CG_NEW(A, uint32_t, nk);
+  g->pars = CG_NEW(A, uint32_t, nk);
+  g->op = CG_NEW(A, uint8_t, no);
+  g->opc = CG_NEW(A, double, no);
+  g->flags = CG_NEW(A, uint8_t, n);
+  g->val = CG_NEW(A, double, n);
+  g->indep = CG_NEW(A, uint32_t, g->n_indep);
+  g->dep = CG_NEW(A, uint32_t, g->n_dep);
+  g->guard = CG_NEW(A, cg_guard, g->n_guard);
   if (!g->kid_start || !g->par_start || !g->op_start || !g->kids || !g->pars || !g->op ||
       !g->opc || !g->flags || !g->val || !g->indep || !g->dep || !g->guard) {
     g_unalloc(g, nk, no);
@@ -1281,7 +1310,7 @@ static int b_setup(builder *B, cg_alloc *A, const cg_gopts *o, int has_val, uint
   if (B->nlive > ((size_t)1 << 32) - 2)
     return cg_seterr(e, CG_EUSAGE, "store of %llu locations is too large for a graph",
                      (unsigned long long)B->nlive);
-  B->live = (uint32_t *)cg_malloc(A, (size_t)(B->nlive ? B->nlive : 1) * 4);
+  B->live = CG_NEW(A, uint32_t, B->nlive);
   if (!B->live) return cg_seterr(e, CG_ENOMEM, "out of memory for the live node table");
   for (i = 0; i < B->nlive; i++) B->live[i] = NONE;
   /* one allocation each for the counts expected */
@@ -1317,8 +1346,7 @@ static void b_finish(builder *B) {
 
 /* The guards' origins as the interface was given them. */
 static int keep_guard_origins(builder *B, cg_graph *g) {
-  size_t ng = g->n_guard ? g->n_guard : 1;
-  g->guard_origin = (cg_origin *)cg_malloc(B->A, ng * sizeof *g->guard_origin);
+  g->guard_origin = CG_NEW(B->A, cg_origin, g->n_guard);
   if (!g->guard_origin) return b_nomem(B);
   if (B->nguard) memcpy(g->guard_origin, B->gorg, B->nguard * sizeof *B->gorg);
   return CG_OK;
@@ -1327,11 +1355,11 @@ static int keep_guard_origins(builder *B, cg_graph *g) {
 /* The nodes' origins, from the runs of births cg_gbuild_origin left, in
  * the surviving nodes' order (compaction's), and the file names. */
 static int keep_origins(builder *B, cg_graph *g) {
-  size_t s, r = 0, n = g->n ? g->n : 1;
+  size_t s, r = 0;
   uint32_t id = 0;
   cg_origin none;
   memset(&none, 0, sizeof none);
-  g->origin = (cg_origin *)cg_malloc(B->A, n * sizeof *g->origin);
+  g->origin = CG_NEW(B->A, cg_origin, g->n);
   if (!g->origin) return b_nomem(B);
   for (s = 0; s < B->seq; s++) {
     while (r < B->nrun && B->run[r].birth <= s) r++; /* run r-1 holds birth s */
@@ -1468,7 +1496,7 @@ static int b_loc(builder *B, uint64_t loc) {
   cap = B->nlive < 32 ? 64 : (size_t)B->nlive * 2;
   if (cap <= loc) cap = (size_t)loc + 1;
   if (cap > (size_t)NONE - 1) cap = (size_t)NONE - 1;
-  p = (uint32_t *)cg_realloc(B->A, B->live, (size_t)(B->nlive ? B->nlive : 1) * 4, cap * 4);
+  p = CG_RENEW(B->A, B->live, uint32_t, B->nlive, cap);
   if (!p) return b_nomem(B);
   for (i = (size_t)B->nlive; i < cap; i++) p[i] = NONE;
   B->live = p;

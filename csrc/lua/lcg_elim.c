@@ -172,7 +172,7 @@ static int neighbours(lua_State *L, int pred) {
   const cg_adj *a = pred ? &u->g->in[v] : &u->g->out[v];
   uint32_t *tmp;
   n = a->n;
-  tmp = (uint32_t *)lua_newuserdatauv(L, (size_t)(n ? n : 1) * 4, 0);
+  tmp = (uint32_t *)lua_newuserdatauv(L, (size_t)n * 4, 0);
   for (k = 0; k < n; k++) tmp[k] = pred ? u->g->tail[a->e[k]] : u->g->head[a->e[k]];
   qsort(tmp, n, 4, cmp_u32);
   push_vertices(L, tmp, n);
@@ -374,7 +374,7 @@ static int lin_eliminate(lua_State *L) {
     get_rule(L, 2, &o.rule[0], &ls[0], 1, radius);
     o.nrules = 1;
   }
-  order = (uint32_t *)lua_newuserdatauv(L, (size_t)(u->g->nv ? u->g->nv : 1) * 4, 0);
+  order = (uint32_t *)lua_newuserdatauv(L, (size_t)u->g->nv * 4, 0);
   u->busy = 1; /* score callbacks run inside (they catch their errors) */
   rc = cg_lin_eliminate(u->g, &o, &c, order, &nout, &e);
   u->busy = 0;
@@ -417,7 +417,7 @@ static int lin_exact(lua_State *L) {
   llin *u = checklin(L, 1);
   uint32_t maxc = (uint32_t)luaL_optinteger(L, 2, 20), nout = 0;
   uint64_t best;
-  uint32_t *order = (uint32_t *)lua_newuserdatauv(L, (size_t)(u->g->nv ? u->g->nv : 1) * 4, 0);
+  uint32_t *order = (uint32_t *)lua_newuserdatauv(L, (size_t)u->g->nv * 4, 0);
   cg_error e;
   if (cg_lin_exact(u->g, maxc, &best, order, &nout, &e)) return lcg_fail(L, &e);
   lua_pushinteger(L, (lua_Integer)best);

@@ -17,8 +17,8 @@ typedef struct lgraph {
 
 static void g_release(lgraph *u) {
   if (!u->g) return;
-  cg_free(&u->A, u->height, (size_t)(u->g->n ? u->g->n : 1) * 4);
-  cg_free(&u->A, u->depth, (size_t)(u->g->n ? u->g->n : 1) * 4);
+  CG_FREE(&u->A, u->height, uint32_t, u->g->n);
+  CG_FREE(&u->A, u->depth, uint32_t, u->g->n);
   cg_graph_free(u->g);
   u->g = NULL;
   u->height = u->depth = NULL;
@@ -208,7 +208,7 @@ static uint32_t *levels(lua_State *L, lgraph *u, int depth) {
   uint32_t **slot = depth ? &u->depth : &u->height;
   cg_error e;
   if (!*slot) {
-    uint32_t *a = (uint32_t *)cg_malloc(&u->A, (size_t)(u->g->n ? u->g->n : 1) * 4);
+    uint32_t *a = CG_NEW(&u->A, uint32_t, u->g->n);
     if (!a) lcg_nomem(L, depth ? "depth" : "height");
     if (depth) cg_graph_depths(u->g, a, &e);
     else cg_graph_heights(u->g, a, &e);
@@ -235,7 +235,7 @@ static int g_depth(lua_State *L) {
 static int g_eval(lua_State *L) {
   lgraph *u = checkgraph(L, 1);
   const double *x = lcg_optpoint(L, 2, u->g->n_indep, "eval");
-  double *y = (double *)lua_newuserdatauv(L, (size_t)(u->g->n_dep ? u->g->n_dep : 1) * 8, 0);
+  double *y = (double *)lua_newuserdatauv(L, (size_t)u->g->n_dep * 8, 0);
   cg_branch br;
   cg_error e;
   if (cg_graph_eval(u->g, x, NULL, y, &br, &e)) return lcg_fail(L, &e);

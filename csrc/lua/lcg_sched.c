@@ -82,7 +82,7 @@ static void levels_from_table(lua_State *L, const cg_graph *g, int tidx, uint32_
  * name, a function or an array.  Raises on an invalid scheme. */
 static uint32_t *get_levels(lua_State *L, int gidx, int sidx) {
   const cg_graph *g = checkgraph(L, gidx);
-  uint32_t *level = (uint32_t *)lua_newuserdatauv(L, (size_t)(g->n ? g->n : 1) * 4, 0);
+  uint32_t *level = (uint32_t *)lua_newuserdatauv(L, (size_t)g->n * 4, 0);
   cg_error e;
   if (lua_isnoneornil(L, sidx) || lua_type(L, sidx) == LUA_TSTRING) {
     const char *name = luaL_optstring(L, sidx, "height");
@@ -261,8 +261,8 @@ static int s_eval(lua_State *L) {
     if (n != u->g->n_indep)
       return luaL_error(L, "eval: %d values for %d independents", (int)n, (int)u->g->n_indep);
   }
-  y = (double *)lua_newuserdatauv(L, (size_t)(u->g->n_dep ? u->g->n_dep : 1) * 8, 0);
-  val = (double *)lua_newuserdatauv(L, (size_t)(u->g->n ? u->g->n : 1) * 8, 0);
+  y = (double *)lua_newuserdatauv(L, (size_t)u->g->n_dep * 8, 0);
+  val = (double *)lua_newuserdatauv(L, (size_t)u->g->n * 8, 0);
   if (cg_sched_eval(u->g, u->s, x, reverse, val, y, &e)) return lcg_fail(L, &e);
   lua_createtable(L, (int)u->g->n_dep, 0);
   for (n = 0; n < u->g->n_dep; n++) {

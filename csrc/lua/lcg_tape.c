@@ -184,7 +184,7 @@ static int t_records(lua_State *L) {
 static int t_forward(lua_State *L) {
   ltape *u = lcg_checktape(L, 1);
   const double *x = lcg_optpoint(L, 2, u->t->n_indep, "forward");
-  double *y = (double *)lua_newuserdatauv(L, (size_t)(u->t->n_dep ? u->t->n_dep : 1) * 8, 0);
+  double *y = (double *)lua_newuserdatauv(L, (size_t)u->t->n_dep * 8, 0);
   cg_branch br;
   cg_error e;
   memset(&br, 0, sizeof br);

@@ -123,7 +123,7 @@ double *lcg_numbers(lua_State *L, int idx, size_t *n) {
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
   len = (size_t)luaL_len(L, idx);
-  v = (double *)lua_newuserdatauv(L, (len ? len : 1) * sizeof *v, 0);
+  v = (double *)lua_newuserdatauv(L, len * sizeof *v, 0);
   for (i = 0; i < len; i++) {
     int isnum;
     lua_geti(L, idx, (lua_Integer)i + 1);

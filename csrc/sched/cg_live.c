@@ -5,8 +5,6 @@
 
 #include "cg_sched.h"
 
-#define NZ(n) ((size_t)((n) ? (n) : 1))
-
 int cg_sched_inline_leaf(const cg_graph *g, uint32_t v) {
   uint32_t o = g->op_start[v];
   return g->op_start[v + 1] - o == 1 && (g->op[o] == CG_G_INDEP || g->op[o] == CG_G_CONST);
@@ -84,7 +82,7 @@ typedef struct live_ws {
 } live_ws;
 
 static int ws_alloc(cg_alloc *A, live_ws *w, uint32_t n) {
-  size_t m = NZ(n);
+  size_t m = n;
   memset(w, 0, sizeof *w);
   w->size = m * 4 * 5 + m * 2;
   w->mem = cg_malloc(A, w->size);

@@ -279,7 +279,7 @@ static void cl_close(cg_reader *R) {
   cg_free(A, C->buf, CL_BUFSIZE);
   cg_free(A, C->loc, C->cap_loc * sizeof *C->loc);
   cg_free(A, C->val, C->cap_val * sizeof *C->val);
-  cg_free(A, R->x0, (R->info.n_indep ? R->info.n_indep : 1) * sizeof *R->x0); /* as allocated */
+  CG_FREE(A, R->x0, double, R->info.n_indep);
   cg_free(A, C, sizeof *C);
 }
 
@@ -336,7 +336,7 @@ static int cl_start(classic_reader *C, cg_error *e) {
     return cg_seterr(e, CG_EFORMAT, "%s: header says %llu record bytes, file holds %llu", name,
                      (unsigned long long)C->base.info.classic[5],
                      (unsigned long long)(size - C->data_start));
-  C->base.x0 = (double *)cg_malloc(C->base.A, (n ? n : 1) * sizeof(double));
+  C->base.x0 = CG_NEW(C->base.A, double, n);
   if (!C->base.x0) return cg_seterr(e, CG_ENOMEM, "out of memory");
   for (i = 0; i < n; i++) {
     if (fread(b, 1, 8, C->fp) != 8) return cg_seterr(e, CG_EIO, "%s: cannot read x0", name);

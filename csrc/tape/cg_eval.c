@@ -367,11 +367,11 @@ int cg_tape_forward(const cg_tape *t, const double *x, double *y, cg_branch *br,
   v.n = t->nstore;
   if (br) memset(br, 0, sizeof *br);
   if (v.n > SIZE_MAX / sizeof(double)) return cg_seterr(e, CG_ENOMEM, "store too large");
-  v.s = (double *)cg_malloc(t->A, (size_t)(v.n ? v.n : 1) * sizeof(double));
+  v.s = CG_NEW(t->A, double, v.n);
   if (!v.s) return cg_seterr(e, CG_ENOMEM, "out of memory for a store of %llu values",
                              (unsigned long long)v.n);
-  memset(v.s, 0, (size_t)(v.n ? v.n : 1) * sizeof(double));
+  memset(v.s, 0, (size_t)v.n * sizeof(double));
   rc = ev_run(&v);
-  cg_free(t->A, v.s, (size_t)(v.n ? v.n : 1) * sizeof(double));
+  CG_FREE(t->A, v.s, double, v.n);
   return rc;
 }

@@ -118,8 +118,8 @@ void cg_tape_free(cg_tape *t) {
   cg_free(t->A, t->op, t->cap_op);
   cg_free(t->A, t->loc, t->cap_loc * sizeof *t->loc);
   cg_free(t->A, t->val, t->cap_val * sizeof *t->val);
-  cg_free(t->A, t->x0, (t->n_indep ? t->n_indep : 1) * sizeof *t->x0); /* as allocated */
-  if (t->locmap) cg_free(t->A, t->locmap, (t->nstore ? t->nstore : 1) * sizeof *t->locmap);
+  CG_FREE(t->A, t->x0, double, t->n_indep);
+  CG_FREE(t->A, t->locmap, uint32_t, t->nstore);
   cg_free(t->A, t, sizeof *t);
 }
 
@@ -233,10 +233,10 @@ int cg_tape_set_x0(cg_tape *t, const double *x, size_t n, cg_error *e) {
   if (n != t->n_indep)
     return cg_seterr(e, CG_EUSAGE, "%zu values given for %llu independents", n,
                      (unsigned long long)t->n_indep);
-  nx = (double *)cg_malloc(t->A, (n ? n : 1) * sizeof *nx);
+  nx = CG_NEW(t->A, double, n);
   if (!nx) return cg_seterr(e, CG_ENOMEM, "out of memory");
   if (n) memcpy(nx, x, n * sizeof *x);
-  cg_free(t->A, t->x0, (t->n_indep ? t->n_indep : 1) * sizeof *t->x0); /* as allocated */
+  CG_FREE(t->A, t->x0, double, t->n_indep);
   t->x0 = nx;
   t->has_x0 = 1;
   return CG_OK;

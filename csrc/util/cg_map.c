@@ -85,7 +85,7 @@ static int cmp_u32(const void *a, const void *b) {
 }
 
 int cg_map_rank(cg_map *m, uint32_t **keys) {
-  uint32_t *k = (uint32_t *)cg_malloc(m->A, (m->n ? m->n : 1) * sizeof *k);
+  uint32_t *k = CG_NEW(m->A, uint32_t, m->n);
   size_t s;
   if (!k) return CG_ENOMEM;
   for (s = 0; s < m->cap; s++)
@@ -95,6 +95,6 @@ int cg_map_rank(cg_map *m, uint32_t **keys) {
     if (m->idx[s] != CG_MAP_NONE)
       m->idx[s] = (uint32_t)((uint32_t *)bsearch(&m->key[s], k, m->n, sizeof *k, cmp_u32) - k);
   if (keys) *keys = k;
-  else cg_free(m->A, k, (m->n ? m->n : 1) * sizeof *k);
+  else CG_FREE(m->A, k, uint32_t, m->n);
   return CG_OK;
 }
