@@ -25,8 +25,9 @@ end
 -- Compiles a C example against the core (extra flags) and returns its output.
 local function compile_run(src, flags)
   local exe = H.tmp(".exe")
-  assert.is_true(os.execute(("cc -std=c99 -Wall -Wextra -Werror -Icsrc %s %s %s/libcgwbcore.a -lm -o %s")
-    :format(flags or "", src, H.build, exe)) == true)
+  local san = H.build:find("debug") and "-fsanitize=address,undefined" or "" -- the sanitizer build's library
+  assert.is_true(os.execute(("cc -std=c99 -Wall -Wextra -Werror %s -Icsrc %s %s %s/libcgwbcore.a -lm -o %s")
+    :format(san, flags or "", src, H.build, exe)) == true)
   local p = io.popen(exe)
   local out = p:read("a")
   p:close()
