@@ -109,5 +109,6 @@ void lcg_open_tape(lua_State *L);
 void lcg_open_elim(lua_State *L);
 void lcg_open_graph(lua_State *L);
 void lcg_open_sched(lua_State *L);
+void lcg_open_kernel(lua_State *L);
 
 #endif

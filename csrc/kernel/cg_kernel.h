@@ -1,0 +1,249 @@
+/*
+ * cg_kernel.h: the intermediate form of kernels written in the C subset of
+ * doc/kernels.md, in canonical form (Utke, Flattening, sec. 2: C1-C5).
+ *
+ * The LPeg front end (lua/cgwb/kparse.lua) parses, resolves names and types,
+ * canonicalizes, and hands the result over once as flat integer arrays: the
+ * cg_ksrc below, with a fixed number of int32 fields per row whose layout is
+ * given by the X-macros of this header (the binding passes the same layout
+ * to Lua, core.kernel_layout(), so neither side hard-codes a number).
+ * cg_kernel_load checks every row (indices in range, types consistent,
+ * expressions trees, bodies disjoint) and keeps the arrays as the kernel's
+ * intermediate form, plus what it derives (owners, parents).  Everything
+ * later (control flow, alias analysis, chains, activity, the interpreter,
+ * flattening, adjoint code) reads a loaded cg_kernel and never the source.
+ *
+ * Invariants of a loaded kernel (checked by cg_kernel_load; CG_EFORMAT with
+ * "FILE: kernel form: TABLE ROW: ..." otherwise):
+ *  - every id field is -1 where the table allows "none", else in range;
+ *  - each expression has exactly one parent (a statement field, an argument
+ *    slot, or another expression): expressions are trees, never shared;
+ *  - each statement appears in exactly one body slice of list[] (a
+ *    function's body, an if's then/else, a loop's pre/body/step), and the
+ *    slices of a function hold only that function's statements;
+ *  - an expression's type is its operator's result type as stated in
+ *    CG_KEXPRS (operands of arithmetic have the result's type: the front end
+ *    inserts CAST nodes for C's usual conversions);
+ *  - expression nesting is at most CG_KMAX_DEPTH deep, body nesting too;
+ *  - BREAK and CONTINUE lie inside a loop's body (not its pre or step).
+ * All ids are 0-based here; Lua sees them 1-based.
+ */
+#ifndef CG_KERNEL_H
+#define CG_KERNEL_H
+#include "../util/cg_util.h"
+#include "../graph/cg_gops.h"
+
+#define CG_KMAX_DEPTH 2000 /* expression and statement nesting */
+#define CG_KMAX_DIM 2      /* arrays have 1 or 2 dimensions */
+
+/* {==== types ====}
+ * Value types of expressions and the base of symbols.  A pointer is a
+ * pointer to double or to int; a 2-D array decays to a pointer to its
+ * first cell (its row length stays with the symbol). */
+#define CG_KTYPES(X) \
+  X(VOID, void)      \
+  X(INT, int)        \
+  X(DOUBLE, double)  \
+  X(PDOUBLE, double *) \
+  X(PINT, int *)
+enum {
+#define CG_KT_ENUM(id, nm) CG_KT_##id,
+  CG_KTYPES(CG_KT_ENUM)
+#undef CG_KT_ENUM
+  CG_KT_COUNT
+};
+
+/* {==== symbols ====}
+ * kind: PARAM (in parameter order, first in its function), LOCAL, TEMP (a
+ * temporary of canonicalization, named "t<N>@<line>" after the source line
+ * it comes from), GLOBAL (file scope, read-only: a write is a front-end
+ * error).  base: INT or DOUBLE (the cell type).  ptr: 1 for a pointer
+ * (a pointer parameter or local pointer variable; an array parameter is a
+ * pointer with its declared dims kept for indexing).  ndim 0: a scalar (or
+ * a plain pointer); 1 or 2: an array, dim0 x dim1 cells (dim0 0 = unknown,
+ * only for a parameter such as `double a[][4]` or `double a[]`).  qual:
+ * CG_KQ_* bits.  init, ninit: for a GLOBAL, its initializer, ninit values
+ * in dconst[init..] (cells past ninit are 0, as C says); -1/0 otherwise
+ * (locals are initialized by statements). */
+enum { CG_KS_PARAM, CG_KS_LOCAL, CG_KS_TEMP, CG_KS_GLOBAL, CG_KS_COUNT };
+enum {
+  CG_KQ_CONST = 1,    /* the object (or, for a pointer, what it points to) is const */
+  CG_KQ_RESTRICT = 2, /* a restrict-qualified pointer */
+  CG_KQ_ADDR = 4      /* a scalar whose address is taken (&x) */
+};
+#define CG_KSYM_FIELDS(X) \
+  X(NAME) X(FUNC) X(KIND) X(BASE) X(PTR) X(NDIM) X(DIM0) X(DIM1) X(QUAL) X(INIT) X(NINIT) \
+  X(LINE) X(COL)
+
+/* {==== expressions ====}
+ * Side-effect free trees (C1).  Columns: id, name (the dump's and Lua's),
+ * result type (VOID: the row's `type` field says: INT or DOUBLE for
+ * arithmetic, a pointer type for REF/ADDR/PTRADD/COND), operand fields used.
+ * Fields of an expression row: OP, TYPE, A, B, C (operand expressions or -1),
+ * SYM (symbol; for INTRIN the intrinsic id), IVAL (CONST_I: the value;
+ * CONST_D: index into dconst), LINE, COL.
+ *   CONST_I     IVAL                    int constant
+ *   CONST_D     IVAL = dconst index     double constant (%.17g exact)
+ *   VAR         SYM                     a scalar variable's value (int, double or pointer)
+ *   ELEM        SYM, A, B               cell A (2-D: row A, column B) of array or pointer SYM;
+ *                                       `*p` is ELEM(p, 0), `*(p+i)` is ELEM(p, i)
+ *   ADDR        SYM, A, B               the address &SYM[A][B]: A, B -1 for &x or a decayed
+ *                                       array; 2-D with B -1: the address of row A
+ *   PTRADD      A (pointer), B (int)    A + B cells (p - k is PTRADD(p, NEG(k)))
+ *   NEG NOT     A                       -A, !A (NOT: int result)
+ *   ADD SUB MUL DIV MOD  A, B            int or double (MOD int only; int DIV truncates)
+ *   LT LE GT GE EQ NE    A, B            comparisons of ints or doubles: int 0/1
+ *   AND OR      A, B                    short-circuit: B is evaluated only when needed
+ *   COND        A ? B : C               B, C of the row's type
+ *   CAST        A                       to the row's type (INT <-> DOUBLE; double to int
+ *                                       truncates, as C)
+ *   INTRIN      SYM = intrinsic, A, B   a math.h intrinsic (CG_KINTRINSICS)
+ * The reads of memory are VAR and ELEM (the uses of Utke, Flattening,
+ * sec. 4); ADDR reads no cell, only its subscripts. */
+#define CG_KEXPRS(X) \
+  X(CONST_I, const_i) X(CONST_D, const_d) X(VAR, var) X(ELEM, elem) X(ADDR, addr) \
+  X(PTRADD, ptradd) X(NEG, neg) X(NOT, not) X(ADD, add) X(SUB, sub) X(MUL, mul) \
+  X(DIV, div) X(MOD, mod) X(LT, lt) X(LE, le) X(GT, gt) X(GE, ge) X(EQ, eq) X(NE, ne) \
+  X(AND, and) X(OR, or) X(COND, cond) X(CAST, cast) X(INTRIN, intrin)
+enum {
+#define CG_KE_ENUM(id, nm) CG_KE_##id,
+  CG_KEXPRS(CG_KE_ENUM)
+#undef CG_KE_ENUM
+  CG_KE_COUNT
+};
+#define CG_KEXPR_FIELDS(X) X(OP) X(TYPE) X(A) X(B) X(C) X(SYM) X(IVAL) X(LINE) X(COL)
+
+/* {==== intrinsics ====}
+ * The math.h functions of the subset: id, C name, arity, and the graph
+ * operation (cg_gops.h) that gives its partials (the kernel's value is the
+ * C library's own call, so the interpreter equals compiled code bit for
+ * bit; the partials are the operation table's).  POW with a constant
+ * exponent is still POW here; flattening may choose POWC.  NONE: no row
+ * yet (cg_kintrinsic_gop gives -1). */
+#define CG_KINTRINSICS(X)                                                        \
+  X(SIN, sin, 1, SIN) X(COS, cos, 1, COS) X(TAN, tan, 1, TAN) X(ASIN, asin, 1, ASIN) \
+  X(ACOS, acos, 1, ACOS) X(ATAN, atan, 1, ATAN) X(ATAN2, atan2, 2, NONE)          \
+  X(SINH, sinh, 1, NONE) X(COSH, cosh, 1, NONE) X(TANH, tanh, 1, NONE)             \
+  X(EXP, exp, 1, EXP) X(LOG, log, 1, LOG) X(LOG10, log10, 1, NONE)                \
+  X(SQRT, sqrt, 1, SQRT) X(POW, pow, 2, NONE) X(FABS, fabs, 1, ABS)                 \
+  X(FMIN, fmin, 2, MIN) X(FMAX, fmax, 2, NONE) X(FLOOR, floor, 1, FLOOR)             \
+  X(CEIL, ceil, 1, CEIL)
+enum {
+#define CG_KI_ENUM(id, nm, ar, g) CG_KI_##id,
+  CG_KINTRINSICS(CG_KI_ENUM)
+#undef CG_KI_ENUM
+  CG_KI_COUNT
+};
+
+/* {==== statements ====}
+ * Fields: KIND, FUNC, LINE, COL, PRAGMA (index into names[] of the text
+ * after `#pragma cgwb` on the line before, or -1), then X0..X6 by kind:
+ *   ASSIGN    X0 lhs (VAR or ELEM; a pointer VAR for pointer assignment),
+ *             X1 rhs
+ *   CALL      X0 callee function, X1 first argument in args[], X2 count,
+ *             X3 lhs receiving the result (VAR or ELEM) or -1 (C3, C4: a
+ *             call is a statement of its own, arguments side-effect free)
+ *   IF        X0 condition (int), X1 X2 then slice of list[], X3 X4 else
+ *   LOOP      X0 condition (int) or -1 (none: true), X1 X2 body slice,
+ *             X3 X4 step slice (run after the body and on continue),
+ *             X5 X6 pre slice (run before each test: hoisted calls of the
+ *             condition); FLAGS: CG_KL_* (for, while or do; do tests after
+ *             the body).  A for's init is in the enclosing body before it.
+ *   BREAK CONTINUE  (the innermost loop)
+ *   RETURN    X0 value or -1
+ */
+#define CG_KSTMTS(X) X(ASSIGN, assign) X(CALL, call) X(IF, if) X(LOOP, loop) \
+  X(BREAK, break) X(CONTINUE, continue) X(RETURN, return)
+enum {
+#define CG_KST_ENUM(id, nm) CG_KST_##id,
+  CG_KSTMTS(CG_KST_ENUM)
+#undef CG_KST_ENUM
+  CG_KST_COUNT
+};
+enum { CG_KL_FOR = 0, CG_KL_WHILE = 1, CG_KL_DO = 2 };
+#define CG_KSTMT_FIELDS(X) \
+  X(KIND) X(FUNC) X(LINE) X(COL) X(PRAGMA) X(FLAGS) X(X0) X(X1) X(X2) X(X3) X(X4) X(X5) X(X6)
+
+/* {==== functions ====}
+ * RET: CG_KT_VOID, INT or DOUBLE.  Symbols SYM0 .. SYM0+NSYM-1 are the
+ * function's, the first NPARAM of them its parameters in order.  BODY,
+ * NBODY: its body slice of list[]. */
+#define CG_KFUNC_FIELDS(X) X(NAME) X(RET) X(SYM0) X(NSYM) X(NPARAM) X(BODY) X(NBODY) X(LINE) X(COL)
+
+/* Field offsets and row widths: CG_KSYM_NAME ... , CG_KSYM_W. */
+enum {
+#define F(n) CG_KSYM_##n,
+  CG_KSYM_FIELDS(F) CG_KSYM_W
+#undef F
+};
+enum {
+#define F(n) CG_KEXPR_##n,
+  CG_KEXPR_FIELDS(F) CG_KEXPR_W
+#undef F
+};
+enum {
+#define F(n) CG_KSTMT_##n,
+  CG_KSTMT_FIELDS(F) CG_KSTMT_W
+#undef F
+};
+enum {
+#define F(n) CG_KFUNC_##n,
+  CG_KFUNC_FIELDS(F) CG_KFUNC_W
+#undef F
+};
+
+/* {==== the front end's arrays ====}
+ * What cg_kernel_load reads (and copies: the caller keeps its arrays).
+ * names: nname NUL-terminated strings (identifiers, pragma texts). */
+typedef struct cg_ksrc {
+  const char *file;           /* for messages; NULL: "kernel" */
+  uint32_t nname;
+  const char *const *names;
+  uint32_t nfunc, nsym, nexpr, nstmt, nlist, narg, ndconst;
+  const int32_t *func;        /* nfunc * CG_KFUNC_W */
+  const int32_t *sym;         /* nsym * CG_KSYM_W */
+  const int32_t *expr;        /* nexpr * CG_KEXPR_W */
+  const int32_t *stmt;        /* nstmt * CG_KSTMT_W */
+  const int32_t *list;        /* statement ids of the body slices */
+  const int32_t *args;        /* expression ids of call arguments */
+  const double *dconst;       /* double constants */
+} cg_ksrc;
+
+/* A loaded kernel: the same arrays (owned), plus derived indexes. */
+typedef struct cg_kernel {
+  cg_alloc *A;
+  char *file;
+  uint32_t nname;
+  char **names;
+  uint32_t nfunc, nsym, nexpr, nstmt, nlist, narg, ndconst;
+  int32_t *func, *sym, *expr, *stmt, *list, *args;
+  double *dconst;
+  /* derived */
+  int32_t *expr_stmt;   /* the statement an expression belongs to */
+  int32_t *expr_parent; /* the parent expression, -1 at a statement or argument */
+  int32_t *stmt_parent; /* the enclosing IF or LOOP statement, -1 at a function body */
+  int32_t *stmt_loop;   /* BREAK/CONTINUE: its loop; -1 otherwise */
+} cg_kernel;
+
+/* Field access: CG_KSYM(k, s, NAME) and so on. */
+#define CG_KSYM(k, s, f) ((k)->sym[(size_t)(s) * CG_KSYM_W + CG_KSYM_##f])
+#define CG_KEXPR(k, x, f) ((k)->expr[(size_t)(x) * CG_KEXPR_W + CG_KEXPR_##f])
+#define CG_KSTMT(k, s, f) ((k)->stmt[(size_t)(s) * CG_KSTMT_W + CG_KSTMT_##f])
+#define CG_KFUNC(k, g, f) ((k)->func[(size_t)(g) * CG_KFUNC_W + CG_KFUNC_##f])
+
+/* Names of the enumerations (NULL out of range). */
+const char *cg_ktype_name(int t);
+const char *cg_kexpr_name(int op);
+const char *cg_kstmt_name(int kind);
+const char *cg_kintrinsic_name(int id);
+int cg_kintrinsic_arity(int id);
+int cg_kintrinsic_gop(int id); /* the CG_G_* row of its partials */
+
+/* Loads (checks and copies) the front end's arrays.  NULL with e set
+ * (CG_EFORMAT naming table, row and field; CG_ENOMEM) on failure.  O(size). */
+cg_kernel *cg_kernel_load(cg_alloc *A, const cg_ksrc *src, cg_error *e);
+void cg_kernel_free(cg_kernel *k);
+/* The function called name, or -1. */
+int32_t cg_kernel_find(const cg_kernel *k, const char *name);
+
+#endif
