@@ -7,6 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 TOTAL_P=0
 TOTAL_F=0
+FAILED_PHASES=""
 LOG=$(mktemp -d)
 trap 'rm -rf "$LOG"' EXIT
 
@@ -28,6 +29,18 @@ tally() {
   fi
   TOTAL_P=$((TOTAL_P + p))
   TOTAL_F=$((TOTAL_F + f))
+  [ "$f" -eq 0 ] || FAILED_PHASES="$FAILED_PHASES $out"
+}
+
+# What failed, repeated at the end of the run (a CI log may show only its tail):
+# each failing phase's failure lines (busted's Failure/Error and the test
+# name under it, C checks, fuzz findings, surviving mutants).
+failure_summary() {
+  for out in $FAILED_PHASES; do
+    echo "== failed in $(basename "$out" .log):"
+    grep -E -A1 '^(Failure|Error) ->|^(Failure|Error) →|check failed|does not compile|fails again|FINDING|NOT caught|fails on the unmutated|no result line|passed, [1-9][0-9]* failed' \
+      "$out" | grep -v '^--$' | head -n 40
+  done
 }
 
 # Runs a phase, showing its output, then tallies it.
@@ -124,7 +137,8 @@ fuzz_run() {
     return 1
   fi
   make -s fuzz-build >"$LOG/fuzz-build.log" 2>&1 || { cat "$LOG/fuzz-build.log"; echo "fuzz: 0 passed, 1 failed"; return 1; }
-  FUZZ_SECONDS=${FUZZ_SECONDS:-20} sh spec/fuzz/run.sh
+  # a fixed seed: the same run on every machine (make fuzz explores at random)
+  FUZZ_SEED=${FUZZ_SEED:-1} FUZZ_SECONDS=${FUZZ_SECONDS:-20} sh spec/fuzz/run.sh
 }
 phase "fuzz (libFuzzer, ASan+UBSan)" fuzz_run
 
@@ -137,5 +151,6 @@ if [ -x scripts/check-rockspec.sh ]; then
 fi
 
 echo
+failure_summary
 echo "$TOTAL_P passed, $TOTAL_F failed"
 [ "$TOTAL_F" -eq 0 ]

@@ -5,6 +5,7 @@
 #
 #   sh spec/fuzz/run.sh [TARGET...]       # default: every build/fuzz/fuzz-*
 #   FUZZ_SECONDS=20 sh spec/fuzz/run.sh text
+#   FUZZ_SEED=1 ...                       # a fixed seed (scripts/run-tests.sh)
 #
 # Each regression input and each fuzz run counts as one test; a crash, leak,
 # sanitizer report, timeout or failed property is a failure, and its input is
@@ -55,7 +56,7 @@ for t in $targets; do
   mkdir -p "$WORK/$t" "$BIN/findings/$t"
   # -timeout: a hang is a finding; -rss_limit_mb: so is runaway memory (the
   # targets cap the core's allocations at 256 MiB).
-  "$exe" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  "$exe" -max_total_time="$SECONDS_EACH" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$BIN/findings/$t/" \
     "$WORK/$t" "spec/fuzz/corpus/$t" >"$WORK/$t.log" 2>&1
   rc=$?
