@@ -579,7 +579,191 @@ commands.eliminate = {
   end,
 }
 
-local order = { "run", "stats", "convert", "trace", "graph", "eval", "codegen", "jacobian", "eliminate" }
+-- {==== kernels ====}
+
+-- Reads a kernel file (exit 2 with "file:line:col: ..." when it is not one).
+local function read_kernel(path)
+  return check(cgwb().read_kernel(readable(path), path))
+end
+
+-- The functions --function names (a name or a 1-based id), or all of them.
+local function kernel_functions(k, which)
+  if which == nil then
+    local ids = {}
+    for _, f in ipairs(k:functions()) do ids[#ids + 1] = f.id end
+    return ids
+  end
+  local id, err = k:function_id(math.tointeger(tonumber(which)) or which)
+  if not id then fail(2, err) end
+  return { id }
+end
+
+-- The --assume options as the analyses take them ({"a!=b", ...}), each
+-- checked to be NAME!=NAME or NAME==NAME.
+local function assumptions(list)
+  for _, s in ipairs(list) do
+    if not (s:match("^%s*[%a_][%w_]*%s*!=%s*[%a_][%w_]*%s*$") or s:match("^%s*[%a_][%w_]*%s*==%s*[%a_][%w_]*%s*$")) then
+      fail(2, ("--assume '%s': expected NAME!=NAME or NAME==NAME"):format(s))
+    end
+  end
+  return list
+end
+
+-- One function's part of the report: a plain table (see doc/kernels.md).
+local function kernel_report(k, id, a)
+  local fi = k:functions()[id]
+  local r = { id = id, name = fi.name, ret = fi.ret, params = fi.params, line = fi.line, col = fi.col,
+              symbols = k:symbols(id), statements = k:statements(id) }
+  if a.cfg then r.cfg = k:cfg(id) end
+  if a.alias or a.chains or a.activity then
+    local an = check(k:analyze(id, { assume = a.assume }))
+    if a.alias then r.alias = an.alias end
+    if a.chains then r.chains = an.chains end
+    if a.activity then r.activity = an.activity end
+  end
+  return r
+end
+
+-- A plain table as indented "key: value" lines, keys sorted (the text form of
+-- an analysis whose own printer the kernel does not offer).
+local function plain_lines(v, pad, out)
+  if type(v) ~= "table" then
+    out[#out + 1] = pad .. (math.type(v) == "float" and ("%.17g"):format(v) or tostring(v))
+    return out
+  end
+  local json = require "cgwb.json"
+  if #v > 0 and json.encode(v):sub(1, 1) == "[" then
+    local flat = true
+    for _, x in ipairs(v) do flat = flat and type(x) ~= "table" end
+    if flat then
+      local items = {}
+      for i, x in ipairs(v) do items[i] = math.type(x) == "float" and ("%.17g"):format(x) or tostring(x) end
+      out[#out + 1] = pad .. table.concat(items, " ")
+      return out
+    end
+    for _, x in ipairs(v) do plain_lines(x, pad, out) end
+    return out
+  end
+  for _, key in ipairs(json.keys(v)) do
+    local x = v[key]
+    if type(x) == "table" then
+      out[#out + 1] = pad .. tostring(key) .. ":"
+      plain_lines(x, pad .. "  ", out)
+    else
+      out[#out + 1] = pad .. tostring(key) .. ": " .. (math.type(x) == "float" and ("%.17g"):format(x) or tostring(x))
+    end
+  end
+  return out
+end
+
+-- The text form of one function's report.
+local function kernel_text(r)
+  local params = {}
+  for i, p in ipairs(r.params) do params[i] = p.type .. " " .. p.name end
+  local out = { ("function %s: %s %s(%s)  %d:%d"):format(r.id, r.ret, r.name, table.concat(params, ", "), r.line, r.col) }
+  out[#out + 1] = "  symbols:"
+  for _, s in ipairs(r.symbols) do
+    out[#out + 1] = ("    %-12s %-6s %s%s  %d:%d"):format(s.name, s.kind, s.type,
+      s.address_taken and " (address taken)" or "", s.line, s.col)
+  end
+  out[#out + 1] = "  statements:"
+  for _, st in ipairs(r.statements) do
+    local part = (st.part ~= "body" and st.part ~= "then") and (st.part .. ": ") or ""
+    out[#out + 1] = ("    %-8s %s%s%s%s"):format(st.line .. ":" .. st.col, ("  "):rep(st.depth), part, st.text,
+      st.pragma and ("   #pragma cgwb " .. st.pragma) or "")
+  end
+  for _, what in ipairs({ "cfg", "alias", "chains", "activity" }) do
+    if r[what] then
+      out[#out + 1] = "  " .. what .. ":"
+      plain_lines(r[what], "    ", out)
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- The DOT text of the control flow graphs of the functions ids: one graph,
+-- each function a cluster (its node names prefixed with the function's id).
+local function kernel_dot(k, ids)
+  if #ids == 1 then return k:cfg_dot(ids[1]) end
+  local parts = { "digraph kernel {" }
+  for _, id in ipairs(ids) do
+    local body = k:cfg_dot(id):match("^%s*digraph[^{]*{(.*)}%s*$")
+    if not body then fail(1, "cfg_dot: not a digraph") end
+    body = body:gsub('(%f[%w_"])([%a_][%w_]*)(%s*%[)', "%1f" .. id .. "_%2%3")
+    parts[#parts + 1] = ("subgraph cluster_%d {\n  label=%q;%s}"):format(id, k:functions()[id].name, body)
+  end
+  parts[#parts + 1] = "}\n"
+  return table.concat(parts, "\n")
+end
+
+-- Runs the interpreter (--call, --jacobian) and prints the issue's JSON.
+local function kernel_call(k, a)
+  local ids = kernel_functions(k, a["function"])
+  if #ids ~= 1 then fail(2, "--call needs --function (the kernel has several functions)") end
+  local fh = io.open(readable(a.call), "rb")
+  local text = fh:read("a")
+  fh:close()
+  local json = require "cgwb.json"
+  local c = check(json.decode(text, a.call))
+  local r, err, kind = k:call(ids[1], c, { name = a.call })
+  if not r then fail(kind == "input" and 2 or 1, err) end
+  local out = { arrays = r.arrays, scalars = r.scalars, ["return"] = r["return"] }
+  if a.jacobian then
+    local J, jerr, jkind = k:jacobian_named(ids[1], c, { name = a.call })
+    if not J then fail(jkind == "input" and 2 or 1, jerr) end
+    out.jacobian = J
+  end
+  io.write(json.encode(out, 2), "\n")
+end
+
+commands.kernel = {
+  help = "Reads a kernel in the C subset: functions, statements, control flow, alias sets, "
+    .. "chains, activity (Utke, Flattening; Hovland, Norris, Utke & Strout); runs it with --call.",
+  example = "cgwb kernel examples/kernels/utke_fig2.c --alias --chains\n"
+    .. "  cgwb kernel examples/kernels/utke_fig2.c --function f --call call.json --jacobian",
+  setup = function(p)
+    p:argument("kernel", "A kernel file in the C subset (doc/kernel-language.md).")
+    option(p, "--function", "One function, by name or 1-based id (default: all).")
+    p:flag("--cfg", "The control flow graph.")
+    p:flag("--alias", "Address sets of every use and definition, must- and may-alias.")
+    p:flag("--chains", "Reaching definitions: ud- and du-chains.")
+    p:flag("--activity", "Activity analysis: the active variables.")
+    option(p, "--assume", "An assumption on pointer parameters, 'a!=b' (never alias) or 'a==b' "
+      .. "(repeatable)."):count("*")
+    p:flag("--json", "Machine-readable output.")
+    option(p, "--dot", "Write the control flow graph as DOT to FILE (- for standard output; all "
+      .. "functions as clusters when no --function).")
+    option(p, "--call", "Run the function on CALL.json (arrays and arguments; doc/kernels.md) and "
+      .. "print arrays, scalars and return value as JSON.")
+    p:flag("--jacobian", "With --call: also the Jacobian, by the interpreter's tangent mode.")
+  end,
+  run = function(a)
+    if a.jacobian and not a.call then fail(2, "--jacobian needs --call CALL.json") end
+    local k = read_kernel(a.kernel)
+    if a.call then return kernel_call(k, a) end
+    assumptions(a.assume)
+    local ids = kernel_functions(k, a["function"])
+    if a.dot then
+      local fh = io.open(out_path(a.dot), "wb")
+      if not fh then fail(1, a.dot .. ": cannot write") end
+      fh:write(kernel_dot(k, ids))
+      fh:close()
+      if a.dot == "-" then return end
+    end
+    local reports = {}
+    for i, id in ipairs(ids) do reports[i] = kernel_report(k, id, a) end
+    if a.json then
+      local json = require "cgwb.json"
+      io.write(json.encode({ file = a.kernel, functions = json.array(reports) }, 2), "\n")
+      return
+    end
+    local texts = {}
+    for i, r in ipairs(reports) do texts[i] = kernel_text(r) end
+    io.write(a.kernel, "\n\n", table.concat(texts, "\n"))
+  end,
+}
+
+local order = { "run", "stats", "convert", "trace", "graph", "eval", "codegen", "jacobian", "eliminate", "kernel" }
 M.commands, M.order = commands, order
 
 -- {==== main ====}
