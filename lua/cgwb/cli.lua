@@ -609,6 +609,32 @@ local function assumptions(list)
   return list
 end
 
+local alias_text, chains_text, activity_text
+
+-- Integer keys of a sparse table, ascending.
+local function int_keys(t)
+  local keys = {}
+  for key in pairs(t) do keys[#keys + 1] = key end
+  table.sort(keys)
+  return keys
+end
+
+-- The chains as lists in ascending order: {ud = {{access=, text=, line=, col=,
+-- stmts={...}}...}, du = {{stmt=, stmts={...}}...}} (0 in stmts: outside).
+local function chains_list(an)
+  local json = require "cgwb.json"
+  local ud, du = json.array({}), json.array({})
+  for _, u in ipairs(int_keys(an.chains.ud)) do
+    local ac = an.alias.accesses[u]
+    ud[#ud + 1] = { access = u, text = ac.text, line = ac.line, col = ac.col,
+                    stmts = json.array({ table.unpack(an.chains.ud[u]) }) }
+  end
+  for _, d in ipairs(int_keys(an.chains.du)) do
+    du[#du + 1] = { stmt = d, stmts = json.array({ table.unpack(an.chains.du[d]) }) }
+  end
+  return { ud = ud, du = du }
+end
+
 -- One function's part of the report: a plain table (see doc/kernels.md).
 local function kernel_report(k, id, a)
   local fi = k:functions()[id]
@@ -617,8 +643,12 @@ local function kernel_report(k, id, a)
   if a.cfg then r.cfg = k:cfg(id) end
   if a.alias or a.chains or a.activity then
     local an = check(k:analyze(id, { assume = a.assume }))
-    if a.alias then r.alias = an.alias end
-    if a.chains then r.chains = an.chains end
+    if a.alias then
+      local al = an.alias
+      r.alias = { objects = al.objects, sets = al.sets, accesses = al.accesses, assumed = al.assumed,
+                  pairs = require("cgwb.kernel").alias_pairs(al) }
+    end
+    if a.chains then r.chains = chains_list(an) end
     if a.activity then r.activity = an.activity end
   end
   return r
@@ -656,6 +686,62 @@ local function plain_lines(v, pad, out)
   return out
 end
 
+-- "S3 {a[0], b[?]} exact": an address set by its id and addresses.
+local function set_text(sets, id)
+  local st = sets[id]
+  return ("S%d {%s}%s"):format(id, table.concat(st.addresses, ", "), st.exact and " exact" or "")
+end
+
+-- The alias part (Utke, Flattening, sec. 4): sets, accesses, aliasing pairs.
+function alias_text(al, out)
+  out[#out + 1] = "  address sets:"
+  for id = 1, #al.sets do out[#out + 1] = "    " .. set_text(al.sets, id) end
+  out[#out + 1] = "  accesses (line:col, use or def, text, address set):"
+  for id, ac in ipairs(al.accesses) do
+    out[#out + 1] = ("    A%-4d %-8s %s%s  %-16s S%d"):format(id, ac.line .. ":" .. ac.col, ac.kind,
+      ac.kind == "def" and (ac.may and " may " or " must") or "     ", ac.text, ac.set)
+  end
+  out[#out + 1] = "  aliasing sets (may or must; every other pair: no):"
+  for _, pr in ipairs(al.pairs) do
+    out[#out + 1] = ("    S%d S%d %s"):format(pr.u, pr.v, pr.relation)
+  end
+  for _, as in ipairs(al.assumed or {}) do
+    out[#out + 1] = ("    assumed: S%d S%d %s"):format(as.u, as.v, as.answer)
+  end
+end
+
+-- The chains part (Utke, Flattening, sec. 6): ud by use, du by statement.
+function chains_text(ch, r, out)
+  local where = {}
+  for _, st in ipairs(r.statements) do where[st.id] = st end
+  local function stmts(list)
+    local items = {}
+    for i, s in ipairs(list) do items[i] = s == 0 and "0" or ("%d (%d:%d)"):format(s, where[s].line, where[s].col) end
+    return table.concat(items, ", ")
+  end
+  out[#out + 1] = "  ud-chains (a use <- the statements whose definitions may reach it; 0: outside):"
+  for _, u in ipairs(ch.ud) do
+    out[#out + 1] = ("    A%-4d %-16s <- %s"):format(u.access, ("%s %d:%d"):format(u.text, u.line, u.col),
+      stmts(u.stmts))
+  end
+  out[#out + 1] = "  du-chains (a defining statement -> the statements its definitions may reach; 0: outside):"
+  for _, d in ipairs(ch.du) do
+    out[#out + 1] = ("    %-12s -> %s"):format(stmts({ d.stmt }), stmts(d.stmts))
+  end
+end
+
+-- The activity part (Hovland, Norris, Utke & Strout, sec. 4).
+function activity_text(ac, out)
+  local function list(t) return #t > 0 and table.concat(t, " ") or "(none)" end
+  out[#out + 1] = "  activity:"
+  out[#out + 1] = "    independents     " .. list(ac.independents)
+  out[#out + 1] = "    dependents       " .. list(ac.dependents)
+  out[#out + 1] = "    active symbols   " .. list(ac.active_symbols)
+  out[#out + 1] = "    passive symbols  " .. list(ac.passive_symbols)
+  out[#out + 1] = "    active statements  " .. list(ac.active_stmts)
+  out[#out + 1] = "    passive statements " .. list(ac.passive_stmts)
+end
+
 -- The text form of one function's report.
 local function kernel_text(r)
   local params = {}
@@ -672,12 +758,13 @@ local function kernel_text(r)
     out[#out + 1] = ("    %-8s %s%s%s%s"):format(st.line .. ":" .. st.col, ("  "):rep(st.depth), part, st.text,
       st.pragma and ("   #pragma cgwb " .. st.pragma) or "")
   end
-  for _, what in ipairs({ "cfg", "alias", "chains", "activity" }) do
-    if r[what] then
-      out[#out + 1] = "  " .. what .. ":"
-      plain_lines(r[what], "    ", out)
-    end
+  if r.cfg then
+    out[#out + 1] = "  cfg:"
+    plain_lines(r.cfg, "    ", out)
   end
+  if r.alias then alias_text(r.alias, out) end
+  if r.chains then chains_text(r.chains, r, out) end
+  if r.activity then activity_text(r.activity, out) end
   return table.concat(out, "\n") .. "\n"
 end
 

@@ -337,7 +337,7 @@ local function call_args(c, params, file, fname)
   local index = {}
   for i, p in ipairs(params) do index[p.name] = i end
   for _, name in ipairs(json.keys(a)) do
-    if not index[name] then bad(file .. ": args." .. tostring(name), "no parameter of " .. fname .. " is called so") end
+    if not index[name] then bad(file .. ": args." .. tostring(name), fname .. " has no parameter of that name") end
   end
   for i, p in ipairs(params) do
     if a[p.name] == nil then bad(file .. ": args", ("no value for parameter %s of %s"):format(p.name, fname)) end
@@ -452,19 +452,36 @@ function K.jacobian_named(k, f, c, opts)
   return out
 end
 
-M.methods = K
+--- The pairs of address sets of an analysis (k:analyze(f).alias) that may
+-- or must alias: {{u=, v=, relation="may"|"must"}...}, u < v, in order.
+-- Quadratic in the number of sets: for printing, not for large kernels.
+function M.alias_pairs(alias)
+  local out = {}
+  for u = 1, #alias.sets do
+    for v = u + 1, #alias.sets do
+      local r = alias.relation(u, v)
+      if r ~= "no" then out[#out + 1] = { u = u, v = v, relation = r } end
+    end
+  end
+  return out
+end
+
+
 
 -- {==== reading ====}
 
--- Adds the Lua methods to the cgwb.Kernel metatable (once).
-local function add_methods(k)
-  local mt = debug.getmetatable(k)
-  local index = mt and mt.__index
-  if type(index) ~= "table" or index.functions == K.functions then return end
+-- Adds the Lua methods to the methods of the cgwb.Kernel type (registered by
+-- the core under that name), once, when this module loads: every kernel has
+-- them, however it was made.
+local function add_methods()
+  local mt = debug.getregistry()["cgwb.Kernel"]
+  local index = type(mt) == "table" and mt.__index
+  if type(index) ~= "table" then error("cgwb.core has no cgwb.Kernel type") end
   for name, fn in pairs(K) do
     if index[name] == nil then index[name] = fn end
   end
 end
+add_methods()
 
 -- Whether s is to be taken as a path: no newline, brace or semicolon (text
 -- of a kernel has at least one of them), and not empty.
@@ -490,10 +507,15 @@ function M.read(src, name)
   end
   local fl, err = require("cgwb.kparse").parse(text, file)
   if not fl then return nil, err end
-  local k, lerr = core.kernel_load(fl)
-  if not k then return nil, lerr end
+  return M.load(fl)
+end
+
+--- Loads flat rows (the front end's arrays, doc/kernel-ir.md; from kparse or
+-- made by hand) into a cgwb.Kernel with the Lua methods: -> k | nil, message.
+function M.load(fl)
+  local k, err = core.kernel_load(fl)
+  if not k then return nil, err end
   flat_of[k] = fl
-  add_methods(k)
   return k
 end
 
