@@ -157,9 +157,9 @@ function Dec:number()
     or t:match("^-?%d+%.?%d*[eE][+-]?%d+$"))
   if not strict or (t:match("^-?0%d")) or t:match("%.[eE]") then self:fail("bad number " .. self:found()) end
   self.i = self.i + #t
-  local v = math.tointeger(tonumber(t))
-  if v and not t:find("[.eE]") then return v end
-  return tonumber(t) + 0.0
+  local v = tonumber(t)
+  if math.type(v) == "integer" then return v end
+  return v -- a float already: "-0.0" keeps its sign
 end
 
 function Dec:list(close, item)

@@ -1,0 +1,276 @@
+-- spec/21-kernel-cli_spec.lua: the Lua face of kernels and the `cgwb kernel`
+-- command (doc/kernels.md): JSON decoding, CALL.json into the core's CALL
+-- table, statements printed back as C, every option on the example kernels,
+-- golden outputs of small kernels, exit codes and messages of each error
+-- class, determinism.
+local H = require "spec.helper"
+local cgwb = require "cgwb"
+local json = require "cgwb.json"
+local kernel = require "cgwb.kernel"
+local KB = require "spec.kbuild"
+local RNG = require "spec.rng"
+
+-- {==== JSON decoding ====}
+
+describe("json.decode", function()
+  it("reads every kind of value, keeping integers apart from floats", function()
+    local v = assert(json.decode('{"a": [1, 2.5, -0.0, 1e3, true, false, null], "b": "x\\u00e9\\n\\ud83d\\ude00"}'))
+    assert.equal(1, v.a[1]); assert.equal("integer", math.type(v.a[1]))
+    assert.equal(2.5, v.a[2])
+    assert.is_true(H.same_bits(-0.0, v.a[3]))
+    assert.equal("float", math.type(v.a[4])); assert.equal(1000.0, v.a[4])
+    assert.is_true(v.a[5]); assert.is_false(v.a[6]); assert.equal(json.null, v.a[7])
+    assert.equal("x\u{e9}\n\u{1F600}", v.b)
+    assert.is_true(json.is_array(v.a))
+  end)
+
+  it("keeps the keys of an object in the text's order", function()
+    local v = assert(json.decode('{"z": 1, "a": 2, "m": {"y": 0, "b": 1}}'))
+    assert.same({ "z", "a", "m" }, json.keys(v))
+    assert.same({ "b", "y" }, json.keys({ y = 0, b = 1 })) -- not decoded: sorted
+  end)
+
+  it("names line and column of every syntax error", function()
+    local cases = {
+      { "[1,]", "C.json:1:4: expected a value, found ']'" },
+      { '{"a": 1,\n "a": 2}', "C.json:2:2: duplicate key 'a'" },
+      { "01", "C.json:1:1: bad number '01'" },
+      { "[1 2]", "C.json:1:4: expected ',' or ']', found '2'" },
+      { '{"x": tru}', "C.json:1:7: expected a value, found 'tru'" },
+      { '"abc', "C.json:1:1: unterminated string" },
+      { "[1.]", "C.json:1:2: bad number '1.'" },
+      { "{} x", "C.json:1:4: expected end of input, found 'x'" },
+      { "", "C.json:1:1: expected a value, found end of input" },
+      { '"\\q"', "C.json:1:2: bad escape '\\q'" },
+      { ("["):rep(600), "C.json:1:502: nesting deeper than 500" },
+    }
+    for _, c in ipairs(cases) do
+      local v, err = json.decode(c[1], "C.json")
+      assert.is_nil(v, c[1])
+      assert.equal(c[2], err)
+    end
+  end)
+
+  -- A random JSON value of bounded depth.
+  local function random_value(r, depth)
+    local k = r:int(1, depth > 3 and 4 or 6)
+    if k == 1 then return r:int(-1000, 1000) end
+    if k == 2 then return r:float(-1e6, 1e6) end
+    if k == 3 then
+      local s = {}
+      for i = 1, r:int(0, 6) do s[i] = string.char(r:int(1, 127)) end
+      return table.concat(s)
+    end
+    if k == 4 then return ({ true, false, json.null })[r:int(1, 3)] end
+    if k == 5 then
+      local t = json.array({})
+      for i = 1, r:int(0, 4) do t[i] = random_value(r, depth + 1) end
+      return t
+    end
+    local t = {}
+    for _ = 1, r:int(1, 4) do t["k" .. r:int(1, 9)] = random_value(r, depth + 1) end
+    return t
+  end
+
+  it("reads back what json.encode writes, on 500 generated values", function()
+    local r = RNG.new(21)
+    for _ = 1, 500 do
+      local v = random_value(r, 0)
+      local text = json.encode(v, r:int(0, 1) == 1 and 2 or nil)
+      local back, err = json.decode(text)
+      assert(err == nil, err)
+      assert.equal(json.encode(v), json.encode(back))
+    end
+  end)
+
+  it("never raises on arbitrary text: a value or nil and a message", function()
+    local r = RNG.new(7)
+    local alphabet = '{}[]:,"\\ -+.eE0123456789truefalsnl\n\tabc'
+    for _ = 1, 2000 do
+      local s = {}
+      for i = 1, r:int(0, 30) do
+        local c = r:int(1, #alphabet)
+        s[i] = alphabet:sub(c, c)
+      end
+      local _, err = json.decode(table.concat(s), "F")
+      assert(err == nil or err:match("^F:%d+:%d+: "), err)
+    end
+  end)
+end)
+
+-- {==== a kernel made by hand, and CALL.json ====}
+
+-- double f(double x, double *a, int n) {      line 1
+--   a[0] = x * sin(a[1]);                       line 2
+--   for (i = 0; i < n; i = i + 1)               line 3
+--     a[i] = a[i] + 2.0;                        line 4
+--   return a[0];                                line 5
+-- }
+-- as flat rows (spec/kbuild.lua); with g(const double *restrict p, int m[4]).
+local function hand_kernel()
+  local b = KB.new("hand.c")
+  b:at(1):func("f", "double")
+  local x = b:sym("x", "param")
+  local a = b:sym("a", "param", { ptr = 1 })
+  local n = b:sym("n", "param", { base = "int" })
+  local i = b:sym("i", "local", { base = "int" })
+  b:at(2)
+  local s1 = b:assign(b:elem(a, b:ci(0)), b:op("mul", b:var(x), b:intrin("sin", b:elem(a, b:ci(1)))))
+  b:at(3)
+  local s2 = b:assign(b:var(i), b:ci(0))
+  b:at(4)
+  local body = b:assign(b:elem(a, b:var(i)), b:op("add", b:elem(a, b:var(i)), b:cd(2)))
+  b:at(3)
+  local step = b:assign(b:var(i), b:op("add", b:var(i), b:ci(1)))
+  local lp = b:loop("for", b:op("lt", b:var(i), b:var(n)), { body }, { step })
+  b:at(5)
+  local r = b:ret(b:elem(a, b:ci(0)))
+  b:body({ s1, s2, lp, r })
+  b:at(7):func("g", "void")
+  b:sym("p", "param", { ptr = 1, qual = KB.layout.qual.const | KB.layout.qual.restrict })
+  local m = b:sym("m", "param", { base = "int", ptr = 1, ndim = 1, dim0 = 4 })
+  local c = b:sym("c", "local", { base = "double" })
+  b:at(8)
+  local t1 = b:assign(b:var(c), b:op("cond", b:op("lt", b:elem(m, b:ci(0)), b:ci(2)),
+    b:op("neg", b:cd(0.1)), b:cast("double", b:op("sub", b:elem(m, b:ci(1)), b:op("sub", b:ci(3), b:ci(1))))))
+  b:body({ t1 })
+  return assert(kernel.load(b.flat))
+end
+
+describe("a kernel's functions, symbols and statements from Lua", function()
+  local k = hand_kernel()
+
+  it("lists the functions with their C parameter types", function()
+    local fs = k:functions()
+    assert.equal(2, #fs)
+    assert.same({ id = 1, name = "f", ret = "double", line = 1, col = 1, params = {
+      { name = "x", type = "double", const = false, restrict = false },
+      { name = "a", type = "double *", const = false, restrict = false },
+      { name = "n", type = "int", const = false, restrict = false } } }, fs[1])
+    assert.same({ name = "p", type = "const double *restrict", const = true, restrict = true }, fs[2].params[1])
+    assert.equal("int[4]", fs[2].params[2].type)
+  end)
+
+  it("names a function by name or 1-based id, and says when there is none", function()
+    assert.equal(2, k:function_id("g"))
+    assert.equal(1, k:function_id(1))
+    assert.same({ nil, "hand.c: no function 'h'" }, { k:function_id("h") })
+    assert.same({ nil, "hand.c: no function 3 (the kernel has 2)" }, { k:function_id(3) })
+    assert.has_error(function() k:symbols("h") end, "hand.c: no function 'h'")
+  end)
+
+  it("prints the statements back as C, depth first, with line, depth and part", function()
+    local got = {}
+    for _, s in ipairs(k:statements("f")) do
+      got[#got + 1] = ("%d %d:%d %d %s %s"):format(s.id, s.line, s.col, s.depth, s.part, s.text)
+    end
+    assert.same({
+      "1 2:1 0 body a[0] = x * sin(a[1])",
+      "2 3:1 0 body i = 0",
+      "5 3:1 0 body for (i < n)",
+      "3 4:1 1 body a[i] = a[i] + 2.0",
+      "4 3:1 1 step i = i + 1",
+      "6 5:1 0 body return a[0]",
+    }, got)
+    -- precedence: parentheses exactly where C needs them
+    assert.equal("c = m[0] < 2 ? -0.10000000000000001 : (double)(m[1] - (3 - 1))", k:statements("g")[1].text)
+  end)
+
+  it("gives the symbols with kinds and types", function()
+    local s = k:symbols("f")
+    assert.same({ "x", "a", "n", "i" }, { s[1].name, s[2].name, s[3].name, s[4].name })
+    assert.same({ "param", "param", "param", "local" }, { s[1].kind, s[2].kind, s[3].kind, s[4].kind })
+    assert.is_true(s[2].pointer)
+    assert.same({ 4 }, k:symbols("g")[2].dims)
+  end)
+end)
+
+describe("CALL.json into the core's CALL table", function()
+  local k = hand_kernel()
+  local function conv(text) return kernel.core_call(k, "f", assert(json.decode(text))) end
+
+  it("binds by name and in parameter order alike", function()
+    local c1 = assert(conv('{"arrays": {"A": [1, 2, 3]}, "args": {"x": 0.5, "a": ["A", 1], "n": 2}}'))
+    local c2 = assert(conv('{"arrays": {"A": [1, 2, 3]}, "args": [0.5, ["A", 1], 2]}'))
+    local want = { arrays = { { name = "A", type = "double", values = { 1.0, 2.0, 3.0 } } },
+                   args = { { double = 0.5 }, { array = 1, offset = 1 }, { int = 2 } } }
+    assert.same(want, c1)
+    assert.same(want, c2)
+    assert.equal("float", math.type(c1.arrays[1].values[1])) -- a double array holds doubles
+    assert.equal("float", math.type(conv('{"arrays": {"A": [1]}, "args": [1, ["A", 0], 2]}').args[1].double))
+  end)
+
+  it("keeps the arrays in the order the file writes them", function()
+    local c = assert(conv('{"arrays": {"Z": [1], "B": [2], "M": [3]}, "args": [0, ["M", 0], 0]}'))
+    assert.same({ "Z", "B", "M" }, { c.arrays[1].name, c.arrays[2].name, c.arrays[3].name })
+    assert.same({ array = 3, offset = 0 }, c.args[2])
+  end)
+
+  it("names the path of every bad input", function()
+    local cases = {
+      { '[1]', "CALL.json: expected an object with arrays and args" },
+      { '{"arrays": {"A": [1]}, "args": [1, ["A", 0], 2], "zz": 1}', "CALL.json: zz: unknown key (arrays, args)" },
+      { '{"arrays": [1], "args": []}', "CALL.json: arrays: expected an object of name: [values]" },
+      { '{"arrays": {"A": [1, "c"]}, "args": []}', "CALL.json: arrays.A[1]: expected a number" },
+      { '{"arrays": {"A": {"type": "float", "values": [1]}}, "args": []}', 'CALL.json: arrays.A.type: expected "double" or "int"' },
+      { '{"arrays": {"A": [1]}, "args": [1, 2]}', "CALL.json: args: 2 values for the 3 parameters of f" },
+      { '{"arrays": {"A": [1]}, "args": {"x": 1, "n": 2}}', "CALL.json: args: no value for parameter a of f" },
+      { '{"arrays": {"A": [1]}, "args": {"x": 1, "a": ["A", 0], "n": 2, "q": 1}}', "CALL.json: args.q: f has no parameter of that name" },
+      { '{"arrays": {"A": [1]}, "args": {"x": "y", "a": ["A", 0], "n": 2}}', "CALL.json: args.x: expected a number" },
+      { '{"arrays": {"A": [1]}, "args": {"x": 1, "a": ["A", 0], "n": 2.5}}', "CALL.json: args.n: expected an int" },
+      { '{"arrays": {"A": [1]}, "args": {"x": 1, "a": ["A", 0], "n": 1e2}}', "CALL.json: args.n: expected an int" },
+      { '{"arrays": {"A": [1]}, "args": {"x": 1, "a": ["B", 0], "n": 2}}', "CALL.json: args.a: no array 'B' in arrays" },
+      { '{"arrays": {"A": [1]}, "args": {"x": 1, "a": ["A", 2], "n": 2}}', "CALL.json: args.a: offset 2 outside A (1 cells)" },
+      { '{"arrays": {"A": [1]}, "args": {"x": 1, "a": ["A", -1], "n": 2}}', "CALL.json: args.a: offset -1 outside A (1 cells)" },
+      { '{"arrays": {"A": [1]}, "args": {"x": 1, "a": 3, "n": 2}}', "CALL.json: args.a: expected [ARRAY, OFFSET] (an array name and an integer cell offset)" },
+      { '{"arrays": {"A": {"type": "int", "values": [1]}}, "args": {"x": 1, "a": ["A", 0], "n": 2}}', "CALL.json: args.a: A is an array of int, parameter a points to double" },
+    }
+    for _, c in ipairs(cases) do
+      local v, err = conv(c[1])
+      assert.is_nil(v, c[1])
+      assert.equal(c[2], err)
+    end
+  end)
+
+  it("gives an array bound to an int pointer int cells, and refuses fractions there", function()
+    local g = function(text) return kernel.core_call(k, "g", assert(json.decode(text))) end
+    local c = assert(g('{"arrays": {"D": [0.5], "M": [1, 2, 3, 4]}, "args": [["D", 0], ["M", 0]]}'))
+    assert.same({ name = "M", type = "int", values = { 1, 2, 3, 4 } }, c.arrays[2])
+    assert.equal("integer", math.type(c.arrays[2].values[1]))
+    assert.same({ nil, "CALL.json: arrays.M[1]: expected an int (an array of int)" },
+                { g('{"arrays": {"D": [0.5], "M": [1, 2.5]}, "args": [["D", 0], ["M", 0]]}') })
+    assert.same({ nil, "CALL.json: args[1]: M is an array of double, parameter m points to int" },
+                { g('{"arrays": {"M": [1, 2]}, "args": [["M", 0], ["M", 0]]}') })
+  end)
+
+  it("binds by name as in order on 300 generated calls", function()
+    local r = RNG.new(14)
+    for _ = 1, 300 do
+      local len = r:int(1, 5)
+      local vals = {}
+      for i = 1, len do vals[i] = r:int(0, 1) == 1 and r:int(-9, 9) or r:float(-1, 1) end
+      local x, off, n = r:float(-2, 2), r:int(0, len), r:int(-5, 5)
+      local arrays = { A = json.array(vals) }
+      local by_name = assert(kernel.core_call(k, "f", { arrays = arrays, args = { x = x, a = { "A", off }, n = n } }))
+      local in_order = assert(kernel.core_call(k, "f", { arrays = arrays, args = json.array({ x, { "A", off }, n }) }))
+      assert.same(by_name, in_order)
+      assert.same({ { double = x + 0.0 }, { array = 1, offset = off }, { int = n } }, by_name.args)
+      for i = 1, len do assert.is_true(H.same_bits(vals[i] + 0.0, by_name.arrays[1].values[i])) end
+    end
+  end)
+end)
+
+-- {==== reading kernels ====}
+
+describe("cgwb.read_kernel", function()
+  it("takes a string without newline, brace or semicolon for a path", function()
+    local v, err = cgwb.read_kernel("no/such/kernel.c")
+    assert.is_nil(v)
+    assert.equal("no/such/kernel.c: cannot open: No such file or directory", err)
+  end)
+
+  it("refuses what is not a string", function()
+    assert.has_error(function() cgwb.read_kernel(3) end,
+      "bad argument #1 to 'read_kernel' (string expected, got number)")
+  end)
+end)
