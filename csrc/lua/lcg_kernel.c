@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lcg.h"
+#include "../kernel/cg_kcfg.h"
 #include "../kernel/cg_kernel.h"
 
 #define LCG_KERNEL "cgwb.Kernel"
@@ -289,7 +290,104 @@ static int k_tostring(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg kernel_methods[] = {{"ir", k_ir}, {"free", k_free}, {NULL, NULL}};
+/* {==== control flow ====} */
+
+static void cfg_release(void *p, cg_alloc *A) {
+  (void)A;
+  cg_kcfg_free(*(cg_kcfg **)p);
+}
+
+/* The graph of the function at argument 2, owned by a box pushed on the
+ * stack (so a raise while it is pushed to Lua frees it). */
+static cg_kcfg *checkcfg(lua_State *L, lkernel *u) {
+  int32_t f = lcg_checkkfunc(L, u->k, 2);
+  cg_kcfg **box = (cg_kcfg **)lcg_box(L, sizeof *box, cfg_release);
+  cg_error e;
+  if (!(*box = cg_kcfg_build(&u->A, u->k, f, &e))) {
+    lcg_fail(L, &e);
+    lua_error(L); /* only out of memory gets here */
+  }
+  return *box;
+}
+
+static void push_u32s(lua_State *L, const uint32_t *a, uint32_t lo, uint32_t hi) {
+  uint32_t i;
+  lua_createtable(L, (int)(hi - lo), 0);
+  for (i = lo; i < hi; i++) {
+    lcg_push_id(L, a[i]);
+    lua_rawseti(L, -2, (lua_Integer)(i - lo) + 1);
+  }
+}
+
+static void push_vertex(lua_State *L, const cg_kcfg *g, uint32_t v) {
+  uint32_t i;
+  lua_createtable(L, 0, 6);
+  lcg_push_id(L, v);
+  lua_setfield(L, -2, "id");
+  lua_pushstring(L, cg_kvert_name(g->kind[v]));
+  lua_setfield(L, -2, "kind");
+  lua_createtable(L, (int)(g->bst_start[v + 1] - g->bst_start[v]), 0);
+  for (i = g->bst_start[v]; i < g->bst_start[v + 1]; i++) {
+    lcg_push_id(L, (uint64_t)g->bst[i]);
+    lua_rawseti(L, -2, (lua_Integer)(i - g->bst_start[v]) + 1);
+  }
+  lua_setfield(L, -2, "stmts");
+  if (g->stmt[v] >= 0) lcg_push_id(L, (uint64_t)g->stmt[v]), lua_setfield(L, -2, "stmt");
+  push_u32s(L, g->succ, g->succ_start[v], g->succ_start[v + 1]);
+  lua_setfield(L, -2, "succ");
+  push_u32s(L, g->pred, g->pred_start[v], g->pred_start[v + 1]);
+  lua_setfield(L, -2, "pred");
+}
+
+/* k:cfg(f) -> {func=, entry=, exit=, vertices={{id=, kind=, stmts={...},
+ * stmt=, succ={...}, pred={...}}...}, stmt_vertex={[stmt]=vertex}}: the
+ * control flow graph of function f (a name or a 1-based id), every id
+ * 1-based.  A BRANCH's and a LOOP's succ: the then/body side first. */
+static int k_cfg(lua_State *L) {
+  lkernel *u = lcg_checklkernel(L, 1);
+  cg_kcfg *g = checkcfg(L, u);
+  uint32_t v, s;
+  lua_createtable(L, 0, 5);
+  lcg_push_id(L, (uint64_t)g->func), lua_setfield(L, -2, "func");
+  lcg_push_id(L, g->entry), lua_setfield(L, -2, "entry");
+  lcg_push_id(L, g->exit), lua_setfield(L, -2, "exit");
+  lua_createtable(L, (int)g->nv, 0);
+  for (v = 0; v < g->nv; v++) {
+    push_vertex(L, g, v);
+    lua_rawseti(L, -2, (lua_Integer)v + 1);
+  }
+  lua_setfield(L, -2, "vertices");
+  lua_newtable(L);
+  for (s = 0; s < g->nstmt; s++)
+    if (g->stmt_vertex[s] >= 0) {
+      lcg_push_id(L, (uint64_t)g->stmt_vertex[s]);
+      lua_rawseti(L, -2, (lua_Integer)s + 1);
+    }
+  lua_setfield(L, -2, "stmt_vertex");
+  return 1;
+}
+
+/* k:cfg_dot(f [, path]) -> DOT text (or true, written to path) | nil, msg;
+ * k:cfg_text(f [, path]) likewise for the text dump. */
+static int cfg_out(lua_State *L, int dot) {
+  lkernel *u = lcg_checklkernel(L, 1);
+  const char *path = luaL_optstring(L, 3, NULL);
+  cg_kcfg *g = checkcfg(L, u);
+  cg_error e;
+  lcg_sink *sk = lcg_sink_open(L, path, &e);
+  int rc;
+  if (!sk) return lcg_fail(L, &e);
+  rc = dot ? cg_kcfg_dot(u->k, g, sk->fp, &e) : cg_kcfg_print(u->k, g, sk->fp, &e);
+  return lcg_sink_close(L, sk, rc, &e);
+}
+static int k_cfg_dot(lua_State *L) { return cfg_out(L, 1); }
+static int k_cfg_text(lua_State *L) { return cfg_out(L, 0); }
+
+/* }==== */
+
+static const luaL_Reg kernel_methods[] = {{"ir", k_ir},           {"cfg", k_cfg},
+                                          {"cfg_dot", k_cfg_dot}, {"cfg_text", k_cfg_text},
+                                          {"free", k_free},       {NULL, NULL}};
 static const luaL_Reg kernel_meta[] = {
     {"__gc", k_free}, {"__close", k_free}, {"__tostring", k_tostring}, {NULL, NULL}};
 
