@@ -611,6 +611,36 @@ end
 
 local alias_text, chains_text, activity_text
 
+-- The control flow graph of k:cfg without its index by statement (the
+-- vertices' stmts say the same), lists marked as arrays for JSON.
+local function cfg_plain(g)
+  local json = require "cgwb.json"
+  local vs = json.array({})
+  for i, v in ipairs(g.vertices) do
+    vs[i] = { id = v.id, kind = v.kind, stmt = v.stmt, stmts = json.array(v.stmts),
+              succ = json.array(v.succ), pred = json.array(v.pred) }
+  end
+  return { entry = g.entry, exit = g.exit, vertices = vs }
+end
+
+-- The control flow graph as text: a vertex a line, its successors, then the
+-- statements of a block (Utke, Flattening, sec. 2).
+local function cfg_text(g, r, out)
+  local where = {}
+  for _, st in ipairs(r.statements) do where[st.id] = st end
+  out[#out + 1] = "  control flow graph (vertex kind -> successors):"
+  for _, v in ipairs(g.vertices) do
+    local succ = {}
+    for i, w in ipairs(v.succ) do succ[i] = "V" .. w end
+    local head = v.stmt and where[v.stmt] and ("  %s %d:%d"):format(where[v.stmt].text, where[v.stmt].line, where[v.stmt].col) or ""
+    out[#out + 1] = ("    V%-4d %-9s -> %s%s"):format(v.id, v.kind, #succ > 0 and table.concat(succ, " ") or "(none)", head)
+    for _, s in ipairs(v.stmts) do
+      local st = where[s]
+      out[#out + 1] = ("           %-8s %s"):format(st.line .. ":" .. st.col, st.text)
+    end
+  end
+end
+
 -- Integer keys of a sparse table, ascending.
 local function int_keys(t)
   local keys = {}
@@ -640,7 +670,7 @@ local function kernel_report(k, id, a)
   local fi = k:functions()[id]
   local r = { id = id, name = fi.name, ret = fi.ret, params = fi.params, line = fi.line, col = fi.col,
               symbols = k:symbols(id), statements = k:statements(id) }
-  if a.cfg then r.cfg = k:cfg(id) end
+  if a.cfg then r.cfg = cfg_plain(k:cfg(id)) end
   if a.alias or a.chains or a.activity then
     local an = check(k:analyze(id, { assume = a.assume }))
     if a.alias then
@@ -652,38 +682,6 @@ local function kernel_report(k, id, a)
     if a.activity then r.activity = an.activity end
   end
   return r
-end
-
--- A plain table as indented "key: value" lines, keys sorted (the text form of
--- an analysis whose own printer the kernel does not offer).
-local function plain_lines(v, pad, out)
-  if type(v) ~= "table" then
-    out[#out + 1] = pad .. (math.type(v) == "float" and ("%.17g"):format(v) or tostring(v))
-    return out
-  end
-  local json = require "cgwb.json"
-  if #v > 0 and json.encode(v):sub(1, 1) == "[" then
-    local flat = true
-    for _, x in ipairs(v) do flat = flat and type(x) ~= "table" end
-    if flat then
-      local items = {}
-      for i, x in ipairs(v) do items[i] = math.type(x) == "float" and ("%.17g"):format(x) or tostring(x) end
-      out[#out + 1] = pad .. table.concat(items, " ")
-      return out
-    end
-    for _, x in ipairs(v) do plain_lines(x, pad, out) end
-    return out
-  end
-  for _, key in ipairs(json.keys(v)) do
-    local x = v[key]
-    if type(x) == "table" then
-      out[#out + 1] = pad .. tostring(key) .. ":"
-      plain_lines(x, pad .. "  ", out)
-    else
-      out[#out + 1] = pad .. tostring(key) .. ": " .. (math.type(x) == "float" and ("%.17g"):format(x) or tostring(x))
-    end
-  end
-  return out
 end
 
 -- "S3 {a[0], b[?]} exact": an address set by its id and addresses.
@@ -742,10 +740,18 @@ function activity_text(ac, out)
   out[#out + 1] = "    passive statements " .. list(ac.passive_stmts)
 end
 
+-- A C declaration of name with type text t: "double *a", "int m[4]".
+local function c_decl(t, name)
+  local base, dims = t:match("^(.-)(%[.*)$")
+  if base then return base .. " " .. name .. dims end
+  if t:match("%*$") then return t .. name end
+  return t .. " " .. name
+end
+
 -- The text form of one function's report.
 local function kernel_text(r)
   local params = {}
-  for i, p in ipairs(r.params) do params[i] = p.type .. " " .. p.name end
+  for i, p in ipairs(r.params) do params[i] = c_decl(p.type, p.name) end
   local out = { ("function %s: %s %s(%s)  %d:%d"):format(r.id, r.ret, r.name, table.concat(params, ", "), r.line, r.col) }
   out[#out + 1] = "  symbols:"
   for _, s in ipairs(r.symbols) do
@@ -758,10 +764,7 @@ local function kernel_text(r)
     out[#out + 1] = ("    %-8s %s%s%s%s"):format(st.line .. ":" .. st.col, ("  "):rep(st.depth), part, st.text,
       st.pragma and ("   #pragma cgwb " .. st.pragma) or "")
   end
-  if r.cfg then
-    out[#out + 1] = "  cfg:"
-    plain_lines(r.cfg, "    ", out)
-  end
+  if r.cfg then cfg_text(r.cfg, r, out) end
   if r.alias then alias_text(r.alias, out) end
   if r.chains then chains_text(r.chains, r, out) end
   if r.activity then activity_text(r.activity, out) end
@@ -774,10 +777,20 @@ local function kernel_dot(k, ids)
   if #ids == 1 then return k:cfg_dot(ids[1]) end
   local parts = { "digraph kernel {" }
   for _, id in ipairs(ids) do
-    local body = k:cfg_dot(id):match("^%s*digraph[^{]*{(.*)}%s*$")
+    local body = check(k:cfg_dot(id), nil, 1):match("^%s*digraph[^{]*{(.*)}%s*$")
     if not body then fail(1, "cfg_dot: not a digraph") end
-    body = body:gsub('(%f[%w_"])([%a_][%w_]*)(%s*%[)', "%1f" .. id .. "_%2%3")
-    parts[#parts + 1] = ("subgraph cluster_%d {\n  label=%q;%s}"):format(id, k:functions()[id].name, body)
+    -- vertex names v0, v1, ... become f<id>v0 ...: outside quoted labels only
+    local pieces, pos = {}, 1
+    while pos <= #body do
+      local q0, q1 = body:find('"[^"]*"', pos)
+      local plain = body:sub(pos, (q0 or #body + 1) - 1)
+      pieces[#pieces + 1] = plain:gsub("%f[%w_]v(%d+)%f[^%w_]", "f" .. id .. "v%1")
+      if not q0 then break end
+      pieces[#pieces + 1] = body:sub(q0, q1)
+      pos = q1 + 1
+    end
+    parts[#parts + 1] = ("subgraph cluster_%d {\n  label=%q;%s}"):format(id, k:functions()[id].name,
+      table.concat(pieces))
   end
   parts[#parts + 1] = "}\n"
   return table.concat(parts, "\n")
