@@ -274,3 +274,168 @@ describe("cgwb.read_kernel", function()
       "bad argument #1 to 'read_kernel' (string expected, got number)")
   end)
 end)
+
+-- {==== the command ====}
+
+-- A small kernel whose canonical form and analyses can be checked by hand.
+local SMALL = [[
+#include <math.h>
+/* y[i] = x * sin(b[i]) for i < n; returns y[0] */
+double f(double x, double *y, const double *b, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    y[i] = x * sin(b[i]);
+  }
+  return y[0];
+}
+]]
+
+local function small_file() return H.write(H.tmp(".c"), SMALL) end
+
+-- The example kernels (examples/kernels/*.c), sorted.
+local function examples()
+  local p = assert(io.popen("ls examples/kernels/*.c 2>/dev/null"))
+  local out = {}
+  for l in p:lines() do out[#out + 1] = l end
+  p:close()
+  table.sort(out)
+  return out
+end
+
+describe("cgwb kernel", function()
+  it("prints functions, symbols and statements with line:col (golden, small kernel)", function()
+    local path = small_file()
+    local out, err, code = H.cgwb("kernel " .. path)
+    assert.equal(0, code, err)
+    assert.equal(path .. [[
+
+
+function 1: double f(double x, double *y, const double *b, int n)  3:8
+  symbols:
+    x            param  double  3:17
+    y            param  double *  3:28
+    b            param  const double *  3:45
+    n            param  int  3:52
+    i            local  int  4:7
+  statements:
+    5:10     i = 0
+    5:3      for (i < n)
+    6:10       y[i] = x * sin(b[i])
+    5:23       step: i = i + 1
+    8:3      return y[0]
+]], out)
+  end)
+
+  it("prints the control flow graph with the statements of each block", function()
+    local out, err, code = H.cgwb("kernel " .. small_file() .. " --cfg --function f")
+    assert.equal(0, code, err)
+    assert.truthy(out:find([[
+  control flow graph (vertex kind -> successors):
+    V1    entry     -> V2
+    V2    block     -> V3
+           5:10     i = 0
+    V3    loop      -> V4 V6  for (i < n) 5:3
+    V4    block     -> V5
+           6:10     y[i] = x * sin(b[i])
+    V5    block     -> V3
+           5:23     i = i + 1
+    V6    endloop   -> V7  for (i < n) 5:3
+    V7    block     -> V8
+           8:3      return y[0]
+    V8    exit      -> (none)
+]], 1, true), out)
+  end)
+
+  it("writes the control flow graph as DOT, one cluster per function without --function", function()
+    local path = H.write(H.tmp(".c"), SMALL .. "\ndouble g(double z) { return z * z; }\n")
+    local dot = H.tmp(".dot")
+    local _, err, code = H.cgwb("kernel " .. path .. " --dot " .. dot)
+    assert.equal(0, code, err)
+    local text = H.read(dot)
+    assert.truthy(text:match("^digraph kernel {"))
+    assert.truthy(text:find('subgraph cluster_1 {\n  label="f";', 1, true))
+    assert.truthy(text:find('subgraph cluster_2 {\n  label="g";', 1, true))
+    assert.truthy(text:find("f2v0 -> f2v1", 1, true))
+    local one = H.cgwb("kernel " .. path .. " --function g --dot -")
+    assert.truthy(one:match('^digraph "g" {'))
+  end)
+
+  it("exits 2 with file:line:col for a kernel outside the subset", function()
+    local path = H.write(H.tmp(".c"), "struct s { double a; };\n")
+    local out, err, code = H.cgwb("kernel " .. path)
+    assert.equal(2, code)
+    assert.equal("", out)
+    assert.truthy(err:match("^cgwb kernel: " .. path:gsub("%p", "%%%0") .. ":1:1: [^\n]+\n$"), err)
+    local syntax = H.write(H.tmp(".c"), "void f(double *a) {\n  a[0] = ;\n}\n")
+    _, err, code = H.cgwb("kernel " .. syntax)
+    assert.equal(2, code)
+    assert.truthy(err:match("^cgwb kernel: [^\n]*:2:%d+: [^\n]+\n$"), err)
+  end)
+
+  it("exits 2 for a missing file, an unknown function, a bad --assume, --jacobian alone", function()
+    local path = small_file()
+    local cases = {
+      { "kernel no/such.c", "cgwb kernel: no/such.c: cannot open: No such file or directory\n" },
+      { "kernel " .. path .. " --function h", "cgwb kernel: " .. path .. ": no function 'h'\n" },
+      { "kernel " .. path .. " --function 2", "cgwb kernel: " .. path .. ": no function 2 (the kernel has 1)\n" },
+      { "kernel " .. path .. " --alias --assume 'y<b'", "cgwb kernel: --assume 'y<b': expected NAME!=NAME or NAME==NAME\n" },
+      { "kernel " .. path .. " --jacobian", "cgwb kernel: --jacobian needs --call CALL.json\n" },
+    }
+    for _, c in ipairs(cases) do
+      local out, err, code = H.cgwb(c[1])
+      assert.equal(2, code, c[1])
+      assert.equal("", out)
+      assert.equal(c[2], err)
+    end
+  end)
+
+  it("exits 2 for a bad CALL.json, naming where", function()
+    local path = small_file()
+    local cases = {
+      { '{"arrays": {"Y": [0, 0], "B": [1, 2]},\n "args": {"x": 0.5 "y": ["Y", 0]}}', ":2:20: expected ',' or '}', found '\"'" },
+      { '{"arrays": {"Y": [0, 0], "B": [1, 2]}, "args": {"x": "a", "y": ["Y", 0], "b": ["B", 0], "n": 2}}',
+        ": args.x: expected a number" },
+      { '{"arrays": {"Y": [0, 0], "B": [1, 2]}, "args": [0.5, ["Y", 0], ["B", 3], 2]}',
+        ": args[2]: offset 3 outside B (2 cells)" },
+    }
+    for _, c in ipairs(cases) do
+      local call = H.write(H.tmp(".json"), c[1])
+      local out, err, code = H.cgwb("kernel " .. path .. " --call " .. call)
+      assert.equal(2, code, c[1])
+      assert.equal("", out)
+      assert.equal("cgwb kernel: " .. call .. c[2] .. "\n", err)
+    end
+  end)
+
+  it("has help with an example, as every command", function()
+    local out, _, code = H.cgwb("help kernel")
+    assert.equal(0, code)
+    assert.truthy(out:find("--call", 1, true))
+    assert.truthy(out:find("Example:\n  cgwb kernel examples/kernels/", 1, true))
+    local out2 = H.cgwb("kernel --help")
+    assert.equal(out, out2)
+  end)
+
+  it("runs every option on every example kernel: JSON that decodes, the same bytes twice", function()
+    local list = examples()
+    assert(#list >= 5, "examples/kernels/ holds the papers' examples")
+    for _, path in ipairs(list) do
+      for _, opts in ipairs({ "", " --cfg --alias --chains --activity", " --json --cfg --alias --chains --activity" }) do
+        local out1, err1, code1 = H.cgwb("kernel " .. path .. opts)
+        assert.equal(0, code1, path .. opts .. ": " .. err1)
+        local out2 = H.cgwb("kernel " .. path .. opts)
+        assert.equal(out1, out2, path .. opts .. ": two runs differ")
+        if opts:find("--json") then
+          local v = assert(json.decode(out1, path))
+          local k = assert(cgwb.read_kernel(path))
+          assert.equal(#k:functions(), #v.functions)
+          for i, f in ipairs(v.functions) do
+            assert.equal(k:functions()[i].name, f.name)
+            assert.equal(#k:statements(i), #f.statements)
+            assert.truthy(f.cfg and f.alias and f.chains and f.activity)
+          end
+        end
+      end
+    end
+  end)
+end)

@@ -819,7 +819,7 @@ end
 commands.kernel = {
   help = "Reads a kernel in the C subset: functions, statements, control flow, alias sets, "
     .. "chains, activity (Utke, Flattening; Hovland, Norris, Utke & Strout); runs it with --call.",
-  example = "cgwb kernel examples/kernels/utke_fig2.c --alias --chains\n"
+  example = "cgwb kernel examples/kernels/KERNEL.c --alias --chains\n"
     .. "  cgwb kernel examples/kernels/utke_fig2.c --function f --call call.json --jacobian",
   setup = function(p)
     p:argument("kernel", "A kernel file in the C subset (doc/kernel-language.md).")
