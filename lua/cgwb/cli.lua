@@ -666,8 +666,8 @@ local function chains_list(an)
 end
 
 -- One function's part of the report: a plain table (see doc/kernels.md).
-local function kernel_report(k, id, a)
-  local fi = k:functions()[id]
+local function kernel_report(k, id, a, funcs)
+  local fi = funcs[id]
   local r = { id = id, name = fi.name, ret = fi.ret, params = fi.params, line = fi.line, col = fi.col,
               symbols = k:symbols(id), statements = k:statements(id) }
   if a.cfg then r.cfg = cfg_plain(k:cfg(id)) end
@@ -775,7 +775,7 @@ end
 -- each function a cluster (its node names prefixed with the function's id).
 local function kernel_dot(k, ids)
   if #ids == 1 then return k:cfg_dot(ids[1]) end
-  local parts = { "digraph kernel {" }
+  local parts, funcs = { "digraph kernel {" }, k:functions()
   for _, id in ipairs(ids) do
     local body = check(k:cfg_dot(id), nil, 1):match("^%s*digraph[^{]*{(.*)}%s*$")
     if not body then fail(1, "cfg_dot: not a digraph") end
@@ -789,7 +789,7 @@ local function kernel_dot(k, ids)
       pieces[#pieces + 1] = body:sub(q0, q1)
       pos = q1 + 1
     end
-    parts[#parts + 1] = ("subgraph cluster_%d {\n  label=%q;%s}"):format(id, k:functions()[id].name,
+    parts[#parts + 1] = ("subgraph cluster_%d {\n  label=%q;%s}"):format(id, funcs[id].name,
       table.concat(pieces))
   end
   parts[#parts + 1] = "}\n"
@@ -851,7 +851,8 @@ commands.kernel = {
       if a.dot == "-" then return end
     end
     local reports = {}
-    for i, id in ipairs(ids) do reports[i] = kernel_report(k, id, a) end
+    local funcs = k:functions()
+    for i, id in ipairs(ids) do reports[i] = kernel_report(k, id, a, funcs) end
     if a.json then
       local json = require "cgwb.json"
       io.write(json.encode({ file = a.kernel, functions = json.array(reports) }, 2), "\n")
