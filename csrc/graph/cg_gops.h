@@ -65,7 +65,10 @@
  *    min as ADOL-C's min_op does; max mirrors it).  Their outcome c: for
  *    min c != 0 when A0 <= A1 held at recording, as min_op tapes it; for
  *    max c != 0 when A0 >= A1 held.  A strict inequality the other way
- *    counts a switch (a tie never does).
+ *    counts a switch (a tie never does).  As the kernels' fmin and fmax
+ *    (cg_kernel.h) they differ from the C library in two places only: fmin
+ *    and fmax return the other operand of a NaN, and C leaves open which
+ *    zero a tie of 0 and -0 gives (glibc: the second operand).
  *
  * Adding an operation: one row here (the enum, names, values, partials and
  * spellings follow), the tape opcodes that map to it in the builder's
