@@ -211,7 +211,7 @@ describe("CALL.json into the core's CALL table", function()
       { '[1]', "CALL.json: expected an object with arrays and args" },
       { '{"arrays": {"A": [1]}, "args": [1, ["A", 0], 2], "zz": 1}', "CALL.json: zz: unknown key (arrays, args)" },
       { '{"arrays": [1], "args": []}', "CALL.json: arrays: expected an object of name: [values]" },
-      { '{"arrays": {"A": [1, "c"]}, "args": []}', "CALL.json: arrays.A[1]: expected a number" },
+      { '{"arrays": {"A": [1, "c"]}, "args": []}', "CALL.json: arrays.A[1]: expected a number (or null: not initialized)" },
       { '{"arrays": {"A": {"type": "float", "values": [1]}}, "args": []}', 'CALL.json: arrays.A.type: expected "double" or "int"' },
       { '{"arrays": {"A": [1]}, "args": [1, 2]}', "CALL.json: args: 2 values for the 3 parameters of f" },
       { '{"arrays": {"A": [1]}, "args": {"x": 1, "n": 2}}', "CALL.json: args: no value for parameter a of f" },
@@ -437,5 +437,90 @@ function 1: double f(double x, double *y, const double *b, int n)  3:8
         end
       end
     end
+  end)
+end)
+
+-- {==== the interpreter from the command line ====}
+
+describe("cgwb kernel --call", function()
+  it("runs Utke's Fig. 2 kernel: arrays, scalars, return and Jacobian (golden, checked by hand)", function()
+    -- a1: *z = -(*z * x) makes Z[0] = -(2 * 0.5) = -1; z += 1; a2: y = Z[1] / x = 3 / 0.5 = 6.
+    -- d Z[0] / d Z[0] = -x = -0.5, / d x = -Z[0] = -2; Z[1] is only read, Z[2] untouched.
+    local out, err, code = H.cgwb("kernel examples/kernels/utke-fig2.c --call examples/kernels/utke-fig2.json --jacobian")
+    assert.equal(0, code, err)
+    assert.equal([[
+{
+  "arrays": {
+    "Z": [-1, 3, 5]
+  },
+  "jacobian": {
+    "cols": ["Z[0]", "Z[1]", "x"],
+    "rows": ["Z[0]"],
+    "values": [
+      [-0.5, 0, -2]
+    ]
+  },
+  "return": 6,
+  "scalars": {
+    "k": 1,
+    "x": 0.5
+  }
+}
+]], out)
+  end)
+
+  it("binds two pointers to one cell: Hovland et al.'s Fig. 1 aliased, as the compiled C gives it", function()
+    -- *a = cos(x) is overwritten by *b = sin(y) y^2 (a and b are M[0]); *f = exp(M[0]^2).
+    local out, err, code = H.cgwb("kernel examples/kernels/hovland-fig1-aliased.c --call "
+      .. "examples/kernels/hovland-fig1-aliased.json --jacobian")
+    assert.equal(0, code, err)
+    local v = assert(json.decode(out))
+    local b = math.sin(1.5) * 1.5 * 1.5
+    assert.is_true(H.same_bits(b, v.arrays.M[1]))
+    assert.is_true(H.same_bits(math.exp(b * b), v.arrays.M[2]))
+    assert.equal(json.null, v["return"])
+    assert.same({ "x", "y" }, v.jacobian.cols) -- M is written before it is read
+    assert.same({ "M[0]", "M[1]" }, v.jacobian.rows)
+    assert.equal(0, v.jacobian.values[1][1]) -- cos(x) is overwritten
+    local db = math.cos(1.5) * 1.5 * 1.5 + 2 * math.sin(1.5) * 1.5
+    assert.near(db, v.jacobian.values[1][2], 1e-15 * math.abs(db))
+    assert.near(math.exp(b * b) * 2 * b * db, v.jacobian.values[2][2], 1e-13 * math.exp(b * b))
+  end)
+
+  it("binds by position as by name, and prints an uninitialized cell as null", function()
+    local byname = H.write(H.tmp(".json"), '{"arrays": {"Z": [2, 3, null]}, "args": {"k": 1, "z": ["Z", 0], "x": 0.5}}')
+    local inorder = H.write(H.tmp(".json"), '{"arrays": {"Z": [2, 3, null]}, "args": [0.5, ["Z", 0], 1]}')
+    local o1, e1, c1 = H.cgwb("kernel examples/kernels/utke-fig2.c --call " .. byname)
+    local o2, _, c2 = H.cgwb("kernel examples/kernels/utke-fig2.c --call " .. inorder)
+    assert.equal(0, c1, e1)
+    assert.equal(0, c2)
+    assert.equal(o1, o2)
+    assert.truthy(o1:find('"Z": [-1, 3, null]', 1, true), o1)
+  end)
+
+  it("exits 1 with the kernel's position for a run-time error", function()
+    local cases = {
+      { '{"arrays": {"Z": [2, null, 5]}, "args": [0.5, ["Z", 0], 1]}', ":14:7: read of uninitialized Z[1]" },
+      { '{"arrays": {"Z": [2, 3, 5]}, "args": [0.5, ["Z", 0], 7]}', ":13:5: " },
+    }
+    for _, c in ipairs(cases) do
+      local call = H.write(H.tmp(".json"), c[1])
+      local out, err, code = H.cgwb("kernel examples/kernels/utke-fig2.c --call " .. call)
+      assert.equal(1, code, err)
+      assert.equal("", out)
+      assert.equal("cgwb kernel: examples/kernels/utke-fig2.c" .. c[2], err:sub(1, #("cgwb kernel: examples/kernels/utke-fig2.c" .. c[2])))
+    end
+  end)
+
+  it("needs --function when the file has several functions", function()
+    local path = H.write(H.tmp(".c"), "double f(double x) { return x; }\ndouble g(double x) { return -x; }\n")
+    local call = H.write(H.tmp(".json"), '{"args": [2]}')
+    local _, err, code = H.cgwb("kernel " .. path .. " --call " .. call)
+    assert.equal(2, code)
+    assert.equal("cgwb kernel: --call needs --function (the kernel has several functions)\n", err)
+    local out
+    out, err, code = H.cgwb("kernel " .. path .. " --function g --call " .. call)
+    assert.equal(0, code, err)
+    assert.equal(-2, json.decode(out)["return"])
   end)
 end)

@@ -813,14 +813,14 @@ local function kernel_call(k, a)
     if not J then fail(jkind == "input" and 2 or 1, jerr) end
     out.jacobian = J
   end
-  io.write(json.encode(out, 2), "\n")
+  io.write(json.encode(out, 2, { inline_arrays = true }), "\n")
 end
 
 commands.kernel = {
   help = "Reads a kernel in the C subset: functions, statements, control flow, alias sets, "
     .. "chains, activity (Utke, Flattening; Hovland, Norris, Utke & Strout); runs it with --call.",
-  example = "cgwb kernel examples/kernels/KERNEL.c --alias --chains\n"
-    .. "  cgwb kernel examples/kernels/utke_fig2.c --function f --call call.json --jacobian",
+  example = "cgwb kernel examples/kernels/utke-fig2.c --alias --chains\n"
+    .. "  cgwb kernel examples/kernels/utke-fig2.c --call examples/kernels/utke-fig2.json --jacobian",
   setup = function(p)
     p:argument("kernel", "A kernel file in the C subset (doc/kernel-language.md).")
     option(p, "--function", "One function, by name or 1-based id (default: all).")
@@ -855,7 +855,7 @@ commands.kernel = {
     for i, id in ipairs(ids) do reports[i] = kernel_report(k, id, a, funcs) end
     if a.json then
       local json = require "cgwb.json"
-      io.write(json.encode({ file = a.kernel, functions = json.array(reports) }, 2), "\n")
+      io.write(json.encode({ file = a.kernel, functions = json.array(reports) }, 2, { inline_arrays = true }), "\n")
       return
     end
     local texts = {}

@@ -37,6 +37,15 @@ local function is_array(t)
 end
 
 local encode
+local inline_arrays = false -- set by M.encode's opts for the call
+
+-- Whether an array holds a table (other than json.null).
+local function has_table(t)
+  for i = 1, #t do
+    if type(t[i]) == "table" and t[i] ~= M.null then return true end
+  end
+  return false
+end
 
 local function encode_table(t, indent, depth)
   local nl, pad, pad1 = "", "", ""
@@ -47,6 +56,10 @@ local function encode_table(t, indent, depth)
   end
   local parts = {}
   if is_array(t) then
+    if indent and inline_arrays and not has_table(t) then -- [1, 2, 3] on one line
+      for i = 1, #t do parts[i] = encode(t[i]) end
+      return "[" .. table.concat(parts, ", ") .. "]"
+    end
     for i = 1, #t do parts[i] = pad1 .. encode(t[i], indent, depth + 1) end
     if #parts == 0 then return "[]" end
     return "[" .. nl .. table.concat(parts, "," .. nl) .. nl .. pad .. "]"
@@ -74,8 +87,15 @@ function encode(v, indent, depth)
   error("cannot encode a " .. ty .. " as JSON")
 end
 
---- Encodes v; indent (a number of spaces) gives pretty output.
-function M.encode(v, indent) return encode(v, indent, 0) end
+--- Encodes v; indent (a number of spaces) gives pretty output; with it,
+-- opts.inline_arrays writes arrays of numbers, strings and booleans on one line.
+function M.encode(v, indent, opts)
+  inline_arrays = opts and opts.inline_arrays or false
+  local ok, text = pcall(encode, v, indent, 0)
+  inline_arrays = false
+  if not ok then error(text, 2) end
+  return text
+end
 
 -- {==== decoding ====}
 

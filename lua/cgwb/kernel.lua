@@ -314,7 +314,9 @@ local function call_arrays(c, file)
     end
     if not is_list(v) then bad(where, "expected an array of numbers") end
     for i, x in ipairs(v) do
-      if type(x) ~= "number" then bad(("%s[%d]"):format(where, i - 1), "expected a number") end
+      if type(x) ~= "number" and x ~= json.null then
+        bad(("%s[%d]"):format(where, i - 1), "expected a number (or null: not initialized)")
+      end
     end
     out[#out + 1] = { name = name, type = ty, values = v }
     by_name[name] = #out
@@ -372,6 +374,29 @@ local function core_arg(p, v, where, arrays, by_name)
   return { double = v + 0.0 }
 end
 
+-- Gives arr its cell type (double unless an int pointer is bound to it),
+-- values of that type, and init when a cell is null (not initialized: a read
+-- of it is the interpreter's error).
+local function finish_array(arr, file)
+  arr.type = arr.type or "double"
+  local vals, init = {}, nil
+  for i, x in ipairs(arr.values) do
+    if x == json.null then
+      init = init or {}
+      vals[i], init[i] = 0, false
+    elseif arr.type == "int" and math.type(x) ~= "integer" then
+      bad(("%s: arrays.%s[%d]"):format(file, arr.name, i - 1), "expected an int (an array of int)")
+    else
+      vals[i] = arr.type == "int" and x or x + 0.0
+    end
+  end
+  if init then
+    for i = 1, #vals do init[i] = init[i] == nil end
+    arr.init = init
+  end
+  arr.values = vals
+end
+
 -- The core's CALL table for function row g, or raises a bad() failure.
 local function core_call(fl, g, c, file)
   if type(c) ~= "table" or is_list(c) then bad(file, "expected an object with arrays and args") end
@@ -385,17 +410,7 @@ local function core_call(fl, g, c, file)
   for i, a in ipairs(call_args(c, params, file, fname)) do
     args[i] = core_arg(params[i], a.value, a.where, arrays, by_name)
   end
-  for _, arr in ipairs(arrays) do
-    arr.type = arr.type or "double"
-    local vals = {}
-    for i, x in ipairs(arr.values) do
-      if arr.type == "int" and math.type(x) ~= "integer" then
-        bad(("%s: arrays.%s[%d]"):format(file, arr.name, i - 1), "expected an int (an array of int)")
-      end
-      vals[i] = arr.type == "int" and x or x + 0.0
-    end
-    arr.values = vals
-  end
+  for _, arr in ipairs(arrays) do finish_array(arr, file) end
   return { arrays = arrays, args = args }, params
 end
 
@@ -423,7 +438,11 @@ function K.call(k, f, c, opts)
   local r, err = k:run(K.function_id(k, f), call, opts)
   if not r then return nil, err, "run" end
   local out = { arrays = {}, scalars = {}, ["return"] = r.ret == nil and json.null or r.ret, steps = r.steps }
-  for i, a in ipairs(r.arrays) do out.arrays[a.name or call.arrays[i].name] = json.array(a.values) end
+  for i, a in ipairs(r.arrays) do
+    local vals = json.array({})
+    for c, x in ipairs(a.values) do vals[c] = (a.init and not a.init[c]) and json.null or x end
+    out.arrays[a.name or call.arrays[i].name] = vals
+  end
   for i, p in ipairs(params) do
     local v = call.args[i]
     if not p.pointer then out.scalars[p.name] = v.double or v.int end
