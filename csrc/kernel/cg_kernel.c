@@ -5,8 +5,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-#define CG_G_NONE (-1) /* an intrinsic whose partials have no row yet */
-
 static const char *const type_names[] = {
 #define N(id, nm) #nm,
     CG_KTYPES(N)
