@@ -318,11 +318,11 @@ function 1: double f(double x, double *y, const double *b, int n)  3:8
     n            param  int  3:52
     i            local  int  4:7
   statements:
-    5:10     i = 0
-    5:3      for (i < n)
-    6:10       y[i] = x * sin(b[i])
-    5:23       step: i = i + 1
-    8:3      return y[0]
+    s1    5:10     i = 0
+    s2    5:3      for (i < n)
+    s3    6:10       y[i] = x * sin(b[i])
+    s4    5:23       step: i = i + 1
+    s5    8:3      return y[0]
 ]], out)
   end)
 
@@ -333,17 +333,47 @@ function 1: double f(double x, double *y, const double *b, int n)  3:8
   control flow graph (vertex kind -> successors):
     V1    entry     -> V2
     V2    block     -> V3
-           5:10     i = 0
+           s1    5:10     i = 0
     V3    loop      -> V4 V6  for (i < n) 5:3
     V4    block     -> V5
-           6:10     y[i] = x * sin(b[i])
+           s3    6:10     y[i] = x * sin(b[i])
     V5    block     -> V3
-           5:23     i = i + 1
+           s4    5:23     i = i + 1
     V6    endloop   -> V7  for (i < n) 5:3
     V7    block     -> V8
-           8:3      return y[0]
+           s5    8:3      return y[0]
     V8    exit      -> (none)
 ]], 1, true), out)
+  end)
+
+  it("prints Utke's Fig. 2 as the paper has it: *z in a2 may be a1's cell, so its ud-chain is {0, a1}", function()
+    local out, err, code = H.cgwb("kernel examples/kernels/utke-fig2.c --alias --chains --activity")
+    assert.equal(0, code, err)
+    local function has(line) assert.truthy(out:find(line, 1, true), line .. "\n" .. out) end
+    has("    s1    12:6     z[0] = -(z[0] * x)\n    s2    13:5     z = z + k\n    s3    14:5     y = z[0] / x\n")
+    has("    A3    12:3     def must  z[0]             S2\n") -- a1 defines exactly z[0]
+    has("    A5    14:7     use       z[0]             S5\n") -- a2 reads z[k]
+    has("    S2 {z[0]} exact\n")
+    has("    S5 {z[k#1]} exact\n")
+    has("  aliasing sets (may or must; every other pair: no):\n    S2 S5 may\n")
+    has("    A5    z[0] 14:7        <- 0, s1\n")
+    has("    s1     -> 0, s3\n") -- a1's value may reach a2 and leaves through z
+    has("    active statements  s1 s3 s4\n    passive statements s2\n")
+  end)
+
+  it("honours --assume: separate pointers make Hovland et al.'s statement 3 read *a from statement 1 only", function()
+    local path = "examples/kernels/hovland-fig1-aliased.c"
+    local may = H.cgwb("kernel " .. path .. " --chains --json")
+    local sep, err, code = H.cgwb("kernel " .. path .. " --chains --json --assume 'a!=b' --assume 'a!=f' --assume 'b!=f'")
+    assert.equal(0, code, err)
+    local function ud_of(text, what)
+      for _, u in ipairs(json.decode(text).functions[1].chains.ud) do
+        if u.text == what and u.line == 15 then return u.stmts end
+      end
+    end
+    assert.same({ 1, 2 }, ud_of(may, "a[0]")) -- statement 2 may overwrite *a
+    assert.same({ 1 }, ud_of(sep, "a[0]"))
+    assert.same({ 2 }, ud_of(sep, "b[0]"))
   end)
 
   it("writes the control flow graph as DOT, one cluster per function without --function", function()

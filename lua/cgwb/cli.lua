@@ -636,7 +636,7 @@ local function cfg_text(g, r, out)
     out[#out + 1] = ("    V%-4d %-9s -> %s%s"):format(v.id, v.kind, #succ > 0 and table.concat(succ, " ") or "(none)", head)
     for _, s in ipairs(v.stmts) do
       local st = where[s]
-      out[#out + 1] = ("           %-8s %s"):format(st.line .. ":" .. st.col, st.text)
+      out[#out + 1] = ("           s%-4d %-8s %s"):format(st.id, st.line .. ":" .. st.col, st.text)
     end
   end
 end
@@ -709,12 +709,10 @@ function alias_text(al, out)
 end
 
 -- The chains part (Utke, Flattening, sec. 6): ud by use, du by statement.
-function chains_text(ch, r, out)
-  local where = {}
-  for _, st in ipairs(r.statements) do where[st.id] = st end
+function chains_text(ch, out)
   local function stmts(list)
     local items = {}
-    for i, s in ipairs(list) do items[i] = s == 0 and "0" or ("%d (%d:%d)"):format(s, where[s].line, where[s].col) end
+    for i, s in ipairs(list) do items[i] = s == 0 and "0" or ("s%d"):format(s) end
     return table.concat(items, ", ")
   end
   out[#out + 1] = "  ud-chains (a use <- the statements whose definitions may reach it; 0: outside):"
@@ -724,7 +722,7 @@ function chains_text(ch, r, out)
   end
   out[#out + 1] = "  du-chains (a defining statement -> the statements its definitions may reach; 0: outside):"
   for _, d in ipairs(ch.du) do
-    out[#out + 1] = ("    %-12s -> %s"):format(stmts({ d.stmt }), stmts(d.stmts))
+    out[#out + 1] = ("    %-6s -> %s"):format(stmts({ d.stmt }), stmts(d.stmts))
   end
 end
 
@@ -736,8 +734,13 @@ function activity_text(ac, out)
   out[#out + 1] = "    dependents       " .. list(ac.dependents)
   out[#out + 1] = "    active symbols   " .. list(ac.active_symbols)
   out[#out + 1] = "    passive symbols  " .. list(ac.passive_symbols)
-  out[#out + 1] = "    active statements  " .. list(ac.active_stmts)
-  out[#out + 1] = "    passive statements " .. list(ac.passive_stmts)
+  local function stmts(t)
+    local o = {}
+    for i, x in ipairs(t) do o[i] = "s" .. x end
+    return list(o)
+  end
+  out[#out + 1] = "    active statements  " .. stmts(ac.active_stmts)
+  out[#out + 1] = "    passive statements " .. stmts(ac.passive_stmts)
 end
 
 -- A C declaration of name with type text t: "double *a", "int m[4]".
@@ -761,12 +764,12 @@ local function kernel_text(r)
   out[#out + 1] = "  statements:"
   for _, st in ipairs(r.statements) do
     local part = (st.part ~= "body" and st.part ~= "then") and (st.part .. ": ") or ""
-    out[#out + 1] = ("    %-8s %s%s%s%s"):format(st.line .. ":" .. st.col, ("  "):rep(st.depth), part, st.text,
+    out[#out + 1] = ("    s%-4d %-8s %s%s%s%s"):format(st.id, st.line .. ":" .. st.col, ("  "):rep(st.depth), part, st.text,
       st.pragma and ("   #pragma cgwb " .. st.pragma) or "")
   end
   if r.cfg then cfg_text(r.cfg, r, out) end
   if r.alias then alias_text(r.alias, out) end
-  if r.chains then chains_text(r.chains, r, out) end
+  if r.chains then chains_text(r.chains, out) end
   if r.activity then activity_text(r.activity, out) end
   return table.concat(out, "\n") .. "\n"
 end
