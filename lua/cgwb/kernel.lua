@@ -14,18 +14,15 @@ local M = {}
 -- The flat rows each loaded kernel came from (weak: they go with the kernel).
 local flat_of = setmetatable({}, { __mode = "k" })
 
-local layout_cache
-local function layout()
-  layout_cache = layout_cache or core.kernel_layout()
-  return layout_cache
-end
+local LAYOUT = core.kernel_layout()
+local function layout() return LAYOUT end
 
 -- {==== reading the flat rows ====}
 
 -- Field f of row r (0-based) of table tbl ("func", "sym", "expr", "stmt").
+local WIDTH = LAYOUT.width
 local function get(flat, tbl, r, f)
-  local L = layout()
-  return flat[tbl][r * L.width[tbl] + L[tbl][f]]
+  return flat[tbl][r * WIDTH[tbl] + LAYOUT[tbl][f]]
 end
 
 local function name_at(flat, i) return flat.names[i + 1] end
