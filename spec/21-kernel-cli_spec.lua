@@ -554,3 +554,16 @@ describe("cgwb kernel --call", function()
     assert.equal(-2, json.decode(out)["return"])
   end)
 end)
+
+describe("doc/kernels.md", function()
+  it("shows the worked example's output as the command prints it today", function()
+    local doc = H.read("doc/kernels.md")
+    for _, args in ipairs({ "examples/kernels/utke-fig2.c --alias --chains --activity",
+                            "examples/kernels/utke-fig2.c --call examples/kernels/utke-fig2.json --jacobian" }) do
+      local out, err, code = H.cgwb("kernel " .. args)
+      assert.equal(0, code, err)
+      local indented = ("\n" .. out):gsub("\n([^\n])", "\n    %1")
+      assert.truthy(doc:find(indented, 1, true), "doc/kernels.md lacks the output of cgwb kernel " .. args)
+    end
+  end)
+end)
