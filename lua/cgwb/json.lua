@@ -18,6 +18,7 @@ end
 local function encode_number(v)
   if math.type(v) == "integer" then return tostring(v) end
   if v ~= v or v == math.huge or v == -math.huge then return "null" end
+  if v == 0 and 1 / v < 0 then return "-0" end -- %.17g keeps the sign; %d would not
   if v == math.floor(v) and math.abs(v) < 2^53 then return ("%d"):format(v) end
   return ("%.17g"):format(v)
 end
@@ -178,6 +179,7 @@ function Dec:number()
   if not strict or (t:match("^-?0%d")) or t:match("%.[eE]") then self:fail("bad number " .. self:found()) end
   self.i = self.i + #t
   local v = tonumber(t)
+  if t == "-0" then return -0.0 end -- an integer has no sign of zero: the float keeps it
   if math.type(v) == "integer" then return v end
   return v -- a float already: "-0.0" keeps its sign
 end
