@@ -424,6 +424,13 @@ function 1: double f(double x, double *y, const double *b, int n)  3:8
     end
   end)
 
+  it("exits 2 when --assume names what is not a pointer parameter", function()
+    local out, err, code = H.cgwb("kernel examples/kernels/utke-fig2.c --alias --assume 'q!=z'")
+    assert.equal(2, code)
+    assert.equal("", out)
+    assert.truthy(err:match("^cgwb kernel: examples/kernels/utke%-fig2%.c: assume 'q!=z': [^\n]+\n$"), err)
+  end)
+
   it("exits 2 for a bad CALL.json, naming where", function()
     local path = small_file()
     local cases = {
