@@ -125,5 +125,6 @@ void lcg_open_elim(lua_State *L);
 void lcg_open_graph(lua_State *L);
 void lcg_open_sched(lua_State *L);
 void lcg_open_kernel(lua_State *L);
+void lcg_open_kanalysis(lua_State *L);
 
 #endif

@@ -109,11 +109,17 @@ local function build(record)
     return quiet and t or t + expect("'" .. w .. "'")
   end
   local function KQ(w) return K(w, true) end
-  local function notkw(_, _, name)
-    return not (M.keywords[name] or M.refused[name]), name
-  end
-  local Ident = Cmt(C(ident_raw), notkw) * skip + expect("identifier")
-  local Name = Cmt(C(ident_raw), notkw) -- no skip: callers add the position first
+  -- A keyword or refused word as a whole word.  A pattern, not a match-time
+  -- capture: LPeg keeps every Cmt result on the Lua stack until the match
+  -- ends, which overflows it on files of 10^4 statements.
+  local words = {}
+  for w in pairs(M.keywords) do words[#words + 1] = w end
+  for w in pairs(M.refused) do words[#words + 1] = w end
+  table.sort(words)
+  local reserved = P(false)
+  for _, w in ipairs(words) do reserved = reserved + P(w) * -alnum end
+  local Ident = -reserved * C(ident_raw) * skip + expect("identifier")
+  local Name = -reserved * C(ident_raw) -- no skip: callers add the position first
 
   local function node(k, ...) -- Ct with k and named fields from captures in order
     local fields = { ... }

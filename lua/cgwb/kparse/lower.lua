@@ -50,11 +50,10 @@ function L:line_index()
   local text = self.text
   local i = 1
   while true do
-    local a, b = text:find("\r\n?", i)
-    local c = text:find("\n", i, true)
-    local nxt
-    if a and (not c or a <= c) then nxt = b + 1 elseif c then nxt = c + 1 end
-    if not nxt then break end
+    local a = text:find("[\r\n]", i) -- one search a line: linear in the text
+    if not a then break end
+    local nxt = a + 1
+    if text:byte(a) == 13 and text:byte(a + 1) == 10 then nxt = a + 2 end -- \r\n is one break
     starts[#starts + 1] = nxt
     i = nxt
   end
