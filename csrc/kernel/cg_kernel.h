@@ -240,6 +240,15 @@ const char *cg_kintrinsic_name(int id);
 int cg_kintrinsic_arity(int id);
 int cg_kintrinsic_gop(int id); /* the CG_G_* row of its partials (-1 out of range) */
 
+/* The value type of symbol s: its base, or the pointer to it (ptr 1). */
+int cg_ksym_type(const cg_kernel *k, int32_t s);
+/* The cells of symbol s: dim0 * dim1 for an array (0 for an unknown dim0),
+ * 1 for a scalar, 0 for a plain pointer. */
+int64_t cg_ksym_cells(const cg_kernel *k, int32_t s);
+/* The operand expressions A, B, C expression x uses into out (-1 where
+ * unused or absent); returns how many slots its operator has (0..3). */
+int cg_kexpr_operands(const cg_kernel *k, int32_t x, int32_t out[3]);
+
 /* Loads (checks and copies) the front end's arrays.  NULL with e set
  * (CG_EFORMAT naming table, row and field; CG_ENOMEM) on failure.  O(size). */
 cg_kernel *cg_kernel_load(cg_alloc *A, const cg_ksrc *src, cg_error *e);

@@ -1,0 +1,121 @@
+--- cgwb.kparse: the front end of kernels written in the C subset of
+-- doc/kernel-language.md.  Text -> the flat arrays of csrc/kernel/cg_kernel.h
+-- in canonical form (Utke, Flattening, sec. 2: C1-C5), which
+-- core.kernel_load checks and keeps.
+--
+--   parse(text [, name]) -> flat | nil, "name:line:col: message"
+--   read(path)           -> flat | nil, message
+--   unparse(flat)        -> C text of the canonical form
+--
+-- flat = {file=, names={strings}, func=, sym=, expr=, stmt=, list=, args=
+-- (int arrays: rows back to back, field order from core.kernel_layout(),
+-- ids 0-based, -1 for none), dconst={doubles}}.
+local grammar = require "cgwb.kparse.grammar"
+local lower = require "cgwb.kparse.lower"
+require "cgwb.kparse.stmt"
+
+local M = {}
+
+local layout
+--- The layout of the flat arrays (core.kernel_layout()), read once.
+function M.layout()
+  layout = layout or require("cgwb.core").kernel_layout()
+  return layout
+end
+
+-- Brackets nested deeper than this are refused before matching: the
+-- grammar's backtrack stack grows with nesting.
+M.max_nesting = 256
+
+-- Expected names that say more than the rest: a statement covers an
+-- expression, and a missing closer is the likeliest mistake.
+local function expected_text(exp)
+  local seen, out = {}, {}
+  for _, e in ipairs(exp) do seen[e] = true end
+  for _, e in ipairs(exp) do
+    local drop = (e == "an expression" and seen["a statement"])
+      or (e == "end of input" and #exp > 1)
+      or (e == "an identifier" and (seen["a statement"] or seen["an expression"]))
+    if not drop then out[#out + 1] = e end
+  end
+  if #out == 0 then return "end of input" end
+  return table.concat(out, " or ")
+end
+
+local function describe(tok)
+  if not tok or tok == "" then return "end of input" end
+  return "'" .. tok .. "'"
+end
+
+--- A syntax error message, naming a refused C construct where the token
+-- found is one.
+local function syntax_error(lw, text, pos, exp)
+  local tok = grammar.token_at(text, pos)
+  if tok and grammar.refused[tok] then
+    lw:outside(pos, "'" .. tok .. "'", "structs, unions, typedefs, enums, goto, switch and the types "
+      .. "float, long, unsigned, char, short are not part of it")
+  end
+  if tok == "..." then lw:outside(pos, "a variadic function", "a fixed number of arguments") end
+  if tok and (tok:sub(1, 1) == '"' or tok:sub(1, 1) == "'") then
+    lw:outside(pos, "a string or character literal", "numbers only")
+  end
+  if tok == "/*" then lw:err(pos, "unterminated comment") end
+  lw:err(pos, "found %s, expected %s", describe(tok), expected_text(exp))
+end
+
+--- The deepest nesting of brackets, and where it first passes the limit.
+local lpeg = require "lpeg"
+local open_p, close_p = lpeg.S"([{", lpeg.S")]}"
+local function too_deep(text, limit)
+  local depth = 0
+  local pos = grammar.skip:match(text, 1)
+  local tokpat = grammar.skip
+  local n = #text
+  while pos <= n do
+    local c = text:sub(pos, pos)
+    if open_p:match(c) then
+      depth = depth + 1
+      if depth > limit then return pos end
+    elseif close_p:match(c) then depth = depth - 1 end
+    local nxt = pos + 1
+    if c == "/" or c == "#" or c:find("%s") then nxt = math.max(tokpat:match(text, pos), pos + 1) end
+    pos = nxt
+  end
+end
+
+local function parse(text, name)
+  local lay = M.layout()
+  local lw = lower.new(lay, name, text, {}, grammar)
+  local deep = too_deep(text, M.max_nesting)
+  if deep then
+    lw:outside(deep, ("brackets nested deeper than %d"):format(M.max_nesting), "max_nesting")
+  end
+  local tree, a, b = grammar.parse(text)
+  if not tree then syntax_error(lw, text, a, b) end
+  lw:pragma_index(a)
+  return lw:unit(tree)
+end
+
+--- Parses kernel text; name (default "kernel") names the file in messages.
+function M.parse(text, name)
+  name = name or "kernel"
+  if type(text) ~= "string" then error("kparse.parse: text must be a string", 2) end
+  local ok, res = pcall(parse, text, name)
+  if ok then return res end
+  if type(res) == "table" and res.kparse then return nil, res.kparse end
+  -- the last line of defence: an internal error still becomes a message
+  return nil, ("%s: internal error of the kernel front end: %s"):format(name, tostring(res))
+end
+
+--- Reads and parses a kernel file.
+function M.read(path)
+  local f, why = io.open(path, "rb")
+  if not f then return nil, ("%s: cannot open: %s"):format(path, (why or ""):gsub("^[^:]*: ", "")) end
+  local text = f:read("a")
+  f:close()
+  return M.parse(text, path)
+end
+
+function M.unparse(flat) return require("cgwb.kparse.unparse").unparse(flat, M.layout()) end
+
+return M

@@ -1,0 +1,490 @@
+--- cgwb.kparse.expr: expressions of the syntax tree -> typed side-effect
+-- free trees (C1), hoisting into statements what has an effect: calls of
+-- the file's functions (C3, C4), assignments, ++ and --.  Adds methods to
+-- the lowering object of cgwb.kparse.lower.
+local lower = require "cgwb.kparse.lower"
+local L = lower.L
+local T, copy = lower.tree, lower.copy
+
+local PTR_OF = { double = "pdouble", int = "pint" }
+local BASE_OF = { pdouble = "double", pint = "int" }
+local function is_ptr(ty) return BASE_OF[ty] ~= nil end
+local function const_i(v, pos) return T("const_i", "int", pos, { ival = v }) end
+
+local ARITH = { ["+"] = "add", ["-"] = "sub", ["*"] = "mul", ["/"] = "div", ["%"] = "mod" }
+local CMP = { ["<"] = "lt", ["<="] = "le", [">"] = "gt", [">="] = "ge", ["=="] = "eq", ["!="] = "ne" }
+-- The math.h constants inlined as double constants (C5).
+local MATH_CONST = { INFINITY = math.huge, HUGE_VAL = math.huge, NAN = 0 / 0 }
+
+-- {==== names ====}
+
+--- The value of a name: a scalar, a pointer, or a decayed array.
+function L:rv_id(e)
+  local s = self:lookup(e.name)
+  if not s then
+    if MATH_CONST[e.name] then
+      local v = MATH_CONST[e.name]
+      if v ~= v then v = -(0 / 0) end -- the C library's NAN has the sign bit clear
+      return T("const_d", "double", e.pos, { dval = v })
+    end
+    if self.funcs[e.name] or self.lay.intrinsics[e.name] then
+      self:outside(e.pos, ("the function '%s' used as a value"):format(e.name), "no function pointers")
+    end
+    self:err(e.pos, "unknown identifier '%s'", e.name)
+  end
+  self:mark_read(s, e.pos)
+  if s.ndim > 0 and s.ptr == 0 then -- an array decays to the address of its first cell
+    return T("addr", PTR_OF[s.base], e.pos, { sym = s.id, pconst = self:sym_const(s),
+      dim1 = s.ndim == 2 and s.dim1 or nil })
+  end
+  if s.ptr == 1 then
+    return T("var", PTR_OF[s.base], e.pos, { sym = s.id, pconst = self:sym_const(s),
+      dim1 = s.ndim == 2 and s.dim1 or nil })
+  end
+  return T("var", s.base, e.pos, { sym = s.id })
+end
+
+-- A global is read-only: treat what it holds as const.
+function L:sym_const(s)
+  return s.kind == "global" or (s.qual & self.lay.qual.const) ~= 0
+end
+
+function L:mark_read(s, pos) s.used = true; _ = pos end
+-- }====
+
+-- {==== subscripts and dereferences ====}
+
+--- The cell of tree p (a pointer) plus int offset k (nil: 0): an ELEM tree,
+-- or VAR for `*&x`.  Pointers that are not a symbol plus offsets are first
+-- copied into a pointer temporary.
+function L:deref(p, k, pos)
+  local function add(sub)
+    if not k then return sub end
+    if sub.op == "const_i" and sub.ival == 0 then return k end
+    return T("add", "int", k.pos, { a = sub, b = k })
+  end
+  if p.dim1 then
+    self:outside(pos, "a pointer to rows of a 2-D array used as a plain pointer", "index it: a[i][j]")
+  end
+  if p.op == "var" then return T("elem", BASE_OF[p.ty], pos, { sym = p.sym, a = add(const_i(0, pos)) }) end
+  if p.op == "addr" then
+    local s = self.syms[p.sym + 1]
+    if not p.a then
+      if s.ndim == 0 and s.ptr == 0 then
+        if k then self:outside(pos, "pointer arithmetic on the address of a scalar", "no cells beside it") end
+        return T("var", s.base, pos, { sym = s.id })
+      end
+      return T("elem", s.base, pos, { sym = s.id, a = add(const_i(0, pos)) })
+    end
+    if s.ndim == 2 and not p.b then -- a row: cell [row][k]
+      return T("elem", s.base, pos, { sym = s.id, a = p.a, b = add(const_i(0, pos)) })
+    end
+    if p.b then return T("elem", s.base, pos, { sym = s.id, a = p.a, b = add(p.b) }) end
+    return T("elem", s.base, pos, { sym = s.id, a = add(p.a) })
+  end
+  if p.op == "ptradd" then
+    return self:deref(p.a, k and T("add", "int", k.pos, { a = p.b, b = k }) or p.b, pos)
+  end
+  local t = self:temp(p.ty, pos, p)
+  self:assign(T("var", p.ty, pos, { sym = t }), p, pos)
+  return T("elem", BASE_OF[p.ty], pos, { sym = t, a = k or const_i(0, pos) })
+end
+
+function L:index_int(e)
+  local i = self:rv(e)
+  if i.ty ~= "int" then self:err(e.pos, "an array subscript must be an int, not %s", i.ty) end
+  return i
+end
+
+--- `x[i]` and `x[i][j]`: the ELEM tree, or a row address for `a[i]` of a
+-- 2-D array (the value of a row is the address of its first cell).
+function L:index(e)
+  local inner = e.a
+  if inner.k == "index" and inner.a.k == "id" then
+    local s = self:lookup(inner.a.name)
+    if s and s.ndim == 2 then
+      self:mark_read(s, inner.pos)
+      return T("elem", s.base, e.pos, { sym = s.id, a = self:index_int(inner.i), b = self:index_int(e.i) })
+    end
+  end
+  if inner.k == "id" then
+    local s = self:lookup(inner.name)
+    if s and (s.ndim > 0 or s.ptr == 1) then
+      self:mark_read(s, inner.pos)
+      local i = self:index_int(e.i)
+      if s.ndim == 2 then
+        return T("addr", PTR_OF[s.base], e.pos, { sym = s.id, a = i, pconst = self:sym_const(s) })
+      end
+      return T("elem", s.base, e.pos, { sym = s.id, a = i })
+    end
+    if s then self:err(e.pos, "'%s' is not an array or pointer", s.name) end
+  end
+  local p = self:rv(inner)
+  if not is_ptr(p.ty) then self:err(e.pos, "subscripted value is not an array or pointer") end
+  return self:deref(p, self:index_int(e.i), e.pos)
+end
+-- }====
+
+-- {==== operators ====}
+
+--- Brings two arithmetic operands to a common type (usual conversions).
+function L:common(a, b)
+  if a.ty == b.ty then return a, b, a.ty end
+  return self:convert(a, "double"), self:convert(b, "double"), "double"
+end
+
+function L:rv_bin(e)
+  local op = e.op
+  if op == "&&" or op == "||" then
+    local a = self:truth(self:rv(e.a), e.pos)
+    local b = self:guarded(e.b, e.pos, op)
+    return T(op == "&&" and "and" or "or", "int", e.pos, { a = a, b = self:truth(b, e.pos) })
+  end
+  local a, b = self:rv(e.a), self:rv(e.b)
+  if (op == "+" or op == "-") and (is_ptr(a.ty) or is_ptr(b.ty)) then return self:ptr_arith(a, b, op, e.pos) end
+  self:arith(a, e.pos, "'" .. op .. "'")
+  self:arith(b, e.pos, "'" .. op .. "'")
+  local ty
+  a, b, ty = self:common(a, b)
+  if CMP[op] then return T(CMP[op], "int", e.pos, { a = a, b = b }) end
+  if op == "%" and ty ~= "int" then self:err(e.pos, "'%%' needs int operands, not double") end
+  return T(ARITH[op], ty, e.pos, { a = a, b = b })
+end
+
+--- p + k, k + p, p - k: PTRADD (p - k is PTRADD(p, -k)).
+function L:ptr_arith(a, b, op, pos)
+  if is_ptr(a.ty) and is_ptr(b.ty) then
+    self:outside(pos, "the difference of two pointers", "pointers are not compared or subtracted")
+  end
+  if is_ptr(b.ty) then
+    if op == "-" then self:err(pos, "int minus pointer") end
+    a, b = b, a
+  end
+  if b.ty ~= "int" then self:err(pos, "a pointer moves by an int, not %s", b.ty) end
+  if a.dim1 then
+    self:outside(pos, "arithmetic on a pointer to rows of a 2-D array", "index it: a[i][j]")
+  end
+  if op == "-" then b = T("neg", "int", b.pos, { a = b }) end
+  return T("ptradd", a.ty, pos, { a = a, b = b, pconst = a.pconst })
+end
+
+--- Lowers the conditionally evaluated operand of && || ?: ; it must not
+-- need a hoisted statement (C evaluates it only sometimes).
+function L:guarded(e, pos, op)
+  local n0, p0 = self.nhoist, #self.posts
+  local t = self:rv(e)
+  if self.nhoist ~= n0 or #self.posts ~= p0 then
+    self:outside(e.pos, ("a call or side effect in an operand of '%s'"):format(op),
+      "it would be evaluated unconditionally once hoisted")
+  end
+  _ = pos
+  return t
+end
+
+function L:rv_un(e)
+  local op = e.op
+  if op == "pre++" or op == "pre--" then
+    local lv = self:lvalue(e.a)
+    self:incdec(lv, op:sub(4), e.pos)
+    return copy(lv)
+  end
+  if op == "&" then return self:addr_of(e.a, e.pos) end
+  if op == "*" then
+    local p = self:rv(e.a)
+    if not is_ptr(p.ty) then self:err(e.pos, "'*' needs a pointer, not %s", p.ty) end
+    return self:deref(p, nil, e.pos)
+  end
+  local a = self:rv(e.a)
+  if op == "!" then
+    if a.ty == "double" then
+      return T("eq", "int", e.pos, { a = a, b = T("const_d", "double", e.pos, { dval = 0.0 }) })
+    end
+    return T("not", "int", e.pos, { a = self:truth(a, e.pos) })
+  end
+  self:arith(a, e.pos, "unary '" .. op .. "'")
+  if op == "+" then return a end
+  return T("neg", a.ty, e.pos, { a = a })
+end
+
+--- &x, &a[i], &a[i][j], &p[i], &*p.
+function L:addr_of(e, pos)
+  if e.k == "id" then
+    local s = self:lookup(e.name)
+    if not s then self:err(e.pos, "unknown identifier '%s'", e.name) end
+    if s.ndim > 0 or s.ptr == 1 then
+      self:outside(pos, ("the address of %s '%s'"):format(s.ptr == 1 and "pointer" or "array", s.name),
+        "no pointers to pointers or to arrays")
+    end
+    s.qual = s.qual | self.lay.qual.addr
+    return T("addr", PTR_OF[s.base], pos, { sym = s.id, pconst = self:sym_const(s) })
+  end
+  if e.k == "un" and e.op == "*" then
+    local p = self:rv(e.a)
+    if not is_ptr(p.ty) then self:err(pos, "'*' needs a pointer, not %s", p.ty) end
+    return p
+  end
+  if e.k == "index" then
+    local c = self:index(e)
+    if c.op == "elem" then
+      local s = self.syms[c.sym + 1]
+      return T("addr", PTR_OF[s.base], pos, { sym = c.sym, a = c.a, b = c.b, pconst = self:sym_const(s) })
+    end
+  end
+  self:outside(pos, "taking the address of an expression", "only of a variable or an array cell")
+end
+
+function L:rv_cond(e)
+  local c = self:truth(self:rv(e.c), e.pos)
+  local a = self:guarded(e.a, e.pos, "?:")
+  local b = self:guarded(e.b, e.pos, "?:")
+  if is_ptr(a.ty) or is_ptr(b.ty) then
+    if a.ty ~= b.ty or a.dim1 ~= b.dim1 then self:err(e.pos, "the branches of '?:' have different types") end
+    return T("cond", a.ty, e.pos, { a = c, b = a, c = b, pconst = a.pconst or b.pconst })
+  end
+  local ty
+  a, b, ty = self:common(a, b)
+  return T("cond", ty, e.pos, { a = c, b = a, c = b })
+end
+
+function L:rv_cast(e)
+  local a = self:rv(e.a)
+  if is_ptr(a.ty) then self:outside(e.pos, "a cast of a pointer", "only int <-> double") end
+  return self:convert(a, e.ty, e.pos)
+end
+
+function L:rv_num(e)
+  local s = e.text
+  local body, suffix = s:match("^(0[xX][%x%.]+[pP][+-]?%d+)(.*)$")
+  if not body then body, suffix = s:match("^(0[xX]%x+)(.*)$") end
+  if not body then body, suffix = s:match("^([%d%.]+[eE][+-]?%d+)(.*)$") end
+  if not body then body, suffix = s:match("^([%d%.]+)(.*)$") end
+  if suffix ~= "" then
+    self:outside(e.pos, ("the constant suffix '%s'"):format(suffix), "float, long and unsigned constants")
+  end
+  if body:find("[%.eEpP]") and not body:find("^0[xX]%x+$") then
+    return T("const_d", "double", e.pos, { dval = tonumber(body) })
+  end
+  local v
+  if body:find("^0[xX]") then v = tonumber(body:sub(3), 16)
+  elseif body:find("^0%d") then
+    if body:find("[89]") then self:err(e.pos, "invalid octal constant '%s'", body) end
+    v = tonumber(body, 8)
+  else v = math.tointeger(tonumber(body)) end
+  if not v or v > 2147483647 then
+    self:outside(e.pos, ("the constant %s"):format(body), "larger than an int")
+  end
+  return const_i(v, e.pos)
+end
+-- }====
+
+-- {==== calls ====}
+
+--- The arguments of a call, converted to the callee's parameters.
+function L:call_args(f, e)
+  if not f.id then self:err(e.pos, "'%s' is declared but not defined", f.name) end
+  if #e.args ~= #f.params then
+    self:err(e.pos, "'%s' takes %d argument%s, not %d", f.name, #f.params, #f.params == 1 and "" or "s",
+      #e.args)
+  end
+  local out = {}
+  for i, a in ipairs(e.args) do
+    local p = f.params[i]
+    local t = self:rv(a)
+    if p.ptr == 1 then
+      local want = PTR_OF[p.base]
+      if t.ty ~= want then
+        self:err(a.pos, "argument %d of '%s' must be %s, not %s", i, f.name, want == "pdouble" and "double *"
+          or "int *", ({ pdouble = "double *", pint = "int *", int = "int", double = "double" })[t.ty])
+      end
+      local pdim1 = p.ndim == 2 and p.dim1 or nil
+      if t.dim1 ~= pdim1 then
+        self:err(a.pos, "argument %d of '%s': rows of %s cells expected, not %s", i, f.name,
+          tostring(pdim1 or "no"), tostring(t.dim1 or "no"))
+      end
+      if t.pconst and (p.qual & self.lay.qual.const) == 0 then
+        self:err(a.pos, "argument %d of '%s' points to read-only cells, the parameter is not const", i, f.name)
+      end
+    else
+      if is_ptr(t.ty) then self:err(a.pos, "argument %d of '%s' must be %s, not a pointer", i, f.name, p.base) end
+      t = self:convert(t, p.base, a.pos)
+    end
+    out[i] = t
+  end
+  return out
+end
+
+--- Emits a CALL statement; lhs a VAR/ELEM tree or nil.
+function L:emit_call(f, args, lhs, pos, pragma)
+  local first = #self.out.args
+  local ids = {}
+  for i, a in ipairs(args) do ids[i] = self:emit(a) end
+  for i, id in ipairs(ids) do self.out.args[first + i] = id end
+  return self:stmt("call", pos, { X0 = f.id, X1 = first, X2 = #args, X3 = lhs and self:emit(lhs) or -1 }, pragma)
+end
+
+function L:rv_call(e, void_ok)
+  if e.f.k ~= "id" then self:outside(e.pos, "a call through an expression", "no function pointers") end
+  local name = e.f.name
+  if self:lookup(name) then self:err(e.pos, "'%s' is a variable, not a function", name) end
+  local icode = self.lay.intrinsics[name]
+  if icode then
+    local ar = self.lay.arity[name]
+    if #e.args ~= ar then
+      self:err(e.pos, "'%s' takes %d argument%s, not %d", name, ar, ar == 1 and "" or "s", #e.args)
+    end
+    local a = {}
+    for i, x in ipairs(e.args) do
+      local t = self:rv(x)
+      if is_ptr(t.ty) then self:err(x.pos, "argument %d of '%s' must be double, not a pointer", i, name) end
+      a[i] = self:convert(t, "double", x.pos)
+    end
+    return T("intrin", "double", e.pos, { sym = icode, a = a[1], b = a[2] })
+  end
+  local f = self.funcs[name]
+  if not f then self:err(e.pos, "unknown function '%s'", name) end
+  local args = self:call_args(f, e)
+  if f.ret == "void" then
+    if not void_ok then self:err(e.pos, "the void function '%s' used as a value", name) end
+    self:emit_call(f, args, nil, e.pos)
+    return nil
+  end
+  local t = self:temp(f.ret, e.pos)
+  self:emit_call(f, args, T("var", f.ret, e.pos, { sym = t }), e.pos)
+  return T("var", f.ret, e.pos, { sym = t })
+end
+-- }====
+
+-- {==== assignments ====}
+
+--- An lvalue: a VAR (scalar or pointer variable) or an ELEM tree.
+function L:lvalue(e)
+  local t
+  if e.k == "id" then
+    local s = self:lookup(e.name)
+    if not s then self:err(e.pos, "unknown identifier '%s'", e.name) end
+    if s.ndim > 0 and s.ptr == 0 then self:err(e.pos, "the array '%s' cannot be assigned", s.name) end
+    if s.kind == "global" then
+      self:outside(e.pos, ("a write to the global '%s'"):format(s.name), "globals are read-only")
+    end
+    if s.ptr == 0 and (s.qual & self.lay.qual.const) ~= 0 then
+      self:err(e.pos, "'%s' is const", s.name)
+    end
+    t = self:rv_id(e)
+  elseif e.k == "index" or (e.k == "un" and e.op == "*") then
+    t = e.k == "index" and self:index(e) or self:rv_un(e)
+    if t.op ~= "elem" and t.op ~= "var" then self:err(e.pos, "not assignable") end
+  else
+    self:err(e.pos, "the left side of an assignment must be a variable or an array cell")
+  end
+  if t.op == "elem" or (t.op == "var" and e.k ~= "id") then
+    local s = self.syms[t.sym + 1]
+    if s.kind == "global" then
+      self:outside(e.pos, ("a write to the global '%s'"):format(s.name), "globals are read-only")
+    end
+    if t.op == "elem" and (s.qual & self.lay.qual.const) ~= 0 then
+      self:err(e.pos, "'%s' points to const cells", s.name)
+    end
+  end
+  return t
+end
+
+--- x = x + 1 (or p = p + 1 for a pointer) for ++ and --.
+function L:incdec(lv, op, pos)
+  if lv.ty == "double" then
+    self:outside(pos, ("'%s%s' on a double"):format(op, op), "++ and -- are for ints and pointers")
+  end
+  local one = const_i(1, pos)
+  local rhs
+  if is_ptr(lv.ty) then
+    rhs = T("ptradd", lv.ty, pos, { a = copy(lv), b = op == "+" and one or T("neg", "int", pos, { a = one }) })
+  else
+    rhs = T(op == "+" and "add" or "sub", "int", pos, { a = copy(lv), b = one })
+  end
+  self:assign(lv, rhs, pos)
+end
+
+--- Converts rhs to the type of lhs (assignment conversion).
+function L:assign_conv(lhs, rhs, pos)
+  if is_ptr(lhs.ty) or is_ptr(rhs.ty) then
+    if lhs.ty ~= rhs.ty then
+      self:err(pos, "cannot assign %s to %s", rhs.ty == "pdouble" and "double *" or rhs.ty == "pint" and "int *"
+        or rhs.ty, lhs.ty == "pdouble" and "double *" or lhs.ty == "pint" and "int *" or lhs.ty)
+    end
+    if rhs.dim1 ~= lhs.dim1 then
+      self:outside(pos, "a pointer to rows of a 2-D array assigned", "index it: a[i][j]")
+    end
+    if rhs.pconst and not lhs.pconst then
+      self:err(pos, "a pointer to read-only cells assigned to a pointer that is not const")
+    end
+    return rhs
+  end
+  return self:convert(rhs, lhs.ty, pos)
+end
+
+--- An assignment expression: hoisted as a statement; its value is the
+-- left side afterwards.  op is = += -= *= /= %=.
+function L:do_assign(e, pragma)
+  local lhs = self:lvalue(e.lhs)
+  local rhs
+  if e.op == "=" and e.rhs.k == "call" and not self.lay.intrinsics[e.rhs.f.name or ""]
+      and self.funcs[e.rhs.f.name or ""] and not self:lookup(e.rhs.f.name or "")
+      and self.funcs[e.rhs.f.name].ret == lhs.ty then
+    -- v = f(...): the call writes v directly (C3)
+    local f = self.funcs[e.rhs.f.name]
+    self:emit_call(f, self:call_args(f, e.rhs), lhs, e.pos, pragma)
+    return copy(lhs)
+  end
+  rhs = self:rv(e.rhs)
+  if e.op ~= "=" then
+    local op = e.op:sub(1, 1)
+    rhs = self:rv_bin_trees(copy(lhs), rhs, op, e.pos)
+  end
+  self:assign(lhs, self:assign_conv(lhs, rhs, e.pos), e.pos, pragma)
+  return copy(lhs)
+end
+
+--- a op b for two trees (compound assignment).
+function L:rv_bin_trees(a, b, op, pos)
+  if (op == "+" or op == "-") and is_ptr(a.ty) then return self:ptr_arith(a, b, op, pos) end
+  self:arith(a, pos, "'" .. op .. "='")
+  self:arith(b, pos, "'" .. op .. "='")
+  local ty
+  a, b, ty = self:common(a, b)
+  if op == "%" and ty ~= "int" then self:err(pos, "'%%=' needs int operands, not double") end
+  return T(ARITH[op], ty, pos, { a = a, b = b })
+end
+-- }====
+
+--- The value of expression e as a side-effect-free tree; effects are
+-- hoisted into statements before it (postfix ++/-- after the statement, or
+-- through a temporary where there is no "after": conditions).
+function L:rv(e)
+  local k = e.k
+  if k == "num" then return self:rv_num(e) end
+  if k == "id" then return self:rv_id(e) end
+  if k == "bin" then return self:rv_bin(e) end
+  if k == "un" then return self:rv_un(e) end
+  if k == "index" then return self:index(e) end
+  if k == "cond" then return self:rv_cond(e) end
+  if k == "cast" then return self:rv_cast(e) end
+  if k == "call" then return self:rv_call(e) end
+  if k == "assign" then return self:do_assign(e) end
+  if k == "post" then
+    local lv = self:lvalue(e.a)
+    if lv.ty == "double" then
+      self:outside(e.pos, ("'%s%s' on a double"):format(e.op, e.op), "++ and -- are for ints and pointers")
+    end
+    if self.posts_ok then
+      self.posts[#self.posts + 1] = { lv = lv, op = e.op:sub(1, 1), pos = e.pos }
+      return copy(lv)
+    end
+    local t = self:temp(lv.ty, e.pos, lv)
+    local tv = T("var", lv.ty, e.pos, { sym = t, pconst = lv.pconst })
+    self:assign(tv, copy(lv), e.pos)
+    self:incdec(lv, e.op:sub(1, 1), e.pos)
+    return copy(tv)
+  end
+  self:err(e.pos or 1, "unexpected construct")
+end
+
+return L

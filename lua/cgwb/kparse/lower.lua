@@ -1,0 +1,326 @@
+--- cgwb.kparse.lower: the syntax tree of a kernel -> the flat arrays of
+-- csrc/kernel/cg_kernel.h, in canonical form (Utke, Flattening, sec. 2,
+-- C1-C5).
+--
+-- Names are resolved with block scopes, every expression is typed, C's
+-- conversions become CAST nodes, and every computation becomes a statement
+-- `v := e` with a side-effect-free right-hand side: calls to the file's own
+-- functions are hoisted into CALL statements with a result temporary,
+-- assignments and ++/-- inside expressions are hoisted, compound
+-- assignments are expanded with a copied left-hand side.
+--
+-- Expressions are first built as typed Lua trees {op=, ty=, a=, b=, c=,
+-- sym=, ival=, dval=, pos=} and written as rows only when a statement takes
+-- them, so a tree can be inspected, copied or taken apart (a dereference of
+-- `&a[i] + 1` becomes the cell a[i + 1]) without leaving rows no statement
+-- owns.  Errors raise {kparse = message}; cgwb.kparse turns them into
+-- `nil, message`.
+local M = {}
+
+local unpack = table.unpack
+
+--- The lowering of one text: new(layout, file, text, pragmas) -> object.
+local L = {}
+L.__index = L
+
+-- C type names of the tree types and of the base cell types.
+local PTR_OF = { double = "pdouble", int = "pint" }
+local BASE_OF = { pdouble = "double", pint = "int" }
+local TYNAME = { int = "int", double = "double", pdouble = "double *", pint = "int *", void = "void" }
+
+function M.new(lay, file, text, pragmas, grammar)
+  local self = setmetatable({ lay = lay, file = file, text = text, grammar = grammar }, L)
+  self.out = { file = file, names = {}, func = {}, sym = {}, expr = {}, stmt = {}, list = {}, args = {},
+    dconst = {} }
+  self.name_ix = {}
+  self.syms = {}      -- Lua-side symbols, written at the end (qual addr is learnt late)
+  self.funcs = {}     -- name -> {id, ret, params = {sym info}, defined, pos}
+  self.nfunc = 0
+  self.scopes = { {} } -- the file scope first
+  self.max_depth = lay.max_depth
+  self:line_index()
+  self:pragma_index(pragmas)
+  return self
+end
+
+-- {==== positions and errors ====}
+
+function L:line_index()
+  local starts = { 1 }
+  local text = self.text
+  local i = 1
+  while true do
+    local a = text:find("[\r\n]", i) -- one search a line: linear in the text
+    if not a then break end
+    local nxt = a + 1
+    if text:byte(a) == 13 and text:byte(a + 1) == 10 then nxt = a + 2 end -- \r\n is one break
+    starts[#starts + 1] = nxt
+    i = nxt
+  end
+  self.starts = starts
+end
+
+--- Line and column (1-based) of a byte offset.
+function L:linecol(pos)
+  local s = self.starts
+  local lo, hi = 1, #s
+  while lo < hi do
+    local mid = (lo + hi + 1) // 2
+    if s[mid] <= pos then lo = mid else hi = mid - 1 end
+  end
+  return lo, pos - s[lo] + 1
+end
+
+function L:err(pos, fmt, ...)
+  local line, col = self:linecol(pos)
+  error({ kparse = ("%s:%d:%d: " .. fmt):format(self.file, line, col, ...) }, 0)
+end
+
+--- "X is outside the kernel subset (why)".
+function L:outside(pos, what, why)
+  self:err(pos, "%s is outside the kernel subset (%s)", what, why)
+end
+
+-- Each `#pragma cgwb TEXT` belongs to the statement that begins at the next
+-- token; pragmas in a row are joined by newlines.
+function L:pragma_index(pragmas)
+  local at, order = {}, {}
+  for pos in pairs(pragmas) do order[#order + 1] = pos end
+  table.sort(order)
+  for _, pos in ipairs(order) do
+    local eol = self.text:find("[\r\n]", pos) or #self.text + 1
+    local nxt = self.grammar.skip:match(self.text, eol)
+    local text = pragmas[pos]:gsub("%s+$", "")
+    if at[nxt] then at[nxt].text = at[nxt].text .. "\n" .. text
+    else at[nxt] = { text = text, pos = pos } end
+  end
+  self.pragma_at = at
+end
+
+function L:take_pragma(pos)
+  local p = self.pragma_at[pos]
+  if not p then return -1 end
+  p.used = true
+  return self:name(p.text)
+end
+
+function L:check_pragmas()
+  local left = {}
+  for _, p in pairs(self.pragma_at) do
+    if not p.used then left[#left + 1] = p.pos end
+  end
+  table.sort(left)
+  if left[1] then self:err(left[1], "#pragma cgwb is not followed by a statement") end
+end
+-- }====
+
+-- {==== rows ====}
+
+function L:name(s)
+  local i = self.name_ix[s]
+  if not i then
+    i = #self.out.names
+    self.out.names[i + 1] = s
+    self.name_ix[s] = i
+  end
+  return i
+end
+
+--- Appends a row of table `tab` (func sym expr stmt) from {FIELD = value};
+-- unset fields are -1.  Returns its 0-based id.
+function L:row(tab, fields)
+  local w = self.lay.width[tab]
+  local arr = self.out[tab]
+  local base = #arr
+  for i = 1, w do arr[base + i] = -1 end
+  for f, v in pairs(fields) do arr[base + self.lay[tab][f]] = v end
+  return base // w
+end
+
+function L:set(tab, id, field, v)
+  self.out[tab][id * self.lay.width[tab] + self.lay[tab][field]] = v
+end
+
+function L:dconst(v)
+  local d = self.out.dconst
+  d[#d + 1] = v
+  return #d - 1
+end
+-- }====
+
+-- {==== symbols and scopes ====}
+
+--- A new symbol (Lua side): info {name, kind, base, ptr, ndim, dim0, dim1,
+-- qual, pos}; returns its 0-based id.
+function L:new_sym(info)
+  local id = #self.syms
+  info.id = id
+  info.func = info.kind == "global" and -1 or self.fn.id
+  info.ptr = info.ptr or 0
+  info.ndim = info.ndim or 0
+  info.qual = info.qual or 0
+  self.syms[id + 1] = info
+  return id
+end
+
+function L:declare(name, id, pos)
+  local scope = self.scopes[#self.scopes]
+  if scope[name] then self:err(pos, "'%s' is declared twice in the same scope", name) end
+  scope[name] = id
+end
+
+function L:lookup(name)
+  for i = #self.scopes, 1, -1 do
+    local id = self.scopes[i][name]
+    if id then return self.syms[id + 1] end
+  end
+end
+
+function L:push_scope() self.scopes[#self.scopes + 1] = {} end
+function L:pop_scope() self.scopes[#self.scopes] = nil end
+
+--- A temporary "t<N>@<line>" of tree type ty (Utke, Flattening, sec. 2: C3).
+function L:temp(ty, pos, like)
+  self.fn.ntemp = self.fn.ntemp + 1
+  local line = self:linecol(pos)
+  local info = { name = ("t%d@%d"):format(self.fn.ntemp, line), kind = "temp", pos = pos }
+  if BASE_OF[ty] then
+    info.base, info.ptr = BASE_OF[ty], 1
+    if like and like.pconst then info.qual = self.lay.qual.const end
+    if like and like.dim1 then info.ndim, info.dim0, info.dim1 = 2, 0, like.dim1 end
+  else
+    info.base = ty
+  end
+  return self:new_sym(info)
+end
+
+function L:write_syms(from)
+  local lay = self.lay
+  for i = from + 1, #self.syms do
+    local s = self.syms[i]
+    local line, col = self:linecol(s.pos)
+    self:row("sym", { NAME = self:name(s.name), FUNC = s.func, KIND = lay.sym_kinds[s.kind],
+      BASE = lay.types[s.base], PTR = s.ptr, NDIM = s.ndim, DIM0 = s.dim0 or 0, DIM1 = s.dim1 or 0,
+      QUAL = s.qual, INIT = s.init or -1, NINIT = s.ninit or 0, LINE = line, COL = col })
+  end
+end
+-- }====
+
+-- {==== typed trees ====}
+
+local function T(op, ty, pos, t)
+  t = t or {}
+  t.op, t.ty, t.pos = op, ty, pos
+  return t
+end
+M.tree = T
+
+local function const_i(v, pos) return T("const_i", "int", pos, { ival = v }) end
+local function is_ptr(ty) return BASE_OF[ty] ~= nil end
+
+local function copy(t)
+  if type(t) ~= "table" then return t end
+  local c = {}
+  for k, v in pairs(t) do c[k] = (k == "a" or k == "b" or k == "c") and copy(v) or v end
+  return c
+end
+M.copy = copy
+
+--- Converts tree e to arithmetic type ty (C's usual and assignment
+-- conversions: int <-> double; double to int truncates).
+function L:convert(e, ty, pos, what)
+  if e.ty == ty then return e end
+  if (e.ty == "int" or e.ty == "double") and (ty == "int" or ty == "double") then
+    return T("cast", ty, e.pos, { a = e })
+  end
+  self:err(pos or e.pos, "%s: cannot convert %s to %s", what or "type mismatch", TYNAME[e.ty], TYNAME[ty])
+end
+
+--- An int truth value of e (a double x tests as x != 0.0, never a
+-- truncating cast).
+function L:truth(e, pos)
+  if e.ty == "int" then return e end
+  if e.ty == "double" then
+    return T("ne", "int", e.pos, { a = e, b = T("const_d", "double", e.pos, { dval = 0.0 }) })
+  end
+  self:outside(pos or e.pos, "a pointer used as a condition", "pointers are not compared")
+end
+
+function L:arith(e, pos, opname)
+  if e.ty ~= "int" and e.ty ~= "double" then
+    self:outside(pos, ("%s on a pointer"):format(opname), "only + and - move a pointer, by an int")
+  end
+end
+-- }====
+
+-- {==== writing expression rows ====}
+
+--- Writes tree t as expression rows (pre-order: a parent before its
+-- operands); returns its id and depth.
+function L:emit(t, depth)
+  depth = (depth or 0) + 1
+  if depth > self.max_depth then
+    self:outside(t.pos, "an expression nested deeper than " .. self.max_depth, "max_depth")
+  end
+  local lay = self.lay
+  local line, col = self:linecol(t.pos)
+  local ival = t.ival or -1
+  if t.op == "const_d" then ival = self:dconst(t.dval) end
+  local id = self:row("expr", { OP = lay.exprs[t.op], TYPE = lay.types[TYNAME[t.ty]], SYM = t.sym or -1,
+    IVAL = ival, LINE = line, COL = col })
+  for _, f in ipairs({ "a", "b", "c" }) do
+    if t[f] then self:set("expr", id, f:upper(), self:emit(t[f], depth)) end
+  end
+  return id
+end
+-- }====
+
+-- {==== statements ====}
+
+--- Appends a statement row to the current slice; fields by name
+-- (X0..X6, FLAGS); pos is its source position.
+function L:stmt(kind, pos, fields, pragma)
+  local line, col = self:linecol(pos)
+  fields.KIND = self.lay.stmts[kind]
+  fields.FUNC = self.fn.id
+  fields.LINE, fields.COL = line, col
+  fields.PRAGMA = pragma or -1
+  fields.FLAGS = fields.FLAGS or 0
+  local id = self:row("stmt", fields)
+  local cur = self.cur
+  cur[#cur + 1] = id
+  self.nhoist = self.nhoist + 1
+  return id
+end
+
+--- Writes a finished slice into list[]; returns start, count.  An empty
+-- slice starts where it would have been.
+function L:slice(ids)
+  local list = self.out.list
+  local start = #list
+  for i = 1, #ids do list[start + i] = ids[i] end
+  return start, #ids
+end
+
+--- Lowers body-producing function f into a fresh slice; returns start, count.
+function L:in_slice(f, ...)
+  local saved = self.cur
+  self.cur = {}
+  self.depth = self.depth + 1
+  if self.depth > self.max_depth then
+    self:outside(self.depth_pos or 1, "statements nested deeper than " .. self.max_depth, "max_depth")
+  end
+  f(self, ...)
+  self.depth = self.depth - 1
+  local ids = self.cur
+  self.cur = saved
+  return self:slice(ids)
+end
+
+function L:assign(lhs, rhs, pos, pragma)
+  return self:stmt("assign", pos, { X0 = self:emit(lhs), X1 = self:emit(rhs) }, pragma)
+end
+-- }====
+
+M.L = L
+return M

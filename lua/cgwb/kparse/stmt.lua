@@ -1,0 +1,458 @@
+--- cgwb.kparse.stmt: statements, declarations and functions of the syntax
+-- tree -> statement rows and body slices; the file scope (globals,
+-- prototypes, definitions).  Adds methods to the lowering object.
+local lower = require "cgwb.kparse.lower"
+local L = require "cgwb.kparse.expr"
+local T = lower.tree
+
+local PTR_OF = { double = "pdouble", int = "pint" }
+
+-- {==== effects ====}
+
+--- Lowers an expression evaluated for its effect, then its postfix ++/--.
+function L:effect(e, pragma)
+  self.posts_ok, self.posts = true, {}
+  if e.k == "assign" then self:do_assign(e, pragma)
+  elseif e.k == "call" then
+    local before = self.nhoist
+    local v = self:rv_call(e, true)
+    if pragma ~= -1 and pragma then self:set("stmt", self.cur[#self.cur], "PRAGMA", pragma) end
+    _ = v, before
+  elseif (e.k == "un" and (e.op == "pre++" or e.op == "pre--")) or e.k == "post" then
+    local lv = self:lvalue(e.a)
+    if lv.ty == "double" then
+      self:outside(e.pos, ("'%s' on a double"):format(e.op:gsub("pre", "")), "++ and -- are for ints and pointers")
+    end
+    self.posts_ok = false
+    self:incdec(lv, e.op:find("+", 1, true) and "+" or "-", e.pos)
+    if pragma ~= -1 then self:set("stmt", self.cur[#self.cur], "PRAGMA", pragma) end
+  else
+    local n0 = self.nhoist
+    self:rv(e)
+    if self.nhoist == n0 and #self.posts == 0 then
+      self:err(e.pos, "a statement without effect")
+    end
+    if pragma ~= -1 then self:err(e.pos, "#pragma cgwb on a statement without a computation of its own") end
+  end
+  self:flush_posts()
+end
+
+function L:flush_posts()
+  local posts = self.posts
+  self.posts_ok, self.posts = false, {}
+  for _, p in ipairs(posts) do self:incdec(p.lv, p.op, p.pos) end
+end
+
+--- A condition: an int tree, its hoisted statements emitted before it.
+function L:cond(e)
+  self.posts_ok, self.posts = false, {}
+  return self:truth(self:rv(e), e.pos)
+end
+-- }====
+
+-- {==== declarations ====}
+
+--- The constant value of an array size (C requires an integer constant
+-- expression: literals and + - * / % of them).
+function L:const_int(e)
+  local k = e.k
+  if k == "num" then
+    local t = self:rv_num(e)
+    if t.op ~= "const_i" then self:err(e.pos, "an array size must be an integer constant") end
+    return t.ival
+  end
+  if k == "un" and (e.op == "-" or e.op == "+") then
+    local v = self:const_int(e.a)
+    return e.op == "-" and -v or v
+  end
+  if k == "bin" and (e.op == "+" or e.op == "-" or e.op == "*" or e.op == "/" or e.op == "%") then
+    local a, b = self:const_int(e.a), self:const_int(e.b)
+    if (e.op == "/" or e.op == "%") and b == 0 then self:err(e.pos, "division by zero in a constant") end
+    local v
+    if e.op == "+" then v = a + b elseif e.op == "-" then v = a - b elseif e.op == "*" then v = a * b
+    elseif e.op == "/" then v = (a // b) + ((a % b ~= 0 and (a < 0) ~= (b < 0)) and 1 or 0)
+    else v = math.fmod(a, b) end
+    if v > 2147483647 or v < -2147483648 then self:err(e.pos, "constant overflows an int") end
+    return v
+  end
+  if k == "id" then
+    self:outside(e.pos, ("the array size '%s'"):format(e.name),
+      "sizes are integer constants; a #define'd name is unknown")
+  end
+  self:outside(e.pos, "this array size", "sizes are integer constants")
+end
+
+--- Dimensions of a declarator: ndim, dim0, dim1 (0 for `[]`).
+function L:dims(d, allow_open)
+  if #d.dims > 2 then self:outside(d.dims[3].pos, "an array of more than 2 dimensions", "1-D and 2-D") end
+  local sizes = {}
+  for i, dim in ipairs(d.dims) do
+    if not dim.e then
+      if not (allow_open and i == 1) then
+        self:outside(dim.pos, "an array of unknown size", allow_open and "only the first dimension may be open"
+          or "locals have constant sizes")
+      end
+      sizes[i] = 0
+    else
+      sizes[i] = self:const_int(dim.e)
+      if sizes[i] <= 0 then self:err(dim.e.pos, "an array size must be positive, not %d", sizes[i]) end
+    end
+  end
+  if #sizes == 2 and sizes[1] * sizes[2] > 2147483647 then self:err(d.pos, "array too large") end
+  return #sizes, sizes[1] or 0, sizes[2] or 0
+end
+
+--- Symbol info of a declarator with its specifier.
+function L:decl_info(spec, d, kind)
+  if spec.base == "void" then self:err(d.pos, "'%s' declared void", d.name or "parameter") end
+  if d.ptr > 1 then self:outside(d.pos, "a pointer to a pointer", "one level of pointers") end
+  local q = self.lay.qual
+  local info = { name = d.name, kind = kind, base = spec.base, ptr = d.ptr, pos = d.pos, qual = 0 }
+  if spec.quals.restrict then self:err(spec.pos, "restrict qualifies a pointer: write 'double *restrict p'") end
+  if spec.quals.const then info.qual = info.qual | q.const end
+  if d.prestrict then info.qual = info.qual | q.restrict end
+  info.ndim, info.dim0, info.dim1 = self:dims(d, true)
+  if kind == "param" and info.ndim > 0 then
+    if d.ptr > 0 then self:outside(d.pos, "an array of pointers", "arrays of int or double") end
+    info.ptr = 1 -- an array parameter is a pointer that keeps its dims for indexing
+  elseif info.ndim > 0 and d.ptr > 0 then
+    self:outside(d.pos, "an array of pointers", "arrays of int or double")
+  end
+  return info
+end
+
+--- Flattens an initializer for n cells (nested braces by rows for 2-D).
+function L:init_items(init, info, out)
+  if init.k ~= "list" then
+    self:err(init.pos, "an array is initialized with a brace list")
+  end
+  local n = info.ndim == 2 and info.dim0 * info.dim1 or info.dim0
+  local rowlen = info.ndim == 2 and info.dim1 or nil
+  local function put(e)
+    if #out >= n then self:err(e.pos, "too many initializers for '%s'", info.name) end
+    out[#out + 1] = e
+  end
+  for _, item in ipairs(init.items) do
+    if item.k == "list" then
+      if not rowlen then self:err(item.pos, "braces around a scalar initializer") end
+      local row0 = #out
+      if row0 % rowlen ~= 0 then row0 = row0 + rowlen - row0 % rowlen end
+      for _ = #out + 1, row0 do out[#out + 1] = false end -- the rest of the row is zero
+      if #item.items > rowlen then self:err(item.pos, "too many initializers for a row of '%s'", info.name) end
+      for _, x in ipairs(item.items) do
+        if x.k == "list" then self:err(x.pos, "braces around a scalar initializer") end
+        put(x)
+      end
+      for _ = #item.items + 1, rowlen do put({ k = "zero", pos = item.pos }) end
+    else
+      put(item)
+    end
+  end
+  return out, n
+end
+
+--- A local declaration: symbols, and ASSIGN statements for initializers
+-- (cells an initializer list leaves out are 0, as C says).
+function L:local_decl(s)
+  local pragma = self:take_pragma(s.pos)
+  for _, d in ipairs(s.decls) do
+    local info = self:decl_info(s.spec, d, "local")
+    if info.ndim > 0 and info.dim0 == 0 and d.init and info.ndim == 1 and d.init.k == "list" then
+      info.dim0 = #d.init.items
+    end
+    local id = self:new_sym(info)
+    if d.init then
+      self:local_init(info, d.init, pragma)
+      pragma = -1
+    elseif info.ndim > 0 and info.dim0 == 0 then
+      self:outside(d.pos, "an array of unknown size", "locals have constant sizes")
+    end
+    self:declare(d.name, id, d.pos)
+  end
+  if pragma ~= -1 then self:err(s.pos, "#pragma cgwb before a declaration without an initializer") end
+end
+
+function L:local_init(info, init, pragma)
+  if info.ndim == 0 then
+    if init.k == "list" then self:err(init.pos, "braces around a scalar initializer") end
+    self.posts_ok, self.posts = true, {}
+    local lhs = info.ptr == 1 and T("var", PTR_OF[info.base], info.pos,
+      { sym = info.id, pconst = (info.qual & self.lay.qual.const) ~= 0 }) or T("var", info.base, info.pos,
+      { sym = info.id })
+    local rhs = self:assign_conv(lhs, self:rv(init), init.pos)
+    self:assign(lhs, rhs, info.pos, pragma)
+    self:flush_posts()
+    return
+  end
+  local items, n = self:init_items(init, info, {})
+  for c = 0, n - 1 do
+    self.posts_ok, self.posts = true, {}
+    local x = items[c + 1]
+    local rhs = (x and x.k ~= "zero") and self:convert(self:rv(x), info.base, x.pos)
+      or (info.base == "int" and T("const_i", "int", init.pos, { ival = 0 })
+      or T("const_d", "double", init.pos, { dval = 0.0 }))
+    local cell
+    if info.ndim == 2 then
+      cell = T("elem", info.base, init.pos, { sym = info.id, a = T("const_i", "int", init.pos,
+        { ival = c // info.dim1 }), b = T("const_i", "int", init.pos, { ival = c % info.dim1 }) })
+    else
+      cell = T("elem", info.base, init.pos, { sym = info.id, a = T("const_i", "int", init.pos, { ival = c }) })
+    end
+    self:assign(cell, rhs, (x and x.pos) or init.pos, c == 0 and pragma or -1)
+    self:flush_posts()
+  end
+end
+-- }====
+
+-- {==== statements ====}
+
+function L:body(s)
+  if s.k == "block" then
+    self:push_scope()
+    for _, x in ipairs(s.items) do self:statement(x) end
+    self:pop_scope()
+  else
+    self:push_scope() -- a lone statement is a block of its own (C99 6.8.4)
+    self:statement(s)
+    self:pop_scope()
+  end
+end
+
+function L:s_if(s)
+  local pragma = self:take_pragma(s.pos)
+  local c = self:cond(s.c)
+  local id = self:stmt("if", s.pos, { X0 = self:emit(c) }, pragma)
+  self.depth_pos = s.pos
+  local t0, tn = self:in_slice(L.body, s.t)
+  local e0, en = self:in_slice(function(me) if s.e then me:body(s.e) end end)
+  self:set("stmt", id, "X1", t0); self:set("stmt", id, "X2", tn)
+  self:set("stmt", id, "X3", e0); self:set("stmt", id, "X4", en)
+end
+
+--- A loop: cond hoists go to its pre slice, run before each test.
+function L:loop(s, flag, cond, step, body)
+  local pragma = self:take_pragma(s.pos)
+  local cid = -1
+  local p0, pn = self:in_slice(function(me)
+    if cond then cid = me:emit(me:cond(cond)) end
+  end)
+  local id = self:stmt("loop", s.pos, { FLAGS = flag, X0 = cid, X5 = p0, X6 = pn }, pragma)
+  self.depth_pos = s.pos
+  self.loops = self.loops + 1
+  local b0, bn = self:in_slice(L.body, body)
+  self.loops = self.loops - 1
+  local s0, sn = self:in_slice(function(me) if step then me:effect(step, -1) end end)
+  self:set("stmt", id, "X1", b0); self:set("stmt", id, "X2", bn)
+  self:set("stmt", id, "X3", s0); self:set("stmt", id, "X4", sn)
+end
+
+function L:s_for(s)
+  self:push_scope() -- a `for (int i ...)` has its own symbol per loop
+  local at = self.pragma_at[s.pos]
+  if at then self.pragma_at[s.pos] = nil end -- the pragma is the loop's, not the init's
+  if s.init then
+    if s.init.k == "decl" then self:local_decl(s.init) else self:effect(s.init, -1) end
+  end
+  self.pragma_at[s.pos] = at
+  self:loop(s, self.lay.loop_kinds["for"], s.c or nil, s.step or nil, s.body)
+  self:pop_scope()
+end
+
+function L:statement(s)
+  local k = s.k
+  if k == "block" then
+    local pragma = self.pragma_at[s.pos]
+    if pragma then self:err(pragma.pos, "#pragma cgwb before a block: put it on a statement") end
+    return self:body(s)
+  end
+  if k == "expr" then return self:effect(s.e, self:take_pragma(s.pos)) end
+  if k == "decl" then return self:local_decl(s) end
+  if k == "if" then return self:s_if(s) end
+  if k == "for" then return self:s_for(s) end
+  if k == "while" then return self:loop(s, self.lay.loop_kinds["while"], s.c, nil, s.body) end
+  if k == "do" then return self:loop(s, self.lay.loop_kinds["do"], s.c, nil, s.body) end
+  if k == "break" or k == "continue" then
+    if self.loops == 0 then self:err(s.pos, "'%s' outside a loop", k) end
+    return self:stmt(k, s.pos, {}, self:take_pragma(s.pos))
+  end
+  if k == "return" then return self:s_return(s) end
+  if k == "empty" then
+    if self.pragma_at[s.pos] then self:err(s.pos, "#pragma cgwb before an empty statement") end
+    return
+  end
+  if k == "refused" then self:outside(s.pos, s.what, "see doc/kernel-language.md") end
+  self:err(s.pos, "unexpected statement")
+end
+
+function L:s_return(s)
+  local pragma = self:take_pragma(s.pos)
+  local ret = self.fn.ret
+  if not s.e then
+    if ret ~= "void" then self:err(s.pos, "'return' without a value in a function returning %s", ret) end
+    return self:stmt("return", s.pos, {}, pragma)
+  end
+  if ret == "void" then self:err(s.pos, "'return' with a value in a void function") end
+  self.posts_ok, self.posts = true, {}
+  local v = self:convert(self:rv(s.e), ret, s.e.pos, "return value")
+  if #self.posts > 0 then self:outside(s.e.pos, "a postfix ++ or -- in a return value", "it would not happen") end
+  return self:stmt("return", s.pos, { X0 = self:emit(v) }, pragma)
+end
+-- }====
+
+-- {==== file scope ====}
+
+--- The signature of a function definition or prototype.
+function L:signature(f)
+  local spec = f.spec
+  if f.ptr > 0 then self:outside(f.pos, "a function returning a pointer", "void, int or double") end
+  if spec.quals.const then self:err(spec.pos, "const on a function's return type") end
+  local params = {}
+  for i, p in ipairs(f.params) do
+    if p.k == "refused" then self:outside(p.pos, p.what, "parameters are int, double and pointers to them") end
+    local info = self:decl_info(p.spec, p.d, "param")
+    if not p.d.name then
+      if f.body then self:err(p.d.pos, "parameter %d of '%s' has no name", i, f.name) end
+      info.name = "p" .. i
+    end
+    params[i] = info
+  end
+  return { name = f.name, ret = spec.base, params = params, pos = f.pos }
+end
+
+local function same_sig(a, b)
+  if a.ret ~= b.ret or #a.params ~= #b.params then return false end
+  for i, p in ipairs(a.params) do
+    local q = b.params[i]
+    if p.base ~= q.base or p.ptr ~= q.ptr or p.ndim ~= q.ndim or p.dim1 ~= q.dim1 then return false end
+  end
+  return true
+end
+
+function L:declare_func(f, sig)
+  if self.scopes[1][f.name] then self:err(f.pos, "'%s' is a global variable", f.name) end
+  if self.lay.intrinsics[f.name] then self:err(f.pos, "'%s' is a math.h function", f.name) end
+  local old = self.funcs[f.name]
+  if old then
+    if not same_sig(old, sig) then self:err(f.pos, "'%s' declared again with another signature", f.name) end
+    if old.defined and f.body then self:err(f.pos, "'%s' defined twice", f.name) end
+    if f.body then old.params = sig.params end
+    return old
+  end
+  sig.id = self.def_ids[f.name]
+  self.funcs[f.name] = sig
+  return sig
+end
+
+function L:func(f)
+  local sig = self:signature(f)
+  local fn = self:declare_func(f, sig)
+  if not f.body then return end
+  if fn.id == nil then self:err(f.pos, "internal: function without an id") end
+  fn.defined = true
+  self.fn = { id = fn.id, ret = fn.ret, ntemp = 0 }
+  local sym0 = #self.syms
+  self:push_scope()
+  for _, p in ipairs(fn.params) do
+    p.kind = "param"
+    local id = self:new_sym(p)
+    if p.name then self:declare(p.name, id, p.pos) end
+  end
+  self.loops, self.depth = 0, 0
+  self.cur = {}
+  self.posts_ok, self.posts = false, {}
+  -- the body's own block shares the parameters' scope (C99 6.2.1)
+  for _, x in ipairs(f.body.items) do self:statement(x) end
+  local b0, bn = self:slice(self.cur)
+  self:pop_scope()
+  local line, col = self:linecol(f.pos)
+  self.frows[fn.id + 1] = { NAME = self:name(f.name), RET = self.lay.types[fn.ret], SYM0 = sym0,
+    NSYM = #self.syms - sym0, NPARAM = #fn.params, BODY = b0, NBODY = bn, LINE = line, COL = col }
+  self:write_syms(sym0)
+  self.fn = nil
+end
+
+--- A global's constant initializer value (a literal, a sign, + - * / of
+-- constants, a cast).
+function L:const_value(e, base)
+  local k = e.k
+  if k == "num" then
+    local t = self:rv_num(e)
+    return t.op == "const_i" and t.ival or t.dval, t.ty
+  end
+  if k == "un" and (e.op == "-" or e.op == "+") then
+    local v, ty = self:const_value(e.a, base)
+    return e.op == "-" and -v or v, ty
+  end
+  if k == "cast" then
+    local v = self:const_value(e.a, base)
+    if e.ty == "int" then return math.tointeger(v < 0 and math.ceil(v) or math.floor(v)) or 0, "int" end
+    return v + 0.0, "double"
+  end
+  if k == "bin" and (e.op == "+" or e.op == "-" or e.op == "*" or e.op == "/") then
+    local a, ta = self:const_value(e.a, base)
+    local b, tb = self:const_value(e.b, base)
+    if ta == "int" and tb == "int" then return self:const_int(e), "int" end
+    a, b = a + 0.0, b + 0.0
+    if e.op == "+" then return a + b, "double" elseif e.op == "-" then return a - b, "double"
+    elseif e.op == "*" then return a * b, "double" else return a / b, "double" end
+  end
+  if k == "id" and (e.name == "INFINITY" or e.name == "HUGE_VAL") then return math.huge, "double" end
+  if k == "id" and e.name == "NAN" then return -(0 / 0), "double" end
+  self:outside(e.pos, "this global initializer", "constants only")
+end
+
+function L:global(s)
+  for _, d in ipairs(s.decls) do
+    local info = self:decl_info(s.spec, d, "global")
+    if info.ptr == 1 then self:outside(d.pos, "a global pointer", "globals are int or double values") end
+    if info.ndim == 1 and info.dim0 == 0 and d.init and d.init.k == "list" then info.dim0 = #d.init.items end
+    if info.ndim > 0 and info.dim0 == 0 then self:outside(d.pos, "an array of unknown size", "sizes are constants") end
+    local vals = {}
+    if d.init then
+      local items = info.ndim == 0 and { d.init } or self:init_items(d.init, info, {})
+      if info.ndim == 0 and d.init.k == "list" then self:err(d.init.pos, "braces around a scalar initializer") end
+      for i, x in ipairs(items) do
+        local v = (x and x.k ~= "zero") and self:const_value(x, info.base) or 0
+        if info.base == "int" then
+          v = math.tointeger(v < 0 and math.ceil(v) or math.floor(v))
+          if not v or v > 2147483647 or v < -2147483648 then self:err(x.pos, "constant overflows an int") end
+        end
+        vals[i] = v + 0.0
+      end
+    end
+    info.init = #vals > 0 and #self.out.dconst or -1
+    info.ninit = #vals
+    for _, v in ipairs(vals) do self:dconst(v) end
+    self.fn = { id = -1 }
+    local id = self:new_sym(info)
+    self.fn = nil
+    if self.scopes[1][d.name] or self.funcs[d.name] then self:err(d.pos, "'%s' declared twice", d.name) end
+    self:declare(d.name, id, d.pos)
+    self:write_syms(id)
+  end
+end
+
+--- Lowers a whole file's tree.
+function L:unit(tree)
+  self.def_ids, self.frows = {}, {}
+  local n = 0
+  for _, top in ipairs(tree) do
+    if top.k == "func" and top.body and not self.def_ids[top.name] then
+      self.def_ids[top.name] = n
+      n = n + 1
+    end
+  end
+  self.nhoist = 0
+  for _, top in ipairs(tree) do
+    if top.k == "func" then self:func(top) else self:global(top) end
+  end
+  for name, f in pairs(self.funcs) do
+    if not f.defined and f.used then self:err(f.pos, "'%s' is declared but not defined", name) end
+  end
+  for i = 1, n do self:row("func", self.frows[i]) end
+  self:check_pragmas()
+  return self.out
+end
+-- }====
+
+return L
