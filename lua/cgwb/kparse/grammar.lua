@@ -109,11 +109,13 @@ local function build(record)
     return quiet and t or t + expect("'" .. w .. "'")
   end
   local function KQ(w) return K(w, true) end
-  local function notkw(_, _, name)
-    return not (M.keywords[name] or M.refused[name]), name
-  end
-  local Ident = Cmt(C(ident_raw), notkw) * skip + expect("identifier")
-  local Name = Cmt(C(ident_raw), notkw) -- no skip: callers add the position first
+  -- An identifier is not a keyword (a pattern, not a match-time capture:
+  -- those keep their values on the Lua stack until the match ends).
+  local Kw = P(false)
+  for w in pairs(M.keywords) do Kw = Kw + P(w) * -alnum end
+  for w in pairs(M.refused) do Kw = Kw + P(w) * -alnum end
+  local Name = -Kw * C(ident_raw) -- no skip: callers add the position first
+  local Ident = Name * skip + expect("an identifier")
 
   local function node(k, ...) -- Ct with k and named fields from captures in order
     local fields = { ... }
@@ -131,37 +133,46 @@ local function build(record)
   g.Unit = skip * Ct((V"Top")^0) * (-P(1) + expect("end of input"))
 
   -- {==== expressions ====}
-  local binops = { "||", "&&", "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%" }
-  local BinOp = P(false)
-  for _, o in ipairs(binops) do BinOp = BinOp + Cp() * C(#Q(o) * P(o)) * skip end
   local AssignOp = P(false)
   for _, o in ipairs({ "=", "+=", "-=", "*=", "/=", "%=" }) do
     AssignOp = AssignOp + Cp() * C(#Q(o) * P(o)) * skip
   end
 
+  -- Each level folds (lpeg.Cf) only when an operator follows its first
+  -- operand, so a plain operand passes up without a Lua call.
+  local Cf, Cg = lpeg.Cf, lpeg.Cg
   g.Expr = V"Assign"
-  g.Assign = (V"Cond" * (AssignOp * V"Assign")^-1) / function(lhs, pos, op, rhs)
-    if not pos then return lhs end
+  g.Assign = Cf(V"Cond" * Cg(AssignOp * V"Assign")^-1, function(lhs, pos, op, rhs)
     return { k = "assign", pos = pos, op = op, lhs = lhs, rhs = rhs }
-  end
-  g.Cond = (V"Binary" * (Cp() * Q"?" * V"Expr" * T":" * V"Cond")^-1) / function(c, pos, a, b)
-    if not pos then return c end
+  end)
+  g.Cond = Cf(V"Binary" * Cg(Cp() * Q"?" * V"Expr" * T":" * V"Cond")^-1, function(c, pos, a, b)
     return { k = "cond", pos = pos, c = c, a = a, b = b }
+  end)
+  local function bin(a, pos, op, b) return { k = "bin", pos = pos, op = op, a = a, b = b } end
+  -- C's binary operators by precedence, loosest first; all left-associative
+  local levels = { { "||" }, { "&&" }, { "==", "!=" }, { "<=", ">=", "<", ">" }, { "+", "-" },
+    { "*", "/", "%" } }
+  for i, ops in ipairs(levels) do
+    local op = P(false)
+    for _, o in ipairs(ops) do op = op + Cp() * C(#Q(o) * P(o)) * skip end
+    local nxt = i < #levels and V("Bin" .. (i + 1)) or V"Unary"
+    g["Bin" .. i] = Cf(nxt * Cg(op * nxt)^0, bin)
   end
-  g.Binary = (V"Unary" * Ct((BinOp * V"Unary")^0)) / M.climb
+  g.Binary = V"Bin1"
   local CastType = K"int" * Cc"int" + K"double" * Cc"double"
-  g.Unary = Cp() * (Q"++" * Cc"pre++" + Q"--" * Cc"pre--") * V"Unary" / node("un", "pos", "op", "a")
+  local function un(pos, op, a) return { k = "un", pos = pos, op = op, a = a } end
+  g.Unary = Cp() * (Q"++" * Cc"pre++" + Q"--" * Cc"pre--") * V"Unary" / un
     + Cp() * (Q"-" * Cc"-" + Q"+" * Cc"+" + Q"!" * Cc"!" + Q"*" * Cc"*" + Q"&" * Cc"&")
-      * V"Unary" / node("un", "pos", "op", "a")
+      * V"Unary" / un
     + Cp() * Q"(" * #(P"int" + P"double") * CastType * T")" * V"Unary"
-      / node("cast", "pos", "ty", "a")
+      / function(pos, ty, a) return { k = "cast", pos = pos, ty = ty, a = a } end
     + V"Postfix"
   local Args = Ct((V"Assign" * (Q"," * V"Assign")^0)^-1)
-  g.Postfix = (V"Primary" * Ct((Cp() * (Q"[" * Cc"index" * V"Expr" * T"]"
+  g.Postfix = Cf(V"Primary" * Cg(Cp() * (Q"[" * Cc"index" * V"Expr" * T"]"
       + Q"(" * Cc"call" * Args * T")"
-      + Q"++" * Cc"post++" + Q"--" * Cc"post--"))^0)) / M.postfix
-  local Number = Cp() * C(number_raw) * skip / node("num", "pos", "text")
-  g.Primary = Number + Cp() * Name * skip / node("id", "pos", "name")
+      + Q"++" * Cc"post++" + Q"--" * Cc"post--"))^0, M.suffix)
+  local Number = Cp() * C(number_raw) * skip / function(pos, text) return { k = "num", pos = pos, text = text } end
+  g.Primary = Number + Cp() * Name * skip / function(pos, name) return { k = "id", pos = pos, name = name } end
     + Q"(" * V"Expr" * T")"
     + expect("an expression")
   -- }====
@@ -217,9 +228,10 @@ local function build(record)
   -- }====
 
   -- {==== file scope ====}
-  local Param = Cp() * V"Spec" * T"(" * T"*" * Cc"a function pointer" / function(pos, _, what)
-      return { k = "refused", pos = pos, what = what }
-    end
+  -- `double (*f)(double)`: refused at once, the rest need not parse
+  local Param = Cmt(Cp() * V"Spec" * Q"(" * Q"*", function(_, _, pos)
+      error({ refused = "a function pointer", pos = pos, why = "no calls through pointers" }, 0)
+    end)
     + (V"Spec" * (V"Declarator" + Ct(Star^0) * Cp() * Ct(Dim^0) / function(stars, pos, dims)
       return { pos = pos, ptr = #stars, dims = dims, pconst = false }
     end)) / function(spec, d) return { spec = spec, d = d } end
@@ -238,44 +250,11 @@ local function build(record)
   return P(g)
 end
 
---- Folds `e1 op e2 op e3 ...` by C's precedence, left-associative.
-local prec = { ["||"] = 1, ["&&"] = 2, ["=="] = 3, ["!="] = 3, ["<"] = 4, ["<="] = 4, [">"] = 4,
-  [">="] = 4, ["+"] = 5, ["-"] = 5, ["*"] = 6, ["/"] = 6, ["%"] = 6 }
-function M.climb(first, rest)
-  if #rest == 0 then return first end
-  local i = 1
-  local function parse(lhs, minp)
-    while i <= #rest do
-      local pos, op = rest[i], rest[i + 1]
-      local p = prec[op]
-      if p < minp then break end
-      local rhs = rest[i + 2]
-      i = i + 3
-      while i <= #rest and prec[rest[i + 1]] > p do rhs = parse(rhs, p + 1) end
-      lhs = { k = "bin", pos = pos, op = op, a = lhs, b = rhs }
-    end
-    return lhs
-  end
-  return parse(first, 1)
-end
-
---- Applies the suffixes ([i], (args), ++, --) of a postfix expression.
-function M.postfix(e, sufs)
-  local i = 1
-  while i <= #sufs do
-    local pos, what = sufs[i], sufs[i + 1]
-    if what == "index" then
-      e = { k = "index", pos = pos, a = e, i = sufs[i + 2] }
-      i = i + 3
-    elseif what == "call" then
-      e = { k = "call", pos = e.pos, f = e, args = sufs[i + 2] }
-      i = i + 3
-    else
-      e = { k = "post", pos = pos, op = what:sub(5), a = e }
-      i = i + 2
-    end
-  end
-  return e
+--- Applies one suffix ([i], (args), ++, --) of a postfix expression.
+function M.suffix(e, pos, what, x)
+  if what == "index" then return { k = "index", pos = pos, a = e, i = x } end
+  if what == "call" then return { k = "call", pos = e.pos, f = e, args = x } end
+  return { k = "post", pos = pos, op = what:sub(5), a = e }
 end
 
 local fast, slow
