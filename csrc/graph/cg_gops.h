@@ -52,13 +52,16 @@
  *  - pow (x^y with both operands active, no tape opcode): d/dx is
  *    y * pow(x, y - 1), taken as 0 where y == 0 (as powc: x^0 is 1 for
  *    every x, so 0 is exact, also at x == 0 where pow(x, -1) is infinite).
- *    d/dy is x^y * log(x) for x > 0, and 0 for x <= 0: C's pow is 0 there
- *    for x == 0 and y > 0 (and 0^y stays 0 as y moves, so 0 is the
- *    limit, where 0 * log(0) would be NaN); 1 for y == 0 (x^y jumps
- *    between 0 and infinity as y crosses 0: no derivative, 0 keeps it
- *    finite); and for x < 0 C's pow is finite only at integer y, with no
- *    real values for y nearby, so y is treated as passive there, as
- *    ADOL-C's pow(adouble, adouble) does.  A NaN x gives NaN.
+ *    d/dy is x^y * log(x) for x > 0 and 0 for x <= 0, which is
+ *      x == 0, y > 0: C's pow is 0, and 0^y stays 0 as y moves, so 0 is
+ *        the derivative (where 0 * log(0) would be NaN);
+ *      x == 0, y == 0: C's pow is 1, and x^y jumps between 0 and infinity
+ *        as y crosses 0: no derivative; 0 keeps it finite, as the value;
+ *      x == 0, y < 0: C's pow is infinite (the value is not finite);
+ *      x < 0: C's pow is finite only at integer y, with no real values
+ *        for y nearby: y is passive there, as in ADOL-C's
+ *        pow(adouble, adouble).
+ *    A NaN x gives NaN.
  *  - atan2: the partials y/(x^2+y^2) and -x/(x^2+y^2) are NaN at the
  *    origin, where atan2 is not differentiable.
  *  - min and max select an operand (CG_GF_SELECT); a tie picks A0 (for

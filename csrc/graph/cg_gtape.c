@@ -69,13 +69,12 @@ static int check_tape_ops(const cg_graph *g, cg_error *e) {
 
 cg_tape *cg_graph_to_tape(const cg_graph *g, cg_error *e) {
   cg_tape *t;
-  if (check_tape_ops(g, e)) return NULL;
-  t = cg_tape_new(g->A);
   uint32_t *at = NULL, *rem = NULL, v, k, o;
   locs L = {NULL, 0, 0};
   size_t n = g->n;
   int rc = CG_OK;
-  if (!t) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
+  if (check_tape_ops(g, e)) return NULL; /* before anything is written */
+  if (!(t = cg_tape_new(g->A))) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   at = CG_NEW(g->A, uint32_t, n);
   rem = CG_NEW(g->A, uint32_t, n);
   L.free = CG_NEW(g->A, uint32_t, n + 1);
