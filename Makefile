@@ -67,7 +67,7 @@ debug:
 # `make fuzz` runs each for FUZZ_SECONDS on a scratch copy of its seed corpus
 # (spec/fuzz/corpus/<target>/) after replaying spec/fuzz/regressions/<target>/;
 # findings go to build/fuzz/findings/<target>/.
-FUZZ_TARGETS ?= adolc classic text cg pipeline
+FUZZ_TARGETS ?= adolc classic text cg pipeline kernel
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

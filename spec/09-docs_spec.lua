@@ -2,7 +2,7 @@
 --
 -- doc/api.md names every public function, method, metamethod and value: the
 -- spec walks the module tables (cgwb, cgwb.core, cgwb.elim, cgwb.sched,
--- cgwb.report, cgwb.trace, cgwb.json) and the methods of every userdata type
+-- cgwb.report, cgwb.trace, cgwb.json, cgwb.kernel) and the methods of every userdata type
 -- registered under a "cgwb." name, and looks each one up in the page.
 -- Every repository path that README.md and doc/**/*.md write (in backticks
 -- or not) or link to exists (generated files and `<name>` placeholders
@@ -69,13 +69,14 @@ local MODULES = {
   { name = "cgwb.report", prefixes = { "report.", "cgwb.report." } },
   { name = "cgwb.trace", prefixes = { "trace.", "cgwb.trace." } },
   { name = "cgwb.json", prefixes = { "json.", "cgwb.json." } },
+  { name = "cgwb.kernel", prefixes = { "kernel.", "cgwb.kernel." } },
 }
 
 -- The variable each userdata type's methods are written with (`t:len()`).
 -- A new type must be added here and documented.
 local METHOD_VAR = {
   ["cgwb.Tape"] = "t", ["cgwb.Graph"] = "g", ["cgwb.Schedule"] = "s", ["cgwb.LinGraph"] = "lg",
-  ["cgwb.GraphBuilder"] = "b",
+  ["cgwb.GraphBuilder"] = "b", ["cgwb.Kernel"] = "k",
 }
 
 -- Metamethods every type has, documented once for the whole page, and the
@@ -365,8 +366,9 @@ describe("doc/api.md covers the public API", function()
     assert(#missing == 0, report(missing))
   end)
 
-  it("finds the five userdata types, so the walk is not empty", function()
-    assert.same({ "cgwb.Graph", "cgwb.GraphBuilder", "cgwb.LinGraph", "cgwb.Schedule", "cgwb.Tape" },
+  it("finds the six userdata types, so the walk is not empty", function()
+    require "cgwb.kernel" -- adds the Kernel's Lua methods, which the walk then checks
+    assert.same({ "cgwb.Graph", "cgwb.GraphBuilder", "cgwb.Kernel", "cgwb.LinGraph", "cgwb.Schedule", "cgwb.Tape" },
                 userdata_types(debug.getregistry()))
   end)
 

@@ -12,23 +12,28 @@
 -- compiled with the strict flags and run at points where each branching
 -- operation (min, abs, ceil, floor, cond, condeq) takes each side, and must
 -- print exactly what tape:forward and g:eval give (%.17g, which tells -0
--- from 0 and keeps every bit of a finite double).
+-- from 0 and keeps every bit of a finite double).  The operations no tape
+-- records (tape_op `none`: the kernels' pow, atan2, sinh, cosh, tanh, log10,
+-- max) are made through the graph builder in the same blocks and checked
+-- the same way against g:eval, which computes the rows' own values.
 local H = require "spec.helper"
 local cgwb = require "cgwb"
 
 -- {==== the operation table, from the header ====}
 
--- {name = arity} of every CG_GOPS row, and the names in enum order.
+-- {name = arity} of every CG_GOPS row, the names in enum order, and
+-- {name = tape opcode} (`none` for an operation no tape records).
 local function header_ops()
   local text = H.read("csrc/graph/cg_gops.h")
   local body = assert(text:match("#define CG_GOPS%(X%)(.-)\n\n"), "CG_GOPS not found in cg_gops.h")
-  local arity, names = {}, {}
-  for nm, ar in body:gmatch("X%(%s*[%w_]+%s*,%s*([%w_]+)%s*,%s*(%d+)%s*,") do
+  local arity, names, tape_op = {}, {}, {}
+  for nm, ar, top in body:gmatch("X%(%s*[%w_]+%s*,%s*([%w_]+)%s*,%s*(%d+)%s*,%s*%d+%s*,%s*([%w_]+)") do
     arity[nm] = tonumber(ar)
     names[#names + 1] = nm
+    tape_op[nm] = top
   end
-  assert(#names > 30, "too few rows read from CG_GOPS")
-  return arity, names
+  assert(#names > 40, "too few rows read from CG_GOPS")
+  return arity, names, tape_op
 end
 
 -- The tape opcodes the builder's normalization table (norm_rows in
@@ -307,11 +312,12 @@ end
 
 local CFLAGS = "-O2 -std=c99 -Wall -Wextra -Werror -ffp-contract=off -DCGWB_MAIN"
 
--- Compiles C code; returns the executable's path (asserting a clean compile).
-local function compile(code)
+-- Compiles C code (with CFLAGS and the extra flags more); returns the
+-- executable's path (asserting a clean compile).
+local function compile(code, more)
   local src, exe, log = H.tmp(".c"), H.tmp(".exe"), H.tmp(".log")
   H.write(src, code)
-  local ok = os.execute(("cc %s %s -o %s -lm >%s 2>&1"):format(CFLAGS, src, exe, log))
+  local ok = os.execute(("cc %s%s %s -o %s -lm >%s 2>&1"):format(CFLAGS, more or "", src, exe, log))
   local msg = H.read(log)
   os.remove(log)
   assert(ok and msg == "", "generated code does not compile cleanly:\n" .. msg)
@@ -345,9 +351,140 @@ end
 
 -- {==== the specification ====}
 
-local ARITY, ORDER = header_ops()
+-- {==== the operations no tape records, through the graph builder ====}
+
+-- Operand values of the operations without a tape opcode, as above: the
+-- first KEEP points keep max's taped outcome, the fourth leaves it, the
+-- rest sit on ties (0 and -0, NaN).  pow's points hold a zero base, a
+-- negative base with integer exponents, a -0 exponent.
+local built_unary = {
+  sinh = {}, cosh = {}, tanh = {},
+  log10 = { dom = { 1.5, 0.25, 3e-5, 7.1, 1, 1e300, 0.7 } },
+}
+local built_nary = {
+  pow = { doms = { { 1.7, 0.3, 2.9, 0, -2, -0.0, 4 }, { 2.5, -1.5, 0.5, 2, 3, 3, -0.0 } } },
+  atan2 = {},
+  max = { doms = { { 1, 0.5, 2, 2, 0, -0.0, NAN }, { 0.5, 0.25, 1, 3, -0.0, 0, 1 } },
+          outcome = function(a, b) return a >= b and 1 or 0 end },
+}
+
+-- A graph under construction through the builder, at point 1; ind holds
+-- each independent's values at every point.
+local function new_built(opts)
+  local B = { b = cgwb.graph_builder(opts), ind = {}, next = 1 }
+  function B.loc() B.next = B.next + 1; return B.next - 1 end
+  function B.indep(values)
+    local l = B.loc()
+    assert(B.b:independent(l, values[1]))
+    B.ind[#B.ind + 1] = values
+    return l
+  end
+  function B.const(c)
+    local l = B.loc()
+    assert(B.b:constant(l, c))
+    return l
+  end
+  -- op nm on locations ins into a new location (its outcome from the values now)
+  function B.op(nm, ins, c)
+    local o, r = built_nary[nm], B.loc()
+    if o and o.outcome then
+      c = o.outcome(assert(B.b:value(ins[1])), assert(B.b:value(ins[2])))
+    end
+    assert(B.b:op(r, nm, ins, c))
+    return r
+  end
+  function B.dep(l) assert(B.b:dependent(l)) end
+  function B.kill(l) assert(B.b:unlink(l)) end
+  function B.point(k)
+    local x = {}
+    for i, v in ipairs(B.ind) do x[i] = v[(k - 1) % #v + 1] end
+    return x
+  end
+  return B
+end
+
+-- The blocks of unary_blocks for a unary operation without a tape opcode.
+local function built_unary_blocks(B, nm, one)
+  local x = B.indep(built_unary[nm].dom or DEFAULT_DOM)
+  B.dep(B.op(nm, { x }))                        -- [op] on x
+  local r = B.op(nm, { x })                     -- [op, mulc]: op heads a hoisted chain
+  local s = B.op("mulc", { r }, 0.5)
+  B.kill(r)
+  B.dep(s)
+  local t = B.op("mul", { x, one })             -- [mul, op, mulc]: op inside a chain
+  r = B.op(nm, { t })
+  B.kill(t)
+  s = B.op("mulc", { r }, 0.5)
+  B.kill(r)
+  B.dep(s)
+  r = B.op(nm, { x })                           -- a statement read by two parents
+  B.dep(B.op("add", { r, one }))
+  B.dep(B.op("sub", { one, r }))
+end
+
+-- The blocks of nary_blocks for a binary operation without a tape opcode.
+local function built_nary_blocks(B, nm, one)
+  local doms = built_nary[nm].doms or BINARY_DOMS
+  local xs = { B.indep(doms[1]), B.indep(doms[2]) }
+  B.dep(B.op(nm, xs))                           -- on independents
+  local r = B.op(nm, xs)                        -- [op, mulc, exp]
+  local s = B.op("mulc", { r }, 0.25)
+  B.kill(r)
+  local e = B.op("exp", { s })
+  B.kill(s)
+  B.dep(e)
+  local ps = { B.op("mul", { xs[1], one }), B.op("mul", { xs[2], one }) }
+  B.dep(B.op(nm, ps))                           -- on statements, in both orders
+  B.dep(B.op(nm, { ps[2], ps[1] }))
+end
+
+-- Each operation without a tape opcode on constant leaves: unary ones on
+-- a constant, binary ones with a constant on either side and on two.
+local function built_leaf_blocks(B, nm)
+  if built_unary[nm] then
+    B.dep(B.op(nm, { B.const(0.75) }))
+    return
+  end
+  local x = B.indep((built_nary[nm].doms or BINARY_DOMS)[1])
+  B.dep(B.op(nm, { x, B.const(2.5) }))
+  B.dep(B.op(nm, { B.const(0.5), x }))
+  B.dep(B.op(nm, { B.const(1.5), B.const(-0.0) }))
+end
+
+-- The graph of every operation without a tape opcode, in its blocks (on
+-- constant leaves with leaves true).
+local function none_ops_graph(opts, leaves)
+  local B = new_built(opts)
+  local one = B.indep({ 1 })
+  local names = {}
+  for nm in pairs(built_unary) do names[#names + 1] = nm end
+  for nm in pairs(built_nary) do names[#names + 1] = nm end
+  table.sort(names)
+  for _, nm in ipairs(names) do
+    if leaves then built_leaf_blocks(B, nm)
+    elseif built_unary[nm] then built_unary_blocks(B, nm, one)
+    else built_nary_blocks(B, nm, one) end
+  end
+  local g = assert(B.b:finish())
+  return g, B
+end
+
+local ARITY, ORDER, TAPE_OP = header_ops()
 local T = all_ops_tape()
 local TEXT = T.text()
+-- The builder's graphs; a call that reads only constants is compiled with
+-- -fno-builtin (doc/codegen.md: GCC otherwise evaluates it at compile time,
+-- correctly rounded, where glibc's log10(0.75) is one unit in the last place
+-- off).
+local BUILT = {
+  { "hoisted", {} },
+  { "not hoisted", { hoist = false } },
+  { "on constant leaves", nil, true, cflags = " -fno-builtin" },
+}
+for _, b in ipairs(BUILT) do
+  local g, B = none_ops_graph(b[2], b[3])
+  b[2], b.point = g, B.point
+end
 
 describe("codegen of every graph operation", function()
   local tape = assert(cgwb.read_text(TEXT, "ops.txt"))
@@ -356,18 +493,26 @@ describe("codegen of every graph operation", function()
     { "assignments kept", assert(cgwb.build_graph(tape, { assign_removal = false })) },
   }
 
-  it("the tape covers every CG_GOPS row: as a head, and (unary ones) inside a chain", function()
-    local head, inner = {}, {}
-    for _, b in ipairs(builds) do
-      for i in b[2]:nodes() do
-        local ops = b[2]:chain(i)
-        head[ops[1]] = true
-        for k = 2, #ops do inner[ops[k]] = true end
+  it("the tape (or, for rows without a tape opcode, the builder's graph) covers every CG_GOPS row: "
+     .. "as a head, and (unary ones) inside a chain", function()
+    local function chains(graphs)
+      local head, inner = {}, {}
+      for _, b in ipairs(graphs) do
+        for i in b[2]:nodes() do
+          local ops = b[2]:chain(i)
+          head[ops[1]] = true
+          for k = 2, #ops do inner[ops[k]] = true end
+        end
       end
+      return head, inner
     end
+    local th, ti = chains(builds)
+    local bh, bi = chains(BUILT)
     for _, nm in ipairs(ORDER) do
-      assert(head[nm], "no chain of the tape starts with " .. nm)
-      if ARITY[nm] == 1 then assert(inner[nm], "no hoisted chain of the tape holds " .. nm) end
+      local none = TAPE_OP[nm] == "none"
+      local head, inner, by = none and bh or th, none and bi or ti, none and "builder's graph" or "tape"
+      assert(head[nm], ("no chain of the %s starts with %s"):format(by, nm))
+      if ARITY[nm] == 1 then assert(inner[nm], ("no hoisted chain of the %s holds %s"):format(by, nm)) end
     end
   end)
 
@@ -437,5 +582,47 @@ describe("codegen: dependents that are leaves", function()
         os.remove(exe)
       end
     end)
+  end
+end)
+
+describe("codegen of the operations no tape records (through the graph builder)", function()
+  it("the points keep max's taped outcomes first, then leave them", function()
+    local g = BUILT[1][2]
+    for k = 1, NPOINTS do
+      local _, changes = assert(g:eval(BUILT[1].point(k)))
+      if k <= KEEP then assert.are.equal(0, changes, "point " .. k)
+      elseif k == KEEP + 1 then assert.is_true(changes > 0, "point " .. k) end
+    end
+  end)
+
+  it("a graph holding them cannot be written as a tape, and says which operation", function()
+    local t, err = BUILT[1][2]:to_tape()
+    assert.is_nil(t)
+    assert.matches("^node %d+: operation %w+ has no tape opcode$", err)
+  end)
+
+  local configs = {
+    { "levels", "height", false }, { "levels", "alap", true }, { "straight", nil, false },
+    { "straight", nil, true }, { "chunked", nil, false, 3 }, { "levels", "asap", false, 5, true },
+  }
+  for _, b in ipairs(BUILT) do
+    for _, cf in ipairs(configs) do
+      local form, scheme, inl, chunk, par = cf[1], cf[2], cf[3], cf[4], cf[5]
+      local what = ("%s, %s%s%s%s%s"):format(b[1], form, scheme and " " .. scheme or "",
+        inl and ", leaves inlined" or "", chunk and ", chunk " .. chunk or "", par and ", parallel" or "")
+      it(what .. ": the compiled code equals g:eval bit for bit", function()
+        local g = b[2]
+        local s = cgwb.schedule(g, scheme, { inline_leaves = inl })
+        local exe = compile((s:codegen(nil, { form = form, chunk = chunk, name = "f", parallel = par })),
+                            b.cflags)
+        for k = 1, NPOINTS do
+          local x = b.point(k)
+          local got = canon(run(exe, x))
+          local want = canon(fmt_all((assert(g:eval(x)))))
+          assert(got == want, ("point %d, against g:eval: %s"):format(k, first_diff(got, want) or ""))
+        end
+        os.remove(exe)
+      end)
+    end
   end
 end)

@@ -372,6 +372,33 @@ describe("graph builder: origins, errors and values", function()
     for _, o in ipairs(ops) do byname[o.name] = o end
     assert.are.same({ name = "add", arity = 2, constant = false }, byname.add)
     assert.are.same({ name = "cond", arity = 3, constant = true }, byname.cond)
+    -- the kernels' intrinsics that no tape records
+    assert.are.same({ name = "pow", arity = 2, constant = false }, byname.pow)
+    assert.are.same({ name = "atan2", arity = 2, constant = false }, byname.atan2)
+    assert.are.same({ name = "max", arity = 2, constant = true }, byname.max)
+    for _, nm in ipairs({ "sinh", "cosh", "tanh", "log10" }) do
+      assert.are.same({ name = nm, arity = 1, constant = false }, byname[nm])
+    end
+  end)
+
+  it("an operation no tape records is built, valued as C's, and refused as a tape, naming where", function()
+    local b = cgwb.graph_builder({ name = "k.c" })
+    assert(b:independent(0, 2.0))
+    assert(b:independent(1, 0.5))
+    local ok, err = b:op(2, "pow", { 0 })
+    assert.is_nil(ok)
+    assert.are.equal("k.c: pow takes 2 inputs, not 1", err)
+    assert(b:origin("k.c", 3, 7))
+    assert(b:op(2, "pow", { 0, 1 }))
+    assert(b:op(3, "max", { 0, 1 }, 1))
+    assert.are.equal(2.0 ^ 0.5, b:value(2)) -- Lua's ^ is C's pow
+    assert.are.equal(2.0, b:value(3))
+    assert(b:dependent(2))
+    assert(b:dependent(3))
+    local g = assert(b:finish())
+    local t, msg = g:to_tape()
+    assert.is_nil(t)
+    assert.are.equal("k.c:3:7: node 3: operation pow has no tape opcode", msg)
   end)
 
   it("__close and free() release a builder; finish() spends it", function()

@@ -37,6 +37,11 @@ CG_GOPS(CG_GOP_PARTIALS)
 
 /* {==== the table ====} */
 
+/* `none` in the tape_op column: no tape opcode (cg_gops.h).  Every code of
+ * cg_ops.h lies below it, so none can be mistaken for one. */
+#define CG_OP_none CG_GOP_NO_TAPE_OP
+typedef char tape_opcodes_below_none[CG_OP_COUNT <= CG_GOP_NO_TAPE_OP ? 1 : -1];
+
 static const cg_gopinfo gop_table[CG_G_COUNT] = {
 #define CG_GOP_INFO(id, nm, ar, hc, top, fl, rd, val, chk, d0, m0, d1, m1, d2, m2) \
   {#nm, ar, hc, CG_OP_##top, fl, rd, {m0, m1, m2}, value_##nm, partials_##nm,      \

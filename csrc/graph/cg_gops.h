@@ -19,7 +19,12 @@
  *   arity        operands (children of the node when the operation is a head)
  *   has_const    the operation carries a constant c (an operand, an
  *                independent's index, or the taped outcome)
- *   tape_op      cg_ops.h opcode used when the graph is written back as a tape
+ *   tape_op      cg_ops.h opcode used when the graph is written back as a tape;
+ *                `none` (CG_GOP_NO_TAPE_OP) for an operation that no ADOL-C or
+ *                classic tape records (those of the kernels' intrinsics:
+ *                pow, atan2, sinh, cosh, tanh, log10, max): it is made
+ *                through the graph builder only, and cg_graph_to_tape
+ *                refuses a graph holding one
  *   flags        CG_GF_OUTCOME: c is an outcome taped with the operation,
  *                checked by `check` (a true check counts a switch, *sw);
  *                CG_GF_SELECT: the operation selects one operand, its
@@ -42,6 +47,31 @@
  * placeholder replaced by an operand's text (a primary expression), the
  * constant, or x[index] for XI; a unary operation's value holds A0 exactly
  * once, as a hoisted chain nests it (cg_codegen.c).
+ *
+ * Conventions of the rows whose derivative is not defined everywhere:
+ *  - pow (x^y with both operands active, no tape opcode): d/dx is
+ *    y * pow(x, y - 1), taken as 0 where y == 0 (as powc: x^0 is 1 for
+ *    every x, so 0 is exact, also at x == 0 where pow(x, -1) is infinite).
+ *    d/dy is x^y * log(x) for x > 0 and 0 for x <= 0, which is
+ *      x == 0, y > 0: C's pow is 0, and 0^y stays 0 as y moves, so 0 is
+ *        the derivative (where 0 * log(0) would be NaN);
+ *      x == 0, y == 0: C's pow is 1, and x^y jumps between 0 and infinity
+ *        as y crosses 0: no derivative; 0 keeps it finite, as the value;
+ *      x == 0, y < 0: C's pow is infinite (the value is not finite);
+ *      x < 0: C's pow is finite only at integer y, with no real values
+ *        for y nearby: y is passive there, as in ADOL-C's
+ *        pow(adouble, adouble).
+ *    A NaN x gives NaN.
+ *  - atan2: the partials y/(x^2+y^2) and -x/(x^2+y^2) are NaN at the
+ *    origin, where atan2 is not differentiable.
+ *  - min and max select an operand (CG_GF_SELECT); a tie picks A0 (for
+ *    min as ADOL-C's min_op does; max mirrors it).  Their outcome c: for
+ *    min c != 0 when A0 <= A1 held at recording, as min_op tapes it; for
+ *    max c != 0 when A0 >= A1 held.  A strict inequality the other way
+ *    counts a switch (a tie never does).  As the kernels' fmin and fmax
+ *    (cg_kernel.h) they differ from the C library in two places only: fmin
+ *    and fmax return the other operand of a NaN, and C leaves open which
+ *    zero a tie of 0 and -0 gives (glibc: the second operand).
  *
  * Adding an operation: one row here (the enum, names, values, partials and
  * spellings follow), the tape opcodes that map to it in the builder's
@@ -89,7 +119,22 @@
   X(COND, cond, 3, 1, cond_assign, OUT | SEL, GA, (A0 > 0 ? A1 : A2), (A0 > 0) != (C > 0), 0,   \
     V, A0 > 0 ? 1 : 0, V, A0 > 0 ? 0 : 1, V)                                                    \
   X(CONDEQ, condeq, 3, 1, cond_eq_assign, OUT | SEL, GA, (A0 >= 0 ? A1 : A2),                   \
-    (A0 >= 0) != (C >= 0), 0, V, A0 >= 0 ? 1 : 0, V, A0 >= 0 ? 0 : 1, V)
+    (A0 >= 0) != (C >= 0), 0, V, A0 >= 0 ? 1 : 0, V, A0 >= 0 ? 0 : 1, V)                      \
+  X(POW, pow, 2, 0, none, 0, GA | GR, pow(A0, A1), 0, A1 == 0 ? 0 : A1 * pow(A0, A1 - 1), V,    \
+    A0 <= 0 ? 0 : R * log(A0), V, 0, V) /* d1 at A0 <= 0: see above */                        \
+  X(ATAN2, atan2, 2, 0, none, 0, GA, atan2(A0, A1), 0, A1 / (A0 * A0 + A1 * A1), V,             \
+    -A0 / (A0 * A0 + A1 * A1), V, 0, V)                                                         \
+  X(SINH, sinh, 1, 0, none, 0, GA, sinh(A0), 0, cosh(A0), V, 0, V, 0, V)                        \
+  X(COSH, cosh, 1, 0, none, 0, GA, cosh(A0), 0, sinh(A0), V, 0, V, 0, V)                        \
+  X(TANH, tanh, 1, 0, none, 0, GR, tanh(A0), 0, 1 - R * R, V, 0, V, 0, V)                       \
+  X(LOG10, log10, 1, 0, none, 0, GA, log10(A0), 0, 1 / (A0 * 2.302585092994046), V, 0, V, 0,    \
+    V) /* ln 10, the double nearest */                                                          \
+  X(MAX, max, 2, 1, none, OUT | SEL, GA, (A0 < A1 ? A1 : A0),                                   \
+    (A0 < A1 && C != 0) || (A0 > A1 && C == 0), A0 < A1 ? 0 : 1, V, A0 < A1 ? 1 : 0, V, 0, V)
+
+/* The tape_op of a row that no tape opcode stands for (`none` in the
+ * table): beyond every cg_ops.h code. */
+#define CG_GOP_NO_TAPE_OP 0xff
 
 enum {
 #define CG_GOP_ENUM(id, nm, ar, hc, top, ...) CG_G_##id,
@@ -116,7 +161,7 @@ typedef void (*cg_gop_partf)(double c, const double *a, double r, double *d, uin
 typedef struct cg_gopinfo {
   const char *name;
   uint8_t arity, has_const;
-  uint8_t tape_op;          /* cg_ops.h code */
+  uint8_t tape_op;          /* cg_ops.h code, CG_GOP_NO_TAPE_OP for none */
   uint8_t flags, reads;     /* CG_GF_*, CG_GR_* */
   uint8_t mark[3];          /* CG_PM_* of each partial */
   cg_gop_valuef value;

@@ -45,13 +45,36 @@ static int emit_op(const cg_graph *g, cg_tape *t, uint32_t v, uint32_t o, const 
   return rc;
 }
 
+/* CG_OK if every operation of g has a tape opcode; else CG_EUSAGE naming
+ * the first node that has none (with its source position when the front
+ * end gave one): an operation of the kernels' intrinsics, such as pow with
+ * both operands active, has no exact spelling as tape records, and an
+ * approximate one would change the values. */
+static int check_tape_ops(const cg_graph *g, cg_error *e) {
+  uint32_t v, o;
+  for (v = 0; v < g->n; v++)
+    for (o = g->op_start[v]; o < g->op_start[v + 1]; o++) {
+      const cg_gopinfo *gi = cg_gop(g->op[o]);
+      const cg_origin *at = g->origin ? &g->origin[v] : NULL;
+      if (gi->tape_op != CG_GOP_NO_TAPE_OP) continue;
+      if (at && at->kind == CG_ORIGIN_SOURCE && at->file < g->n_file)
+        return cg_seterr(e, CG_EUSAGE, "%s:%lu:%lu: node %lu: operation %s has no tape opcode",
+                         g->file[at->file], (unsigned long)at->line, (unsigned long)at->col,
+                         (unsigned long)v + 1, gi->name); /* as the dump numbers nodes */
+      return cg_seterr(e, CG_EUSAGE, "node %lu: operation %s has no tape opcode",
+                       (unsigned long)v + 1, gi->name);
+    }
+  return CG_OK;
+}
+
 cg_tape *cg_graph_to_tape(const cg_graph *g, cg_error *e) {
-  cg_tape *t = cg_tape_new(g->A);
+  cg_tape *t;
   uint32_t *at = NULL, *rem = NULL, v, k, o;
   locs L = {NULL, 0, 0};
   size_t n = g->n;
   int rc = CG_OK;
-  if (!t) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
+  if (check_tape_ops(g, e)) return NULL; /* before anything is written */
+  if (!(t = cg_tape_new(g->A))) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   at = CG_NEW(g->A, uint32_t, n);
   rem = CG_NEW(g->A, uint32_t, n);
   L.free = CG_NEW(g->A, uint32_t, n + 1);

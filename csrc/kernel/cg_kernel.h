@@ -118,15 +118,16 @@ enum {
  * operation (cg_gops.h) that gives its partials (the kernel's value is the
  * C library's own call, so the interpreter equals compiled code bit for
  * bit; the partials are the operation table's).  POW with a constant
- * exponent is still POW here; flattening may choose POWC.  NONE: no row
- * yet (cg_kintrinsic_gop gives -1). */
+ * exponent is still POW here; flattening may choose POWC.  Every
+ * intrinsic has a row (spec/c/test_kintrinsics.c checks that the row's
+ * value is the C function's). */
 #define CG_KINTRINSICS(X)                                                        \
   X(SIN, sin, 1, SIN) X(COS, cos, 1, COS) X(TAN, tan, 1, TAN) X(ASIN, asin, 1, ASIN) \
-  X(ACOS, acos, 1, ACOS) X(ATAN, atan, 1, ATAN) X(ATAN2, atan2, 2, NONE)          \
-  X(SINH, sinh, 1, NONE) X(COSH, cosh, 1, NONE) X(TANH, tanh, 1, NONE)             \
-  X(EXP, exp, 1, EXP) X(LOG, log, 1, LOG) X(LOG10, log10, 1, NONE)                \
-  X(SQRT, sqrt, 1, SQRT) X(POW, pow, 2, NONE) X(FABS, fabs, 1, ABS)                 \
-  X(FMIN, fmin, 2, MIN) X(FMAX, fmax, 2, NONE) X(FLOOR, floor, 1, FLOOR)             \
+  X(ACOS, acos, 1, ACOS) X(ATAN, atan, 1, ATAN) X(ATAN2, atan2, 2, ATAN2)         \
+  X(SINH, sinh, 1, SINH) X(COSH, cosh, 1, COSH) X(TANH, tanh, 1, TANH)             \
+  X(EXP, exp, 1, EXP) X(LOG, log, 1, LOG) X(LOG10, log10, 1, LOG10)               \
+  X(SQRT, sqrt, 1, SQRT) X(POW, pow, 2, POW) X(FABS, fabs, 1, ABS)                  \
+  X(FMIN, fmin, 2, MIN) X(FMAX, fmax, 2, MAX) X(FLOOR, floor, 1, FLOOR)              \
   X(CEIL, ceil, 1, CEIL)
 enum {
 #define CG_KI_ENUM(id, nm, ar, g) CG_KI_##id,
@@ -237,7 +238,16 @@ const char *cg_kexpr_name(int op);
 const char *cg_kstmt_name(int kind);
 const char *cg_kintrinsic_name(int id);
 int cg_kintrinsic_arity(int id);
-int cg_kintrinsic_gop(int id); /* the CG_G_* row of its partials */
+int cg_kintrinsic_gop(int id); /* the CG_G_* row of its partials (-1 out of range) */
+
+/* The value type of symbol s: its base, or the pointer to it (ptr 1). */
+int cg_ksym_type(const cg_kernel *k, int32_t s);
+/* The cells of symbol s: dim0 * dim1 for an array (0 for an unknown dim0),
+ * 1 for a scalar, 0 for a plain pointer. */
+int64_t cg_ksym_cells(const cg_kernel *k, int32_t s);
+/* The operand expressions A, B, C expression x uses into out (-1 where
+ * unused or absent); returns how many slots its operator has (0..3). */
+int cg_kexpr_operands(const cg_kernel *k, int32_t x, int32_t out[3]);
 
 /* Loads (checks and copies) the front end's arrays.  NULL with e set
  * (CG_EFORMAT naming table, row and field; CG_ENOMEM) on failure.  O(size). */

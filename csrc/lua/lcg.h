@@ -105,10 +105,26 @@ struct cg_graph *lcg_checkgraph(lua_State *L, int idx);
 /* The graph of the value at idx if it is a live cgwb.Graph, else NULL. */
 struct cg_graph *lcg_graph_of(lua_State *L, int idx);
 
+/* A cgwb.Kernel userdata (lcg_kernel.c): the loaded kernel it owns and the
+ * allocator it was loaded with. */
+struct cg_kernel;
+typedef struct lkernel {
+  struct cg_kernel *k;
+  cg_alloc A;
+} lkernel;
+/* The loaded kernel of a cgwb.Kernel argument (raises otherwise, and after
+ * k:free()). */
+struct cg_kernel *lcg_checkkernel(lua_State *L, int idx);
+lkernel *lcg_checklkernel(lua_State *L, int idx);
+/* A kernel function named (string) or numbered (1-based) by argument idx,
+ * 0-based; raises when there is none. */
+int32_t lcg_checkkfunc(lua_State *L, const struct cg_kernel *k, int idx);
+
 void lcg_open_tape(lua_State *L);
 void lcg_open_elim(lua_State *L);
 void lcg_open_graph(lua_State *L);
 void lcg_open_sched(lua_State *L);
 void lcg_open_kernel(lua_State *L);
+void lcg_open_kanalysis(lua_State *L);
 
 #endif

@@ -1,8 +1,14 @@
 /* lcg_kernel.c: kernels from Lua: the layout of the front end's arrays
  * (core.kernel_layout), loading them (core.kernel_load) and the cgwb.Kernel
  * type. */
+#include <string.h>
+
 #include "lcg.h"
+#include "../kernel/cg_kcfg.h"
 #include "../kernel/cg_kernel.h"
+#include "../kernel/cg_kinterp.h"
+
+#define LCG_KERNEL "cgwb.Kernel"
 
 /* {==== the layout ====} */
 
@@ -84,7 +90,700 @@ static int l_kernel_layout(lua_State *L) {
 
 /* }==== */
 
+/* {==== the Kernel userdata ====}
+ * It owns the loaded kernel; created empty, then filled, so that an error
+ * halfway leaves an object its __gc can free (STYLE.md rule 5). */
+
+static void k_release(lkernel *u) {
+  cg_kernel_free(u->k);
+  u->k = NULL;
+}
+
+static int k_free(lua_State *L) {
+  k_release((lkernel *)luaL_checkudata(L, 1, LCG_KERNEL));
+  return 0;
+}
+
+lkernel *lcg_checklkernel(lua_State *L, int idx) {
+  lkernel *u = (lkernel *)luaL_checkudata(L, idx, LCG_KERNEL);
+  if (!u->k) luaL_argerror(L, idx, "cgwb.Kernel used after free()");
+  return u;
+}
+
+struct cg_kernel *lcg_checkkernel(lua_State *L, int idx) { return lcg_checklkernel(L, idx)->k; }
+
+/* The scratch arrays of a load: the ints and doubles read from the flat
+ * table, in a box so that a raise while reading cannot leak them. */
+typedef struct kscratch {
+  int32_t *a[6];
+  size_t n[6];
+  double *d;
+  size_t nd;
+  const char **names;
+  size_t nnames;
+} kscratch;
+
+static const char *const int_fields[6] = {"func", "sym", "expr", "stmt", "list", "args"};
+
+static void scratch_release(void *p, cg_alloc *A) {
+  kscratch *s = (kscratch *)p;
+  int i;
+  for (i = 0; i < 6; i++) CG_FREE(A, s->a[i], int32_t, s->n[i]);
+  CG_FREE(A, s->d, double, s->nd);
+  CG_FREE(A, s->names, const char *, s->nnames);
+}
+
+/* The length of flat[field], an array (raises unless a table). */
+static size_t field_len(lua_State *L, const char *field) {
+  size_t n;
+  if (lua_getfield(L, 1, field) != LUA_TTABLE)
+    luaL_error(L, "kernel_load: flat.%s is not a table", field);
+  n = (size_t)luaL_len(L, -1);
+  lua_pop(L, 1);
+  return n;
+}
+
+/* Reads flat[field] (an array of int32) into a[0..n). */
+static void read_ints(lua_State *L, const char *field, int32_t *a, size_t n) {
+  size_t i;
+  lua_getfield(L, 1, field);
+  for (i = 0; i < n; i++) {
+    int isint;
+    lua_Integer v;
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    v = lua_tointegerx(L, -1, &isint);
+    if (!isint || v < INT32_MIN || v > INT32_MAX)
+      luaL_error(L, "kernel_load: flat.%s[%d] is not an int32", field, (int)i + 1);
+    a[i] = (int32_t)v;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+/* Reads flat.names (strings without NUL bytes; they stay alive in flat)
+ * and flat.dconst. */
+static void read_names_consts(lua_State *L, kscratch *s) {
+  size_t i, len;
+  lua_getfield(L, 1, "names");
+  for (i = 0; i < s->nnames; i++) {
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "kernel_load: flat.names[%d] is not a string", (int)i + 1);
+    s->names[i] = lua_tolstring(L, -1, &len);
+    if (strlen(s->names[i]) != len)
+      luaL_error(L, "kernel_load: flat.names[%d] holds a NUL byte", (int)i + 1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "dconst");
+  for (i = 0; i < s->nd; i++) {
+    int isnum;
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    s->d[i] = lua_tonumberx(L, -1, &isnum);
+    if (!isnum) luaL_error(L, "kernel_load: flat.dconst[%d] is not a number", (int)i + 1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+/* Fills the scratch box from the flat table at 1 and src from it. */
+static void read_flat(lua_State *L, kscratch *s, cg_ksrc *src, cg_alloc *A) {
+  static const int widths[6] = {CG_KFUNC_W, CG_KSYM_W, CG_KEXPR_W, CG_KSTMT_W, 1, 1};
+  int i;
+  for (i = 0; i < 6; i++) {
+    size_t n = field_len(L, int_fields[i]);
+    if (n % (size_t)widths[i])
+      luaL_error(L, "kernel_load: flat.%s has %d values, not a multiple of %d", int_fields[i],
+                 (int)n, widths[i]);
+    if (!(s->a[i] = CG_NEW(A, int32_t, n))) lcg_nomem(L, "kernel_load");
+    s->n[i] = n;
+    read_ints(L, int_fields[i], s->a[i], n);
+  }
+  s->nnames = field_len(L, "names");
+  if (!(s->names = CG_NEW(A, const char *, s->nnames))) lcg_nomem(L, "kernel_load");
+  s->nd = field_len(L, "dconst");
+  if (!(s->d = CG_NEW(A, double, s->nd))) lcg_nomem(L, "kernel_load");
+  read_names_consts(L, s);
+  memset(src, 0, sizeof *src);
+  lua_getfield(L, 1, "file");
+  src->file = lua_tostring(L, -1); /* NULL: "kernel"; flat keeps the string */
+  lua_pop(L, 1);
+  src->nname = (uint32_t)s->nnames, src->names = s->names;
+  src->nfunc = (uint32_t)(s->n[0] / CG_KFUNC_W), src->func = s->a[0];
+  src->nsym = (uint32_t)(s->n[1] / CG_KSYM_W), src->sym = s->a[1];
+  src->nexpr = (uint32_t)(s->n[2] / CG_KEXPR_W), src->expr = s->a[2];
+  src->nstmt = (uint32_t)(s->n[3] / CG_KSTMT_W), src->stmt = s->a[3];
+  src->nlist = (uint32_t)s->n[4], src->list = s->a[4];
+  src->narg = (uint32_t)s->n[5], src->args = s->a[5];
+  src->ndconst = (uint32_t)s->nd, src->dconst = s->d;
+}
+
+/* core.kernel_load(flat) -> cgwb.Kernel | nil, "FILE: kernel form: ...":
+ * flat as kparse.parse gives it ({file=, names=, func=, sym=, expr=, stmt=,
+ * list=, args=, dconst=}: rows back to back, 0-based ids).  Raises when a
+ * field is not an array of the right values (a front end's bug). */
+static int l_kernel_load(lua_State *L) {
+  kscratch *s;
+  cg_ksrc src;
+  cg_error e;
+  lkernel *u;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  u = (lkernel *)lua_newuserdatauv(L, sizeof *u, 0);
+  memset(u, 0, sizeof *u);
+  lcg_alloc(L, &u->A);
+  luaL_setmetatable(L, LCG_KERNEL);
+  s = (kscratch *)lcg_box(L, sizeof *s, scratch_release);
+  read_flat(L, s, &src, &u->A);
+  u->k = cg_kernel_load(&u->A, &src, &e);
+  lcg_unbox(s);
+  lua_pop(L, 1);
+  if (!u->k) return lcg_fail(L, &e);
+  return 1;
+}
+
+static void push_ints(lua_State *L, const int32_t *a, size_t n, const char *field) {
+  size_t i;
+  lua_createtable(L, (int)n, 0);
+  for (i = 0; i < n; i++) {
+    lua_pushinteger(L, a[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, field);
+}
+
+/* k:ir() -> the flat table the kernel was loaded from (the same fields and
+ * values, 0-based ids). */
+static int k_ir(lua_State *L) {
+  const cg_kernel *k = lcg_checkkernel(L, 1);
+  uint32_t i;
+  lua_newtable(L);
+  if (k->file) lua_pushstring(L, k->file), lua_setfield(L, -2, "file");
+  lua_createtable(L, (int)k->nname, 0);
+  for (i = 0; i < k->nname; i++) lua_pushstring(L, k->names[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_setfield(L, -2, "names");
+  push_ints(L, k->func, (size_t)k->nfunc * CG_KFUNC_W, "func");
+  push_ints(L, k->sym, (size_t)k->nsym * CG_KSYM_W, "sym");
+  push_ints(L, k->expr, (size_t)k->nexpr * CG_KEXPR_W, "expr");
+  push_ints(L, k->stmt, (size_t)k->nstmt * CG_KSTMT_W, "stmt");
+  push_ints(L, k->list, k->nlist, "list");
+  push_ints(L, k->args, k->narg, "args");
+  lcg_push_numbers(L, k->dconst, k->ndconst);
+  lua_setfield(L, -2, "dconst");
+  return 1;
+}
+
+/* The function named or numbered (1-based) by argument idx, 0-based. */
+int32_t lcg_checkkfunc(lua_State *L, const cg_kernel *k, int idx) {
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    int32_t f = cg_kernel_find(k, lua_tostring(L, idx));
+    if (f < 0) luaL_argerror(L, idx, lua_pushfstring(L, "no function '%s' in the kernel", lua_tostring(L, idx)));
+    return f;
+  }
+  return (int32_t)lcg_check_id(L, idx, k->nfunc, "function");
+}
+
+static int k_tostring(lua_State *L) {
+  lkernel *u = (lkernel *)luaL_checkudata(L, 1, LCG_KERNEL);
+  if (!u->k) lua_pushstring(L, "cgwb.Kernel (freed)");
+  else
+    lua_pushfstring(L, "cgwb.Kernel (%s: %d functions, %d statements)",
+                    u->k->file ? u->k->file : "kernel", (int)u->k->nfunc, (int)u->k->nstmt);
+  return 1;
+}
+
+/* {==== control flow ====} */
+
+static void cfg_release(void *p, cg_alloc *A) {
+  (void)A;
+  cg_kcfg_free(*(cg_kcfg **)p);
+}
+
+/* The graph of the function at argument 2, owned by a box pushed on the
+ * stack (so a raise while it is pushed to Lua frees it). */
+static cg_kcfg *checkcfg(lua_State *L, lkernel *u) {
+  int32_t f = lcg_checkkfunc(L, u->k, 2);
+  cg_kcfg **box = (cg_kcfg **)lcg_box(L, sizeof *box, cfg_release);
+  cg_error e;
+  if (!(*box = cg_kcfg_build(&u->A, u->k, f, &e))) {
+    lcg_fail(L, &e);
+    lua_error(L); /* only out of memory gets here */
+  }
+  return *box;
+}
+
+static void push_u32s(lua_State *L, const uint32_t *a, uint32_t lo, uint32_t hi) {
+  uint32_t i;
+  lua_createtable(L, (int)(hi - lo), 0);
+  for (i = lo; i < hi; i++) {
+    lcg_push_id(L, a[i]);
+    lua_rawseti(L, -2, (lua_Integer)(i - lo) + 1);
+  }
+}
+
+static void push_vertex(lua_State *L, const cg_kcfg *g, uint32_t v) {
+  uint32_t i;
+  lua_createtable(L, 0, 6);
+  lcg_push_id(L, v);
+  lua_setfield(L, -2, "id");
+  lua_pushstring(L, cg_kvert_name(g->kind[v]));
+  lua_setfield(L, -2, "kind");
+  lua_createtable(L, (int)(g->bst_start[v + 1] - g->bst_start[v]), 0);
+  for (i = g->bst_start[v]; i < g->bst_start[v + 1]; i++) {
+    lcg_push_id(L, (uint64_t)g->bst[i]);
+    lua_rawseti(L, -2, (lua_Integer)(i - g->bst_start[v]) + 1);
+  }
+  lua_setfield(L, -2, "stmts");
+  if (g->stmt[v] >= 0) lcg_push_id(L, (uint64_t)g->stmt[v]), lua_setfield(L, -2, "stmt");
+  push_u32s(L, g->succ, g->succ_start[v], g->succ_start[v + 1]);
+  lua_setfield(L, -2, "succ");
+  push_u32s(L, g->pred, g->pred_start[v], g->pred_start[v + 1]);
+  lua_setfield(L, -2, "pred");
+}
+
+/* k:cfg(f) -> {func=, entry=, exit=, vertices={{id=, kind=, stmts={...},
+ * stmt=, succ={...}, pred={...}}...}, stmt_vertex={[stmt]=vertex}}: the
+ * control flow graph of function f (a name or a 1-based id), every id
+ * 1-based.  A BRANCH's and a LOOP's succ: the then/body side first. */
+static int k_cfg(lua_State *L) {
+  lkernel *u = lcg_checklkernel(L, 1);
+  cg_kcfg *g = checkcfg(L, u);
+  uint32_t v, s;
+  lua_createtable(L, 0, 5);
+  lcg_push_id(L, (uint64_t)g->func), lua_setfield(L, -2, "func");
+  lcg_push_id(L, g->entry), lua_setfield(L, -2, "entry");
+  lcg_push_id(L, g->exit), lua_setfield(L, -2, "exit");
+  lua_createtable(L, (int)g->nv, 0);
+  for (v = 0; v < g->nv; v++) {
+    push_vertex(L, g, v);
+    lua_rawseti(L, -2, (lua_Integer)v + 1);
+  }
+  lua_setfield(L, -2, "vertices");
+  lua_newtable(L);
+  for (s = 0; s < g->nstmt; s++)
+    if (g->stmt_vertex[s] >= 0) {
+      lcg_push_id(L, (uint64_t)g->stmt_vertex[s]);
+      lua_rawseti(L, -2, (lua_Integer)s + 1);
+    }
+  lua_setfield(L, -2, "stmt_vertex");
+  return 1;
+}
+
+/* k:cfg_dot(f [, path]) -> DOT text (or true, written to path) | nil, msg;
+ * k:cfg_text(f [, path]) likewise for the text dump. */
+static int cfg_out(lua_State *L, int dot) {
+  lkernel *u = lcg_checklkernel(L, 1);
+  const char *path = luaL_optstring(L, 3, NULL);
+  cg_kcfg *g = checkcfg(L, u);
+  cg_error e;
+  lcg_sink *sk = lcg_sink_open(L, path, &e);
+  int rc;
+  if (!sk) return lcg_fail(L, &e);
+  rc = dot ? cg_kcfg_dot(u->k, g, sk->fp, &e) : cg_kcfg_print(u->k, g, sk->fp, &e);
+  return lcg_sink_close(L, sk, rc, &e);
+}
+static int k_cfg_dot(lua_State *L) { return cfg_out(L, 1); }
+static int k_cfg_text(lua_State *L) { return cfg_out(L, 0); }
+
+/* }==== */
+
+/* {==== the interpreter ====}
+ * The CALL table: {arrays = {{name=, type="double"|"int", values={...},
+ * init={booleans} (optional)}...}, args = {{double=x} | {int=n} |
+ * {array=i, offset=o}...}} (i 1-based, o a 0-based cell). */
+
+#define JAC_CHUNK 64 /* directions per tangent run of k:jacobian */
+
+/* A call read from Lua, in a box: the C arrays it points into. */
+typedef struct lcall {
+  cg_kcall c;
+  cg_karray *arrays;
+  cg_karg *args;
+  double **values, **seeds;
+  uint8_t **init;
+  uint32_t na, nargs;
+  double *seed_args;
+  size_t nseed_args;
+  cg_kaccess *trace; /* opts.trace: the accesses, in order */
+  size_t ntrace, cap_trace;
+  int trace_failed;
+  cg_alloc A;
+} lcall;
+
+static void lcall_release(void *p, cg_alloc *A) {
+  lcall *u = (lcall *)p;
+  uint32_t a;
+  for (a = 0; a < u->na; a++) {
+    uint32_t n = u->arrays ? u->arrays[a].n : 0;
+    if (u->values) CG_FREE(A, u->values[a], double, n);
+    if (u->init) CG_FREE(A, u->init[a], uint8_t, n);
+    if (u->seeds) CG_FREE(A, u->seeds[a], double, (size_t)n * JAC_CHUNK);
+  }
+  CG_FREE(A, u->values, double *, u->na);
+  CG_FREE(A, u->init, uint8_t *, u->na);
+  CG_FREE(A, u->seeds, double *, u->na);
+  CG_FREE(A, u->arrays, cg_karray, u->na);
+  CG_FREE(A, u->args, cg_karg, u->nargs);
+  CG_FREE(A, u->seed_args, double, u->nseed_args);
+  CG_FREE(A, u->trace, cg_kaccess, u->cap_trace);
+  u->na = u->nargs = 0;
+}
+
+static void collect_trace(void *ud, const cg_kaccess *a) {
+  lcall *u = (lcall *)ud;
+  if (u->trace_failed) return;
+  if (cg_reserve(&u->A, (void **)&u->trace, &u->cap_trace, u->ntrace + 1, sizeof *u->trace)) {
+    u->trace_failed = 1;
+    return;
+  }
+  u->trace[u->ntrace++] = *a;
+}
+
+/* The number at t[field] (raises with the call's path otherwise). */
+static double num_field(lua_State *L, int t, const char *field, const char *what, int i) {
+  int isnum;
+  double v;
+  lua_getfield(L, t, field);
+  v = lua_tonumberx(L, -1, &isnum);
+  if (!isnum) luaL_error(L, "call: %s %d: %s is not a number", what, i, field);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* call.arrays[a + 1] (the table on top) into u's array a. */
+static void read_array(lua_State *L, lcall *u, uint32_t a) {
+  int t = lua_gettop(L);
+  size_t n, i;
+  const char *ty;
+  cg_karray *ar = &u->arrays[a];
+  lua_getfield(L, t, "name");
+  ar->name = lua_tostring(L, -1); /* the call table keeps it */
+  lua_pop(L, 1);
+  lua_getfield(L, t, "type");
+  ty = lua_tostring(L, -1);
+  ar->base = ty && !strcmp(ty, "int") ? CG_KT_INT : CG_KT_DOUBLE;
+  if (ty && strcmp(ty, "int") && strcmp(ty, "double")) luaL_error(L, "call: array %d: type '%s'", (int)a + 1, ty);
+  lua_pop(L, 1);
+  if (lua_getfield(L, t, "values") != LUA_TTABLE) luaL_error(L, "call: array %d: no values", (int)a + 1);
+  n = (size_t)luaL_len(L, -1);
+  if (n > UINT32_MAX) luaL_error(L, "call: array %d: too long", (int)a + 1);
+  if (!(u->values[a] = CG_NEW(&u->A, double, n)) || !(u->init[a] = CG_NEW(&u->A, uint8_t, n)))
+    lcg_nomem(L, "call");
+  ar->n = (uint32_t)n;
+  for (i = 0; i < n; i++) {
+    int isnum;
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    u->values[a][i] = lua_tonumberx(L, -1, &isnum);
+    if (!isnum) luaL_error(L, "call: array %d: value %d is not a number", (int)a + 1, (int)i + 1);
+    lua_pop(L, 1);
+    u->init[a][i] = 1;
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, t, "init") == LUA_TTABLE)
+    for (i = 0; i < n; i++) u->init[a][i] = (uint8_t)(lua_geti(L, -1, (lua_Integer)i + 1), lua_toboolean(L, -1)), lua_pop(L, 1);
+  lua_pop(L, 1);
+  ar->values = u->values[a], ar->init = u->init[a];
+}
+
+/* call.args[i + 1] (on top) into u's argument i. */
+static void read_arg(lua_State *L, lcall *u, uint32_t i) {
+  int t = lua_gettop(L);
+  cg_karg *g = &u->args[i];
+  memset(g, 0, sizeof *g);
+  if (!lua_istable(L, t)) luaL_error(L, "call: argument %d is not a table", (int)i + 1);
+  if (lua_getfield(L, t, "double") != LUA_TNIL) {
+    g->kind = CG_KARG_DOUBLE, g->d = num_field(L, t, "double", "argument", (int)i + 1);
+  } else if (lua_getfield(L, t, "int") != LUA_TNIL) {
+    lua_Integer v;
+    int isint;
+    v = lua_tointegerx(L, -1, &isint);
+    if (!isint || v < INT32_MIN || v > INT32_MAX) luaL_error(L, "call: argument %d: int is not an int", (int)i + 1);
+    g->kind = CG_KARG_INT, g->i = (int32_t)v;
+    lua_pop(L, 1);
+  } else {
+    lua_Integer a, o;
+    int ok1, ok2;
+    lua_getfield(L, t, "array");
+    lua_getfield(L, t, "offset");
+    a = lua_tointegerx(L, -2, &ok1);
+    o = lua_isnil(L, -1) ? (ok2 = 1, 0) : lua_tointegerx(L, -1, &ok2);
+    if (!ok1 || !ok2 || a < 1 || a > (lua_Integer)u->na)
+      luaL_error(L, "call: argument %d: not {double=}, {int=} or {array=1..%d, offset=}", (int)i + 1, (int)u->na);
+    g->kind = CG_KARG_PTR, g->array = (uint32_t)(a - 1), g->offset = o;
+    lua_pop(L, 2);
+  }
+  lua_settop(L, t);
+}
+
+/* The call table at idx and the options at oidx into a box pushed on the
+ * stack. */
+static lcall *read_call(lua_State *L, int32_t f, int idx, int oidx) {
+  lcall *u;
+  uint32_t i;
+  size_t na, nargs;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  u = (lcall *)lcg_box(L, sizeof *u, lcall_release);
+  lcg_alloc(L, &u->A);
+  if (lua_getfield(L, idx, "arrays") != LUA_TTABLE) lua_pop(L, 1), lua_newtable(L);
+  if (lua_getfield(L, idx, "args") != LUA_TTABLE) lua_pop(L, 1), lua_newtable(L);
+  na = (size_t)luaL_len(L, -2), nargs = (size_t)luaL_len(L, -1);
+  if (na > 1000000 || nargs > 100000) luaL_error(L, "call: too many arrays or arguments");
+  if (!(u->arrays = CG_NEW(&u->A, cg_karray, na)) || !(u->values = CG_NEW(&u->A, double *, na)) ||
+      !(u->init = CG_NEW(&u->A, uint8_t *, na)) || !(u->seeds = CG_NEW(&u->A, double *, na)) ||
+      !(u->args = CG_NEW(&u->A, cg_karg, nargs)))
+    lcg_nomem(L, "call"); /* lcall_release frees what is there: na, nargs still 0 */
+  memset(u->arrays, 0, na * sizeof *u->arrays);
+  for (i = 0; i < na; i++) u->values[i] = NULL, u->init[i] = NULL, u->seeds[i] = NULL;
+  u->na = (uint32_t)na, u->nargs = (uint32_t)nargs;
+  for (i = 0; i < na; i++) {
+    if (lua_geti(L, -2, (lua_Integer)i + 1) != LUA_TTABLE) luaL_error(L, "call: array %d is not a table", (int)i + 1);
+    read_array(L, u, i);
+    lua_pop(L, 1);
+  }
+  for (i = 0; i < nargs; i++) {
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    read_arg(L, u, i);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+  memset(&u->c, 0, sizeof u->c);
+  u->c.func = f, u->c.narray = u->na, u->c.arrays = u->arrays, u->c.narg = u->nargs, u->c.args = u->args;
+  if (!lua_isnoneornil(L, oidx)) {
+    luaL_checktype(L, oidx, LUA_TTABLE);
+    if (lua_getfield(L, oidx, "max_steps") != LUA_TNIL) {
+      lua_Integer v = luaL_checkinteger(L, -1);
+      luaL_argcheck(L, v > 0, oidx, "max_steps must be > 0");
+      u->c.max_steps = (uint64_t)v;
+    }
+    if (lua_getfield(L, oidx, "max_calls") != LUA_TNIL) {
+      lua_Integer v = luaL_checkinteger(L, -1);
+      luaL_argcheck(L, v > 0 && v <= 100000, oidx, "max_calls must be in 1..100000");
+      u->c.max_calls = (uint32_t)v;
+    }
+    lua_pop(L, 2);
+  }
+  return u;
+}
+
+static void result_release(void *p, cg_alloc *A) {
+  (void)A;
+  cg_kresult_free((cg_kresult *)p); /* idempotent */
+}
+
+static void push_access(lua_State *L, const cg_kaccess *a) {
+  lua_createtable(L, 0, 7);
+  if (a->stmt >= 0) lcg_push_id(L, (uint64_t)a->stmt), lua_setfield(L, -2, "stmt");
+  if (a->expr >= 0) lcg_push_id(L, (uint64_t)a->expr), lua_setfield(L, -2, "expr");
+  lua_pushinteger(L, a->array >= 0 ? (lua_Integer)a->array + 1 : -((lua_Integer)a->sym + 1));
+  lua_setfield(L, -2, "object");
+  lua_pushinteger(L, a->cell), lua_setfield(L, -2, "cell");
+  lua_pushboolean(L, a->write), lua_setfield(L, -2, "write");
+  lua_pushinteger(L, (lua_Integer)a->frame), lua_setfield(L, -2, "frame");
+  lua_pushinteger(L, (lua_Integer)a->block), lua_setfield(L, -2, "block");
+}
+
+/* k:run(f, call [, {max_steps=, max_calls=, trace=true}]) -> {arrays =
+ * {{name=, values={...}, init={booleans}}...}, ret = value | nil, steps = n,
+ * trace = {{stmt=, expr=, object=, cell=, write=, frame=, block=}...} (with
+ * opts.trace)} | nil, "FILE:LINE:COL: message". */
+static int k_run(lua_State *L) {
+  lkernel *u = lcg_checklkernel(L, 1);
+  int32_t f = lcg_checkkfunc(L, u->k, 2);
+  lcall *c;
+  lua_settop(L, 4);
+  c = read_call(L, f, 3, 4);
+  cg_kresult *r = (cg_kresult *)lcg_box(L, sizeof *r, result_release);
+  cg_error e;
+  uint32_t a, i;
+  int rc;
+  if (!lua_isnoneornil(L, 4) && (lua_getfield(L, 4, "trace"), lua_toboolean(L, -1)))
+    c->c.trace = collect_trace, c->c.trace_ud = c;
+  lua_settop(L, 6);
+  rc = cg_kinterp_run(&u->A, u->k, &c->c, r, &e);
+  if (rc) return lcg_fail(L, &e);
+  if (c->trace_failed) {
+    cg_kresult_free(r);
+    return lcg_nomem(L, "run: trace");
+  }
+  lua_createtable(L, 0, 4);
+  lua_createtable(L, (int)r->narray, 0);
+  for (a = 0; a < r->narray; a++) {
+    lua_createtable(L, 0, 3);
+    if (c->arrays[a].name) lua_pushstring(L, c->arrays[a].name), lua_setfield(L, -2, "name");
+    lcg_push_numbers(L, r->values[a], r->n[a]);
+    lua_setfield(L, -2, "values");
+    lua_createtable(L, (int)r->n[a], 0);
+    for (i = 0; i < r->n[a]; i++) lua_pushboolean(L, r->init[a][i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+    lua_setfield(L, -2, "init");
+    lua_rawseti(L, -2, (lua_Integer)a + 1);
+  }
+  lua_setfield(L, -2, "arrays");
+  if (r->has_ret) {
+    if (r->ret_type == CG_KT_INT) lua_pushinteger(L, (lua_Integer)r->ret);
+    else lua_pushnumber(L, r->ret);
+    lua_setfield(L, -2, "ret");
+  }
+  lua_pushinteger(L, (lua_Integer)r->steps), lua_setfield(L, -2, "steps");
+  if (c->c.trace) {
+    size_t t;
+    lua_createtable(L, (int)c->ntrace, 0);
+    for (t = 0; t < c->ntrace; t++) push_access(L, &c->trace[t]), lua_rawseti(L, -2, (lua_Integer)t + 1);
+    lua_setfield(L, -2, "trace");
+  }
+  cg_kresult_free(r);
+  return 1;
+}
+
+/* {==== the Jacobian ====} */
+
+/* A column: caller array cell (array >= 0) or a by-value double
+ * parameter (param). */
+typedef struct jcol {
+  int32_t array, param;
+  uint32_t cell;
+} jcol;
+
+/* The rows (cells written) and columns (cells read before written, then
+ * by-value double parameters read) from a plain run, pushed as tables;
+ * the columns also into a box (returned) with *ncol. */
+static jcol *rows_cols(lua_State *L, const cg_kernel *k, int32_t f, const cg_kresult *r,
+                       size_t *ncol) {
+  jcol *cols;
+  size_t nc = 0, nr = 0;
+  uint32_t a, i;
+  for (a = 0; a < r->narray; a++)
+    for (i = 0; i < r->n[a]; i++) nc += (r->acc[a][i] & CG_KACC_READ) != 0;
+  for (i = 0; i < r->narg; i++)
+    nc += r->arg_read[i] && !CG_KSYM(k, CG_KFUNC(k, f, SYM0) + (int32_t)i, PTR) &&
+          CG_KSYM(k, CG_KFUNC(k, f, SYM0) + (int32_t)i, BASE) == CG_KT_DOUBLE;
+  cols = (jcol *)lua_newuserdatauv(L, (nc ? nc : 1) * sizeof *cols, 0);
+  lua_newtable(L); /* rows */
+  lua_newtable(L); /* cols */
+  *ncol = 0;
+  for (a = 0; a < r->narray; a++)
+    for (i = 0; i < r->n[a]; i++) {
+      if (r->acc[a][i] & CG_KACC_WRITTEN) {
+        lua_createtable(L, 0, 2);
+        lua_pushinteger(L, (lua_Integer)a + 1), lua_setfield(L, -2, "array");
+        lua_pushinteger(L, i), lua_setfield(L, -2, "cell");
+        lua_rawseti(L, -3, (lua_Integer)++nr);
+      }
+      if (r->acc[a][i] & CG_KACC_READ) {
+        cols[*ncol].array = (int32_t)a, cols[*ncol].cell = i, cols[*ncol].param = -1;
+        lua_createtable(L, 0, 2);
+        lua_pushinteger(L, (lua_Integer)a + 1), lua_setfield(L, -2, "array");
+        lua_pushinteger(L, i), lua_setfield(L, -2, "cell");
+        lua_rawseti(L, -2, (lua_Integer)++*ncol);
+      }
+    }
+  for (i = 0; i < r->narg; i++) {
+    int32_t s = CG_KFUNC(k, f, SYM0) + (int32_t)i;
+    if (!r->arg_read[i] || CG_KSYM(k, s, PTR) || CG_KSYM(k, s, BASE) != CG_KT_DOUBLE) continue;
+    cols[*ncol].array = -1, cols[*ncol].param = (int32_t)i, cols[*ncol].cell = 0;
+    lua_createtable(L, 0, 1);
+    lua_pushinteger(L, (lua_Integer)i + 1), lua_setfield(L, -2, "param");
+    lua_rawseti(L, -2, (lua_Integer)++*ncol);
+  }
+  return cols;
+}
+
+/* Room for the seeds of JAC_CHUNK directions (made once per call). */
+static void alloc_seeds(lua_State *L, lcall *c) {
+  uint32_t a;
+  for (a = 0; a < c->na; a++)
+    if (!(c->seeds[a] = CG_NEW(&c->A, double, (size_t)c->arrays[a].n * JAC_CHUNK)))
+      lcg_nomem(L, "jacobian");
+  if (!(c->seed_args = CG_NEW(&c->A, double, (size_t)c->nargs * JAC_CHUNK))) lcg_nomem(L, "jacobian");
+  c->nseed_args = (size_t)c->nargs * JAC_CHUNK;
+  c->c.seed_arrays = (const double *const *)c->seeds, c->c.seed_args = c->seed_args;
+}
+
+/* Seeds e_j for columns c0 .. c0+nd-1 (cell-major, stride nd). */
+static void set_seeds(lcall *c, const jcol *cols, size_t c0, uint32_t nd) {
+  uint32_t a, j;
+  for (a = 0; a < c->na; a++) memset(c->seeds[a], 0, (size_t)c->arrays[a].n * nd * sizeof(double));
+  memset(c->seed_args, 0, (size_t)c->nargs * nd * sizeof(double));
+  c->c.ndir = nd;
+  for (j = 0; j < nd; j++) {
+    const jcol *col = &cols[c0 + j];
+    if (col->array >= 0) c->seeds[col->array][(size_t)col->cell * nd + j] = 1.0;
+    else c->seed_args[(size_t)col->param * nd + j] = 1.0;
+  }
+}
+
+/* Stores the tangents of chunk c0.. (nd directions) into values[row][col]
+ * (the values table at -1: one table per row, already made). */
+static void store_chunk(lua_State *L, const cg_kresult *r, size_t c0, uint32_t nd) {
+  uint32_t a, i, j;
+  lua_Integer row = 0;
+  for (a = 0; a < r->narray; a++)
+    for (i = 0; i < r->n[a]; i++) {
+      if (!(r->acc[a][i] & CG_KACC_WRITTEN)) continue;
+      lua_rawgeti(L, -1, ++row);
+      for (j = 0; j < nd; j++) {
+        lua_pushnumber(L, r->tangents[a][(size_t)i * nd + j]);
+        lua_rawseti(L, -2, (lua_Integer)(c0 + j) + 1);
+      }
+      lua_pop(L, 1);
+    }
+}
+
+/* k:jacobian(f, call [, opts]) -> {rows = {{array=, cell=}...}, cols =
+ * {{array=, cell=} | {param=}...}, values = {{...} per row}} | nil, msg:
+ * rows every caller cell written, cols every caller cell read before
+ * written and every by-value double parameter read (array order, then
+ * parameter order; arrays and parameters 1-based, cells 0-based), values
+ * by tangent mode in chunks of 64 directions. */
+static int k_jacobian(lua_State *L) {
+  lkernel *u = lcg_checklkernel(L, 1);
+  int32_t f = lcg_checkkfunc(L, u->k, 2);
+  lcall *c;
+  cg_kresult *r;
+  cg_error e;
+  jcol *cols;
+  size_t ncol, c0, nrow;
+  lua_Integer i;
+  int top;
+  lua_settop(L, 4);
+  c = read_call(L, f, 3, 4);
+  r = (cg_kresult *)lcg_box(L, sizeof *r, result_release);
+  if (cg_kinterp_run(&u->A, u->k, &c->c, r, &e)) return lcg_fail(L, &e);
+  cols = rows_cols(L, u->k, f, r, &ncol); /* pushes cols' box, rows, cols */
+  nrow = (size_t)luaL_len(L, -2);
+  cg_kresult_free(r);
+  lua_createtable(L, (int)nrow, 0);
+  for (i = 1; i <= (lua_Integer)nrow; i++) lua_createtable(L, (int)ncol, 0), lua_rawseti(L, -2, i);
+  top = lua_gettop(L);
+  alloc_seeds(L, c);
+  for (c0 = 0; c0 < ncol; c0 += JAC_CHUNK) {
+    uint32_t nd = (uint32_t)(ncol - c0 < JAC_CHUNK ? ncol - c0 : JAC_CHUNK);
+    set_seeds(c, cols, c0, nd);
+    if (cg_kinterp_run(&u->A, u->k, &c->c, r, &e)) return lcg_fail(L, &e);
+    store_chunk(L, r, c0, nd);
+    cg_kresult_free(r);
+    lua_settop(L, top);
+  }
+  c->c.ndir = 0;
+  lua_createtable(L, 0, 3);
+  lua_pushvalue(L, top - 2), lua_setfield(L, -2, "rows");
+  lua_pushvalue(L, top - 1), lua_setfield(L, -2, "cols");
+  lua_pushvalue(L, top), lua_setfield(L, -2, "values");
+  return 1;
+}
+
+/* }==== */
+
+static const luaL_Reg kernel_methods[] = {
+    {"ir", k_ir},   {"cfg", k_cfg},           {"cfg_dot", k_cfg_dot}, {"cfg_text", k_cfg_text},
+    {"run", k_run}, {"jacobian", k_jacobian}, {"free", k_free},       {NULL, NULL}};
+static const luaL_Reg kernel_meta[] = {
+    {"__gc", k_free}, {"__close", k_free}, {"__tostring", k_tostring}, {NULL, NULL}};
+
+/* }==== */
+
 void lcg_open_kernel(lua_State *L) {
+  lcg_newclass(L, LCG_KERNEL, kernel_methods, kernel_meta);
   lua_pushcfunction(L, l_kernel_layout);
   lua_setfield(L, -2, "kernel_layout");
+  lua_pushcfunction(L, l_kernel_load);
+  lua_setfield(L, -2, "kernel_load");
 }

@@ -185,7 +185,9 @@ static void put_prologue(gen *G, const char *form) {
       o->scheme ? o->scheme : "-", (unsigned long)G->nslots);
   put(G, " * void %s(const double *x, double *y): x and y in tape order.\n", o->name);
   put(G, " * Bit-identical to the graph when compiled without FMA contraction\n");
-  put(G, " * (-ffp-contract=off, the default of -std=c99). */\n");
+  put(G, " * (-ffp-contract=off, the default of -std=c99) and, where a math call\n");
+  put(G, " * reads constants only, without evaluating it at compile time\n");
+  put(G, " * (-fno-builtin): the compiler rounds it its own way. */\n");
   put(G, "#include <math.h>\n\n");
   put(G, "void %s(const double *restrict x, double *restrict y);\n\n", o->name);
   put(G, "static double %s_t[%lu];\n\n", o->name, (unsigned long)NZ(G->nslots));

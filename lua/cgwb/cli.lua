@@ -579,7 +579,295 @@ commands.eliminate = {
   end,
 }
 
-local order = { "run", "stats", "convert", "trace", "graph", "eval", "codegen", "jacobian", "eliminate" }
+-- {==== kernels ====}
+
+-- Reads a kernel file (exit 2 with "file:line:col: ..." when it is not one).
+local function read_kernel(path)
+  return check(cgwb().read_kernel(readable(path), path))
+end
+
+-- The functions --function names (a name or a 1-based id), or all of them.
+local function kernel_functions(k, which)
+  if which == nil then
+    local ids = {}
+    for _, f in ipairs(k:functions()) do ids[#ids + 1] = f.id end
+    return ids
+  end
+  local id, err = k:function_id(math.tointeger(tonumber(which)) or which)
+  if not id then fail(2, err) end
+  return { id }
+end
+
+-- The --assume options as the analyses take them ({"a!=b", ...}), each
+-- checked to be NAME!=NAME or NAME==NAME.
+local function assumptions(list)
+  for _, s in ipairs(list) do
+    if not (s:match("^%s*[%a_][%w_]*%s*!=%s*[%a_][%w_]*%s*$") or s:match("^%s*[%a_][%w_]*%s*==%s*[%a_][%w_]*%s*$")) then
+      fail(2, ("--assume '%s': expected NAME!=NAME or NAME==NAME"):format(s))
+    end
+  end
+  return list
+end
+
+local alias_text, chains_text, activity_text
+
+-- The control flow graph of k:cfg without its index by statement (the
+-- vertices' stmts say the same), lists marked as arrays for JSON.
+local function cfg_plain(g)
+  local json = require "cgwb.json"
+  local vs = json.array({})
+  for i, v in ipairs(g.vertices) do
+    vs[i] = { id = v.id, kind = v.kind, stmt = v.stmt, stmts = json.array(v.stmts),
+              succ = json.array(v.succ), pred = json.array(v.pred) }
+  end
+  return { entry = g.entry, exit = g.exit, vertices = vs }
+end
+
+-- The control flow graph as text: a vertex a line, its successors, then the
+-- statements of a block (Utke, Flattening, sec. 2).
+local function cfg_text(g, r, out)
+  local where = {}
+  for _, st in ipairs(r.statements) do where[st.id] = st end
+  out[#out + 1] = "  control flow graph (vertex kind -> successors):"
+  for _, v in ipairs(g.vertices) do
+    local succ = {}
+    for i, w in ipairs(v.succ) do succ[i] = "V" .. w end
+    local head = v.stmt and where[v.stmt] and ("  %s %d:%d"):format(where[v.stmt].text, where[v.stmt].line, where[v.stmt].col) or ""
+    out[#out + 1] = ("    V%-4d %-9s -> %s%s"):format(v.id, v.kind, #succ > 0 and table.concat(succ, " ") or "(none)", head)
+    for _, s in ipairs(v.stmts) do
+      local st = where[s]
+      out[#out + 1] = ("           s%-4d %-8s %s"):format(st.id, st.line .. ":" .. st.col, st.text)
+    end
+  end
+end
+
+-- Integer keys of a sparse table, ascending.
+local function int_keys(t)
+  local keys = {}
+  for key in pairs(t) do keys[#keys + 1] = key end
+  table.sort(keys)
+  return keys
+end
+
+-- The chains as lists in ascending order: {ud = {{access=, text=, line=, col=,
+-- stmts={...}}...}, du = {{stmt=, stmts={...}}...}} (0 in stmts: outside).
+local function chains_list(an)
+  local json = require "cgwb.json"
+  local ud, du = json.array({}), json.array({})
+  for _, u in ipairs(int_keys(an.chains.ud)) do
+    local ac = an.alias.accesses[u]
+    ud[#ud + 1] = { access = u, text = ac.text, line = ac.line, col = ac.col,
+                    stmts = json.array({ table.unpack(an.chains.ud[u]) }) }
+  end
+  for _, d in ipairs(int_keys(an.chains.du)) do
+    du[#du + 1] = { stmt = d, stmts = json.array({ table.unpack(an.chains.du[d]) }) }
+  end
+  return { ud = ud, du = du }
+end
+
+-- One function's part of the report: a plain table (see doc/kernels.md).
+local function kernel_report(k, id, a, funcs)
+  local fi = funcs[id]
+  local r = { id = id, name = fi.name, ret = fi.ret, params = fi.params, line = fi.line, col = fi.col,
+              symbols = k:symbols(id), statements = k:statements(id) }
+  if a.cfg then r.cfg = cfg_plain(k:cfg(id)) end
+  if a.alias or a.chains or a.activity then
+    local an = check(k:analyze(id, { assume = a.assume }))
+    if a.alias then
+      local al = an.alias
+      r.alias = { objects = al.objects, sets = al.sets, accesses = al.accesses, assumed = al.assumed,
+                  pairs = require("cgwb.kernel").alias_pairs(al) }
+    end
+    if a.chains then r.chains = chains_list(an) end
+    if a.activity then r.activity = an.activity end
+  end
+  return r
+end
+
+-- "S3 {a[0], b[?]} exact": an address set by its id and addresses.
+local function set_text(sets, id)
+  local st = sets[id]
+  return ("S%d {%s}%s"):format(id, table.concat(st.addresses, ", "), st.exact and " exact" or "")
+end
+
+-- The alias part (Utke, Flattening, sec. 4): sets, accesses, aliasing pairs.
+function alias_text(al, out)
+  out[#out + 1] = "  address sets:"
+  for id = 1, #al.sets do out[#out + 1] = "    " .. set_text(al.sets, id) end
+  out[#out + 1] = "  accesses (line:col, use or def, text, address set):"
+  for id, ac in ipairs(al.accesses) do
+    out[#out + 1] = ("    A%-4d %-8s %s%s  %-16s S%d"):format(id, ac.line .. ":" .. ac.col, ac.kind,
+      ac.kind == "def" and (ac.may and " may " or " must") or "     ", ac.text, ac.set)
+  end
+  out[#out + 1] = "  aliasing sets (may or must; every other pair: no):"
+  for _, pr in ipairs(al.pairs) do
+    out[#out + 1] = ("    S%d S%d %s"):format(pr.u, pr.v, pr.relation)
+  end
+  for _, as in ipairs(al.assumed or {}) do
+    out[#out + 1] = ("    assumed: S%d S%d %s"):format(as.u, as.v, as.answer)
+  end
+end
+
+-- The chains part (Utke, Flattening, sec. 6): ud by use, du by statement.
+function chains_text(ch, out)
+  local function stmts(list)
+    local items = {}
+    for i, s in ipairs(list) do items[i] = s == 0 and "0" or ("s%d"):format(s) end
+    return table.concat(items, ", ")
+  end
+  out[#out + 1] = "  ud-chains (a use <- the statements whose definitions may reach it; 0: outside):"
+  for _, u in ipairs(ch.ud) do
+    out[#out + 1] = ("    A%-4d %-16s <- %s"):format(u.access, ("%s %d:%d"):format(u.text, u.line, u.col),
+      stmts(u.stmts))
+  end
+  out[#out + 1] = "  du-chains (a defining statement -> the statements its definitions may reach; 0: outside):"
+  for _, d in ipairs(ch.du) do
+    out[#out + 1] = ("    %-6s -> %s"):format(stmts({ d.stmt }), stmts(d.stmts))
+  end
+end
+
+-- The activity part (Hovland, Norris, Utke & Strout, sec. 4).
+function activity_text(ac, out)
+  local function list(t) return #t > 0 and table.concat(t, " ") or "(none)" end
+  out[#out + 1] = "  activity:"
+  out[#out + 1] = "    independents     " .. list(ac.independents)
+  out[#out + 1] = "    dependents       " .. list(ac.dependents)
+  out[#out + 1] = "    active symbols   " .. list(ac.active_symbols)
+  out[#out + 1] = "    passive symbols  " .. list(ac.passive_symbols)
+  local function stmts(t)
+    local o = {}
+    for i, x in ipairs(t) do o[i] = "s" .. x end
+    return list(o)
+  end
+  out[#out + 1] = "    active statements  " .. stmts(ac.active_stmts)
+  out[#out + 1] = "    passive statements " .. stmts(ac.passive_stmts)
+end
+
+-- A C declaration of name with type text t: "double *a", "int m[4]".
+local function c_decl(t, name)
+  local base, dims = t:match("^(.-)(%[.*)$")
+  if base then return base .. " " .. name .. dims end
+  if t:match("%*$") then return t .. name end
+  return t .. " " .. name
+end
+
+-- The text form of one function's report.
+local function kernel_text(r)
+  local params = {}
+  for i, p in ipairs(r.params) do params[i] = c_decl(p.type, p.name) end
+  local out = { ("function %s: %s %s(%s)  %d:%d"):format(r.id, r.ret, r.name, table.concat(params, ", "), r.line, r.col) }
+  out[#out + 1] = "  symbols:"
+  for _, s in ipairs(r.symbols) do
+    out[#out + 1] = ("    %-12s %-6s %s%s  %d:%d"):format(s.name, s.kind, s.type,
+      s.address_taken and " (address taken)" or "", s.line, s.col)
+  end
+  out[#out + 1] = "  statements:"
+  for _, st in ipairs(r.statements) do
+    local part = (st.part ~= "body" and st.part ~= "then") and (st.part .. ": ") or ""
+    out[#out + 1] = ("    s%-4d %-8s %s%s%s%s"):format(st.id, st.line .. ":" .. st.col, ("  "):rep(st.depth), part, st.text,
+      st.pragma and ("   #pragma cgwb " .. st.pragma) or "")
+  end
+  if r.cfg then cfg_text(r.cfg, r, out) end
+  if r.alias then alias_text(r.alias, out) end
+  if r.chains then chains_text(r.chains, out) end
+  if r.activity then activity_text(r.activity, out) end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- The DOT text of the control flow graphs of the functions ids: one graph,
+-- each function a cluster (its node names prefixed with the function's id).
+local function kernel_dot(k, ids)
+  if #ids == 1 then return k:cfg_dot(ids[1]) end
+  local parts, funcs = { "digraph kernel {" }, k:functions()
+  for _, id in ipairs(ids) do
+    local body = check(k:cfg_dot(id), nil, 1):match("^%s*digraph[^{]*{(.*)}%s*$")
+    if not body then fail(1, "cfg_dot: not a digraph") end
+    -- vertex names v0, v1, ... become f<id>v0 ...: outside quoted labels only
+    local pieces, pos = {}, 1
+    while pos <= #body do
+      local q0, q1 = body:find('"[^"]*"', pos)
+      local plain = body:sub(pos, (q0 or #body + 1) - 1)
+      pieces[#pieces + 1] = plain:gsub("%f[%w_]v(%d+)%f[^%w_]", "f" .. id .. "v%1")
+      if not q0 then break end
+      pieces[#pieces + 1] = body:sub(q0, q1)
+      pos = q1 + 1
+    end
+    parts[#parts + 1] = ("subgraph cluster_%d {\n  label=%q;%s}"):format(id, funcs[id].name,
+      table.concat(pieces))
+  end
+  parts[#parts + 1] = "}\n"
+  return table.concat(parts, "\n")
+end
+
+-- Runs the interpreter (--call, --jacobian) and prints the issue's JSON.
+local function kernel_call(k, a)
+  local ids = kernel_functions(k, a["function"])
+  if #ids ~= 1 then fail(2, "--call needs --function (the kernel has several functions)") end
+  local fh = io.open(readable(a.call), "rb")
+  local text = fh:read("a")
+  fh:close()
+  local json = require "cgwb.json"
+  local c = check(json.decode(text, a.call))
+  local r, err, kind = k:call(ids[1], c, { name = a.call })
+  if not r then fail(kind == "input" and 2 or 1, err) end
+  local out = { arrays = r.arrays, scalars = r.scalars, ["return"] = r["return"] }
+  if a.jacobian then
+    local J, jerr, jkind = k:jacobian_named(ids[1], c, { name = a.call })
+    if not J then fail(jkind == "input" and 2 or 1, jerr) end
+    out.jacobian = J
+  end
+  io.write(json.encode(out, 2, { inline_arrays = true }), "\n")
+end
+
+commands.kernel = {
+  help = "Reads a kernel in the C subset: functions, statements, control flow, alias sets, "
+    .. "chains, activity (Utke, Flattening; Hovland, Norris, Utke & Strout); runs it with --call.",
+  example = "cgwb kernel examples/kernels/utke-fig2.c --alias --chains\n"
+    .. "  cgwb kernel examples/kernels/utke-fig2.c --call examples/kernels/utke-fig2.json --jacobian",
+  setup = function(p)
+    p:argument("kernel", "A kernel file in the C subset (doc/kernel-language.md).")
+    option(p, "--function", "One function, by name or 1-based id (default: all).")
+    p:flag("--cfg", "The control flow graph.")
+    p:flag("--alias", "Address sets of every use and definition, must- and may-alias.")
+    p:flag("--chains", "Reaching definitions: ud- and du-chains.")
+    p:flag("--activity", "Activity analysis: the active variables.")
+    option(p, "--assume", "An assumption on pointer parameters, 'a!=b' (never alias) or 'a==b' "
+      .. "(repeatable)."):count("*")
+    p:flag("--json", "Machine-readable output.")
+    option(p, "--dot", "Write the control flow graph as DOT to FILE (- for standard output; all "
+      .. "functions as clusters when no --function).")
+    option(p, "--call", "Run the function on CALL.json (arrays and arguments; doc/kernels.md) and "
+      .. "print arrays, scalars and return value as JSON.")
+    p:flag("--jacobian", "With --call: also the Jacobian, by the interpreter's tangent mode.")
+  end,
+  run = function(a)
+    if a.jacobian and not a.call then fail(2, "--jacobian needs --call CALL.json") end
+    local k = read_kernel(a.kernel)
+    if a.call then return kernel_call(k, a) end
+    assumptions(a.assume)
+    local ids = kernel_functions(k, a["function"])
+    if a.dot then
+      local fh = io.open(out_path(a.dot), "wb")
+      if not fh then fail(1, a.dot .. ": cannot write") end
+      fh:write(kernel_dot(k, ids))
+      fh:close()
+      if a.dot == "-" then return end
+    end
+    local reports = {}
+    local funcs = k:functions()
+    for i, id in ipairs(ids) do reports[i] = kernel_report(k, id, a, funcs) end
+    if a.json then
+      local json = require "cgwb.json"
+      io.write(json.encode({ file = a.kernel, functions = json.array(reports) }, 2, { inline_arrays = true }), "\n")
+      return
+    end
+    local texts = {}
+    for i, r in ipairs(reports) do texts[i] = kernel_text(r) end
+    io.write(a.kernel, "\n\n", table.concat(texts, "\n"))
+  end,
+}
+
+local order = { "run", "stats", "convert", "trace", "graph", "eval", "codegen", "jacobian", "eliminate", "kernel" }
 M.commands, M.order = commands, order
 
 -- {==== main ====}

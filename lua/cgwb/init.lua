@@ -81,6 +81,14 @@ function M.read_graph(path)
   return core.read_cg(text, path)
 end
 
+--- Reads a kernel file of the C subset (doc/kernel-language.md), or its text:
+-- (path_or_text [, name]) -> cgwb.Kernel | nil, "file:line:col: message".
+-- A string with no newline, brace or semicolon names a file; any other is
+-- the kernel's text (doc/kernels.md).
+function M.read_kernel(src, name)
+  return require("cgwb.kernel").read(src, name)
+end
+
 --- Records a tape by running f on active numbers (see doc/tracer.md).
 function M.trace(f, x0, opts)
   return require("cgwb.trace").record(f, x0, opts)

@@ -4,8 +4,15 @@
  *    partials read what `reads` says, a +1, -1 or constant mark goes with
  *    a partial spelled 1, -1 or in the constant alone, a taped outcome
  *    with a check and a constant;
- *  - the choosing operations (cond, condeq, min, abs) on their boundaries
- *    give the values the tape's opcodes give (worked out by hand);
+ *  - the choosing operations (cond, condeq, min, abs, max) on their
+ *    boundaries give the values the tape's opcodes give (worked out by
+ *    hand), and a taped outcome of min or max that no longer holds counts
+ *    a switch, a tie never;
+ *  - the operations no tape records (pow, atan2, sinh, cosh, tanh, log10,
+ *    max) are exactly those whose tape_op is CG_GOP_NO_TAPE_OP, every other
+ *    row names an opcode of cg_ops.h; the partials of pow, atan2 and log10
+ *    where their conventions matter (a zero or negative base, the origin,
+ *    ln 10) are the values worked out by hand in cg_gops.h;
  *  - the spellings of every value and partial, compiled by cc as a code
  *    generator would write them (placeholders replaced by variables), give
  *    the table's value and partials functions bit for bit at sample points
@@ -20,6 +27,7 @@
 #include <unistd.h>
 
 #include "graph/cg_gops.h"
+#include "tape/cg_ops.h"
 #include "check.h"
 
 /* {==== tokens of a spelling ====} */
@@ -109,6 +117,7 @@ static void test_boundaries(void) {
       {CG_G_CONDEQ, -1, -1e-300, 1, 2, 2},
       {CG_G_MIN, 1, 2, 2, 0, 2},       {CG_G_MIN, 0, 3, 2, 0, 2}, {CG_G_MIN, 1, 1, 2, 0, 1},
       {CG_G_ABS, 1, -0.0, 0, 0, 0},    {CG_G_ABS, 0, -3, 0, 0, 3},
+      {CG_G_MAX, 1, 2, 2, 0, 2},       {CG_G_MAX, 1, 3, 2, 0, 3}, {CG_G_MAX, 0, 1, 2, 0, 2},
   };
   unsigned i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -117,6 +126,90 @@ static void test_boundaries(void) {
     double r = cg_gop(cases[i].g)->value(cases[i].c, a, &sw);
     CHECK(r == cases[i].want && !signbit(r) && sw == 0);
     if (r != cases[i].want || sw) fprintf(stderr, "  (case %u: %s)\n", i, cg_gop(cases[i].g)->name);
+  }
+}
+
+/* The outcome of min and max: c != 0 says the first operand was chosen
+ * (min: A0 <= A1; max: A0 >= A1) when recorded; the other operand strictly
+ * better now counts one switch, a tie none; the value is the chosen one
+ * either way, a tie giving A0 (+0 and -0 tell which). */
+static void test_outcomes(void) {
+  static const struct { unsigned g; double c, a0, a1, want; unsigned sw; } cases[] = {
+      {CG_G_MIN, 1, 3, 2, 2, 1},       {CG_G_MIN, 0, 1, 2, 1, 1},
+      {CG_G_MIN, 0, -0.0, 0.0, -0.0, 0}, {CG_G_MIN, 1, 0.0, -0.0, 0.0, 0},
+      {CG_G_MAX, 1, 1, 2, 2, 1},       {CG_G_MAX, 0, 3, 2, 3, 1},
+      {CG_G_MAX, 0, -0.0, 0.0, -0.0, 0}, {CG_G_MAX, 1, 0.0, -0.0, 0.0, 0},
+      {CG_G_MAX, 0, 1, 2, 2, 0},       {CG_G_MAX, 1, 5, -5, 5, 0},
+  };
+  unsigned i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    double a[3] = {cases[i].a0, cases[i].a1, 0};
+    uint64_t sw = 0;
+    double r = cg_gop(cases[i].g)->value(cases[i].c, a, &sw);
+    CHECK(memcmp(&r, &cases[i].want, sizeof r) == 0 && sw == cases[i].sw);
+    if (memcmp(&r, &cases[i].want, sizeof r) != 0 || sw != cases[i].sw)
+      fprintf(stderr, "  (outcome case %u: %s)\n", i, cg_gop(cases[i].g)->name);
+  }
+}
+
+/* {==== the rows no tape records ====} */
+
+/* tape_op none exactly for the kernels' own operations; every other row
+ * names an opcode the tape knows (cg_graph_to_tape writes it). */
+static void test_tape_ops(void) {
+  static const char *const none[] = {"pow", "atan2", "sinh", "cosh", "tanh", "log10", "max"};
+  unsigned g, k;
+  for (g = 0; g < CG_G_COUNT; g++) {
+    const cg_gopinfo *op = cg_gop(g);
+    int listed = 0;
+    for (k = 0; k < sizeof none / sizeof none[0]; k++) listed |= strcmp(op->name, none[k]) == 0;
+    CHECK((op->tape_op == CG_GOP_NO_TAPE_OP) == listed);
+    if (!listed) CHECK(cg_op(op->tape_op)->name != NULL);
+    if ((op->tape_op == CG_GOP_NO_TAPE_OP) != listed) fprintf(stderr, "  (operation %s)\n", op->name);
+  }
+  CHECK(cg_op(CG_GOP_NO_TAPE_OP)->name == NULL); /* none is no opcode */
+}
+
+/* The partials d[0], d[1] of row g at (a0, a1), against want (bitwise: a
+ * 0 must not be -0, a NaN must be a NaN). */
+static void check_partials(unsigned g, double a0, double a1, double w0, double w1) {
+  double a[3] = {a0, a1, 0}, d[3], r;
+  uint8_t mk[3];
+  uint64_t sw = 0;
+  int ok;
+  r = cg_gop(g)->value(0, a, &sw);
+  cg_gop(g)->partials(0, a, r, d, mk);
+  ok = (isnan(w0) ? isnan(d[0]) : memcmp(&d[0], &w0, sizeof w0) == 0) &&
+       (isnan(w1) ? isnan(d[1]) : memcmp(&d[1], &w1, sizeof w1) == 0);
+  CHECK(ok);
+  if (!ok)
+    fprintf(stderr, "  (%s at (%g, %g): partials %.17g %.17g, want %.17g %.17g)\n", cg_gop(g)->name,
+            a0, a1, d[0], d[1], w0, w1);
+}
+
+/* pow's conventions (cg_gops.h): d/dx is 0 at y == 0; d/dy is x^y log x
+ * for x > 0, its limit 0 at x == 0 (also -0), 0 for x < 0 (y passive); a
+ * NaN base stays NaN.  atan2's partials at the origin are NaN.  log10's
+ * is 1 / (x ln 10) with ln 10 as the library's log(10). */
+static void test_conventions(void) {
+  volatile double ten = 10, two = 2; /* computed at run time, as a kernel would */
+  double ln2 = log(two), nan = NAN;
+  unsigned k;
+  check_partials(CG_G_POW, 2, 3, 12, 8 * ln2);
+  check_partials(CG_G_POW, 2, 0, 0, ln2);       /* 2^y: d/dy at 0 is ln 2 */
+  check_partials(CG_G_POW, 0, 2.5, 0, 0);       /* 0 * log(0) would be NaN */
+  check_partials(CG_G_POW, -0.0, 2.5, 0, 0);
+  check_partials(CG_G_POW, 0, 0, 0, 0);         /* 0^0 = 1: d/dx exact, d/dy finite */
+  check_partials(CG_G_POW, -2, 3, 12, 0);       /* y passive at a negative base */
+  check_partials(CG_G_POW, 0, -1, -INFINITY, 0);
+  check_partials(CG_G_POW, nan, 1, 1, nan);
+  check_partials(CG_G_ATAN2, 0, 0, nan, nan);
+  check_partials(CG_G_ATAN2, 1, 0, 0, -1);
+  check_partials(CG_G_ATAN2, 0, -2, -0.5, -0.0);
+  check_partials(CG_G_ATAN2, 3, 4, 0.16, -0.12);
+  for (k = 0; k < 6; k++) {
+    static const double xs[] = {0.5, 1, 3e-5, 7.25, 1e300, 0.1};
+    check_partials(CG_G_LOG10, xs[k], 0, 1 / (xs[k] * log(ten)), 0);
   }
 }
 
@@ -225,6 +318,9 @@ static void test_compiled(void) {
 int main(void) {
   test_columns();
   test_boundaries();
+  test_outcomes();
+  test_tape_ops();
+  test_conventions();
   test_compiled();
   return check_report("test_gops");
 }

@@ -24,6 +24,8 @@
 
 #include "elim/cg_lin.h"
 #include "graph/cg_gtape.h"
+#include "kernel/cg_kcfg.h"
+#include "kernel/cg_kinterp.h"
 #include "tape/cg_tape.h"
 
 #define FUZZ_MEM_CAP ((size_t)256 << 20)
@@ -295,6 +297,107 @@ static void fuzz_pipeline(const uint8_t *d, size_t n) {
   FUZZ_NO_LEAK(A);
 }
 
+/* {==== kernels ====}
+ * The bytes as a kernel's flat arrays (csrc/kernel/cg_kernel.h): a header
+ * of 7 counts (each byte masked to a small bound: functions - 1, symbols,
+ * expressions, statements, list, arguments, constants), then every
+ * int32 field of every row as one signed byte (small values, so that ids
+ * are often in range), then one byte per double constant (b / 16).  Bytes
+ * past the end read as -1.  When the kernel loads, every function gets its
+ * control flow graph and a run of the interpreter (step and call limits
+ * small; tangent mode and the trace on alternate inputs) on arrays of 16
+ * cells. */
+
+typedef struct bytes {
+  const uint8_t *d;
+  size_t n, at;
+} bytes;
+
+static int32_t next_i8(bytes *b) { return b->at < b->n ? (int8_t)b->d[b->at++] : -1; }
+
+static int32_t *fill_ints(bytes *b, int32_t *a, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) a[i] = next_i8(b);
+  return a;
+}
+
+static void count_access(void *ud, const cg_kaccess *a) { (void)a, (*(uint64_t *)ud)++; }
+
+/* Runs function f on arrays of 16 doubles and 16 ints (pointers bound by
+ * base, offsets from the bytes), ints 2, doubles 0.5. */
+static void fuzz_run_kernel(cg_alloc *A, const cg_kernel *k, int32_t f, bytes *b) {
+  double dv[16], iv[16];
+  cg_karray arrs[2] = {{"D", CG_KT_DOUBLE, 16, dv, NULL}, {"I", CG_KT_INT, 16, iv, NULL}};
+  cg_karg args[64];
+  cg_kcall c;
+  cg_kresult r;
+  cg_error e;
+  uint64_t accesses = 0;
+  int32_t i, np = CG_KFUNC(k, f, NPARAM);
+  if (np > 64) return;
+  for (i = 0; i < 16; i++) dv[i] = 0.25 * i - 1, iv[i] = i % 4;
+  memset(&c, 0, sizeof c);
+  for (i = 0; i < np; i++) {
+    int32_t s = CG_KFUNC(k, f, SYM0) + i;
+    memset(&args[i], 0, sizeof args[i]);
+    if (CG_KSYM(k, s, PTR)) {
+      args[i].kind = CG_KARG_PTR;
+      args[i].array = CG_KSYM(k, s, BASE) == CG_KT_INT;
+      args[i].offset = (next_i8(b) & 15);
+    } else if (CG_KSYM(k, s, BASE) == CG_KT_INT)
+      args[i].kind = CG_KARG_INT, args[i].i = 2;
+    else
+      args[i].kind = CG_KARG_DOUBLE, args[i].d = 0.5;
+  }
+  c.func = f, c.narray = 2, c.arrays = arrs, c.narg = (uint32_t)np, c.args = args;
+  c.max_steps = 5000, c.max_calls = 16, c.ndir = b->n & 1 ? 2 : 0;
+  if (b->n & 2) c.trace = count_access, c.trace_ud = &accesses;
+  if (cg_kinterp_run(A, k, &c, &r, &e) == CG_OK) cg_kresult_free(&r);
+}
+
+static void fuzz_kernel(const uint8_t *d, size_t n) {
+  static const char *const pool[8] = {"f", "g", "x", "y", "p", "q", "i", "pragma text"};
+  int32_t func[4 * CG_KFUNC_W], sym[16 * CG_KSYM_W], expr[64 * CG_KEXPR_W];
+  int32_t stmt[32 * CG_KSTMT_W], list[32], args[8];
+  double dconst[4];
+  bytes b = {d, n, 0};
+  cg_ksrc s;
+  cg_error e;
+  cg_kernel *k;
+  uint32_t i;
+  FUZZ_ALLOC(A);
+  memset(&s, 0, sizeof s);
+  s.file = "fuzz.c";
+  s.nfunc = (uint32_t)(next_i8(&b) & 3) + 1, s.nsym = (uint32_t)(next_i8(&b) & 15);
+  s.nexpr = (uint32_t)(next_i8(&b) & 63), s.nstmt = (uint32_t)(next_i8(&b) & 31);
+  s.nlist = (uint32_t)(next_i8(&b) & 31), s.narg = (uint32_t)(next_i8(&b) & 7);
+  s.ndconst = (uint32_t)(next_i8(&b) & 3), s.nname = 8, s.names = pool;
+  s.func = fill_ints(&b, func, (size_t)s.nfunc * CG_KFUNC_W);
+  s.sym = fill_ints(&b, sym, (size_t)s.nsym * CG_KSYM_W);
+  s.expr = fill_ints(&b, expr, (size_t)s.nexpr * CG_KEXPR_W);
+  s.stmt = fill_ints(&b, stmt, (size_t)s.nstmt * CG_KSTMT_W);
+  s.list = fill_ints(&b, list, s.nlist);
+  s.args = fill_ints(&b, args, s.narg);
+  for (i = 0; i < s.ndconst; i++) dconst[i] = next_i8(&b) / 16.0;
+  s.dconst = dconst;
+  if ((k = cg_kernel_load(&A, &s, &e)) != NULL) {
+    int32_t f;
+    for (f = 0; f < (int32_t)k->nfunc; f++) {
+      cg_kcfg *g = cg_kcfg_build(&A, k, f, &e);
+      if (g) {
+        fuzz_assert(g->kind[g->entry] == CG_KV_ENTRY && g->kind[g->exit] == CG_KV_EXIT, "cfg ends");
+        fuzz_assert(g->succ_start[g->nv] == g->ne && g->pred_start[g->nv] == g->ne, "cfg edges");
+      }
+      cg_kcfg_free(g);
+      fuzz_run_kernel(&A, k, f, &b);
+    }
+    cg_kernel_free(k);
+  }
+  FUZZ_NO_LEAK(A);
+}
+
+/* }==== */
+
 typedef struct fuzz_target {
   const char *name;
   void (*run)(const uint8_t *d, size_t n);
@@ -302,7 +405,7 @@ typedef struct fuzz_target {
 
 static const fuzz_target targets[] = {
     {"adolc", fuzz_adolc},   {"classic", fuzz_classic},   {"text", fuzz_text},
-    {"cg", fuzz_cg},         {"pipeline", fuzz_pipeline},
+    {"cg", fuzz_cg},         {"pipeline", fuzz_pipeline}, {"kernel", fuzz_kernel},
 };
 
 /* {==== libFuzzer entry points ====} */

@@ -106,3 +106,45 @@ write(DIR .. "cg/hand1.cg", "# comment\nX: 0 1\nY: 5\n3: 0 1:2.5\n5: 3\n")
 write(DIR .. "cg/hand2.cg", "X: 0 1 2\nY: 6 7\n3: 0 1\n4: 1 2\n5: 3 4\n6: 5\n7: 5 4\n")
 write(DIR .. "cg/hand3.cg", "X: 0\nY: 0 4\n1: 0:-1\n2: 0:1\n3: 1:2 2:0.5\n4: 3:1e300\n")
 print(("seeds: %d text/pipeline/classic, %d cg"):format(#texts, ncg + 3))
+
+-- kernels: the example kernels' flat arrays in the byte form of
+-- fuzz_kernel (spec/fuzz/fuzz.c), those small enough for it (each field
+-- one signed byte; lines and columns clamped to 1..127)
+package.path = "spec/?.lua;" .. package.path
+os.execute("mkdir -p " .. DIR .. "kernel")
+local kparse = require "cgwb.kparse"
+local L = require("cgwb.core").kernel_layout()
+local function kernel_bytes(flat)
+  local w = L.width
+  local n = {func = #flat.func // w.func, sym = #flat.sym // w.sym, expr = #flat.expr // w.expr,
+             stmt = #flat.stmt // w.stmt, list = #flat.list, args = #flat.args, dconst = #flat.dconst}
+  if n.func < 1 or n.func > 4 or n.sym > 15 or n.expr > 63 or n.stmt > 31 or n.list > 31 or
+     n.args > 7 or n.dconst > 3 or #flat.names > 8 then return nil end
+  local out = {string.char(n.func - 1, n.sym, n.expr, n.stmt, n.list, n.args, n.dconst)}
+  local pos = {}
+  for _, t in ipairs {"func", "sym", "expr", "stmt"} do
+    for name, off in pairs(L[t]) do if name == "LINE" or name == "COL" then pos[t .. off] = true end end
+  end
+  for _, t in ipairs {"func", "sym", "expr", "stmt", "list", "args"} do
+    for i, v in ipairs(flat[t]) do
+      local off = (i - 1) % (w[t] or 1) + 1
+      if pos[t .. off] then v = math.max(1, math.min(127, v)) end
+      if v < -128 or v > 127 then return nil end
+      out[#out + 1] = string.pack("b", v)
+    end
+  end
+  for _, v in ipairs(flat.dconst) do out[#out + 1] = string.pack("b", math.max(-128, math.min(127, math.floor(v * 16)))) end
+  return table.concat(out)
+end
+local nk = 0
+local p = io.popen("ls examples/kernels/*.c")
+for path in p:lines() do
+  local flat = kparse.parse(io.open(path):read("a"), path)
+  local bytes = flat and kernel_bytes(flat)
+  if bytes then
+    nk = nk + 1
+    write(("%skernel/seed%02d"):format(DIR, nk), bytes)
+  end
+end
+p:close()
+print(("seeds: %d kernel"):format(nk))

@@ -1,0 +1,621 @@
+/* cg_kchains.c: reaching definitions, ud-chains and du-chains of a kernel
+ * function (Utke, Flattening, sec. 6): a structured dataflow over the
+ * statement tree with a sparse state per class of objects.  cg_kchains.h
+ * states the rules; here: the state, its joins, the walk, the chains. */
+#include "cg_kchains.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* {==== lists ====} */
+
+/* A reaching definition: statement, set, and up to two exact sets written
+ * since on every path (its mask, -1: none): the definition no longer
+ * reaches a use of exactly those cells, though it may still reach others
+ * (Hovland et al., Fig. 1: *b = ... after *a = ... hides the first from *b,
+ * not from *a).  A full mask drops further entries: fewer masks only add
+ * reaching definitions. */
+typedef struct pr {
+  int32_t s, set, m[2];
+} pr;
+typedef struct pvec { /* sorted, distinct pairs */
+  pr *v;
+  size_t n, cap;
+} pvec;
+typedef struct ivec { /* sorted, distinct set ids (exact sets written on every path) */
+  int32_t *v;
+  size_t n, cap;
+} ivec;
+
+static int pr_cmp(const pr *a, const pr *b) {
+  if (a->s != b->s) return a->s < b->s ? -1 : 1;
+  return a->set < b->set ? -1 : a->set > b->set;
+}
+static int pr_qcmp(const void *a, const void *b) { return pr_cmp(a, b); }
+
+/* a's mask = a's n b's; 1 if a's changed. */
+static int mask_inter(pr *a, const pr *b) {
+  int i, ch = 0;
+  for (i = 0; i < 2; i++)
+    if (a->m[i] >= 0 && a->m[i] != b->m[0] && a->m[i] != b->m[1]) a->m[i] = -1, ch = 1;
+  return ch;
+}
+static void mask_add(pr *a, int32_t x) {
+  if (a->m[0] == x || a->m[1] == x) return;
+  if (a->m[0] < 0) a->m[0] = x;
+  else if (a->m[1] < 0) a->m[1] = x;
+}
+static int i_qcmp(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct snap { /* the state of some classes at one point */
+  uint32_t n;
+  int32_t *cls;
+  pvec *rd;
+  ivec *mu;
+  int live;
+} snap;
+
+typedef struct frame { /* an enclosing loop: what its breaks and continues carry */
+  snap brk, cont;
+} frame;
+
+typedef struct cw {
+  cg_kalias *al;
+  const cg_kernel *k;
+  cg_alloc *A;
+  pvec *rd; /* ncls: the current state */
+  ivec *mu;
+  int live;
+  ivec *udv;   /* nacc: a use's chain, rewritten on each visit */
+  pvec ex;     /* definitions reaching the exit in regions */
+  uint32_t *mark, stamp; /* ncls */
+  ivec cls;    /* scratch of collected classes */
+  ivec regcls; /* classes of regions */
+  frame *fr;
+  size_t nfr, capfr;
+  pvec tmp;
+  ivec itmp;
+  int err;
+  uint32_t passes;
+} cw;
+
+static int pv_room(cw *w, pvec *p, size_t n) {
+  if (cg_reserve(w->A, (void **)&p->v, &p->cap, n, sizeof(pr))) return w->err = CG_ENOMEM;
+  return CG_OK;
+}
+static int iv_room(cw *w, ivec *p, size_t n) {
+  if (cg_reserve(w->A, (void **)&p->v, &p->cap, n, sizeof(int32_t))) return w->err = CG_ENOMEM;
+  return CG_OK;
+}
+static void pv_free(cg_alloc *A, pvec *p) { CG_FREE(A, p->v, pr, p->cap); }
+static void iv_free(cg_alloc *A, ivec *p) { CG_FREE(A, p->v, int32_t, p->cap); }
+
+static void pv_copy(cw *w, pvec *d, const pvec *s) {
+  if (pv_room(w, d, s->n)) return;
+  if (s->n) memcpy(d->v, s->v, s->n * sizeof(pr));
+  d->n = s->n;
+}
+static void iv_copy(cw *w, ivec *d, const ivec *s) {
+  if (iv_room(w, d, s->n)) return;
+  if (s->n) memcpy(d->v, s->v, s->n * sizeof(int32_t));
+  d->n = s->n;
+}
+
+static void pv_insert(cw *w, pvec *p, pr x) {
+  size_t lo = 0, hi = p->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (pr_cmp(&p->v[mid], &x) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < p->n && !pr_cmp(&p->v[lo], &x)) { /* written again: nothing hides it now */
+    p->v[lo].m[0] = p->v[lo].m[1] = -1;
+    return;
+  }
+  if (pv_room(w, p, p->n + 1)) return;
+  memmove(&p->v[lo + 1], &p->v[lo], (p->n - lo) * sizeof(pr));
+  p->v[lo] = x, p->n++;
+}
+static void iv_insert(cw *w, ivec *p, int32_t x) {
+  size_t lo = 0, hi = p->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (p->v[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < p->n && p->v[lo] == x) return;
+  if (iv_room(w, p, p->n + 1)) return;
+  memmove(&p->v[lo + 1], &p->v[lo], (p->n - lo) * sizeof(int32_t));
+  p->v[lo] = x, p->n++;
+}
+static int iv_has(const ivec *p, int32_t x) {
+  size_t lo = 0, hi = p->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (p->v[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < p->n && p->v[lo] == x;
+}
+
+/* d = d u s (sorted merge; a definition in both keeps the masks both
+ * have); 1 if d changed. */
+static int pv_union(cw *w, pvec *d, const pvec *s) {
+  size_t i = 0, j = 0, n = 0;
+  int ch = 0;
+  pvec t;
+  if (pv_room(w, &w->tmp, d->n + s->n)) return 0;
+  while (i < d->n || j < s->n) {
+    int c = i >= d->n ? 1 : j >= s->n ? -1 : pr_cmp(&d->v[i], &s->v[j]);
+    w->tmp.v[n] = c <= 0 ? d->v[i] : s->v[j];
+    if (c == 0) ch |= mask_inter(&w->tmp.v[n], &s->v[j]);
+    n++, i += c <= 0, j += c >= 0;
+  }
+  if (n == d->n && !ch) return 0;
+  t = *d, *d = w->tmp, w->tmp = t;
+  d->n = n;
+  return 1;
+}
+/* d = d n s; 1 if d shrank. */
+static int iv_inter(cw *w, ivec *d, const ivec *s) {
+  size_t i = 0, j = 0, n = 0;
+  (void)w;
+  while (i < d->n && j < s->n) {
+    if (d->v[i] < s->v[j]) i++;
+    else if (s->v[j] < d->v[i]) j++;
+    else d->v[n++] = d->v[i], i++, j++;
+  }
+  if (n == d->n) return 0;
+  d->n = n;
+  return 1;
+}
+
+/* }==== */
+
+/* {==== states ====} */
+
+static int snap_init(cw *w, snap *s, const int32_t *cls, uint32_t n) {
+  memset(s, 0, sizeof *s);
+  s->cls = CG_NEW(w->A, int32_t, n);
+  s->rd = CG_NEW(w->A, pvec, n);
+  s->mu = CG_NEW(w->A, ivec, n);
+  s->n = n;
+  if (!s->cls || !s->rd || !s->mu) return w->err = CG_ENOMEM;
+  if (n) memcpy(s->cls, cls, n * sizeof *cls);
+  memset(s->rd, 0, n * sizeof *s->rd), memset(s->mu, 0, n * sizeof *s->mu);
+  return CG_OK;
+}
+static void snap_free(cw *w, snap *s) {
+  uint32_t i;
+  for (i = 0; s->rd && s->mu && i < s->n; i++) pv_free(w->A, &s->rd[i]), iv_free(w->A, &s->mu[i]);
+  CG_FREE(w->A, s->cls, int32_t, s->n);
+  CG_FREE(w->A, s->rd, pvec, s->n);
+  CG_FREE(w->A, s->mu, ivec, s->n);
+  memset(s, 0, sizeof *s);
+}
+static void snap_take(cw *w, snap *s) {
+  uint32_t i;
+  for (i = 0; i < s->n; i++) pv_copy(w, &s->rd[i], &w->rd[s->cls[i]]), iv_copy(w, &s->mu[i], &w->mu[s->cls[i]]);
+  s->live = w->live;
+}
+static void snap_put(cw *w, const snap *s) {
+  uint32_t i;
+  for (i = 0; i < s->n; i++) pv_copy(w, &w->rd[s->cls[i]], &s->rd[i]), iv_copy(w, &w->mu[s->cls[i]], &s->mu[i]);
+  w->live = s->live;
+}
+/* s = s join current; 1 if s changed. */
+static int snap_join_cur(cw *w, snap *s) {
+  uint32_t i;
+  int ch = 0;
+  if (!w->live) return 0;
+  if (!s->live) { snap_take(w, s); return 1; }
+  for (i = 0; i < s->n; i++) {
+    ch |= pv_union(w, &s->rd[i], &w->rd[s->cls[i]]);
+    ch |= iv_inter(w, &s->mu[i], &w->mu[s->cls[i]]);
+  }
+  return ch;
+}
+/* current = current join s. */
+static void cur_join_snap(cw *w, const snap *s) {
+  uint32_t i;
+  if (!s->live) return;
+  if (!w->live) { snap_put(w, s); return; }
+  for (i = 0; i < s->n; i++) {
+    pv_union(w, &w->rd[s->cls[i]], &s->rd[i]);
+    iv_inter(w, &w->mu[s->cls[i]], &s->mu[i]);
+  }
+}
+
+/* }==== */
+
+/* {==== definitions and uses ====} */
+
+/* The classes set s touches, into w->cls (distinct). */
+static void set_classes(cw *w, int32_t set) {
+  const cg_kalias *al = w->al;
+  uint32_t i;
+  w->stamp++, w->cls.n = 0;
+  for (i = 0; i < al->set_n[set]; i++) {
+    int32_t c = al->obj_class[al->addr[al->set_off[set] + i].obj];
+    if (w->mark[c] == w->stamp) continue;
+    w->mark[c] = w->stamp;
+    if (!iv_room(w, &w->cls, w->cls.n + 1)) w->cls.v[w->cls.n++] = c;
+  }
+}
+
+/* A definition: an exact one kills what it must overwrite, and is then
+ * written on every path; any one reaches on. */
+static void define(cw *w, int32_t st, int32_t set, int may) {
+  const cg_kalias *al = w->al;
+  int must = !may && al->set_exact[set];
+  size_t i, j;
+  pr x;
+  set_classes(w, set);
+  x.s = st, x.set = set, x.m[0] = x.m[1] = -1;
+  for (i = 0; i < w->cls.n; i++) {
+    pvec *p = &w->rd[w->cls.v[i]];
+    if (must) {
+      size_t m = 0;
+      for (j = 0; j < p->n; j++) { /* a filter: the order stays sorted */
+        int r = cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set);
+        if (r == CG_KREL_MUST) continue;
+        p->v[m] = p->v[j];
+        if (r == CG_KREL_MAY) mask_add(&p->v[m], set);
+        m++;
+      }
+      p->n = m;
+      iv_insert(w, &w->mu[w->cls.v[i]], set);
+    }
+    pv_insert(w, p, x);
+  }
+}
+
+/* Whether a must-definition after r covers every cell of use set u. */
+static int hidden(const cg_kalias *al, const pr *r, int32_t u) {
+  int i;
+  for (i = 0; i < 2; i++)
+    if (r->m[i] >= 0 && cg_kalias_relation(al, (uint32_t)u, (uint32_t)r->m[i]) == CG_KREL_MUST) return 1;
+  return 0;
+}
+
+/* A use's chain: the reaching statements whose sets may meet it, -1 when
+ * its cell is not written on every path. */
+static void use(cw *w, uint32_t u) {
+  const cg_kalias *al = w->al;
+  int32_t set = al->acc_set[u];
+  ivec *out = &w->udv[u];
+  size_t i, j;
+  int outside = 1;
+  out->n = 0;
+  set_classes(w, set);
+  for (i = 0; i < w->cls.n; i++) {
+    const pvec *p = &w->rd[w->cls.v[i]];
+    if (al->set_exact[set] && iv_has(&w->mu[w->cls.v[i]], set)) outside = 0;
+    for (j = 0; j < p->n; j++)
+      if (cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set) != CG_KREL_NO &&
+          !hidden(al, &p->v[j], set) && !iv_room(w, out, out->n + 1))
+        out->v[out->n++] = p->v[j].s;
+  }
+  if (outside && !iv_room(w, out, out->n + 1)) out->v[out->n++] = -1;
+  qsort(out->v, out->n, sizeof(int32_t), i_qcmp);
+  for (i = 0, j = 0; i < out->n; i++)
+    if (!j || out->v[j - 1] != out->v[i]) out->v[j++] = out->v[i];
+  out->n = j;
+}
+
+/* A statement's accesses in order: uses read the state, definitions change it. */
+static void accesses(cw *w, int32_t st) {
+  const cg_kalias *al = w->al;
+  int32_t a0 = al->stmt_acc[st], i;
+  for (i = 0; i < al->stmt_nacc[st]; i++) {
+    uint32_t a = (uint32_t)(a0 + i);
+    if (al->acc_kind[a] == CG_KA_USE) use(w, a);
+    else define(w, st, al->acc_set[a], al->acc_may[a]);
+  }
+}
+
+/* The definitions reaching the exit in regions. */
+static void reach_exit(cw *w) {
+  size_t i, j;
+  if (!w->live) return;
+  for (i = 0; i < w->regcls.n; i++) {
+    const pvec *p = &w->rd[w->regcls.v[i]];
+    if (pv_room(w, &w->ex, w->ex.n + p->n)) return;
+    for (j = 0; j < p->n; j++) w->ex.v[w->ex.n++] = p->v[j];
+  }
+}
+
+/* }==== */
+
+/* {==== the walk ====} */
+
+static void collect_cls(cw *w, int32_t from, int32_t n) {
+  const cg_kalias *al = w->al;
+  const cg_kernel *k = w->k;
+  int32_t i, a;
+  uint32_t j;
+  for (i = 0; i < n; i++) {
+    int32_t st = k->list[from + i];
+    for (a = al->stmt_acc[st]; a >= 0 && a < al->stmt_acc[st] + al->stmt_nacc[st]; a++) {
+      int32_t set = al->acc_set[a];
+      if (al->acc_kind[a] != CG_KA_DEF) continue;
+      for (j = 0; j < al->set_n[set]; j++) {
+        int32_t c = al->obj_class[al->addr[al->set_off[set] + j].obj];
+        if (w->mark[c] == w->stamp) continue;
+        w->mark[c] = w->stamp;
+        if (!iv_room(w, &w->cls, w->cls.n + 1)) w->cls.v[w->cls.n++] = c;
+      }
+    }
+    if (CG_KSTMT(k, st, KIND) == CG_KST_IF || CG_KSTMT(k, st, KIND) == CG_KST_LOOP) {
+      collect_cls(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
+      collect_cls(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
+    }
+    if (CG_KSTMT(k, st, KIND) == CG_KST_LOOP) collect_cls(w, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
+  }
+}
+
+/* A snapshot over the classes statement st's slices may define. */
+static int mods_of(cw *w, int32_t st, snap *s) {
+  const cg_kernel *k = w->k;
+  w->stamp++, w->cls.n = 0;
+  collect_cls(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
+  collect_cls(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
+  if (CG_KSTMT(k, st, KIND) == CG_KST_LOOP) collect_cls(w, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
+  qsort(w->cls.v, w->cls.n, sizeof(int32_t), i_qcmp);
+  return snap_init(w, s, w->cls.v, (uint32_t)w->cls.n);
+}
+
+static void walk_slice(cw *w, int32_t from, int32_t n);
+
+static void walk_if(cw *w, int32_t st) {
+  const cg_kernel *k = w->k;
+  snap s0, s1;
+  accesses(w, st);
+  if (mods_of(w, st, &s0) || snap_init(w, &s1, s0.cls, s0.n)) goto done;
+  snap_take(w, &s0);
+  walk_slice(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
+  snap_take(w, &s1);
+  snap_put(w, &s0);
+  walk_slice(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
+  cur_join_snap(w, &s1);
+done:
+  snap_free(w, &s0), snap_free(w, &s1);
+}
+
+/* A definition that goes around the back edge of loop st no longer names
+ * the loop's value numbers: they name the next iteration's values. */
+static void widen_back(cw *w, const snap *h, int32_t st) {
+  int32_t vn0 = w->al->loop_vn0[st], vn1 = w->al->loop_vn1[st];
+  uint32_t i;
+  size_t j, m;
+  for (i = 0; i < h->n && w->live; i++) {
+    pvec *p = &w->rd[h->cls[i]];
+    int hit = 0;
+    for (j = 0; j < p->n; j++) {
+      int32_t s = cg_kalias_widen(w->al, (uint32_t)p->v[j].set, vn0, vn1);
+      int t;
+      if (s < 0) { w->err = CG_ENOMEM; return; }
+      hit |= s != p->v[j].set;
+      p->v[j].set = s;
+      for (t = 0; t < 2; t++) { /* a mask naming this iteration's cells says nothing of the next */
+        int32_t mt = p->v[j].m[t];
+        if (mt < 0) continue;
+        s = cg_kalias_widen(w->al, (uint32_t)mt, vn0, vn1);
+        if (s < 0) { w->err = CG_ENOMEM; return; }
+        if (s != mt) p->v[j].m[t] = -1;
+      }
+    }
+    if (!hit) continue;
+    qsort(p->v, p->n, sizeof(pr), pr_qcmp);
+    for (j = 0, m = 0; j < p->n; j++)
+      if (!m || pr_cmp(&p->v[m - 1], &p->v[j])) p->v[m++] = p->v[j];
+      else mask_inter(&p->v[m - 1], &p->v[j]);
+    p->n = m;
+  }
+}
+
+static int push_frame(cw *w, const snap *h) {
+  frame *f;
+  if (cg_reserve(w->A, (void **)&w->fr, &w->capfr, w->nfr + 1, sizeof(frame))) return w->err = CG_ENOMEM;
+  f = &w->fr[w->nfr++];
+  memset(f, 0, sizeof *f);
+  if (snap_init(w, &f->brk, h->cls, h->n)) return w->err;
+  return snap_init(w, &f->cont, h->cls, h->n);
+}
+
+/* One pass of loop st from its header state: returns with the state at the
+ * back edge; e gathers the state where the condition fails. */
+static void loop_pass(cw *w, int32_t st, snap *e) {
+  const cg_kernel *k = w->k;
+  int do_loop = CG_KSTMT(k, st, FLAGS) == CG_KL_DO, cond = CG_KSTMT(k, st, X0) >= 0;
+  size_t f = w->nfr - 1;
+  if (!do_loop) {
+    walk_slice(w, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
+    accesses(w, st);
+    if (cond) snap_join_cur(w, e);
+  }
+  walk_slice(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
+  cur_join_snap(w, &w->fr[f].cont);
+  walk_slice(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
+  if (do_loop) {
+    walk_slice(w, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
+    accesses(w, st);
+    if (cond) snap_join_cur(w, e);
+  }
+}
+
+/* Iterates to the fixpoint at the header; the uses' chains of the last
+ * pass (made from the stable header state) are the answer. */
+static void walk_loop(cw *w, int32_t st) {
+  snap h, e;
+  memset(&e, 0, sizeof e);
+  if (mods_of(w, st, &h) || snap_init(w, &e, h.cls, h.n) || push_frame(w, &h)) goto done;
+  snap_take(w, &h);
+  for (;;) {
+    w->passes++;
+    w->fr[w->nfr - 1].brk.live = w->fr[w->nfr - 1].cont.live = e.live = 0;
+    snap_put(w, &h);
+    loop_pass(w, st, &e);
+    widen_back(w, &h, st);
+    if (w->err || !snap_join_cur(w, &h)) break;
+  }
+  snap_put(w, &e);
+  cur_join_snap(w, &w->fr[w->nfr - 1].brk);
+done:
+  if (w->nfr && w->fr[w->nfr - 1].brk.cls) {
+    snap_free(w, &w->fr[w->nfr - 1].brk), snap_free(w, &w->fr[w->nfr - 1].cont);
+    w->nfr--;
+  }
+  snap_free(w, &h), snap_free(w, &e);
+}
+
+static void walk_stmt(cw *w, int32_t st) {
+  switch (CG_KSTMT(w->k, st, KIND)) {
+    case CG_KST_IF: walk_if(w, st); break;
+    case CG_KST_LOOP: walk_loop(w, st); break;
+    case CG_KST_BREAK: snap_join_cur(w, &w->fr[w->nfr - 1].brk), w->live = 0; break;
+    case CG_KST_CONTINUE: snap_join_cur(w, &w->fr[w->nfr - 1].cont), w->live = 0; break;
+    case CG_KST_RETURN: accesses(w, st), reach_exit(w), w->live = 0; break;
+    default: accesses(w, st); break;
+  }
+}
+
+static void walk_slice(cw *w, int32_t from, int32_t n) {
+  int32_t i;
+  for (i = 0; i < n && !w->err; i++) walk_stmt(w, w->k->list[from + i]);
+}
+
+/* }==== */
+
+/* {==== the chains ====} */
+
+static int build_ud(cw *w, cg_kchains *ch) {
+  uint32_t u;
+  size_t n = 0;
+  ch->ud_off = CG_NEW(w->A, uint32_t, (size_t)ch->nacc + 1);
+  if (!ch->ud_off) return CG_ENOMEM;
+  for (u = 0; u < ch->nacc; u++) ch->ud_off[u] = (uint32_t)n, n += w->udv[u].n;
+  ch->ud_off[ch->nacc] = (uint32_t)n;
+  ch->ud = CG_NEW(w->A, int32_t, n);
+  if (!ch->ud) return CG_ENOMEM;
+  for (u = 0; u < ch->nacc; u++)
+    if (w->udv[u].n) memcpy(&ch->ud[ch->ud_off[u]], w->udv[u].v, w->udv[u].n * sizeof(int32_t));
+  return CG_OK;
+}
+
+/* du by inverting ud, plus -1 for what reaches the exit in a region. */
+static int build_du(cw *w, cg_kchains *ch) {
+  const cg_kalias *al = w->al;
+  pvec p;
+  size_t i, m, n = ch->nex;
+  uint32_t u, s;
+  memset(&p, 0, sizeof p);
+  for (u = 0; u < ch->nacc; u++) n += ch->ud_off[u + 1] - ch->ud_off[u];
+  if (pv_room(w, &p, n)) return CG_ENOMEM;
+  for (u = 0; u < ch->nacc; u++)
+    for (i = ch->ud_off[u]; i < ch->ud_off[u + 1]; i++)
+      if (ch->ud[i] >= 0) p.v[p.n].s = ch->ud[i], p.v[p.n++].set = al->acc_stmt[u];
+  for (i = 0; i < ch->nex; i++) p.v[p.n].s = ch->ex_stmt[i], p.v[p.n++].set = -1;
+  qsort(p.v, p.n, sizeof(pr), pr_qcmp);
+  ch->du_off = CG_NEW(w->A, uint32_t, (size_t)ch->nstmt + 1);
+  ch->du = CG_NEW(w->A, int32_t, p.n);
+  ch->ndu_alloc = ch->du ? p.n : 0;
+  if (!ch->du_off || !ch->du) { pv_free(w->A, &p); return CG_ENOMEM; }
+  for (i = 0, m = 0, s = 0; s <= ch->nstmt; s++) {
+    ch->du_off[s] = (uint32_t)m;
+    for (; i < p.n && p.v[i].s == (int32_t)s; i++)
+      if (m == ch->du_off[s] || ch->du[m - 1] != p.v[i].set) ch->du[m++] = p.v[i].set;
+  }
+  pv_free(w->A, &p);
+  return CG_OK;
+}
+
+static int build_exit(cw *w, cg_kchains *ch) {
+  size_t i, m = 0;
+  qsort(w->ex.v, w->ex.n, sizeof(pr), pr_qcmp);
+  for (i = 0; i < w->ex.n; i++)
+    if (!m || pr_cmp(&w->ex.v[m - 1], &w->ex.v[i])) w->ex.v[m++] = w->ex.v[i];
+  ch->nex = (uint32_t)m;
+  ch->ex_stmt = CG_NEW(w->A, int32_t, m);
+  ch->ex_set = CG_NEW(w->A, int32_t, m);
+  if (!ch->ex_stmt || !ch->ex_set) return CG_ENOMEM;
+  for (i = 0; i < m; i++) ch->ex_stmt[i] = w->ex.v[i].s, ch->ex_set[i] = w->ex.v[i].set;
+  return CG_OK;
+}
+
+static int cw_init(cw *w, cg_alloc *A, cg_kalias *al) {
+  uint32_t o;
+  memset(w, 0, sizeof *w);
+  w->al = al, w->k = al->k, w->A = A, w->live = 1;
+  w->rd = CG_NEW(A, pvec, al->ncls);
+  w->mu = CG_NEW(A, ivec, al->ncls);
+  w->udv = CG_NEW(A, ivec, al->nacc);
+  w->mark = CG_NEW(A, uint32_t, al->ncls);
+  if (!w->rd || !w->mu || !w->udv || !w->mark) return CG_ENOMEM;
+  memset(w->rd, 0, al->ncls * sizeof *w->rd), memset(w->mu, 0, al->ncls * sizeof *w->mu);
+  memset(w->udv, 0, al->nacc * sizeof *w->udv), memset(w->mark, 0, al->ncls * sizeof *w->mark);
+  w->stamp++;
+  for (o = 0; o < al->nobj; o++) {
+    int32_t c = al->obj_class[o];
+    if (al->obj_kind[o] != CG_KO_REGION || w->mark[c] == w->stamp) continue;
+    w->mark[c] = w->stamp;
+    if (iv_room(w, &w->regcls, w->regcls.n + 1)) return CG_ENOMEM;
+    w->regcls.v[w->regcls.n++] = c;
+  }
+  return CG_OK;
+}
+
+static void cw_free(cw *w) {
+  uint32_t i;
+  for (i = 0; w->rd && w->mu && i < w->al->ncls; i++) pv_free(w->A, &w->rd[i]), iv_free(w->A, &w->mu[i]);
+  for (i = 0; w->udv && i < w->al->nacc; i++) iv_free(w->A, &w->udv[i]);
+  CG_FREE(w->A, w->rd, pvec, w->al->ncls);
+  CG_FREE(w->A, w->mu, ivec, w->al->ncls);
+  CG_FREE(w->A, w->udv, ivec, w->al->nacc);
+  CG_FREE(w->A, w->mark, uint32_t, w->al->ncls);
+  CG_FREE(w->A, w->fr, frame, w->capfr);
+  pv_free(w->A, &w->ex), pv_free(w->A, &w->tmp);
+  iv_free(w->A, &w->cls), iv_free(w->A, &w->regcls), iv_free(w->A, &w->itmp);
+}
+
+void cg_kchains_free(cg_kchains *ch) {
+  if (!ch) return;
+  CG_FREE(ch->A, ch->ud, int32_t, ch->ud_off ? ch->ud_off[ch->nacc] : 0);
+  CG_FREE(ch->A, ch->ud_off, uint32_t, (size_t)ch->nacc + 1);
+  CG_FREE(ch->A, ch->du_off, uint32_t, (size_t)ch->nstmt + 1);
+  CG_FREE(ch->A, ch->du, int32_t, ch->ndu_alloc);
+  CG_FREE(ch->A, ch->ex_stmt, int32_t, ch->nex);
+  CG_FREE(ch->A, ch->ex_set, int32_t, ch->nex);
+  CG_FREE(ch->A, ch, cg_kchains, 1);
+}
+
+cg_kchains *cg_kchains_run(cg_alloc *A, cg_kalias *al, cg_error *e) {
+  cw w;
+  cg_kchains *ch = CG_NEW(A, cg_kchains, 1);
+  int st;
+  if (!ch) { cg_seterr(e, CG_ENOMEM, "chains: out of memory"); return NULL; }
+  memset(ch, 0, sizeof *ch);
+  ch->A = A, ch->al = al, ch->nacc = al->nacc, ch->nstmt = al->k->nstmt;
+  st = cw_init(&w, A, al);
+  if (!st) {
+    walk_slice(&w, CG_KFUNC(al->k, al->func, BODY), CG_KFUNC(al->k, al->func, NBODY));
+    reach_exit(&w);
+    st = w.err;
+  }
+  if (!st) st = build_ud(&w, ch);
+  if (!st) st = build_exit(&w, ch);
+  if (!st) st = build_du(&w, ch);
+  ch->passes = w.passes;
+  cw_free(&w);
+  if (st) {
+    cg_seterr(e, CG_ENOMEM, "chains: out of memory");
+    cg_kchains_free(ch);
+    return NULL;
+  }
+  return ch;
+}
+
+/* }==== */

@@ -1,0 +1,52 @@
+/*
+ * cg_kchains.h: reaching definitions of a kernel function at statement
+ * granularity, as ud-chains and du-chains (Utke, Flattening, sec. 6;
+ * Hovland, Norris, Utke & Strout, sec. 5), over the accesses and address
+ * sets of a cg_kalias.
+ *
+ * A definition reaches a use when their sets are not related "no"
+ * (cg_kalias_relation, overrides included); a definition whose set is exact
+ * (not a may-definition) kills the reaching definitions "must"-related to
+ * it; a may-definition kills nothing.  The walk is a structured dataflow
+ * over the statement tree: an if joins its branches, a loop iterates to a
+ * fixpoint at its header, and a definition that goes around a back edge
+ * has the loop's value numbers widened out of its set (cg_kalias_widen).
+ * The state is sparse: per class of objects, the sorted list of reaching
+ * (statement, set) pairs and of exact sets written on every path.
+ *
+ * Results (C ids 0-based; -1 stands for "outside the function", which Lua
+ * sees as 0):
+ *  - ud: for access u, ud[ud_off[u] .. ud_off[u + 1]) the statements whose
+ *    definitions may reach it (empty for a definition), ascending, -1 first
+ *    when the value may come from outside (no path-wide exact definition);
+ *  - du: for statement s, du[du_off[s] .. du_off[s + 1]) the statements
+ *    using its definitions, ascending, -1 first when one of them may reach
+ *    the exit in a region (a cell written through a pointer parameter);
+ *  - exit pairs (ex_stmt[i], ex_set[i]): the definitions reaching the exit
+ *    in regions, sorted.
+ */
+#ifndef CG_KCHAINS_H
+#define CG_KCHAINS_H
+#include "cg_kalias.h"
+
+typedef struct cg_kchains {
+  cg_alloc *A;
+  const cg_kalias *al;
+  uint32_t nacc, nstmt;
+  uint32_t *ud_off; /* nacc + 1 */
+  int32_t *ud;
+  uint32_t *du_off; /* nstmt + 1 */
+  int32_t *du;
+  size_t ndu_alloc; /* du's allocated count (before duplicates went) */
+  uint32_t nex;
+  int32_t *ex_stmt, *ex_set;
+  uint32_t passes; /* loop body walks, for the benchmark's record */
+} cg_kchains;
+
+/* Chains of al's function.  al gains the widened sets it needs.  NULL with
+ * e set (CG_ENOMEM).  Cost: the walk (loops until their header state is
+ * stable), each use against the reaching pairs of its class. */
+cg_kchains *cg_kchains_run(cg_alloc *A, cg_kalias *al, cg_error *e);
+void cg_kchains_free(cg_kchains *ch);
+
+#endif

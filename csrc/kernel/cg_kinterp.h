@@ -1,0 +1,122 @@
+/*
+ * cg_kinterp.h: an interpreter of loaded kernels, so that flattened graphs
+ * and generated derivative code can be checked against the kernel itself.
+ *
+ * Memory model.  Memory is a set of objects, each an array of int or
+ * double cells with one "initialized" byte per cell: the caller's arrays
+ * (objects 0..narray-1, given in the call), the globals (const, filled
+ * from their initializers), and per activation of a function one object for
+ * each non-pointer symbol (a scalar is an object of one cell, so that &x
+ * works).  A pointer is a pair (object, offset).  Pointer parameters are
+ * bound to (array, offset), so two of them may share an array: the aliased
+ * cases.  Objects of a frame go when it returns; a pointer cannot outlive
+ * them (no pointer is stored in memory or returned).
+ *
+ * Values are those of the compiled kernel bit for bit: each operation is
+ * the same C operation on the same types in the same order, each intrinsic
+ * the C library's function of that name.  Errors (CG_ERUNTIME, message
+ * "FILE:LINE:COL: ..." at the expression or statement), never undefined
+ * behaviour in cgwb: a dereference outside its object (pointer arithmetic
+ * may reach one past the end, as C allows), a read of an uninitialized cell
+ * or pointer, int overflow in + - * / % and unary minus (checked before it
+ * happens), int division or modulo by 0, a double->int cast of NaN or out of
+ * range, a write through a pointer to a const object, the call depth or the
+ * step limit (statements executed) reached, the value of a function that
+ * ended without a return used by its caller.  Short-circuit && || ?:
+ * evaluate only what C evaluates.  Bad arguments (a type, an offset outside
+ * its array): CG_EUSAGE.
+ *
+ * Tangent mode (ndir > 0): every double value carries ndir tangents, seeded
+ * on the caller's double cells and by-value double arguments; + - * / by the
+ * usual rules, intrinsics by the operation table's partials
+ * (cg_kintrinsic_gop, cg_gop_partials; an intrinsic without a row is an
+ * error "no partials for X yet").  Cost: each statement O(its expressions
+ * x (1 + ndir)); memory O(objects' cells x (1 + ndir) + expressions x ndir).
+ *
+ * Access trace: with a trace function, each read and write of a cell (VAR
+ * and ELEM reads, assignment and call-result writes) is reported with its
+ * statement, expression, object, cell, frame (activation number, 0 for the
+ * called function) and block instance (a counter bumped each time control
+ * enters a basic block of the control flow graph, cg_kcfg.h).
+ */
+#ifndef CG_KINTERP_H
+#define CG_KINTERP_H
+#include "cg_kernel.h"
+
+#define CG_KMAX_STEPS 1000000000ull /* default step limit */
+#define CG_KMAX_CALLS 256u          /* default call depth limit */
+
+/* A caller array: n cells of base CG_KT_INT or CG_KT_DOUBLE, values as
+ * doubles (an int array's must be ints), init NULL (all initialized) or n
+ * bytes (0: uninitialized). */
+typedef struct cg_karray {
+  const char *name; /* for messages and the trace */
+  int base;
+  uint32_t n;
+  const double *values;
+  const uint8_t *init;
+} cg_karray;
+
+enum { CG_KARG_INT, CG_KARG_DOUBLE, CG_KARG_PTR };
+/* An argument: an int, a double, or a pointer to cell `offset` (0..n) of
+ * caller array `array`. */
+typedef struct cg_karg {
+  int kind;
+  int32_t i;
+  double d;
+  uint32_t array;
+  int64_t offset;
+} cg_karg;
+
+/* One access to a cell: array >= 0 for a caller array, else sym is the
+ * symbol of the (local, parameter or global) object. */
+typedef struct cg_kaccess {
+  int32_t stmt, expr; /* expr -1: a parameter bound at a call */
+  int32_t array, sym;
+  int64_t cell;
+  int write;
+  uint64_t frame, block;
+} cg_kaccess;
+typedef void (*cg_ktracef)(void *ud, const cg_kaccess *a);
+
+typedef struct cg_kcall {
+  int32_t func;                /* the function called (0-based) */
+  uint32_t narray;
+  const cg_karray *arrays;
+  uint32_t narg;               /* the function's parameter count */
+  const cg_karg *args;
+  uint64_t max_steps;          /* 0: CG_KMAX_STEPS */
+  uint32_t max_calls;          /* 0: CG_KMAX_CALLS */
+  uint32_t ndir;               /* tangent directions, 0: none */
+  const double *const *seed_arrays; /* per array NULL or n * ndir (cell-major) */
+  const double *seed_args;     /* NULL or narg * ndir (read for double arguments) */
+  cg_ktracef trace;            /* NULL: none */
+  void *trace_ud;
+} cg_kcall;
+
+/* What a call leaves: per caller array its cells, initialized bytes,
+ * access flags (CG_KACC_*) and, with ndir, tangents (cell-major); per
+ * argument whether a by-value parameter was read; the return value. */
+enum { CG_KACC_READ = 1 /* read before written */, CG_KACC_WRITTEN = 2 };
+typedef struct cg_kresult {
+  cg_alloc *A;
+  uint32_t narray, narg, ndir;
+  uint32_t *n;          /* per array */
+  double **values;
+  uint8_t **init, **acc;
+  double **tangents;    /* NULL without ndir */
+  uint8_t *arg_read;    /* narg */
+  int has_ret;          /* a value was returned */
+  int ret_type;         /* CG_KT_INT or CG_KT_DOUBLE when has_ret */
+  double ret;
+  double *ret_t;        /* ndir tangents of a double return value */
+  uint64_t steps;
+} cg_kresult;
+
+/* Runs call c on kernel k; fills r (freed by cg_kresult_free, also after a
+ * failure).  CG_OK, or CG_ERUNTIME / CG_EUSAGE / CG_ENOMEM with e. */
+int cg_kinterp_run(cg_alloc *A, const cg_kernel *k, const cg_kcall *c, cg_kresult *r,
+                   cg_error *e);
+void cg_kresult_free(cg_kresult *r);
+
+#endif

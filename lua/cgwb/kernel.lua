@@ -1,0 +1,538 @@
+--- cgwb.kernel: the Lua face of kernels (doc/kernels.md).
+-- cgwb.read_kernel reads a kernel file (or text) through the LPeg front end
+-- (cgwb.kparse), loads it into the core (core.kernel_load) and adds to the
+-- cgwb.Kernel type the methods that are plain Lua: the functions, symbols
+-- and statements as tables read from the front end's flat rows (the layout of
+-- csrc/kernel/cg_kernel.h, through core.kernel_layout), the analyses as one
+-- call, and the interpreter fed in the CALL.json form (arrays by name,
+-- arguments by name or in order) with results by name.  Ids are 1-based.
+local core = require "cgwb.core"
+local json = require "cgwb.json"
+
+local M = {}
+
+-- The flat rows each loaded kernel came from (weak: they go with the kernel).
+local flat_of = setmetatable({}, { __mode = "k" })
+
+local LAYOUT = core.kernel_layout()
+local function layout() return LAYOUT end
+
+-- {==== reading the flat rows ====}
+
+-- Field f of row r (0-based) of table tbl ("func", "sym", "expr", "stmt").
+local WIDTH = LAYOUT.width
+local function get(flat, tbl, r, f)
+  return flat[tbl][r * WIDTH[tbl] + LAYOUT[tbl][f]]
+end
+
+local function name_at(flat, i) return flat.names[i + 1] end
+
+-- The statement ids (0-based) of a slice of list[].
+local function slice(flat, start, count)
+  local out = {}
+  for i = 0, count - 1 do out[#out + 1] = flat.list[start + i + 1] end
+  return out
+end
+
+-- C type text of a symbol: "double", "const double *restrict", "double[3][4]".
+local function sym_type(flat, s)
+  local base = get(flat, "sym", s, "BASE") == layout().types.int and "int" or "double"
+  local qual = get(flat, "sym", s, "QUAL")
+  local Q = layout().qual
+  local t = ((qual & Q.const) ~= 0 and "const " or "") .. base
+  local ndim = get(flat, "sym", s, "NDIM")
+  if get(flat, "sym", s, "PTR") == 1 and ndim == 0 then
+    t = t .. " *" .. ((qual & Q.restrict) ~= 0 and "restrict" or "")
+  end
+  if ndim >= 1 then
+    local d0 = get(flat, "sym", s, "DIM0")
+    t = t .. "[" .. (d0 > 0 and d0 or "") .. "]"
+    if ndim == 2 then t = t .. "[" .. get(flat, "sym", s, "DIM1") .. "]" end
+  end
+  return t
+end
+
+-- The symbol s as a plain table (ids 1-based).
+local function symbol(flat, s)
+  local Q = layout().qual
+  local qual = get(flat, "sym", s, "QUAL")
+  local dims = {}
+  for d = 1, get(flat, "sym", s, "NDIM") do dims[d] = get(flat, "sym", s, d == 1 and "DIM0" or "DIM1") end
+  return {
+    id = s + 1, name = name_at(flat, get(flat, "sym", s, "NAME")),
+    kind = layout().sym_kinds[get(flat, "sym", s, "KIND") + 1],
+    type = sym_type(flat, s), base = layout().types[get(flat, "sym", s, "BASE") + 1],
+    pointer = get(flat, "sym", s, "PTR") == 1, dims = json.array(dims),
+    const = (qual & Q.const) ~= 0, restrict = (qual & Q.restrict) ~= 0,
+    address_taken = (qual & Q.addr) ~= 0,
+    line = get(flat, "sym", s, "LINE"), col = get(flat, "sym", s, "COL"),
+  }
+end
+
+-- {==== printing expressions and statements as C ====}
+
+-- C precedence of the operators (higher binds tighter).
+local PREC = {
+  cond = 1, ["or"] = 2, ["and"] = 3, eq = 4, ne = 4, lt = 5, le = 5, gt = 5, ge = 5,
+  add = 6, sub = 6, ptradd = 6, mul = 7, div = 7, mod = 7, neg = 8, ["not"] = 8, cast = 8,
+}
+local BINOP = {
+  add = "+", sub = "-", mul = "*", div = "/", mod = "%", lt = "<", le = "<=", gt = ">",
+  ge = ">=", eq = "==", ne = "!=", ["and"] = "&&", ["or"] = "||", ptradd = "+",
+}
+
+-- A double constant as C text that reads back as the same double.
+local function double_text(v)
+  local s = ("%.17g"):format(v)
+  if not s:find("[.eEni]") then s = s .. ".0" end
+  return s
+end
+
+local expr_text
+
+-- Expression x (0-based) as C text, parenthesized for context precedence p.
+local function expr_in(flat, x, p)
+  local op = layout().exprs[get(flat, "expr", x, "OP") + 1]
+  local text = expr_text(flat, x, op)
+  local own = PREC[op] or 9
+  if own < p then return "(" .. text .. ")" end
+  return text
+end
+
+-- The subscripts "[a]" or "[a][b]" of an ELEM or ADDR.
+local function subscripts(flat, x)
+  local a, b = get(flat, "expr", x, "A"), get(flat, "expr", x, "B")
+  local s = ""
+  if a >= 0 then s = "[" .. expr_in(flat, a, 0) .. "]" end
+  if b >= 0 then s = s .. "[" .. expr_in(flat, b, 0) .. "]" end
+  return s
+end
+
+function expr_text(flat, x, op)
+  local E = function(f) return get(flat, "expr", x, f) end
+  local symname = function() return name_at(flat, get(flat, "sym", E("SYM"), "NAME")) end
+  if op == "const_i" then return tostring(E("IVAL")) end
+  if op == "const_d" then return double_text(flat.dconst[E("IVAL") + 1]) end
+  if op == "var" then return symname() end
+  if op == "elem" then return symname() .. subscripts(flat, x) end
+  if op == "addr" then
+    local subs = subscripts(flat, x)
+    if subs == "" and get(flat, "sym", E("SYM"), "NDIM") > 0 then return symname() end
+    return "&" .. symname() .. subs
+  end
+  local p = PREC[op] or 9
+  if BINOP[op] then
+    return expr_in(flat, E("A"), p) .. " " .. BINOP[op] .. " " .. expr_in(flat, E("B"), p + 1)
+  end
+  if op == "neg" then return "-" .. expr_in(flat, E("A"), p) end
+  if op == "not" then return "!" .. expr_in(flat, E("A"), p) end
+  if op == "cast" then return "(" .. layout().types[E("TYPE") + 1] .. ")" .. expr_in(flat, E("A"), p) end
+  if op == "cond" then
+    return expr_in(flat, E("A"), p + 1) .. " ? " .. expr_in(flat, E("B"), p + 1) .. " : " .. expr_in(flat, E("C"), p)
+  end
+  -- intrin
+  local args = { expr_in(flat, E("A"), 0) }
+  if E("B") >= 0 then args[2] = expr_in(flat, E("B"), 0) end
+  return layout().intrinsics[E("SYM") + 1] .. "(" .. table.concat(args, ", ") .. ")"
+end
+
+local function expr_c(flat, x) return expr_in(flat, x, 0) end
+
+-- The one-line C text of statement s (a loop or if: its head only).
+local function stmt_text(flat, s)
+  local S = function(f) return get(flat, "stmt", s, f) end
+  local kind = layout().stmts[S("KIND") + 1]
+  if kind == "assign" then return expr_c(flat, S("X0")) .. " = " .. expr_c(flat, S("X1")) end
+  if kind == "call" then
+    local args = {}
+    for i = 0, S("X2") - 1 do args[#args + 1] = expr_c(flat, flat.args[S("X1") + i + 1]) end
+    local call = name_at(flat, get(flat, "func", S("X0"), "NAME")) .. "(" .. table.concat(args, ", ") .. ")"
+    if S("X3") >= 0 then return expr_c(flat, S("X3")) .. " = " .. call end
+    return call
+  end
+  if kind == "if" then return "if (" .. expr_c(flat, S("X0")) .. ")" end
+  if kind == "loop" then
+    local cond = S("X0") >= 0 and expr_c(flat, S("X0")) or "1"
+    return layout().loop_kinds[S("FLAGS") + 1] .. " (" .. cond .. ")"
+  end
+  if kind == "return" then return S("X0") >= 0 and ("return " .. expr_c(flat, S("X0"))) or "return" end
+  return kind -- break, continue
+end
+
+-- The statement s as a plain table; part: where it sits in its parent.
+local function statement(flat, s, depth, part)
+  local S = function(f) return get(flat, "stmt", s, f) end
+  local pragma = S("PRAGMA")
+  return {
+    id = s + 1, kind = layout().stmts[S("KIND") + 1], line = S("LINE"), col = S("COL"),
+    depth = depth, part = part, text = stmt_text(flat, s),
+    pragma = pragma >= 0 and name_at(flat, pragma) or nil,
+  }
+end
+
+-- The nested slices of statement s: {{part, start, count}...} in execution order.
+local function parts_of(flat, s)
+  local S = function(f) return get(flat, "stmt", s, f) end
+  local kind = layout().stmts[S("KIND") + 1]
+  if kind == "if" then return { { "then", S("X1"), S("X2") }, { "else", S("X3"), S("X4") } } end
+  if kind == "loop" then
+    return { { "pre", S("X5"), S("X6") }, { "body", S("X1"), S("X2") }, { "step", S("X3"), S("X4") } }
+  end
+  return {}
+end
+
+-- Appends the statements of a slice, depth first, to out.
+local function walk(flat, ids, depth, part, out)
+  for _, s in ipairs(ids) do
+    out[#out + 1] = statement(flat, s, depth, part)
+    for _, p in ipairs(parts_of(flat, s)) do
+      walk(flat, slice(flat, p[2], p[3]), depth + 1, p[1], out)
+    end
+  end
+end
+
+-- {==== the Kernel methods written in Lua ====}
+
+local K = {}
+
+local function flat(k)
+  local f = flat_of[k]
+  if not f then error("this cgwb.Kernel was not read by cgwb.read_kernel (no source rows)", 3) end
+  return f
+end
+
+--- The 1-based id of function f (a name or an id), or nil and a message.
+function K.function_id(k, f)
+  local fl = flat(k)
+  local n = #fl.func // layout().width.func
+  if math.type(f) == "integer" then
+    if f >= 1 and f <= n then return f end
+    return nil, ("%s: no function %d (the kernel has %d)"):format(fl.file, f, n)
+  end
+  for g = 0, n - 1 do
+    if name_at(fl, get(fl, "func", g, "NAME")) == f then return g + 1 end
+  end
+  return nil, ("%s: no function '%s'"):format(fl.file, tostring(f))
+end
+
+-- The 0-based function row of f, raising on a bad one (a programmer error).
+local function func_row(k, f)
+  local id, err = K.function_id(k, f)
+  if not id then error(err, 3) end
+  return id - 1
+end
+
+--- {{id=, name=, ret=, params={{name=, type=, const=, restrict=}...}, line=, col=}...}
+function K.functions(k)
+  local fl, out = flat(k), {}
+  for g = 0, #fl.func // layout().width.func - 1 do
+    local params = json.array({})
+    local s0 = get(fl, "func", g, "SYM0")
+    for p = 0, get(fl, "func", g, "NPARAM") - 1 do
+      local sy = symbol(fl, s0 + p)
+      params[#params + 1] = { name = sy.name, type = sy.type, const = sy.const, restrict = sy.restrict }
+    end
+    out[#out + 1] = {
+      id = g + 1, name = name_at(fl, get(fl, "func", g, "NAME")),
+      ret = layout().types[get(fl, "func", g, "RET") + 1], params = params,
+      line = get(fl, "func", g, "LINE"), col = get(fl, "func", g, "COL"),
+    }
+  end
+  return out
+end
+
+--- The symbols of function f: parameters first, then locals and temporaries.
+function K.symbols(k, f)
+  local fl, g = flat(k), func_row(k, f)
+  local out, s0 = {}, get(fl, "func", g, "SYM0")
+  for s = s0, s0 + get(fl, "func", g, "NSYM") - 1 do out[#out + 1] = symbol(fl, s) end
+  return out
+end
+
+--- The statements of function f, depth first in source order: {id=, kind=,
+-- line=, col=, depth=, part=, text=, pragma=} (part: "body" at the top,
+-- "then"/"else" in an if, "pre"/"body"/"step" in a loop).
+function K.statements(k, f)
+  local fl, g = flat(k), func_row(k, f)
+  local out = {}
+  walk(fl, slice(fl, get(fl, "func", g, "BODY"), get(fl, "func", g, "NBODY")), 0, "body", out)
+  return out
+end
+
+--- The global (file-scope, read-only) symbols.
+function K.globals(k)
+  local fl, out = flat(k), {}
+  for s = 0, #fl.sym // layout().width.sym - 1 do
+    if layout().sym_kinds[get(fl, "sym", s, "KIND") + 1] == "global" then out[#out + 1] = symbol(fl, s) end
+  end
+  return out
+end
+
+--- The file name the kernel was read as.
+function K.file(k) return flat(k).file end
+
+--- The front end's flat rows (doc/kernel-ir.md), as kparse gave them.
+function K.flat(k) return flat(k) end
+
+--- The analyses of function f (doc/kernel-analyses.md): core.kernel_analyze.
+function K.analyze(k, f, opts)
+  return core.kernel_analyze(k, K.function_id(k, f) or f, opts)
+end
+
+-- {==== calls in the CALL.json form ====}
+
+-- A failure of the call's description (bad input): raised as a table so the
+-- converter's helpers stay short; K.call turns it into nil, message.
+local function bad(where, msg) error({ call = where .. ": " .. msg }, 0) end
+
+local function is_list(t) return type(t) == "table" and (json.is_array(t) or (#t > 0 and next(t, #t) == nil)) end
+
+-- The parameters of function row g: {name=, base=, pointer=} in order.
+local function params_of(fl, g)
+  local out, s0 = {}, get(fl, "func", g, "SYM0")
+  for p = 0, get(fl, "func", g, "NPARAM") - 1 do
+    local sy = symbol(fl, s0 + p)
+    out[#out + 1] = { name = sy.name, base = sy.base, pointer = sy.pointer or #sy.dims > 0 }
+  end
+  return out
+end
+
+-- The arrays of the call: {{name=, type=|nil, values=}...} in the text's order.
+local function call_arrays(c, file)
+  local out, by_name = {}, {}
+  if c.arrays == nil then return out, by_name end
+  if type(c.arrays) ~= "table" or is_list(c.arrays) then bad(file .. ": arrays", "expected an object of name: [values]") end
+  for _, name in ipairs(json.keys(c.arrays)) do
+    local v, where, ty = c.arrays[name], file .. ": arrays." .. tostring(name), nil
+    if type(v) == "table" and not is_list(v) and v.values ~= nil then
+      ty = v.type
+      if ty ~= "double" and ty ~= "int" then bad(where .. ".type", 'expected "double" or "int"') end
+      v = v.values
+    end
+    if not is_list(v) then bad(where, "expected an array of numbers") end
+    for i, x in ipairs(v) do
+      if type(x) ~= "number" and x ~= json.null then
+        bad(("%s[%d]"):format(where, i - 1), "expected a number (or null: not initialized)")
+      end
+    end
+    out[#out + 1] = { name = name, type = ty, values = v }
+    by_name[name] = #out
+  end
+  return out, by_name
+end
+
+-- The argument of each parameter, by name or in order: an array of values.
+local function call_args(c, params, file, fname)
+  local a, out = c.args, {}
+  if a == nil then a = json.array({}) end
+  if type(a) ~= "table" then bad(file .. ": args", "expected an array or an object") end
+  if is_list(a) or next(a) == nil then
+    if #a ~= #params then
+      bad(file .. ": args", ("%d values for the %d parameters of %s"):format(#a, #params, fname))
+    end
+    for i = 1, #params do out[i] = { value = a[i], where = ("%s: args[%d]"):format(file, i - 1) } end
+    return out
+  end
+  local index = {}
+  for i, p in ipairs(params) do index[p.name] = i end
+  for _, name in ipairs(json.keys(a)) do
+    if not index[name] then bad(file .. ": args." .. tostring(name), fname .. " has no parameter of that name") end
+  end
+  for i, p in ipairs(params) do
+    if a[p.name] == nil then bad(file .. ": args", ("no value for parameter %s of %s"):format(p.name, fname)) end
+    out[i] = { value = a[p.name], where = file .. ": args." .. p.name }
+  end
+  return out
+end
+
+-- The core's argument for parameter p from its CALL.json value v.
+local function core_arg(p, v, where, arrays, by_name)
+  if p.pointer then
+    if not is_list(v) or #v ~= 2 or type(v[1]) ~= "string" or math.type(v[2]) ~= "integer" then
+      bad(where, "expected [ARRAY, OFFSET] (an array name and an integer cell offset)")
+    end
+    local i = by_name[v[1]]
+    if not i then bad(where, ("no array '%s' in arrays"):format(v[1])) end
+    local arr = arrays[i]
+    if v[2] < 0 or v[2] > #arr.values then
+      bad(where, ("offset %d outside %s (%d cells)"):format(v[2], arr.name, #arr.values))
+    end
+    if arr.type and arr.type ~= p.base then
+      bad(where, ("%s is an array of %s, parameter %s points to %s"):format(arr.name, arr.type, p.name, p.base))
+    end
+    arr.type = p.base
+    return { array = i, offset = v[2] }
+  end
+  if type(v) ~= "number" then bad(where, "expected a number") end
+  if p.base == "int" then
+    if math.type(v) ~= "integer" or v < -2147483648 or v > 2147483647 then bad(where, "expected an int") end
+    return { int = v }
+  end
+  return { double = v + 0.0 }
+end
+
+-- Gives arr its cell type (double unless an int pointer is bound to it),
+-- values of that type, and init when a cell is null (not initialized: a read
+-- of it is the interpreter's error).
+local function finish_array(arr, file)
+  arr.type = arr.type or "double"
+  local vals, init = {}, nil
+  for i, x in ipairs(arr.values) do
+    if x == json.null then
+      init = init or {}
+      vals[i], init[i] = 0, false
+    elseif arr.type == "int" and math.type(x) ~= "integer" then
+      bad(("%s: arrays.%s[%d]"):format(file, arr.name, i - 1), "expected an int (an array of int)")
+    else
+      vals[i] = arr.type == "int" and x or x + 0.0
+    end
+  end
+  if init then
+    for i = 1, #vals do init[i] = init[i] == nil end
+    arr.init = init
+  end
+  arr.values = vals
+end
+
+-- The core's CALL table for function row g, or raises a bad() failure.
+local function core_call(fl, g, c, file)
+  if type(c) ~= "table" or is_list(c) then bad(file, "expected an object with arrays and args") end
+  for _, key in ipairs(json.keys(c)) do
+    if key ~= "arrays" and key ~= "args" then bad(file .. ": " .. tostring(key), "unknown key (arrays, args)") end
+  end
+  local fname = name_at(fl, get(fl, "func", g, "NAME"))
+  local params = params_of(fl, g)
+  local arrays, by_name = call_arrays(c, file)
+  local args = {}
+  for i, a in ipairs(call_args(c, params, file, fname)) do
+    args[i] = core_arg(params[i], a.value, a.where, arrays, by_name)
+  end
+  for _, arr in ipairs(arrays) do finish_array(arr, file) end
+  return { arrays = arrays, args = args }, params
+end
+
+-- Converts c (the CALL.json form) for function f: core CALL table, params,
+-- or nil, message.
+local function convert(k, f, c, opts)
+  local fl = flat(k)
+  local g = func_row(k, f)
+  local ok, call, params = pcall(core_call, fl, g, c, (opts and opts.name) or "CALL.json")
+  if ok then return call, params end
+  if type(call) == "table" and call.call then return nil, call.call end
+  error(call, 0)
+end
+M.core_call = convert
+
+--- Runs function f on c, a call in the CALL.json form ({arrays = {A = {...}},
+-- args = {x = 0.5, a = {"A", 0}} or {0.5, {"A", 0}}}); opts go to k:run
+-- (opts.name: the call's name in messages, default "CALL.json").  Returns
+-- {arrays = {A = {...}}, scalars = {x = 0.5}, ["return"] = v or json.null,
+-- steps = n}, or nil, message, kind ("input": the call is wrong; "run": the
+-- kernel failed at run time, the message names its line).
+function K.call(k, f, c, opts)
+  local call, params = convert(k, f, c, opts)
+  if not call then return nil, params, "input" end
+  local r, err = k:run(K.function_id(k, f), call, opts)
+  if not r then return nil, err, "run" end
+  local out = { arrays = {}, scalars = {}, ["return"] = r.ret == nil and json.null or r.ret, steps = r.steps }
+  for i, a in ipairs(r.arrays) do
+    local vals = json.array({})
+    for c, x in ipairs(a.values) do vals[c] = (a.init and not a.init[c]) and json.null or x end
+    out.arrays[a.name or call.arrays[i].name] = vals
+  end
+  for i, p in ipairs(params) do
+    local v = call.args[i]
+    if not p.pointer then out.scalars[p.name] = v.double or v.int end
+  end
+  return out
+end
+
+-- The name of a Jacobian row or column: "A[2]" or a parameter's name.
+local function cell_name(call, params, rc)
+  if rc.param then return params[rc.param].name end
+  return ("%s[%d]"):format(call.arrays[rc.array].name, rc.cell)
+end
+
+--- The Jacobian of function f at c (the CALL.json form) with rows and
+-- columns named: {rows = {"A[2]", ...}, cols = {"A[0]", "x", ...},
+-- values = {{...}, ...}}, or nil, message, kind (as k:call).
+function K.jacobian_named(k, f, c, opts)
+  local call, params = convert(k, f, c, opts)
+  if not call then return nil, params, "input" end
+  local J, err = k:jacobian(K.function_id(k, f), call, opts)
+  if not J then return nil, err, "run" end
+  local out = { rows = json.array({}), cols = json.array({}), values = json.array({}) }
+  for i, rc in ipairs(J.rows) do out.rows[i] = cell_name(call, params, rc) end
+  for i, rc in ipairs(J.cols) do out.cols[i] = cell_name(call, params, rc) end
+  for i, row in ipairs(J.values) do out.values[i] = json.array(row) end
+  return out
+end
+
+--- The pairs of address sets of an analysis (k:analyze(f).alias) that may
+-- or must alias: {{u=, v=, relation="may"|"must"}...}, u < v, in order.
+-- Quadratic in the number of sets: for printing, not for large kernels.
+function M.alias_pairs(alias)
+  local out = {}
+  for u = 1, #alias.sets do
+    for v = u + 1, #alias.sets do
+      local r = alias.relation(u, v)
+      if r ~= "no" then out[#out + 1] = { u = u, v = v, relation = r } end
+    end
+  end
+  return out
+end
+
+
+
+-- {==== reading ====}
+
+-- Adds the Lua methods to the methods of the cgwb.Kernel type (registered by
+-- the core under that name), once, when this module loads: every kernel has
+-- them, however it was made.
+local function add_methods()
+  local mt = debug.getregistry()["cgwb.Kernel"]
+  local index = type(mt) == "table" and mt.__index
+  if type(index) ~= "table" then error("cgwb.core has no cgwb.Kernel type") end
+  for name, fn in pairs(K) do
+    if index[name] == nil then index[name] = fn end
+  end
+end
+add_methods()
+
+-- Whether s is to be taken as a path: no newline, brace or semicolon (text
+-- of a kernel has at least one of them), and not empty.
+local function looks_like_path(s)
+  return s ~= "" and not s:find("[\n{};]")
+end
+
+--- Reads a kernel: (path_or_text [, name]) -> cgwb.Kernel | nil, message.
+-- A string with no newline, brace or semicolon is a path; anything else is
+-- the kernel's text (name, default "kernel", appears in messages).
+function M.read(src, name)
+  if type(src) ~= "string" then
+    error(("bad argument #1 to 'read_kernel' (string expected, got %s)"):format(type(src)), 2)
+  end
+  local text, file = src, name or "kernel"
+  if looks_like_path(src) then
+    local fh, err = io.open(src, "rb")
+    if not fh then return nil, ("%s: cannot open: %s"):format(src, (err or ""):gsub("^.-: ", "")) end
+    text = fh:read("a")
+    fh:close()
+    if not text then return nil, ("%s: cannot open: is a directory"):format(src) end
+    file = name or src
+  end
+  local fl, err = require("cgwb.kparse").parse(text, file)
+  if not fl then return nil, err end
+  return M.load(fl)
+end
+
+--- Loads flat rows (the front end's arrays, doc/kernel-ir.md; from kparse or
+-- made by hand) into a cgwb.Kernel with the Lua methods: -> k | nil, message.
+function M.load(fl)
+  local k, err = core.kernel_load(fl)
+  if not k then return nil, err end
+  flat_of[k] = fl
+  return k
+end
+
+return M
