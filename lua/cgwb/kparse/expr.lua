@@ -185,7 +185,7 @@ function L:rv_un(e)
   local op = e.op
   if op == "pre++" or op == "pre--" then
     local lv = self:lvalue(e.a)
-    self:incdec(lv, op:sub(4), e.pos)
+    self:incdec(lv, op:sub(4, 4), e.pos)
     return copy(lv)
   end
   if op == "&" then return self:addr_of(e.a, e.pos) end
