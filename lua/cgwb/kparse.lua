@@ -99,6 +99,10 @@ local function parse(text, name)
   local ok, tree, a, b = pcall(grammar.parse, text)
   if not ok then
     if type(tree) == "table" and tree.refused then lw:outside(tree.pos, tree.refused, tree.why) end
+    if tostring(tree):find("backtrack stack overflow", 1, true) then
+      lw:outside(1, "a text nested this deeply", "the parser's stack: statements or operators nested "
+        .. "thousands deep")
+    end
     error(tree, 0)
   end
   if not tree then syntax_error(lw, text, a, b) end
