@@ -12,7 +12,11 @@ local json = require "cgwb.json"
 local M = {}
 
 -- The flat rows each loaded kernel came from (weak: they go with the kernel).
-local flat_of = setmetatable({}, { __mode = "k" })
+-- One table per Lua state, in the registry: the methods added to the type
+-- by one loading of this module read what another loading stored.
+local REG = debug.getregistry()
+REG["cgwb.kernel.flat"] = REG["cgwb.kernel.flat"] or setmetatable({}, { __mode = "k" })
+local flat_of = REG["cgwb.kernel.flat"]
 
 local LAYOUT = core.kernel_layout()
 local function layout() return LAYOUT end

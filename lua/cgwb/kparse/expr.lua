@@ -49,7 +49,7 @@ function L:sym_const(s)
   return s.kind == "global" or (s.qual & self.lay.qual.const) ~= 0
 end
 
-function L:mark_read(s, pos) s.used = true; _ = pos end
+function L:mark_read(s, pos) s.used = true; local _ = pos end
 -- }====
 
 -- {==== subscripts and dereferences ====}
@@ -177,7 +177,7 @@ function L:guarded(e, pos, op)
     self:outside(e.pos, ("a call or side effect in an operand of '%s'"):format(op),
       "it would be evaluated unconditionally once hoisted")
   end
-  _ = pos
+  local _ = pos
   return t
 end
 

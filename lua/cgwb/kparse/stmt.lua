@@ -17,7 +17,7 @@ function L:effect(e, pragma)
     local before = self.nhoist
     local v = self:rv_call(e, true)
     if pragma ~= -1 and pragma then self:set("stmt", self.cur[#self.cur], "PRAGMA", pragma) end
-    _ = v, before
+    local _ = v, before
   elseif (e.k == "un" and (e.op == "pre++" or e.op == "pre--")) or e.k == "post" then
     local lv = self:lvalue(e.a)
     if lv.ty == "double" then
