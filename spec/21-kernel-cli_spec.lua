@@ -366,7 +366,7 @@ function 1: double f(double x, double *y, const double *b, int n)  3:8
   statements:
     s1    5:10     i = 0
     s2    5:3      for (i < n)
-    s3    6:10       y[i] = x * sin(b[i])
+    s3    6:5        y[i] = x * sin(b[i])
     s4    5:23       step: i = i + 1
     s5    8:3      return y[0]
 ]], out)
@@ -382,7 +382,7 @@ function 1: double f(double x, double *y, const double *b, int n)  3:8
            s1    5:10     i = 0
     V3    loop      -> V4 V6  for (i < n) 5:3
     V4    block     -> V5
-           s3    6:10     y[i] = x * sin(b[i])
+           s3    6:5      y[i] = x * sin(b[i])
     V5    block     -> V3
            s4    5:23     i = i + 1
     V6    endloop   -> V7  for (i < n) 5:3
@@ -396,7 +396,7 @@ function 1: double f(double x, double *y, const double *b, int n)  3:8
     local out, err, code = H.cgwb("kernel examples/kernels/utke-fig2.c --alias --chains --activity")
     assert.equal(0, code, err)
     local function has(line) assert.truthy(out:find(line, 1, true), line .. "\n" .. out) end
-    has("    s1    12:6     z[0] = -(z[0] * x)\n    s2    13:5     z = z + k\n    s3    14:5     y = z[0] / x\n")
+    has("    s1    12:3     z[0] = -(z[0] * x)\n    s2    13:3     z = z + k\n    s3    14:3     y = z[0] / x\n")
     has("    A3    12:3     def must  z[0]             S2\n") -- a1 defines exactly z[0]
     has("    A5    14:7     use       z[0]             S5\n") -- a2 reads z[k]
     has("    S2 {z[0]} exact\n")
