@@ -305,7 +305,9 @@ end
 local function call_arrays(c, file)
   local out, by_name = {}, {}
   if c.arrays == nil then return out, by_name end
-  if type(c.arrays) ~= "table" or is_list(c.arrays) then bad(file .. ": arrays", "expected an object of name: [values]") end
+  if type(c.arrays) ~= "table" or is_list(c.arrays) then
+    bad(file .. ": arrays", "expected an object of name: [values]")
+  end
   for _, name in ipairs(json.keys(c.arrays)) do
     local v, where, ty = c.arrays[name], file .. ": arrays." .. tostring(name), nil
     if type(v) == "table" and not is_list(v) and v.values ~= nil then
