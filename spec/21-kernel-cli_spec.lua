@@ -372,6 +372,18 @@ function 1: double f(double x, double *y, const double *b, int n)  3:8
 ]], out)
   end)
 
+  it("keeps a #pragma cgwb on the statement that follows it", function()
+    local path = H.write(H.tmp(".c"), "void f(double *a, int n) {\n  int i;\n#pragma cgwb parallel\n"
+      .. "  for (i = 0; i < n; i++) a[i] = 2.0 * a[i];\n}\n")
+    local out, err, code = H.cgwb("kernel " .. path)
+    assert.equal(0, code, err)
+    assert.truthy(out:find("    s2    4:3      for (i < n)   #pragma cgwb parallel\n", 1, true), out)
+    local k = assert(cgwb.read_kernel(path))
+    local pragmas = {}
+    for _, st in ipairs(k:statements("f")) do pragmas[#pragmas + 1] = st.pragma or "-" end
+    assert.same({ "-", "parallel", "-", "-" }, pragmas)
+  end)
+
   it("prints the control flow graph with the statements of each block", function()
     local out, err, code = H.cgwb("kernel " .. small_file() .. " --cfg --function f")
     assert.equal(0, code, err)
