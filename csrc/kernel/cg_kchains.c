@@ -300,7 +300,7 @@ static void use(cw *w, uint32_t u) {
         out->v[out->n++] = p->v[j].s;
   }
   if (outside && !iv_room(w, out, out->n + 1)) out->v[out->n++] = -1;
-  qsort(out->v, out->n, sizeof(int32_t), i_qcmp);
+  if (out->n > 1) qsort(out->v, out->n, sizeof(int32_t), i_qcmp); /* never qsort(NULL, 0, ...) */
   for (i = 0, j = 0; i < out->n; i++)
     if (!j || out->v[j - 1] != out->v[i]) out->v[j++] = out->v[i];
   out->n = j;
@@ -364,7 +364,7 @@ static int mods_of(cw *w, int32_t st, snap *s) {
   collect_cls(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
   collect_cls(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
   if (CG_KSTMT(k, st, KIND) == CG_KST_LOOP) collect_cls(w, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
-  qsort(w->cls.v, w->cls.n, sizeof(int32_t), i_qcmp);
+  if (w->cls.n > 1) qsort(w->cls.v, w->cls.n, sizeof(int32_t), i_qcmp); /* never qsort(NULL, 0, ...) */
   return snap_init(w, s, w->cls.v, (uint32_t)w->cls.n);
 }
 
@@ -409,7 +409,7 @@ static void widen_back(cw *w, const snap *h, int32_t st) {
       }
     }
     if (!hit) continue;
-    qsort(p->v, p->n, sizeof(pr), pr_qcmp);
+    if (p->n > 1) qsort(p->v, p->n, sizeof(pr), pr_qcmp); /* never qsort(NULL, 0, ...) */
     for (j = 0, m = 0; j < p->n; j++)
       if (!m || pr_cmp(&p->v[m - 1], &p->v[j])) p->v[m++] = p->v[j];
       else mask_inter(&p->v[m - 1], &p->v[j]);
@@ -519,7 +519,7 @@ static int build_du(cw *w, cg_kchains *ch) {
     for (i = ch->ud_off[u]; i < ch->ud_off[u + 1]; i++)
       if (ch->ud[i] >= 0) p.v[p.n].s = ch->ud[i], p.v[p.n++].set = al->acc_stmt[u];
   for (i = 0; i < ch->nex; i++) p.v[p.n].s = ch->ex_stmt[i], p.v[p.n++].set = -1;
-  qsort(p.v, p.n, sizeof(pr), pr_qcmp);
+  if (p.n > 1) qsort(p.v, p.n, sizeof(pr), pr_qcmp); /* never qsort(NULL, 0, ...) */
   ch->du_off = CG_NEW(w->A, uint32_t, (size_t)ch->nstmt + 1);
   ch->du = CG_NEW(w->A, int32_t, p.n);
   ch->ndu_alloc = ch->du ? p.n : 0;
@@ -535,7 +535,7 @@ static int build_du(cw *w, cg_kchains *ch) {
 
 static int build_exit(cw *w, cg_kchains *ch) {
   size_t i, m = 0;
-  qsort(w->ex.v, w->ex.n, sizeof(pr), pr_qcmp);
+  if (w->ex.n > 1) qsort(w->ex.v, w->ex.n, sizeof(pr), pr_qcmp); /* never qsort(NULL, 0, ...) */
   for (i = 0; i < w->ex.n; i++)
     if (!m || pr_cmp(&w->ex.v[m - 1], &w->ex.v[i])) w->ex.v[m++] = w->ex.v[i];
   ch->nex = (uint32_t)m;
