@@ -159,7 +159,7 @@ static int32_t append_set(cg_kalias *al, const cg_kaddr *a, uint32_t n) {
     return -1;
   if (c1 != cs || c2 != cs) return -1; /* the three grow alike from equal capacities */
   al->capset = (uint32_t)cs;
-  memcpy(&al->addr[al->naddr], a, n * sizeof *a);
+  if (n) memcpy(&al->addr[al->naddr], a, n * sizeof *a); /* the empty set: addr may be NULL */
   al->set_off[al->nset] = al->naddr, al->set_n[al->nset] = n;
   al->set_exact[al->nset] = n == 1 && a[0].off.nt >= 0;
   al->naddr += n;
@@ -174,7 +174,7 @@ static int32_t intern(cg_kalias *al, cg_kaddr *a, uint32_t n) {
   int32_t s;
   for (i = 0; i < n; i++)
     if (al->obj_cells[a[i].obj] == 1) aff_const(&a[i].off, 0); /* one cell: any access is it */
-  qsort(a, n, sizeof *a, addr_cmp);
+  if (n > 1) qsort(a, n, sizeof *a, addr_cmp); /* qsort(NULL, 0, ...) is undefined */
   for (i = 0; i < n; i++)
     if (!m || addr_cmp(&a[m - 1], &a[i])) a[m++] = a[i];
   if (m > SET_MAX) {

@@ -9,8 +9,14 @@
 
 /* {==== lists ====} */
 
-typedef struct pr { /* a reaching definition: statement, set */
-  int32_t s, set;
+/* A reaching definition: statement, set, and up to two exact sets written
+ * since on every path (its mask, -1: none): the definition no longer
+ * reaches a use of exactly those cells, though it may still reach others
+ * (Hovland et al., Fig. 1: *b = ... after *a = ... hides the first from *b,
+ * not from *a).  A full mask drops further entries: fewer masks only add
+ * reaching definitions. */
+typedef struct pr {
+  int32_t s, set, m[2];
 } pr;
 typedef struct pvec { /* sorted, distinct pairs */
   pr *v;
@@ -26,6 +32,19 @@ static int pr_cmp(const pr *a, const pr *b) {
   return a->set < b->set ? -1 : a->set > b->set;
 }
 static int pr_qcmp(const void *a, const void *b) { return pr_cmp(a, b); }
+
+/* a's mask = a's n b's; 1 if a's changed. */
+static int mask_inter(pr *a, const pr *b) {
+  int i, ch = 0;
+  for (i = 0; i < 2; i++)
+    if (a->m[i] >= 0 && a->m[i] != b->m[0] && a->m[i] != b->m[1]) a->m[i] = -1, ch = 1;
+  return ch;
+}
+static void mask_add(pr *a, int32_t x) {
+  if (a->m[0] == x || a->m[1] == x) return;
+  if (a->m[0] < 0) a->m[0] = x;
+  else if (a->m[1] < 0) a->m[1] = x;
+}
 static int i_qcmp(const void *a, const void *b) {
   int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
   return x < y ? -1 : x > y;
@@ -92,7 +111,10 @@ static void pv_insert(cw *w, pvec *p, pr x) {
     if (pr_cmp(&p->v[mid], &x) < 0) lo = mid + 1;
     else hi = mid;
   }
-  if (lo < p->n && !pr_cmp(&p->v[lo], &x)) return;
+  if (lo < p->n && !pr_cmp(&p->v[lo], &x)) { /* written again: nothing hides it now */
+    p->v[lo].m[0] = p->v[lo].m[1] = -1;
+    return;
+  }
   if (pv_room(w, p, p->n + 1)) return;
   memmove(&p->v[lo + 1], &p->v[lo], (p->n - lo) * sizeof(pr));
   p->v[lo] = x, p->n++;
@@ -119,17 +141,20 @@ static int iv_has(const ivec *p, int32_t x) {
   return lo < p->n && p->v[lo] == x;
 }
 
-/* d = d u s (sorted merge); 1 if d grew. */
+/* d = d u s (sorted merge; a definition in both keeps the masks both
+ * have); 1 if d changed. */
 static int pv_union(cw *w, pvec *d, const pvec *s) {
   size_t i = 0, j = 0, n = 0;
+  int ch = 0;
   pvec t;
   if (pv_room(w, &w->tmp, d->n + s->n)) return 0;
   while (i < d->n || j < s->n) {
     int c = i >= d->n ? 1 : j >= s->n ? -1 : pr_cmp(&d->v[i], &s->v[j]);
-    w->tmp.v[n++] = c <= 0 ? d->v[i] : s->v[j];
-    i += c <= 0, j += c >= 0;
+    w->tmp.v[n] = c <= 0 ? d->v[i] : s->v[j];
+    if (c == 0) ch |= mask_inter(&w->tmp.v[n], &s->v[j]);
+    n++, i += c <= 0, j += c >= 0;
   }
-  if (n == d->n) return 0;
+  if (n == d->n && !ch) return 0;
   t = *d, *d = w->tmp, w->tmp = t;
   d->n = n;
   return 1;
@@ -229,19 +254,31 @@ static void define(cw *w, int32_t st, int32_t set, int may) {
   size_t i, j;
   pr x;
   set_classes(w, set);
-  x.s = st, x.set = set;
+  x.s = st, x.set = set, x.m[0] = x.m[1] = -1;
   for (i = 0; i < w->cls.n; i++) {
     pvec *p = &w->rd[w->cls.v[i]];
     if (must) {
       size_t m = 0;
-      for (j = 0; j < p->n; j++) /* a filter: the order stays sorted */
-        if (cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set) != CG_KREL_MUST)
-          p->v[m++] = p->v[j];
+      for (j = 0; j < p->n; j++) { /* a filter: the order stays sorted */
+        int r = cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set);
+        if (r == CG_KREL_MUST) continue;
+        p->v[m] = p->v[j];
+        if (r == CG_KREL_MAY) mask_add(&p->v[m], set);
+        m++;
+      }
       p->n = m;
       iv_insert(w, &w->mu[w->cls.v[i]], set);
     }
     pv_insert(w, p, x);
   }
+}
+
+/* Whether a must-definition after r covers every cell of use set u. */
+static int hidden(const cg_kalias *al, const pr *r, int32_t u) {
+  int i;
+  for (i = 0; i < 2; i++)
+    if (r->m[i] >= 0 && cg_kalias_relation(al, (uint32_t)u, (uint32_t)r->m[i]) == CG_KREL_MUST) return 1;
+  return 0;
 }
 
 /* A use's chain: the reaching statements whose sets may meet it, -1 when
@@ -258,11 +295,12 @@ static void use(cw *w, uint32_t u) {
     const pvec *p = &w->rd[w->cls.v[i]];
     if (al->set_exact[set] && iv_has(&w->mu[w->cls.v[i]], set)) outside = 0;
     for (j = 0; j < p->n; j++)
-      if (cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set) != CG_KREL_NO)
-        if (!iv_room(w, out, out->n + 1)) out->v[out->n++] = p->v[j].s;
+      if (cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set) != CG_KREL_NO &&
+          !hidden(al, &p->v[j], set) && !iv_room(w, out, out->n + 1))
+        out->v[out->n++] = p->v[j].s;
   }
   if (outside && !iv_room(w, out, out->n + 1)) out->v[out->n++] = -1;
-  qsort(out->v, out->n, sizeof(int32_t), i_qcmp);
+  if (out->n > 1) qsort(out->v, out->n, sizeof(int32_t), i_qcmp); /* never qsort(NULL, 0, ...) */
   for (i = 0, j = 0; i < out->n; i++)
     if (!j || out->v[j - 1] != out->v[i]) out->v[j++] = out->v[i];
   out->n = j;
@@ -326,7 +364,7 @@ static int mods_of(cw *w, int32_t st, snap *s) {
   collect_cls(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
   collect_cls(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
   if (CG_KSTMT(k, st, KIND) == CG_KST_LOOP) collect_cls(w, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
-  qsort(w->cls.v, w->cls.n, sizeof(int32_t), i_qcmp);
+  if (w->cls.n > 1) qsort(w->cls.v, w->cls.n, sizeof(int32_t), i_qcmp); /* never qsort(NULL, 0, ...) */
   return snap_init(w, s, w->cls.v, (uint32_t)w->cls.n);
 }
 
@@ -358,14 +396,23 @@ static void widen_back(cw *w, const snap *h, int32_t st) {
     int hit = 0;
     for (j = 0; j < p->n; j++) {
       int32_t s = cg_kalias_widen(w->al, (uint32_t)p->v[j].set, vn0, vn1);
+      int t;
       if (s < 0) { w->err = CG_ENOMEM; return; }
       hit |= s != p->v[j].set;
       p->v[j].set = s;
+      for (t = 0; t < 2; t++) { /* a mask naming this iteration's cells says nothing of the next */
+        int32_t mt = p->v[j].m[t];
+        if (mt < 0) continue;
+        s = cg_kalias_widen(w->al, (uint32_t)mt, vn0, vn1);
+        if (s < 0) { w->err = CG_ENOMEM; return; }
+        if (s != mt) p->v[j].m[t] = -1;
+      }
     }
     if (!hit) continue;
-    qsort(p->v, p->n, sizeof(pr), pr_qcmp);
+    if (p->n > 1) qsort(p->v, p->n, sizeof(pr), pr_qcmp); /* never qsort(NULL, 0, ...) */
     for (j = 0, m = 0; j < p->n; j++)
       if (!m || pr_cmp(&p->v[m - 1], &p->v[j])) p->v[m++] = p->v[j];
+      else mask_inter(&p->v[m - 1], &p->v[j]);
     p->n = m;
   }
 }
@@ -472,7 +519,7 @@ static int build_du(cw *w, cg_kchains *ch) {
     for (i = ch->ud_off[u]; i < ch->ud_off[u + 1]; i++)
       if (ch->ud[i] >= 0) p.v[p.n].s = ch->ud[i], p.v[p.n++].set = al->acc_stmt[u];
   for (i = 0; i < ch->nex; i++) p.v[p.n].s = ch->ex_stmt[i], p.v[p.n++].set = -1;
-  qsort(p.v, p.n, sizeof(pr), pr_qcmp);
+  if (p.n > 1) qsort(p.v, p.n, sizeof(pr), pr_qcmp); /* never qsort(NULL, 0, ...) */
   ch->du_off = CG_NEW(w->A, uint32_t, (size_t)ch->nstmt + 1);
   ch->du = CG_NEW(w->A, int32_t, p.n);
   ch->ndu_alloc = ch->du ? p.n : 0;
@@ -488,7 +535,7 @@ static int build_du(cw *w, cg_kchains *ch) {
 
 static int build_exit(cw *w, cg_kchains *ch) {
   size_t i, m = 0;
-  qsort(w->ex.v, w->ex.n, sizeof(pr), pr_qcmp);
+  if (w->ex.n > 1) qsort(w->ex.v, w->ex.n, sizeof(pr), pr_qcmp); /* never qsort(NULL, 0, ...) */
   for (i = 0; i < w->ex.n; i++)
     if (!m || pr_cmp(&w->ex.v[m - 1], &w->ex.v[i])) w->ex.v[m++] = w->ex.v[i];
   ch->nex = (uint32_t)m;
