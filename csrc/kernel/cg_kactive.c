@@ -22,7 +22,7 @@ static int makes_double(const cg_kalias *al, int32_t st) {
   int32_t a;
   if (CG_KSTMT(k, st, KIND) == CG_KST_RETURN)
     return CG_KSTMT(k, st, X0) >= 0 && CG_KEXPR(k, CG_KSTMT(k, st, X0), TYPE) == CG_KT_DOUBLE;
-  for (a = al->stmt_acc[st]; a >= 0 && a < al->stmt_acc[st] + al->stmt_nacc[st]; a++)
+  for (a = cg_kalias_acc0(al, st); a >= 0 && a < cg_kalias_acc0(al, st) + cg_kalias_nacc(al, st); a++)
     if (al->acc_kind[a] == CG_KA_DEF && cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) return 1;
   return 0;
 }
@@ -33,7 +33,7 @@ static int use_varied(const cg_kactive *ac, const cg_kalias *al, const cg_kchain
   if (al->acc_kind[u] != CG_KA_USE || !cg_kalias_set_double(al, (uint32_t)al->acc_set[u])) return 0;
   for (i = ch->ud_off[u]; i < ch->ud_off[u + 1]; i++) {
     int32_t s = ch->ud[i];
-    if (s < 0 ? set_touches(al, (uint32_t)al->acc_set[u], ac->indep) : ac->varied[s]) return 1;
+    if (s < 0 ? set_touches(al, (uint32_t)al->acc_set[u], ac->indep) : ac->varied[s - ac->s_lo]) return 1;
   }
   return 0;
 }
@@ -41,7 +41,7 @@ static int use_varied(const cg_kactive *ac, const cg_kalias *al, const cg_kchain
 static int stmt_varied(const cg_kactive *ac, const cg_kalias *al, const cg_kchains *ch, int32_t st) {
   int32_t a;
   if (!makes_double(al, st)) return 0;
-  for (a = al->stmt_acc[st]; a >= 0 && a < al->stmt_acc[st] + al->stmt_nacc[st]; a++)
+  for (a = cg_kalias_acc0(al, st); a >= 0 && a < cg_kalias_acc0(al, st) + cg_kalias_nacc(al, st); a++)
     if (use_varied(ac, al, ch, (uint32_t)a)) return 1;
   return 0;
 }
@@ -51,14 +51,15 @@ static void forward(cg_kactive *ac, const cg_kalias *al, const cg_kchains *ch, i
   size_t n = 0;
   uint32_t s, i;
   for (s = 0; s < ac->nstmt; s++)
-    if (CG_KSTMT(al->k, s, FUNC) == al->func && stmt_varied(ac, al, ch, (int32_t)s))
-      ac->varied[s] = 1, stack[n++] = (int32_t)s;
+    if (CG_KSTMT(al->k, ac->s_lo + (int32_t)s, FUNC) == al->func &&
+        stmt_varied(ac, al, ch, ac->s_lo + (int32_t)s))
+      ac->varied[s] = 1, stack[n++] = ac->s_lo + (int32_t)s;
   while (n) {
     int32_t d = stack[--n];
-    for (i = ch->du_off[d]; i < ch->du_off[d + 1]; i++) {
+    for (i = ch->du_off[d - ac->s_lo]; i < ch->du_off[d - ac->s_lo + 1]; i++) {
       int32_t t = ch->du[i];
-      if (t < 0 || ac->varied[t] || !stmt_varied(ac, al, ch, t)) continue;
-      ac->varied[t] = 1, stack[n++] = t;
+      if (t < 0 || ac->varied[t - ac->s_lo] || !stmt_varied(ac, al, ch, t)) continue;
+      ac->varied[t - ac->s_lo] = 1, stack[n++] = t;
     }
   }
 }
@@ -69,22 +70,24 @@ static void backward(cg_kactive *ac, const cg_kalias *al, const cg_kchains *ch, 
   size_t n = 0;
   uint32_t s, i;
   int32_t a;
-  for (s = 0; s < ac->nstmt; s++)
-    if (CG_KSTMT(k, s, FUNC) == al->func && CG_KSTMT(k, s, KIND) == CG_KST_RETURN &&
-        ac->dep_return && makes_double(al, (int32_t)s))
-      ac->useful[s] = 1, stack[n++] = (int32_t)s;
+  for (s = 0; s < ac->nstmt; s++) {
+    int32_t g = ac->s_lo + (int32_t)s;
+    if (CG_KSTMT(k, g, FUNC) == al->func && CG_KSTMT(k, g, KIND) == CG_KST_RETURN &&
+        ac->dep_return && makes_double(al, g))
+      ac->useful[s] = 1, stack[n++] = g;
+  }
   for (i = 0; i < ch->nex; i++)
-    if (!ac->useful[ch->ex_stmt[i]] && set_touches(al, (uint32_t)ch->ex_set[i], ac->dep) &&
+    if (!ac->useful[ch->ex_stmt[i] - ac->s_lo] && set_touches(al, (uint32_t)ch->ex_set[i], ac->dep) &&
         cg_kalias_set_double(al, (uint32_t)ch->ex_set[i]))
-      ac->useful[ch->ex_stmt[i]] = 1, stack[n++] = ch->ex_stmt[i];
+      ac->useful[ch->ex_stmt[i] - ac->s_lo] = 1, stack[n++] = ch->ex_stmt[i];
   while (n) {
     int32_t t = stack[--n];
-    for (a = al->stmt_acc[t]; a >= 0 && a < al->stmt_acc[t] + al->stmt_nacc[t]; a++) {
+    for (a = cg_kalias_acc0(al, t); a >= 0 && a < cg_kalias_acc0(al, t) + cg_kalias_nacc(al, t); a++) {
       if (al->acc_kind[a] != CG_KA_USE || !cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) continue;
       for (i = ch->ud_off[a]; i < ch->ud_off[a + 1]; i++) {
         int32_t d = ch->ud[i];
-        if (d < 0 || ac->useful[d] || !makes_double(al, d)) continue;
-        ac->useful[d] = 1, stack[n++] = d;
+        if (d < 0 || ac->useful[d - ac->s_lo] || !makes_double(al, d)) continue;
+        ac->useful[d - ac->s_lo] = 1, stack[n++] = d;
       }
     }
   }
@@ -100,15 +103,15 @@ static int mark_params(const cg_kalias *al, const int32_t *ps, uint32_t np, int 
   if (!ps) {
     for (s = s0; s < s0 + npar; s++)
       if (CG_KSYM(k, s, BASE) == CG_KT_DOUBLE && (CG_KSYM(k, s, PTR) || deflt_scalars))
-        mark[al->sym_obj[s]] = 1;
+        mark[al->sym_obj[cg_kalias_lsym(al, s)]] = 1;
     return CG_OK;
   }
   for (i = 0; i < np; i++) {
     s = ps[i];
-    if (s < s0 || s >= s0 + npar || CG_KSYM(k, s, BASE) != CG_KT_DOUBLE || al->sym_obj[s] < 0)
+    if (s < s0 || s >= s0 + npar || CG_KSYM(k, s, BASE) != CG_KT_DOUBLE || al->sym_obj[cg_kalias_lsym(al, s)] < 0)
       return cg_seterr(e, CG_EUSAGE, "%s: activity: symbol %d is not a double parameter of %s",
                        k->file ? k->file : "kernel", (int)s + 1, k->names[CG_KFUNC(k, al->func, NAME)]);
-    mark[al->sym_obj[s]] = 1;
+    mark[al->sym_obj[cg_kalias_lsym(al, s)]] = 1;
   }
   return CG_OK;
 }
@@ -128,7 +131,7 @@ static void mark_accesses(cg_kactive *ac, const cg_kalias *al, const cg_kchains 
   uint32_t a;
   for (a = 0; a < ac->nacc; a++) {
     int32_t st = al->acc_stmt[a];
-    if (!ac->active[st] || !cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) continue;
+    if (!ac->active[st - ac->s_lo] || !cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) continue;
     ac->acc_active[a] = al->acc_kind[a] == CG_KA_DEF || use_varied(ac, al, ch, a);
   }
 }
@@ -141,7 +144,7 @@ cg_kactive *cg_kactive_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *c
   uint32_t s;
   if (!ac) { cg_seterr(e, CG_ENOMEM, "activity: out of memory"); return NULL; }
   memset(ac, 0, sizeof *ac);
-  ac->A = A, ac->nstmt = al->k->nstmt, ac->nacc = al->nacc, ac->nobj = al->nobj;
+  ac->A = A, ac->nstmt = al->ns, ac->s_lo = al->s_lo, ac->nacc = al->nacc, ac->nobj = al->nobj;
   ac->dep_return = dep_return >= 0 ? dep_return : CG_KFUNC(al->k, al->func, RET) == CG_KT_DOUBLE;
   ac->indep = CG_NEW(A, uint8_t, ac->nobj), ac->dep = CG_NEW(A, uint8_t, ac->nobj);
   ac->varied = CG_NEW(A, uint8_t, ac->nstmt), ac->useful = CG_NEW(A, uint8_t, ac->nstmt);

@@ -13,10 +13,11 @@
 
 typedef struct cg_kactive {
   cg_alloc *A;
-  uint32_t nstmt, nacc, nobj;
+  uint32_t nstmt, nacc, nobj; /* nstmt: al's window, statements s_lo .. s_lo + nstmt - 1 */
+  int32_t s_lo;
   uint8_t *indep, *dep;   /* nobj: the independents' and dependents' objects */
   int dep_return;         /* the double result is a dependent */
-  uint8_t *varied, *useful, *active; /* nstmt */
+  uint8_t *varied, *useful, *active; /* nstmt: statement s at s - s_lo */
   uint8_t *acc_active;    /* nacc: a double access of an active statement carrying activity */
 } cg_kactive;
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LS(al, s) cg_kalias_lsym((al), (s)) /* a symbol's local index */
 #define SET_MAX 16            /* addresses of a set before offsets collapse to unknown */
 #define AFF_LIM ((int64_t)1 << 40) /* coefficients beyond: the offset becomes unknown */
 
@@ -365,7 +366,7 @@ static int32_t add_object(cg_kalias *al, int32_t sym, int kind) {
   al->obj_base[o] = CG_KSYM(al->k, sym, BASE);
   al->obj_cells[o] = kind == CG_KO_REGION ? -1 : sym_cells(al->k, sym);
   al->obj_reg[o] = -1;
-  al->sym_obj[sym] = o;
+  al->sym_obj[LS(al, sym)] = o;
   return o;
 }
 
@@ -437,25 +438,27 @@ static void make_classes(cg_kalias *al, const cg_kassume *as, uint32_t nas) {
 static int make_objects(cg_kalias *al, const cg_kassume *as, uint32_t nas, cg_error *e) {
   const cg_kernel *k = al->k;
   int32_t s0 = CG_KFUNC(k, al->func, SYM0), ns = CG_KFUNC(k, al->func, NSYM), s;
-  uint32_t i;
+  uint32_t i, base;
   if (check_assumptions(al, as, nas, e)) return e->code;
-  for (i = 0; i < k->nsym; i++) al->sym_obj[i] = -1;
+  for (i = 0; i < al->ny; i++) al->sym_obj[i] = -1;
   for (s = s0; s < s0 + ns; s++) {
     int32_t merged = -1;
     if (is_region_sym(k, s)) {
       for (i = 0; i < nas; i++)
         if (as[i].eq && (as[i].a == s || as[i].b == s)) {
           int32_t other = as[i].a == s ? as[i].b : as[i].a;
-          if (other < s && al->sym_obj[other] >= 0) merged = al->sym_obj[other];
+          if (other < s && al->sym_obj[LS(al, other)] >= 0) merged = al->sym_obj[LS(al, other)];
         }
-      if (merged >= 0) al->sym_obj[s] = merged;
+      if (merged >= 0) al->sym_obj[LS(al, s)] = merged;
       else add_object(al, s, CG_KO_REGION);
     } else if (!CG_KSYM(k, s, PTR)) {
       add_object(al, s, CG_KSYM(k, s, NDIM) ? CG_KO_ARRAY : CG_KO_SCALAR);
     }
   }
-  for (i = 0; i < k->nsym; i++)
-    if (CG_KSYM(k, i, KIND) == CG_KS_GLOBAL) add_object(al, (int32_t)i, CG_KO_GLOBAL);
+  base = al->nobj; /* the globals f reads, in the order it first reads them */
+  for (i = 0; i < al->gmap.cap; i++)
+    if (al->gmap.idx[i] != CG_MAP_NONE) al->obj_sym[base + al->gmap.idx[i]] = (int32_t)al->gmap.key[i];
+  for (i = 0; i < al->gmap.n; i++) add_object(al, al->obj_sym[base + i], CG_KO_GLOBAL);
   for (i = 0; i < al->nobj; i++) al->nreg += al->obj_kind[i] == CG_KO_REGION;
   al->overlap = CG_NEW(al->A, uint8_t, (size_t)al->nreg * al->nreg);
   if (!al->overlap) return cg_seterr(e, CG_ENOMEM, "alias analysis: out of memory");
@@ -504,7 +507,7 @@ static void aff_of(ctx *c, int32_t x, cg_kaff *r) {
   if (CG_KEXPR(k, x, TYPE) == CG_KT_INT) switch (op) {
       case CG_KE_CONST_I: aff_const(r, CG_KEXPR(k, x, IVAL)); return;
       case CG_KE_VAR:
-        if (is_int_scalar(k, CG_KEXPR(k, x, SYM))) { *r = c->w->ival[CG_KEXPR(k, x, SYM)]; return; }
+        if (is_int_scalar(k, CG_KEXPR(k, x, SYM))) { *r = c->w->ival[LS(c->al, CG_KEXPR(k, x, SYM))]; return; }
         break;
       case CG_KE_ADD: case CG_KE_SUB:
         aff_of(c, CG_KEXPR(k, x, A), r), aff_of(c, CG_KEXPR(k, x, B), &b);
@@ -518,12 +521,12 @@ static void aff_of(ctx *c, int32_t x, cg_kaff *r) {
         break;
       default: break;
     }
-  if (c->w->expr_vn[x] < 0) {
+  if (c->w->expr_vn[x - c->al->x_lo] < 0) {
     int32_t v = new_vn(c->al, -1);
     if (v < 0) c->err = CG_ENOMEM, v = 0;
-    c->w->expr_vn[x] = v;
+    c->w->expr_vn[x - c->al->x_lo] = v;
   }
-  aff_vn(r, c->w->expr_vn[x]);
+  aff_vn(r, c->w->expr_vn[x - c->al->x_lo]);
 }
 
 /* The offset of cell [a][b] of symbol s (a -1: the start; 2-D with b -1: row a). */
@@ -545,8 +548,8 @@ static int32_t cell_set(ctx *c, int32_t s, int32_t a, int32_t b) {
   cg_kaff off;
   cell_off(c, s, a, b, &off);
   if (CG_KSYM(c->al->k, s, PTR))
-    return ok_set(c->w, set_shift(c->al, c->w, c->w->pval[s], &off), &c->err);
-  return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[s], &off), &c->err);
+    return ok_set(c->w, set_shift(c->al, c->w, c->w->pval[LS(c->al, s)], &off), &c->err);
+  return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, s)], &off), &c->err);
 }
 
 /* The points-to set of pointer expression x. */
@@ -555,7 +558,7 @@ static int32_t pts_of(ctx *c, int32_t x) {
   int32_t s1, s2;
   cg_kaff d;
   switch (CG_KEXPR(k, x, OP)) {
-    case CG_KE_VAR: return c->w->pval[CG_KEXPR(k, x, SYM)];
+    case CG_KE_VAR: return c->w->pval[LS(c->al, CG_KEXPR(k, x, SYM))];
     case CG_KE_ADDR: return cell_set(c, CG_KEXPR(k, x, SYM), CG_KEXPR(k, x, A), CG_KEXPR(k, x, B));
     case CG_KE_PTRADD:
       s1 = pts_of(c, CG_KEXPR(k, x, A));
@@ -578,7 +581,7 @@ static int32_t fresh_pts(ctx *c, int32_t s) {
   fresh(c, s, &v);
   if (tmp_room(al, w, al->nobj)) return c->err = CG_ENOMEM, w->empty;
   for (o = 0; o < al->nobj; o++)
-    if (w->fins[(size_t)w->ptr_idx[s] * al->nobj + o]) w->tmp[n].obj = (int32_t)o, w->tmp[n++].off = v;
+    if (w->fins[(size_t)w->ptr_idx[LS(al, s)] * al->nobj + o]) w->tmp[n].obj = (int32_t)o, w->tmp[n++].off = v;
   return ok_set(w, intern(al, w->tmp, n), &c->err);
 }
 
@@ -600,8 +603,8 @@ static void add_access(ctx *c, int32_t stmt, int32_t x, int kind, int32_t set, i
     return;
   }
   al->capacc = (uint32_t)cap;
-  if (al->stmt_nacc[stmt] == 0) al->stmt_acc[stmt] = (int32_t)i;
-  al->stmt_nacc[stmt]++;
+  if (al->stmt_nacc[stmt - al->s_lo] == 0) al->stmt_acc[stmt - al->s_lo] = (int32_t)i;
+  al->stmt_nacc[stmt - al->s_lo]++;
   al->acc_stmt[i] = stmt, al->acc_expr[i] = x, al->acc_kind[i] = kind;
   al->acc_set[i] = set, al->acc_may[i] = may;
   al->nacc++;
@@ -623,7 +626,7 @@ static void uses(ctx *c, int32_t x, int32_t stmt) {
     case CG_KE_VAR:
       if (!is_data_scalar(k, s)) return; /* a pointer's value: followed, not an access */
       aff_const(&zero, 0);
-      add_access(c, stmt, x, CG_KA_USE, ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[s], &zero), &c->err), 0);
+      add_access(c, stmt, x, CG_KA_USE, ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, s)], &zero), &c->err), 0);
       return;
     case CG_KE_ELEM:
       uses(c, CG_KEXPR(k, x, A), stmt), uses(c, CG_KEXPR(k, x, B), stmt);
@@ -646,7 +649,7 @@ static int32_t lhs_set(ctx *c, int32_t x) {
   if (CG_KEXPR(k, x, OP) == CG_KE_ELEM) return cell_set(c, s, CG_KEXPR(k, x, A), CG_KEXPR(k, x, B));
   if (!is_data_scalar(k, s)) return -1;
   aff_const(&zero, 0);
-  return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[s], &zero), &c->err);
+  return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, s)], &zero), &c->err);
 }
 
 /* An int scalar that set s may write gets a fresh number. */
@@ -656,7 +659,7 @@ static void refresh_ints(ctx *c, int32_t set) {
   for (i = 0; i < al->set_n[set]; i++) {
     int32_t o = al->addr[al->set_off[set] + i].obj;
     if (al->obj_base[o] == CG_KT_INT && al->obj_cells[o] == 1 && al->obj_kind[o] == CG_KO_SCALAR)
-      fresh(c, al->obj_sym[o], &c->w->ival[al->obj_sym[o]]);
+      fresh(c, al->obj_sym[o], &c->w->ival[LS(al, al->obj_sym[o])]);
   }
 }
 
@@ -679,8 +682,8 @@ static void walk_assign(ctx *c, int32_t st) {
   if (var && CG_KSYM(k, s, PTR)) ps = pts_of(c, rhs);
   set = lhs_set(c, lhs);
   if (set >= 0) add_access(c, st, lhs, CG_KA_DEF, set, !c->al->set_exact[set]);
-  if (var && is_int_scalar(k, s)) c->w->ival[s] = v;
-  else if (ps >= 0) c->w->pval[s] = ps;
+  if (var && is_int_scalar(k, s)) c->w->ival[LS(c->al, s)] = v;
+  else if (ps >= 0) c->w->pval[LS(c->al, s)] = ps;
   else if (set >= 0) refresh_ints(c, set);
 }
 
@@ -712,7 +715,7 @@ static void walk_call(ctx *c, int32_t st) {
   if (set < 0) return;
   add_access(c, st, lhs, CG_KA_DEF, set, !c->al->set_exact[set]);
   if (CG_KEXPR(k, lhs, OP) == CG_KE_VAR && is_int_scalar(k, CG_KEXPR(k, lhs, SYM)))
-    fresh(c, CG_KEXPR(k, lhs, SYM), &c->w->ival[CG_KEXPR(k, lhs, SYM)]);
+    fresh(c, CG_KEXPR(k, lhs, SYM), &c->w->ival[LS(c->al, CG_KEXPR(k, lhs, SYM))]);
   else refresh_ints(c, set);
 }
 
@@ -730,12 +733,12 @@ typedef struct mods {
 
 static void push_sym(ctx *c, int32_t s) {
   walk *w = c->w;
-  if (w->mark[s] == w->stamp) return;
+  if (w->mark[LS(c->al, s)] == w->stamp) return;
   if (cg_reserve(c->al->A, (void **)&w->syms, &w->capsyms, w->nsyms + 1, sizeof(int32_t))) {
     c->err = CG_ENOMEM;
     return;
   }
-  w->mark[s] = w->stamp;
+  w->mark[LS(c->al, s)] = w->stamp;
   w->syms[w->nsyms++] = s;
 }
 
@@ -793,12 +796,12 @@ static void mods_free(ctx *c, mods *m) {
 
 static void mods_save(ctx *c, mods *m) {
   uint32_t i;
-  for (i = 0; i < m->n; i++) m->iv[i] = c->w->ival[m->sym[i]], m->pv[i] = c->w->pval[m->sym[i]];
+  for (i = 0; i < m->n; i++) m->iv[i] = c->w->ival[LS(c->al, m->sym[i])], m->pv[i] = c->w->pval[LS(c->al, m->sym[i])];
 }
 static void mods_swap(ctx *c, mods *m) {
   uint32_t i;
   for (i = 0; i < m->n; i++) {
-    int32_t s = m->sym[i], p = c->w->pval[s];
+    int32_t s = LS(c->al, m->sym[i]), p = c->w->pval[s];
     cg_kaff v = c->w->ival[s];
     c->w->ival[s] = m->iv[i], c->w->pval[s] = m->pv[i];
     m->iv[i] = v, m->pv[i] = p;
@@ -823,13 +826,13 @@ static void walk_if(ctx *c, int32_t st) {
   mods_swap(c, &m); /* m: the then-state; the walk: the state before */
   walk_slice(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
   for (i = 0; live1 && i < m.n; i++) {
-    int32_t s = m.sym[i];
+    int32_t s = m.sym[i], ls = LS(c->al, s);
     if (!c->w->live) {
-      c->w->ival[s] = m.iv[i], c->w->pval[s] = m.pv[i];
+      c->w->ival[ls] = m.iv[i], c->w->pval[ls] = m.pv[i];
     } else if (is_int_scalar(k, s)) {
-      if (!aff_eq(&c->w->ival[s], &m.iv[i])) fresh(c, s, &c->w->ival[s]);
+      if (!aff_eq(&c->w->ival[ls], &m.iv[i])) fresh(c, s, &c->w->ival[ls]);
     } else {
-      c->w->pval[s] = ok_set(c->w, set_union(c->al, c->w, c->w->pval[s], m.pv[i]), &c->err);
+      c->w->pval[ls] = ok_set(c->w, set_union(c->al, c->w, c->w->pval[ls], m.pv[i]), &c->err);
     }
   }
   c->w->live = c->w->live || live1;
@@ -841,8 +844,8 @@ static void refresh_mods(ctx *c, const mods *m) {
   uint32_t i;
   for (i = 0; i < m->n; i++) {
     int32_t s = m->sym[i];
-    if (is_int_scalar(c->al->k, s)) fresh(c, s, &c->w->ival[s]);
-    else c->w->pval[s] = fresh_pts(c, s);
+    if (is_int_scalar(c->al->k, s)) fresh(c, s, &c->w->ival[LS(c->al, s)]);
+    else c->w->pval[LS(c->al, s)] = fresh_pts(c, s);
   }
 }
 
@@ -852,7 +855,7 @@ static void walk_loop(ctx *c, int32_t st) {
   int do_loop = CG_KSTMT(k, st, FLAGS) == CG_KL_DO;
   memset(&m, 0, sizeof m);
   if (mods_of(c, st, &m)) { mods_free(c, &m); return; }
-  c->al->loop_vn0[st] = (int32_t)c->al->nvn;
+  c->al->loop_vn0[st - c->al->s_lo] = (int32_t)c->al->nvn;
   refresh_mods(c, &m);
   if (do_loop) walk_slice(c, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
   if (do_loop) walk_slice(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
@@ -862,7 +865,7 @@ static void walk_loop(ctx *c, int32_t st) {
   if (!do_loop) walk_slice(c, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
   c->w->live = 1; /* continue reaches the step */
   if (!do_loop) walk_slice(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
-  c->al->loop_vn1[st] = (int32_t)c->al->nvn;
+  c->al->loop_vn1[st - c->al->s_lo] = (int32_t)c->al->nvn;
   refresh_mods(c, &m);
   c->w->live = 1;
   mods_free(c, &m);
@@ -898,11 +901,11 @@ static int fins_expr(cg_kalias *al, walk *w, int32_t x, uint8_t *row) {
   switch (CG_KEXPR(k, x, OP)) {
     case CG_KE_VAR: case CG_KE_ADDR:
       if (CG_KSYM(k, s, PTR)) {
-        const uint8_t *src = &w->fins[(size_t)w->ptr_idx[s] * al->nobj];
+        const uint8_t *src = &w->fins[(size_t)w->ptr_idx[LS(al, s)] * al->nobj];
         for (o = 0; o < al->nobj; o++)
           if (src[o] && !row[o]) row[o] = 1, grew = 1;
-      } else if (!row[al->sym_obj[s]]) {
-        row[al->sym_obj[s]] = 1, grew = 1;
+      } else if (!row[al->sym_obj[LS(al, s)]]) {
+        row[al->sym_obj[LS(al, s)]] = 1, grew = 1;
       }
       return grew;
     case CG_KE_PTRADD: return fins_expr(al, w, CG_KEXPR(k, x, A), row);
@@ -921,21 +924,22 @@ static int make_fins(cg_kalias *al, walk *w) {
   uint32_t st;
   int grew = 1;
   for (s = s0; s < s0 + ns; s++)
-    if (CG_KSYM(k, s, PTR)) w->ptr_idx[s] = (int32_t)w->nptr++;
+    if (CG_KSYM(k, s, PTR)) w->ptr_idx[LS(al, s)] = (int32_t)w->nptr++;
   w->fins = CG_NEW(al->A, uint8_t, (size_t)w->nptr * al->nobj);
   if (!w->fins) return CG_ENOMEM;
   memset(w->fins, 0, (size_t)w->nptr * al->nobj);
   for (s = s0; s < s0 + ns; s++)
-    if (is_region_sym(k, s)) w->fins[(size_t)w->ptr_idx[s] * al->nobj + (size_t)al->sym_obj[s]] = 1;
+    if (is_region_sym(k, s)) w->fins[(size_t)w->ptr_idx[LS(al, s)] * al->nobj + (size_t)al->sym_obj[LS(al, s)]] = 1;
   while (grew) {
     grew = 0;
-    for (st = 0; st < k->nstmt; st++) {
-      int32_t lhs = CG_KSTMT(k, st, X0);
-      if (CG_KSTMT(k, st, FUNC) != al->func || CG_KSTMT(k, st, KIND) != CG_KST_ASSIGN ||
+    for (st = 0; st < al->ns; st++) {
+      int32_t lhs = CG_KSTMT(k, al->s_lo + (int32_t)st, X0);
+      if (CG_KSTMT(k, al->s_lo + (int32_t)st, FUNC) != al->func ||
+          CG_KSTMT(k, al->s_lo + (int32_t)st, KIND) != CG_KST_ASSIGN ||
           CG_KEXPR(k, lhs, OP) != CG_KE_VAR || !CG_KSYM(k, CG_KEXPR(k, lhs, SYM), PTR))
         continue;
-      grew |= fins_expr(al, w, CG_KSTMT(k, st, X1),
-                        &w->fins[(size_t)w->ptr_idx[CG_KEXPR(k, lhs, SYM)] * al->nobj]);
+      grew |= fins_expr(al, w, CG_KSTMT(k, al->s_lo + (int32_t)st, X1),
+                        &w->fins[(size_t)w->ptr_idx[LS(al, CG_KEXPR(k, lhs, SYM))] * al->nobj]);
     }
   }
   return CG_OK;
@@ -950,24 +954,23 @@ static void entry_values(ctx *c) {
   cg_kaff zero;
   aff_const(&zero, 0);
   for (s = s0; s < s0 + ns; s++) {
-    if (is_int_scalar(k, s)) fresh(c, s, &c->w->ival[s]);
+    if (is_int_scalar(k, s)) fresh(c, s, &c->w->ival[LS(c->al, s)]);
     if (CG_KSYM(k, s, PTR))
-      c->w->pval[s] = is_region_sym(k, s)
-                          ? ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[s], &zero), &c->err)
+      c->w->pval[LS(c->al, s)] = is_region_sym(k, s)
+                          ? ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, s)], &zero), &c->err)
                           : c->w->empty;
   }
-  for (g = 0; g < k->nsym; g++)
-    if (CG_KSYM(k, g, KIND) == CG_KS_GLOBAL && is_int_scalar(k, (int32_t)g))
-      fresh(c, (int32_t)g, &c->w->ival[g]);
+  for (g = 0; g < c->al->nobj; g++) /* a global int: some value, the same all along */
+    if (c->al->obj_kind[g] == CG_KO_GLOBAL && is_int_scalar(k, c->al->obj_sym[g]))
+      fresh(c, c->al->obj_sym[g], &c->w->ival[LS(c->al, c->al->obj_sym[g])]);
 }
 
 static void walk_free(cg_kalias *al, walk *w) {
-  const cg_kernel *k = al->k;
-  CG_FREE(al->A, w->ival, cg_kaff, k->nsym);
-  CG_FREE(al->A, w->pval, int32_t, k->nsym);
-  CG_FREE(al->A, w->expr_vn, int32_t, k->nexpr);
-  CG_FREE(al->A, w->mark, uint32_t, k->nsym);
-  CG_FREE(al->A, w->ptr_idx, int32_t, k->nsym);
+  CG_FREE(al->A, w->ival, cg_kaff, al->ny);
+  CG_FREE(al->A, w->pval, int32_t, al->ny);
+  CG_FREE(al->A, w->expr_vn, int32_t, al->nx);
+  CG_FREE(al->A, w->mark, uint32_t, al->ny);
+  CG_FREE(al->A, w->ptr_idx, int32_t, al->ny);
   CG_FREE(al->A, w->fins, uint8_t, (size_t)w->nptr * al->nobj);
   CG_FREE(al->A, w->addrtaken, int32_t, w->naddrtaken);
   CG_FREE(al->A, w->syms, int32_t, w->capsyms);
@@ -978,18 +981,18 @@ static int walk_init(cg_kalias *al, walk *w) {
   const cg_kernel *k = al->k;
   int32_t s0 = CG_KFUNC(k, al->func, SYM0), ns = CG_KFUNC(k, al->func, NSYM), s;
   uint32_t i;
-  w->ival = CG_NEW(al->A, cg_kaff, k->nsym);
-  w->pval = CG_NEW(al->A, int32_t, k->nsym);
-  w->expr_vn = CG_NEW(al->A, int32_t, k->nexpr);
-  w->mark = CG_NEW(al->A, uint32_t, k->nsym);
-  w->ptr_idx = CG_NEW(al->A, int32_t, k->nsym);
+  w->ival = CG_NEW(al->A, cg_kaff, al->ny);
+  w->pval = CG_NEW(al->A, int32_t, al->ny);
+  w->expr_vn = CG_NEW(al->A, int32_t, al->nx);
+  w->mark = CG_NEW(al->A, uint32_t, al->ny);
+  w->ptr_idx = CG_NEW(al->A, int32_t, al->ny);
   for (s = s0; s < s0 + ns; s++)
     if (is_int_scalar(k, s) && (CG_KSYM(k, s, QUAL) & CG_KQ_ADDR)) w->naddrtaken++;
   w->addrtaken = CG_NEW(al->A, int32_t, w->naddrtaken);
   if (!w->ival || !w->pval || !w->expr_vn || !w->mark || !w->ptr_idx || !w->addrtaken)
     return CG_ENOMEM;
-  for (i = 0; i < k->nsym; i++) w->pval[i] = -1, w->mark[i] = 0, w->ptr_idx[i] = -1;
-  for (i = 0; i < k->nexpr; i++) w->expr_vn[i] = -1;
+  for (i = 0; i < al->ny; i++) w->pval[i] = -1, w->mark[i] = 0, w->ptr_idx[i] = -1;
+  for (i = 0; i < al->nx; i++) w->expr_vn[i] = -1;
   for (s = s0, i = 0; s < s0 + ns; s++)
     if (is_int_scalar(k, s) && (CG_KSYM(k, s, QUAL) & CG_KQ_ADDR)) w->addrtaken[i++] = s;
   if (make_fins(al, w)) return CG_ENOMEM;
@@ -1001,17 +1004,17 @@ void cg_kalias_free(cg_kalias *al) {
   cg_alloc *A;
   if (!al) return;
   A = al->A;
-  CG_FREE(A, al->obj_sym, int32_t, al->ksym);
-  CG_FREE(A, al->obj_kind, int32_t, al->ksym);
-  CG_FREE(A, al->obj_base, int32_t, al->ksym);
-  CG_FREE(A, al->obj_cells, int32_t, al->ksym);
-  CG_FREE(A, al->obj_class, int32_t, al->ksym);
-  CG_FREE(A, al->obj_reg, int32_t, al->ksym);
-  CG_FREE(A, al->sym_obj, int32_t, al->ksym);
+  CG_FREE(A, al->obj_sym, int32_t, al->ny);
+  CG_FREE(A, al->obj_kind, int32_t, al->ny);
+  CG_FREE(A, al->obj_base, int32_t, al->ny);
+  CG_FREE(A, al->obj_cells, int32_t, al->ny);
+  CG_FREE(A, al->obj_class, int32_t, al->ny);
+  CG_FREE(A, al->obj_reg, int32_t, al->ny);
+  CG_FREE(A, al->sym_obj, int32_t, al->ny);
   CG_FREE(A, al->overlap, uint8_t, (size_t)al->nreg * al->nreg);
   CG_FREE(A, al->vn_sym, int32_t, al->capvn);
-  CG_FREE(A, al->loop_vn0, int32_t, al->kstmt);
-  CG_FREE(A, al->loop_vn1, int32_t, al->kstmt);
+  CG_FREE(A, al->loop_vn0, int32_t, al->ns);
+  CG_FREE(A, al->loop_vn1, int32_t, al->ns);
   CG_FREE(A, al->set_off, uint32_t, al->capset);
   CG_FREE(A, al->set_n, uint32_t, al->capset);
   CG_FREE(A, al->set_exact, uint8_t, al->capset);
@@ -1022,33 +1025,92 @@ void cg_kalias_free(cg_kalias *al) {
   CG_FREE(A, al->acc_kind, int32_t, al->capacc);
   CG_FREE(A, al->acc_set, int32_t, al->capacc);
   CG_FREE(A, al->acc_may, int32_t, al->capacc);
-  CG_FREE(A, al->stmt_acc, int32_t, al->kstmt);
-  CG_FREE(A, al->stmt_nacc, int32_t, al->kstmt);
+  CG_FREE(A, al->stmt_acc, int32_t, al->ns);
+  CG_FREE(A, al->stmt_nacc, int32_t, al->ns);
   CG_FREE(A, al->over_u, int32_t, al->capover);
   CG_FREE(A, al->over_v, int32_t, al->capover);
   CG_FREE(A, al->over_rel, int32_t, al->capover);
+  cg_map_free(&al->gmap);
   CG_FREE(A, al, cg_kalias, 1);
 }
 
-static int alloc_fixed(cg_kalias *al) {
+/* {==== windows ====} */
+
+static void win_expr(cg_kalias *al, int32_t x, int32_t *hi, int *err) {
   const cg_kernel *k = al->k;
+  int op;
+  uint32_t g;
+  if (x < 0) return;
+  if (x < al->x_lo) al->x_lo = x;
+  if (x + 1 > *hi) *hi = x + 1;
+  op = CG_KEXPR(k, x, OP);
+  if ((op == CG_KE_VAR || op == CG_KE_ELEM || op == CG_KE_ADDR) &&
+      CG_KSYM(k, CG_KEXPR(k, x, SYM), KIND) == CG_KS_GLOBAL &&
+      cg_map_put(&al->gmap, (uint32_t)CG_KEXPR(k, x, SYM), &g) < 0)
+    *err = CG_ENOMEM;
+  win_expr(al, CG_KEXPR(k, x, A), hi, err), win_expr(al, CG_KEXPR(k, x, B), hi, err);
+  win_expr(al, CG_KEXPR(k, x, C), hi, err);
+}
+
+static void win_slice(cg_kalias *al, int32_t from, int32_t n, int32_t *shi, int32_t *xhi, int *err) {
+  const cg_kernel *k = al->k;
+  int32_t i, j;
+  for (i = 0; i < n; i++) {
+    int32_t st = k->list[from + i];
+    int kind = CG_KSTMT(k, st, KIND);
+    if (st < al->s_lo) al->s_lo = st;
+    if (st + 1 > *shi) *shi = st + 1;
+    if (kind == CG_KST_ASSIGN) win_expr(al, CG_KSTMT(k, st, X1), xhi, err);
+    if (kind == CG_KST_CALL) {
+      for (j = 0; j < CG_KSTMT(k, st, X2); j++) win_expr(al, k->args[CG_KSTMT(k, st, X1) + j], xhi, err);
+      win_expr(al, CG_KSTMT(k, st, X3), xhi, err);
+    } else if (kind != CG_KST_BREAK && kind != CG_KST_CONTINUE) {
+      win_expr(al, CG_KSTMT(k, st, X0), xhi, err);
+    }
+    if (kind == CG_KST_IF || kind == CG_KST_LOOP) {
+      win_slice(al, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2), shi, xhi, err);
+      win_slice(al, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4), shi, xhi, err);
+    }
+    if (kind == CG_KST_LOOP) win_slice(al, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6), shi, xhi, err);
+  }
+}
+
+/* The windows of f's statements, expressions and symbols: one walk of f. */
+static int windows(cg_kalias *al) {
+  const cg_kernel *k = al->k;
+  int32_t shi = 0, xhi = 0;
+  int err = CG_OK;
+  cg_map_init(&al->gmap, al->A);
+  al->s_lo = INT32_MAX, al->x_lo = INT32_MAX;
+  win_slice(al, CG_KFUNC(k, al->func, BODY), CG_KFUNC(k, al->func, NBODY), &shi, &xhi, &err);
+  if (shi == 0) al->s_lo = 0;
+  if (xhi == 0) al->x_lo = 0;
+  al->ns = (uint32_t)(shi - al->s_lo), al->nx = (uint32_t)(xhi - al->x_lo);
+  al->y0 = CG_KFUNC(k, al->func, SYM0), al->nyf = (uint32_t)CG_KFUNC(k, al->func, NSYM);
+  al->ny = al->nyf + (uint32_t)al->gmap.n;
+  return err;
+}
+
+/* }==== */
+
+static int alloc_fixed(cg_kalias *al) {
   uint32_t i;
-  al->obj_sym = CG_NEW(al->A, int32_t, k->nsym);
-  al->obj_kind = CG_NEW(al->A, int32_t, k->nsym);
-  al->obj_base = CG_NEW(al->A, int32_t, k->nsym);
-  al->obj_cells = CG_NEW(al->A, int32_t, k->nsym);
-  al->obj_class = CG_NEW(al->A, int32_t, k->nsym);
-  al->obj_reg = CG_NEW(al->A, int32_t, k->nsym);
-  al->sym_obj = CG_NEW(al->A, int32_t, k->nsym);
-  al->loop_vn0 = CG_NEW(al->A, int32_t, k->nstmt);
-  al->loop_vn1 = CG_NEW(al->A, int32_t, k->nstmt);
-  al->stmt_acc = CG_NEW(al->A, int32_t, k->nstmt);
-  al->stmt_nacc = CG_NEW(al->A, int32_t, k->nstmt);
+  al->obj_sym = CG_NEW(al->A, int32_t, al->ny);
+  al->obj_kind = CG_NEW(al->A, int32_t, al->ny);
+  al->obj_base = CG_NEW(al->A, int32_t, al->ny);
+  al->obj_cells = CG_NEW(al->A, int32_t, al->ny);
+  al->obj_class = CG_NEW(al->A, int32_t, al->ny);
+  al->obj_reg = CG_NEW(al->A, int32_t, al->ny);
+  al->sym_obj = CG_NEW(al->A, int32_t, al->ny);
+  al->loop_vn0 = CG_NEW(al->A, int32_t, al->ns);
+  al->loop_vn1 = CG_NEW(al->A, int32_t, al->ns);
+  al->stmt_acc = CG_NEW(al->A, int32_t, al->ns);
+  al->stmt_nacc = CG_NEW(al->A, int32_t, al->ns);
   if (!al->obj_sym || !al->obj_kind || !al->obj_base || !al->obj_cells || !al->obj_class ||
       !al->obj_reg || !al->sym_obj || !al->loop_vn0 || !al->loop_vn1 || !al->stmt_acc ||
       !al->stmt_nacc)
     return CG_ENOMEM;
-  for (i = 0; i < k->nstmt; i++)
+  for (i = 0; i < al->ns; i++)
     al->loop_vn0[i] = al->loop_vn1[i] = -1, al->stmt_acc[i] = -1, al->stmt_nacc[i] = 0;
   return CG_OK;
 }
@@ -1081,8 +1143,9 @@ cg_kalias *cg_kalias_run(cg_alloc *A, const cg_kernel *k, int32_t f, const cg_ka
   al = CG_NEW(A, cg_kalias, 1);
   if (!al) { cg_seterr(e, CG_ENOMEM, "alias analysis: out of memory"); return NULL; }
   memset(al, 0, sizeof *al);
-  al->A = A, al->k = k, al->func = f, al->ksym = k->nsym, al->kstmt = k->nstmt;
-  st = alloc_fixed(al);
+  al->A = A, al->k = k, al->func = f;
+  st = windows(al);
+  if (!st) st = alloc_fixed(al);
   if (!st) st = make_objects(al, as, nas, e);
   if (!st) st = analyse(al);
   if (st) {
