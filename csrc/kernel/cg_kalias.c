@@ -230,8 +230,8 @@ static int32_t set_union(cg_kalias *al, walk *w, int32_t s1, int32_t s2) {
   uint32_t n1 = al->set_n[s1], n2 = al->set_n[s2];
   if (s1 == s2) return s1;
   if (tmp_room(al, w, (size_t)n1 + n2)) return -1;
-  memcpy(w->tmp, &al->addr[al->set_off[s1]], n1 * sizeof(cg_kaddr));
-  memcpy(w->tmp + n1, &al->addr[al->set_off[s2]], n2 * sizeof(cg_kaddr));
+  if (n1) memcpy(w->tmp, &al->addr[al->set_off[s1]], n1 * sizeof(cg_kaddr)); /* addr may be NULL */
+  if (n2) memcpy(w->tmp + n1, &al->addr[al->set_off[s2]], n2 * sizeof(cg_kaddr));
   return intern(al, w->tmp, n1 + n2);
 }
 
@@ -784,7 +784,7 @@ static int mods_of(ctx *c, int32_t st, mods *m) {
   m->iv = CG_NEW(c->al->A, cg_kaff, m->n);
   m->pv = CG_NEW(c->al->A, int32_t, m->n);
   if (!m->sym || !m->iv || !m->pv) return c->err = CG_ENOMEM;
-  memcpy(m->sym, w->syms, m->n * sizeof(int32_t));
+  if (m->n) memcpy(m->sym, w->syms, m->n * sizeof(int32_t)); /* syms may be NULL when empty */
   return CG_OK;
 }
 
