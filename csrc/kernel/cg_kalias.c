@@ -151,15 +151,12 @@ static int rehash(cg_kalias *al) {
 
 /* Appends set a[0..n) (sorted, distinct) as set nset. */
 static int32_t append_set(cg_kalias *al, const cg_kaddr *a, uint32_t n) {
-  size_t cs = al->capset, ca = al->capaddr, c1 = al->capset, c2 = al->capset;
-  if (cg_reserve(al->A, (void **)&al->addr, &ca, al->naddr + n, sizeof *a)) return -1;
-  al->capaddr = (uint32_t)ca;
-  if (cg_reserve(al->A, (void **)&al->set_off, &cs, al->nset + 1, sizeof(uint32_t)) ||
-      cg_reserve(al->A, (void **)&al->set_n, &c1, al->nset + 1, sizeof(uint32_t)) ||
-      cg_reserve(al->A, (void **)&al->set_exact, &c2, al->nset + 1, 1))
+  /* each array keeps its own capacity: a failure after another grew leaves both right */
+  if (cg_reserve(al->A, (void **)&al->addr, &al->cap_set[3], al->naddr + n, sizeof *a) ||
+      cg_reserve(al->A, (void **)&al->set_off, &al->cap_set[0], al->nset + 1, sizeof(uint32_t)) ||
+      cg_reserve(al->A, (void **)&al->set_n, &al->cap_set[1], al->nset + 1, sizeof(uint32_t)) ||
+      cg_reserve(al->A, (void **)&al->set_exact, &al->cap_set[2], al->nset + 1, 1))
     return -1;
-  if (c1 != cs || c2 != cs) return -1; /* the three grow alike from equal capacities */
-  al->capset = (uint32_t)cs;
   if (n) memcpy(&al->addr[al->naddr], a, n * sizeof *a); /* the empty set: addr may be NULL */
   al->set_off[al->nset] = al->naddr, al->set_n[al->nset] = n;
   al->set_exact[al->nset] = n == 1 && a[0].off.nt >= 0;
@@ -320,13 +317,10 @@ static int set_in_class(const cg_kalias *al, uint32_t s, int32_t c) {
 }
 
 static int add_override(cg_kalias *al, int32_t u, int32_t v, int rel) {
-  size_t c = al->capover, c1 = al->capover, c2 = al->capover;
-  if (cg_reserve(al->A, (void **)&al->over_u, &c, al->nover + 1, sizeof(int32_t)) ||
-      cg_reserve(al->A, (void **)&al->over_v, &c1, al->nover + 1, sizeof(int32_t)) ||
-      cg_reserve(al->A, (void **)&al->over_rel, &c2, al->nover + 1, sizeof(int32_t)) || c1 != c ||
-      c2 != c)
+  if (cg_reserve(al->A, (void **)&al->over_u, &al->cap_over[0], al->nover + 1, sizeof(int32_t)) ||
+      cg_reserve(al->A, (void **)&al->over_v, &al->cap_over[1], al->nover + 1, sizeof(int32_t)) ||
+      cg_reserve(al->A, (void **)&al->over_rel, &al->cap_over[2], al->nover + 1, sizeof(int32_t)))
     return CG_ENOMEM;
-  al->capover = (uint32_t)c;
   al->over_u[al->nover] = u, al->over_v[al->nover] = v, al->over_rel[al->nover++] = rel;
   return CG_OK;
 }
@@ -591,18 +585,15 @@ static int32_t fresh_pts(ctx *c, int32_t s) {
 
 static void add_access(ctx *c, int32_t stmt, int32_t x, int kind, int32_t set, int may) {
   cg_kalias *al = c->al;
-  size_t cap = al->capacc, c1 = cap, c2 = cap, c3 = cap, c4 = cap;
   uint32_t i = al->nacc;
-  if (cg_reserve(al->A, (void **)&al->acc_stmt, &cap, i + 1, 4) ||
-      cg_reserve(al->A, (void **)&al->acc_expr, &c1, i + 1, 4) ||
-      cg_reserve(al->A, (void **)&al->acc_kind, &c2, i + 1, 4) ||
-      cg_reserve(al->A, (void **)&al->acc_set, &c3, i + 1, 4) ||
-      cg_reserve(al->A, (void **)&al->acc_may, &c4, i + 1, 4) || c1 != cap || c2 != cap ||
-      c3 != cap || c4 != cap) {
+  if (cg_reserve(al->A, (void **)&al->acc_stmt, &al->cap_acc[0], i + 1, 4) ||
+      cg_reserve(al->A, (void **)&al->acc_expr, &al->cap_acc[1], i + 1, 4) ||
+      cg_reserve(al->A, (void **)&al->acc_kind, &al->cap_acc[2], i + 1, 4) ||
+      cg_reserve(al->A, (void **)&al->acc_set, &al->cap_acc[3], i + 1, 4) ||
+      cg_reserve(al->A, (void **)&al->acc_may, &al->cap_acc[4], i + 1, 4)) {
     c->err = CG_ENOMEM;
     return;
   }
-  al->capacc = (uint32_t)cap;
   if (al->stmt_nacc[stmt - al->s_lo] == 0) al->stmt_acc[stmt - al->s_lo] = (int32_t)i;
   al->stmt_nacc[stmt - al->s_lo]++;
   al->acc_stmt[i] = stmt, al->acc_expr[i] = x, al->acc_kind[i] = kind;
@@ -1015,21 +1006,21 @@ void cg_kalias_free(cg_kalias *al) {
   CG_FREE(A, al->vn_sym, int32_t, al->capvn);
   CG_FREE(A, al->loop_vn0, int32_t, al->ns);
   CG_FREE(A, al->loop_vn1, int32_t, al->ns);
-  CG_FREE(A, al->set_off, uint32_t, al->capset);
-  CG_FREE(A, al->set_n, uint32_t, al->capset);
-  CG_FREE(A, al->set_exact, uint8_t, al->capset);
-  CG_FREE(A, al->addr, cg_kaddr, al->capaddr);
+  CG_FREE(A, al->set_off, uint32_t, al->cap_set[0]);
+  CG_FREE(A, al->set_n, uint32_t, al->cap_set[1]);
+  CG_FREE(A, al->set_exact, uint8_t, al->cap_set[2]);
+  CG_FREE(A, al->addr, cg_kaddr, al->cap_set[3]);
   CG_FREE(A, al->hslot, uint32_t, al->hcap);
-  CG_FREE(A, al->acc_stmt, int32_t, al->capacc);
-  CG_FREE(A, al->acc_expr, int32_t, al->capacc);
-  CG_FREE(A, al->acc_kind, int32_t, al->capacc);
-  CG_FREE(A, al->acc_set, int32_t, al->capacc);
-  CG_FREE(A, al->acc_may, int32_t, al->capacc);
+  CG_FREE(A, al->acc_stmt, int32_t, al->cap_acc[0]);
+  CG_FREE(A, al->acc_expr, int32_t, al->cap_acc[1]);
+  CG_FREE(A, al->acc_kind, int32_t, al->cap_acc[2]);
+  CG_FREE(A, al->acc_set, int32_t, al->cap_acc[3]);
+  CG_FREE(A, al->acc_may, int32_t, al->cap_acc[4]);
   CG_FREE(A, al->stmt_acc, int32_t, al->ns);
   CG_FREE(A, al->stmt_nacc, int32_t, al->ns);
-  CG_FREE(A, al->over_u, int32_t, al->capover);
-  CG_FREE(A, al->over_v, int32_t, al->capover);
-  CG_FREE(A, al->over_rel, int32_t, al->capover);
+  CG_FREE(A, al->over_u, int32_t, al->cap_over[0]);
+  CG_FREE(A, al->over_v, int32_t, al->cap_over[1]);
+  CG_FREE(A, al->over_rel, int32_t, al->cap_over[2]);
   cg_map_free(&al->gmap);
   CG_FREE(A, al, cg_kalias, 1);
 }

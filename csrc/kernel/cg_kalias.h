@@ -77,18 +77,21 @@ typedef struct cg_kalias {
   int32_t *vn_sym;  /* the symbol whose value it was born as, -1: opaque */
   int32_t *loop_vn0, *loop_vn1; /* ns: numbers owned by a loop */
   /* address sets */
-  uint32_t nset, capset, naddr, capaddr;
+  uint32_t nset, naddr;
+  size_t cap_set[4]; /* set_off, set_n, set_exact, addr */
   uint32_t *set_off, *set_n;
   uint8_t *set_exact;
   cg_kaddr *addr;
   uint32_t *hslot; /* interning table: set id + 1, 0 free; hcap slots */
   uint32_t hcap;
   /* accesses */
-  uint32_t nacc, capacc;
+  uint32_t nacc;
+  size_t cap_acc[5];
   int32_t *acc_stmt, *acc_expr, *acc_kind, *acc_set, *acc_may; /* may: a definition that need not write */
   int32_t *stmt_acc, *stmt_nacc; /* ns */
   /* overrides: sorted pairs (u < v) and answers */
-  uint32_t nover, capover;
+  uint32_t nover;
+  size_t cap_over[3];
   int32_t *over_u, *over_v, *over_rel;
   /* scratch of the walk */
   void *walk;

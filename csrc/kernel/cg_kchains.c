@@ -554,9 +554,11 @@ static int cw_init(cw *w, cg_alloc *A, cg_kalias *al) {
   w->mu = CG_NEW(A, ivec, al->ncls);
   w->udv = CG_NEW(A, ivec, al->nacc);
   w->mark = CG_NEW(A, uint32_t, al->ncls);
+  if (w->rd) memset(w->rd, 0, al->ncls * sizeof *w->rd); /* first: cw_free reads them */
+  if (w->mu) memset(w->mu, 0, al->ncls * sizeof *w->mu);
+  if (w->udv) memset(w->udv, 0, al->nacc * sizeof *w->udv);
   if (!w->rd || !w->mu || !w->udv || !w->mark) return CG_ENOMEM;
-  memset(w->rd, 0, al->ncls * sizeof *w->rd), memset(w->mu, 0, al->ncls * sizeof *w->mu);
-  memset(w->udv, 0, al->nacc * sizeof *w->udv), memset(w->mark, 0, al->ncls * sizeof *w->mark);
+  memset(w->mark, 0, al->ncls * sizeof *w->mark);
   w->stamp++;
   for (o = 0; o < al->nobj; o++) {
     int32_t c = al->obj_class[o];
