@@ -374,6 +374,39 @@ describe("properties on random kernels", function()
     assert.equal(0, nbad, first)
   end)
 
+  it("assumptions the binding satisfies (pointers into different arrays: p!=q) keep them sound", function()
+    local r = rng.new(99)
+    local runs, nbad, first, assumed = 0, 0, nil, 0
+    for _ = 1, 40 do
+      local text, info = kgen.kernel(r, {stmts = 10})
+      local k = load_text(text, "gen.c")
+      for _ = 1, 3 do
+        local call = kgen.call(r, info)
+        local assume = {}
+        for i, p in ipairs(info.params) do
+          for j = i + 1, #info.params do
+            local q = info.params[j]
+            local a, b = call.args[i], call.args[j]
+            if a.array and b.array and a.array ~= b.array then
+              assume[#assume + 1] = p.name .. "!=" .. q.name
+            end
+          end
+        end
+        assumed = assumed + #assume
+        local res = assert(core.kernel_analyze(k, info.name, {assume = assume}))
+        local out = k:run(info.name, call, {trace = true})
+        if out then
+          runs = runs + 1
+          local bad = check_trace(res, out.trace)
+          if #bad > 0 and not first then first = bad[1] .. "\n" .. table.concat(assume, " ") .. "\n" .. text end
+          nbad = nbad + #bad
+        end
+      end
+    end
+    assert.is_true(runs >= 100 and assumed > 50)
+    assert.equal(0, nbad, first)
+  end)
+
   it("a wrong assumption (every may pair made must, or no) is caught", function()
     for _, answer in ipairs{"must", "no"} do
       local nbad = 0
