@@ -956,6 +956,14 @@ static void entry_values(ctx *c) {
       fresh(c, c->al->obj_sym[g], &c->w->ival[LS(c->al, c->al->obj_sym[g])]);
 }
 
+/* Whether s is an int scalar whose address f takes: a call or a pointer
+ * may then change it, so every loop counts it as changed.  Read from the
+ * expressions rather than from the CG_KQ_ADDR mark, which this must not
+ * depend on for soundness.  (The flags are gathered once per run: windows.) */
+static int addr_taken(const cg_kalias *al, int32_t s) {
+  return is_int_scalar(al->k, s) && al->addr_of[s - al->y0];
+}
+
 static void walk_free(cg_kalias *al, walk *w) {
   CG_FREE(al->A, w->ival, cg_kaff, al->ny);
   CG_FREE(al->A, w->pval, int32_t, al->ny);
@@ -977,15 +985,14 @@ static int walk_init(cg_kalias *al, walk *w) {
   w->expr_vn = CG_NEW(al->A, int32_t, al->nx);
   w->mark = CG_NEW(al->A, uint32_t, al->ny);
   w->ptr_idx = CG_NEW(al->A, int32_t, al->ny);
-  for (s = s0; s < s0 + ns; s++)
-    if (is_int_scalar(k, s) && (CG_KSYM(k, s, QUAL) & CG_KQ_ADDR)) w->naddrtaken++;
+  for (s = s0; s < s0 + ns; s++) w->naddrtaken += addr_taken(al, s);
   w->addrtaken = CG_NEW(al->A, int32_t, w->naddrtaken);
   if (!w->ival || !w->pval || !w->expr_vn || !w->mark || !w->ptr_idx || !w->addrtaken)
     return CG_ENOMEM;
   for (i = 0; i < al->ny; i++) w->pval[i] = -1, w->mark[i] = 0, w->ptr_idx[i] = -1;
   for (i = 0; i < al->nx; i++) w->expr_vn[i] = -1;
   for (s = s0, i = 0; s < s0 + ns; s++)
-    if (is_int_scalar(k, s) && (CG_KSYM(k, s, QUAL) & CG_KQ_ADDR)) w->addrtaken[i++] = s;
+    if (addr_taken(al, s)) w->addrtaken[i++] = s;
   if (make_fins(al, w)) return CG_ENOMEM;
   w->empty = intern(al, w->tmp, 0);
   return w->empty < 0 ? CG_ENOMEM : CG_OK;
@@ -1022,6 +1029,7 @@ void cg_kalias_free(cg_kalias *al) {
   CG_FREE(A, al->over_v, int32_t, al->cap_over[1]);
   CG_FREE(A, al->over_rel, int32_t, al->cap_over[2]);
   cg_map_free(&al->gmap);
+  CG_FREE(A, al->addr_of, uint8_t, al->nyf);
   CG_FREE(A, al, cg_kalias, 1);
 }
 
@@ -1035,6 +1043,9 @@ static void win_expr(cg_kalias *al, int32_t x, int32_t *hi, int *err) {
   if (x < al->x_lo) al->x_lo = x;
   if (x + 1 > *hi) *hi = x + 1;
   op = CG_KEXPR(k, x, OP);
+  if (op == CG_KE_ADDR && al->addr_of && CG_KEXPR(k, x, SYM) >= al->y0 &&
+      CG_KEXPR(k, x, SYM) < al->y0 + (int32_t)al->nyf)
+    al->addr_of[CG_KEXPR(k, x, SYM) - al->y0] = 1;
   if ((op == CG_KE_VAR || op == CG_KE_ELEM || op == CG_KE_ADDR) &&
       CG_KSYM(k, CG_KEXPR(k, x, SYM), KIND) == CG_KS_GLOBAL &&
       cg_map_put(&al->gmap, (uint32_t)CG_KEXPR(k, x, SYM), &g) < 0)
@@ -1073,11 +1084,14 @@ static int windows(cg_kalias *al) {
   int err = CG_OK;
   cg_map_init(&al->gmap, al->A);
   al->s_lo = INT32_MAX, al->x_lo = INT32_MAX;
+  al->y0 = CG_KFUNC(k, al->func, SYM0), al->nyf = (uint32_t)CG_KFUNC(k, al->func, NSYM);
+  al->addr_of = CG_NEW(al->A, uint8_t, al->nyf);
+  if (!al->addr_of) return CG_ENOMEM;
+  memset(al->addr_of, 0, al->nyf);
   win_slice(al, CG_KFUNC(k, al->func, BODY), CG_KFUNC(k, al->func, NBODY), &shi, &xhi, &err);
   if (shi == 0) al->s_lo = 0;
   if (xhi == 0) al->x_lo = 0;
   al->ns = (uint32_t)(shi - al->s_lo), al->nx = (uint32_t)(xhi - al->x_lo);
-  al->y0 = CG_KFUNC(k, al->func, SYM0), al->nyf = (uint32_t)CG_KFUNC(k, al->func, NSYM);
   al->ny = al->nyf + (uint32_t)al->gmap.n;
   return err;
 }

@@ -65,6 +65,7 @@ typedef struct cg_kalias {
   int32_t s_lo, x_lo, y0;
   uint32_t ns, nx, nyf, ny;
   cg_map gmap;
+  uint8_t *addr_of; /* nyf: f takes the address of its symbol y0 + i */
   /* objects and classes */
   uint32_t nobj, ncls;
   int32_t *obj_sym, *obj_kind, *obj_base, *obj_cells, *obj_class;
