@@ -308,14 +308,6 @@ int cg_kalias_relation(const cg_kalias *al, uint32_t s1, uint32_t s2) {
   return row < 0 ? r : al->over_rel[row];
 }
 
-/* Whether set s touches class c. */
-static int set_in_class(const cg_kalias *al, uint32_t s, int32_t c) {
-  uint32_t i;
-  for (i = 0; i < al->set_n[s]; i++)
-    if (al->obj_class[al->addr[al->set_off[s] + i].obj] == c) return 1;
-  return 0;
-}
-
 static int add_override(cg_kalias *al, int32_t u, int32_t v, int rel) {
   if (cg_reserve(al->A, (void **)&al->over_u, &al->cap_over[0], al->nover + 1, sizeof(int32_t)) ||
       cg_reserve(al->A, (void **)&al->over_v, &al->cap_over[1], al->nover + 1, sizeof(int32_t)) ||
@@ -325,16 +317,59 @@ static int add_override(cg_kalias *al, int32_t u, int32_t v, int rel) {
   return CG_OK;
 }
 
-/* Pairs are visited by ascending (u, v), so the rows come out sorted. */
+/* The sets of each class (CSR into al->ov_*, owned by al: the override
+ * may raise a Lua error through us, and al's owner frees it then). */
+static int class_sets(cg_kalias *al) {
+  uint32_t s, i, c, n = 0;
+  for (s = 0; s < al->nset; s++) n += al->set_n[s];
+  al->ov_n = n, al->ov_nset = al->nset; /* widening may add sets later */
+  al->ov_off = CG_NEW(al->A, uint32_t, (size_t)al->ncls + 1);
+  al->ov_set = CG_NEW(al->A, uint32_t, n);
+  al->ov_mark = CG_NEW(al->A, uint32_t, al->nset);
+  al->ov_list = CG_NEW(al->A, uint32_t, al->nset);
+  if (!al->ov_off || !al->ov_set || !al->ov_mark || !al->ov_list) return CG_ENOMEM;
+  memset(al->ov_off, 0, ((size_t)al->ncls + 1) * sizeof *al->ov_off);
+  for (s = 0; s < al->nset; s++) al->ov_mark[s] = UINT32_MAX;
+  for (s = 0; s < al->nset; s++)
+    for (i = 0; i < al->set_n[s]; i++) al->ov_off[al->obj_class[al->addr[al->set_off[s] + i].obj] + 1]++;
+  for (c = 0; c < al->ncls; c++) al->ov_off[c + 1] += al->ov_off[c];
+  for (s = 0; s < al->nset; s++) /* ascending within each class; a set may repeat there */
+    for (i = 0; i < al->set_n[s]; i++) al->ov_set[al->ov_off[al->obj_class[al->addr[al->set_off[s] + i].obj]]++] = s;
+  for (c = al->ncls; c > 0; c--) al->ov_off[c] = al->ov_off[c - 1];
+  al->ov_off[0] = 0;
+  return CG_OK;
+}
+
+static int by_id(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The sets v > u sharing a class with u, ascending, into ov_list; their count. */
+static uint32_t partners(cg_kalias *al, uint32_t u) {
+  uint32_t i, j, n = 0;
+  for (i = 0; i < al->set_n[u]; i++) {
+    int32_t c = al->obj_class[al->addr[al->set_off[u] + i].obj];
+    for (j = al->ov_off[c]; j < al->ov_off[c + 1]; j++) {
+      uint32_t v = al->ov_set[j];
+      if (v <= u || al->ov_mark[v] == u) continue;
+      al->ov_mark[v] = u, al->ov_list[n++] = v;
+    }
+  }
+  if (n > 1) qsort(al->ov_list, n, sizeof *al->ov_list, by_id);
+  return n;
+}
+
+/* Pairs are visited by ascending (u, v), so the rows come out sorted; only
+ * pairs sharing a class can relate "may". */
 int cg_kalias_override_all(cg_kalias *al, cg_kalias_override ov, void *ud, cg_error *e) {
-  uint32_t u, v;
-  int32_t c;
+  uint32_t u, i, n;
+  if (!al->ov_off && class_sets(al)) return cg_seterr(e, CG_ENOMEM, "alias overrides: out of memory");
   for (u = 0; u < al->nset; u++)
-    for (v = u + 1; v < al->nset; v++) {
-      int r, shares = 0;
-      for (c = 0; !shares && c < (int32_t)al->set_n[u]; c++)
-        shares = set_in_class(al, v, al->obj_class[al->addr[al->set_off[u] + (uint32_t)c].obj]);
-      if (!shares || cg_kalias_relation0(al, u, v) != CG_KREL_MAY) continue;
+    for (n = partners(al, u), i = 0; i < n; i++) {
+      uint32_t v = al->ov_list[i];
+      int r;
+      if (cg_kalias_relation0(al, u, v) != CG_KREL_MAY) continue;
       r = ov(ud, al, u, v, e);
       if (r < -1) return r;
       if ((r == CG_KREL_NO || r == CG_KREL_MUST) && add_override(al, (int32_t)u, (int32_t)v, r))
@@ -1030,6 +1065,10 @@ void cg_kalias_free(cg_kalias *al) {
   CG_FREE(A, al->over_rel, int32_t, al->cap_over[2]);
   cg_map_free(&al->gmap);
   CG_FREE(A, al->addr_of, uint8_t, al->nyf);
+  CG_FREE(A, al->ov_off, uint32_t, al->ov_off ? (size_t)al->ncls + 1 : 0);
+  CG_FREE(A, al->ov_set, uint32_t, al->ov_n);
+  CG_FREE(A, al->ov_mark, uint32_t, al->ov_nset);
+  CG_FREE(A, al->ov_list, uint32_t, al->ov_nset);
   CG_FREE(A, al, cg_kalias, 1);
 }
 

@@ -94,6 +94,8 @@ typedef struct cg_kalias {
   uint32_t nover;
   size_t cap_over[3];
   int32_t *over_u, *over_v, *over_rel;
+  /* the sets of each class, for enumerating the pairs to override */
+  uint32_t *ov_off, *ov_set, *ov_mark, *ov_list, ov_n, ov_nset;
   /* scratch of the walk */
   void *walk;
 } cg_kalias;
