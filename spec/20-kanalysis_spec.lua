@@ -220,6 +220,31 @@ void f(double *b, int i, int j, double x) {
   end)
 end)
 
+describe("calls", function()
+  it("may write every cell behind a pointer argument, unless the parameter points to const", function()
+    local A = analyze(load_text([[
+double get(const double *p, double *restrict q) { q[0] = p[0]; return p[1]; }
+double f(double *a, double *restrict b) {
+  double t;
+  a[0] = 1.0;
+  t = get(a, b);
+  b[1] = a[0] + t;
+  return b[0];
+}
+]]), "f")
+    local call = A.stmt(5)
+    local defs = {}
+    for _, a in ipairs(A.res.alias.accesses) do
+      if a.stmt == call and a.kind == "def" then defs[#defs + 1] = a.text end
+    end
+    table.sort(defs)
+    assert.same({"* b", "t"}, defs)                -- nothing written through a
+    assert.same({A.stmt(4)}, A.ud("a[0]", 6))
+    assert.same({0, call}, A.ud("b[0]", 7))        -- the call may have written it
+    assert.same({0, A.stmt(4)}, A.ud("* a", 5))    -- the call may read any cell behind a
+  end)
+end)
+
 describe("loops", function()
   it("a definition going around the back edge is widened: a[i] reaches a[i-1] next time", function()
     local A = analyze(load_text([[

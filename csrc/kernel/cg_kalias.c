@@ -715,8 +715,19 @@ static void walk_assign(ctx *c, int32_t st) {
 
 static int is_ptr_type(int t) { return t == CG_KT_PDOUBLE || t == CG_KT_PINT; }
 
+/* Whether argument x of call st is passed to a pointer-to-const parameter:
+ * the callee cannot write through it (the front end refuses such writes and
+ * the casts that would drop the const). */
+static int const_param(const cg_kernel *k, int32_t st, int32_t x) {
+  int32_t a0 = CG_KSTMT(k, st, X1), na = CG_KSTMT(k, st, X2), g = CG_KSTMT(k, st, X0), i;
+  for (i = 0; i < na; i++)
+    if (k->args[a0 + i] == x) return (CG_KSYM(k, CG_KFUNC(k, g, SYM0) + i, QUAL) & CG_KQ_CONST) != 0;
+  return 0;
+}
+
 /* A call: argument uses, then every cell reachable through a pointer
- * argument used and may-defined, then the result's definition. */
+ * argument used and may-defined (unless the parameter points to const),
+ * then the result's definition. */
 static void walk_call(ctx *c, int32_t st) {
   const cg_kernel *k = c->al->k;
   int32_t a0 = CG_KSTMT(k, st, X1), na = CG_KSTMT(k, st, X2), lhs = CG_KSTMT(k, st, X3), i;
@@ -732,7 +743,8 @@ static void walk_call(ctx *c, int32_t st) {
   end = (int32_t)c->al->nacc;
   for (i = first; i < end; i++)
     if (c->al->acc_kind[i] == CG_KA_USE && c->al->acc_expr[i] >= 0 &&
-        is_ptr_type(CG_KEXPR(k, c->al->acc_expr[i], TYPE))) {
+        is_ptr_type(CG_KEXPR(k, c->al->acc_expr[i], TYPE)) &&
+        !const_param(k, st, c->al->acc_expr[i])) {
       add_access(c, st, c->al->acc_expr[i], CG_KA_DEF, c->al->acc_set[i], 1);
       refresh_ints(c, c->al->acc_set[i]);
     }

@@ -139,8 +139,8 @@ static void push_access(lua_State *L, const cg_kalias *al, uint32_t a) {
   lua_pushinteger(L, al->acc_set[a] + 1), lua_setfield(L, -2, "set");
   if (x >= 0) cg_kexpr_text(k, x, buf, sizeof buf);
   else buf[0] = 0;
-  if (x >= 0 && al->acc_kind[a] == CG_KA_USE && CG_KEXPR(k, x, OP) != CG_KE_VAR &&
-      CG_KEXPR(k, x, OP) != CG_KE_ELEM) /* a call's pointer argument: the cells behind it */
+  if (x >= 0 && (CG_KEXPR(k, x, TYPE) == CG_KT_PDOUBLE || CG_KEXPR(k, x, TYPE) == CG_KT_PINT))
+    /* a call's pointer argument: the cells behind it */
     memmove(buf + 2, buf, strlen(buf) + 1 < sizeof buf - 3 ? strlen(buf) + 1 : sizeof buf - 3), buf[0] = '*', buf[1] = ' ';
   lua_pushstring(L, buf), lua_setfield(L, -2, "text");
   lua_pushinteger(L, x >= 0 ? CG_KEXPR(k, x, LINE) : CG_KSTMT(k, st, LINE)), lua_setfield(L, -2, "line");
