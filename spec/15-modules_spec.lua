@@ -5,7 +5,7 @@
 local H = require "spec.helper"
 
 local modules = { "cgwb", "cgwb.cli", "cgwb.elim", "cgwb.sched", "cgwb.report", "cgwb.trace",
-                  "cgwb.json" }
+                  "cgwb.json", "cgwb.kernel", "cgwb.kparse" }
 
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()
@@ -149,6 +149,10 @@ local function runs()
         main { "eliminate", "examples/graphs/lighthouse.cg", "--order", o, "--json" }
       end
       main { "run", H.write(H.tmp(".lua"), "local cgwb = require 'cgwb' assert(cgwb)\n") }
+      main { "kernel", "examples/kernels/utke-fig2.c", "--cfg", "--alias", "--chains", "--activity" }
+      main { "kernel", "examples/kernels/utke-fig2.c", "--json", "--cfg", "--alias", "--chains", "--activity",
+             "--dot", H.tmp(".dot") }
+      main { "kernel", "examples/kernels/utke-fig2.c", "--call", "examples/kernels/utke-fig2.json", "--jacobian" }
     end,
     ["cgwb.elim"] = function()
       local core = require "cgwb.core"
@@ -188,7 +192,25 @@ local function runs()
     end,
     ["cgwb.json"] = function()
       local json = require "cgwb.json"
-      assert(json.encode({ a = json.array { 1, 2.5, "x" }, b = { c = true } }, 2))
+      assert(json.encode({ a = json.array { 1, 2.5, "x" }, b = { c = true } }, 2, { inline_arrays = true }))
+      local v = assert(json.decode('{"b": [1, -0, null], "a": "x"}'))
+      assert(json.keys(v) and json.is_array(v.b))
+    end,
+    ["cgwb.kernel"] = function()
+      local cgwb, json = require "cgwb", require "cgwb.json"
+      local k = assert(cgwb.read_kernel("examples/kernels/utke-fig2.c"))
+      assert(k:functions() and k:symbols(1) and k:statements("fig2") and k:globals() and k:file() and k:flat())
+      local an = assert(k:analyze("fig2", { assume = {} }))
+      assert(require("cgwb.kernel").alias_pairs(an.alias))
+      local c = assert(json.decode(H.read("examples/kernels/utke-fig2.json")))
+      assert(k:call("fig2", c) and k:jacobian_named("fig2", c))
+      assert(require("cgwb.kernel").core_call(k, 1, c))
+    end,
+    ["cgwb.kparse"] = function()
+      local kparse = require "cgwb.kparse"
+      local flat = assert(kparse.read("examples/kernels/hovland-sec5.c"))
+      assert(kparse.unparse(flat))
+      assert(not kparse.parse("struct s;", "bad.c"))
     end,
   }
 end

@@ -444,6 +444,34 @@ describe("the kernel interpreter", function()
                      {s2 + 1, 1, 0, false, 1, 0}, {s2 + 1, 1, 1, true, 1, 0}}, got)
     assert.are.same({2, 2}, r.arrays[1].values)
   end)
+
+  it("numbers block instances: a new one per block entered, the caller's kept across a call", function()
+    -- c(p): p[0] = 1; if (p[0] > 0) p[1] = 2;     m(p): p[2] = 3; c(p); p[3] = p[2];
+    local B = kb.new("blk.c")
+    local c = B:func("c", "void")
+    local p = B:sym("p", "param", {ptr = 1})
+    local c1 = B:assign(B:elem(p, B:ci(0)), B:cd(1))
+    local c2 = B:assign(B:elem(p, B:ci(1)), B:cd(2))
+    local cif = B:ifs(B:op("gt", B:elem(p, B:ci(0)), B:cd(0)), {c2})
+    B:body({c1, cif})
+    B:func("m", "void")
+    local q = B:sym("q", "param", {ptr = 1})
+    local m1 = B:assign(B:elem(q, B:ci(2)), B:cd(3))
+    local m2 = B:call(c, {B:var(q)})
+    local m3 = B:assign(B:elem(q, B:ci(3)), B:elem(q, B:ci(2)))
+    B:body({m1, m2, m3})
+    local k = assert(B:load())
+    local r = assert(k:run("m", {arrays = {{name = "A", type = "double", values = {0, 0, 0, 0}}},
+                                 args = {{array = 1, offset = 0}}}, {trace = true}))
+    local got = {}
+    for i, a in ipairs(r.trace) do got[i] = {a.stmt, a.cell, a.write, a.block, a.frame} end
+    assert.are.same({{m1 + 1, 2, true, 1, 0},
+                     {c1 + 1, 0, true, 2, 1},   -- c's first block
+                     {cif + 1, 0, false, 3, 1}, -- the BRANCH's test
+                     {c2 + 1, 1, true, 4, 1},   -- the then block
+                     {m3 + 1, 2, false, 1, 0},  -- m's block goes on
+                     {m3 + 1, 3, true, 1, 0}}, got)
+  end)
 end)
 
 describe("the control flow graph", function()
@@ -484,5 +512,66 @@ describe("the control flow graph", function()
     assert.are.equal(4, g.stmt_vertex[sif + 1])
     assert.matches("v2 -> v3 [label=\"T\"];", k:cfg_dot("c"), 1, true)
     assert.matches("2 loop s4 -> 3 7", k:cfg_text(1), 1, true)
+  end)
+end)
+
+describe("the cgwb.Kernel userdata", function()
+  it("loads the rows, gives them back with k:ir(), and refuses broken rows with nil, message", function()
+    local B = sine_kernel()
+    local k = assert(B:load())
+    assert.are.same(B.flat, k:ir())
+    assert.matches("cgwb.Kernel %(sine.c: 1 functions, 4 statements%)", tostring(k))
+    local w = kb.layout.width.expr
+    B.flat.expr[3 * w + kb.layout.expr.A] = 999 -- an operand out of range
+    local none, msg = B:load()
+    assert.is_nil(none)
+    assert.are.equal("sine.c: kernel form: expr 3: operand 999 out of range", msg)
+    B.flat.expr[3 * w + kb.layout.expr.A] = 1.5
+    assert.has_error(function() B:load() end, "kernel_load: flat.expr[" .. (3 * w + kb.layout.expr.A) .. "] is not an int32")
+  end)
+  it("frees once, by k:free(), __gc or __close, and refuses use after free", function()
+    local k = assert(sine_kernel():load())
+    k:free()
+    k:free()
+    assert.matches("cgwb.Kernel used after free", select(2, pcall(k.ir, k)))
+    do local k2 <close> = assert(sine_kernel():load()) end
+    assert.has_error(function() k:cfg(1) end)
+    local k3 = assert(sine_kernel():load())
+    assert.has_error(function() k3:cfg("nope") end, "bad argument #1 to 'cfg' (no function 'nope' in the kernel)")
+    assert.has_error(function() k3:cfg(2) end)
+  end)
+end)
+
+describe("under the memory limit (core.memory_limit)", function()
+  it("load, graph, run with trace and Jacobian refuse cleanly and leak nothing", function()
+    local kparse = require "cgwb.kparse"
+    local flat = assert(kparse.parse(H.read("examples/kernels/stencil1d.c"), "s.c"))
+    local call = {arrays = {{name = "U", type = "double", values = {1, 2, 3, 4, 5}},
+                            {name = "W", type = "double", values = {0, 0, 0, 0, 0}}},
+                  args = {{int = 5}, {int = 2}, {double = 0.25}, {array = 1, offset = 0}, {array = 2, offset = 0}}}
+    local old = core.memory_limit()
+    collectgarbage() collectgarbage()
+    local _, base = core.memory_limit()
+    local fails, oks = 0, 0
+    for lim = 64, 40000, 211 do
+      core.memory_limit(base + lim)
+      local ok, err = pcall(function()
+        local k <close> = assert(core.kernel_load(flat))
+        assert(k:run("heat", call, {trace = true}))
+        assert(k:jacobian("heat", call))
+        k:cfg(1)
+      end)
+      core.memory_limit(0)
+      collectgarbage() collectgarbage()
+      local _, used = core.memory_limit()
+      assert.are.equal(base, used, "bytes left at limit " .. lim)
+      if ok then oks = oks + 1
+      else
+        fails = fails + 1
+        assert.matches("memory limit", tostring(err))
+      end
+    end
+    core.memory_limit(old)
+    assert.is_true(fails > 50 and oks > 10)
   end)
 end)

@@ -356,7 +356,7 @@ function M.driver(text, info, call)
   for i, a in ipairs(call.arrays) do
     out[#out + 1] = ('  printf("%s:");'):format(a.name)
     out[#out + 1] = ('  for (int c = 0; c < %d; c++) printf(" %%a", arr%d[c]);'):format(#a.values, i)
-    out[#out + 1] = '  printf("\n");'
+    out[#out + 1] = '  printf("\\n");'
   end
   out[#out + 1] = "  return 0;"
   out[#out + 1] = "}"

@@ -53,7 +53,8 @@ typedef struct km {
   double *rt;    /* ndir: a returned value's tangents */
   kv ret;
   int has_ret;
-  uint64_t steps, max_steps, frames, block;
+  uint64_t steps, max_steps, frames;
+  uint64_t block, blocks; /* the current block instance; instances made */
   uint32_t calls, max_calls, nest;
 } km;
 
@@ -493,7 +494,7 @@ static int loop_test(km *m, frame *fr, int32_t s, int *go) {
   if ((rc = exec_slice(m, fr, CG_KSTMT(m->k, s, X5), CG_KSTMT(m->k, s, X6)))) return rc;
   if (++m->steps > m->max_steps)
     return SERR(m, s, "step limit of %llu reached", (unsigned long long)m->max_steps);
-  m->block++; /* the LOOP vertex */
+  m->block = ++m->blocks; /* the LOOP vertex */
   if (c < 0) return CG_OK;
   if ((rc = eval(m, fr, c, &v))) return rc;
   *go = truth(m->k, c, &v);
@@ -527,7 +528,7 @@ static int exec_stmt(km *m, frame *fr, int32_t s) {
     case CG_KST_CALL: return exec_call(m, fr, s);
     case CG_KST_IF:
       x = CG_KSTMT(k, s, X0);
-      m->block++;
+      m->block = ++m->blocks; /* the BRANCH vertex */
       if ((rc = eval(m, fr, x, &v))) return rc;
       if (truth(k, x, &v)) return exec_slice(m, fr, CG_KSTMT(k, s, X1), CG_KSTMT(k, s, X2));
       return exec_slice(m, fr, CG_KSTMT(k, s, X3), CG_KSTMT(k, s, X4));
@@ -565,7 +566,7 @@ static int exec_slice(km *m, frame *fr, int32_t start, int32_t n) {
       rc = SERR(m, s, "step limit of %llu reached", (unsigned long long)m->max_steps);
       break;
     }
-    if (kind != CG_KST_IF && kind != CG_KST_LOOP && !simple_before) m->block++;
+    if (kind != CG_KST_IF && kind != CG_KST_LOOP && !simple_before) m->block = ++m->blocks;
     simple_before = simple;
     rc = exec_stmt(m, fr, s);
   }
@@ -622,6 +623,7 @@ static int call_func(km *m, int32_t g, const frame *caller, int32_t st) {
   const cg_kernel *k = m->k;
   int32_t a0 = CG_KSTMT(k, st, X1);
   uint32_t i;
+  uint64_t saved;
   frame fr;
   int rc;
   if (m->calls >= m->max_calls)
@@ -634,7 +636,9 @@ static int call_func(km *m, int32_t g, const frame *caller, int32_t st) {
     bind(m, &fr, i, st, v, m->ndir && CG_KEXPR(k, x, TYPE) == CG_KT_DOUBLE ? T(m, x) : NULL);
   }
   m->calls++;
+  saved = m->block;
   rc = run_body(m, &fr);
+  m->block = saved; /* the caller's block goes on after the CALL */
   m->calls--;
   frame_free(m, &fr);
   return rc;

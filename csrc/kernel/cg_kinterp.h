@@ -36,8 +36,10 @@
  * Access trace: with a trace function, each read and write of a cell (VAR
  * and ELEM reads, assignment and call-result writes) is reported with its
  * statement, expression, object, cell, frame (activation number, 0 for the
- * called function) and block instance (a counter bumped each time control
- * enters a basic block of the control flow graph, cg_kcfg.h).
+ * called function) and block instance: a number given each time control
+ * enters a basic block of the control flow graph (cg_kcfg.h) or a BRANCH
+ * or LOOP test, from a counter; after a call returns, the caller's block
+ * goes on with its own number.
  */
 #ifndef CG_KINTERP_H
 #define CG_KINTERP_H

@@ -602,7 +602,8 @@ end
 -- checked to be NAME!=NAME or NAME==NAME.
 local function assumptions(list)
   for _, s in ipairs(list) do
-    if not (s:match("^%s*[%a_][%w_]*%s*!=%s*[%a_][%w_]*%s*$") or s:match("^%s*[%a_][%w_]*%s*==%s*[%a_][%w_]*%s*$")) then
+    local a, op, b = s:match("^%s*([%a_][%w_]*)%s*([!=]=)%s*([%a_][%w_]*)%s*$")
+    if not (a and op and b) then
       fail(2, ("--assume '%s': expected NAME!=NAME or NAME==NAME"):format(s))
     end
   end
@@ -632,8 +633,10 @@ local function cfg_text(g, r, out)
   for _, v in ipairs(g.vertices) do
     local succ = {}
     for i, w in ipairs(v.succ) do succ[i] = "V" .. w end
-    local head = v.stmt and where[v.stmt] and ("  %s %d:%d"):format(where[v.stmt].text, where[v.stmt].line, where[v.stmt].col) or ""
-    out[#out + 1] = ("    V%-4d %-9s -> %s%s"):format(v.id, v.kind, #succ > 0 and table.concat(succ, " ") or "(none)", head)
+    local h = v.stmt and where[v.stmt] -- a loop's or a branch's head
+    local head = h and ("  %s %d:%d"):format(h.text, h.line, h.col) or ""
+    out[#out + 1] = ("    V%-4d %-9s -> %s%s"):format(v.id, v.kind,
+      #succ > 0 and table.concat(succ, " ") or "(none)", head)
     for _, s in ipairs(v.stmts) do
       local st = where[s]
       out[#out + 1] = ("           s%-4d %-8s %s"):format(st.id, st.line .. ":" .. st.col, st.text)
@@ -755,7 +758,8 @@ end
 local function kernel_text(r)
   local params = {}
   for i, p in ipairs(r.params) do params[i] = c_decl(p.type, p.name) end
-  local out = { ("function %s: %s %s(%s)  %d:%d"):format(r.id, r.ret, r.name, table.concat(params, ", "), r.line, r.col) }
+  local out = { ("function %s: %s %s(%s)  %d:%d")
+    :format(r.id, r.ret, r.name, table.concat(params, ", "), r.line, r.col) }
   out[#out + 1] = "  symbols:"
   for _, s in ipairs(r.symbols) do
     out[#out + 1] = ("    %-12s %-6s %s%s  %d:%d"):format(s.name, s.kind, s.type,
@@ -764,7 +768,8 @@ local function kernel_text(r)
   out[#out + 1] = "  statements:"
   for _, st in ipairs(r.statements) do
     local part = (st.part ~= "body" and st.part ~= "then") and (st.part .. ": ") or ""
-    out[#out + 1] = ("    s%-4d %-8s %s%s%s%s"):format(st.id, st.line .. ":" .. st.col, ("  "):rep(st.depth), part, st.text,
+    out[#out + 1] = ("    s%-4d %-8s %s%s%s%s"):format(st.id, st.line .. ":" .. st.col,
+      ("  "):rep(st.depth), part, st.text,
       st.pragma and ("   #pragma cgwb " .. st.pragma) or "")
   end
   if r.cfg then cfg_text(r.cfg, r, out) end

@@ -12,7 +12,11 @@ local json = require "cgwb.json"
 local M = {}
 
 -- The flat rows each loaded kernel came from (weak: they go with the kernel).
-local flat_of = setmetatable({}, { __mode = "k" })
+-- One table per Lua state, in the registry: the methods added to the type
+-- by one loading of this module read what another loading stored.
+local REG = debug.getregistry()
+REG["cgwb.kernel.flat"] = REG["cgwb.kernel.flat"] or setmetatable({}, { __mode = "k" })
+local flat_of = REG["cgwb.kernel.flat"]
 
 local LAYOUT = core.kernel_layout()
 local function layout() return LAYOUT end
@@ -301,7 +305,9 @@ end
 local function call_arrays(c, file)
   local out, by_name = {}, {}
   if c.arrays == nil then return out, by_name end
-  if type(c.arrays) ~= "table" or is_list(c.arrays) then bad(file .. ": arrays", "expected an object of name: [values]") end
+  if type(c.arrays) ~= "table" or is_list(c.arrays) then
+    bad(file .. ": arrays", "expected an object of name: [values]")
+  end
   for _, name in ipairs(json.keys(c.arrays)) do
     local v, where, ty = c.arrays[name], file .. ": arrays." .. tostring(name), nil
     if type(v) == "table" and not is_list(v) and v.values ~= nil then

@@ -49,17 +49,23 @@ end
 
 --- A syntax error message, naming a refused C construct where the token
 -- found is one.
+local WHY = {
+  struct = "no aggregate types", union = "no aggregate types", typedef = "no named types",
+  enum = "no named constants", ["goto"] = "structured control flow only", switch = "structured control flow only",
+  case = "structured control flow only", default = "structured control flow only",
+  sizeof = "sizes are known constants", extern = "one file", register = "no storage classes",
+  auto = "no storage classes", volatile = "no volatile memory",
+}
 local function syntax_error(lw, text, pos, exp)
   local tok = grammar.token_at(text, pos)
   if tok and grammar.refused[tok] then
-    lw:outside(pos, "'" .. tok .. "'", "structs, unions, typedefs, enums, goto, switch and the types "
-      .. "float, long, unsigned, char, short are not part of it")
+    lw:outside(pos, "'" .. tok .. "'", WHY[tok] or "the types are int, double and pointers to them")
   end
+  if text:sub(pos, pos + 1) == "/*" then lw:err(pos, "unterminated comment") end
   if tok == "..." then lw:outside(pos, "a variadic function", "a fixed number of arguments") end
   if tok and (tok:sub(1, 1) == '"' or tok:sub(1, 1) == "'") then
     lw:outside(pos, "a string or character literal", "numbers only")
   end
-  if tok == "/*" then lw:err(pos, "unterminated comment") end
   lw:err(pos, "found %s, expected %s", describe(tok), expected_text(exp))
 end
 
@@ -90,7 +96,15 @@ local function parse(text, name)
   if deep then
     lw:outside(deep, ("brackets nested deeper than %d"):format(M.max_nesting), "max_nesting")
   end
-  local tree, a, b = grammar.parse(text)
+  local ok, tree, a, b = pcall(grammar.parse, text)
+  if not ok then
+    if type(tree) == "table" and tree.refused then lw:outside(tree.pos, tree.refused, tree.why) end
+    if tostring(tree):find("backtrack stack overflow", 1, true) then
+      lw:outside(1, "a text nested this deeply", "the parser's stack: statements or operators nested "
+        .. "thousands deep")
+    end
+    error(tree, 0)
+  end
   if not tree then syntax_error(lw, text, a, b) end
   lw:pragma_index(a)
   return lw:unit(tree)

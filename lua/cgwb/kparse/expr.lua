@@ -32,7 +32,7 @@ function L:rv_id(e)
     end
     self:err(e.pos, "unknown identifier '%s'", e.name)
   end
-  self:mark_read(s, e.pos)
+  self:mark_read(s)
   if s.ndim > 0 and s.ptr == 0 then -- an array decays to the address of its first cell
     return T("addr", PTR_OF[s.base], e.pos, { sym = s.id, pconst = self:sym_const(s),
       dim1 = s.ndim == 2 and s.dim1 or nil })
@@ -49,7 +49,7 @@ function L:sym_const(s)
   return s.kind == "global" or (s.qual & self.lay.qual.const) ~= 0
 end
 
-function L:mark_read(s, pos) s.used = true; _ = pos end
+function L:mark_read(s) s.used = true end
 -- }====
 
 -- {==== subscripts and dereferences ====}
@@ -103,14 +103,14 @@ function L:index(e)
   if inner.k == "index" and inner.a.k == "id" then
     local s = self:lookup(inner.a.name)
     if s and s.ndim == 2 then
-      self:mark_read(s, inner.pos)
+      self:mark_read(s)
       return T("elem", s.base, e.pos, { sym = s.id, a = self:index_int(inner.i), b = self:index_int(e.i) })
     end
   end
   if inner.k == "id" then
     local s = self:lookup(inner.name)
     if s and (s.ndim > 0 or s.ptr == 1) then
-      self:mark_read(s, inner.pos)
+      self:mark_read(s)
       local i = self:index_int(e.i)
       if s.ndim == 2 then
         return T("addr", PTR_OF[s.base], e.pos, { sym = s.id, a = i, pconst = self:sym_const(s) })
@@ -174,10 +174,9 @@ function L:guarded(e, pos, op)
   local n0, p0 = self.nhoist, #self.posts
   local t = self:rv(e)
   if self.nhoist ~= n0 or #self.posts ~= p0 then
-    self:outside(e.pos, ("a call or side effect in an operand of '%s'"):format(op),
+    self:outside(pos, ("a call or side effect in an operand of '%s'"):format(op),
       "it would be evaluated unconditionally once hoisted")
   end
-  _ = pos
   return t
 end
 
@@ -185,7 +184,7 @@ function L:rv_un(e)
   local op = e.op
   if op == "pre++" or op == "pre--" then
     local lv = self:lvalue(e.a)
-    self:incdec(lv, op:sub(4), e.pos)
+    self:incdec(lv, op:sub(4, 4), e.pos)
     return copy(lv)
   end
   if op == "&" then return self:addr_of(e.a, e.pos) end
@@ -423,7 +422,7 @@ end
 
 --- An assignment expression: hoisted as a statement; its value is the
 -- left side afterwards.  op is = += -= *= /= %=.
-function L:do_assign(e, pragma)
+function L:do_assign(e, pragma, spos)
   local lhs = self:lvalue(e.lhs)
   local rhs
   if e.op == "=" and e.rhs.k == "call" and not self.lay.intrinsics[e.rhs.f.name or ""]
@@ -431,7 +430,7 @@ function L:do_assign(e, pragma)
       and self.funcs[e.rhs.f.name].ret == lhs.ty then
     -- v = f(...): the call writes v directly (C3)
     local f = self.funcs[e.rhs.f.name]
-    self:emit_call(f, self:call_args(f, e.rhs), lhs, e.pos, pragma)
+    self:emit_call(f, self:call_args(f, e.rhs), lhs, spos or e.pos, pragma)
     return copy(lhs)
   end
   rhs = self:rv(e.rhs)
@@ -439,7 +438,7 @@ function L:do_assign(e, pragma)
     local op = e.op:sub(1, 1)
     rhs = self:rv_bin_trees(copy(lhs), rhs, op, e.pos)
   end
-  self:assign(lhs, self:assign_conv(lhs, rhs, e.pos), e.pos, pragma)
+  self:assign(lhs, self:assign_conv(lhs, rhs, e.pos), spos or e.pos, pragma)
   return copy(lhs)
 end
 

@@ -78,8 +78,8 @@ local any_token = C(ident_raw + number_raw + string_lit + char_lit + punct_raw +
 function M.token_at(text, pos) return any_token:match(text, pos) end
 -- }====
 
---- Builds the grammar; with `record`, each failed token notes what it expected.
-local function build(record)
+--- The tokens and capture helpers of one grammar (quiet or recording).
+local function tokens(record)
   local function expect(name)
     if not record then return P(false) end
     return Cmt(Cp(), function(_, i)
@@ -109,189 +109,234 @@ local function build(record)
     return quiet and t or t + expect("'" .. w .. "'")
   end
   local function KQ(w) return K(w, true) end
-  -- A keyword or refused word as a whole word.  A pattern, not a match-time
-  -- capture: LPeg keeps every Cmt result on the Lua stack until the match
-  -- ends, which overflows it on files of 10^4 statements.
-  local words = {}
-  for w in pairs(M.keywords) do words[#words + 1] = w end
-  for w in pairs(M.refused) do words[#words + 1] = w end
-  table.sort(words)
-  local reserved = P(false)
-  for _, w in ipairs(words) do reserved = reserved + P(w) * -alnum end
-  local Ident = -reserved * C(ident_raw) * skip + expect("identifier")
-  local Name = -reserved * C(ident_raw) -- no skip: callers add the position first
+  -- An identifier is not a keyword (a pattern, not a match-time capture:
+  -- those keep their values on the Lua stack until the match ends).
+  local Kw = P(false)
+  for w in pairs(M.keywords) do Kw = Kw + P(w) * -alnum end
+  for w in pairs(M.refused) do Kw = Kw + P(w) * -alnum end
+  local Name = -Kw * C(ident_raw) -- no skip: callers add the position first
+  local Ident = Name * skip + expect("an identifier")
 
-  local function node(k, ...) -- Ct with k and named fields from captures in order
+  -- Captures are flat: a construct's operands are captured in order and
+  -- followed by a reducer (a sentinel table with an arity, Cc'd), so the
+  -- match yields one postfix sequence that M.rebuild turns into the tree
+  -- with an explicit stack.  Nested captures would hit LPeg's fixed limit of
+  -- 200 levels (about 20 brackets); this has no limit but the stack's.
+  local function R(n, f) -- f takes the n operands as arguments
+    return Cc(M.reducer(n, function(st, b) return f(table.unpack(st, b, b + n - 1)) end))
+  end
+  local MARK, LIST = Cc(M.MARK), Cc(M.LIST) -- a variable-length list between them
+  local function node(k, ...) -- a node {k = k, field = operand ...}; false operands are absent
     local fields = { ... }
-    return function(...)
+    local n = #fields
+    return Cc(M.reducer(n, function(st, b)
       local t = { k = k }
-      local v = { ... }
-      for i, f in ipairs(fields) do t[f] = v[i] end
+      for i = 1, n do
+        local v = st[b + i - 1]
+        if v ~= false then t[fields[i]] = v end
+      end
       return t
-    end
+    end))
   end
 
-  local V = lpeg.V
-  local g = {}
-  g[1] = "Unit"
-  g.Unit = skip * Ct((V"Top")^0) * (-P(1) + expect("end of input"))
+  return { expect = expect, T = T, Q = Q, K = K, KQ = KQ, Name = Name, Ident = Ident, R = R,
+    node = node, MARK = MARK, LIST = LIST }
+end
 
-  -- {==== expressions ====}
-  local binops = { "||", "&&", "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%" }
-  local BinOp = P(false)
-  for _, o in ipairs(binops) do BinOp = BinOp + Cp() * C(#Q(o) * P(o)) * skip end
+--- The expressions: C's precedence levels, unary operators, casts, postfix.
+local function expressions(g, tk)
+  local V = lpeg.V
+  local expect, T, Q, K, KQ, Name, Ident = tk.expect, tk.T, tk.Q, tk.K, tk.KQ, tk.Name, tk.Ident
+  local R, node, MARK, LIST = tk.R, tk.node, tk.MARK, tk.LIST
   local AssignOp = P(false)
   for _, o in ipairs({ "=", "+=", "-=", "*=", "/=", "%=" }) do
     AssignOp = AssignOp + Cp() * C(#Q(o) * P(o)) * skip
   end
-
   g.Expr = V"Assign"
-  g.Assign = (V"Cond" * (AssignOp * V"Assign")^-1) / function(lhs, pos, op, rhs)
-    if not pos then return lhs end
-    return { k = "assign", pos = pos, op = op, lhs = lhs, rhs = rhs }
+  g.Assign = V"Cond" * (AssignOp * V"Assign" * node("assign", "lhs", "pos", "op", "rhs"))^-1
+  g.Cond = V"Binary" * (Cp() * Q"?" * V"Expr" * T":" * V"Cond" * node("cond", "c", "pos", "a", "b"))^-1
+  local BIN = node("bin", "a", "pos", "op", "b")
+  -- C's binary operators by precedence, loosest first; all left-associative
+  local levels = { { "||" }, { "&&" }, { "==", "!=" }, { "<=", ">=", "<", ">" }, { "+", "-" },
+    { "*", "/", "%" } }
+  for i, ops in ipairs(levels) do
+    local op = P(false)
+    for _, o in ipairs(ops) do op = op + Cp() * C(#Q(o) * P(o)) * skip end
+    local nxt = i < #levels and V("Bin" .. (i + 1)) or V"Unary"
+    g["Bin" .. i] = nxt * (op * nxt * BIN)^0
   end
-  g.Cond = (V"Binary" * (Cp() * Q"?" * V"Expr" * T":" * V"Cond")^-1) / function(c, pos, a, b)
-    if not pos then return c end
-    return { k = "cond", pos = pos, c = c, a = a, b = b }
-  end
-  g.Binary = (V"Unary" * Ct((BinOp * V"Unary")^0)) / M.climb
+  g.Binary = V"Bin1"
   local CastType = K"int" * Cc"int" + K"double" * Cc"double"
-  g.Unary = Cp() * (Q"++" * Cc"pre++" + Q"--" * Cc"pre--") * V"Unary" / node("un", "pos", "op", "a")
-    + Cp() * (Q"-" * Cc"-" + Q"+" * Cc"+" + Q"!" * Cc"!" + Q"*" * Cc"*" + Q"&" * Cc"&")
-      * V"Unary" / node("un", "pos", "op", "a")
-    + Cp() * Q"(" * #(P"int" + P"double") * CastType * T")" * V"Unary"
-      / node("cast", "pos", "ty", "a")
+  local UN = node("un", "pos", "op", "a")
+  g.Unary = Cp() * (Q"++" * Cc"pre++" + Q"--" * Cc"pre--") * V"Unary" * UN
+    + Cp() * (Q"-" * Cc"-" + Q"+" * Cc"+" + Q"!" * Cc"!" + Q"*" * Cc"*" + Q"&" * Cc"&") * V"Unary" * UN
+    + Cp() * Q"(" * #(P"int" + P"double") * CastType * T")" * V"Unary" * node("cast", "pos", "ty", "a")
     + V"Postfix"
-  local Args = Ct((V"Assign" * (Q"," * V"Assign")^0)^-1)
-  g.Postfix = (V"Primary" * Ct((Cp() * (Q"[" * Cc"index" * V"Expr" * T"]"
+  local Args = MARK * (V"Assign" * (Q"," * V"Assign")^0)^-1 * LIST
+  local SUFFIX = R(4, function(e, pos, what, x) return M.suffix(e, pos, what, x) end)
+  g.Postfix = V"Primary" * (Cp() * (Q"[" * Cc"index" * V"Expr" * T"]"
       + Q"(" * Cc"call" * Args * T")"
-      + Q"++" * Cc"post++" + Q"--" * Cc"post--"))^0)) / M.postfix
-  local Number = Cp() * C(number_raw) * skip / node("num", "pos", "text")
-  g.Primary = Number + Cp() * Name * skip / node("id", "pos", "name")
+      + Q"++" * Cc"post++" * Cc(false) + Q"--" * Cc"post--" * Cc(false)) * SUFFIX)^0
+  local Number = Cp() * C(number_raw) * skip * node("num", "pos", "text")
+  g.Primary = Number + Cp() * Name * skip * node("id", "pos", "name")
     + Q"(" * V"Expr" * T")"
     + expect("an expression")
-  -- }====
+end
 
-  -- {==== declarations ====}
+--- Specifiers, declarators, initializers, declarations.
+local function declarations(g, tk)
+  local V = lpeg.V
+  local expect, T, Q, K, KQ, Name, Ident = tk.expect, tk.T, tk.Q, tk.K, tk.KQ, tk.Name, tk.Ident
+  local R, node, MARK, LIST = tk.R, tk.node, tk.MARK, tk.LIST
   local Qual = KQ"const" * Cc"const" + KQ"static" * Cc"static" + KQ"inline" * Cc"inline"
     + KQ"restrict" * Cc"restrict"
   local Base = KQ"double" * Cc"double" + KQ"int" * Cc"int" + KQ"void" * Cc"void"
-  g.Spec = Cp() * Ct(Qual^0) * Base * Ct(Qual^0) / function(pos, q1, base, q2)
+  g.Spec = Cp() * MARK * Qual^0 * LIST * Base * MARK * Qual^0 * LIST * R(4, function(pos, q1, base, q2)
     local t = { pos = pos, base = base, quals = {} }
     for _, q in ipairs(q1) do t.quals[q] = true end
     for _, q in ipairs(q2) do t.quals[q] = true end
     return t
-  end
-  local Star = Q"*" * Ct((KQ"const" * Cc"const" + KQ"restrict" * Cc"restrict")^0)
-  local Dim = Cp() * Q"[" * (V"Expr" + Cc(false)) * T"]" / function(pos, e) return { pos = pos, e = e } end
-  g.Declarator = (Ct(Star^0) * Cp() * Ident * Ct(Dim^0)) / function(stars, pos, name, dims)
+  end)
+  local Star = Q"*" * MARK * (KQ"const" * Cc"const" + KQ"restrict" * Cc"restrict")^0 * LIST
+  local Stars = MARK * Star^0 * LIST
+  local Dim = Cp() * Q"[" * (V"Expr" + Cc(false)) * T"]" * R(2, function(pos, e) return { pos = pos, e = e } end)
+  local Dims = MARK * Dim^0 * LIST
+  g.Stars, g.Dims = Stars, Dims -- shared with the file scope's parameters
+  g.Declarator = Stars * Cp() * Ident * Dims * R(4, function(stars, pos, name, dims)
     local d = { pos = pos, name = name, ptr = #stars, dims = dims }
-    for _, s in ipairs(stars) do
-      for _, q in ipairs(s) do d["p" .. q] = true end
+    for _, st in ipairs(stars) do
+      for _, q in ipairs(st) do d["p" .. q] = true end
     end
     return d
-  end
-  g.Init = Cp() * Q"{" * Ct((V"Init" * (Q"," * V"Init")^0 * Q","^-1)^-1) * T"}"
-      / function(pos, items) return { k = "list", pos = pos, items = items } end
+  end)
+  g.Init = Cp() * Q"{" * MARK * (V"Init" * (Q"," * V"Init")^0 * Q","^-1)^-1 * LIST * T"}" * node("list", "pos", "items")
     + V"Assign"
-  g.InitDecl = (V"Declarator" * (Q"=" * V"Init")^-1) / function(d, init) d.init = init; return d end
-  g.Decl = (V"Spec" * Ct(V"InitDecl" * (Q"," * V"InitDecl")^0) * T";")
-    / function(spec, decls) return { k = "decl", pos = spec.pos, spec = spec, decls = decls } end
-  -- }====
+  g.InitDecl = V"Declarator" * (Q"=" * V"Init" + Cc(false)) * R(2, function(d, init)
+    if init then d.init = init end
+    return d
+  end)
+  g.Decl = V"Spec" * MARK * V"InitDecl" * (Q"," * V"InitDecl")^0 * LIST * T";"
+    * R(2, function(spec, decls) return { k = "decl", pos = spec.pos, spec = spec, decls = decls } end)
+end
 
-  -- {==== statements ====}
-  local function stmt(k, ...) return node(k, "pos", ...) end
+--- The statements.
+local function statements(g, tk)
+  local V = lpeg.V
+  local expect, T, Q, K, KQ, Name, Ident = tk.expect, tk.T, tk.Q, tk.K, tk.KQ, tk.Name, tk.Ident
+  local R, node, MARK, LIST = tk.R, tk.node, tk.MARK, tk.LIST
   -- The statement's first token is tried quietly: a failure there expects
   -- "a statement", not each keyword.
   g.Stmt = V"Block" + V"If" + V"For" + V"While" + V"Do"
-    + Cp() * KQ"break" * T";" / stmt("break")
-    + Cp() * KQ"continue" * T";" / stmt("continue")
-    + Cp() * KQ"return" * (V"Expr" + Cc(nil)) * T";" / stmt("return", "e")
+    + Cp() * KQ"break" * T";" * node("break", "pos")
+    + Cp() * KQ"continue" * T";" * node("continue", "pos")
+    + Cp() * KQ"return" * (V"Expr" + Cc(false)) * T";" * node("return", "pos", "e")
     + V"Decl"
-    + Cp() * Name * skip * Cc"a label" * #(P":" * -P":") * T":" / stmt("refused", "name", "what")
-    + Cp() * #(-S"{};") * V"Expr" * T";" / stmt("expr", "e")
-    + Cp() * Q";" / stmt("empty")
+    + Cp() * Name * skip * Cc"a label" * #(P":" * -P":") * T":" * node("refused", "pos", "name", "what")
+    + Cp() * #(-S"{};") * V"Expr" * T";" * node("expr", "pos", "e")
+    + Cp() * Q";" * node("empty", "pos")
     + expect("a statement")
-  g.Block = Cp() * Q"{" * Ct(V"Stmt"^0) * T"}" / stmt("block", "items")
-  g.If = Cp() * KQ"if" * T"(" * V"Expr" * T")" * V"Stmt" * (KQ"else" * V"Stmt")^-1
-    / stmt("if", "c", "t", "e")
+  g.Block = Cp() * Q"{" * MARK * V"Stmt"^0 * LIST * T"}" * node("block", "pos", "items")
+  g.If = Cp() * KQ"if" * T"(" * V"Expr" * T")" * V"Stmt" * (KQ"else" * V"Stmt" + Cc(false))
+    * node("if", "pos", "c", "t", "e")
   local ForInit = V"Decl" + (V"Expr" + Cc(false)) * T";"
   g.For = Cp() * KQ"for" * T"(" * ForInit * (V"Expr" + Cc(false)) * T";"
-    * (V"Expr" + Cc(false)) * T")" * V"Stmt" / stmt("for", "init", "c", "step", "body")
-  g.While = Cp() * KQ"while" * T"(" * V"Expr" * T")" * V"Stmt" / stmt("while", "c", "body")
-  g.Do = Cp() * KQ"do" * V"Stmt" * K"while" * T"(" * V"Expr" * T")" * T";" / stmt("do", "body", "c")
-  -- }====
+    * (V"Expr" + Cc(false)) * T")" * V"Stmt" * node("for", "pos", "init", "c", "step", "body")
+  g.While = Cp() * KQ"while" * T"(" * V"Expr" * T")" * V"Stmt" * node("while", "pos", "c", "body")
+  g.Do = Cp() * KQ"do" * V"Stmt" * K"while" * T"(" * V"Expr" * T")" * T";" * node("do", "pos", "body", "c")
+end
 
-  -- {==== file scope ====}
-  local Param = Cp() * V"Spec" * T"(" * T"*" * Cc"a function pointer" / function(pos, _, what)
-      return { k = "refused", pos = pos, what = what }
-    end
-    + (V"Spec" * (V"Declarator" + Ct(Star^0) * Cp() * Ct(Dim^0) / function(stars, pos, dims)
-      return { pos = pos, ptr = #stars, dims = dims, pconst = false }
-    end)) / function(spec, d) return { spec = spec, d = d } end
-    + Cp() * T"..." * Cc"a variadic function" / function(pos, what)
-      return { k = "refused", pos = pos, what = what }
-    end
-  local Params = #(KQ"void" * Q")") * KQ"void" * Ct(P(true)) + Ct((Param * (Q"," * Param)^0)^-1)
-  g.Top = (V"Spec" * Ct(Star^0) * Cp() * Ident * Q"(" * Params * T")"
-      * (V"Block" + T";" * Cc(false)))
-      / function(spec, stars, pos, name, params, body)
+--- Functions and globals at file scope.
+local function file_scope(g, tk)
+  local V = lpeg.V
+  local expect, T, Q, K, KQ, Name, Ident = tk.expect, tk.T, tk.Q, tk.K, tk.KQ, tk.Name, tk.Ident
+  local R, node, MARK, LIST = tk.R, tk.node, tk.MARK, tk.LIST
+  -- `double (*f)(double)`: refused at once, the rest need not parse
+  local Param = Cmt(Cp() * V"Spec" * Q"(" * Q"*", function(_, _, pos)
+      error({ refused = "a function pointer", pos = pos, why = "no calls through pointers" }, 0)
+    end)
+    + V"Spec" * (V"Declarator" + V"Stars" * Cp() * V"Dims" * R(3, function(stars, pos, dims)
+      return { pos = pos, ptr = #stars, dims = dims }
+    end)) * R(2, function(spec, d) return { spec = spec, d = d } end)
+    + Cp() * T"..." * Cc"a variadic function" * node("refused", "pos", "what")
+  local Params = #(KQ"void" * Q")") * KQ"void" * MARK * LIST + MARK * (Param * (Q"," * Param)^0)^-1 * LIST
+  g.Top = V"Spec" * V"Stars" * Cp() * Ident * Q"(" * Params * T")" * (V"Block" + T";" * Cc(false))
+      * R(6, function(spec, stars, pos, name, params, body)
         return { k = "func", pos = pos, spec = spec, ptr = #stars, name = name, params = params, body = body }
-      end
-    + V"Decl" / function(d) d.k = "gdecl"; return d end
+      end)
+    + V"Decl" * R(1, function(d) d.k = "gdecl"; return d end)
     + expect("a declaration")
-  -- }====
-  return P(g)
 end
 
---- Folds `e1 op e2 op e3 ...` by C's precedence, left-associative.
-local prec = { ["||"] = 1, ["&&"] = 2, ["=="] = 3, ["!="] = 3, ["<"] = 4, ["<="] = 4, [">"] = 4,
-  [">="] = 4, ["+"] = 5, ["-"] = 5, ["*"] = 6, ["/"] = 6, ["%"] = 6 }
-function M.climb(first, rest)
-  if #rest == 0 then return first end
-  local i = 1
-  local function parse(lhs, minp)
-    while i <= #rest do
-      local pos, op = rest[i], rest[i + 1]
-      local p = prec[op]
-      if p < minp then break end
-      local rhs = rest[i + 2]
-      i = i + 3
-      while i <= #rest and prec[rest[i + 1]] > p do rhs = parse(rhs, p + 1) end
-      lhs = { k = "bin", pos = pos, op = op, a = lhs, b = rhs }
-    end
-    return lhs
-  end
-  return parse(first, 1)
+--- Builds the grammar; with `record`, each failed token notes what it expected.
+local function build(record)
+  local tk = tokens(record)
+  local V, MARK, LIST = lpeg.V, tk.MARK, tk.LIST
+  local g = { "Unit" }
+  g.Unit = skip * MARK * (V"Top")^0 * LIST * (-P(1) + tk.expect("end of input"))
+  expressions(g, tk)
+  declarations(g, tk)
+  statements(g, tk)
+  file_scope(g, tk)
+  return Ct(P(g))
 end
 
---- Applies the suffixes ([i], (args), ++, --) of a postfix expression.
-function M.postfix(e, sufs)
-  local i = 1
-  while i <= #sufs do
-    local pos, what = sufs[i], sufs[i + 1]
-    if what == "index" then
-      e = { k = "index", pos = pos, a = e, i = sufs[i + 2] }
-      i = i + 3
-    elseif what == "call" then
-      e = { k = "call", pos = e.pos, f = e, args = sufs[i + 2] }
-      i = i + 3
+-- {==== rebuilding the tree ====}
+local reducers = setmetatable({}, { __mode = "k" })
+--- A sentinel standing for "pop n values, push f(stack, first)".
+function M.reducer(n, f)
+  local r = { n = n, f = f }
+  reducers[r] = true
+  return r
+end
+M.MARK, M.LIST = { "mark" }, { "list" }
+
+--- The tree from the postfix sequence of a match.
+function M.rebuild(seq)
+  -- slots above top are stale, never read: no clearing needed
+  local stack, top = {}, 0
+  local MARK, LIST = M.MARK, M.LIST
+  for i = 1, #seq do
+    local v = seq[i]
+    if v == LIST then
+      local j = top
+      while stack[j] ~= MARK do j = j - 1 end
+      stack[j] = table.move(stack, j + 1, top, 1, {})
+      top = j
+    elseif type(v) == "table" and v ~= MARK then
+      local b = top - v.n + 1
+      stack[b] = v.f(stack, b)
+      top = b
     else
-      e = { k = "post", pos = pos, op = what:sub(5), a = e }
-      i = i + 2
+      top = top + 1
+      stack[top] = v
     end
   end
-  return e
+  return stack[1]
 end
+-- }====
+
+--- Applies one suffix ([i], (args), ++, --) of a postfix expression.
+function M.suffix(e, pos, what, x)
+  if what == "index" then return { k = "index", pos = pos, a = e, i = x } end
+  if what == "call" then return { k = "call", pos = e.pos, f = e, args = x } end
+  return { k = "post", pos = pos, op = what:sub(5), a = e }
+end
+
+-- LPeg's backtrack stack (400 entries by default) grows with nesting: an
+-- operand in brackets costs about a dozen entries, a nested statement a few.
+-- This is enough for max_nesting brackets and thousands of nested statements;
+-- beyond it the match raises, and cgwb.kparse reports that as too deep.
+M.stack = 200000
 
 local fast, slow
 --- Parses text: tree, pragmas (position of `#` -> text); or nil, position,
 -- expected names (in the order the grammar tried them).
 function M.parse(text)
+  lpeg.setmaxstack(M.stack)
   fast = fast or build(false)
   st = { pragmas = {}, far = 0, expected = {}, seen = {} }
-  local tree = fast:match(text)
-  if tree then return tree, st.pragmas end
+  local seq = fast:match(text)
+  if seq then return M.rebuild(seq), st.pragmas end
   slow = slow or build(true)
   st = { pragmas = {}, far = 0, expected = {}, seen = {} }
   slow:match(text)

@@ -38,6 +38,15 @@ function M.new(lay, file, text, pragmas, grammar)
   self.nfunc = 0
   self.scopes = { {} } -- the file scope first
   self.max_depth = lay.max_depth
+  self.nexpr = 0
+  self.expr_w = lay.width.expr
+  self.expr_extra = {} -- fields L:emit does not know by name: -1
+  local known = { OP = 1, TYPE = 1, A = 1, B = 1, C = 1, SYM = 1, IVAL = 1, LINE = 1, COL = 1 }
+  for f, off in pairs(lay.expr) do
+    if not known[f] then self.expr_extra[#self.expr_extra + 1] = off end
+  end
+  self.expr_code, self.type_code = lay.exprs, {}
+  for ty, name in pairs(TYNAME) do self.type_code[ty] = lay.types[name] end
   self:line_index()
   self:pragma_index(pragmas)
   return self
@@ -47,15 +56,15 @@ end
 
 function L:line_index()
   local starts = { 1 }
-  local text = self.text
-  local i = 1
+  -- a line ends at \n, \r\n or a lone \r
+  local text, i, n = self.text, 1, #self.text
   while true do
-    local a = text:find("[\r\n]", i) -- one search a line: linear in the text
+    local a = text:find("[\r\n]", i)
     if not a then break end
-    local nxt = a + 1
-    if text:byte(a) == 13 and text:byte(a + 1) == 10 then nxt = a + 2 end -- \r\n is one break
-    starts[#starts + 1] = nxt
-    i = nxt
+    if text:byte(a) == 13 and text:byte(a + 1) == 10 then a = a + 1 end
+    starts[#starts + 1] = a + 1
+    i = a + 1
+    if i > n then break end
   end
   self.starts = starts
 end
@@ -63,11 +72,14 @@ end
 --- Line and column (1-based) of a byte offset.
 function L:linecol(pos)
   local s = self.starts
+  local l = self.last_line or 1 -- positions mostly come in order: try the last line first
+  if s[l] <= pos and (not s[l + 1] or pos < s[l + 1]) then return l, pos - s[l] + 1 end
   local lo, hi = 1, #s
   while lo < hi do
     local mid = (lo + hi + 1) // 2
     if s[mid] <= pos then lo = mid else hi = mid - 1 end
   end
+  self.last_line = lo
   return lo, pos - s[lo] + 1
 end
 
@@ -262,15 +274,27 @@ function L:emit(t, depth)
   if depth > self.max_depth then
     self:outside(t.pos, "an expression nested deeper than " .. self.max_depth, "max_depth")
   end
-  local lay = self.lay
+  local o, arr, w = self.lay.expr, self.out.expr, self.expr_w
+  local id = self.nexpr
+  self.nexpr = id + 1
+  local base = id * w
   local line, col = self:linecol(t.pos)
   local ival = t.ival or -1
   if t.op == "const_d" then ival = self:dconst(t.dval) end
-  local id = self:row("expr", { OP = lay.exprs[t.op], TYPE = lay.types[TYNAME[t.ty]], SYM = t.sym or -1,
-    IVAL = ival, LINE = line, COL = col })
-  for _, f in ipairs({ "a", "b", "c" }) do
-    if t[f] then self:set("expr", id, f:upper(), self:emit(t[f], depth)) end
-  end
+  -- every field is written here (w of them, the header's), in row order
+  arr[base + o.OP] = self.expr_code[t.op]
+  arr[base + o.TYPE] = self.type_code[t.ty]
+  arr[base + o.A] = -1
+  arr[base + o.B] = -1
+  arr[base + o.C] = -1
+  arr[base + o.SYM] = t.sym or -1
+  arr[base + o.IVAL] = ival
+  arr[base + o.LINE] = line
+  arr[base + o.COL] = col
+  for _, off in ipairs(self.expr_extra) do arr[base + off] = -1 end
+  if t.a then arr[base + o.A] = self:emit(t.a, depth) end
+  if t.b then arr[base + o.B] = self:emit(t.b, depth) end
+  if t.c then arr[base + o.C] = self:emit(t.c, depth) end
   return id
 end
 -- }====

@@ -10,21 +10,20 @@ local PTR_OF = { double = "pdouble", int = "pint" }
 -- {==== effects ====}
 
 --- Lowers an expression evaluated for its effect, then its postfix ++/--.
-function L:effect(e, pragma)
+-- spos: where the statement begins (its rows' position), else the operator's.
+function L:effect(e, pragma, spos)
   self.posts_ok, self.posts = true, {}
-  if e.k == "assign" then self:do_assign(e, pragma)
+  if e.k == "assign" then self:do_assign(e, pragma, spos)
   elseif e.k == "call" then
-    local before = self.nhoist
-    local v = self:rv_call(e, true)
+    self:rv_call(e, true)
     if pragma ~= -1 and pragma then self:set("stmt", self.cur[#self.cur], "PRAGMA", pragma) end
-    _ = v, before
   elseif (e.k == "un" and (e.op == "pre++" or e.op == "pre--")) or e.k == "post" then
     local lv = self:lvalue(e.a)
     if lv.ty == "double" then
       self:outside(e.pos, ("'%s' on a double"):format(e.op:gsub("pre", "")), "++ and -- are for ints and pointers")
     end
     self.posts_ok = false
-    self:incdec(lv, e.op:find("+", 1, true) and "+" or "-", e.pos)
+    self:incdec(lv, e.op:find("+", 1, true) and "+" or "-", spos or e.pos)
     if pragma ~= -1 then self:set("stmt", self.cur[#self.cur], "PRAGMA", pragma) end
   else
     local n0 = self.nhoist
@@ -265,7 +264,7 @@ function L:statement(s)
     if pragma then self:err(pragma.pos, "#pragma cgwb before a block: put it on a statement") end
     return self:body(s)
   end
-  if k == "expr" then return self:effect(s.e, self:take_pragma(s.pos)) end
+  if k == "expr" then return self:effect(s.e, self:take_pragma(s.pos), s.pos) end
   if k == "decl" then return self:local_decl(s) end
   if k == "if" then return self:s_if(s) end
   if k == "for" then return self:s_for(s) end
@@ -446,9 +445,7 @@ function L:unit(tree)
   for _, top in ipairs(tree) do
     if top.k == "func" then self:func(top) else self:global(top) end
   end
-  for name, f in pairs(self.funcs) do
-    if not f.defined and f.used then self:err(f.pos, "'%s' is declared but not defined", name) end
-  end
+  -- a prototype never defined is an error only where it is called (call_args)
   for i = 1, n do self:row("func", self.frows[i]) end
   self:check_pragmas()
   return self.out
