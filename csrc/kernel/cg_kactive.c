@@ -93,17 +93,29 @@ static void backward(cg_kactive *ac, const cg_kalias *al, const cg_kchains *ch, 
   }
 }
 
+/* Whether an access of this kind touches object o. */
+static int accessed(const cg_kalias *al, int32_t o, int kind) {
+  uint32_t a, i;
+  for (a = 0; a < al->nacc; a++)
+    for (i = 0; al->acc_kind[a] == kind && i < al->set_n[al->acc_set[a]]; i++)
+      if (al->addr[al->set_off[al->acc_set[a]] + i].obj == o) return 1;
+  return 0;
+}
+
 /* The independents' and dependents' objects: parameters' own objects (a
  * by-value double) or regions (a pointer to double). */
-static int mark_params(const cg_kalias *al, const int32_t *ps, uint32_t np, int deflt_scalars,
+static int mark_params(const cg_kalias *al, const int32_t *ps, uint32_t np, int kind,
                        uint8_t *mark, cg_error *e) {
   const cg_kernel *k = al->k;
   int32_t s0 = CG_KFUNC(k, al->func, SYM0), npar = CG_KFUNC(k, al->func, NPARAM), s;
   uint32_t i;
-  if (!ps) {
-    for (s = s0; s < s0 + npar; s++)
-      if (CG_KSYM(k, s, BASE) == CG_KT_DOUBLE && (CG_KSYM(k, s, PTR) || deflt_scalars))
-        mark[al->sym_obj[cg_kalias_lsym(al, s)]] = 1;
+  if (!ps) { /* the defaults: double parameters read (kind USE), or written through (DEF) */
+    for (s = s0; s < s0 + npar; s++) {
+      int32_t o = al->sym_obj[cg_kalias_lsym(al, s)];
+      if (CG_KSYM(k, s, BASE) == CG_KT_DOUBLE && (CG_KSYM(k, s, PTR) || kind == CG_KA_USE) &&
+          accessed(al, o, kind))
+        mark[o] = 1;
+    }
     return CG_OK;
   }
   for (i = 0; i < np; i++) {
@@ -157,7 +169,8 @@ cg_kactive *cg_kactive_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *c
   memset(ac->indep, 0, ac->nobj), memset(ac->dep, 0, ac->nobj);
   memset(ac->varied, 0, ac->nstmt), memset(ac->useful, 0, ac->nstmt);
   memset(ac->active, 0, ac->nstmt), memset(ac->acc_active, 0, ac->nacc);
-  if (mark_params(al, indep, nindep, 1, ac->indep, e) || mark_params(al, dep, ndep, 0, ac->dep, e))
+  if (mark_params(al, indep, nindep, CG_KA_USE, ac->indep, e) ||
+      mark_params(al, dep, ndep, CG_KA_DEF, ac->dep, e))
     goto fail;
   forward(ac, al, ch, stack);
   backward(ac, al, ch, stack);

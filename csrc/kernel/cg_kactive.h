@@ -22,7 +22,8 @@ typedef struct cg_kactive {
 } cg_kactive;
 
 /* indep, dep: parameter symbols of the function (NULL: the defaults, the
- * double parameters and pointers to double resp. the pointers to double);
+ * double parameters and pointers to double that f reads, resp. the pointers
+ * to double that f writes through);
  * dep_return -1: a double result is a dependent by default.  A symbol that
  * is not a double parameter or pointer to double: CG_EUSAGE.  Cost: linear
  * in the chains. */
