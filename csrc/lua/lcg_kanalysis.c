@@ -338,10 +338,12 @@ static void push_overrides(lua_State *L, const cg_kalias *al) {
   }
 }
 
-static void push_stats(lua_State *L, const lanalysis *an) {
-  lua_createtable(L, 0, 5);
+/* nset0: the sets before the chains widened some (alias.sets lists those). */
+static void push_stats(lua_State *L, const lanalysis *an, uint32_t nset0) {
+  lua_createtable(L, 0, 6);
   lua_pushinteger(L, an->al->nobj), lua_setfield(L, -2, "objects");
-  lua_pushinteger(L, an->al->nset), lua_setfield(L, -2, "sets");
+  lua_pushinteger(L, nset0), lua_setfield(L, -2, "sets");
+  lua_pushinteger(L, an->al->nset - nset0), lua_setfield(L, -2, "widened_sets");
   lua_pushinteger(L, an->al->nacc), lua_setfield(L, -2, "accesses");
   lua_pushinteger(L, an->al->nvn), lua_setfield(L, -2, "values");
   lua_pushinteger(L, an->ch->passes), lua_setfield(L, -2, "loop_passes");
@@ -372,7 +374,7 @@ static cg_kassume *get_assumes(lua_State *L, const cg_kernel *k, int32_t f, uint
 static int l_kernel_analyze(lua_State *L) {
   const cg_kernel *k = lcg_checkkernel(L, 1);
   int32_t f = lcg_checkkfunc(L, k, 2), *ind, *dep;
-  uint32_t nas = 0, nind = 0, ndep = 0;
+  uint32_t nas = 0, nind = 0, ndep = 0, nset0;
   int dret = -1, box;
   cg_kassume *as;
   lanalysis *an;
@@ -403,11 +405,12 @@ static int l_kernel_analyze(lua_State *L) {
   lua_pop(L, 1);
   push_overrides(L, an->al), lua_setfield(L, -2, "assumed");
   lua_setfield(L, -2, "alias");
+  nset0 = an->al->nset;
   if (!(an->ch = cg_kchains_run(&an->A, an->al, &e))) return lcg_fail(L, &e);
   push_chains(L, an->al, an->ch), lua_setfield(L, -2, "chains");
   if (!(an->ac = cg_kactive_run(&an->A, an->al, an->ch, ind, nind, dep, ndep, dret, &e))) return lcg_fail(L, &e);
   push_activity(L, an->al, an->ac), lua_setfield(L, -2, "activity");
-  push_stats(L, an), lua_setfield(L, -2, "stats");
+  push_stats(L, an, nset0), lua_setfield(L, -2, "stats");
   return 1;
 }
 
