@@ -256,6 +256,9 @@ void f(double *a, int n, double x) {
 ]]), "f")
     local def = A.stmt(3)
     assert.same({0, def}, A.ud("a[(i - 1)]", 3))
+    assert.equal(#A.res.alias.sets, A.res.stats.sets)
+    assert.equal(1, A.res.stats.widened_sets)          -- a[i] around the back edge: a[?]
+    assert.equal(2, A.res.stats.loop_passes)
     assert.equal("no", A.rel(A.acc("a[i]", "def", 3), A.acc("a[(i - 1)]", "use", 3)))
   end)
   it("a scalar defined in the body reaches the next iteration and the exit", function()
