@@ -804,6 +804,29 @@ local function kernel_dot(k, ids)
   return table.concat(parts, "\n")
 end
 
+-- Prints the report of each function as soon as it is made, so that only one
+-- function's analyses are alive at a time (a kernel of 10^5 statements keeps
+-- thousands).  The JSON is what json.encode gives for {file=, functions=[...]}
+-- with an indent of 2: each function's object indented one level deeper.
+local function kernel_stream(k, ids, a)
+  local json, funcs = require "cgwb.json", k:functions()
+  if a.json then
+    io.write('{\n  "file": ', json.encode(a.kernel), ',\n  "functions": [')
+  else
+    io.write(a.kernel, "\n")
+  end
+  for i, id in ipairs(ids) do
+    local r = kernel_report(k, id, a, funcs)
+    if a.json then
+      local text = json.encode(r, 2, { inline_arrays = true }):gsub("\n", "\n    ")
+      io.write(i > 1 and "," or "", "\n    ", text)
+    else
+      io.write("\n", kernel_text(r))
+    end
+  end
+  if a.json then io.write(#ids > 0 and "\n  ]\n}\n" or "]\n}\n") end
+end
+
 -- Runs the interpreter (--call, --jacobian) and prints the issue's JSON.
 local function kernel_call(k, a)
   local ids = kernel_functions(k, a["function"])
@@ -858,17 +881,7 @@ commands.kernel = {
       fh:close()
       if a.dot == "-" then return end
     end
-    local reports = {}
-    local funcs = k:functions()
-    for i, id in ipairs(ids) do reports[i] = kernel_report(k, id, a, funcs) end
-    if a.json then
-      local json = require "cgwb.json"
-      io.write(json.encode({ file = a.kernel, functions = json.array(reports) }, 2, { inline_arrays = true }), "\n")
-      return
-    end
-    local texts = {}
-    for i, r in ipairs(reports) do texts[i] = kernel_text(r) end
-    io.write(a.kernel, "\n\n", table.concat(texts, "\n"))
+    kernel_stream(k, ids, a)
   end,
 }
 
