@@ -32,7 +32,7 @@ function L:rv_id(e)
     end
     self:err(e.pos, "unknown identifier '%s'", e.name)
   end
-  self:mark_read(s, e.pos)
+  self:mark_read(s)
   if s.ndim > 0 and s.ptr == 0 then -- an array decays to the address of its first cell
     return T("addr", PTR_OF[s.base], e.pos, { sym = s.id, pconst = self:sym_const(s),
       dim1 = s.ndim == 2 and s.dim1 or nil })
@@ -49,7 +49,7 @@ function L:sym_const(s)
   return s.kind == "global" or (s.qual & self.lay.qual.const) ~= 0
 end
 
-function L:mark_read(s, pos) s.used = true; local _ = pos end
+function L:mark_read(s) s.used = true end
 -- }====
 
 -- {==== subscripts and dereferences ====}
@@ -103,14 +103,14 @@ function L:index(e)
   if inner.k == "index" and inner.a.k == "id" then
     local s = self:lookup(inner.a.name)
     if s and s.ndim == 2 then
-      self:mark_read(s, inner.pos)
+      self:mark_read(s)
       return T("elem", s.base, e.pos, { sym = s.id, a = self:index_int(inner.i), b = self:index_int(e.i) })
     end
   end
   if inner.k == "id" then
     local s = self:lookup(inner.name)
     if s and (s.ndim > 0 or s.ptr == 1) then
-      self:mark_read(s, inner.pos)
+      self:mark_read(s)
       local i = self:index_int(e.i)
       if s.ndim == 2 then
         return T("addr", PTR_OF[s.base], e.pos, { sym = s.id, a = i, pconst = self:sym_const(s) })

@@ -78,8 +78,8 @@ local any_token = C(ident_raw + number_raw + string_lit + char_lit + punct_raw +
 function M.token_at(text, pos) return any_token:match(text, pos) end
 -- }====
 
---- Builds the grammar; with `record`, each failed token notes what it expected.
-local function build(record)
+--- The tokens and capture helpers of one grammar (quiet or recording).
+local function tokens(record)
   local function expect(name)
     if not record then return P(false) end
     return Cmt(Cp(), function(_, i)
@@ -139,12 +139,15 @@ local function build(record)
     end))
   end
 
-  local V = lpeg.V
-  local g = {}
-  g[1] = "Unit"
-  g.Unit = skip * MARK * (V"Top")^0 * LIST * (-P(1) + expect("end of input"))
+  return { expect = expect, T = T, Q = Q, K = K, KQ = KQ, Name = Name, Ident = Ident, R = R,
+    node = node, MARK = MARK, LIST = LIST }
+end
 
-  -- {==== expressions ====}
+--- The expressions: C's precedence levels, unary operators, casts, postfix.
+local function expressions(g, tk)
+  local V = lpeg.V
+  local expect, T, Q, K, KQ, Name, Ident = tk.expect, tk.T, tk.Q, tk.K, tk.KQ, tk.Name, tk.Ident
+  local R, node, MARK, LIST = tk.R, tk.node, tk.MARK, tk.LIST
   local AssignOp = P(false)
   for _, o in ipairs({ "=", "+=", "-=", "*=", "/=", "%=" }) do
     AssignOp = AssignOp + Cp() * C(#Q(o) * P(o)) * skip
@@ -178,9 +181,13 @@ local function build(record)
   g.Primary = Number + Cp() * Name * skip * node("id", "pos", "name")
     + Q"(" * V"Expr" * T")"
     + expect("an expression")
-  -- }====
+end
 
-  -- {==== declarations ====}
+--- Specifiers, declarators, initializers, declarations.
+local function declarations(g, tk)
+  local V = lpeg.V
+  local expect, T, Q, K, KQ, Name, Ident = tk.expect, tk.T, tk.Q, tk.K, tk.KQ, tk.Name, tk.Ident
+  local R, node, MARK, LIST = tk.R, tk.node, tk.MARK, tk.LIST
   local Qual = KQ"const" * Cc"const" + KQ"static" * Cc"static" + KQ"inline" * Cc"inline"
     + KQ"restrict" * Cc"restrict"
   local Base = KQ"double" * Cc"double" + KQ"int" * Cc"int" + KQ"void" * Cc"void"
@@ -194,6 +201,7 @@ local function build(record)
   local Stars = MARK * Star^0 * LIST
   local Dim = Cp() * Q"[" * (V"Expr" + Cc(false)) * T"]" * R(2, function(pos, e) return { pos = pos, e = e } end)
   local Dims = MARK * Dim^0 * LIST
+  g.Stars, g.Dims = Stars, Dims -- shared with the file scope's parameters
   g.Declarator = Stars * Cp() * Ident * Dims * R(4, function(stars, pos, name, dims)
     local d = { pos = pos, name = name, ptr = #stars, dims = dims }
     for _, st in ipairs(stars) do
@@ -209,9 +217,13 @@ local function build(record)
   end)
   g.Decl = V"Spec" * MARK * V"InitDecl" * (Q"," * V"InitDecl")^0 * LIST * T";"
     * R(2, function(spec, decls) return { k = "decl", pos = spec.pos, spec = spec, decls = decls } end)
-  -- }====
+end
 
-  -- {==== statements ====}
+--- The statements.
+local function statements(g, tk)
+  local V = lpeg.V
+  local expect, T, Q, K, KQ, Name, Ident = tk.expect, tk.T, tk.Q, tk.K, tk.KQ, tk.Name, tk.Ident
+  local R, node, MARK, LIST = tk.R, tk.node, tk.MARK, tk.LIST
   -- The statement's first token is tried quietly: a failure there expects
   -- "a statement", not each keyword.
   g.Stmt = V"Block" + V"If" + V"For" + V"While" + V"Do"
@@ -231,25 +243,40 @@ local function build(record)
     * (V"Expr" + Cc(false)) * T")" * V"Stmt" * node("for", "pos", "init", "c", "step", "body")
   g.While = Cp() * KQ"while" * T"(" * V"Expr" * T")" * V"Stmt" * node("while", "pos", "c", "body")
   g.Do = Cp() * KQ"do" * V"Stmt" * K"while" * T"(" * V"Expr" * T")" * T";" * node("do", "pos", "body", "c")
-  -- }====
+end
 
-  -- {==== file scope ====}
+--- Functions and globals at file scope.
+local function file_scope(g, tk)
+  local V = lpeg.V
+  local expect, T, Q, K, KQ, Name, Ident = tk.expect, tk.T, tk.Q, tk.K, tk.KQ, tk.Name, tk.Ident
+  local R, node, MARK, LIST = tk.R, tk.node, tk.MARK, tk.LIST
   -- `double (*f)(double)`: refused at once, the rest need not parse
   local Param = Cmt(Cp() * V"Spec" * Q"(" * Q"*", function(_, _, pos)
       error({ refused = "a function pointer", pos = pos, why = "no calls through pointers" }, 0)
     end)
-    + V"Spec" * (V"Declarator" + Stars * Cp() * Dims * R(3, function(stars, pos, dims)
+    + V"Spec" * (V"Declarator" + V"Stars" * Cp() * V"Dims" * R(3, function(stars, pos, dims)
       return { pos = pos, ptr = #stars, dims = dims }
     end)) * R(2, function(spec, d) return { spec = spec, d = d } end)
     + Cp() * T"..." * Cc"a variadic function" * node("refused", "pos", "what")
   local Params = #(KQ"void" * Q")") * KQ"void" * MARK * LIST + MARK * (Param * (Q"," * Param)^0)^-1 * LIST
-  g.Top = V"Spec" * Stars * Cp() * Ident * Q"(" * Params * T")" * (V"Block" + T";" * Cc(false))
+  g.Top = V"Spec" * V"Stars" * Cp() * Ident * Q"(" * Params * T")" * (V"Block" + T";" * Cc(false))
       * R(6, function(spec, stars, pos, name, params, body)
         return { k = "func", pos = pos, spec = spec, ptr = #stars, name = name, params = params, body = body }
       end)
     + V"Decl" * R(1, function(d) d.k = "gdecl"; return d end)
     + expect("a declaration")
-  -- }====
+end
+
+--- Builds the grammar; with `record`, each failed token notes what it expected.
+local function build(record)
+  local tk = tokens(record)
+  local V, MARK, LIST = lpeg.V, tk.MARK, tk.LIST
+  local g = { "Unit" }
+  g.Unit = skip * MARK * (V"Top")^0 * LIST * (-P(1) + tk.expect("end of input"))
+  expressions(g, tk)
+  declarations(g, tk)
+  statements(g, tk)
+  file_scope(g, tk)
   return Ct(P(g))
 end
 

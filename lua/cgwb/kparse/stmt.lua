@@ -15,10 +15,8 @@ function L:effect(e, pragma, spos)
   self.posts_ok, self.posts = true, {}
   if e.k == "assign" then self:do_assign(e, pragma, spos)
   elseif e.k == "call" then
-    local before = self.nhoist
-    local v = self:rv_call(e, true)
+    self:rv_call(e, true)
     if pragma ~= -1 and pragma then self:set("stmt", self.cur[#self.cur], "PRAGMA", pragma) end
-    local _ = v, before
   elseif (e.k == "un" and (e.op == "pre++" or e.op == "pre--")) or e.k == "post" then
     local lv = self:lvalue(e.a)
     if lv.ty == "double" then
@@ -447,9 +445,7 @@ function L:unit(tree)
   for _, top in ipairs(tree) do
     if top.k == "func" then self:func(top) else self:global(top) end
   end
-  for name, f in pairs(self.funcs) do
-    if not f.defined and f.used then self:err(f.pos, "'%s' is declared but not defined", name) end
-  end
+  -- a prototype never defined is an error only where it is called (call_args)
   for i = 1, n do self:row("func", self.frows[i]) end
   self:check_pragmas()
   return self.out

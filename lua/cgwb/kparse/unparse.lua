@@ -15,6 +15,10 @@ for w in ([[auto break case char const continue default do double else enum exte
   inline int long register restrict return short signed sizeof static struct switch typedef union
   unsigned void volatile while main]]):gmatch("%a+") do KEYWORDS[w] = true end
 
+local BINOP = { add = "+", sub = "-", mul = "*", div = "/", mod = "%", lt = "<", le = "<=", gt = ">",
+  ge = ">=", eq = "==", ne = "!=", ["and"] = "&&", ["or"] = "||" }
+
+--- A double constant as C: %.17g with a point, the math.h names for inf and nan.
 local function fmt_double(v)
   if v ~= v then return "NAN" end
   if v == math.huge then return "HUGE_VAL" end
@@ -31,211 +35,236 @@ local function fmt_int(v)
   return ("%d"):format(v)
 end
 
-local BINOP = { add = "+", sub = "-", mul = "*", div = "/", mod = "%", lt = "<", le = "<=", gt = ">",
-  ge = ">=", eq = "==", ne = "!=", ["and"] = "&&", ["or"] = "||" }
+-- {==== the writer ====}
+local U = {}
+U.__index = U
 
---- An accessor over the flat arrays: field(tab, id, FIELD).
-local function reader(flat, lay)
-  return function(tab, id, f) return flat[tab][id * lay.width[tab] + lay[tab][f]] end
+function U:get(tab, id, f) return self.flat[tab][id * self.lay.width[tab] + self.lay[tab][f]] end
+function U:put(ind, s) self.out[#self.out + 1] = ("  "):rep(ind) .. s end
+function U:name_of(tab, id) return self.flat.names[self:get(tab, id, "NAME") + 1] end
+
+--- A C name not yet taken in the current scope (file names plus one function's).
+function U:unique(base)
+  local n, s = 1, base
+  while self.taken[s] or KEYWORDS[s] or self.lay.intrinsics[s] do n = n + 1; s = base .. "_" .. n end
+  self.taken[s] = true
+  return s
 end
 
+--- C names: functions and globals first, then each function's symbols.
+function U:names()
+  local lay = self.lay
+  for f = 0, self.nfunc - 1 do self.taken[self:name_of("func", f)] = true end
+  for s = 0, self.nsym - 1 do
+    if self:get("sym", s, "KIND") == lay.sym_kinds.global then
+      self.cname[s] = self:unique((self:name_of("sym", s):gsub("@", "_")))
+    end
+  end
+  local file_names = self.taken
+  for f = 0, self.nfunc - 1 do
+    self.taken = {}
+    for k in pairs(file_names) do self.taken[k] = true end
+    local sym0 = self:get("func", f, "SYM0")
+    for s = sym0, sym0 + self:get("func", f, "NSYM") - 1 do
+      self.cname[s] = self:unique((self:name_of("sym", s):gsub("@", "_")))
+    end
+  end
+end
+
+--- The declaration of symbol s (a local or global; parameters: U:param).
+function U:sym_decl(s)
+  local lay = self.lay
+  local base = lay.types[self:get("sym", s, "BASE") + 1]
+  local q, kind = self:get("sym", s, "QUAL"), self:get("sym", s, "KIND")
+  local ptr, ndim = self:get("sym", s, "PTR"), self:get("sym", s, "NDIM")
+  -- a const local is assigned by its initializing statement: only what a
+  -- pointer points to, a parameter and a global stay const
+  local keep = ptr == 1 or kind == lay.sym_kinds.global or kind == lay.sym_kinds.param
+  local const = ((q & lay.qual.const) ~= 0 and keep) and "const " or ""
+  if ndim > 0 and ptr == 0 then
+    local d0, d1 = self:get("sym", s, "DIM0"), self:get("sym", s, "DIM1")
+    return const .. base .. " " .. self.cname[s] .. "[" .. d0 .. "]" .. (ndim == 2 and ("[" .. d1 .. "]") or "")
+  end
+  if ptr == 1 then
+    return const .. base .. " *" .. ((q & lay.qual.restrict) ~= 0 and "restrict " or "") .. self.cname[s]
+  end
+  return const .. base .. " " .. self.cname[s]
+end
+
+--- A parameter: an array parameter with its dims as declared, const and
+-- restrict kept.
+function U:param(s)
+  local lay = self.lay
+  local ndim = self:get("sym", s, "NDIM")
+  if ndim == 0 then return self:sym_decl(s) end
+  local d0, d1 = self:get("sym", s, "DIM0"), self:get("sym", s, "DIM1")
+  local q = self:get("sym", s, "QUAL")
+  return ((q & lay.qual.const) ~= 0 and "const " or "") .. lay.types[self:get("sym", s, "BASE") + 1]
+    .. " " .. self.cname[s] .. "[" .. ((q & lay.qual.restrict) ~= 0 and "restrict " or "")
+    .. (d0 > 0 and d0 or "") .. "]" .. (ndim == 2 and ("[" .. d1 .. "]") or "")
+end
+-- }====
+
+-- {==== expressions ====}
+
+--- The subscripts of ELEM or ADDR e on symbol s.
+function U:subs(e, s)
+  local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
+  if self:get("sym", s, "NDIM") == 2 and b >= 0 then
+    return "[" .. self:expr(a, true) .. "][" .. self:expr(b, true) .. "]"
+  end
+  return "[" .. self:expr(a, true) .. "]"
+end
+
+function U:addr(e, s)
+  local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
+  local ndim = self:get("sym", s, "NDIM")
+  if a < 0 then return ndim > 0 and self.cname[s] or ("&" .. self.cname[s]), true end
+  if ndim == 2 and b < 0 then return self.cname[s] .. "[" .. self:expr(a, true) .. "]", true end
+  return "&" .. self.cname[s] .. self:subs(e, s), false
+end
+
+--- Expression e as C; top: no enclosing parentheses needed.
+function U:expr(e, top)
+  local lay = self.lay
+  local op = lay.exprs[self:get("expr", e, "OP") + 1]
+  local a, b, c = self:get("expr", e, "A"), self:get("expr", e, "B"), self:get("expr", e, "C")
+  local s = self:get("expr", e, "SYM")
+  local r, atom
+  if op == "const_i" then return fmt_int(self:get("expr", e, "IVAL"))
+  elseif op == "const_d" then return fmt_double(self.flat.dconst[self:get("expr", e, "IVAL") + 1])
+  elseif op == "var" then return self.cname[s]
+  elseif op == "elem" then return self.cname[s] .. self:subs(e, s)
+  elseif op == "addr" then
+    r, atom = self:addr(e, s)
+    if atom then return r end
+  elseif op == "intrin" then
+    return lay.intrinsics[s + 1] .. "(" .. self:expr(a, true) .. (b >= 0 and (", " .. self:expr(b, true)) or "") .. ")"
+  elseif op == "ptradd" then r = self:expr(a) .. " + " .. self:expr(b)
+  elseif op == "neg" then r = "-" .. self:expr(a)
+  elseif op == "not" then r = "!" .. self:expr(a)
+  elseif op == "cond" then r = self:expr(a) .. " ? " .. self:expr(b) .. " : " .. self:expr(c)
+  elseif op == "cast" then r = "(" .. lay.types[self:get("expr", e, "TYPE") + 1] .. ")" .. self:expr(a)
+  else r = self:expr(a) .. " " .. BINOP[op] .. " " .. self:expr(b) end
+  return top and r or ("(" .. r .. ")")
+end
+-- }====
+
+-- {==== statements ====}
+
+function U:call_text(st)
+  local args = {}
+  local first = self:get("stmt", st, "X1")
+  for i = 1, self:get("stmt", st, "X2") do args[i] = self:expr(self.flat.args[first + i], true) end
+  local t = self:name_of("func", self:get("stmt", st, "X0")) .. "(" .. table.concat(args, ", ") .. ")"
+  local lhs = self:get("stmt", st, "X3")
+  return lhs >= 0 and (self:expr(lhs, true) .. " = " .. t) or t
+end
+
+--- An ASSIGN or CALL without its semicolon.
+function U:simple(st)
+  if self.lay.stmts[self:get("stmt", st, "KIND") + 1] == "assign" then
+    return self:expr(self:get("stmt", st, "X0"), true) .. " = " .. self:expr(self:get("stmt", st, "X1"), true)
+  end
+  return self:call_text(st)
+end
+
+function U:slice(start, n, ind)
+  for i = 1, n do self:stmt(self.flat.list[start + i], ind) end
+end
+
+--- The statements of a slice (pre, step: assignments and calls) as a list.
+function U:comma(start, n)
+  local parts = {}
+  for i = 1, n do parts[i] = self:simple(self.flat.list[start + i]) end
+  return parts
+end
+
+function U:loop(st, ind, x)
+  local pre = self:comma(x[5], x[6])
+  if x[0] >= 0 then pre[#pre + 1] = self:expr(x[0], #pre == 0) end
+  local test = #pre > 1 and ("(" .. table.concat(pre, ", ") .. ")") or (pre[1] or "")
+  local flag = self.lay.loop_kinds[self:get("stmt", st, "FLAGS") + 1]
+  if flag == "do" and x[4] == 0 then
+    self:put(ind, "do {")
+    self:slice(x[1], x[2], ind + 1)
+    return self:put(ind, "} while (" .. (test ~= "" and test or "1") .. ");")
+  end
+  if flag == "while" and x[4] == 0 then
+    self:put(ind, "while (" .. (test ~= "" and test or "1") .. ") {")
+  else
+    self:put(ind, "for (; " .. test .. "; " .. table.concat(self:comma(x[3], x[4]), ", ") .. ") {")
+  end
+  self:slice(x[1], x[2], ind + 1)
+  self:put(ind, "}")
+end
+
+function U:stmt(st, ind)
+  local kind = self.lay.stmts[self:get("stmt", st, "KIND") + 1]
+  local pragma = self:get("stmt", st, "PRAGMA")
+  if pragma >= 0 then
+    for line in (self.flat.names[pragma + 1] .. "\n"):gmatch("(.-)\n") do self:put(0, "#pragma cgwb " .. line) end
+  end
+  local x = {}
+  for i = 0, 6 do x[i] = self:get("stmt", st, "X" .. i) end
+  if kind == "assign" or kind == "call" then self:put(ind, self:simple(st) .. ";")
+  elseif kind == "if" then
+    self:put(ind, "if (" .. self:expr(x[0], true) .. ") {")
+    self:slice(x[1], x[2], ind + 1)
+    if x[4] > 0 then self:put(ind, "} else {"); self:slice(x[3], x[4], ind + 1) end
+    self:put(ind, "}")
+  elseif kind == "loop" then self:loop(st, ind, x)
+  elseif kind == "return" then self:put(ind, x[0] >= 0 and ("return " .. self:expr(x[0], true) .. ";") or "return;")
+  else self:put(ind, kind .. ";") end
+end
+-- }====
+
+-- {==== the file ====}
+
+function U:signature(f)
+  local parts = {}
+  local sym0, np = self:get("func", f, "SYM0"), self:get("func", f, "NPARAM")
+  for s = sym0, sym0 + np - 1 do parts[#parts + 1] = self:param(s) end
+  return self.lay.types[self:get("func", f, "RET") + 1] .. " " .. self:name_of("func", f) .. "("
+    .. (np == 0 and "void" or table.concat(parts, ", ")) .. ")"
+end
+
+function U:global(s)
+  local init, n = self:get("sym", s, "INIT"), self:get("sym", s, "NINIT")
+  local int = self.lay.types[self:get("sym", s, "BASE") + 1] == "int"
+  local vals = {}
+  for i = 1, n do
+    local v = self.flat.dconst[init + i]
+    vals[i] = int and fmt_int(math.tointeger(v)) or fmt_double(v)
+  end
+  local rhs = ""
+  if n > 0 then
+    rhs = self:get("sym", s, "NDIM") > 0 and (" = {" .. table.concat(vals, ", ") .. "}") or (" = " .. vals[1])
+  end
+  self:put(0, "static " .. self:sym_decl(s) .. rhs .. ";")
+end
+
+function U:func(f)
+  self:put(0, self:signature(f) .. " {")
+  local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
+  for s = sym0 + np, sym0 + ns - 1 do self:put(1, self:sym_decl(s) .. ";") end
+  self:slice(self:get("func", f, "BODY"), self:get("func", f, "NBODY"), 1)
+  self:put(0, "}")
+end
+
+--- The canonical form of flat (cgwb.kparse's arrays) as C text.
 function M.unparse(flat, lay)
-  local get = reader(flat, lay)
-  local names = flat.names
-  local nsym = #flat.sym // lay.width.sym
-  local nfunc = #flat.func // lay.width.func
-  local tyname = lay.types
-  local cname = {} -- symbol id -> C name
-  local taken = {}
-  local function unique(base)
-    local n, s = 1, base
-    while taken[s] or KEYWORDS[s] or lay.intrinsics[s] do n = n + 1; s = base .. "_" .. n end
-    taken[s] = true
-    return s
+  local u = setmetatable({ flat = flat, lay = lay, out = {}, cname = {}, taken = {},
+    nsym = #flat.sym // lay.width.sym, nfunc = #flat.func // lay.width.func }, U)
+  u:names()
+  u:put(0, "#include <math.h>")
+  for s = 0, u.nsym - 1 do
+    if u:get("sym", s, "KIND") == lay.sym_kinds.global then u:global(s) end
   end
-  for f = 0, nfunc - 1 do taken[names[get("func", f, "NAME") + 1]] = true end
-  local fname = {}
-  for f = 0, nfunc - 1 do fname[f] = names[get("func", f, "NAME") + 1] end
-  for s = 0, nsym - 1 do
-    if get("sym", s, "KIND") == lay.sym_kinds.global then
-      cname[s] = unique((names[get("sym", s, "NAME") + 1]:gsub("@", "_")))
-    end
-  end
-
-  local out = {}
-  local function put(ind, s) out[#out + 1] = ("  "):rep(ind) .. s end
-
-  local function sym_decl(s, with_name)
-    local base = tyname[get("sym", s, "BASE") + 1]
-    local q = get("sym", s, "QUAL")
-    local ptr, ndim = get("sym", s, "PTR"), get("sym", s, "NDIM")
-    local d0, d1 = get("sym", s, "DIM0"), get("sym", s, "DIM1")
-    -- a const local is assigned by its initializing statement: only what a
-    -- pointer points to, a parameter and a global stay const
-    local kind = get("sym", s, "KIND")
-    local keep = ptr == 1 or kind == lay.sym_kinds.global or kind == lay.sym_kinds.param
-    local const = ((q & lay.qual.const) ~= 0 and keep) and "const " or ""
-    local n = with_name and cname[s] or ""
-    if ndim > 0 then
-      local dims = "[" .. (d0 > 0 and d0 or "") .. "]" .. (ndim == 2 and ("[" .. d1 .. "]") or "")
-      return const .. base .. " " .. n .. dims
-    end
-    if ptr == 1 then
-      return const .. base .. " *" .. ((q & lay.qual.restrict) ~= 0 and "restrict " or "") .. n
-    end
-    return const .. base .. " " .. n
-  end
-
-  local expr
-  local function sub(e, s)
-    local ndim = get("sym", s, "NDIM")
-    local a, b = get("expr", e, "A"), get("expr", e, "B")
-    if ndim == 2 and b >= 0 then return "[" .. expr(a, true) .. "][" .. expr(b, true) .. "]" end
-    return "[" .. expr(a, true) .. "]"
-  end
-  function expr(e, top)
-    local op = lay.exprs[get("expr", e, "OP") + 1]
-    local a, b, c = get("expr", e, "A"), get("expr", e, "B"), get("expr", e, "C")
-    local s = get("expr", e, "SYM")
-    local r
-    if op == "const_i" then return fmt_int(get("expr", e, "IVAL"))
-    elseif op == "const_d" then return fmt_double(flat.dconst[get("expr", e, "IVAL") + 1])
-    elseif op == "var" then return cname[s]
-    elseif op == "elem" then return cname[s] .. sub(e, s)
-    elseif op == "addr" then
-      local ndim = get("sym", s, "NDIM")
-      if a < 0 then return ndim > 0 and cname[s] or ("&" .. cname[s]) end
-      if ndim == 2 and b < 0 then return cname[s] .. "[" .. expr(a, true) .. "]" end
-      r = "&" .. cname[s] .. sub(e, s)
-    elseif op == "ptradd" then r = expr(a) .. " + " .. expr(b)
-    elseif op == "neg" then r = "-" .. expr(a)
-    elseif op == "not" then r = "!" .. expr(a)
-    elseif op == "cond" then r = expr(a) .. " ? " .. expr(b) .. " : " .. expr(c)
-    elseif op == "cast" then r = "(" .. tyname[get("expr", e, "TYPE") + 1] .. ")" .. expr(a)
-    elseif op == "intrin" then
-      return lay.intrinsics[s + 1] .. "(" .. expr(a, true) .. (b >= 0 and (", " .. expr(b, true)) or "") .. ")"
-    else r = expr(a) .. " " .. BINOP[op] .. " " .. expr(b) end
-    return top and r or ("(" .. r .. ")")
-  end
-
-  local function call_text(st)
-    local args = {}
-    local first, n = get("stmt", st, "X1"), get("stmt", st, "X2")
-    for i = 1, n do args[i] = expr(flat.args[first + i], true) end
-    local t = fname[get("stmt", st, "X0")] .. "(" .. table.concat(args, ", ") .. ")"
-    local lhs = get("stmt", st, "X3")
-    return lhs >= 0 and (expr(lhs, true) .. " = " .. t) or t
-  end
-
-  local stmt
-  local function slice(start, n, ind)
-    for i = 1, n do stmt(flat.list[start + i], ind) end
-  end
-  -- The statements of a slice as one comma expression (pre and step).
-  local function comma(start, n)
-    local parts = {}
-    for i = 1, n do
-      local st = flat.list[start + i]
-      local kind = lay.stmts[get("stmt", st, "KIND") + 1]
-      if kind == "assign" then
-        parts[i] = expr(get("stmt", st, "X0"), true) .. " = " .. expr(get("stmt", st, "X1"), true)
-      else parts[i] = call_text(st) end
-    end
-    return parts
-  end
-  function stmt(st, ind)
-    local kind = lay.stmts[get("stmt", st, "KIND") + 1]
-    local pragma = get("stmt", st, "PRAGMA")
-    if pragma >= 0 then
-      for line in (names[pragma + 1] .. "\n"):gmatch("(.-)\n") do put(0, "#pragma cgwb " .. line) end
-    end
-    local x = {}
-    for i = 0, 6 do x[i] = get("stmt", st, "X" .. i) end
-    if kind == "assign" then put(ind, expr(x[0], true) .. " = " .. expr(x[1], true) .. ";")
-    elseif kind == "call" then put(ind, call_text(st) .. ";")
-    elseif kind == "if" then
-      put(ind, "if (" .. expr(x[0], true) .. ") {")
-      slice(x[1], x[2], ind + 1)
-      if x[4] > 0 then put(ind, "} else {"); slice(x[3], x[4], ind + 1) end
-      put(ind, "}")
-    elseif kind == "loop" then
-      local pre = comma(x[5], x[6])
-      if x[0] >= 0 then pre[#pre + 1] = expr(x[0], #pre == 0) end
-      local test = #pre > 1 and ("(" .. table.concat(pre, ", ") .. ")") or (pre[1] or "")
-      local flags = lay.loop_kinds[get("stmt", st, "FLAGS") + 1]
-      local step = table.concat(comma(x[3], x[4]), ", ")
-      if flags == "do" and x[4] == 0 then
-        put(ind, "do {")
-        slice(x[1], x[2], ind + 1)
-        put(ind, "} while (" .. (test ~= "" and test or "1") .. ");")
-      elseif flags == "while" and x[4] == 0 then
-        put(ind, "while (" .. (test ~= "" and test or "1") .. ") {")
-        slice(x[1], x[2], ind + 1)
-        put(ind, "}")
-      else
-        put(ind, "for (; " .. test .. "; " .. step .. ") {")
-        slice(x[1], x[2], ind + 1)
-        put(ind, "}")
-      end
-    elseif kind == "return" then put(ind, x[0] >= 0 and ("return " .. expr(x[0], true) .. ";") or "return;")
-    else put(ind, kind .. ";") end
-  end
-
-  local function signature(f)
-    local parts = {}
-    local sym0, np = get("func", f, "SYM0"), get("func", f, "NPARAM")
-    for s = sym0, sym0 + np - 1 do
-      local ndim = get("sym", s, "NDIM")
-      if ndim > 0 then
-        -- an array parameter: its dims as declared, const and restrict kept
-        local d0, d1 = get("sym", s, "DIM0"), get("sym", s, "DIM1")
-        local q = get("sym", s, "QUAL")
-        parts[#parts + 1] = ((q & lay.qual.const) ~= 0 and "const " or "") .. tyname[get("sym", s, "BASE") + 1]
-          .. " " .. cname[s] .. "[" .. ((q & lay.qual.restrict) ~= 0 and "restrict " or "")
-          .. (d0 > 0 and d0 or "") .. "]" .. (ndim == 2 and ("[" .. d1 .. "]") or "")
-      else
-        parts[#parts + 1] = sym_decl(s, true)
-      end
-    end
-    return tyname[get("func", f, "RET") + 1] .. " " .. fname[f] .. "(" .. (np == 0 and "void"
-      or table.concat(parts, ", ")) .. ")"
-  end
-
-  -- names first, so prototypes and bodies agree
-  local file_names = taken
-  for f = 0, nfunc - 1 do
-    local sym0, ns = get("func", f, "SYM0"), get("func", f, "NSYM")
-    taken = {}
-    for k in pairs(file_names) do taken[k] = true end
-    for s = sym0, sym0 + ns - 1 do cname[s] = unique((names[get("sym", s, "NAME") + 1]:gsub("@", "_"))) end
-  end
-
-  put(0, "#include <math.h>")
-  for s = 0, nsym - 1 do
-    if get("sym", s, "KIND") == lay.sym_kinds.global then
-      local init, n = get("sym", s, "INIT"), get("sym", s, "NINIT")
-      local base = tyname[get("sym", s, "BASE") + 1]
-      local vals = {}
-      for i = 1, n do
-        local v = flat.dconst[init + i]
-        vals[i] = base == "int" and fmt_int(math.tointeger(v)) or fmt_double(v)
-      end
-      local rhs = ""
-      if n > 0 then
-        rhs = get("sym", s, "NDIM") > 0 and (" = {" .. table.concat(vals, ", ") .. "}") or (" = " .. vals[1])
-      end
-      put(0, "static " .. sym_decl(s, true) .. rhs .. ";")
-    end
-  end
-  for f = 0, nfunc - 1 do put(0, signature(f) .. ";") end
-  for f = 0, nfunc - 1 do
-    put(0, signature(f) .. " {")
-    local sym0, ns, np = get("func", f, "SYM0"), get("func", f, "NSYM"), get("func", f, "NPARAM")
-    for s = sym0 + np, sym0 + ns - 1 do put(1, sym_decl(s, true) .. ";") end
-    slice(get("func", f, "BODY"), get("func", f, "NBODY"), 1)
-    put(0, "}")
-  end
-  return table.concat(out, "\n") .. "\n"
+  for f = 0, u.nfunc - 1 do u:put(0, u:signature(f) .. ";") end
+  for f = 0, u.nfunc - 1 do u:func(f) end
+  return table.concat(u.out, "\n") .. "\n"
 end
+-- }====
 
 return M
