@@ -541,3 +541,37 @@ describe("the cgwb.Kernel userdata", function()
     assert.has_error(function() k3:cfg(2) end)
   end)
 end)
+
+describe("under the memory limit (core.memory_limit)", function()
+  it("load, graph, run with trace and Jacobian refuse cleanly and leak nothing", function()
+    local kparse = require "cgwb.kparse"
+    local flat = assert(kparse.parse(H.read("examples/kernels/stencil1d.c"), "s.c"))
+    local call = {arrays = {{name = "U", type = "double", values = {1, 2, 3, 4, 5}},
+                            {name = "W", type = "double", values = {0, 0, 0, 0, 0}}},
+                  args = {{int = 5}, {int = 2}, {double = 0.25}, {array = 1, offset = 0}, {array = 2, offset = 0}}}
+    local old = core.memory_limit()
+    collectgarbage() collectgarbage()
+    local _, base = core.memory_limit()
+    local fails, oks = 0, 0
+    for lim = 64, 40000, 211 do
+      core.memory_limit(base + lim)
+      local ok, err = pcall(function()
+        local k <close> = assert(core.kernel_load(flat))
+        assert(k:run("heat", call, {trace = true}))
+        assert(k:jacobian("heat", call))
+        k:cfg(1)
+      end)
+      core.memory_limit(0)
+      collectgarbage() collectgarbage()
+      local _, used = core.memory_limit()
+      assert.are.equal(base, used, "bytes left at limit " .. lim)
+      if ok then oks = oks + 1
+      else
+        fails = fails + 1
+        assert.matches("memory limit", tostring(err))
+      end
+    end
+    core.memory_limit(old)
+    assert.is_true(fails > 50 and oks > 10)
+  end)
+end)

@@ -466,9 +466,9 @@ static void read_array(lua_State *L, lcall *u, uint32_t a) {
   if (lua_getfield(L, t, "values") != LUA_TTABLE) luaL_error(L, "call: array %d: no values", (int)a + 1);
   n = (size_t)luaL_len(L, -1);
   if (n > UINT32_MAX) luaL_error(L, "call: array %d: too long", (int)a + 1);
+  ar->n = (uint32_t)n; /* first: lcall_release frees with it */
   if (!(u->values[a] = CG_NEW(&u->A, double, n)) || !(u->init[a] = CG_NEW(&u->A, uint8_t, n)))
     lcg_nomem(L, "call");
-  ar->n = (uint32_t)n;
   for (i = 0; i < n; i++) {
     int isnum;
     lua_geti(L, -1, (lua_Integer)i + 1);

@@ -254,6 +254,22 @@ static void test_refuses(void) {
         {"pointer param as value", 1, 0, CG_KSYM_PTR, 0, "subscript of a scalar"},
         {"var of the wrong type", 2, I.ret_var, CG_KEXPR_TYPE, CG_KT_INT, "type int, but sym 4 gives double"},
         {"write through const", 1, 0, CG_KSYM_QUAL, CG_KQ_CONST, "a pointer to const"},
+        {"duplicate function name", 0, 1, CG_KFUNC_NAME, 0, "func 1: name 'f' is func 0's too"},
+        {"a local as parameter", 1, 3, CG_KSYM_KIND, CG_KS_PARAM, "sym 3: kind 0, but it is not a parameter"},
+        {"pragma", 3, 0, CG_KSTMT_PRAGMA, 99, "stmt 0: pragma 99 out of range"},
+        {"return type", 0, 0, CG_KFUNC_RET, CG_KT_INT, "returns double from a func returning int"},
+        {"another function's statement", 3, 0, CG_KSTMT_FUNC, 1, "stmt 0: of func 1 in a body of func 0"},
+        {"dims", 1, 3, CG_KSYM_NDIM, 3, "sym 3: ndim 3"},
+        {"base", 1, 3, CG_KSYM_BASE, CG_KT_VOID, "sym 3: base 0 is not int or double"},
+        {"initializer on a local", 1, 3, CG_KSYM_NINIT, 1, "sym 3: an initializer on a non-global"},
+        {"argument slice", 3, I.call, CG_KSTMT_X1, 7, "arguments 7+3 out of range"},
+        {"callee", 3, I.call, CG_KSTMT_X0, 5, "callee 5 out of range"},
+        {"list entry", 4, 0, 0, 99, "list 0: statement 99 out of range"},
+        {"constant", 2, 1, CG_KEXPR_IVAL, 99, "expr 1: constant 99 out of range"},
+        {"symbol", 2, 0, CG_KEXPR_SYM, 99, "expr 0: symbol 99 out of range"},
+        {"a statement in two slices", 4, 8, 0, 4, "stmt 4: in two body slices"},
+        {"subscript type", 2, CG_KEXPR(&(cg_kernel){.expr = b.expr}, I.x_elem_cond, A), CG_KEXPR_TYPE,
+         CG_KT_DOUBLE, "type double, but sym 3 gives int"},
     };
     for (i = 0; i < sizeof B / sizeof B[0]; i++) {
       int32_t *c = cell_of(&b, B[i].table, B[i].row, B[i].field), old = *c;
@@ -261,6 +277,11 @@ static void test_refuses(void) {
       expect_refused(&b, B[i].what, B[i].msg);
       *c = old;
     }
+  }
+  { /* the continue in the step slice, the step's assignment in the then slice */
+    build(&b, &I);
+    b.list[0] = 7, b.list[4] = 4;
+    expect_refused(&b, "continue in a step", "stmt 4: a continue in a loop's pre or step slice");
   }
   { /* a global written */
     build(&b, &I);
