@@ -309,8 +309,8 @@ static void use(cw *w, uint32_t u) {
 /* A statement's accesses in order: uses read the state, definitions change it. */
 static void accesses(cw *w, int32_t st) {
   const cg_kalias *al = w->al;
-  int32_t a0 = al->stmt_acc[st], i;
-  for (i = 0; i < al->stmt_nacc[st]; i++) {
+  int32_t a0 = cg_kalias_acc0(al, st), i;
+  for (i = 0; i < cg_kalias_nacc(al, st); i++) {
     uint32_t a = (uint32_t)(a0 + i);
     if (al->acc_kind[a] == CG_KA_USE) use(w, a);
     else define(w, st, al->acc_set[a], al->acc_may[a]);
@@ -339,7 +339,7 @@ static void collect_cls(cw *w, int32_t from, int32_t n) {
   uint32_t j;
   for (i = 0; i < n; i++) {
     int32_t st = k->list[from + i];
-    for (a = al->stmt_acc[st]; a >= 0 && a < al->stmt_acc[st] + al->stmt_nacc[st]; a++) {
+    for (a = cg_kalias_acc0(al, st); a >= 0 && a < cg_kalias_acc0(al, st) + cg_kalias_nacc(al, st); a++) {
       int32_t set = al->acc_set[a];
       if (al->acc_kind[a] != CG_KA_DEF) continue;
       for (j = 0; j < al->set_n[set]; j++) {
@@ -388,7 +388,7 @@ done:
 /* A definition that goes around the back edge of loop st no longer names
  * the loop's value numbers: they name the next iteration's values. */
 static void widen_back(cw *w, const snap *h, int32_t st) {
-  int32_t vn0 = w->al->loop_vn0[st], vn1 = w->al->loop_vn1[st];
+  int32_t vn0 = w->al->loop_vn0[st - w->al->s_lo], vn1 = w->al->loop_vn1[st - w->al->s_lo];
   uint32_t i;
   size_t j, m;
   for (i = 0; i < h->n && w->live; i++) {
@@ -526,7 +526,7 @@ static int build_du(cw *w, cg_kchains *ch) {
   if (!ch->du_off || !ch->du) { pv_free(w->A, &p); return CG_ENOMEM; }
   for (i = 0, m = 0, s = 0; s <= ch->nstmt; s++) {
     ch->du_off[s] = (uint32_t)m;
-    for (; i < p.n && p.v[i].s == (int32_t)s; i++)
+    for (; i < p.n && p.v[i].s == ch->s_lo + (int32_t)s; i++)
       if (m == ch->du_off[s] || ch->du[m - 1] != p.v[i].set) ch->du[m++] = p.v[i].set;
   }
   pv_free(w->A, &p);
@@ -554,9 +554,11 @@ static int cw_init(cw *w, cg_alloc *A, cg_kalias *al) {
   w->mu = CG_NEW(A, ivec, al->ncls);
   w->udv = CG_NEW(A, ivec, al->nacc);
   w->mark = CG_NEW(A, uint32_t, al->ncls);
+  if (w->rd) memset(w->rd, 0, al->ncls * sizeof *w->rd); /* first: cw_free reads them */
+  if (w->mu) memset(w->mu, 0, al->ncls * sizeof *w->mu);
+  if (w->udv) memset(w->udv, 0, al->nacc * sizeof *w->udv);
   if (!w->rd || !w->mu || !w->udv || !w->mark) return CG_ENOMEM;
-  memset(w->rd, 0, al->ncls * sizeof *w->rd), memset(w->mu, 0, al->ncls * sizeof *w->mu);
-  memset(w->udv, 0, al->nacc * sizeof *w->udv), memset(w->mark, 0, al->ncls * sizeof *w->mark);
+  memset(w->mark, 0, al->ncls * sizeof *w->mark);
   w->stamp++;
   for (o = 0; o < al->nobj; o++) {
     int32_t c = al->obj_class[o];
@@ -598,7 +600,7 @@ cg_kchains *cg_kchains_run(cg_alloc *A, cg_kalias *al, cg_error *e) {
   int st;
   if (!ch) { cg_seterr(e, CG_ENOMEM, "chains: out of memory"); return NULL; }
   memset(ch, 0, sizeof *ch);
-  ch->A = A, ch->al = al, ch->nacc = al->nacc, ch->nstmt = al->k->nstmt;
+  ch->A = A, ch->al = al, ch->nacc = al->nacc, ch->nstmt = al->ns, ch->s_lo = al->s_lo;
   st = cw_init(&w, A, al);
   if (!st) {
     walk_slice(&w, CG_KFUNC(al->k, al->func, BODY), CG_KFUNC(al->k, al->func, NBODY));
