@@ -1004,9 +1004,9 @@ static void entry_values(ctx *c) {
 }
 
 /* Whether s is an int scalar whose address f takes: a call or a pointer
- * may then change it, so every loop counts it as changed.  Read from the
- * expressions rather than from the CG_KQ_ADDR mark, which this must not
- * depend on for soundness.  (The flags are gathered once per run: windows.) */
+ * may then change it, so every loop and if counts it as changed.  Read from
+ * f's ADDR expressions (gathered once, in windows); the loader also insists
+ * on the CG_KQ_ADDR mark for such symbols, so the two agree. */
 static int addr_taken(const cg_kalias *al, int32_t s) {
   return is_int_scalar(al->k, s) && al->addr_of[s - al->y0];
 }
