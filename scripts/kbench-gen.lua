@@ -7,8 +7,8 @@
 -- scratch arrays, a 2-D local matrix, a pointer walking an array, while
 -- loops on int counters, branches on locals) with straight-line blocks of
 -- local arithmetic and math.h intrinsics between them, and a helper function
--- called from loops.  The last function, `all(u, v, idx, w, s, n)`, calls
--- every other one: the interpreter benchmark runs it.  Every array access
+-- called from loops.  The last function, `all(u, v, idx, w, s, n)`, runs
+-- every other one through a tree of drivers: the interpreter benchmark runs it.  Every array access
 -- stays inside n cells for n >= 8 (idx holds cells 0..n-1), every local is
 -- written before it is read, and the values stay bounded (tanh, sin), so the
 -- kernel runs at any n >= 8.  "Statements" counts the source's statements
@@ -137,9 +137,29 @@ while count < N - 10 do
   emit(0, "}")
   f = f + 1
 end
-emit(0, "")
-emit(0, "void all(double *restrict u, const double *v, const int *idx, double *w, double s, int n) {")
-for _, name in ipairs(funcs) do emit(1, ("%s(u, v, idx, w, s, n);"):format(name), 1) end
-emit(0, "}")
+-- The drivers: a tree of fan-out 16 over the functions, `all` at its root.
+-- (One function with thousands of calls on the same arrays is no real
+-- code's shape: each call may write every cell, so its chains grow with the
+-- square of the calls.)
+local SIG = "(double *restrict u, const double *v, const int *idx, double *w, double s, int n)"
+local function driver(name, callees)
+  emit(0, "")
+  emit(0, "void " .. name .. SIG .. " {")
+  for _, c in ipairs(callees) do emit(1, ("%s(u, v, idx, w, s, n);"):format(c), 1) end
+  emit(0, "}")
+end
+local level, depth = funcs, 0
+while #level > 16 do
+  local up = {}
+  for i = 1, #level, 16 do
+    local name = ("d%d_%d"):format(depth, #up)
+    driver(name, { table.unpack(level, i, math.min(i + 15, #level)) })
+    up[#up + 1] = name
+  end
+  level, depth = up, depth + 1
+end
+driver("all", level)
+local ndrivers = 1
+do local n = #funcs; while n > 16 do n = (n + 15) // 16; ndrivers = ndrivers + n end end
 io.write(table.concat(out, "\n"), "\n")
-io.stderr:write(("kbench-gen: %d statements in %d functions\n"):format(count, #funcs + 2))
+io.stderr:write(("kbench-gen: %d statements in %d functions\n"):format(count, #funcs + ndrivers + 1))

@@ -22,7 +22,7 @@ static int makes_double(const cg_kalias *al, int32_t st) {
   int32_t a;
   if (CG_KSTMT(k, st, KIND) == CG_KST_RETURN)
     return CG_KSTMT(k, st, X0) >= 0 && CG_KEXPR(k, CG_KSTMT(k, st, X0), TYPE) == CG_KT_DOUBLE;
-  for (a = al->stmt_acc[st]; a >= 0 && a < al->stmt_acc[st] + al->stmt_nacc[st]; a++)
+  for (a = cg_kalias_acc0(al, st); a >= 0 && a < cg_kalias_acc0(al, st) + cg_kalias_nacc(al, st); a++)
     if (al->acc_kind[a] == CG_KA_DEF && cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) return 1;
   return 0;
 }
@@ -33,7 +33,7 @@ static int use_varied(const cg_kactive *ac, const cg_kalias *al, const cg_kchain
   if (al->acc_kind[u] != CG_KA_USE || !cg_kalias_set_double(al, (uint32_t)al->acc_set[u])) return 0;
   for (i = ch->ud_off[u]; i < ch->ud_off[u + 1]; i++) {
     int32_t s = ch->ud[i];
-    if (s < 0 ? set_touches(al, (uint32_t)al->acc_set[u], ac->indep) : ac->varied[s]) return 1;
+    if (s < 0 ? set_touches(al, (uint32_t)al->acc_set[u], ac->indep) : ac->varied[s - ac->s_lo]) return 1;
   }
   return 0;
 }
@@ -41,7 +41,7 @@ static int use_varied(const cg_kactive *ac, const cg_kalias *al, const cg_kchain
 static int stmt_varied(const cg_kactive *ac, const cg_kalias *al, const cg_kchains *ch, int32_t st) {
   int32_t a;
   if (!makes_double(al, st)) return 0;
-  for (a = al->stmt_acc[st]; a >= 0 && a < al->stmt_acc[st] + al->stmt_nacc[st]; a++)
+  for (a = cg_kalias_acc0(al, st); a >= 0 && a < cg_kalias_acc0(al, st) + cg_kalias_nacc(al, st); a++)
     if (use_varied(ac, al, ch, (uint32_t)a)) return 1;
   return 0;
 }
@@ -51,14 +51,15 @@ static void forward(cg_kactive *ac, const cg_kalias *al, const cg_kchains *ch, i
   size_t n = 0;
   uint32_t s, i;
   for (s = 0; s < ac->nstmt; s++)
-    if (CG_KSTMT(al->k, s, FUNC) == al->func && stmt_varied(ac, al, ch, (int32_t)s))
-      ac->varied[s] = 1, stack[n++] = (int32_t)s;
+    if (CG_KSTMT(al->k, ac->s_lo + (int32_t)s, FUNC) == al->func &&
+        stmt_varied(ac, al, ch, ac->s_lo + (int32_t)s))
+      ac->varied[s] = 1, stack[n++] = ac->s_lo + (int32_t)s;
   while (n) {
     int32_t d = stack[--n];
-    for (i = ch->du_off[d]; i < ch->du_off[d + 1]; i++) {
+    for (i = ch->du_off[d - ac->s_lo]; i < ch->du_off[d - ac->s_lo + 1]; i++) {
       int32_t t = ch->du[i];
-      if (t < 0 || ac->varied[t] || !stmt_varied(ac, al, ch, t)) continue;
-      ac->varied[t] = 1, stack[n++] = t;
+      if (t < 0 || ac->varied[t - ac->s_lo] || !stmt_varied(ac, al, ch, t)) continue;
+      ac->varied[t - ac->s_lo] = 1, stack[n++] = t;
     }
   }
 }
@@ -69,46 +70,60 @@ static void backward(cg_kactive *ac, const cg_kalias *al, const cg_kchains *ch, 
   size_t n = 0;
   uint32_t s, i;
   int32_t a;
-  for (s = 0; s < ac->nstmt; s++)
-    if (CG_KSTMT(k, s, FUNC) == al->func && CG_KSTMT(k, s, KIND) == CG_KST_RETURN &&
-        ac->dep_return && makes_double(al, (int32_t)s))
-      ac->useful[s] = 1, stack[n++] = (int32_t)s;
+  for (s = 0; s < ac->nstmt; s++) {
+    int32_t g = ac->s_lo + (int32_t)s;
+    if (CG_KSTMT(k, g, FUNC) == al->func && CG_KSTMT(k, g, KIND) == CG_KST_RETURN &&
+        ac->dep_return && makes_double(al, g))
+      ac->useful[s] = 1, stack[n++] = g;
+  }
   for (i = 0; i < ch->nex; i++)
-    if (!ac->useful[ch->ex_stmt[i]] && set_touches(al, (uint32_t)ch->ex_set[i], ac->dep) &&
+    if (!ac->useful[ch->ex_stmt[i] - ac->s_lo] && set_touches(al, (uint32_t)ch->ex_set[i], ac->dep) &&
         cg_kalias_set_double(al, (uint32_t)ch->ex_set[i]))
-      ac->useful[ch->ex_stmt[i]] = 1, stack[n++] = ch->ex_stmt[i];
+      ac->useful[ch->ex_stmt[i] - ac->s_lo] = 1, stack[n++] = ch->ex_stmt[i];
   while (n) {
     int32_t t = stack[--n];
-    for (a = al->stmt_acc[t]; a >= 0 && a < al->stmt_acc[t] + al->stmt_nacc[t]; a++) {
+    for (a = cg_kalias_acc0(al, t); a >= 0 && a < cg_kalias_acc0(al, t) + cg_kalias_nacc(al, t); a++) {
       if (al->acc_kind[a] != CG_KA_USE || !cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) continue;
       for (i = ch->ud_off[a]; i < ch->ud_off[a + 1]; i++) {
         int32_t d = ch->ud[i];
-        if (d < 0 || ac->useful[d] || !makes_double(al, d)) continue;
-        ac->useful[d] = 1, stack[n++] = d;
+        if (d < 0 || ac->useful[d - ac->s_lo] || !makes_double(al, d)) continue;
+        ac->useful[d - ac->s_lo] = 1, stack[n++] = d;
       }
     }
   }
 }
 
+/* Whether an access of this kind touches object o. */
+static int accessed(const cg_kalias *al, int32_t o, int kind) {
+  uint32_t a, i;
+  for (a = 0; a < al->nacc; a++)
+    for (i = 0; al->acc_kind[a] == kind && i < al->set_n[al->acc_set[a]]; i++)
+      if (al->addr[al->set_off[al->acc_set[a]] + i].obj == o) return 1;
+  return 0;
+}
+
 /* The independents' and dependents' objects: parameters' own objects (a
  * by-value double) or regions (a pointer to double). */
-static int mark_params(const cg_kalias *al, const int32_t *ps, uint32_t np, int deflt_scalars,
+static int mark_params(const cg_kalias *al, const int32_t *ps, uint32_t np, int kind,
                        uint8_t *mark, cg_error *e) {
   const cg_kernel *k = al->k;
   int32_t s0 = CG_KFUNC(k, al->func, SYM0), npar = CG_KFUNC(k, al->func, NPARAM), s;
   uint32_t i;
-  if (!ps) {
-    for (s = s0; s < s0 + npar; s++)
-      if (CG_KSYM(k, s, BASE) == CG_KT_DOUBLE && (CG_KSYM(k, s, PTR) || deflt_scalars))
-        mark[al->sym_obj[s]] = 1;
+  if (!ps) { /* the defaults: double parameters read (kind USE), or written through (DEF) */
+    for (s = s0; s < s0 + npar; s++) {
+      int32_t o = al->sym_obj[cg_kalias_lsym(al, s)];
+      if (CG_KSYM(k, s, BASE) == CG_KT_DOUBLE && (CG_KSYM(k, s, PTR) || kind == CG_KA_USE) &&
+          accessed(al, o, kind))
+        mark[o] = 1;
+    }
     return CG_OK;
   }
   for (i = 0; i < np; i++) {
     s = ps[i];
-    if (s < s0 || s >= s0 + npar || CG_KSYM(k, s, BASE) != CG_KT_DOUBLE || al->sym_obj[s] < 0)
+    if (s < s0 || s >= s0 + npar || CG_KSYM(k, s, BASE) != CG_KT_DOUBLE || al->sym_obj[cg_kalias_lsym(al, s)] < 0)
       return cg_seterr(e, CG_EUSAGE, "%s: activity: symbol %d is not a double parameter of %s",
                        k->file ? k->file : "kernel", (int)s + 1, k->names[CG_KFUNC(k, al->func, NAME)]);
-    mark[al->sym_obj[s]] = 1;
+    mark[al->sym_obj[cg_kalias_lsym(al, s)]] = 1;
   }
   return CG_OK;
 }
@@ -128,7 +143,7 @@ static void mark_accesses(cg_kactive *ac, const cg_kalias *al, const cg_kchains 
   uint32_t a;
   for (a = 0; a < ac->nacc; a++) {
     int32_t st = al->acc_stmt[a];
-    if (!ac->active[st] || !cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) continue;
+    if (!ac->active[st - ac->s_lo] || !cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) continue;
     ac->acc_active[a] = al->acc_kind[a] == CG_KA_DEF || use_varied(ac, al, ch, a);
   }
 }
@@ -141,7 +156,7 @@ cg_kactive *cg_kactive_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *c
   uint32_t s;
   if (!ac) { cg_seterr(e, CG_ENOMEM, "activity: out of memory"); return NULL; }
   memset(ac, 0, sizeof *ac);
-  ac->A = A, ac->nstmt = al->k->nstmt, ac->nacc = al->nacc, ac->nobj = al->nobj;
+  ac->A = A, ac->nstmt = al->ns, ac->s_lo = al->s_lo, ac->nacc = al->nacc, ac->nobj = al->nobj;
   ac->dep_return = dep_return >= 0 ? dep_return : CG_KFUNC(al->k, al->func, RET) == CG_KT_DOUBLE;
   ac->indep = CG_NEW(A, uint8_t, ac->nobj), ac->dep = CG_NEW(A, uint8_t, ac->nobj);
   ac->varied = CG_NEW(A, uint8_t, ac->nstmt), ac->useful = CG_NEW(A, uint8_t, ac->nstmt);
@@ -154,7 +169,8 @@ cg_kactive *cg_kactive_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *c
   memset(ac->indep, 0, ac->nobj), memset(ac->dep, 0, ac->nobj);
   memset(ac->varied, 0, ac->nstmt), memset(ac->useful, 0, ac->nstmt);
   memset(ac->active, 0, ac->nstmt), memset(ac->acc_active, 0, ac->nacc);
-  if (mark_params(al, indep, nindep, 1, ac->indep, e) || mark_params(al, dep, ndep, 0, ac->dep, e))
+  if (mark_params(al, indep, nindep, CG_KA_USE, ac->indep, e) ||
+      mark_params(al, dep, ndep, CG_KA_DEF, ac->dep, e))
     goto fail;
   forward(ac, al, ch, stack);
   backward(ac, al, ch, stack);

@@ -13,15 +13,17 @@
 
 typedef struct cg_kactive {
   cg_alloc *A;
-  uint32_t nstmt, nacc, nobj;
+  uint32_t nstmt, nacc, nobj; /* nstmt: al's window, statements s_lo .. s_lo + nstmt - 1 */
+  int32_t s_lo;
   uint8_t *indep, *dep;   /* nobj: the independents' and dependents' objects */
   int dep_return;         /* the double result is a dependent */
-  uint8_t *varied, *useful, *active; /* nstmt */
+  uint8_t *varied, *useful, *active; /* nstmt: statement s at s - s_lo */
   uint8_t *acc_active;    /* nacc: a double access of an active statement carrying activity */
 } cg_kactive;
 
 /* indep, dep: parameter symbols of the function (NULL: the defaults, the
- * double parameters and pointers to double resp. the pointers to double);
+ * double parameters and pointers to double that f reads, resp. the pointers
+ * to double that f writes through);
  * dep_return -1: a double result is a dependent by default.  A symbol that
  * is not a double parameter or pointer to double: CG_EUSAGE.  Cost: linear
  * in the chains. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LS(al, s) cg_kalias_lsym((al), (s)) /* a symbol's local index */
 #define SET_MAX 16            /* addresses of a set before offsets collapse to unknown */
 #define AFF_LIM ((int64_t)1 << 40) /* coefficients beyond: the offset becomes unknown */
 
@@ -150,15 +151,12 @@ static int rehash(cg_kalias *al) {
 
 /* Appends set a[0..n) (sorted, distinct) as set nset. */
 static int32_t append_set(cg_kalias *al, const cg_kaddr *a, uint32_t n) {
-  size_t cs = al->capset, ca = al->capaddr, c1 = al->capset, c2 = al->capset;
-  if (cg_reserve(al->A, (void **)&al->addr, &ca, al->naddr + n, sizeof *a)) return -1;
-  al->capaddr = (uint32_t)ca;
-  if (cg_reserve(al->A, (void **)&al->set_off, &cs, al->nset + 1, sizeof(uint32_t)) ||
-      cg_reserve(al->A, (void **)&al->set_n, &c1, al->nset + 1, sizeof(uint32_t)) ||
-      cg_reserve(al->A, (void **)&al->set_exact, &c2, al->nset + 1, 1))
+  /* each array keeps its own capacity: a failure after another grew leaves both right */
+  if (cg_reserve(al->A, (void **)&al->addr, &al->cap_set[3], al->naddr + n, sizeof *a) ||
+      cg_reserve(al->A, (void **)&al->set_off, &al->cap_set[0], al->nset + 1, sizeof(uint32_t)) ||
+      cg_reserve(al->A, (void **)&al->set_n, &al->cap_set[1], al->nset + 1, sizeof(uint32_t)) ||
+      cg_reserve(al->A, (void **)&al->set_exact, &al->cap_set[2], al->nset + 1, 1))
     return -1;
-  if (c1 != cs || c2 != cs) return -1; /* the three grow alike from equal capacities */
-  al->capset = (uint32_t)cs;
   if (n) memcpy(&al->addr[al->naddr], a, n * sizeof *a); /* the empty set: addr may be NULL */
   al->set_off[al->nset] = al->naddr, al->set_n[al->nset] = n;
   al->set_exact[al->nset] = n == 1 && a[0].off.nt >= 0;
@@ -229,8 +227,8 @@ static int32_t set_union(cg_kalias *al, walk *w, int32_t s1, int32_t s2) {
   uint32_t n1 = al->set_n[s1], n2 = al->set_n[s2];
   if (s1 == s2) return s1;
   if (tmp_room(al, w, (size_t)n1 + n2)) return -1;
-  memcpy(w->tmp, &al->addr[al->set_off[s1]], n1 * sizeof(cg_kaddr));
-  memcpy(w->tmp + n1, &al->addr[al->set_off[s2]], n2 * sizeof(cg_kaddr));
+  if (n1) memcpy(w->tmp, &al->addr[al->set_off[s1]], n1 * sizeof(cg_kaddr)); /* addr may be NULL */
+  if (n2) memcpy(w->tmp + n1, &al->addr[al->set_off[s2]], n2 * sizeof(cg_kaddr));
   return intern(al, w->tmp, n1 + n2);
 }
 
@@ -310,36 +308,68 @@ int cg_kalias_relation(const cg_kalias *al, uint32_t s1, uint32_t s2) {
   return row < 0 ? r : al->over_rel[row];
 }
 
-/* Whether set s touches class c. */
-static int set_in_class(const cg_kalias *al, uint32_t s, int32_t c) {
-  uint32_t i;
-  for (i = 0; i < al->set_n[s]; i++)
-    if (al->obj_class[al->addr[al->set_off[s] + i].obj] == c) return 1;
-  return 0;
-}
-
 static int add_override(cg_kalias *al, int32_t u, int32_t v, int rel) {
-  size_t c = al->capover, c1 = al->capover, c2 = al->capover;
-  if (cg_reserve(al->A, (void **)&al->over_u, &c, al->nover + 1, sizeof(int32_t)) ||
-      cg_reserve(al->A, (void **)&al->over_v, &c1, al->nover + 1, sizeof(int32_t)) ||
-      cg_reserve(al->A, (void **)&al->over_rel, &c2, al->nover + 1, sizeof(int32_t)) || c1 != c ||
-      c2 != c)
+  if (cg_reserve(al->A, (void **)&al->over_u, &al->cap_over[0], al->nover + 1, sizeof(int32_t)) ||
+      cg_reserve(al->A, (void **)&al->over_v, &al->cap_over[1], al->nover + 1, sizeof(int32_t)) ||
+      cg_reserve(al->A, (void **)&al->over_rel, &al->cap_over[2], al->nover + 1, sizeof(int32_t)))
     return CG_ENOMEM;
-  al->capover = (uint32_t)c;
   al->over_u[al->nover] = u, al->over_v[al->nover] = v, al->over_rel[al->nover++] = rel;
   return CG_OK;
 }
 
-/* Pairs are visited by ascending (u, v), so the rows come out sorted. */
+/* The sets of each class (CSR into al->ov_*, owned by al: the override
+ * may raise a Lua error through us, and al's owner frees it then). */
+static int class_sets(cg_kalias *al) {
+  uint32_t s, i, c, n = 0;
+  for (s = 0; s < al->nset; s++) n += al->set_n[s];
+  al->ov_n = n, al->ov_nset = al->nset; /* widening may add sets later */
+  al->ov_off = CG_NEW(al->A, uint32_t, (size_t)al->ncls + 1);
+  al->ov_set = CG_NEW(al->A, uint32_t, n);
+  al->ov_mark = CG_NEW(al->A, uint32_t, al->nset);
+  al->ov_list = CG_NEW(al->A, uint32_t, al->nset);
+  if (!al->ov_off || !al->ov_set || !al->ov_mark || !al->ov_list) return CG_ENOMEM;
+  memset(al->ov_off, 0, ((size_t)al->ncls + 1) * sizeof *al->ov_off);
+  for (s = 0; s < al->nset; s++) al->ov_mark[s] = UINT32_MAX;
+  for (s = 0; s < al->nset; s++)
+    for (i = 0; i < al->set_n[s]; i++) al->ov_off[al->obj_class[al->addr[al->set_off[s] + i].obj] + 1]++;
+  for (c = 0; c < al->ncls; c++) al->ov_off[c + 1] += al->ov_off[c];
+  for (s = 0; s < al->nset; s++) /* ascending within each class; a set may repeat there */
+    for (i = 0; i < al->set_n[s]; i++) al->ov_set[al->ov_off[al->obj_class[al->addr[al->set_off[s] + i].obj]]++] = s;
+  for (c = al->ncls; c > 0; c--) al->ov_off[c] = al->ov_off[c - 1];
+  al->ov_off[0] = 0;
+  return CG_OK;
+}
+
+static int by_id(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The sets v > u sharing a class with u, ascending, into ov_list; their count. */
+static uint32_t partners(cg_kalias *al, uint32_t u) {
+  uint32_t i, j, n = 0;
+  for (i = 0; i < al->set_n[u]; i++) {
+    int32_t c = al->obj_class[al->addr[al->set_off[u] + i].obj];
+    for (j = al->ov_off[c]; j < al->ov_off[c + 1]; j++) {
+      uint32_t v = al->ov_set[j];
+      if (v <= u || al->ov_mark[v] == u) continue;
+      al->ov_mark[v] = u, al->ov_list[n++] = v;
+    }
+  }
+  if (n > 1) qsort(al->ov_list, n, sizeof *al->ov_list, by_id);
+  return n;
+}
+
+/* Pairs are visited by ascending (u, v), so the rows come out sorted; only
+ * pairs sharing a class can relate "may". */
 int cg_kalias_override_all(cg_kalias *al, cg_kalias_override ov, void *ud, cg_error *e) {
-  uint32_t u, v;
-  int32_t c;
+  uint32_t u, i, n;
+  if (!al->ov_off && class_sets(al)) return cg_seterr(e, CG_ENOMEM, "alias overrides: out of memory");
   for (u = 0; u < al->nset; u++)
-    for (v = u + 1; v < al->nset; v++) {
-      int r, shares = 0;
-      for (c = 0; !shares && c < (int32_t)al->set_n[u]; c++)
-        shares = set_in_class(al, v, al->obj_class[al->addr[al->set_off[u] + (uint32_t)c].obj]);
-      if (!shares || cg_kalias_relation0(al, u, v) != CG_KREL_MAY) continue;
+    for (n = partners(al, u), i = 0; i < n; i++) {
+      uint32_t v = al->ov_list[i];
+      int r;
+      if (cg_kalias_relation0(al, u, v) != CG_KREL_MAY) continue;
       r = ov(ud, al, u, v, e);
       if (r < -1) return r;
       if ((r == CG_KREL_NO || r == CG_KREL_MUST) && add_override(al, (int32_t)u, (int32_t)v, r))
@@ -365,7 +395,7 @@ static int32_t add_object(cg_kalias *al, int32_t sym, int kind) {
   al->obj_base[o] = CG_KSYM(al->k, sym, BASE);
   al->obj_cells[o] = kind == CG_KO_REGION ? -1 : sym_cells(al->k, sym);
   al->obj_reg[o] = -1;
-  al->sym_obj[sym] = o;
+  al->sym_obj[LS(al, sym)] = o;
   return o;
 }
 
@@ -437,25 +467,27 @@ static void make_classes(cg_kalias *al, const cg_kassume *as, uint32_t nas) {
 static int make_objects(cg_kalias *al, const cg_kassume *as, uint32_t nas, cg_error *e) {
   const cg_kernel *k = al->k;
   int32_t s0 = CG_KFUNC(k, al->func, SYM0), ns = CG_KFUNC(k, al->func, NSYM), s;
-  uint32_t i;
+  uint32_t i, base;
   if (check_assumptions(al, as, nas, e)) return e->code;
-  for (i = 0; i < k->nsym; i++) al->sym_obj[i] = -1;
+  for (i = 0; i < al->ny; i++) al->sym_obj[i] = -1;
   for (s = s0; s < s0 + ns; s++) {
     int32_t merged = -1;
     if (is_region_sym(k, s)) {
       for (i = 0; i < nas; i++)
         if (as[i].eq && (as[i].a == s || as[i].b == s)) {
           int32_t other = as[i].a == s ? as[i].b : as[i].a;
-          if (other < s && al->sym_obj[other] >= 0) merged = al->sym_obj[other];
+          if (other < s && al->sym_obj[LS(al, other)] >= 0) merged = al->sym_obj[LS(al, other)];
         }
-      if (merged >= 0) al->sym_obj[s] = merged;
+      if (merged >= 0) al->sym_obj[LS(al, s)] = merged;
       else add_object(al, s, CG_KO_REGION);
     } else if (!CG_KSYM(k, s, PTR)) {
       add_object(al, s, CG_KSYM(k, s, NDIM) ? CG_KO_ARRAY : CG_KO_SCALAR);
     }
   }
-  for (i = 0; i < k->nsym; i++)
-    if (CG_KSYM(k, i, KIND) == CG_KS_GLOBAL) add_object(al, (int32_t)i, CG_KO_GLOBAL);
+  base = al->nobj; /* the globals f reads, in the order it first reads them */
+  for (i = 0; i < al->gmap.cap; i++)
+    if (al->gmap.idx[i] != CG_MAP_NONE) al->obj_sym[base + al->gmap.idx[i]] = (int32_t)al->gmap.key[i];
+  for (i = 0; i < al->gmap.n; i++) add_object(al, al->obj_sym[base + i], CG_KO_GLOBAL);
   for (i = 0; i < al->nobj; i++) al->nreg += al->obj_kind[i] == CG_KO_REGION;
   al->overlap = CG_NEW(al->A, uint8_t, (size_t)al->nreg * al->nreg);
   if (!al->overlap) return cg_seterr(e, CG_ENOMEM, "alias analysis: out of memory");
@@ -504,7 +536,7 @@ static void aff_of(ctx *c, int32_t x, cg_kaff *r) {
   if (CG_KEXPR(k, x, TYPE) == CG_KT_INT) switch (op) {
       case CG_KE_CONST_I: aff_const(r, CG_KEXPR(k, x, IVAL)); return;
       case CG_KE_VAR:
-        if (is_int_scalar(k, CG_KEXPR(k, x, SYM))) { *r = c->w->ival[CG_KEXPR(k, x, SYM)]; return; }
+        if (is_int_scalar(k, CG_KEXPR(k, x, SYM))) { *r = c->w->ival[LS(c->al, CG_KEXPR(k, x, SYM))]; return; }
         break;
       case CG_KE_ADD: case CG_KE_SUB:
         aff_of(c, CG_KEXPR(k, x, A), r), aff_of(c, CG_KEXPR(k, x, B), &b);
@@ -518,12 +550,12 @@ static void aff_of(ctx *c, int32_t x, cg_kaff *r) {
         break;
       default: break;
     }
-  if (c->w->expr_vn[x] < 0) {
+  if (c->w->expr_vn[x - c->al->x_lo] < 0) {
     int32_t v = new_vn(c->al, -1);
     if (v < 0) c->err = CG_ENOMEM, v = 0;
-    c->w->expr_vn[x] = v;
+    c->w->expr_vn[x - c->al->x_lo] = v;
   }
-  aff_vn(r, c->w->expr_vn[x]);
+  aff_vn(r, c->w->expr_vn[x - c->al->x_lo]);
 }
 
 /* The offset of cell [a][b] of symbol s (a -1: the start; 2-D with b -1: row a). */
@@ -545,8 +577,8 @@ static int32_t cell_set(ctx *c, int32_t s, int32_t a, int32_t b) {
   cg_kaff off;
   cell_off(c, s, a, b, &off);
   if (CG_KSYM(c->al->k, s, PTR))
-    return ok_set(c->w, set_shift(c->al, c->w, c->w->pval[s], &off), &c->err);
-  return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[s], &off), &c->err);
+    return ok_set(c->w, set_shift(c->al, c->w, c->w->pval[LS(c->al, s)], &off), &c->err);
+  return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, s)], &off), &c->err);
 }
 
 /* The points-to set of pointer expression x. */
@@ -555,7 +587,7 @@ static int32_t pts_of(ctx *c, int32_t x) {
   int32_t s1, s2;
   cg_kaff d;
   switch (CG_KEXPR(k, x, OP)) {
-    case CG_KE_VAR: return c->w->pval[CG_KEXPR(k, x, SYM)];
+    case CG_KE_VAR: return c->w->pval[LS(c->al, CG_KEXPR(k, x, SYM))];
     case CG_KE_ADDR: return cell_set(c, CG_KEXPR(k, x, SYM), CG_KEXPR(k, x, A), CG_KEXPR(k, x, B));
     case CG_KE_PTRADD:
       s1 = pts_of(c, CG_KEXPR(k, x, A));
@@ -578,7 +610,7 @@ static int32_t fresh_pts(ctx *c, int32_t s) {
   fresh(c, s, &v);
   if (tmp_room(al, w, al->nobj)) return c->err = CG_ENOMEM, w->empty;
   for (o = 0; o < al->nobj; o++)
-    if (w->fins[(size_t)w->ptr_idx[s] * al->nobj + o]) w->tmp[n].obj = (int32_t)o, w->tmp[n++].off = v;
+    if (w->fins[(size_t)w->ptr_idx[LS(al, s)] * al->nobj + o]) w->tmp[n].obj = (int32_t)o, w->tmp[n++].off = v;
   return ok_set(w, intern(al, w->tmp, n), &c->err);
 }
 
@@ -588,20 +620,17 @@ static int32_t fresh_pts(ctx *c, int32_t s) {
 
 static void add_access(ctx *c, int32_t stmt, int32_t x, int kind, int32_t set, int may) {
   cg_kalias *al = c->al;
-  size_t cap = al->capacc, c1 = cap, c2 = cap, c3 = cap, c4 = cap;
   uint32_t i = al->nacc;
-  if (cg_reserve(al->A, (void **)&al->acc_stmt, &cap, i + 1, 4) ||
-      cg_reserve(al->A, (void **)&al->acc_expr, &c1, i + 1, 4) ||
-      cg_reserve(al->A, (void **)&al->acc_kind, &c2, i + 1, 4) ||
-      cg_reserve(al->A, (void **)&al->acc_set, &c3, i + 1, 4) ||
-      cg_reserve(al->A, (void **)&al->acc_may, &c4, i + 1, 4) || c1 != cap || c2 != cap ||
-      c3 != cap || c4 != cap) {
+  if (cg_reserve(al->A, (void **)&al->acc_stmt, &al->cap_acc[0], i + 1, 4) ||
+      cg_reserve(al->A, (void **)&al->acc_expr, &al->cap_acc[1], i + 1, 4) ||
+      cg_reserve(al->A, (void **)&al->acc_kind, &al->cap_acc[2], i + 1, 4) ||
+      cg_reserve(al->A, (void **)&al->acc_set, &al->cap_acc[3], i + 1, 4) ||
+      cg_reserve(al->A, (void **)&al->acc_may, &al->cap_acc[4], i + 1, 4)) {
     c->err = CG_ENOMEM;
     return;
   }
-  al->capacc = (uint32_t)cap;
-  if (al->stmt_nacc[stmt] == 0) al->stmt_acc[stmt] = (int32_t)i;
-  al->stmt_nacc[stmt]++;
+  if (al->stmt_nacc[stmt - al->s_lo] == 0) al->stmt_acc[stmt - al->s_lo] = (int32_t)i;
+  al->stmt_nacc[stmt - al->s_lo]++;
   al->acc_stmt[i] = stmt, al->acc_expr[i] = x, al->acc_kind[i] = kind;
   al->acc_set[i] = set, al->acc_may[i] = may;
   al->nacc++;
@@ -623,7 +652,7 @@ static void uses(ctx *c, int32_t x, int32_t stmt) {
     case CG_KE_VAR:
       if (!is_data_scalar(k, s)) return; /* a pointer's value: followed, not an access */
       aff_const(&zero, 0);
-      add_access(c, stmt, x, CG_KA_USE, ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[s], &zero), &c->err), 0);
+      add_access(c, stmt, x, CG_KA_USE, ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, s)], &zero), &c->err), 0);
       return;
     case CG_KE_ELEM:
       uses(c, CG_KEXPR(k, x, A), stmt), uses(c, CG_KEXPR(k, x, B), stmt);
@@ -646,7 +675,7 @@ static int32_t lhs_set(ctx *c, int32_t x) {
   if (CG_KEXPR(k, x, OP) == CG_KE_ELEM) return cell_set(c, s, CG_KEXPR(k, x, A), CG_KEXPR(k, x, B));
   if (!is_data_scalar(k, s)) return -1;
   aff_const(&zero, 0);
-  return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[s], &zero), &c->err);
+  return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, s)], &zero), &c->err);
 }
 
 /* An int scalar that set s may write gets a fresh number. */
@@ -656,7 +685,7 @@ static void refresh_ints(ctx *c, int32_t set) {
   for (i = 0; i < al->set_n[set]; i++) {
     int32_t o = al->addr[al->set_off[set] + i].obj;
     if (al->obj_base[o] == CG_KT_INT && al->obj_cells[o] == 1 && al->obj_kind[o] == CG_KO_SCALAR)
-      fresh(c, al->obj_sym[o], &c->w->ival[al->obj_sym[o]]);
+      fresh(c, al->obj_sym[o], &c->w->ival[LS(al, al->obj_sym[o])]);
   }
 }
 
@@ -679,15 +708,26 @@ static void walk_assign(ctx *c, int32_t st) {
   if (var && CG_KSYM(k, s, PTR)) ps = pts_of(c, rhs);
   set = lhs_set(c, lhs);
   if (set >= 0) add_access(c, st, lhs, CG_KA_DEF, set, !c->al->set_exact[set]);
-  if (var && is_int_scalar(k, s)) c->w->ival[s] = v;
-  else if (ps >= 0) c->w->pval[s] = ps;
+  if (var && is_int_scalar(k, s)) c->w->ival[LS(c->al, s)] = v;
+  else if (ps >= 0) c->w->pval[LS(c->al, s)] = ps;
   else if (set >= 0) refresh_ints(c, set);
 }
 
 static int is_ptr_type(int t) { return t == CG_KT_PDOUBLE || t == CG_KT_PINT; }
 
+/* Whether argument x of call st is passed to a pointer-to-const parameter:
+ * the callee cannot write through it (the front end refuses such writes and
+ * the casts that would drop the const). */
+static int const_param(const cg_kernel *k, int32_t st, int32_t x) {
+  int32_t a0 = CG_KSTMT(k, st, X1), na = CG_KSTMT(k, st, X2), g = CG_KSTMT(k, st, X0), i;
+  for (i = 0; i < na; i++)
+    if (k->args[a0 + i] == x) return (CG_KSYM(k, CG_KFUNC(k, g, SYM0) + i, QUAL) & CG_KQ_CONST) != 0;
+  return 0;
+}
+
 /* A call: argument uses, then every cell reachable through a pointer
- * argument used and may-defined, then the result's definition. */
+ * argument used and may-defined (unless the parameter points to const),
+ * then the result's definition. */
 static void walk_call(ctx *c, int32_t st) {
   const cg_kernel *k = c->al->k;
   int32_t a0 = CG_KSTMT(k, st, X1), na = CG_KSTMT(k, st, X2), lhs = CG_KSTMT(k, st, X3), i;
@@ -703,7 +743,8 @@ static void walk_call(ctx *c, int32_t st) {
   end = (int32_t)c->al->nacc;
   for (i = first; i < end; i++)
     if (c->al->acc_kind[i] == CG_KA_USE && c->al->acc_expr[i] >= 0 &&
-        is_ptr_type(CG_KEXPR(k, c->al->acc_expr[i], TYPE))) {
+        is_ptr_type(CG_KEXPR(k, c->al->acc_expr[i], TYPE)) &&
+        !const_param(k, st, c->al->acc_expr[i])) {
       add_access(c, st, c->al->acc_expr[i], CG_KA_DEF, c->al->acc_set[i], 1);
       refresh_ints(c, c->al->acc_set[i]);
     }
@@ -712,7 +753,7 @@ static void walk_call(ctx *c, int32_t st) {
   if (set < 0) return;
   add_access(c, st, lhs, CG_KA_DEF, set, !c->al->set_exact[set]);
   if (CG_KEXPR(k, lhs, OP) == CG_KE_VAR && is_int_scalar(k, CG_KEXPR(k, lhs, SYM)))
-    fresh(c, CG_KEXPR(k, lhs, SYM), &c->w->ival[CG_KEXPR(k, lhs, SYM)]);
+    fresh(c, CG_KEXPR(k, lhs, SYM), &c->w->ival[LS(c->al, CG_KEXPR(k, lhs, SYM))]);
   else refresh_ints(c, set);
 }
 
@@ -730,12 +771,12 @@ typedef struct mods {
 
 static void push_sym(ctx *c, int32_t s) {
   walk *w = c->w;
-  if (w->mark[s] == w->stamp) return;
+  if (w->mark[LS(c->al, s)] == w->stamp) return;
   if (cg_reserve(c->al->A, (void **)&w->syms, &w->capsyms, w->nsyms + 1, sizeof(int32_t))) {
     c->err = CG_ENOMEM;
     return;
   }
-  w->mark[s] = w->stamp;
+  w->mark[LS(c->al, s)] = w->stamp;
   w->syms[w->nsyms++] = s;
 }
 
@@ -781,7 +822,7 @@ static int mods_of(ctx *c, int32_t st, mods *m) {
   m->iv = CG_NEW(c->al->A, cg_kaff, m->n);
   m->pv = CG_NEW(c->al->A, int32_t, m->n);
   if (!m->sym || !m->iv || !m->pv) return c->err = CG_ENOMEM;
-  memcpy(m->sym, w->syms, m->n * sizeof(int32_t));
+  if (m->n) memcpy(m->sym, w->syms, m->n * sizeof(int32_t)); /* syms may be NULL when empty */
   return CG_OK;
 }
 
@@ -793,12 +834,12 @@ static void mods_free(ctx *c, mods *m) {
 
 static void mods_save(ctx *c, mods *m) {
   uint32_t i;
-  for (i = 0; i < m->n; i++) m->iv[i] = c->w->ival[m->sym[i]], m->pv[i] = c->w->pval[m->sym[i]];
+  for (i = 0; i < m->n; i++) m->iv[i] = c->w->ival[LS(c->al, m->sym[i])], m->pv[i] = c->w->pval[LS(c->al, m->sym[i])];
 }
 static void mods_swap(ctx *c, mods *m) {
   uint32_t i;
   for (i = 0; i < m->n; i++) {
-    int32_t s = m->sym[i], p = c->w->pval[s];
+    int32_t s = LS(c->al, m->sym[i]), p = c->w->pval[s];
     cg_kaff v = c->w->ival[s];
     c->w->ival[s] = m->iv[i], c->w->pval[s] = m->pv[i];
     m->iv[i] = v, m->pv[i] = p;
@@ -823,13 +864,13 @@ static void walk_if(ctx *c, int32_t st) {
   mods_swap(c, &m); /* m: the then-state; the walk: the state before */
   walk_slice(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
   for (i = 0; live1 && i < m.n; i++) {
-    int32_t s = m.sym[i];
+    int32_t s = m.sym[i], ls = LS(c->al, s);
     if (!c->w->live) {
-      c->w->ival[s] = m.iv[i], c->w->pval[s] = m.pv[i];
+      c->w->ival[ls] = m.iv[i], c->w->pval[ls] = m.pv[i];
     } else if (is_int_scalar(k, s)) {
-      if (!aff_eq(&c->w->ival[s], &m.iv[i])) fresh(c, s, &c->w->ival[s]);
+      if (!aff_eq(&c->w->ival[ls], &m.iv[i])) fresh(c, s, &c->w->ival[ls]);
     } else {
-      c->w->pval[s] = ok_set(c->w, set_union(c->al, c->w, c->w->pval[s], m.pv[i]), &c->err);
+      c->w->pval[ls] = ok_set(c->w, set_union(c->al, c->w, c->w->pval[ls], m.pv[i]), &c->err);
     }
   }
   c->w->live = c->w->live || live1;
@@ -841,8 +882,8 @@ static void refresh_mods(ctx *c, const mods *m) {
   uint32_t i;
   for (i = 0; i < m->n; i++) {
     int32_t s = m->sym[i];
-    if (is_int_scalar(c->al->k, s)) fresh(c, s, &c->w->ival[s]);
-    else c->w->pval[s] = fresh_pts(c, s);
+    if (is_int_scalar(c->al->k, s)) fresh(c, s, &c->w->ival[LS(c->al, s)]);
+    else c->w->pval[LS(c->al, s)] = fresh_pts(c, s);
   }
 }
 
@@ -852,7 +893,7 @@ static void walk_loop(ctx *c, int32_t st) {
   int do_loop = CG_KSTMT(k, st, FLAGS) == CG_KL_DO;
   memset(&m, 0, sizeof m);
   if (mods_of(c, st, &m)) { mods_free(c, &m); return; }
-  c->al->loop_vn0[st] = (int32_t)c->al->nvn;
+  c->al->loop_vn0[st - c->al->s_lo] = (int32_t)c->al->nvn;
   refresh_mods(c, &m);
   if (do_loop) walk_slice(c, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
   if (do_loop) walk_slice(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
@@ -862,7 +903,7 @@ static void walk_loop(ctx *c, int32_t st) {
   if (!do_loop) walk_slice(c, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
   c->w->live = 1; /* continue reaches the step */
   if (!do_loop) walk_slice(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
-  c->al->loop_vn1[st] = (int32_t)c->al->nvn;
+  c->al->loop_vn1[st - c->al->s_lo] = (int32_t)c->al->nvn;
   refresh_mods(c, &m);
   c->w->live = 1;
   mods_free(c, &m);
@@ -898,11 +939,11 @@ static int fins_expr(cg_kalias *al, walk *w, int32_t x, uint8_t *row) {
   switch (CG_KEXPR(k, x, OP)) {
     case CG_KE_VAR: case CG_KE_ADDR:
       if (CG_KSYM(k, s, PTR)) {
-        const uint8_t *src = &w->fins[(size_t)w->ptr_idx[s] * al->nobj];
+        const uint8_t *src = &w->fins[(size_t)w->ptr_idx[LS(al, s)] * al->nobj];
         for (o = 0; o < al->nobj; o++)
           if (src[o] && !row[o]) row[o] = 1, grew = 1;
-      } else if (!row[al->sym_obj[s]]) {
-        row[al->sym_obj[s]] = 1, grew = 1;
+      } else if (!row[al->sym_obj[LS(al, s)]]) {
+        row[al->sym_obj[LS(al, s)]] = 1, grew = 1;
       }
       return grew;
     case CG_KE_PTRADD: return fins_expr(al, w, CG_KEXPR(k, x, A), row);
@@ -921,21 +962,22 @@ static int make_fins(cg_kalias *al, walk *w) {
   uint32_t st;
   int grew = 1;
   for (s = s0; s < s0 + ns; s++)
-    if (CG_KSYM(k, s, PTR)) w->ptr_idx[s] = (int32_t)w->nptr++;
+    if (CG_KSYM(k, s, PTR)) w->ptr_idx[LS(al, s)] = (int32_t)w->nptr++;
   w->fins = CG_NEW(al->A, uint8_t, (size_t)w->nptr * al->nobj);
   if (!w->fins) return CG_ENOMEM;
   memset(w->fins, 0, (size_t)w->nptr * al->nobj);
   for (s = s0; s < s0 + ns; s++)
-    if (is_region_sym(k, s)) w->fins[(size_t)w->ptr_idx[s] * al->nobj + (size_t)al->sym_obj[s]] = 1;
+    if (is_region_sym(k, s)) w->fins[(size_t)w->ptr_idx[LS(al, s)] * al->nobj + (size_t)al->sym_obj[LS(al, s)]] = 1;
   while (grew) {
     grew = 0;
-    for (st = 0; st < k->nstmt; st++) {
-      int32_t lhs = CG_KSTMT(k, st, X0);
-      if (CG_KSTMT(k, st, FUNC) != al->func || CG_KSTMT(k, st, KIND) != CG_KST_ASSIGN ||
+    for (st = 0; st < al->ns; st++) {
+      int32_t lhs = CG_KSTMT(k, al->s_lo + (int32_t)st, X0);
+      if (CG_KSTMT(k, al->s_lo + (int32_t)st, FUNC) != al->func ||
+          CG_KSTMT(k, al->s_lo + (int32_t)st, KIND) != CG_KST_ASSIGN ||
           CG_KEXPR(k, lhs, OP) != CG_KE_VAR || !CG_KSYM(k, CG_KEXPR(k, lhs, SYM), PTR))
         continue;
-      grew |= fins_expr(al, w, CG_KSTMT(k, st, X1),
-                        &w->fins[(size_t)w->ptr_idx[CG_KEXPR(k, lhs, SYM)] * al->nobj]);
+      grew |= fins_expr(al, w, CG_KSTMT(k, al->s_lo + (int32_t)st, X1),
+                        &w->fins[(size_t)w->ptr_idx[LS(al, CG_KEXPR(k, lhs, SYM))] * al->nobj]);
     }
   }
   return CG_OK;
@@ -950,24 +992,31 @@ static void entry_values(ctx *c) {
   cg_kaff zero;
   aff_const(&zero, 0);
   for (s = s0; s < s0 + ns; s++) {
-    if (is_int_scalar(k, s)) fresh(c, s, &c->w->ival[s]);
+    if (is_int_scalar(k, s)) fresh(c, s, &c->w->ival[LS(c->al, s)]);
     if (CG_KSYM(k, s, PTR))
-      c->w->pval[s] = is_region_sym(k, s)
-                          ? ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[s], &zero), &c->err)
+      c->w->pval[LS(c->al, s)] = is_region_sym(k, s)
+                          ? ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, s)], &zero), &c->err)
                           : c->w->empty;
   }
-  for (g = 0; g < k->nsym; g++)
-    if (CG_KSYM(k, g, KIND) == CG_KS_GLOBAL && is_int_scalar(k, (int32_t)g))
-      fresh(c, (int32_t)g, &c->w->ival[g]);
+  for (g = 0; g < c->al->nobj; g++) /* a global int: some value, the same all along */
+    if (c->al->obj_kind[g] == CG_KO_GLOBAL && is_int_scalar(k, c->al->obj_sym[g]))
+      fresh(c, c->al->obj_sym[g], &c->w->ival[LS(c->al, c->al->obj_sym[g])]);
+}
+
+/* Whether s is an int scalar whose address f takes: a call or a pointer
+ * may then change it, so every loop and if counts it as changed.  Read from
+ * f's ADDR expressions (gathered once, in windows); the loader also insists
+ * on the CG_KQ_ADDR mark for such symbols, so the two agree. */
+static int addr_taken(const cg_kalias *al, int32_t s) {
+  return is_int_scalar(al->k, s) && al->addr_of[s - al->y0];
 }
 
 static void walk_free(cg_kalias *al, walk *w) {
-  const cg_kernel *k = al->k;
-  CG_FREE(al->A, w->ival, cg_kaff, k->nsym);
-  CG_FREE(al->A, w->pval, int32_t, k->nsym);
-  CG_FREE(al->A, w->expr_vn, int32_t, k->nexpr);
-  CG_FREE(al->A, w->mark, uint32_t, k->nsym);
-  CG_FREE(al->A, w->ptr_idx, int32_t, k->nsym);
+  CG_FREE(al->A, w->ival, cg_kaff, al->ny);
+  CG_FREE(al->A, w->pval, int32_t, al->ny);
+  CG_FREE(al->A, w->expr_vn, int32_t, al->nx);
+  CG_FREE(al->A, w->mark, uint32_t, al->ny);
+  CG_FREE(al->A, w->ptr_idx, int32_t, al->ny);
   CG_FREE(al->A, w->fins, uint8_t, (size_t)w->nptr * al->nobj);
   CG_FREE(al->A, w->addrtaken, int32_t, w->naddrtaken);
   CG_FREE(al->A, w->syms, int32_t, w->capsyms);
@@ -978,20 +1027,19 @@ static int walk_init(cg_kalias *al, walk *w) {
   const cg_kernel *k = al->k;
   int32_t s0 = CG_KFUNC(k, al->func, SYM0), ns = CG_KFUNC(k, al->func, NSYM), s;
   uint32_t i;
-  w->ival = CG_NEW(al->A, cg_kaff, k->nsym);
-  w->pval = CG_NEW(al->A, int32_t, k->nsym);
-  w->expr_vn = CG_NEW(al->A, int32_t, k->nexpr);
-  w->mark = CG_NEW(al->A, uint32_t, k->nsym);
-  w->ptr_idx = CG_NEW(al->A, int32_t, k->nsym);
-  for (s = s0; s < s0 + ns; s++)
-    if (is_int_scalar(k, s) && (CG_KSYM(k, s, QUAL) & CG_KQ_ADDR)) w->naddrtaken++;
+  w->ival = CG_NEW(al->A, cg_kaff, al->ny);
+  w->pval = CG_NEW(al->A, int32_t, al->ny);
+  w->expr_vn = CG_NEW(al->A, int32_t, al->nx);
+  w->mark = CG_NEW(al->A, uint32_t, al->ny);
+  w->ptr_idx = CG_NEW(al->A, int32_t, al->ny);
+  for (s = s0; s < s0 + ns; s++) w->naddrtaken += addr_taken(al, s);
   w->addrtaken = CG_NEW(al->A, int32_t, w->naddrtaken);
   if (!w->ival || !w->pval || !w->expr_vn || !w->mark || !w->ptr_idx || !w->addrtaken)
     return CG_ENOMEM;
-  for (i = 0; i < k->nsym; i++) w->pval[i] = -1, w->mark[i] = 0, w->ptr_idx[i] = -1;
-  for (i = 0; i < k->nexpr; i++) w->expr_vn[i] = -1;
+  for (i = 0; i < al->ny; i++) w->pval[i] = -1, w->mark[i] = 0, w->ptr_idx[i] = -1;
+  for (i = 0; i < al->nx; i++) w->expr_vn[i] = -1;
   for (s = s0, i = 0; s < s0 + ns; s++)
-    if (is_int_scalar(k, s) && (CG_KSYM(k, s, QUAL) & CG_KQ_ADDR)) w->addrtaken[i++] = s;
+    if (addr_taken(al, s)) w->addrtaken[i++] = s;
   if (make_fins(al, w)) return CG_ENOMEM;
   w->empty = intern(al, w->tmp, 0);
   return w->empty < 0 ? CG_ENOMEM : CG_OK;
@@ -1001,54 +1049,124 @@ void cg_kalias_free(cg_kalias *al) {
   cg_alloc *A;
   if (!al) return;
   A = al->A;
-  CG_FREE(A, al->obj_sym, int32_t, al->ksym);
-  CG_FREE(A, al->obj_kind, int32_t, al->ksym);
-  CG_FREE(A, al->obj_base, int32_t, al->ksym);
-  CG_FREE(A, al->obj_cells, int32_t, al->ksym);
-  CG_FREE(A, al->obj_class, int32_t, al->ksym);
-  CG_FREE(A, al->obj_reg, int32_t, al->ksym);
-  CG_FREE(A, al->sym_obj, int32_t, al->ksym);
+  CG_FREE(A, al->obj_sym, int32_t, al->ny);
+  CG_FREE(A, al->obj_kind, int32_t, al->ny);
+  CG_FREE(A, al->obj_base, int32_t, al->ny);
+  CG_FREE(A, al->obj_cells, int32_t, al->ny);
+  CG_FREE(A, al->obj_class, int32_t, al->ny);
+  CG_FREE(A, al->obj_reg, int32_t, al->ny);
+  CG_FREE(A, al->sym_obj, int32_t, al->ny);
   CG_FREE(A, al->overlap, uint8_t, (size_t)al->nreg * al->nreg);
   CG_FREE(A, al->vn_sym, int32_t, al->capvn);
-  CG_FREE(A, al->loop_vn0, int32_t, al->kstmt);
-  CG_FREE(A, al->loop_vn1, int32_t, al->kstmt);
-  CG_FREE(A, al->set_off, uint32_t, al->capset);
-  CG_FREE(A, al->set_n, uint32_t, al->capset);
-  CG_FREE(A, al->set_exact, uint8_t, al->capset);
-  CG_FREE(A, al->addr, cg_kaddr, al->capaddr);
+  CG_FREE(A, al->loop_vn0, int32_t, al->ns);
+  CG_FREE(A, al->loop_vn1, int32_t, al->ns);
+  CG_FREE(A, al->set_off, uint32_t, al->cap_set[0]);
+  CG_FREE(A, al->set_n, uint32_t, al->cap_set[1]);
+  CG_FREE(A, al->set_exact, uint8_t, al->cap_set[2]);
+  CG_FREE(A, al->addr, cg_kaddr, al->cap_set[3]);
   CG_FREE(A, al->hslot, uint32_t, al->hcap);
-  CG_FREE(A, al->acc_stmt, int32_t, al->capacc);
-  CG_FREE(A, al->acc_expr, int32_t, al->capacc);
-  CG_FREE(A, al->acc_kind, int32_t, al->capacc);
-  CG_FREE(A, al->acc_set, int32_t, al->capacc);
-  CG_FREE(A, al->acc_may, int32_t, al->capacc);
-  CG_FREE(A, al->stmt_acc, int32_t, al->kstmt);
-  CG_FREE(A, al->stmt_nacc, int32_t, al->kstmt);
-  CG_FREE(A, al->over_u, int32_t, al->capover);
-  CG_FREE(A, al->over_v, int32_t, al->capover);
-  CG_FREE(A, al->over_rel, int32_t, al->capover);
+  CG_FREE(A, al->acc_stmt, int32_t, al->cap_acc[0]);
+  CG_FREE(A, al->acc_expr, int32_t, al->cap_acc[1]);
+  CG_FREE(A, al->acc_kind, int32_t, al->cap_acc[2]);
+  CG_FREE(A, al->acc_set, int32_t, al->cap_acc[3]);
+  CG_FREE(A, al->acc_may, int32_t, al->cap_acc[4]);
+  CG_FREE(A, al->stmt_acc, int32_t, al->ns);
+  CG_FREE(A, al->stmt_nacc, int32_t, al->ns);
+  CG_FREE(A, al->over_u, int32_t, al->cap_over[0]);
+  CG_FREE(A, al->over_v, int32_t, al->cap_over[1]);
+  CG_FREE(A, al->over_rel, int32_t, al->cap_over[2]);
+  cg_map_free(&al->gmap);
+  CG_FREE(A, al->addr_of, uint8_t, al->nyf);
+  CG_FREE(A, al->ov_off, uint32_t, al->ov_off ? (size_t)al->ncls + 1 : 0);
+  CG_FREE(A, al->ov_set, uint32_t, al->ov_n);
+  CG_FREE(A, al->ov_mark, uint32_t, al->ov_nset);
+  CG_FREE(A, al->ov_list, uint32_t, al->ov_nset);
   CG_FREE(A, al, cg_kalias, 1);
 }
 
-static int alloc_fixed(cg_kalias *al) {
+/* {==== windows ====} */
+
+static void win_expr(cg_kalias *al, int32_t x, int32_t *hi, int *err) {
   const cg_kernel *k = al->k;
+  int op;
+  uint32_t g;
+  if (x < 0) return;
+  if (x < al->x_lo) al->x_lo = x;
+  if (x + 1 > *hi) *hi = x + 1;
+  op = CG_KEXPR(k, x, OP);
+  if (op == CG_KE_ADDR && al->addr_of && CG_KEXPR(k, x, SYM) >= al->y0 &&
+      CG_KEXPR(k, x, SYM) < al->y0 + (int32_t)al->nyf)
+    al->addr_of[CG_KEXPR(k, x, SYM) - al->y0] = 1;
+  if ((op == CG_KE_VAR || op == CG_KE_ELEM || op == CG_KE_ADDR) &&
+      CG_KSYM(k, CG_KEXPR(k, x, SYM), KIND) == CG_KS_GLOBAL &&
+      cg_map_put(&al->gmap, (uint32_t)CG_KEXPR(k, x, SYM), &g) < 0)
+    *err = CG_ENOMEM;
+  win_expr(al, CG_KEXPR(k, x, A), hi, err), win_expr(al, CG_KEXPR(k, x, B), hi, err);
+  win_expr(al, CG_KEXPR(k, x, C), hi, err);
+}
+
+static void win_slice(cg_kalias *al, int32_t from, int32_t n, int32_t *shi, int32_t *xhi, int *err) {
+  const cg_kernel *k = al->k;
+  int32_t i, j;
+  for (i = 0; i < n; i++) {
+    int32_t st = k->list[from + i];
+    int kind = CG_KSTMT(k, st, KIND);
+    if (st < al->s_lo) al->s_lo = st;
+    if (st + 1 > *shi) *shi = st + 1;
+    if (kind == CG_KST_ASSIGN) win_expr(al, CG_KSTMT(k, st, X1), xhi, err);
+    if (kind == CG_KST_CALL) {
+      for (j = 0; j < CG_KSTMT(k, st, X2); j++) win_expr(al, k->args[CG_KSTMT(k, st, X1) + j], xhi, err);
+      win_expr(al, CG_KSTMT(k, st, X3), xhi, err);
+    } else if (kind != CG_KST_BREAK && kind != CG_KST_CONTINUE) {
+      win_expr(al, CG_KSTMT(k, st, X0), xhi, err);
+    }
+    if (kind == CG_KST_IF || kind == CG_KST_LOOP) {
+      win_slice(al, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2), shi, xhi, err);
+      win_slice(al, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4), shi, xhi, err);
+    }
+    if (kind == CG_KST_LOOP) win_slice(al, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6), shi, xhi, err);
+  }
+}
+
+/* The windows of f's statements, expressions and symbols: one walk of f. */
+static int windows(cg_kalias *al) {
+  const cg_kernel *k = al->k;
+  int32_t shi = 0, xhi = 0;
+  int err = CG_OK;
+  cg_map_init(&al->gmap, al->A);
+  al->s_lo = INT32_MAX, al->x_lo = INT32_MAX;
+  al->y0 = CG_KFUNC(k, al->func, SYM0), al->nyf = (uint32_t)CG_KFUNC(k, al->func, NSYM);
+  al->addr_of = CG_NEW(al->A, uint8_t, al->nyf);
+  if (!al->addr_of) return CG_ENOMEM;
+  memset(al->addr_of, 0, al->nyf);
+  win_slice(al, CG_KFUNC(k, al->func, BODY), CG_KFUNC(k, al->func, NBODY), &shi, &xhi, &err);
+  if (shi == 0) al->s_lo = 0;
+  if (xhi == 0) al->x_lo = 0;
+  al->ns = (uint32_t)(shi - al->s_lo), al->nx = (uint32_t)(xhi - al->x_lo);
+  al->ny = al->nyf + (uint32_t)al->gmap.n;
+  return err;
+}
+
+/* }==== */
+
+static int alloc_fixed(cg_kalias *al) {
   uint32_t i;
-  al->obj_sym = CG_NEW(al->A, int32_t, k->nsym);
-  al->obj_kind = CG_NEW(al->A, int32_t, k->nsym);
-  al->obj_base = CG_NEW(al->A, int32_t, k->nsym);
-  al->obj_cells = CG_NEW(al->A, int32_t, k->nsym);
-  al->obj_class = CG_NEW(al->A, int32_t, k->nsym);
-  al->obj_reg = CG_NEW(al->A, int32_t, k->nsym);
-  al->sym_obj = CG_NEW(al->A, int32_t, k->nsym);
-  al->loop_vn0 = CG_NEW(al->A, int32_t, k->nstmt);
-  al->loop_vn1 = CG_NEW(al->A, int32_t, k->nstmt);
-  al->stmt_acc = CG_NEW(al->A, int32_t, k->nstmt);
-  al->stmt_nacc = CG_NEW(al->A, int32_t, k->nstmt);
+  al->obj_sym = CG_NEW(al->A, int32_t, al->ny);
+  al->obj_kind = CG_NEW(al->A, int32_t, al->ny);
+  al->obj_base = CG_NEW(al->A, int32_t, al->ny);
+  al->obj_cells = CG_NEW(al->A, int32_t, al->ny);
+  al->obj_class = CG_NEW(al->A, int32_t, al->ny);
+  al->obj_reg = CG_NEW(al->A, int32_t, al->ny);
+  al->sym_obj = CG_NEW(al->A, int32_t, al->ny);
+  al->loop_vn0 = CG_NEW(al->A, int32_t, al->ns);
+  al->loop_vn1 = CG_NEW(al->A, int32_t, al->ns);
+  al->stmt_acc = CG_NEW(al->A, int32_t, al->ns);
+  al->stmt_nacc = CG_NEW(al->A, int32_t, al->ns);
   if (!al->obj_sym || !al->obj_kind || !al->obj_base || !al->obj_cells || !al->obj_class ||
       !al->obj_reg || !al->sym_obj || !al->loop_vn0 || !al->loop_vn1 || !al->stmt_acc ||
       !al->stmt_nacc)
     return CG_ENOMEM;
-  for (i = 0; i < k->nstmt; i++)
+  for (i = 0; i < al->ns; i++)
     al->loop_vn0[i] = al->loop_vn1[i] = -1, al->stmt_acc[i] = -1, al->stmt_nacc[i] = 0;
   return CG_OK;
 }
@@ -1081,8 +1199,9 @@ cg_kalias *cg_kalias_run(cg_alloc *A, const cg_kernel *k, int32_t f, const cg_ka
   al = CG_NEW(A, cg_kalias, 1);
   if (!al) { cg_seterr(e, CG_ENOMEM, "alias analysis: out of memory"); return NULL; }
   memset(al, 0, sizeof *al);
-  al->A = A, al->k = k, al->func = f, al->ksym = k->nsym, al->kstmt = k->nstmt;
-  st = alloc_fixed(al);
+  al->A = A, al->k = k, al->func = f;
+  st = windows(al);
+  if (!st) st = alloc_fixed(al);
   if (!st) st = make_objects(al, as, nas, e);
   if (!st) st = analyse(al);
   if (st) {

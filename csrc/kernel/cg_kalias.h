@@ -15,8 +15,9 @@
  *    addr[set_off[s] ..], sorted and distinct, so equal sets have equal ids;
  *    set_exact[s]: one address with a known offset;
  *  - accesses 0..nacc-1 in walk (program) order; a statement's accesses are
- *    consecutive: stmt_acc[s] .. stmt_acc[s] + stmt_nacc[s] - 1 (statement
- *    ids are the kernel's, nacc 0 for statements of other functions);
+ *    consecutive: stmt_acc[i] .. stmt_acc[i] + stmt_nacc[i] - 1 for
+ *    statement s_lo + i (nacc 0 for a statement of no access or of another
+ *    function inside the window); cg_kalias_acc0/nacc read them by id;
  *  - value numbers 0..nvn-1 are born in walk order; a loop statement L owns
  *    the numbers loop_vn0[L] <= v < loop_vn1[L] born while it was walked
  *    (its header's, its body's, its nested loops').
@@ -24,6 +25,7 @@
 #ifndef CG_KALIAS_H
 #define CG_KALIAS_H
 #include "cg_kernel.h"
+#include "../util/cg_map.h"
 
 #define CG_KAFF_MAX 4 /* terms of an affine offset; more: unknown */
 
@@ -55,35 +57,63 @@ typedef struct cg_kalias {
   cg_alloc *A;
   const cg_kernel *k;
   int32_t func;
-  uint32_t ksym, kstmt; /* k's counts, for freeing after k is gone */
+  /* windows: the analysis' arrays cover f alone (a kernel of many
+   * functions is analysed function by function in linear time): statements
+   * s_lo .. s_lo+ns-1 and expressions x_lo .. x_lo+nx-1 hold f's; symbols
+   * are numbered locally, f's own (y0 + i -> i) first, then the globals f
+   * reads (gmap: symbol -> i - nyf) */
+  int32_t s_lo, x_lo, y0;
+  uint32_t ns, nx, nyf, ny;
+  cg_map gmap;
+  uint8_t *addr_of; /* nyf: f takes the address of its symbol y0 + i */
   /* objects and classes */
   uint32_t nobj, ncls;
   int32_t *obj_sym, *obj_kind, *obj_base, *obj_cells, *obj_class;
-  int32_t *sym_obj; /* k->nsym: a symbol's object (its region for a pointer parameter), -1 */
+  int32_t *sym_obj; /* ny, by local symbol: its object (its region for a pointer parameter), -1 */
   uint8_t *overlap; /* nreg x nreg: regions that may share cells */
   int32_t *obj_reg; /* an object's region index, -1 */
   uint32_t nreg;
   /* value numbers */
   uint32_t nvn, capvn;
   int32_t *vn_sym;  /* the symbol whose value it was born as, -1: opaque */
-  int32_t *loop_vn0, *loop_vn1; /* k->nstmt: numbers owned by a loop */
+  int32_t *loop_vn0, *loop_vn1; /* ns: numbers owned by a loop */
   /* address sets */
-  uint32_t nset, capset, naddr, capaddr;
+  uint32_t nset, naddr;
+  size_t cap_set[4]; /* set_off, set_n, set_exact, addr */
   uint32_t *set_off, *set_n;
   uint8_t *set_exact;
   cg_kaddr *addr;
   uint32_t *hslot; /* interning table: set id + 1, 0 free; hcap slots */
   uint32_t hcap;
   /* accesses */
-  uint32_t nacc, capacc;
+  uint32_t nacc;
+  size_t cap_acc[5];
   int32_t *acc_stmt, *acc_expr, *acc_kind, *acc_set, *acc_may; /* may: a definition that need not write */
-  int32_t *stmt_acc, *stmt_nacc; /* k->nstmt */
+  int32_t *stmt_acc, *stmt_nacc; /* ns */
   /* overrides: sorted pairs (u < v) and answers */
-  uint32_t nover, capover;
+  uint32_t nover;
+  size_t cap_over[3];
   int32_t *over_u, *over_v, *over_rel;
+  /* the sets of each class, for enumerating the pairs to override */
+  uint32_t *ov_off, *ov_set, *ov_mark, *ov_list, ov_n, ov_nset;
   /* scratch of the walk */
   void *walk;
 } cg_kalias;
+
+/* A symbol's local index (-1: neither f's nor a global f reads). */
+static inline int32_t cg_kalias_lsym(const cg_kalias *al, int32_t s) {
+  uint32_t g;
+  if (s >= al->y0 && s < al->y0 + (int32_t)al->nyf) return s - al->y0;
+  g = cg_map_get(&al->gmap, (uint32_t)s);
+  return g == CG_MAP_NONE ? -1 : (int32_t)(al->nyf + g);
+}
+/* Statement st's first access and access count (0 outside f). */
+static inline int32_t cg_kalias_acc0(const cg_kalias *al, int32_t st) {
+  return st >= al->s_lo && st < al->s_lo + (int32_t)al->ns ? al->stmt_acc[st - al->s_lo] : -1;
+}
+static inline int32_t cg_kalias_nacc(const cg_kalias *al, int32_t st) {
+  return st >= al->s_lo && st < al->s_lo + (int32_t)al->ns ? al->stmt_nacc[st - al->s_lo] : 0;
+}
 
 /* A researcher's answer for a pair of sets the analysis relates "may":
  * CG_KREL_NO, CG_KREL_MUST, or -1 to keep "may".  A negative status below

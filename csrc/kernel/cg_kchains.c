@@ -287,20 +287,23 @@ static void use(cw *w, uint32_t u) {
   const cg_kalias *al = w->al;
   int32_t set = al->acc_set[u];
   ivec *out = &w->udv[u];
-  size_t i, j;
+  size_t i, j, start;
   int outside = 1;
   out->n = 0;
   set_classes(w, set);
-  for (i = 0; i < w->cls.n; i++) {
-    const pvec *p = &w->rd[w->cls.v[i]];
+  for (i = 0; i < w->cls.n; i++)
     if (al->set_exact[set] && iv_has(&w->mu[w->cls.v[i]], set)) outside = 0;
+  if (outside && !iv_room(w, out, 1)) out->v[out->n++] = -1;
+  start = out->n;
+  for (i = 0; i < w->cls.n; i++) { /* a class's pairs are sorted by statement */
+    const pvec *p = &w->rd[w->cls.v[i]];
     for (j = 0; j < p->n; j++)
       if (cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set) != CG_KREL_NO &&
           !hidden(al, &p->v[j], set) && !iv_room(w, out, out->n + 1))
         out->v[out->n++] = p->v[j].s;
   }
-  if (outside && !iv_room(w, out, out->n + 1)) out->v[out->n++] = -1;
-  if (out->n > 1) qsort(out->v, out->n, sizeof(int32_t), i_qcmp); /* never qsort(NULL, 0, ...) */
+  if (w->cls.n > 1 && out->n - start > 1) /* several classes: merge them */
+    qsort(out->v + start, out->n - start, sizeof(int32_t), i_qcmp);
   for (i = 0, j = 0; i < out->n; i++)
     if (!j || out->v[j - 1] != out->v[i]) out->v[j++] = out->v[i];
   out->n = j;
@@ -309,8 +312,8 @@ static void use(cw *w, uint32_t u) {
 /* A statement's accesses in order: uses read the state, definitions change it. */
 static void accesses(cw *w, int32_t st) {
   const cg_kalias *al = w->al;
-  int32_t a0 = al->stmt_acc[st], i;
-  for (i = 0; i < al->stmt_nacc[st]; i++) {
+  int32_t a0 = cg_kalias_acc0(al, st), i;
+  for (i = 0; i < cg_kalias_nacc(al, st); i++) {
     uint32_t a = (uint32_t)(a0 + i);
     if (al->acc_kind[a] == CG_KA_USE) use(w, a);
     else define(w, st, al->acc_set[a], al->acc_may[a]);
@@ -339,7 +342,7 @@ static void collect_cls(cw *w, int32_t from, int32_t n) {
   uint32_t j;
   for (i = 0; i < n; i++) {
     int32_t st = k->list[from + i];
-    for (a = al->stmt_acc[st]; a >= 0 && a < al->stmt_acc[st] + al->stmt_nacc[st]; a++) {
+    for (a = cg_kalias_acc0(al, st); a >= 0 && a < cg_kalias_acc0(al, st) + cg_kalias_nacc(al, st); a++) {
       int32_t set = al->acc_set[a];
       if (al->acc_kind[a] != CG_KA_DEF) continue;
       for (j = 0; j < al->set_n[set]; j++) {
@@ -388,7 +391,7 @@ done:
 /* A definition that goes around the back edge of loop st no longer names
  * the loop's value numbers: they name the next iteration's values. */
 static void widen_back(cw *w, const snap *h, int32_t st) {
-  int32_t vn0 = w->al->loop_vn0[st], vn1 = w->al->loop_vn1[st];
+  int32_t vn0 = w->al->loop_vn0[st - w->al->s_lo], vn1 = w->al->loop_vn1[st - w->al->s_lo];
   uint32_t i;
   size_t j, m;
   for (i = 0; i < h->n && w->live; i++) {
@@ -507,30 +510,52 @@ static int build_ud(cw *w, cg_kchains *ch) {
 }
 
 /* du by inverting ud, plus -1 for what reaches the exit in a region. */
-static int build_du(cw *w, cg_kchains *ch) {
-  const cg_kalias *al = w->al;
-  pvec p;
-  size_t i, m, n = ch->nex;
-  uint32_t u, s;
-  memset(&p, 0, sizeof p);
-  for (u = 0; u < ch->nacc; u++) n += ch->ud_off[u + 1] - ch->ud_off[u];
-  if (pv_room(w, &p, n)) return CG_ENOMEM;
-  for (u = 0; u < ch->nacc; u++)
-    for (i = ch->ud_off[u]; i < ch->ud_off[u + 1]; i++)
-      if (ch->ud[i] >= 0) p.v[p.n].s = ch->ud[i], p.v[p.n++].set = al->acc_stmt[u];
-  for (i = 0; i < ch->nex; i++) p.v[p.n].s = ch->ex_stmt[i], p.v[p.n++].set = -1;
-  if (p.n > 1) qsort(p.v, p.n, sizeof(pr), pr_qcmp); /* never qsort(NULL, 0, ...) */
-  ch->du_off = CG_NEW(w->A, uint32_t, (size_t)ch->nstmt + 1);
-  ch->du = CG_NEW(w->A, int32_t, p.n);
-  ch->ndu_alloc = ch->du ? p.n : 0;
-  if (!ch->du_off || !ch->du) { pv_free(w->A, &p); return CG_ENOMEM; }
-  for (i = 0, m = 0, s = 0; s <= ch->nstmt; s++) {
-    ch->du_off[s] = (uint32_t)m;
-    for (; i < p.n && p.v[i].s == (int32_t)s; i++)
-      if (m == ch->du_off[s] || ch->du[m - 1] != p.v[i].set) ch->du[m++] = p.v[i].set;
+/* Visits the (definition, user) pairs in ascending order of the user, each
+ * once: fill 0 counts them into du_off, fill 1 writes them at pos. */
+static void du_pairs(const cg_kalias *al, cg_kchains *ch, int32_t *last, uint32_t *pos, int fill) {
+  uint32_t t, i;
+  int32_t a;
+  for (t = 0; t < ch->nstmt; t++) {
+    int32_t st = ch->s_lo + (int32_t)t;
+    for (a = cg_kalias_acc0(al, st); a >= 0 && a < cg_kalias_acc0(al, st) + cg_kalias_nacc(al, st); a++)
+      for (i = ch->ud_off[a]; i < ch->ud_off[a + 1]; i++) {
+        int32_t d = ch->ud[i] - ch->s_lo;
+        if (ch->ud[i] < 0 || last[d] == st) continue;
+        last[d] = st;
+        if (fill) ch->du[pos[d]++] = st;
+        else ch->du_off[d + 1]++;
+      }
   }
-  pv_free(w->A, &p);
-  return CG_OK;
+}
+
+/* du by inverting ud (a counting pass and a filling pass in the users'
+ * order, so every list comes out ascending without a sort), with -1 first
+ * for what reaches the exit in a region. */
+static int build_du(cw *w, cg_kchains *ch) {
+  uint32_t s, i, n = ch->nstmt;
+  int32_t *last = CG_NEW(w->A, int32_t, n);
+  uint32_t *pos = CG_NEW(w->A, uint32_t, n);
+  int st = CG_ENOMEM;
+  ch->du_off = CG_NEW(w->A, uint32_t, (size_t)n + 1);
+  if (!last || !pos || !ch->du_off) goto done;
+  memset(ch->du_off, 0, ((size_t)n + 1) * sizeof *ch->du_off);
+  for (s = 0; s < n; s++) last[s] = INT32_MIN;
+  for (i = 0; i < ch->nex; i++) /* ex is sorted: one -1 per statement */
+    if (!i || ch->ex_stmt[i] != ch->ex_stmt[i - 1]) ch->du_off[ch->ex_stmt[i] - ch->s_lo + 1]++;
+  du_pairs(w->al, ch, last, pos, 0);
+  for (s = 0; s < n; s++) ch->du_off[s + 1] += ch->du_off[s];
+  ch->du = CG_NEW(w->A, int32_t, ch->du_off[n]);
+  if (!ch->du) goto done;
+  ch->ndu_alloc = ch->du_off[n];
+  for (s = 0; s < n; s++) pos[s] = ch->du_off[s], last[s] = INT32_MIN;
+  for (i = 0; i < ch->nex; i++)
+    if (!i || ch->ex_stmt[i] != ch->ex_stmt[i - 1]) ch->du[pos[ch->ex_stmt[i] - ch->s_lo]++] = -1;
+  du_pairs(w->al, ch, last, pos, 1);
+  st = CG_OK;
+done:
+  CG_FREE(w->A, last, int32_t, n);
+  CG_FREE(w->A, pos, uint32_t, n);
+  return st;
 }
 
 static int build_exit(cw *w, cg_kchains *ch) {
@@ -554,9 +579,11 @@ static int cw_init(cw *w, cg_alloc *A, cg_kalias *al) {
   w->mu = CG_NEW(A, ivec, al->ncls);
   w->udv = CG_NEW(A, ivec, al->nacc);
   w->mark = CG_NEW(A, uint32_t, al->ncls);
+  if (w->rd) memset(w->rd, 0, al->ncls * sizeof *w->rd); /* first: cw_free reads them */
+  if (w->mu) memset(w->mu, 0, al->ncls * sizeof *w->mu);
+  if (w->udv) memset(w->udv, 0, al->nacc * sizeof *w->udv);
   if (!w->rd || !w->mu || !w->udv || !w->mark) return CG_ENOMEM;
-  memset(w->rd, 0, al->ncls * sizeof *w->rd), memset(w->mu, 0, al->ncls * sizeof *w->mu);
-  memset(w->udv, 0, al->nacc * sizeof *w->udv), memset(w->mark, 0, al->ncls * sizeof *w->mark);
+  memset(w->mark, 0, al->ncls * sizeof *w->mark);
   w->stamp++;
   for (o = 0; o < al->nobj; o++) {
     int32_t c = al->obj_class[o];
@@ -598,7 +625,7 @@ cg_kchains *cg_kchains_run(cg_alloc *A, cg_kalias *al, cg_error *e) {
   int st;
   if (!ch) { cg_seterr(e, CG_ENOMEM, "chains: out of memory"); return NULL; }
   memset(ch, 0, sizeof *ch);
-  ch->A = A, ch->al = al, ch->nacc = al->nacc, ch->nstmt = al->k->nstmt;
+  ch->A = A, ch->al = al, ch->nacc = al->nacc, ch->nstmt = al->ns, ch->s_lo = al->s_lo;
   st = cw_init(&w, A, al);
   if (!st) {
     walk_slice(&w, CG_KFUNC(al->k, al->func, BODY), CG_KFUNC(al->k, al->func, NBODY));

@@ -19,7 +19,7 @@
  *  - ud: for access u, ud[ud_off[u] .. ud_off[u + 1]) the statements whose
  *    definitions may reach it (empty for a definition), ascending, -1 first
  *    when the value may come from outside (no path-wide exact definition);
- *  - du: for statement s, du[du_off[s] .. du_off[s + 1]) the statements
+ *  - du: for statement s, du[du_off[i] .. du_off[i + 1]) (i = s - s_lo) the statements
  *    using its definitions, ascending, -1 first when one of them may reach
  *    the exit in a region (a cell written through a pointer parameter);
  *  - exit pairs (ex_stmt[i], ex_set[i]): the definitions reaching the exit
@@ -32,7 +32,8 @@
 typedef struct cg_kchains {
   cg_alloc *A;
   const cg_kalias *al;
-  uint32_t nacc, nstmt;
+  uint32_t nacc, nstmt; /* nstmt: the window of al, statements s_lo .. s_lo + nstmt - 1 */
+  int32_t s_lo;
   uint32_t *ud_off; /* nacc + 1 */
   int32_t *ud;
   uint32_t *du_off; /* nstmt + 1 */

@@ -139,8 +139,8 @@ static void push_access(lua_State *L, const cg_kalias *al, uint32_t a) {
   lua_pushinteger(L, al->acc_set[a] + 1), lua_setfield(L, -2, "set");
   if (x >= 0) cg_kexpr_text(k, x, buf, sizeof buf);
   else buf[0] = 0;
-  if (x >= 0 && al->acc_kind[a] == CG_KA_USE && CG_KEXPR(k, x, OP) != CG_KE_VAR &&
-      CG_KEXPR(k, x, OP) != CG_KE_ELEM) /* a call's pointer argument: the cells behind it */
+  if (x >= 0 && (CG_KEXPR(k, x, TYPE) == CG_KT_PDOUBLE || CG_KEXPR(k, x, TYPE) == CG_KT_PINT))
+    /* a call's pointer argument: the cells behind it */
     memmove(buf + 2, buf, strlen(buf) + 1 < sizeof buf - 3 ? strlen(buf) + 1 : sizeof buf - 3), buf[0] = '*', buf[1] = ' ';
   lua_pushstring(L, buf), lua_setfield(L, -2, "text");
   lua_pushinteger(L, x >= 0 ? CG_KEXPR(k, x, LINE) : CG_KSTMT(k, st, LINE)), lua_setfield(L, -2, "line");
@@ -156,7 +156,7 @@ static void push_chain(lua_State *L, const int32_t *v, uint32_t from, uint32_t t
 
 static int stmt_defines(const cg_kalias *al, uint32_t s) {
   int32_t a;
-  for (a = al->stmt_acc[s]; a >= 0 && a < al->stmt_acc[s] + al->stmt_nacc[s]; a++)
+  for (a = cg_kalias_acc0(al, (int32_t)s); a >= 0 && a < cg_kalias_acc0(al, (int32_t)s) + cg_kalias_nacc(al, (int32_t)s); a++)
     if (al->acc_kind[a] == CG_KA_DEF) return 1;
   return 0;
 }
@@ -169,9 +169,11 @@ static void push_chains(lua_State *L, const cg_kalias *al, const cg_kchains *ch)
     if (al->acc_kind[i] == CG_KA_USE) push_chain(L, ch->ud, ch->ud_off[i], ch->ud_off[i + 1]), lua_rawseti(L, -2, (lua_Integer)i + 1);
   lua_setfield(L, -2, "ud");
   lua_newtable(L);
-  for (i = 0; i < ch->nstmt; i++)
-    if (CG_KSTMT(al->k, i, FUNC) == al->func && stmt_defines(al, i))
-      push_chain(L, ch->du, ch->du_off[i], ch->du_off[i + 1]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  for (i = 0; i < ch->nstmt; i++) {
+    uint32_t s = (uint32_t)ch->s_lo + i;
+    if (CG_KSTMT(al->k, s, FUNC) == al->func && stmt_defines(al, s))
+      push_chain(L, ch->du, ch->du_off[i], ch->du_off[i + 1]), lua_rawseti(L, -2, (lua_Integer)s + 1);
+  }
   lua_setfield(L, -2, "du");
 }
 
@@ -207,9 +209,9 @@ static void push_stmt_list(lua_State *L, const cg_kalias *al, const uint8_t *fla
   uint32_t s;
   lua_Integer n = 0;
   lua_newtable(L);
-  for (s = 0; s < al->k->nstmt; s++)
-    if (CG_KSTMT(al->k, s, FUNC) == al->func && !!flag[s] == want)
-      lua_pushinteger(L, (lua_Integer)s + 1), lua_rawseti(L, -2, ++n);
+  for (s = 0; s < al->ns; s++)
+    if (CG_KSTMT(al->k, al->s_lo + (int32_t)s, FUNC) == al->func && !!flag[s] == want)
+      lua_pushinteger(L, (lua_Integer)al->s_lo + s + 1), lua_rawseti(L, -2, ++n);
 }
 
 static void push_activity(lua_State *L, const cg_kalias *al, const cg_kactive *ac) {
@@ -336,10 +338,12 @@ static void push_overrides(lua_State *L, const cg_kalias *al) {
   }
 }
 
-static void push_stats(lua_State *L, const lanalysis *an) {
-  lua_createtable(L, 0, 5);
+/* nset0: the sets before the chains widened some (alias.sets lists those). */
+static void push_stats(lua_State *L, const lanalysis *an, uint32_t nset0) {
+  lua_createtable(L, 0, 6);
   lua_pushinteger(L, an->al->nobj), lua_setfield(L, -2, "objects");
-  lua_pushinteger(L, an->al->nset), lua_setfield(L, -2, "sets");
+  lua_pushinteger(L, nset0), lua_setfield(L, -2, "sets");
+  lua_pushinteger(L, an->al->nset - nset0), lua_setfield(L, -2, "widened_sets");
   lua_pushinteger(L, an->al->nacc), lua_setfield(L, -2, "accesses");
   lua_pushinteger(L, an->al->nvn), lua_setfield(L, -2, "values");
   lua_pushinteger(L, an->ch->passes), lua_setfield(L, -2, "loop_passes");
@@ -370,7 +374,7 @@ static cg_kassume *get_assumes(lua_State *L, const cg_kernel *k, int32_t f, uint
 static int l_kernel_analyze(lua_State *L) {
   const cg_kernel *k = lcg_checkkernel(L, 1);
   int32_t f = lcg_checkkfunc(L, k, 2), *ind, *dep;
-  uint32_t nas = 0, nind = 0, ndep = 0;
+  uint32_t nas = 0, nind = 0, ndep = 0, nset0;
   int dret = -1, box;
   cg_kassume *as;
   lanalysis *an;
@@ -401,11 +405,12 @@ static int l_kernel_analyze(lua_State *L) {
   lua_pop(L, 1);
   push_overrides(L, an->al), lua_setfield(L, -2, "assumed");
   lua_setfield(L, -2, "alias");
+  nset0 = an->al->nset;
   if (!(an->ch = cg_kchains_run(&an->A, an->al, &e))) return lcg_fail(L, &e);
   push_chains(L, an->al, an->ch), lua_setfield(L, -2, "chains");
   if (!(an->ac = cg_kactive_run(&an->A, an->al, an->ch, ind, nind, dep, ndep, dret, &e))) return lcg_fail(L, &e);
   push_activity(L, an->al, an->ac), lua_setfield(L, -2, "activity");
-  push_stats(L, an), lua_setfield(L, -2, "stats");
+  push_stats(L, an, nset0), lua_setfield(L, -2, "stats");
   return 1;
 }
 

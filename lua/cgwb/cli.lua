@@ -610,7 +610,38 @@ local function assumptions(list)
   return list
 end
 
-local alias_text, chains_text, activity_text
+local alias_text, chains_text, activity_text, assumptions_for
+
+-- The names of function id's pointer parameters, as a set.
+local function pointer_params(k, id)
+  local set = {}
+  for _, sy in ipairs(k:symbols(id)) do
+    if sy.kind == "param" and (sy.pointer or #sy.dims > 0) then set[sy.name] = true end
+  end
+  return set
+end
+
+-- The --assume options that name two pointer parameters of function id: an
+-- assumption is about the caller of the functions that have such parameters.
+function assumptions_for(k, id, list)
+  local ptr, out = pointer_params(k, id), {}
+  for _, s in ipairs(list) do
+    local a, b = s:match("^%s*([%a_][%w_]*)%s*[!=]=%s*([%a_][%w_]*)%s*$")
+    if ptr[a] and ptr[b] then out[#out + 1] = s end
+  end
+  return out
+end
+
+-- Fails unless each --assume applies to one of the functions ids at least.
+local function check_assumptions(k, ids, list)
+  for _, s in ipairs(list) do
+    local used = false
+    for _, id in ipairs(ids) do used = used or #assumptions_for(k, id, { s }) > 0 end
+    if not used then
+      fail(2, ("--assume '%s': no function shown has these two pointer parameters"):format(s))
+    end
+  end
+end
 
 -- The control flow graph of k:cfg without its index by statement (the
 -- vertices' stmts say the same), lists marked as arrays for JSON.
@@ -675,7 +706,7 @@ local function kernel_report(k, id, a, funcs)
               symbols = k:symbols(id), statements = k:statements(id) }
   if a.cfg then r.cfg = cfg_plain(k:cfg(id)) end
   if a.alias or a.chains or a.activity then
-    local an = check(k:analyze(id, { assume = a.assume }))
+    local an = check(k:analyze(id, { assume = assumptions_for(k, id, a.assume) }))
     if a.alias then
       local al = an.alias
       r.alias = { objects = al.objects, sets = al.sets, accesses = al.accesses, assumed = al.assumed,
@@ -804,6 +835,33 @@ local function kernel_dot(k, ids)
   return table.concat(parts, "\n")
 end
 
+-- Prints the report of each function as soon as it is made, so that only one
+-- function's analyses are alive at a time (a kernel of 10^5 statements keeps
+-- thousands).  The JSON is what json.encode gives for {file=, functions=[...]}
+-- with an indent of 2: each function's object indented one level deeper.
+local function kernel_stream(k, ids, a)
+  local json, funcs = require "cgwb.json", k:functions()
+  local function head() -- written with the first report: a failure there leaves stdout empty
+    if a.json then
+      io.write('{\n  "file": ', json.encode(a.kernel), ',\n  "functions": [')
+    else
+      io.write(a.kernel, "\n")
+    end
+  end
+  if #ids == 0 then head() end
+  for i, id in ipairs(ids) do
+    local r = kernel_report(k, id, a, funcs)
+    if i == 1 then head() end
+    if a.json then
+      local text = json.encode(r, 2, { inline_arrays = true }):gsub("\n", "\n    ")
+      io.write(i > 1 and "," or "", "\n    ", text)
+    else
+      io.write("\n", kernel_text(r))
+    end
+  end
+  if a.json then io.write(#ids > 0 and "\n  ]\n}\n" or "]\n}\n") end
+end
+
 -- Runs the interpreter (--call, --jacobian) and prints the issue's JSON.
 local function kernel_call(k, a)
   local ids = kernel_functions(k, a["function"])
@@ -851,6 +909,7 @@ commands.kernel = {
     if a.call then return kernel_call(k, a) end
     assumptions(a.assume)
     local ids = kernel_functions(k, a["function"])
+    check_assumptions(k, ids, a.assume)
     if a.dot then
       local fh = io.open(out_path(a.dot), "wb")
       if not fh then fail(1, a.dot .. ": cannot write") end
@@ -858,17 +917,7 @@ commands.kernel = {
       fh:close()
       if a.dot == "-" then return end
     end
-    local reports = {}
-    local funcs = k:functions()
-    for i, id in ipairs(ids) do reports[i] = kernel_report(k, id, a, funcs) end
-    if a.json then
-      local json = require "cgwb.json"
-      io.write(json.encode({ file = a.kernel, functions = json.array(reports) }, 2, { inline_arrays = true }), "\n")
-      return
-    end
-    local texts = {}
-    for i, r in ipairs(reports) do texts[i] = kernel_text(r) end
-    io.write(a.kernel, "\n\n", table.concat(texts, "\n"))
+    kernel_stream(k, ids, a)
   end,
 }
 
