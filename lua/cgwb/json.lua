@@ -37,7 +37,6 @@ local function is_array(t)
   return count == n
 end
 
-local encode
 local inline_arrays = false -- set by M.encode's opts for the call
 
 -- Whether an array holds a table (other than json.null).
@@ -48,55 +47,81 @@ local function has_table(t)
   return false
 end
 
-local function encode_table(t, indent, depth)
+-- Whether every element of array t is an integer (table.concat writes them as %d).
+local function all_integers(t)
+  for i = 1, #t do
+    if math.type(t[i]) ~= "integer" then return false end
+  end
+  return true
+end
+
+-- The encoder appends pieces to one buffer, concatenated once at the end: a
+-- nested concatenation per level would copy a large document once per level.
+local put
+
+local function put_table(buf, t, indent, depth)
   local nl, pad, pad1 = "", "", ""
   if indent then
     nl = "\n"
     pad = (" "):rep(indent * depth)
     pad1 = (" "):rep(indent * (depth + 1))
   end
-  local parts = {}
+  local n = #buf
   if is_array(t) then
+    if #t == 0 then buf[n + 1] = "[]"; return end
     if indent and inline_arrays and not has_table(t) then -- [1, 2, 3] on one line
-      for i = 1, #t do parts[i] = encode(t[i]) end
-      return "[" .. table.concat(parts, ", ") .. "]"
+      if all_integers(t) then buf[n + 1] = "[" .. table.concat(t, ", ") .. "]"; return end
+      buf[n + 1] = "["
+      for i = 1, #t do
+        if i > 1 then buf[#buf + 1] = ", " end
+        put(buf, t[i])
+      end
+      buf[#buf + 1] = "]"
+      return
     end
-    for i = 1, #t do parts[i] = pad1 .. encode(t[i], indent, depth + 1) end
-    if #parts == 0 then return "[]" end
-    return "[" .. nl .. table.concat(parts, "," .. nl) .. nl .. pad .. "]"
+    buf[n + 1] = "[" .. nl
+    for i = 1, #t do
+      buf[#buf + 1] = (i > 1 and "," .. nl or "") .. pad1
+      put(buf, t[i], indent, depth + 1)
+    end
+    buf[#buf + 1] = nl .. pad .. "]"
+    return
   end
   local keys = {}
   for k in pairs(t) do keys[#keys + 1] = tostring(k) end
+  if #keys == 0 then buf[n + 1] = "{}"; return end
   table.sort(keys)
+  buf[n + 1] = "{" .. nl
   for i, k in ipairs(keys) do
     local v = t[k]
     if v == nil then v = t[tonumber(k)] end
-    parts[i] = pad1 .. encode_string(k) .. (indent and ": " or ":") .. encode(v, indent, depth + 1)
+    buf[#buf + 1] = (i > 1 and "," .. nl or "") .. pad1 .. encode_string(k) .. (indent and ": " or ":")
+    put(buf, v, indent, depth + 1)
   end
-  if #parts == 0 then return "{}" end
-  return "{" .. nl .. table.concat(parts, "," .. nl) .. nl .. pad .. "}"
+  buf[#buf + 1] = nl .. pad .. "}"
 end
 
-function encode(v, indent, depth)
+function put(buf, v, indent, depth)
   local ty = type(v)
-  if v == M.null then return "null" end
-  if ty == "table" then return encode_table(v, indent, depth or 0) end
-  if ty == "string" then return encode_string(v) end
-  if ty == "number" then return encode_number(v) end
-  if ty == "boolean" then return tostring(v) end
-  if v == nil then return "null" end
-  error("cannot encode a " .. ty .. " as JSON")
+  if v == M.null or v == nil then buf[#buf + 1] = "null"
+  elseif ty == "table" then put_table(buf, v, indent, depth or 0)
+  elseif ty == "string" then buf[#buf + 1] = encode_string(v)
+  elseif ty == "number" then buf[#buf + 1] = encode_number(v)
+  elseif ty == "boolean" then buf[#buf + 1] = tostring(v)
+  else error("cannot encode a " .. ty .. " as JSON") end
 end
 
 --- Encodes v; indent (a number of spaces) gives pretty output; with it,
 -- opts.inline_arrays writes arrays of numbers, strings and booleans on one line.
 function M.encode(v, indent, opts)
   inline_arrays = opts and opts.inline_arrays or false
-  local ok, text = pcall(encode, v, indent, 0)
+  local buf = {}
+  local ok, err = pcall(put, buf, v, indent, 0)
   inline_arrays = false
-  if not ok then error(text, 2) end
-  return text
+  if not ok then error(err, 2) end
+  return table.concat(buf)
 end
+
 
 -- {==== decoding ====}
 
