@@ -142,8 +142,8 @@ function L:rv_bin(e)
   end
   local a, b = self:rv(e.a), self:rv(e.b)
   if (op == "+" or op == "-") and (is_ptr(a.ty) or is_ptr(b.ty)) then return self:ptr_arith(a, b, op, e.pos) end
-  self:arith(a, e.pos, "'" .. op .. "'")
-  self:arith(b, e.pos, "'" .. op .. "'")
+  self:arith(a, e.pos, "", op)
+  self:arith(b, e.pos, "", op)
   local ty
   a, b, ty = self:common(a, b)
   if CMP[op] then return T(CMP[op], "int", e.pos, { a = a, b = b }) end
@@ -200,7 +200,7 @@ function L:rv_un(e)
     end
     return T("not", "int", e.pos, { a = self:truth(a, e.pos) })
   end
-  self:arith(a, e.pos, "unary '" .. op .. "'")
+  self:arith(a, e.pos, "unary ", op)
   if op == "+" then return a end
   return T("neg", a.ty, e.pos, { a = a })
 end
@@ -253,6 +253,10 @@ end
 
 function L:rv_num(e)
   local s = e.text
+  -- the common shapes first, each as the general path below reads it:
+  -- a decimal int without a leading 0, and d.d
+  if s:find("^[1-9]%d?%d?%d?%d?%d?%d?%d?%d?$") then return const_i(math.tointeger(tonumber(s)), e.pos) end
+  if s:find("^%d+%.%d+$") then return T("const_d", "double", e.pos, { dval = tonumber(s) }) end
   local body, suffix = s:match("^(0[xX][%x%.]+[pP][+-]?%d+)(.*)$")
   if not body then body, suffix = s:match("^(0[xX]%x+)(.*)$") end
   if not body then body, suffix = s:match("^([%d%.]+[eE][+-]?%d+)(.*)$") end
@@ -422,7 +426,13 @@ end
 
 --- An assignment expression: hoisted as a statement; its value is the
 -- left side afterwards.  op is = += -= *= /= %=.
-function L:do_assign(e, pragma, spos)
+function L:do_assign(e)
+  return copy(self:assign_stmt(e))
+end
+
+--- The statement of assignment e; returns its left side's tree (no copy:
+-- a statement's value is not used).
+function L:assign_stmt(e, pragma, spos)
   local lhs = self:lvalue(e.lhs)
   local rhs
   if e.op == "=" and e.rhs.k == "call" and not self.lay.intrinsics[e.rhs.f.name or ""]
@@ -431,7 +441,7 @@ function L:do_assign(e, pragma, spos)
     -- v = f(...): the call writes v directly (C3)
     local f = self.funcs[e.rhs.f.name]
     self:emit_call(f, self:call_args(f, e.rhs), lhs, spos or e.pos, pragma)
-    return copy(lhs)
+    return lhs
   end
   rhs = self:rv(e.rhs)
   if e.op ~= "=" then
@@ -439,14 +449,14 @@ function L:do_assign(e, pragma, spos)
     rhs = self:rv_bin_trees(copy(lhs), rhs, op, e.pos)
   end
   self:assign(lhs, self:assign_conv(lhs, rhs, e.pos), spos or e.pos, pragma)
-  return copy(lhs)
+  return lhs
 end
 
 --- a op b for two trees (compound assignment).
 function L:rv_bin_trees(a, b, op, pos)
   if (op == "+" or op == "-") and is_ptr(a.ty) then return self:ptr_arith(a, b, op, pos) end
-  self:arith(a, pos, "'" .. op .. "='")
-  self:arith(b, pos, "'" .. op .. "='")
+  self:arith(a, pos, "", op, "=")
+  self:arith(b, pos, "", op, "=")
   local ty
   a, b, ty = self:common(a, b)
   if op == "%" and ty ~= "int" then self:err(pos, "'%%=' needs int operands, not double") end

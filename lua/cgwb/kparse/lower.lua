@@ -264,9 +264,12 @@ function L:truth(e, pos)
   self:outside(pos or e.pos, "a pointer used as a condition", "pointers are not compared")
 end
 
-function L:arith(e, pos, opname)
+--- Refuses a pointer operand of arithmetic operator op; the operator's name
+-- in the message is `pre'op'post` ("unary '-'", "'+='"), built only then
+-- (this check runs for every operand).
+function L:arith(e, pos, pre, op, post)
   if e.ty ~= "int" and e.ty ~= "double" then
-    self:outside(pos, ("%s on a pointer"):format(opname), "only + and - move a pointer, by an int")
+    self:outside(pos, ("%s'%s%s' on a pointer"):format(pre, op, post or ""), "only + and - move a pointer, by an int")
   end
 end
 -- }====
@@ -324,12 +327,18 @@ end
 -- (X0..X6, FLAGS); pos is its source position.
 function L:stmt(kind, pos, fields, pragma)
   local line, col = self:linecol(pos)
-  fields.KIND = self.lay.stmts[kind]
-  fields.FUNC = self.fn.id
-  fields.LINE, fields.COL = line, col
-  fields.PRAGMA = pragma or -1
-  fields.FLAGS = fields.FLAGS or 0
-  local id = self:row("stmt", fields)
+  -- written here rather than through L:row: adding the six common fields
+  -- to the caller's small table grew it twice per statement
+  local off, w, arr = self.lay.stmt, self.lay.width.stmt, self.out.stmt
+  local base = #arr
+  for i = 1, w do arr[base + i] = -1 end
+  arr[base + off.KIND] = self.lay.stmts[kind]
+  arr[base + off.FUNC] = self.fn.id
+  arr[base + off.LINE], arr[base + off.COL] = line, col
+  arr[base + off.PRAGMA] = pragma or -1
+  arr[base + off.FLAGS] = 0
+  for f, v in pairs(fields) do arr[base + off[f]] = v end -- X0..X6, FLAGS
+  local id = base // w
   local cur = self.cur
   cur[#cur + 1] = id
   self.nhoist = self.nhoist + 1

@@ -13,7 +13,7 @@ local PTR_OF = { double = "pdouble", int = "pint" }
 -- spos: where the statement begins (its rows' position), else the operator's.
 function L:effect(e, pragma, spos)
   self.posts_ok, self.posts = true, {}
-  if e.k == "assign" then self:do_assign(e, pragma, spos)
+  if e.k == "assign" then self:assign_stmt(e, pragma, spos)
   elseif e.k == "call" then
     self:rv_call(e, true)
     if pragma ~= -1 and pragma then self:set("stmt", self.cur[#self.cur], "PRAGMA", pragma) end
