@@ -251,12 +251,22 @@ function L:rv_cast(e)
   return self:convert(a, e.ty, e.pos)
 end
 
+--- The two commonest numerals read directly (a fast path beside the
+-- general one of L:rv_num, which spec/18 checks it against): a decimal int
+-- without a leading 0 of at most 9 digits (always an int) and d.d.
+-- Returns "int" or "double" and the value, or nil for any other numeral.
+function lower.quick_number(s)
+  if s:find("^[1-9]%d?%d?%d?%d?%d?%d?%d?%d?$") then return "int", math.tointeger(tonumber(s)) end
+  if s:find("^%d+%.%d+$") then return "double", tonumber(s) end
+end
+lower.use_quick_numbers = true -- false: every numeral takes the general path
+
 function L:rv_num(e)
   local s = e.text
-  -- the common shapes first, each as the general path below reads it:
-  -- a decimal int without a leading 0, and d.d
-  if s:find("^[1-9]%d?%d?%d?%d?%d?%d?%d?%d?$") then return const_i(math.tointeger(tonumber(s)), e.pos) end
-  if s:find("^%d+%.%d+$") then return T("const_d", "double", e.pos, { dval = tonumber(s) }) end
+  local kind, v = nil, nil
+  if lower.use_quick_numbers then kind, v = lower.quick_number(s) end
+  if kind == "int" then return const_i(v, e.pos) end
+  if kind == "double" then return T("const_d", "double", e.pos, { dval = v }) end
   local body, suffix = s:match("^(0[xX][%x%.]+[pP][+-]?%d+)(.*)$")
   if not body then body, suffix = s:match("^(0[xX]%x+)(.*)$") end
   if not body then body, suffix = s:match("^([%d%.]+[eE][+-]?%d+)(.*)$") end
