@@ -226,14 +226,11 @@ end
 
 -- {==== typed trees ====}
 
-local function T(op, ty, pos, t)
-  t = t or {}
-  t.op, t.ty, t.pos = op, ty, pos
-  return t
-end
-M.tree = T
+-- A typed tree is one table constructor {op =, ty =, pos =, operands and
+-- attributes}: made whole, it is sized once (a million of them in a large
+-- kernel; adding op, ty and pos to a smaller table grew it twice).
 
-local function const_i(v, pos) return T("const_i", "int", pos, { ival = v }) end
+local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
 local function is_ptr(ty) return BASE_OF[ty] ~= nil end
 
 local function copy(t)
@@ -249,7 +246,7 @@ M.copy = copy
 function L:convert(e, ty, pos, what)
   if e.ty == ty then return e end
   if (e.ty == "int" or e.ty == "double") and (ty == "int" or ty == "double") then
-    return T("cast", ty, e.pos, { a = e })
+    return { op = "cast", ty = ty, pos = e.pos, a = e }
   end
   self:err(pos or e.pos, "%s: cannot convert %s to %s", what or "type mismatch", TYNAME[e.ty], TYNAME[ty])
 end
@@ -259,7 +256,8 @@ end
 function L:truth(e, pos)
   if e.ty == "int" then return e end
   if e.ty == "double" then
-    return T("ne", "int", e.pos, { a = e, b = T("const_d", "double", e.pos, { dval = 0.0 }) })
+    local zero = { op = "const_d", ty = "double", pos = e.pos, dval = 0.0 }
+    return { op = "ne", ty = "int", pos = e.pos, a = e, b = zero }
   end
   self:outside(pos or e.pos, "a pointer used as a condition", "pointers are not compared")
 end
@@ -269,7 +267,8 @@ end
 -- (this check runs for every operand).
 function L:arith(e, pos, pre, op, post)
   if e.ty ~= "int" and e.ty ~= "double" then
-    self:outside(pos, ("%s'%s%s' on a pointer"):format(pre, op, post or ""), "only + and - move a pointer, by an int")
+    self:outside(pos, ("%s'%s%s' on a pointer"):format(pre, op, post or ""),
+      "only + and - move a pointer, by an int")
   end
 end
 -- }====
