@@ -525,3 +525,75 @@ describe("kparse: properties", function()
     assert.equal(want, run_c(kgen.driver(kp.unparse(flat), info, call)))
   end)
 end)
+
+-- The front end's fast paths, each against the plain computation it
+-- replaces (a 10^5-statement kernel is parsed in about a second only with
+-- them; spec/18's other tests see the fast paths alone).
+describe("kparse: fast paths agree with plain ones", function()
+  --- The bracket check as first written: byte by byte, skipping what
+  -- grammar.skip skips at each `/`, `#` and white space.
+  local grammar = require "cgwb.kparse.grammar"
+  local function plain_too_deep(text, limit)
+    local depth, pos = 0, grammar.skip:match(text, 1)
+    while pos <= #text do
+      local c = text:sub(pos, pos)
+      if c == "(" or c == "[" or c == "{" then
+        depth = depth + 1
+        if depth > limit then return pos end
+      elseif c == ")" or c == "]" or c == "}" then depth = depth - 1 end
+      local nxt = pos + 1
+      if c == "/" or c == "#" or c:find("%s") then nxt = math.max(grammar.skip:match(text, pos), pos + 1) end
+      pos = nxt
+    end
+  end
+
+  it("the bracket check finds the same first position past the limit on random texts", function()
+    local r = rng.new(1818)
+    local pieces = { "(", ")", "[", "]", "{", "}", "/", "*", "#", "\n", "\r\n", " ", "\t", "x", '"', "\\",
+      "//", "/*", "*/", "#pragma cgwb p\n", "#define A (\\\n(\n" }
+    local found = 0
+    for _ = 1, 3000 do
+      local t = {}
+      for j = 1, r:int(0, 60) do t[j] = pieces[r:int(1, #pieces)] end
+      local text = table.concat(t)
+      for _, limit in ipairs({ 0, 1, 2, 4 }) do
+        local want = plain_too_deep(text, limit)
+        assert.equal(want, kp.too_deep(text, limit), ("%q limit %d"):format(text, limit))
+        if want then found = found + 1 end
+      end
+    end
+    assert.is_true(found > 1000) -- most texts do pass a small limit somewhere
+    -- the brackets of a comment, a directive and a string literal
+    assert.is_nil(kp.too_deep("/* ((( */ #if (((\n( )", 1))
+    assert.equal(4, kp.too_deep('"((("', 2))
+  end)
+
+  it("quick numerals give the rows the general reading gives", function()
+    local lower = require "cgwb.kparse.lower"
+    local r = rng.new(1819)
+    local parts = {}
+    for i = 1, 400 do
+      local k = r:int(1, 6)
+      local d = tostring(r:int(0, math.tointeger(10 ^ r:int(0, 10))))
+      if k == 1 then parts[i] = d
+      elseif k == 2 then parts[i] = d .. "." .. tostring(r:int(0, math.tointeger(10 ^ r:int(0, 17))))
+      elseif k == 3 then parts[i] = "0" .. tostring(r:int(0, 7777))
+      elseif k == 4 then parts[i] = d .. "e" .. tostring(r:int(-30, 30))
+      elseif k == 5 then parts[i] = "." .. d
+      else parts[i] = d .. "." end
+    end
+    local quick, general = 0, 0
+    for _, p in ipairs(parts) do
+      local text = "void f(double *a) { a[0] = " .. p .. "; }"
+      lower.use_quick_numbers = true
+      local fast, ferr = kp.parse(text, "n.c")
+      lower.use_quick_numbers = false
+      local plain, perr = kp.parse(text, "n.c")
+      lower.use_quick_numbers = true
+      assert.equal(perr, ferr, p)
+      if plain then assert.same(plain, fast, p) end
+      if lower.quick_number(p) then quick = quick + 1 else general = general + 1 end
+    end
+    assert.is_true(quick > 100 and general > 100)
+  end)
+end)

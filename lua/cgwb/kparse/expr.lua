@@ -4,12 +4,12 @@
 -- the lowering object of cgwb.kparse.lower.
 local lower = require "cgwb.kparse.lower"
 local L = lower.L
-local T, copy = lower.tree, lower.copy
+local copy = lower.copy
 
 local PTR_OF = { double = "pdouble", int = "pint" }
 local BASE_OF = { pdouble = "double", pint = "int" }
 local function is_ptr(ty) return BASE_OF[ty] ~= nil end
-local function const_i(v, pos) return T("const_i", "int", pos, { ival = v }) end
+local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
 
 local ARITH = { ["+"] = "add", ["-"] = "sub", ["*"] = "mul", ["/"] = "div", ["%"] = "mod" }
 local CMP = { ["<"] = "lt", ["<="] = "le", [">"] = "gt", [">="] = "ge", ["=="] = "eq", ["!="] = "ne" }
@@ -25,7 +25,7 @@ function L:rv_id(e)
     if MATH_CONST[e.name] then
       local v = MATH_CONST[e.name]
       if v ~= v then v = -(0 / 0) end -- the C library's NAN has the sign bit clear
-      return T("const_d", "double", e.pos, { dval = v })
+      return { op = "const_d", ty = "double", pos = e.pos, dval = v }
     end
     if self.funcs[e.name] or self.lay.intrinsics[e.name] then
       self:outside(e.pos, ("the function '%s' used as a value"):format(e.name), "no function pointers")
@@ -34,14 +34,14 @@ function L:rv_id(e)
   end
   self:mark_read(s)
   if s.ndim > 0 and s.ptr == 0 then -- an array decays to the address of its first cell
-    return T("addr", PTR_OF[s.base], e.pos, { sym = s.id, pconst = self:sym_const(s),
-      dim1 = s.ndim == 2 and s.dim1 or nil })
+    return { op = "addr", ty = PTR_OF[s.base], pos = e.pos, sym = s.id, pconst = self:sym_const(s),
+      dim1 = s.ndim == 2 and s.dim1 or nil }
   end
   if s.ptr == 1 then
-    return T("var", PTR_OF[s.base], e.pos, { sym = s.id, pconst = self:sym_const(s),
-      dim1 = s.ndim == 2 and s.dim1 or nil })
+    return { op = "var", ty = PTR_OF[s.base], pos = e.pos, sym = s.id, pconst = self:sym_const(s),
+      dim1 = s.ndim == 2 and s.dim1 or nil }
   end
-  return T("var", s.base, e.pos, { sym = s.id })
+  return { op = "var", ty = s.base, pos = e.pos, sym = s.id }
 end
 
 -- A global is read-only: treat what it holds as const.
@@ -61,33 +61,35 @@ function L:deref(p, k, pos)
   local function add(sub)
     if not k then return sub end
     if sub.op == "const_i" and sub.ival == 0 then return k end
-    return T("add", "int", k.pos, { a = sub, b = k })
+    return { op = "add", ty = "int", pos = k.pos, a = sub, b = k }
   end
   if p.dim1 then
     self:outside(pos, "a pointer to rows of a 2-D array used as a plain pointer", "index it: a[i][j]")
   end
-  if p.op == "var" then return T("elem", BASE_OF[p.ty], pos, { sym = p.sym, a = add(const_i(0, pos)) }) end
+  if p.op == "var" then
+    return { op = "elem", ty = BASE_OF[p.ty], pos = pos, sym = p.sym, a = add(const_i(0, pos)) }
+  end
   if p.op == "addr" then
     local s = self.syms[p.sym + 1]
     if not p.a then
       if s.ndim == 0 and s.ptr == 0 then
         if k then self:outside(pos, "pointer arithmetic on the address of a scalar", "no cells beside it") end
-        return T("var", s.base, pos, { sym = s.id })
+        return { op = "var", ty = s.base, pos = pos, sym = s.id }
       end
-      return T("elem", s.base, pos, { sym = s.id, a = add(const_i(0, pos)) })
+      return { op = "elem", ty = s.base, pos = pos, sym = s.id, a = add(const_i(0, pos)) }
     end
     if s.ndim == 2 and not p.b then -- a row: cell [row][k]
-      return T("elem", s.base, pos, { sym = s.id, a = p.a, b = add(const_i(0, pos)) })
+      return { op = "elem", ty = s.base, pos = pos, sym = s.id, a = p.a, b = add(const_i(0, pos)) }
     end
-    if p.b then return T("elem", s.base, pos, { sym = s.id, a = p.a, b = add(p.b) }) end
-    return T("elem", s.base, pos, { sym = s.id, a = add(p.a) })
+    if p.b then return { op = "elem", ty = s.base, pos = pos, sym = s.id, a = p.a, b = add(p.b) } end
+    return { op = "elem", ty = s.base, pos = pos, sym = s.id, a = add(p.a) }
   end
   if p.op == "ptradd" then
-    return self:deref(p.a, k and T("add", "int", k.pos, { a = p.b, b = k }) or p.b, pos)
+    return self:deref(p.a, k and { op = "add", ty = "int", pos = k.pos, a = p.b, b = k } or p.b, pos)
   end
   local t = self:temp(p.ty, pos, p)
-  self:assign(T("var", p.ty, pos, { sym = t }), p, pos)
-  return T("elem", BASE_OF[p.ty], pos, { sym = t, a = k or const_i(0, pos) })
+  self:assign({ op = "var", ty = p.ty, pos = pos, sym = t }, p, pos)
+  return { op = "elem", ty = BASE_OF[p.ty], pos = pos, sym = t, a = k or const_i(0, pos) }
 end
 
 function L:index_int(e)
@@ -104,7 +106,8 @@ function L:index(e)
     local s = self:lookup(inner.a.name)
     if s and s.ndim == 2 then
       self:mark_read(s)
-      return T("elem", s.base, e.pos, { sym = s.id, a = self:index_int(inner.i), b = self:index_int(e.i) })
+      return { op = "elem", ty = s.base, pos = e.pos, sym = s.id, a = self:index_int(inner.i),
+        b = self:index_int(e.i) }
     end
   end
   if inner.k == "id" then
@@ -113,9 +116,9 @@ function L:index(e)
       self:mark_read(s)
       local i = self:index_int(e.i)
       if s.ndim == 2 then
-        return T("addr", PTR_OF[s.base], e.pos, { sym = s.id, a = i, pconst = self:sym_const(s) })
+        return { op = "addr", ty = PTR_OF[s.base], pos = e.pos, sym = s.id, a = i, pconst = self:sym_const(s) }
       end
-      return T("elem", s.base, e.pos, { sym = s.id, a = i })
+      return { op = "elem", ty = s.base, pos = e.pos, sym = s.id, a = i }
     end
     if s then self:err(e.pos, "'%s' is not an array or pointer", s.name) end
   end
@@ -138,17 +141,17 @@ function L:rv_bin(e)
   if op == "&&" or op == "||" then
     local a = self:truth(self:rv(e.a), e.pos)
     local b = self:guarded(e.b, e.pos, op)
-    return T(op == "&&" and "and" or "or", "int", e.pos, { a = a, b = self:truth(b, e.pos) })
+    return { op = op == "&&" and "and" or "or", ty = "int", pos = e.pos, a = a, b = self:truth(b, e.pos) }
   end
   local a, b = self:rv(e.a), self:rv(e.b)
   if (op == "+" or op == "-") and (is_ptr(a.ty) or is_ptr(b.ty)) then return self:ptr_arith(a, b, op, e.pos) end
-  self:arith(a, e.pos, "'" .. op .. "'")
-  self:arith(b, e.pos, "'" .. op .. "'")
+  self:arith(a, e.pos, "", op)
+  self:arith(b, e.pos, "", op)
   local ty
   a, b, ty = self:common(a, b)
-  if CMP[op] then return T(CMP[op], "int", e.pos, { a = a, b = b }) end
+  if CMP[op] then return { op = CMP[op], ty = "int", pos = e.pos, a = a, b = b } end
   if op == "%" and ty ~= "int" then self:err(e.pos, "'%%' needs int operands, not double") end
-  return T(ARITH[op], ty, e.pos, { a = a, b = b })
+  return { op = ARITH[op], ty = ty, pos = e.pos, a = a, b = b }
 end
 
 --- p + k, k + p, p - k: PTRADD (p - k is PTRADD(p, -k)).
@@ -164,8 +167,8 @@ function L:ptr_arith(a, b, op, pos)
   if a.dim1 then
     self:outside(pos, "arithmetic on a pointer to rows of a 2-D array", "index it: a[i][j]")
   end
-  if op == "-" then b = T("neg", "int", b.pos, { a = b }) end
-  return T("ptradd", a.ty, pos, { a = a, b = b, pconst = a.pconst })
+  if op == "-" then b = { op = "neg", ty = "int", pos = b.pos, a = b } end
+  return { op = "ptradd", ty = a.ty, pos = pos, a = a, b = b, pconst = a.pconst }
 end
 
 --- Lowers the conditionally evaluated operand of && || ?: ; it must not
@@ -196,13 +199,14 @@ function L:rv_un(e)
   local a = self:rv(e.a)
   if op == "!" then
     if a.ty == "double" then
-      return T("eq", "int", e.pos, { a = a, b = T("const_d", "double", e.pos, { dval = 0.0 }) })
+      local zero = { op = "const_d", ty = "double", pos = e.pos, dval = 0.0 }
+      return { op = "eq", ty = "int", pos = e.pos, a = a, b = zero }
     end
-    return T("not", "int", e.pos, { a = self:truth(a, e.pos) })
+    return { op = "not", ty = "int", pos = e.pos, a = self:truth(a, e.pos) }
   end
-  self:arith(a, e.pos, "unary '" .. op .. "'")
+  self:arith(a, e.pos, "unary ", op)
   if op == "+" then return a end
-  return T("neg", a.ty, e.pos, { a = a })
+  return { op = "neg", ty = a.ty, pos = e.pos, a = a }
 end
 
 --- &x, &a[i], &a[i][j], &p[i], &*p.
@@ -215,7 +219,7 @@ function L:addr_of(e, pos)
         "no pointers to pointers or to arrays")
     end
     s.qual = s.qual | self.lay.qual.addr
-    return T("addr", PTR_OF[s.base], pos, { sym = s.id, pconst = self:sym_const(s) })
+    return { op = "addr", ty = PTR_OF[s.base], pos = pos, sym = s.id, pconst = self:sym_const(s) }
   end
   if e.k == "un" and e.op == "*" then
     local p = self:rv(e.a)
@@ -226,7 +230,8 @@ function L:addr_of(e, pos)
     local c = self:index(e)
     if c.op == "elem" then
       local s = self.syms[c.sym + 1]
-      return T("addr", PTR_OF[s.base], pos, { sym = c.sym, a = c.a, b = c.b, pconst = self:sym_const(s) })
+      return { op = "addr", ty = PTR_OF[s.base], pos = pos, sym = c.sym, a = c.a, b = c.b,
+        pconst = self:sym_const(s) }
     end
   end
   self:outside(pos, "taking the address of an expression", "only of a variable or an array cell")
@@ -238,11 +243,11 @@ function L:rv_cond(e)
   local b = self:guarded(e.b, e.pos, "?:")
   if is_ptr(a.ty) or is_ptr(b.ty) then
     if a.ty ~= b.ty or a.dim1 ~= b.dim1 then self:err(e.pos, "the branches of '?:' have different types") end
-    return T("cond", a.ty, e.pos, { a = c, b = a, c = b, pconst = a.pconst or b.pconst })
+    return { op = "cond", ty = a.ty, pos = e.pos, a = c, b = a, c = b, pconst = a.pconst or b.pconst }
   end
   local ty
   a, b, ty = self:common(a, b)
-  return T("cond", ty, e.pos, { a = c, b = a, c = b })
+  return { op = "cond", ty = ty, pos = e.pos, a = c, b = a, c = b }
 end
 
 function L:rv_cast(e)
@@ -251,8 +256,22 @@ function L:rv_cast(e)
   return self:convert(a, e.ty, e.pos)
 end
 
+--- The two commonest numerals read directly (a fast path beside the
+-- general one of L:rv_num, which spec/18 checks it against): a decimal int
+-- without a leading 0 of at most 9 digits (always an int) and d.d.
+-- Returns "int" or "double" and the value, or nil for any other numeral.
+function lower.quick_number(s)
+  if s:find("^[1-9]%d?%d?%d?%d?%d?%d?%d?%d?$") then return "int", math.tointeger(tonumber(s)) end
+  if s:find("^%d+%.%d+$") then return "double", tonumber(s) end
+end
+lower.use_quick_numbers = true -- false: every numeral takes the general path
+
 function L:rv_num(e)
   local s = e.text
+  local kind, v = nil, nil
+  if lower.use_quick_numbers then kind, v = lower.quick_number(s) end
+  if kind == "int" then return const_i(v, e.pos) end
+  if kind == "double" then return { op = "const_d", ty = "double", pos = e.pos, dval = v } end
   local body, suffix = s:match("^(0[xX][%x%.]+[pP][+-]?%d+)(.*)$")
   if not body then body, suffix = s:match("^(0[xX]%x+)(.*)$") end
   if not body then body, suffix = s:match("^([%d%.]+[eE][+-]?%d+)(.*)$") end
@@ -261,7 +280,7 @@ function L:rv_num(e)
     self:outside(e.pos, ("the constant suffix '%s'"):format(suffix), "float, long and unsigned constants")
   end
   if body:find("[%.eEpP]") and not body:find("^0[xX]%x+$") then
-    return T("const_d", "double", e.pos, { dval = tonumber(body) })
+    return { op = "const_d", ty = "double", pos = e.pos, dval = tonumber(body) }
   end
   local v
   if body:find("^0[xX]") then v = tonumber(body:sub(3), 16)
@@ -337,7 +356,7 @@ function L:rv_call(e, void_ok)
       if is_ptr(t.ty) then self:err(x.pos, "argument %d of '%s' must be double, not a pointer", i, name) end
       a[i] = self:convert(t, "double", x.pos)
     end
-    return T("intrin", "double", e.pos, { sym = icode, a = a[1], b = a[2] })
+    return { op = "intrin", ty = "double", pos = e.pos, sym = icode, a = a[1], b = a[2] }
   end
   local f = self.funcs[name]
   if not f then self:err(e.pos, "unknown function '%s'", name) end
@@ -348,8 +367,8 @@ function L:rv_call(e, void_ok)
     return nil
   end
   local t = self:temp(f.ret, e.pos)
-  self:emit_call(f, args, T("var", f.ret, e.pos, { sym = t }), e.pos)
-  return T("var", f.ret, e.pos, { sym = t })
+  self:emit_call(f, args, { op = "var", ty = f.ret, pos = e.pos, sym = t }, e.pos)
+  return { op = "var", ty = f.ret, pos = e.pos, sym = t }
 end
 -- }====
 
@@ -395,9 +414,10 @@ function L:incdec(lv, op, pos)
   local one = const_i(1, pos)
   local rhs
   if is_ptr(lv.ty) then
-    rhs = T("ptradd", lv.ty, pos, { a = copy(lv), b = op == "+" and one or T("neg", "int", pos, { a = one }) })
+    rhs = { op = "ptradd", ty = lv.ty, pos = pos, a = copy(lv),
+      b = op == "+" and one or { op = "neg", ty = "int", pos = pos, a = one } }
   else
-    rhs = T(op == "+" and "add" or "sub", "int", pos, { a = copy(lv), b = one })
+    rhs = { op = op == "+" and "add" or "sub", ty = "int", pos = pos, a = copy(lv), b = one }
   end
   self:assign(lv, rhs, pos)
 end
@@ -422,7 +442,13 @@ end
 
 --- An assignment expression: hoisted as a statement; its value is the
 -- left side afterwards.  op is = += -= *= /= %=.
-function L:do_assign(e, pragma, spos)
+function L:do_assign(e)
+  return copy(self:assign_stmt(e))
+end
+
+--- The statement of assignment e; returns its left side's tree (no copy:
+-- a statement's value is not used).
+function L:assign_stmt(e, pragma, spos)
   local lhs = self:lvalue(e.lhs)
   local rhs
   if e.op == "=" and e.rhs.k == "call" and not self.lay.intrinsics[e.rhs.f.name or ""]
@@ -431,7 +457,7 @@ function L:do_assign(e, pragma, spos)
     -- v = f(...): the call writes v directly (C3)
     local f = self.funcs[e.rhs.f.name]
     self:emit_call(f, self:call_args(f, e.rhs), lhs, spos or e.pos, pragma)
-    return copy(lhs)
+    return lhs
   end
   rhs = self:rv(e.rhs)
   if e.op ~= "=" then
@@ -439,18 +465,18 @@ function L:do_assign(e, pragma, spos)
     rhs = self:rv_bin_trees(copy(lhs), rhs, op, e.pos)
   end
   self:assign(lhs, self:assign_conv(lhs, rhs, e.pos), spos or e.pos, pragma)
-  return copy(lhs)
+  return lhs
 end
 
 --- a op b for two trees (compound assignment).
 function L:rv_bin_trees(a, b, op, pos)
   if (op == "+" or op == "-") and is_ptr(a.ty) then return self:ptr_arith(a, b, op, pos) end
-  self:arith(a, pos, "'" .. op .. "='")
-  self:arith(b, pos, "'" .. op .. "='")
+  self:arith(a, pos, "", op, "=")
+  self:arith(b, pos, "", op, "=")
   local ty
   a, b, ty = self:common(a, b)
   if op == "%" and ty ~= "int" then self:err(pos, "'%%=' needs int operands, not double") end
-  return T(ARITH[op], ty, pos, { a = a, b = b })
+  return { op = ARITH[op], ty = ty, pos = pos, a = a, b = b }
 end
 -- }====
 
@@ -478,7 +504,7 @@ function L:rv(e)
       return copy(lv)
     end
     local t = self:temp(lv.ty, e.pos, lv)
-    local tv = T("var", lv.ty, e.pos, { sym = t, pconst = lv.pconst })
+    local tv = { op = "var", ty = lv.ty, pos = e.pos, sym = t, pconst = lv.pconst }
     self:assign(tv, copy(lv), e.pos)
     self:incdec(lv, e.op:sub(1, 1), e.pos)
     return copy(tv)

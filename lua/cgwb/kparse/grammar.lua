@@ -128,15 +128,7 @@ local function tokens(record)
   local MARK, LIST = Cc(M.MARK), Cc(M.LIST) -- a variable-length list between them
   local function node(k, ...) -- a node {k = k, field = operand ...}; false operands are absent
     local fields = { ... }
-    local n = #fields
-    return Cc(M.reducer(n, function(st, b)
-      local t = { k = k }
-      for i = 1, n do
-        local v = st[b + i - 1]
-        if v ~= false then t[fields[i]] = v end
-      end
-      return t
-    end))
+    return Cc(M.reducer(#fields, M.node_maker(k, fields)))
   end
 
   return { expect = expect, T = T, Q = Q, K = K, KQ = KQ, Name = Name, Ident = Ident, R = R,
@@ -289,6 +281,30 @@ function M.reducer(n, f)
   return r
 end
 M.MARK, M.LIST = { "mark" }, { "list" }
+
+--- The function that makes a node {k = k, fields[i] = operand i} from the
+-- operands st[b], st[b + 1], ...; a false operand is absent (`or nil`).  One
+-- table constructor per arity: it sizes the node once, where filling a
+-- {k = k} field by field grew it twice (a node is made per tree node, and
+-- this was the rebuild's largest cost).
+function M.node_maker(k, fields)
+  local n, f1, f2, f3, f4, f5 = #fields, table.unpack(fields)
+  if n == 1 then return function(st, b) return { k = k, [f1] = st[b] or nil } end end
+  if n == 2 then return function(st, b) return { k = k, [f1] = st[b] or nil, [f2] = st[b + 1] or nil } end end
+  if n == 3 then
+    return function(st, b) return { k = k, [f1] = st[b] or nil, [f2] = st[b + 1] or nil, [f3] = st[b + 2] or nil } end
+  end
+  if n == 4 then
+    return function(st, b)
+      return { k = k, [f1] = st[b] or nil, [f2] = st[b + 1] or nil, [f3] = st[b + 2] or nil, [f4] = st[b + 3] or nil }
+    end
+  end
+  assert(n == 5, "node_maker: 1 to 5 fields")
+  return function(st, b)
+    return { k = k, [f1] = st[b] or nil, [f2] = st[b + 1] or nil, [f3] = st[b + 2] or nil, [f4] = st[b + 3] or nil,
+      [f5] = st[b + 4] or nil }
+  end
+end
 
 --- The tree from the postfix sequence of a match.
 function M.rebuild(seq)

@@ -49,6 +49,7 @@ function M.new(lay, file, text, pragmas, grammar)
   for ty, name in pairs(TYNAME) do self.type_code[ty] = lay.types[name] end
   self:line_index()
   self:pragma_index(pragmas)
+  self.emit_tree = self:expr_writer()
   return self
 end
 
@@ -73,7 +74,12 @@ end
 function L:linecol(pos)
   local s = self.starts
   local l = self.last_line or 1 -- positions mostly come in order: try the last line first
-  if s[l] <= pos and (not s[l + 1] or pos < s[l + 1]) then return l, pos - s[l] + 1 end
+  local nxt = s[l + 1]
+  if s[l] <= pos and (not nxt or pos < nxt) then return l, pos - s[l] + 1 end
+  if nxt and nxt <= pos and (not s[l + 2] or pos < s[l + 2]) then -- then the next one
+    self.last_line = l + 1
+    return l + 1, pos - nxt + 1
+  end
   local lo, hi = 1, #s
   while lo < hi do
     local mid = (lo + hi + 1) // 2
@@ -141,11 +147,11 @@ end
 --- Appends a row of table `tab` (func sym expr stmt) from {FIELD = value};
 -- unset fields are -1.  Returns its 0-based id.
 function L:row(tab, fields)
-  local w = self.lay.width[tab]
+  local w, off = self.lay.width[tab], self.lay[tab]
   local arr = self.out[tab]
   local base = #arr
   for i = 1, w do arr[base + i] = -1 end
-  for f, v in pairs(fields) do arr[base + self.lay[tab][f]] = v end
+  for f, v in pairs(fields) do arr[base + off[f]] = v end
   return base // w
 end
 
@@ -220,14 +226,11 @@ end
 
 -- {==== typed trees ====}
 
-local function T(op, ty, pos, t)
-  t = t or {}
-  t.op, t.ty, t.pos = op, ty, pos
-  return t
-end
-M.tree = T
+-- A typed tree is one table constructor {op =, ty =, pos =, operands and
+-- attributes}: made whole, it is sized once (a million of them in a large
+-- kernel; adding op, ty and pos to a smaller table grew it twice).
 
-local function const_i(v, pos) return T("const_i", "int", pos, { ival = v }) end
+local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
 local function is_ptr(ty) return BASE_OF[ty] ~= nil end
 
 local function copy(t)
@@ -243,7 +246,7 @@ M.copy = copy
 function L:convert(e, ty, pos, what)
   if e.ty == ty then return e end
   if (e.ty == "int" or e.ty == "double") and (ty == "int" or ty == "double") then
-    return T("cast", ty, e.pos, { a = e })
+    return { op = "cast", ty = ty, pos = e.pos, a = e }
   end
   self:err(pos or e.pos, "%s: cannot convert %s to %s", what or "type mismatch", TYNAME[e.ty], TYNAME[ty])
 end
@@ -253,14 +256,19 @@ end
 function L:truth(e, pos)
   if e.ty == "int" then return e end
   if e.ty == "double" then
-    return T("ne", "int", e.pos, { a = e, b = T("const_d", "double", e.pos, { dval = 0.0 }) })
+    local zero = { op = "const_d", ty = "double", pos = e.pos, dval = 0.0 }
+    return { op = "ne", ty = "int", pos = e.pos, a = e, b = zero }
   end
   self:outside(pos or e.pos, "a pointer used as a condition", "pointers are not compared")
 end
 
-function L:arith(e, pos, opname)
+--- Refuses a pointer operand of arithmetic operator op; the operator's name
+-- in the message is `pre'op'post` ("unary '-'", "'+='"), built only then
+-- (this check runs for every operand).
+function L:arith(e, pos, pre, op, post)
   if e.ty ~= "int" and e.ty ~= "double" then
-    self:outside(pos, ("%s on a pointer"):format(opname), "only + and - move a pointer, by an int")
+    self:outside(pos, ("%s'%s%s' on a pointer"):format(pre, op, post or ""),
+      "only + and - move a pointer, by an int")
   end
 end
 -- }====
@@ -268,34 +276,47 @@ end
 -- {==== writing expression rows ====}
 
 --- Writes tree t as expression rows (pre-order: a parent before its
--- operands); returns its id and depth.
-function L:emit(t, depth)
-  depth = (depth or 0) + 1
-  if depth > self.max_depth then
-    self:outside(t.pos, "an expression nested deeper than " .. self.max_depth, "max_depth")
+-- operands); returns its id.
+function L:emit(t)
+  return self.emit_tree(t, 0)
+end
+
+--- The writer behind L:emit: a closure with the layout's offsets and the
+-- output array in upvalues, since it runs once per expression node and
+-- looking them up there was most of the lowering's time.
+function L:expr_writer()
+  local o, arr, w, extra = self.lay.expr, self.out.expr, self.expr_w, self.expr_extra
+  local OP, TYPE, A, B, C, SYM, IVAL, LINE, COL = o.OP, o.TYPE, o.A, o.B, o.C, o.SYM, o.IVAL, o.LINE, o.COL
+  local expr_code, type_code, max_depth = self.expr_code, self.type_code, self.max_depth
+  local function emit(t, depth)
+    depth = depth + 1
+    if depth > max_depth then
+      self:outside(t.pos, "an expression nested deeper than " .. max_depth, "max_depth")
+    end
+    local id = self.nexpr
+    self.nexpr = id + 1
+    local base = id * w
+    local line, col = self:linecol(t.pos)
+    local ival = t.ival or -1
+    if t.op == "const_d" then ival = self:dconst(t.dval) end
+    -- every field is written here (w of them, the header's), in row order
+    arr[base + OP] = expr_code[t.op]
+    arr[base + TYPE] = type_code[t.ty]
+    arr[base + A] = -1
+    arr[base + B] = -1
+    arr[base + C] = -1
+    arr[base + SYM] = t.sym or -1
+    arr[base + IVAL] = ival
+    arr[base + LINE] = line
+    arr[base + COL] = col
+    for i = 1, #extra do arr[base + extra[i]] = -1 end
+    local a, b, c = t.a, t.b, t.c
+    if a then arr[base + A] = emit(a, depth) end
+    if b then arr[base + B] = emit(b, depth) end
+    if c then arr[base + C] = emit(c, depth) end
+    return id
   end
-  local o, arr, w = self.lay.expr, self.out.expr, self.expr_w
-  local id = self.nexpr
-  self.nexpr = id + 1
-  local base = id * w
-  local line, col = self:linecol(t.pos)
-  local ival = t.ival or -1
-  if t.op == "const_d" then ival = self:dconst(t.dval) end
-  -- every field is written here (w of them, the header's), in row order
-  arr[base + o.OP] = self.expr_code[t.op]
-  arr[base + o.TYPE] = self.type_code[t.ty]
-  arr[base + o.A] = -1
-  arr[base + o.B] = -1
-  arr[base + o.C] = -1
-  arr[base + o.SYM] = t.sym or -1
-  arr[base + o.IVAL] = ival
-  arr[base + o.LINE] = line
-  arr[base + o.COL] = col
-  for _, off in ipairs(self.expr_extra) do arr[base + off] = -1 end
-  if t.a then arr[base + o.A] = self:emit(t.a, depth) end
-  if t.b then arr[base + o.B] = self:emit(t.b, depth) end
-  if t.c then arr[base + o.C] = self:emit(t.c, depth) end
-  return id
+  return emit
 end
 -- }====
 
@@ -305,12 +326,18 @@ end
 -- (X0..X6, FLAGS); pos is its source position.
 function L:stmt(kind, pos, fields, pragma)
   local line, col = self:linecol(pos)
-  fields.KIND = self.lay.stmts[kind]
-  fields.FUNC = self.fn.id
-  fields.LINE, fields.COL = line, col
-  fields.PRAGMA = pragma or -1
-  fields.FLAGS = fields.FLAGS or 0
-  local id = self:row("stmt", fields)
+  -- written here rather than through L:row: adding the six common fields
+  -- to the caller's small table grew it twice per statement
+  local off, w, arr = self.lay.stmt, self.lay.width.stmt, self.out.stmt
+  local base = #arr
+  for i = 1, w do arr[base + i] = -1 end
+  arr[base + off.KIND] = self.lay.stmts[kind]
+  arr[base + off.FUNC] = self.fn.id
+  arr[base + off.LINE], arr[base + off.COL] = line, col
+  arr[base + off.PRAGMA] = pragma or -1
+  arr[base + off.FLAGS] = 0
+  for f, v in pairs(fields) do arr[base + off[f]] = v end -- X0..X6, FLAGS
+  local id = base // w
   local cur = self.cur
   cur[#cur + 1] = id
   self.nhoist = self.nhoist + 1

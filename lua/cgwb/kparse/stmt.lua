@@ -3,7 +3,6 @@
 -- prototypes, definitions).  Adds methods to the lowering object.
 local lower = require "cgwb.kparse.lower"
 local L = require "cgwb.kparse.expr"
-local T = lower.tree
 
 local PTR_OF = { double = "pdouble", int = "pint" }
 
@@ -13,7 +12,7 @@ local PTR_OF = { double = "pdouble", int = "pint" }
 -- spos: where the statement begins (its rows' position), else the operator's.
 function L:effect(e, pragma, spos)
   self.posts_ok, self.posts = true, {}
-  if e.k == "assign" then self:do_assign(e, pragma, spos)
+  if e.k == "assign" then self:assign_stmt(e, pragma, spos)
   elseif e.k == "call" then
     self:rv_call(e, true)
     if pragma ~= -1 and pragma then self:set("stmt", self.cur[#self.cur], "PRAGMA", pragma) end
@@ -175,9 +174,8 @@ function L:local_init(info, init, pragma)
   if info.ndim == 0 then
     if init.k == "list" then self:err(init.pos, "braces around a scalar initializer") end
     self.posts_ok, self.posts = true, {}
-    local lhs = info.ptr == 1 and T("var", PTR_OF[info.base], info.pos,
-      { sym = info.id, pconst = (info.qual & self.lay.qual.const) ~= 0 }) or T("var", info.base, info.pos,
-      { sym = info.id })
+    local lhs = { op = "var", ty = info.base, pos = info.pos, sym = info.id }
+    if info.ptr == 1 then lhs.ty, lhs.pconst = PTR_OF[info.base], (info.qual & self.lay.qual.const) ~= 0 end
     local rhs = self:assign_conv(lhs, self:rv(init), init.pos)
     self:assign(lhs, rhs, info.pos, pragma)
     self:flush_posts()
@@ -188,14 +186,16 @@ function L:local_init(info, init, pragma)
     self.posts_ok, self.posts = true, {}
     local x = items[c + 1]
     local rhs = (x and x.k ~= "zero") and self:convert(self:rv(x), info.base, x.pos)
-      or (info.base == "int" and T("const_i", "int", init.pos, { ival = 0 })
-      or T("const_d", "double", init.pos, { dval = 0.0 }))
+      or (info.base == "int" and { op = "const_i", ty = "int", pos = init.pos, ival = 0 }
+      or { op = "const_d", ty = "double", pos = init.pos, dval = 0.0 })
     local cell
     if info.ndim == 2 then
-      cell = T("elem", info.base, init.pos, { sym = info.id, a = T("const_i", "int", init.pos,
-        { ival = c // info.dim1 }), b = T("const_i", "int", init.pos, { ival = c % info.dim1 }) })
+      local row = { op = "const_i", ty = "int", pos = init.pos, ival = c // info.dim1 }
+      local col = { op = "const_i", ty = "int", pos = init.pos, ival = c % info.dim1 }
+      cell = { op = "elem", ty = info.base, pos = init.pos, sym = info.id, a = row, b = col }
     else
-      cell = T("elem", info.base, init.pos, { sym = info.id, a = T("const_i", "int", init.pos, { ival = c }) })
+      local at = { op = "const_i", ty = "int", pos = init.pos, ival = c }
+      cell = { op = "elem", ty = info.base, pos = init.pos, sym = info.id, a = at }
     end
     self:assign(cell, rhs, (x and x.pos) or init.pos, c == 0 and pragma or -1)
     self:flush_posts()
