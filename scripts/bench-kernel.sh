@@ -1,5 +1,5 @@
 #!/bin/sh
-# scripts/bench-kernel.sh: the kernel benchmarks (issue 14), run by
+# scripts/bench-kernel.sh: the kernel benchmarks, run by
 # scripts/bench.sh (make bench) or alone; writes the section "## Kernels" of
 # doc/benchmarks.md (replacing it when present).
 #  - the front end and the analyses on generated kernels (scripts/kbench-gen.lua)
@@ -54,7 +54,7 @@ ratio=$(awk -v a="$it" -v b="$ct" 'BEGIN { printf "%.0f", a / b }')
 rate=$(awk -v a="$isteps" -v b="$it" 'BEGIN { printf "%.3g", a / b }')
 
 section=$(cat <<EOT
-## Kernels (issue 14): front end, analyses, interpreter
+## Kernels: front end, analyses, interpreter
 
 Generated kernels (\`scripts/kbench-gen.lua N\`: functions of three-point stencils,
 gathers and scatters through an index map, local scratch arrays, a 2-D local matrix, a
@@ -86,7 +86,7 @@ EOT
 )
 # Replace the section (up to the next "## " or the end) or append it.
 awk -v s="$section" '
-  /^## Kernels \(issue 14\)/ { print s; skip = 1; done = 1; next }
+  /^## Kernels: front end/ { print s; skip = 1; done = 1; next }
   skip && /^## / { skip = 0 }
   !skip { print }
   END { if (!done) { print ""; print s } }
