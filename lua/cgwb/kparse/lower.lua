@@ -288,6 +288,11 @@ function L:expr_writer()
   local o, arr, w, extra = self.lay.expr, self.out.expr, self.expr_w, self.expr_extra
   local OP, TYPE, A, B, C, SYM, IVAL, LINE, COL = o.OP, o.TYPE, o.A, o.B, o.C, o.SYM, o.IVAL, o.LINE, o.COL
   local expr_code, type_code, max_depth = self.expr_code, self.type_code, self.max_depth
+  local nextra, dconst = #extra, self.out.dconst
+  -- The line of the last node written: a tree's nodes mostly share one
+  -- line, so its start and end are kept here and L:linecol (a method call
+  -- with its own cache) is asked only when a node leaves them.
+  local starts, lo, hi, line = self.starts, 1, 0, 1
   local function emit(t, depth)
     depth = depth + 1
     if depth > max_depth then
@@ -296,9 +301,16 @@ function L:expr_writer()
     local id = self.nexpr
     self.nexpr = id + 1
     local base = id * w
-    local line, col = self:linecol(t.pos)
+    local pos = t.pos
+    if pos < lo or pos >= hi then
+      line = self:linecol(pos)
+      lo, hi = starts[line], starts[line + 1] or math.huge
+    end
     local ival = t.ival or -1
-    if t.op == "const_d" then ival = self:dconst(t.dval) end
+    if t.op == "const_d" then
+      ival = #dconst
+      dconst[ival + 1] = t.dval
+    end
     -- every field is written here (w of them, the header's), in row order
     arr[base + OP] = expr_code[t.op]
     arr[base + TYPE] = type_code[t.ty]
@@ -308,8 +320,8 @@ function L:expr_writer()
     arr[base + SYM] = t.sym or -1
     arr[base + IVAL] = ival
     arr[base + LINE] = line
-    arr[base + COL] = col
-    for i = 1, #extra do arr[base + extra[i]] = -1 end
+    arr[base + COL] = pos - lo + 1
+    for i = 1, nextra do arr[base + extra[i]] = -1 end
     local a, b, c = t.a, t.b, t.c
     if a then arr[base + A] = emit(a, depth) end
     if b then arr[base + B] = emit(b, depth) end
