@@ -123,7 +123,8 @@ local function tokens(record)
   -- with an explicit stack.  Nested captures would hit LPeg's fixed limit of
   -- 200 levels (about 20 brackets); this has no limit but the stack's.
   local function R(n, f) -- f takes the n operands as arguments
-    return Cc(M.reducer(n, function(st, b) return f(table.unpack(st, b, b + n - 1)) end))
+    local unpack = table.unpack
+    return Cc(M.reducer(n, function(st, b) return f(unpack(st, b, b + n - 1)) end))
   end
   local MARK, LIST = Cc(M.MARK), Cc(M.LIST) -- a variable-length list between them
   local function node(k, ...) -- a node {k = k, field = operand ...}; false operands are absent
@@ -165,7 +166,8 @@ local function expressions(g, tk)
     + Cp() * Q"(" * #(P"int" + P"double") * CastType * T")" * V"Unary" * node("cast", "pos", "ty", "a")
     + V"Postfix"
   local Args = MARK * (V"Assign" * (Q"," * V"Assign")^0)^-1 * LIST
-  local SUFFIX = R(4, function(e, pos, what, x) return M.suffix(e, pos, what, x) end)
+  -- a reducer of its own, not R's: one runs per subscript and call
+  local SUFFIX = Cc(M.reducer(4, function(st, b) return M.suffix(st[b], st[b + 1], st[b + 2], st[b + 3]) end))
   g.Postfix = V"Primary" * (Cp() * (Q"[" * Cc"index" * V"Expr" * T"]"
       + Q"(" * Cc"call" * Args * T")"
       + Q"++" * Cc"post++" * Cc(false) + Q"--" * Cc"post--" * Cc(false)) * SUFFIX)^0
@@ -311,20 +313,21 @@ function M.rebuild(seq)
   -- slots above top are stale, never read: no clearing needed
   local stack, top = {}, 0
   local MARK, LIST = M.MARK, M.LIST
+  local type, move = type, table.move -- locals: this loop runs once per captured value
   for i = 1, #seq do
     local v = seq[i]
-    if v == LIST then
+    if type(v) ~= "table" or v == MARK then -- an operand: a position, a name, false
+      top = top + 1
+      stack[top] = v
+    elseif v == LIST then
       local j = top
       while stack[j] ~= MARK do j = j - 1 end
-      stack[j] = table.move(stack, j + 1, top, 1, {})
+      stack[j] = move(stack, j + 1, top, 1, {})
       top = j
-    elseif type(v) == "table" and v ~= MARK then
+    else
       local b = top - v.n + 1
       stack[b] = v.f(stack, b)
       top = b
-    else
-      top = top + 1
-      stack[top] = v
     end
   end
   return stack[1]

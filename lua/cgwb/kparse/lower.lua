@@ -188,8 +188,9 @@ function L:declare(name, id, pos)
 end
 
 function L:lookup(name)
-  for i = #self.scopes, 1, -1 do
-    local id = self.scopes[i][name]
+  local scopes = self.scopes -- once per name in the text: fields read once
+  for i = #scopes, 1, -1 do
+    local id = scopes[i][name]
     if id then return self.syms[id + 1] end
   end
 end

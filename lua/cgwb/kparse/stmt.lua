@@ -442,7 +442,12 @@ function L:unit(tree)
     end
   end
   self.nhoist = 0
-  for _, top in ipairs(tree) do
+  -- Each top-level tree is dropped once lowered: nothing reads it again,
+  -- and the collector then neither keeps nor traces it (the syntax tree of
+  -- a large kernel is most of the live heap during the lowering).
+  for i = 1, #tree do
+    local top = tree[i]
+    tree[i] = false
     if top.k == "func" then self:func(top) else self:global(top) end
   end
   -- a prototype never defined is an error only where it is called (call_args)
