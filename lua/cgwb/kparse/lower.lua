@@ -38,7 +38,6 @@ function M.new(lay, file, text, pragmas, grammar)
   self.nfunc = 0
   self.scopes = { {} } -- the file scope first
   self.max_depth = lay.max_depth
-  self.nexpr = 0
   self.expr_w = lay.width.expr
   self.expr_extra = {} -- fields L:emit does not know by name: -1
   local known = { OP = 1, TYPE = 1, A = 1, B = 1, C = 1, SYM = 1, IVAL = 1, LINE = 1, COL = 1 }
@@ -290,6 +289,7 @@ function L:expr_writer()
   local OP, TYPE, A, B, C, SYM, IVAL, LINE, COL = o.OP, o.TYPE, o.A, o.B, o.C, o.SYM, o.IVAL, o.LINE, o.COL
   local expr_code, type_code, max_depth = self.expr_code, self.type_code, self.max_depth
   local nextra, dconst = #extra, self.out.dconst
+  local nexpr = 0 -- rows written so far; only this writer adds any
   -- The line of the last node written: a tree's nodes mostly share one
   -- line, so its start and end are kept here and L:linecol (a method call
   -- with its own cache) is asked only when a node leaves them.
@@ -299,8 +299,8 @@ function L:expr_writer()
     if depth > max_depth then
       self:outside(t.pos, "an expression nested deeper than " .. max_depth, "max_depth")
     end
-    local id = self.nexpr
-    self.nexpr = id + 1
+    local id = nexpr
+    nexpr = id + 1
     local base = id * w
     local pos = t.pos
     if pos < lo or pos >= hi then
@@ -338,9 +338,17 @@ end
 --- Appends a statement row to the current slice; fields by name
 -- (X0..X6, FLAGS); pos is its source position.
 function L:stmt(kind, pos, fields, pragma)
+  local base, id = self:stmt_row(kind, pos, pragma)
+  local off, arr = self.lay.stmt, self.out.stmt
+  for f, v in pairs(fields) do arr[base + off[f]] = v end -- X0..X6, FLAGS
+  return id
+end
+
+--- The common part of a statement row (its X fields -1, FLAGS 0), appended
+-- to the current slice; returns the row's offset in stmt[] and its id.
+-- L:assign fills in X0 and X1 itself: no table of fields per assignment.
+function L:stmt_row(kind, pos, pragma)
   local line, col = self:linecol(pos)
-  -- written here rather than through L:row: adding the six common fields
-  -- to the caller's small table grew it twice per statement
   local off, w, arr = self.lay.stmt, self.lay.width.stmt, self.out.stmt
   local base = #arr
   for i = 1, w do arr[base + i] = -1 end
@@ -349,12 +357,11 @@ function L:stmt(kind, pos, fields, pragma)
   arr[base + off.LINE], arr[base + off.COL] = line, col
   arr[base + off.PRAGMA] = pragma or -1
   arr[base + off.FLAGS] = 0
-  for f, v in pairs(fields) do arr[base + off[f]] = v end -- X0..X6, FLAGS
   local id = base // w
   local cur = self.cur
   cur[#cur + 1] = id
   self.nhoist = self.nhoist + 1
-  return id
+  return base, id
 end
 
 --- Writes a finished slice into list[]; returns start, count.  An empty
@@ -382,7 +389,12 @@ function L:in_slice(f, ...)
 end
 
 function L:assign(lhs, rhs, pos, pragma)
-  return self:stmt("assign", pos, { X0 = self:emit(lhs), X1 = self:emit(rhs) }, pragma)
+  local x0 = self:emit(lhs)
+  local x1 = self:emit(rhs)
+  local base, id = self:stmt_row("assign", pos, pragma)
+  local off, arr = self.lay.stmt, self.out.stmt
+  arr[base + off.X0], arr[base + off.X1] = x0, x1
+  return id
 end
 -- }====
 
