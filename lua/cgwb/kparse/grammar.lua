@@ -312,22 +312,24 @@ end
 function M.rebuild(seq)
   -- slots above top are stale, never read: no clearing needed
   local stack, top = {}, 0
-  local MARK, LIST = M.MARK, M.LIST
-  local type, move = type, table.move -- locals: this loop runs once per captured value
+  local MARK, LIST, is_reducer, move = M.MARK, M.LIST, reducers, table.move
+  -- This loop runs once per captured value (millions in a large kernel):
+  -- a reducer is told by a table lookup, which any value can index,
+  -- rather than by calling type().
   for i = 1, #seq do
     local v = seq[i]
-    if type(v) ~= "table" or v == MARK then -- an operand: a position, a name, false
-      top = top + 1
-      stack[top] = v
+    if is_reducer[v] then
+      local b = top - v.n + 1
+      stack[b] = v.f(stack, b)
+      top = b
     elseif v == LIST then
       local j = top
       while stack[j] ~= MARK do j = j - 1 end
       stack[j] = move(stack, j + 1, top, 1, {})
       top = j
-    else
-      local b = top - v.n + 1
-      stack[b] = v.f(stack, b)
-      top = b
+    else -- an operand: a position, a name, false, a node, MARK
+      top = top + 1
+      stack[top] = v
     end
   end
   return stack[1]
