@@ -49,6 +49,7 @@ function M.new(lay, file, text, pragmas, grammar)
   self:line_index()
   self:pragma_index(pragmas)
   self.emit_tree = self:expr_writer()
+  self.write_stmt = self:stmt_writer()
   return self
 end
 
@@ -348,20 +349,31 @@ end
 -- to the current slice; returns the row's offset in stmt[] and its id.
 -- L:assign fills in X0 and X1 itself: no table of fields per assignment.
 function L:stmt_row(kind, pos, pragma)
-  local line, col = self:linecol(pos)
-  local off, w, arr = self.lay.stmt, self.lay.width.stmt, self.out.stmt
-  local base = #arr
-  for i = 1, w do arr[base + i] = -1 end
-  arr[base + off.KIND] = self.lay.stmts[kind]
-  arr[base + off.FUNC] = self.fn.id
-  arr[base + off.LINE], arr[base + off.COL] = line, col
-  arr[base + off.PRAGMA] = pragma or -1
-  arr[base + off.FLAGS] = 0
-  local id = base // w
-  local cur = self.cur
-  cur[#cur + 1] = id
-  self.nhoist = self.nhoist + 1
-  return base, id
+  return self.write_stmt(kind, pos, pragma)
+end
+
+--- The writer behind L:stmt_row, a closure for the reason of
+-- L:expr_writer: the layout's offsets and the output in upvalues.
+function L:stmt_writer()
+  local o, w, arr, codes = self.lay.stmt, self.lay.width.stmt, self.out.stmt, self.lay.stmts
+  local KIND, FUNC, LINE, COL, PRAGMA, FLAGS = o.KIND, o.FUNC, o.LINE, o.COL, o.PRAGMA, o.FLAGS
+  local nstmt = 0 -- rows written so far; only this writer adds any
+  return function(kind, pos, pragma)
+    local line, col = self:linecol(pos)
+    local base = nstmt * w
+    for i = 1, w do arr[base + i] = -1 end
+    arr[base + KIND] = codes[kind]
+    arr[base + FUNC] = self.fn.id
+    arr[base + LINE], arr[base + COL] = line, col
+    arr[base + PRAGMA] = pragma or -1
+    arr[base + FLAGS] = 0
+    local id = nstmt
+    nstmt = id + 1
+    local cur = self.cur
+    cur[#cur + 1] = id
+    self.nhoist = self.nhoist + 1
+    return base, id
+  end
 end
 
 --- Writes a finished slice into list[]; returns start, count.  An empty
