@@ -140,6 +140,16 @@ describe("kparse: canonical form", function()
     assert.truthy(text:find("  i = i + 1;\n  x = a[i] + a[i];\n  i = i + 1;\n  i = i - 1;\n", 1, true), text)
   end)
 
+  it("each statement's postfix ++ and -- happen once, after it, whatever the statements around it", function()
+    -- statements without a postfix between ones with them: the pending
+    -- list is emptied by each statement and never carried to the next
+    local flat = parse("void f(double *a, int i, int j) {\n  a[0] = 1.0;\n  a[i++] = 2.0;\n  a[1] = 3.0;\n"
+      .. "  a[j--] = a[i++];\n  a[2] = 4.0;\n  j++;\n  a[3] = a[i];\n}\n")
+    local text = kp.unparse(flat)
+    assert.truthy(text:find("  a[0] = 1.0;\n  a[i] = 2.0;\n  i = i + 1;\n  a[1] = 3.0;\n  a[j] = a[i];\n"
+      .. "  j = j - 1;\n  i = i + 1;\n  a[2] = 4.0;\n  j = j + 1;\n  a[3] = a[i];\n}", 1, true), text)
+  end)
+
   it("a postfix ++ in a condition goes through a temporary", function()
     local flat = parse("void f(double *a, int i) {\n  if (i++ < 3) a[i] = 1.0;\n}\n")
     assert.truthy(kp.unparse(flat):find("  t1_2 = i;\n  i = i + 1;\n  if (t1_2 < 3) {\n", 1, true))

@@ -144,11 +144,14 @@ function L:rv_bin(e)
     return { op = op == "&&" and "and" or "or", ty = "int", pos = e.pos, a = a, b = self:truth(b, e.pos) }
   end
   local a, b = self:rv(e.a), self:rv(e.b)
-  if (op == "+" or op == "-") and (is_ptr(a.ty) or is_ptr(b.ty)) then return self:ptr_arith(a, b, op, e.pos) end
-  self:arith(a, e.pos, "", op)
-  self:arith(b, e.pos, "", op)
-  local ty
-  a, b, ty = self:common(a, b)
+  local aty, bty = a.ty, b.ty
+  if (op == "+" or op == "-") and (BASE_OF[aty] or BASE_OF[bty]) then return self:ptr_arith(a, b, op, e.pos) end
+  -- the checks and conversions called only where they have work (this
+  -- runs for every binary operator)
+  if aty ~= "int" and aty ~= "double" then self:arith(a, e.pos, "", op) end
+  if bty ~= "int" and bty ~= "double" then self:arith(b, e.pos, "", op) end
+  local ty = aty
+  if aty ~= bty then a, b, ty = self:common(a, b) end
   if CMP[op] then return { op = CMP[op], ty = "int", pos = e.pos, a = a, b = b } end
   if op == "%" and ty ~= "int" then self:err(e.pos, "'%%' needs int operands, not double") end
   return { op = ARITH[op], ty = ty, pos = e.pos, a = a, b = b }

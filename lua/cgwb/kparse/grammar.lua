@@ -123,7 +123,8 @@ local function tokens(record)
   -- with an explicit stack.  Nested captures would hit LPeg's fixed limit of
   -- 200 levels (about 20 brackets); this has no limit but the stack's.
   local function R(n, f) -- f takes the n operands as arguments
-    return Cc(M.reducer(n, function(st, b) return f(table.unpack(st, b, b + n - 1)) end))
+    local unpack = table.unpack
+    return Cc(M.reducer(n, function(st, b) return f(unpack(st, b, b + n - 1)) end))
   end
   local MARK, LIST = Cc(M.MARK), Cc(M.LIST) -- a variable-length list between them
   local function node(k, ...) -- a node {k = k, field = operand ...}; false operands are absent
@@ -165,12 +166,17 @@ local function expressions(g, tk)
     + Cp() * Q"(" * #(P"int" + P"double") * CastType * T")" * V"Unary" * node("cast", "pos", "ty", "a")
     + V"Postfix"
   local Args = MARK * (V"Assign" * (Q"," * V"Assign")^0)^-1 * LIST
-  local SUFFIX = R(4, function(e, pos, what, x) return M.suffix(e, pos, what, x) end)
+  -- a reducer of its own, not R's: one runs per subscript and call
+  local SUFFIX = Cc(M.reducer(4, function(st, b) return M.suffix(st[b], st[b + 1], st[b + 2], st[b + 3]) end))
   g.Postfix = V"Primary" * (Cp() * (Q"[" * Cc"index" * V"Expr" * T"]"
       + Q"(" * Cc"call" * Args * T")"
       + Q"++" * Cc"post++" * Cc(false) + Q"--" * Cc"post--" * Cc(false)) * SUFFIX)^0
-  local Number = Cp() * C(number_raw) * skip * node("num", "pos", "text")
-  g.Primary = Number + Cp() * Name * skip * node("id", "pos", "name")
+  -- A leaf is made by a function capture, not by a reducer: nesting one
+  -- level deep costs nothing, and the sequence the rebuild walks holds one
+  -- value per name or number instead of three (they are half its nodes).
+  local Number = (Cp() * C(number_raw) * skip) / function(pos, text) return { k = "num", pos = pos, text = text } end
+  local Id = (Cp() * Name * skip) / function(pos, name) return { k = "id", pos = pos, name = name } end
+  g.Primary = Number + Id
     + Q"(" * V"Expr" * T")"
     + expect("an expression")
 end
@@ -310,19 +316,22 @@ end
 function M.rebuild(seq)
   -- slots above top are stale, never read: no clearing needed
   local stack, top = {}, 0
-  local MARK, LIST = M.MARK, M.LIST
+  local MARK, LIST, is_reducer, move = M.MARK, M.LIST, reducers, table.move
+  -- This loop runs once per captured value (millions in a large kernel):
+  -- a reducer is told by a table lookup, which any value can index,
+  -- rather than by calling type().
   for i = 1, #seq do
     local v = seq[i]
-    if v == LIST then
-      local j = top
-      while stack[j] ~= MARK do j = j - 1 end
-      stack[j] = table.move(stack, j + 1, top, 1, {})
-      top = j
-    elseif type(v) == "table" and v ~= MARK then
+    if is_reducer[v] then
       local b = top - v.n + 1
       stack[b] = v.f(stack, b)
       top = b
-    else
+    elseif v == LIST then
+      local j = top
+      while stack[j] ~= MARK do j = j - 1 end
+      stack[j] = move(stack, j + 1, top, 1, {})
+      top = j
+    else -- an operand: a position, a name, false, a node, MARK
       top = top + 1
       stack[top] = v
     end

@@ -38,7 +38,6 @@ function M.new(lay, file, text, pragmas, grammar)
   self.nfunc = 0
   self.scopes = { {} } -- the file scope first
   self.max_depth = lay.max_depth
-  self.nexpr = 0
   self.expr_w = lay.width.expr
   self.expr_extra = {} -- fields L:emit does not know by name: -1
   local known = { OP = 1, TYPE = 1, A = 1, B = 1, C = 1, SYM = 1, IVAL = 1, LINE = 1, COL = 1 }
@@ -50,6 +49,7 @@ function M.new(lay, file, text, pragmas, grammar)
   self:line_index()
   self:pragma_index(pragmas)
   self.emit_tree = self:expr_writer()
+  self.write_stmt = self:stmt_writer()
   return self
 end
 
@@ -188,8 +188,9 @@ function L:declare(name, id, pos)
 end
 
 function L:lookup(name)
-  for i = #self.scopes, 1, -1 do
-    local id = self.scopes[i][name]
+  local scopes = self.scopes -- once per name in the text: fields read once
+  for i = #scopes, 1, -1 do
+    local id = scopes[i][name]
     if id then return self.syms[id + 1] end
   end
 end
@@ -288,17 +289,30 @@ function L:expr_writer()
   local o, arr, w, extra = self.lay.expr, self.out.expr, self.expr_w, self.expr_extra
   local OP, TYPE, A, B, C, SYM, IVAL, LINE, COL = o.OP, o.TYPE, o.A, o.B, o.C, o.SYM, o.IVAL, o.LINE, o.COL
   local expr_code, type_code, max_depth = self.expr_code, self.type_code, self.max_depth
+  local nextra, dconst = #extra, self.out.dconst
+  local nexpr = 0 -- rows written so far; only this writer adds any
+  -- The line of the last node written: a tree's nodes mostly share one
+  -- line, so its start and end are kept here and L:linecol (a method call
+  -- with its own cache) is asked only when a node leaves them.
+  local starts, lo, hi, line = self.starts, 1, 0, 1
   local function emit(t, depth)
     depth = depth + 1
     if depth > max_depth then
       self:outside(t.pos, "an expression nested deeper than " .. max_depth, "max_depth")
     end
-    local id = self.nexpr
-    self.nexpr = id + 1
+    local id = nexpr
+    nexpr = id + 1
     local base = id * w
-    local line, col = self:linecol(t.pos)
+    local pos = t.pos
+    if pos < lo or pos >= hi then
+      line = self:linecol(pos)
+      lo, hi = starts[line], starts[line + 1] or math.huge
+    end
     local ival = t.ival or -1
-    if t.op == "const_d" then ival = self:dconst(t.dval) end
+    if t.op == "const_d" then
+      ival = #dconst
+      dconst[ival + 1] = t.dval
+    end
     -- every field is written here (w of them, the header's), in row order
     arr[base + OP] = expr_code[t.op]
     arr[base + TYPE] = type_code[t.ty]
@@ -308,8 +322,8 @@ function L:expr_writer()
     arr[base + SYM] = t.sym or -1
     arr[base + IVAL] = ival
     arr[base + LINE] = line
-    arr[base + COL] = col
-    for i = 1, #extra do arr[base + extra[i]] = -1 end
+    arr[base + COL] = pos - lo + 1
+    for i = 1, nextra do arr[base + extra[i]] = -1 end
     local a, b, c = t.a, t.b, t.c
     if a then arr[base + A] = emit(a, depth) end
     if b then arr[base + B] = emit(b, depth) end
@@ -325,23 +339,41 @@ end
 --- Appends a statement row to the current slice; fields by name
 -- (X0..X6, FLAGS); pos is its source position.
 function L:stmt(kind, pos, fields, pragma)
-  local line, col = self:linecol(pos)
-  -- written here rather than through L:row: adding the six common fields
-  -- to the caller's small table grew it twice per statement
-  local off, w, arr = self.lay.stmt, self.lay.width.stmt, self.out.stmt
-  local base = #arr
-  for i = 1, w do arr[base + i] = -1 end
-  arr[base + off.KIND] = self.lay.stmts[kind]
-  arr[base + off.FUNC] = self.fn.id
-  arr[base + off.LINE], arr[base + off.COL] = line, col
-  arr[base + off.PRAGMA] = pragma or -1
-  arr[base + off.FLAGS] = 0
+  local base, id = self:stmt_row(kind, pos, pragma)
+  local off, arr = self.lay.stmt, self.out.stmt
   for f, v in pairs(fields) do arr[base + off[f]] = v end -- X0..X6, FLAGS
-  local id = base // w
-  local cur = self.cur
-  cur[#cur + 1] = id
-  self.nhoist = self.nhoist + 1
   return id
+end
+
+--- The common part of a statement row (its X fields -1, FLAGS 0), appended
+-- to the current slice; returns the row's offset in stmt[] and its id.
+-- L:assign fills in X0 and X1 itself: no table of fields per assignment.
+function L:stmt_row(kind, pos, pragma)
+  return self.write_stmt(kind, pos, pragma)
+end
+
+--- The writer behind L:stmt_row, a closure for the reason of
+-- L:expr_writer: the layout's offsets and the output in upvalues.
+function L:stmt_writer()
+  local o, w, arr, codes = self.lay.stmt, self.lay.width.stmt, self.out.stmt, self.lay.stmts
+  local KIND, FUNC, LINE, COL, PRAGMA, FLAGS = o.KIND, o.FUNC, o.LINE, o.COL, o.PRAGMA, o.FLAGS
+  local nstmt = 0 -- rows written so far; only this writer adds any
+  return function(kind, pos, pragma)
+    local line, col = self:linecol(pos)
+    local base = nstmt * w
+    for i = 1, w do arr[base + i] = -1 end
+    arr[base + KIND] = codes[kind]
+    arr[base + FUNC] = self.fn.id
+    arr[base + LINE], arr[base + COL] = line, col
+    arr[base + PRAGMA] = pragma or -1
+    arr[base + FLAGS] = 0
+    local id = nstmt
+    nstmt = id + 1
+    local cur = self.cur
+    cur[#cur + 1] = id
+    self.nhoist = self.nhoist + 1
+    return base, id
+  end
 end
 
 --- Writes a finished slice into list[]; returns start, count.  An empty
@@ -369,7 +401,12 @@ function L:in_slice(f, ...)
 end
 
 function L:assign(lhs, rhs, pos, pragma)
-  return self:stmt("assign", pos, { X0 = self:emit(lhs), X1 = self:emit(rhs) }, pragma)
+  local x0 = self:emit(lhs)
+  local x1 = self:emit(rhs)
+  local base, id = self:stmt_row("assign", pos, pragma)
+  local off, arr = self.lay.stmt, self.out.stmt
+  arr[base + off.X0], arr[base + off.X1] = x0, x1
+  return id
 end
 -- }====
 

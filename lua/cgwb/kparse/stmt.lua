@@ -11,7 +11,7 @@ local PTR_OF = { double = "pdouble", int = "pint" }
 --- Lowers an expression evaluated for its effect, then its postfix ++/--.
 -- spos: where the statement begins (its rows' position), else the operator's.
 function L:effect(e, pragma, spos)
-  self.posts_ok, self.posts = true, {}
+  self.posts_ok, self.posts = true, self:no_posts()
   if e.k == "assign" then self:assign_stmt(e, pragma, spos)
   elseif e.k == "call" then
     self:rv_call(e, true)
@@ -35,15 +35,24 @@ function L:effect(e, pragma, spos)
   self:flush_posts()
 end
 
+--- An empty list of pending postfix ++/--: the current one when it is
+-- empty (most statements have none; a fresh table for each was a third of
+-- the tables a statement made), else a new one.
+function L:no_posts()
+  local posts = self.posts
+  if posts and posts[1] == nil then return posts end
+  return {}
+end
+
 function L:flush_posts()
   local posts = self.posts
-  self.posts_ok, self.posts = false, {}
+  self.posts_ok, self.posts = false, self:no_posts()
   for _, p in ipairs(posts) do self:incdec(p.lv, p.op, p.pos) end
 end
 
 --- A condition: an int tree, its hoisted statements emitted before it.
 function L:cond(e)
-  self.posts_ok, self.posts = false, {}
+  self.posts_ok, self.posts = false, self:no_posts()
   return self:truth(self:rv(e), e.pos)
 end
 -- }====
@@ -173,7 +182,7 @@ end
 function L:local_init(info, init, pragma)
   if info.ndim == 0 then
     if init.k == "list" then self:err(init.pos, "braces around a scalar initializer") end
-    self.posts_ok, self.posts = true, {}
+    self.posts_ok, self.posts = true, self:no_posts()
     local lhs = { op = "var", ty = info.base, pos = info.pos, sym = info.id }
     if info.ptr == 1 then lhs.ty, lhs.pconst = PTR_OF[info.base], (info.qual & self.lay.qual.const) ~= 0 end
     local rhs = self:assign_conv(lhs, self:rv(init), init.pos)
@@ -183,7 +192,7 @@ function L:local_init(info, init, pragma)
   end
   local items, n = self:init_items(init, info, {})
   for c = 0, n - 1 do
-    self.posts_ok, self.posts = true, {}
+    self.posts_ok, self.posts = true, self:no_posts()
     local x = items[c + 1]
     local rhs = (x and x.k ~= "zero") and self:convert(self:rv(x), info.base, x.pos)
       or (info.base == "int" and { op = "const_i", ty = "int", pos = init.pos, ival = 0 }
@@ -291,7 +300,7 @@ function L:s_return(s)
     return self:stmt("return", s.pos, {}, pragma)
   end
   if ret == "void" then self:err(s.pos, "'return' with a value in a void function") end
-  self.posts_ok, self.posts = true, {}
+  self.posts_ok, self.posts = true, self:no_posts()
   local v = self:convert(self:rv(s.e), ret, s.e.pos, "return value")
   if #self.posts > 0 then self:outside(s.e.pos, "a postfix ++ or -- in a return value", "it would not happen") end
   return self:stmt("return", s.pos, { X0 = self:emit(v) }, pragma)
@@ -358,7 +367,7 @@ function L:func(f)
   end
   self.loops, self.depth = 0, 0
   self.cur = {}
-  self.posts_ok, self.posts = false, {}
+  self.posts_ok, self.posts = false, self:no_posts()
   -- the body's own block shares the parameters' scope (C99 6.2.1)
   for _, x in ipairs(f.body.items) do self:statement(x) end
   local b0, bn = self:slice(self.cur)
@@ -442,7 +451,12 @@ function L:unit(tree)
     end
   end
   self.nhoist = 0
-  for _, top in ipairs(tree) do
+  -- Each top-level tree is dropped once lowered: nothing reads it again,
+  -- and the collector then neither keeps nor traces it (the syntax tree of
+  -- a large kernel is most of the live heap during the lowering).
+  for i = 1, #tree do
+    local top = tree[i]
+    tree[i] = false
     if top.k == "func" then self:func(top) else self:global(top) end
   end
   -- a prototype never defined is an error only where it is called (call_args)
