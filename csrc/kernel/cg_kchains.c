@@ -281,6 +281,19 @@ static int hidden(const cg_kalias *al, const pr *r, int32_t u) {
   return 0;
 }
 
+/* Whether an exact set written on every path (in mu) covers set u: u
+ * itself, or, when researchers' overrides exist, a set they made "must"
+ * related to u (without overrides distinct sets are never "must"; the scan
+ * is then skipped, keeping a use O(log) here). */
+static int written_must(const cg_kalias *al, const ivec *mu, int32_t u) {
+  size_t i;
+  if (iv_has(mu, u)) return 1;
+  if (!al->nover) return 0;
+  for (i = 0; i < mu->n; i++)
+    if (cg_kalias_relation(al, (uint32_t)u, (uint32_t)mu->v[i]) == CG_KREL_MUST) return 1;
+  return 0;
+}
+
 /* A use's chain: the reaching statements whose sets may meet it, -1 when
  * its cell is not written on every path. */
 static void use(cw *w, uint32_t u) {
@@ -292,7 +305,7 @@ static void use(cw *w, uint32_t u) {
   out->n = 0;
   set_classes(w, set);
   for (i = 0; i < w->cls.n; i++)
-    if (al->set_exact[set] && iv_has(&w->mu[w->cls.v[i]], set)) outside = 0;
+    if (al->set_exact[set] && written_must(al, &w->mu[w->cls.v[i]], set)) outside = 0;
   if (outside && !iv_room(w, out, 1)) out->v[out->n++] = -1;
   start = out->n;
   for (i = 0; i < w->cls.n; i++) { /* a class's pairs are sorted by statement */

@@ -126,5 +126,16 @@ void lcg_open_graph(lua_State *L);
 void lcg_open_sched(lua_State *L);
 void lcg_open_kernel(lua_State *L);
 void lcg_open_kanalysis(lua_State *L);
+void lcg_open_kflat(lua_State *L);
+
+/* Kernel analysis options (lcg_kanalysis.c), read from the table at
+ * argument 3: opts.assume as assumptions (pushes a scratch userdata; on bad
+ * input pushes the message instead and returns NULL), opts[field] as
+ * parameter symbols (scratch pushed; NULL when absent; "return" sets *ret
+ * when ret is given). */
+struct cg_kassume;
+struct cg_kassume *lcg_kassumes(lua_State *L, const struct cg_kernel *k, int32_t f, uint32_t *n);
+int32_t *lcg_kparams(lua_State *L, const struct cg_kernel *k, int32_t f, int opts,
+                     const char *field, uint32_t *n, int *ret);
 
 #endif

@@ -61,7 +61,7 @@ static const char *read_assume(lua_State *L, const cg_kernel *k, int32_t f, cons
 
 /* opts[field] as parameter symbols (scratch pushed; NULL when absent);
  * "return" sets *ret. */
-static int32_t *read_params(lua_State *L, const cg_kernel *k, int32_t f, int opts, const char *field,
+int32_t *lcg_kparams(lua_State *L, const cg_kernel *k, int32_t f, int opts, const char *field,
                             uint32_t *n, int *ret) {
   int32_t *ps;
   lua_Integer i, m;
@@ -351,7 +351,7 @@ static void push_stats(lua_State *L, const lanalysis *an, uint32_t nset0) {
 
 /* Reads opts.assume into the userdata it pushes; on bad input pushes a
  * message instead of the userdata and returns NULL. */
-static cg_kassume *get_assumes(lua_State *L, const cg_kernel *k, int32_t f, uint32_t *n) {
+cg_kassume *lcg_kassumes(lua_State *L, const cg_kernel *k, int32_t f, uint32_t *n) {
   lua_Integer i, m;
   cg_kassume *as;
   lua_getfield(L, 3, "assume");
@@ -382,10 +382,10 @@ static int l_kernel_analyze(lua_State *L) {
   if (lua_isnoneornil(L, 3)) lua_settop(L, 2), lua_newtable(L);
   luaL_checktype(L, 3, LUA_TTABLE);
   lua_settop(L, 3);
-  as = get_assumes(L, k, f, &nas); /* 4 */
+  as = lcg_kassumes(L, k, f, &nas); /* 4 */
   if (!as) return luaL_pushfail(L), lua_insert(L, -2), 2;
-  ind = read_params(L, k, f, 3, "independents", &nind, NULL); /* 5 */
-  dep = read_params(L, k, f, 3, "dependents", &ndep, &dret);  /* 6 */
+  ind = lcg_kparams(L, k, f, 3, "independents", &nind, NULL); /* 5 */
+  dep = lcg_kparams(L, k, f, 3, "dependents", &ndep, &dret);  /* 6 */
   if (dep || dret > 0) dret = dret > 0; /* naming dependents names "return" or leaves it out */
   an = (lanalysis *)lcg_box(L, sizeof *an, analysis_release); /* 7 */
   box = lua_gettop(L);

@@ -1,0 +1,460 @@
+/* cg_kflat.c: flattening of basic blocks into term graphs (Utke,
+ * Flattening Basic Blocks, secs. 3, 6, 6.2).  cg_kflat.h states the rules
+ * and the representation; doc/flattening.md the departures from the
+ * paper's pseudo-code. */
+#include <string.h>
+
+#include "cg_kflat.h"
+
+static const char *const strategy_names[CG_KFLAT_NSTRATEGY] = {"minimal", "statement"};
+static const char *const vkind_names[CG_KFV_COUNT] = {"independent", "operation", "intrinsic"};
+
+const char *cg_kflat_strategy_name(int s) {
+  return s >= 0 && s < CG_KFLAT_NSTRATEGY ? strategy_names[s] : NULL;
+}
+int cg_kflat_strategy(const char *name) {
+  int s;
+  for (s = 0; name && s < CG_KFLAT_NSTRATEGY; s++)
+    if (!strcmp(name, strategy_names[s])) return s;
+  return -1;
+}
+const char *cg_kflat_vkind_name(int kind) {
+  return kind >= 0 && kind < CG_KFV_COUNT ? vkind_names[kind] : NULL;
+}
+
+/* {==== the walk's state ====} */
+
+/* Scratch of one run, indexed by the analysis' windows (statement s at
+ * s - s_lo, expression x at x - x_lo). */
+typedef struct ctx {
+  cg_kflat *fl;
+  const cg_kalias *al;
+  const cg_kchains *ch;
+  const cg_kactive *ac;
+  int32_t *blk, *pos, *ing; /* per statement: block, position in it, subgraph (-1) */
+  uint32_t *defv;           /* per statement: the vertex of its value */
+  int32_t *xacc;            /* per expression: its double-use access (-1) */
+  int32_t *direct;          /* per expression: the statement whose vertices read it directly */
+  uint32_t *vout;           /* per vertex: successors in its subgraph */
+  int32_t g;                /* the open subgraph, -1 none */
+  int32_t gpos0;            /* its first statement's position in the block */
+} ctx;
+
+#define SI(c, s) ((s) - (c)->al->s_lo)
+#define XI(c, x) ((x) - (c)->al->x_lo)
+
+/* A double read (VAR or ELEM of type double). */
+static int double_read(const cg_kernel *k, int32_t x) {
+  int op = CG_KEXPR(k, x, OP);
+  return (op == CG_KE_VAR || op == CG_KE_ELEM) && CG_KEXPR(k, x, TYPE) == CG_KT_DOUBLE;
+}
+
+/* }==== */
+
+/* {==== chains restricted to the block ====} */
+
+/* Where definition r (from a ud-chain of a use in s) lies for the open
+ * subgraph: 0 before it (outside the block, after s via a back edge, or
+ * before the subgraph's first statement: its value is in memory when the
+ * subgraph starts), 1 a statement of the subgraph, 2 a passive statement
+ * inside its span (its value is not in memory at the start). */
+static int where(const ctx *c, int32_t r, int32_t s) {
+  if (r < 0 || c->blk[SI(c, r)] != c->blk[SI(c, s)] || c->pos[SI(c, r)] >= c->pos[SI(c, s)])
+    return 0;
+  if (c->g < 0 || c->pos[SI(c, r)] < c->gpos0) return 0;
+  return c->ing[SI(c, r)] == c->g ? 1 : 2;
+}
+
+/* Use u in statement s against the open subgraph: -2 ambiguous (the
+ * subgraph must end before s), -1 read at the subgraph's start, else the
+ * defining statement in the subgraph. */
+static int32_t resolve(const ctx *c, int32_t u, int32_t s) {
+  uint32_t i, nin = 0, before = 0;
+  int32_t d = -1;
+  for (i = c->ch->ud_off[u]; i < c->ch->ud_off[u + 1]; i++) {
+    int w = where(c, c->ch->ud[i], s);
+    if (w == 2) return -2;
+    if (w == 1) nin++, d = c->ch->ud[i];
+    else before = 1;
+  }
+  if (nin == 0) return -1;
+  return nin == 1 && !before ? d : -2;
+}
+
+/* Marks the double reads of expression x that become vertex inputs (reached
+ * from the right-hand side through double operations only). */
+static void mark_direct(ctx *c, int32_t x, int32_t s) {
+  const cg_kernel *k = c->al->k;
+  int32_t ops[3];
+  int n, i, op = CG_KEXPR(k, x, OP);
+  if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE) return;
+  if (op == CG_KE_VAR || op == CG_KE_ELEM) { c->direct[XI(c, x)] = s; return; }
+  if (op == CG_KE_CAST) return;
+  n = cg_kexpr_operands(k, x, ops);
+  for (i = op == CG_KE_COND ? 1 : 0; i < n; i++)
+    if (ops[i] >= 0) mark_direct(c, ops[i], s);
+}
+
+/* Whether active assignment s can join the open subgraph: each double use
+ * resolves, and one read for an address or a condition (not a vertex input)
+ * needs no value of the subgraph. */
+static int joins(ctx *c, int32_t s) {
+  const cg_kalias *al = c->al;
+  int32_t a0 = cg_kalias_acc0(al, s), na = cg_kalias_nacc(al, s), a, r;
+  mark_direct(c, CG_KSTMT(al->k, s, X1), s);
+  for (a = a0; a < a0 + na; a++) {
+    int32_t x = al->acc_expr[a];
+    if (al->acc_kind[a] != CG_KA_USE || x < 0 || !double_read(al->k, x)) continue;
+    r = resolve(c, a, s);
+    if (r == -2 || (r >= 0 && c->direct[XI(c, x)] != s)) return 0;
+  }
+  return 1;
+}
+
+/* }==== */
+
+/* {==== vertices and edges ====} */
+
+static uint32_t new_vertex(ctx *c, int kind, int32_t x, int32_t acc, int32_t s) {
+  cg_kflat *fl = c->fl;
+  uint32_t v = fl->nv++;
+  fl->v_kind[v] = kind, fl->v_expr[v] = x, fl->v_acc[v] = acc, fl->v_stmt[v] = s;
+  c->vout[v] = 0;
+  return v;
+}
+
+/* Same restricted chain: both uses' definitions lie before the subgraph
+ * (resolve gave -1), so the chains agree when they name the same
+ * statements of the block before the subgraph, and both or neither reach
+ * from outside it. */
+static int same_chain(const ctx *c, int32_t u1, int32_t u2) {
+  const cg_kchains *ch = c->ch;
+  uint32_t i, j;
+  for (i = ch->ud_off[u1]; i < ch->ud_off[u1 + 1]; i++) {
+    int32_t r = ch->ud[i];
+    int found = 0;
+    for (j = ch->ud_off[u2]; j < ch->ud_off[u2 + 1] && !found; j++) found = ch->ud[j] == r;
+    if (!found) return 0;
+  }
+  return ch->ud_off[u1 + 1] - ch->ud_off[u1] == ch->ud_off[u2 + 1] - ch->ud_off[u2];
+}
+
+/* Algorithm 1's identification: an earlier independent of the subgraph
+ * that must-aliases use u and has the same chain, else a new one. */
+static uint32_t independent(ctx *c, int32_t x, int32_t u, int32_t s) {
+  cg_kflat *fl = c->fl;
+  uint32_t v;
+  for (v = fl->g_v0[c->g]; v < fl->nv; v++) {
+    int32_t w = fl->v_acc[v];
+    if (fl->v_kind[v] != CG_KFV_INDEP || w < 0) continue;
+    if (cg_kalias_relation(c->al, (uint32_t)c->al->acc_set[w], (uint32_t)c->al->acc_set[u]) ==
+            CG_KREL_MUST &&
+        same_chain(c, w, u))
+      return v;
+  }
+  return new_vertex(c, CG_KFV_INDEP, x, u, s);
+}
+
+static void add_read(ctx *c, int32_t x, uint32_t v, int32_t d) {
+  cg_kflat *fl = c->fl;
+  fl->r_expr[fl->nr] = x, fl->r_vertex[fl->nr] = v, fl->r_def[fl->nr] = d;
+  fl->nr++;
+}
+
+static void add_edge(ctx *c, uint32_t src, uint32_t dst, int pos) {
+  cg_kflat *fl = c->fl;
+  fl->e_src[fl->ne] = src, fl->e_dst[fl->ne] = dst, fl->e_pos[fl->ne] = (uint8_t)pos;
+  fl->ne++, c->vout[src]++;
+}
+
+/* The vertex of expression x of statement s (children first, so vertices
+ * are in topological order), or NONE for a constant or passive
+ * value. */
+#define NONE UINT32_MAX
+static uint32_t vertex_of(ctx *c, int32_t x, int32_t s) {
+  const cg_kernel *k = c->al->k;
+  int32_t ops[3], u;
+  uint32_t in[3] = {NONE, NONE, NONE}, v;
+  int n, i, op = CG_KEXPR(k, x, OP), any = 0;
+  if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE || op == CG_KE_CAST || op == CG_KE_CONST_D) return NONE;
+  if (op == CG_KE_VAR || op == CG_KE_ELEM) {
+    int32_t d = -1;
+    u = c->xacc[XI(c, x)];
+    if (u < 0) v = new_vertex(c, CG_KFV_INDEP, x, -1, s); /* no access: nothing to identify */
+    else if ((d = resolve(c, u, s)) >= 0) v = c->defv[SI(c, d)];
+    else v = independent(c, x, u, s);
+    add_read(c, x, v, u < 0 ? -1 : d);
+    return v;
+  }
+  n = cg_kexpr_operands(k, x, ops);
+  for (i = op == CG_KE_COND ? 1 : 0; i < n; i++)
+    if (ops[i] >= 0 && (in[i] = vertex_of(c, ops[i], s)) != NONE) any = 1;
+  if (!any) return NONE;
+  v = new_vertex(c, op == CG_KE_INTRIN ? CG_KFV_INTRIN : CG_KFV_OP, x, -1, s);
+  for (i = 0; i < n; i++)
+    if (in[i] != NONE) add_edge(c, in[i], v, i);
+  return v;
+}
+
+/* }==== */
+
+/* {==== subgraphs ====} */
+
+/* The definition access of assignment s (its left-hand side). */
+static int32_t def_access(const cg_kalias *al, int32_t s) {
+  int32_t a0 = cg_kalias_acc0(al, s), na = cg_kalias_nacc(al, s), a;
+  int32_t lhs = CG_KSTMT(al->k, s, X0);
+  for (a = a0; a < a0 + na; a++)
+    if (al->acc_kind[a] == CG_KA_DEF && al->acc_expr[a] == lhs) return a;
+  return -1;
+}
+
+/* Whether the definition of s (in subgraph g) may be read after the
+ * subgraph: by a statement outside it, by one of it through a back edge,
+ * or at the exit (sec. 6.2). */
+static int escapes(const ctx *c, int32_t s) {
+  uint32_t i, si = (uint32_t)SI(c, s);
+  for (i = c->ch->du_off[si]; i < c->ch->du_off[si + 1]; i++) {
+    int32_t t = c->ch->du[i];
+    if (t < 0 || c->ing[SI(c, t)] != c->g || c->blk[SI(c, t)] != c->blk[SI(c, s)] ||
+        c->pos[SI(c, t)] <= c->pos[SI(c, s)])
+      return 1;
+  }
+  return 0;
+}
+
+/* Ends the open subgraph: its dependents, in statement order. */
+static void close_graph(ctx *c) {
+  cg_kflat *fl = c->fl;
+  uint32_t i;
+  if (c->g < 0) return;
+  for (i = fl->g_st0[c->g]; i < fl->nst; i++) {
+    int32_t s = fl->st[i];
+    uint32_t v = c->defv[SI(c, s)];
+    if (!escapes(c, s)) continue;
+    fl->d_stmt[fl->nd] = s, fl->d_acc[fl->nd] = def_access(c->al, s), fl->d_vertex[fl->nd] = v;
+    fl->d_aug[fl->nd] = c->vout[v] > 0;
+    fl->d_collapsed[fl->nd] = fl->v_kind[v] == CG_KFV_INDEP;
+    fl->nd++;
+  }
+  fl->ng++;
+  fl->g_st0[fl->ng] = fl->nst, fl->g_v0[fl->ng] = fl->nv, fl->g_e0[fl->ng] = fl->ne;
+  fl->g_d0[fl->ng] = fl->nd, fl->g_r0[fl->ng] = fl->nr;
+  c->g = -1;
+}
+
+static void open_graph(ctx *c, int32_t s) {
+  c->g = (int32_t)c->fl->ng;
+  c->gpos0 = c->pos[SI(c, s)];
+}
+
+/* Adds active assignment s to the open subgraph. */
+static void add_statement(ctx *c, int32_t s) {
+  cg_kflat *fl = c->fl;
+  c->defv[SI(c, s)] = vertex_of(c, CG_KSTMT(c->al->k, s, X1), s);
+  c->ing[SI(c, s)] = c->g;
+  fl->st_dead[fl->nst] = (uint8_t)(c->ch->du_off[SI(c, s)] == c->ch->du_off[SI(c, s) + 1]);
+  fl->st[fl->nst++] = s;
+}
+
+/* Whether passive statement p must end the open subgraph before it: a
+ * call, a read of a double the subgraph may define, or a write of a double
+ * a definition of the subgraph may share (its deferred write would land
+ * after p's). */
+static int passive_ends(const ctx *c, int32_t p) {
+  const cg_kalias *al = c->al;
+  int32_t a0 = cg_kalias_acc0(al, p), na = cg_kalias_nacc(al, p), a;
+  uint32_t i;
+  if (CG_KSTMT(al->k, p, KIND) == CG_KST_CALL) return 1;
+  for (a = a0; a < a0 + na; a++) {
+    if (al->acc_kind[a] == CG_KA_USE) {
+      if (al->acc_expr[a] >= 0 && double_read(al->k, al->acc_expr[a]) && resolve(c, a, p) != -1)
+        return 1;
+      continue;
+    }
+    if (!cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) continue;
+    for (i = c->fl->g_st0[c->g]; i < c->fl->nst; i++) {
+      int32_t d = def_access(al, c->fl->st[i]);
+      if (d >= 0 && cg_kalias_relation(al, (uint32_t)al->acc_set[d], (uint32_t)al->acc_set[a]) !=
+                        CG_KREL_NO)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* Whether s is an active assignment: a double assigned from an expression
+ * that reads a double (and active when activity is given). */
+static int is_active(const ctx *c, int32_t s) {
+  const cg_kernel *k = c->al->k;
+  if (CG_KSTMT(k, s, KIND) != CG_KST_ASSIGN) return 0;
+  if (CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) != CG_KT_DOUBLE) return 0;
+  if (c->ac && !c->ac->active[SI(c, s)]) return 0;
+  return 1;
+}
+
+/* A double-typed right-hand side with a vertex (not a constant). */
+static int reads_double(const cg_kernel *k, int32_t x) {
+  int32_t ops[3];
+  int n, i, op = CG_KEXPR(k, x, OP);
+  if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE || op == CG_KE_CAST) return 0;
+  if (op == CG_KE_VAR || op == CG_KE_ELEM) return 1;
+  n = cg_kexpr_operands(k, x, ops);
+  for (i = op == CG_KE_COND ? 1 : 0; i < n; i++)
+    if (ops[i] >= 0 && reads_double(k, ops[i])) return 1;
+  return 0;
+}
+
+/* One block: Algorithm 2 (or one subgraph per statement). */
+static void flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v) {
+  cg_kflat *fl = c->fl;
+  const cg_kernel *k = c->al->k;
+  uint32_t i;
+  for (i = cfg->bst_start[v]; i < cfg->bst_start[v + 1]; i++) {
+    int32_t s = cfg->bst[i];
+    int act = is_active(c, s);
+    if (act && !reads_double(k, CG_KSTMT(k, s, X1))) act = 0; /* a constant assignment */
+    else if (!act && c->ac && CG_KSTMT(k, s, KIND) == CG_KST_ASSIGN &&
+             CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) == CG_KT_DOUBLE &&
+             reads_double(k, CG_KSTMT(k, s, X1)))
+      fl->nst_pruned++;
+    if (!act) {
+      if (c->g >= 0 && passive_ends(c, s)) close_graph(c);
+      continue;
+    }
+    if (c->g >= 0 && (fl->strategy == CG_KFLAT_STATEMENT || !joins(c, s))) close_graph(c);
+    if (c->g < 0) open_graph(c, s);
+    add_statement(c, s);
+  }
+  close_graph(c);
+}
+
+/* }==== */
+
+/* {==== allocation ====} */
+
+void cg_kflat_free(cg_kflat *fl) {
+  cg_alloc *A;
+  uint32_t S, G, V, B;
+  if (!fl) return;
+  A = fl->A, S = fl->cap_st, G = fl->cap_g + 1, V = fl->cap_v, B = fl->cap_b;
+  CG_FREE(A, fl->block_vertex, int32_t, B);
+  CG_FREE(A, fl->block_st0, uint32_t, B + 1), CG_FREE(A, fl->block_g0, uint32_t, B + 1);
+  CG_FREE(A, fl->st, int32_t, S), CG_FREE(A, fl->st_dead, uint8_t, S);
+  CG_FREE(A, fl->g_st0, uint32_t, G), CG_FREE(A, fl->g_v0, uint32_t, G);
+  CG_FREE(A, fl->g_e0, uint32_t, G), CG_FREE(A, fl->g_d0, uint32_t, G);
+  CG_FREE(A, fl->v_kind, int32_t, V), CG_FREE(A, fl->v_expr, int32_t, V);
+  CG_FREE(A, fl->v_acc, int32_t, V), CG_FREE(A, fl->v_stmt, int32_t, V);
+  CG_FREE(A, fl->e_src, uint32_t, V), CG_FREE(A, fl->e_dst, uint32_t, V);
+  CG_FREE(A, fl->e_pos, uint8_t, V);
+  CG_FREE(A, fl->g_r0, uint32_t, G), CG_FREE(A, fl->r_expr, int32_t, V);
+  CG_FREE(A, fl->r_def, int32_t, V), CG_FREE(A, fl->r_vertex, uint32_t, V);
+  CG_FREE(A, fl->d_stmt, int32_t, S), CG_FREE(A, fl->d_acc, int32_t, S);
+  CG_FREE(A, fl->d_vertex, uint32_t, S);
+  CG_FREE(A, fl->d_aug, uint8_t, S), CG_FREE(A, fl->d_collapsed, uint8_t, S);
+  CG_FREE(A, fl, cg_kflat, 1);
+}
+
+/* Every array at its bound: a statement of the window is at most one
+ * active assignment, subgraph or dependent; an expression at most one
+ * vertex and one edge (each edge enters a distinct operation from a
+ * distinct argument slot, i.e. an expression). */
+static int alloc_result(cg_kflat *fl) {
+  cg_alloc *A = fl->A;
+  uint32_t S = fl->cap_st, G = fl->cap_g + 1, V = fl->cap_v, B = fl->cap_b;
+  fl->block_vertex = CG_NEW(A, int32_t, B);
+  fl->block_st0 = CG_NEW(A, uint32_t, B + 1), fl->block_g0 = CG_NEW(A, uint32_t, B + 1);
+  fl->st = CG_NEW(A, int32_t, S), fl->st_dead = CG_NEW(A, uint8_t, S);
+  fl->g_st0 = CG_NEW(A, uint32_t, G), fl->g_v0 = CG_NEW(A, uint32_t, G);
+  fl->g_e0 = CG_NEW(A, uint32_t, G), fl->g_d0 = CG_NEW(A, uint32_t, G);
+  fl->v_kind = CG_NEW(A, int32_t, V), fl->v_expr = CG_NEW(A, int32_t, V);
+  fl->v_acc = CG_NEW(A, int32_t, V), fl->v_stmt = CG_NEW(A, int32_t, V);
+  fl->e_src = CG_NEW(A, uint32_t, V), fl->e_dst = CG_NEW(A, uint32_t, V);
+  fl->e_pos = CG_NEW(A, uint8_t, V);
+  fl->g_r0 = CG_NEW(A, uint32_t, G), fl->r_expr = CG_NEW(A, int32_t, V);
+  fl->r_def = CG_NEW(A, int32_t, V), fl->r_vertex = CG_NEW(A, uint32_t, V);
+  fl->d_stmt = CG_NEW(A, int32_t, S), fl->d_acc = CG_NEW(A, int32_t, S);
+  fl->d_vertex = CG_NEW(A, uint32_t, S);
+  fl->d_aug = CG_NEW(A, uint8_t, S), fl->d_collapsed = CG_NEW(A, uint8_t, S);
+  return fl->block_vertex && fl->block_st0 && fl->block_g0 && fl->st && fl->st_dead &&
+         fl->g_st0 && fl->g_v0 && fl->g_e0 && fl->g_d0 && fl->v_kind && fl->v_expr &&
+         fl->v_acc && fl->v_stmt && fl->e_src && fl->e_dst && fl->e_pos && fl->d_stmt &&
+         fl->d_acc && fl->d_vertex && fl->d_aug && fl->d_collapsed && fl->g_r0 && fl->r_expr &&
+         fl->r_def && fl->r_vertex;
+}
+
+/* The scratch's one exit: frees what was allocated (NULL is fine). */
+static void ctx_done(ctx *c, cg_alloc *A) {
+  uint32_t S = c->al->ns, X = c->al->nx;
+  CG_FREE(A, c->blk, int32_t, S), CG_FREE(A, c->pos, int32_t, S), CG_FREE(A, c->ing, int32_t, S);
+  CG_FREE(A, c->defv, uint32_t, S), CG_FREE(A, c->xacc, int32_t, X);
+  CG_FREE(A, c->direct, int32_t, X), CG_FREE(A, c->vout, uint32_t, X);
+}
+
+static int ctx_init(ctx *c, cg_alloc *A) {
+  const cg_kalias *al = c->al;
+  uint32_t S = al->ns, X = al->nx, i;
+  c->blk = CG_NEW(A, int32_t, S), c->pos = CG_NEW(A, int32_t, S), c->ing = CG_NEW(A, int32_t, S);
+  c->defv = CG_NEW(A, uint32_t, S), c->xacc = CG_NEW(A, int32_t, X);
+  c->direct = CG_NEW(A, int32_t, X), c->vout = CG_NEW(A, uint32_t, X);
+  if (!c->blk || !c->pos || !c->ing || !c->defv || !c->xacc || !c->direct || !c->vout) return 0;
+  for (i = 0; i < S; i++) c->blk[i] = -1, c->pos[i] = 0, c->ing[i] = -1, c->defv[i] = NONE;
+  for (i = 0; i < X; i++) c->xacc[i] = -1, c->direct[i] = -1;
+  for (i = 0; i < al->nacc; i++) {
+    int32_t x = al->acc_expr[i];
+    if (al->acc_kind[i] == CG_KA_USE && x >= 0 && double_read(al->k, x)) c->xacc[XI(c, x)] = (int32_t)i;
+  }
+  c->g = -1;
+  return 1;
+}
+
+/* }==== */
+
+/* Positions of the statements of the CFG's blocks; the blocks in source
+ * order (the CFG numbers vertices in pre-order of the source). */
+static void number_blocks(ctx *c, const cg_kcfg *cfg) {
+  cg_kflat *fl = c->fl;
+  uint32_t v, i;
+  for (v = 0; v < cfg->nv; v++) {
+    if (cfg->kind[v] != CG_KV_BLOCK) continue;
+    for (i = cfg->bst_start[v]; i < cfg->bst_start[v + 1]; i++) {
+      int32_t s = cfg->bst[i];
+      c->blk[SI(c, s)] = (int32_t)fl->nblock, c->pos[SI(c, s)] = (int32_t)(i - cfg->bst_start[v]);
+    }
+    fl->block_vertex[fl->nblock++] = (int32_t)v;
+  }
+}
+
+cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
+                       const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e) {
+  cg_kflat *fl;
+  ctx c;
+  uint32_t b;
+  if (!al || !ch || !cfg || ch->al != al || cfg->func != al->func ||
+      (ac && ac->s_lo != al->s_lo) || !cg_kflat_strategy_name(strategy)) {
+    cg_seterr(e, CG_EUSAGE, "flatten: bad arguments (analyses of different functions or no strategy)");
+    return NULL;
+  }
+  memset(&c, 0, sizeof c);
+  c.al = al, c.ch = ch, c.ac = ac;
+  if (!(fl = CG_NEW(A, cg_kflat, 1))) goto nomem;
+  memset(fl, 0, sizeof *fl);
+  fl->A = A, fl->al = al, fl->strategy = strategy;
+  fl->cap_st = al->ns, fl->cap_g = al->ns, fl->cap_v = al->nx, fl->cap_b = cfg->nv;
+  c.fl = fl;
+  if (!alloc_result(fl) || !ctx_init(&c, A)) goto nomem;
+  number_blocks(&c, cfg);
+  fl->g_st0[0] = fl->g_v0[0] = fl->g_e0[0] = fl->g_d0[0] = fl->g_r0[0] = 0;
+  for (b = 0; b < fl->nblock; b++) {
+    fl->block_st0[b] = fl->nst, fl->block_g0[b] = fl->ng;
+    flatten_block(&c, cfg, (uint32_t)fl->block_vertex[b]);
+  }
+  fl->block_st0[fl->nblock] = fl->nst, fl->block_g0[fl->nblock] = fl->ng;
+  ctx_done(&c, A);
+  return fl;
+nomem:
+  cg_seterr(e, CG_ENOMEM, "flatten: out of memory");
+  if (c.fl) ctx_done(&c, A);
+  cg_kflat_free(fl);
+  return NULL;
+}

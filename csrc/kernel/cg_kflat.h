@@ -1,0 +1,107 @@
+/*
+ * cg_kflat.h: flattening of the basic blocks of a kernel function into term
+ * graphs (Utke, Flattening Basic Blocks, sec. 3 Algorithm 1, sec. 6
+ * Algorithm 2 and sec. 6.2; doc/flattening.md says where cgwb departs from
+ * the printed pseudo-code and why).
+ *
+ * Input: the alias analysis and ud/du-chains of one function (cg_kalias,
+ * cg_kchains), its control flow graph (cg_kcfg) and optionally its activity
+ * (cg_kactive: then statements that are not active are passive, "pruned").
+ * A statement is an active assignment when it assigns a double whose
+ * right-hand side reads a double (else it is passive: int and pointer
+ * arithmetic, constant assignments, returns, calls).
+ *
+ * Each block's active assignments are cut into subgraphs, each a run of
+ * consecutive active assignments of the block:
+ *  - CG_KFLAT_MINIMAL: Algorithm 2, a run grows while every use of the next
+ *    statement is unambiguous in it (its ud-chain, restricted to the block,
+ *    is either one statement of the run alone, or holds no statement of the
+ *    run and no passive statement inside the run's span); since a suffix of
+ *    a legal run is legal, growing greedily gives the fewest runs;
+ *  - CG_KFLAT_STATEMENT: one subgraph per active assignment.
+ * Passive statements inside a run's span are run between the subgraphs'
+ * executions; one that reads a double the run defines, writes a double the
+ * run may define, or is a call, ends the run before it.
+ *
+ * Semantics of a subgraph (what "executing the subgraphs in order equals
+ * executing the block" means): its independent vertices read memory when
+ * the run starts (before its first statement), its dependents are written
+ * when it ends, in statement order (so two dependents that may share a
+ * cell leave the later one's value), passive statements of the span run in
+ * place.
+ *
+ * Representation (index arrays, 0-based, every array owned):
+ *  - blocks 0..nblock-1: the CFG's BLOCK vertices in source order
+ *    (block_vertex), active assignments st[block_st0[b] .. block_st0[b+1])
+ *    and subgraphs block_g0[b] .. block_g0[b+1]-1;
+ *  - st[i]: statement ids of the active assignments, in block order;
+ *    st_dead[i]: its definition reaches no use nor the exit (reported);
+ *    nst_pruned: assignments left out because activity said inactive;
+ *  - subgraph g: active assignments st[g_st0[g] .. g_st0[g+1]), vertices
+ *    g_v0[g] .. g_v0[g+1]-1, edges g_e0[g] .. g_e0[g+1]-1, dependents
+ *    g_d0[g] .. g_d0[g+1]-1, reads g_r0[g] .. g_r0[g+1]-1;
+ *  - read i: a double use r_expr[i] that is an argument of a vertex (or a
+ *    right-hand side of its own), the vertex r_vertex[i] it reads, and
+ *    r_def[i] the statement of the subgraph defining it (-1: an independent,
+ *    possibly identified with an earlier use by Algorithm 1);
+ *  - vertex v: v_kind (CG_KFV_*), v_expr the expression it comes from
+ *    (the use for an independent: the first of the identified uses), v_acc
+ *    the access of an independent (-1 otherwise), v_stmt its statement;
+ *    vertices of a subgraph are in topological order;
+ *  - edge i: e_src[i] -> e_dst[i] (vertex ids), e_pos[i] the argument slot
+ *    (0, 1, 2) of the operation at e_dst;
+ *  - dependent i: d_stmt[i] the assignment, d_vertex[i] its value's vertex
+ *    (the maximal vertex of its right-hand side), d_acc[i] its definition
+ *    access, d_aug[i] 1 when the vertex has successors in the subgraph (not
+ *    maximal: sec. 6.2 adds a unit edge to an augmented vertex, reported
+ *    apart, never a member of the vertices), d_collapsed[i] 1 when the vertex
+ *    is an independent (`y = x`: Fig. 6c's collapsed vertex).
+ */
+#ifndef CG_KFLAT_H
+#define CG_KFLAT_H
+#include "cg_kactive.h"
+#include "cg_kcfg.h"
+
+enum { CG_KFLAT_MINIMAL, CG_KFLAT_STATEMENT, CG_KFLAT_NSTRATEGY };
+enum { CG_KFV_INDEP, CG_KFV_OP, CG_KFV_INTRIN, CG_KFV_COUNT };
+
+typedef struct cg_kflat {
+  cg_alloc *A;
+  const cg_kalias *al;
+  int strategy;
+  uint32_t nblock, nst, ng, nv, ne, nd, nst_pruned;
+  int32_t *block_vertex;            /* nblock */
+  uint32_t *block_st0, *block_g0;   /* nblock + 1 */
+  int32_t *st;                      /* nst */
+  uint8_t *st_dead;                 /* nst */
+  uint32_t *g_st0, *g_v0, *g_e0, *g_d0, *g_r0; /* ng + 1 */
+  int32_t *v_kind, *v_expr, *v_acc, *v_stmt; /* nv */
+  uint32_t *e_src, *e_dst;          /* ne */
+  uint8_t *e_pos;                   /* ne */
+  int32_t *d_stmt, *d_acc;          /* nd */
+  uint32_t *d_vertex;               /* nd */
+  uint8_t *d_aug, *d_collapsed;     /* nd */
+  uint32_t nr;                      /* reads: the double uses wired into vertices */
+  int32_t *r_expr, *r_def;          /* nr: the use; its defining statement, -1 independent */
+  uint32_t *r_vertex;               /* nr: the vertex it reads */
+  uint32_t cap_st, cap_g, cap_v, cap_d; /* the bounds allocated: statements, subgraphs, expressions, blocks */
+  uint32_t cap_b;
+} cg_kflat;
+
+/* The strategy's name ("minimal", "statement"), NULL out of range; and the
+ * strategy named (-1: none). */
+const char *cg_kflat_strategy_name(int s);
+int cg_kflat_strategy(const char *name);
+/* The name of a vertex kind ("independent", "operation", "intrinsic"). */
+const char *cg_kflat_vkind_name(int kind);
+
+/* Flattens the blocks of al's function.  ac NULL: no pruning.  NULL with e
+ * set (CG_EUSAGE for a bad strategy or mismatched analyses, CG_ENOMEM).
+ * Cost: linear in the function's statements and expressions, plus per use
+ * its ud-chain, plus per independent and per passive double write a scan
+ * of its subgraph's independents resp. definitions (doc/flattening.md). */
+cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
+                       const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e);
+void cg_kflat_free(cg_kflat *fl);
+
+#endif

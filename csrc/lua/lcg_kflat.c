@@ -1,0 +1,241 @@
+/* lcg_kflat.c: core.kernel_flatten(k, f, opts): the flattened basic blocks
+ * of a kernel function as one plain table (doc/flattening.md gives its
+ * shape).  opts: strategy ("minimal" default, "statement"), assume (as
+ * kernel_analyze), prune (true: activity decides what is active, with
+ * opts.independents / opts.dependents as kernel_analyze). */
+#include <string.h>
+
+#include "lcg.h"
+#include "../kernel/cg_kflat.h"
+
+/* What a call owns across Lua calls that may raise. */
+typedef struct lflat {
+  cg_alloc A;
+  cg_kalias *al;
+  cg_kchains *ch;
+  cg_kcfg *cfg;
+  cg_kactive *ac;
+  cg_kflat *fl;
+} lflat;
+
+static void flat_release(void *p, cg_alloc *A) {
+  lflat *x = (lflat *)p;
+  (void)A;
+  cg_kflat_free(x->fl), cg_kactive_free(x->ac), cg_kcfg_free(x->cfg);
+  cg_kchains_free(x->ch), cg_kalias_free(x->al);
+  memset(x, 0, sizeof *x);
+}
+
+/* {==== the result ====} */
+
+static void push_text(lua_State *L, const cg_kernel *k, int32_t x) {
+  char buf[256];
+  cg_kexpr_text(k, x, buf, sizeof buf);
+  lua_pushstring(L, buf);
+}
+
+/* The address text of access a's set ("z[0]", "z[k#2]"; a set of several
+ * addresses joined by " | "). */
+static void push_set_text(lua_State *L, const cg_kalias *al, uint32_t s);
+static void push_addr(lua_State *L, const cg_kalias *al, int32_t a) {
+  if (a < 0) lua_pushnil(L);
+  else push_set_text(L, al, (uint32_t)al->acc_set[a]);
+}
+
+static void push_vertex(lua_State *L, const cg_kflat *fl, uint32_t v) {
+  const cg_kernel *k = fl->al->k;
+  int32_t x = fl->v_expr[v];
+  lua_createtable(L, 0, 7);
+  lua_pushstring(L, cg_kflat_vkind_name(fl->v_kind[v])), lua_setfield(L, -2, "kind");
+  lua_pushstring(L, fl->v_kind[v] == CG_KFV_INTRIN ? cg_kintrinsic_name(CG_KEXPR(k, x, SYM))
+                                                   : cg_kexpr_name(CG_KEXPR(k, x, OP)));
+  lua_setfield(L, -2, "op");
+  lcg_push_id(L, (uint64_t)x), lua_setfield(L, -2, "expr");
+  push_text(L, k, x), lua_setfield(L, -2, "text");
+  lua_pushinteger(L, CG_KEXPR(k, x, LINE)), lua_setfield(L, -2, "line");
+  lua_pushinteger(L, CG_KEXPR(k, x, COL)), lua_setfield(L, -2, "col");
+  if (fl->v_acc[v] >= 0) push_addr(L, fl->al, fl->v_acc[v]), lua_setfield(L, -2, "addr");
+}
+
+static void push_lines(lua_State *L, const cg_kflat *fl, uint32_t i0, uint32_t i1, int dead) {
+  uint32_t i;
+  int n = 0;
+  lua_createtable(L, (int)(i1 - i0), 0);
+  for (i = i0; i < i1; i++)
+    if (!dead || fl->st_dead[i])
+      lua_pushinteger(L, CG_KSTMT(fl->al->k, fl->st[i], LINE)), lua_rawseti(L, -2, ++n);
+}
+
+static void push_dependent(lua_State *L, const cg_kflat *fl, uint32_t d, uint32_t v0) {
+  const cg_kernel *k = fl->al->k;
+  int32_t s = fl->d_stmt[d];
+  lua_createtable(L, 0, 7);
+  lua_pushinteger(L, (lua_Integer)(fl->d_vertex[d] - v0 + 1)), lua_setfield(L, -2, "vertex");
+  lcg_push_id(L, (uint64_t)s), lua_setfield(L, -2, "stmt");
+  lua_pushinteger(L, CG_KSTMT(k, s, LINE)), lua_setfield(L, -2, "line");
+  push_text(L, k, CG_KSTMT(k, s, X0)), lua_setfield(L, -2, "text");
+  push_addr(L, fl->al, fl->d_acc[d]), lua_setfield(L, -2, "addr");
+  lua_pushboolean(L, fl->d_aug[d]), lua_setfield(L, -2, "augmented");
+  lua_pushboolean(L, fl->d_collapsed[d]), lua_setfield(L, -2, "collapsed");
+}
+
+/* Subgraph g: vertex ids local to it, 1-based. */
+static void push_subgraph(lua_State *L, const cg_kflat *fl, uint32_t g) {
+  uint32_t v0 = fl->g_v0[g], i;
+  int n = 0;
+  lua_createtable(L, 0, 6);
+  push_lines(L, fl, fl->g_st0[g], fl->g_st0[g + 1], 0), lua_setfield(L, -2, "lines");
+  lua_createtable(L, (int)(fl->g_st0[g + 1] - fl->g_st0[g]), 0);
+  for (i = fl->g_st0[g]; i < fl->g_st0[g + 1]; i++)
+    lcg_push_id(L, (uint64_t)fl->st[i]), lua_rawseti(L, -2, (lua_Integer)(i - fl->g_st0[g] + 1));
+  lua_setfield(L, -2, "statements");
+  lua_createtable(L, (int)(fl->g_v0[g + 1] - v0), 0);
+  for (i = v0; i < fl->g_v0[g + 1]; i++) push_vertex(L, fl, i), lua_rawseti(L, -2, (lua_Integer)(i - v0 + 1));
+  lua_setfield(L, -2, "vertices");
+  lua_createtable(L, (int)(fl->g_e0[g + 1] - fl->g_e0[g]), 0);
+  for (i = fl->g_e0[g]; i < fl->g_e0[g + 1]; i++) {
+    lua_createtable(L, 3, 0);
+    lua_pushinteger(L, (lua_Integer)(fl->e_src[i] - v0 + 1)), lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, (lua_Integer)(fl->e_dst[i] - v0 + 1)), lua_rawseti(L, -2, 2);
+    lua_pushinteger(L, fl->e_pos[i] + 1), lua_rawseti(L, -2, 3);
+    lua_rawseti(L, -2, (lua_Integer)(i - fl->g_e0[g] + 1));
+  }
+  lua_setfield(L, -2, "edges");
+  lua_newtable(L);
+  for (i = v0; i < fl->g_v0[g + 1]; i++)
+    if (fl->v_kind[i] == CG_KFV_INDEP) lua_pushinteger(L, (lua_Integer)(i - v0 + 1)), lua_rawseti(L, -2, ++n);
+  lua_setfield(L, -2, "independents");
+  lua_createtable(L, (int)(fl->g_d0[g + 1] - fl->g_d0[g]), 0);
+  for (i = fl->g_d0[g]; i < fl->g_d0[g + 1]; i++)
+    push_dependent(L, fl, i, v0), lua_rawseti(L, -2, (lua_Integer)(i - fl->g_d0[g] + 1));
+  lua_setfield(L, -2, "dependents");
+  lua_createtable(L, (int)(fl->g_r0[g + 1] - fl->g_r0[g]), 0);
+  for (i = fl->g_r0[g]; i < fl->g_r0[g + 1]; i++) {
+    lua_createtable(L, 0, 3);
+    lcg_push_id(L, (uint64_t)fl->r_expr[i]), lua_setfield(L, -2, "expr");
+    lua_pushinteger(L, (lua_Integer)(fl->r_vertex[i] - v0 + 1)), lua_setfield(L, -2, "vertex");
+    if (fl->r_def[i] >= 0) lcg_push_id(L, (uint64_t)fl->r_def[i]), lua_setfield(L, -2, "def");
+    lua_rawseti(L, -2, (lua_Integer)(i - fl->g_r0[g] + 1));
+  }
+  lua_setfield(L, -2, "reads");
+}
+
+static void push_block(lua_State *L, const cg_kflat *fl, const cg_kcfg *cfg, uint32_t b) {
+  uint32_t g, v = (uint32_t)fl->block_vertex[b];
+  lua_createtable(L, 0, 7);
+  lcg_push_id(L, v), lua_setfield(L, -2, "vertex");
+  lua_createtable(L, (int)(cfg->bst_start[v + 1] - cfg->bst_start[v]), 0);
+  for (g = cfg->bst_start[v]; g < cfg->bst_start[v + 1]; g++)
+    lcg_push_id(L, (uint64_t)cfg->bst[g]), lua_rawseti(L, -2, (lua_Integer)(g - cfg->bst_start[v] + 1));
+  lua_setfield(L, -2, "block_statements");
+  push_lines(L, fl, fl->block_st0[b], fl->block_st0[b + 1], 0), lua_setfield(L, -2, "lines");
+  push_lines(L, fl, fl->block_st0[b], fl->block_st0[b + 1], 1), lua_setfield(L, -2, "dead");
+  lua_pushinteger(L, (lua_Integer)(fl->block_g0[b + 1] - fl->block_g0[b])), lua_setfield(L, -2, "n_subgraphs");
+  lua_pushinteger(L, (lua_Integer)(fl->block_st0[b + 1] - fl->block_st0[b]));
+  lua_setfield(L, -2, "statement_level_subgraphs");
+  lua_createtable(L, (int)(fl->block_g0[b + 1] - fl->block_g0[b]), 0);
+  for (g = fl->block_g0[b]; g < fl->block_g0[b + 1]; g++)
+    push_subgraph(L, fl, g), lua_rawseti(L, -2, (lua_Integer)(g - fl->block_g0[b] + 1));
+  lua_setfield(L, -2, "subgraphs");
+}
+
+/* }==== */
+
+/* {==== overrides ====} */
+
+/* The address text of set s. */
+static void push_set_text(lua_State *L, const cg_kalias *al, uint32_t s) {
+  luaL_Buffer b;
+  uint32_t i;
+  char buf[256];
+  luaL_buffinit(L, &b);
+  for (i = 0; i < al->set_n[s]; i++) {
+    if (i) luaL_addstring(&b, " | ");
+    cg_kalias_addr_text(al, &al->addr[al->set_off[s] + i], buf, sizeof buf);
+    luaL_addstring(&b, buf);
+  }
+  luaL_pushresult(&b);
+}
+
+/* opts.alias(text1, text2) for a "may" pair of sets: "no", "must", "may"
+ * or nil (an error raises through: everything is owned by the box). */
+static int override_cb(void *ud, const cg_kalias *al, uint32_t s1, uint32_t s2, cg_error *e) {
+  lua_State *L = (lua_State *)ud;
+  const char *r;
+  int rel = -1;
+  (void)e;
+  lua_getfield(L, 3, "alias");
+  push_set_text(L, al, s1), push_set_text(L, al, s2);
+  lua_call(L, 2, 1);
+  r = lua_tostring(L, -1);
+  if (!lua_isnil(L, -1) && !(r && (!strcmp(r, "no") || !strcmp(r, "must") || !strcmp(r, "may"))))
+    luaL_error(L, "opts.alias: returned %s; expected \"no\", \"must\", \"may\" or nil",
+               luaL_tolstring(L, -1, NULL));
+  if (r && !strcmp(r, "no")) rel = CG_KREL_NO;
+  if (r && !strcmp(r, "must")) rel = CG_KREL_MUST;
+  lua_pop(L, 1);
+  return rel;
+}
+
+/* }==== */
+
+/* The strategy named by opts.strategy (default minimal); raises otherwise. */
+static int get_strategy(lua_State *L) {
+  int s;
+  lua_getfield(L, 3, "strategy");
+  s = lua_isnil(L, -1) ? CG_KFLAT_MINIMAL : cg_kflat_strategy(luaL_checkstring(L, -1));
+  if (s < 0) luaL_error(L, "opts.strategy: '%s' is not a split strategy (minimal, statement)", lua_tostring(L, -1));
+  lua_pop(L, 1);
+  return s;
+}
+
+/* core.kernel_flatten(k, f [, opts]) -> {func, strategy, pruned, blocks} | nil, msg */
+static int l_kernel_flatten(lua_State *L) {
+  const cg_kernel *k = lcg_checkkernel(L, 1);
+  int32_t f = lcg_checkkfunc(L, k, 2), *ind, *dep;
+  uint32_t nas = 0, nind = 0, ndep = 0, b;
+  int dret = -1, strategy, prune;
+  cg_kassume *as;
+  lflat *x;
+  cg_error e;
+  if (lua_isnoneornil(L, 3)) lua_settop(L, 2), lua_newtable(L);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lua_settop(L, 3);
+  strategy = get_strategy(L);
+  lua_getfield(L, 3, "prune");
+  prune = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  as = lcg_kassumes(L, k, f, &nas); /* 4 */
+  if (!as) return luaL_pushfail(L), lua_insert(L, -2), 2;
+  ind = lcg_kparams(L, k, f, 3, "independents", &nind, NULL); /* 5 */
+  dep = lcg_kparams(L, k, f, 3, "dependents", &ndep, &dret);  /* 6 */
+  if (dep || dret > 0) dret = dret > 0;
+  x = (lflat *)lcg_box(L, sizeof *x, flat_release); /* 7 */
+  lcg_alloc(L, &x->A);
+  if (!(x->al = cg_kalias_run(&x->A, k, f, as, nas, &e))) return lcg_fail(L, &e);
+  lua_getfield(L, 3, "alias");
+  if (!lua_isnil(L, -1)) {
+    luaL_argexpected(L, lua_isfunction(L, -1), 3, "a function as opts.alias");
+    if (cg_kalias_override_all(x->al, override_cb, L, &e)) return lcg_fail(L, &e);
+  }
+  lua_pop(L, 1);
+  if (!(x->ch = cg_kchains_run(&x->A, x->al, &e))) return lcg_fail(L, &e);
+  if (!(x->cfg = cg_kcfg_build(&x->A, k, f, &e))) return lcg_fail(L, &e);
+  if (prune && !(x->ac = cg_kactive_run(&x->A, x->al, x->ch, ind, nind, dep, ndep, dret, &e)))
+    return lcg_fail(L, &e);
+  if (!(x->fl = cg_kflat_run(&x->A, x->al, x->ch, x->cfg, x->ac, strategy, &e))) return lcg_fail(L, &e);
+  lua_createtable(L, 0, 5);
+  lua_pushstring(L, k->names[CG_KFUNC(k, f, NAME)]), lua_setfield(L, -2, "func");
+  lua_pushstring(L, cg_kflat_strategy_name(strategy)), lua_setfield(L, -2, "strategy");
+  lua_pushinteger(L, x->fl->nst_pruned), lua_setfield(L, -2, "pruned");
+  lua_createtable(L, (int)x->fl->nblock, 0);
+  for (b = 0; b < x->fl->nblock; b++) push_block(L, x->fl, x->cfg, b), lua_rawseti(L, -2, (lua_Integer)b + 1);
+  lua_setfield(L, -2, "blocks");
+  lcg_unbox(x);
+  return 1;
+}
+
+void lcg_open_kflat(lua_State *L) {
+  lua_pushcfunction(L, l_kernel_flatten);
+  lua_setfield(L, -2, "kernel_flatten");
+}
