@@ -1,0 +1,346 @@
+-- spec/22-flatten_spec.lua: flattening of basic blocks into term graphs
+-- (doc/flattening.md; Utke, Flattening Basic Blocks, Algorithms 1 and 2,
+-- sec. 6.2): the papers' examples by hand, then a property on random
+-- kernels with random aliasing, checked against the interpreter's access
+-- trace: executing the subgraphs in order (independents read when a
+-- subgraph starts, dependents written when it ends, in statement order,
+-- passive statements in place) gives every read the value (the same
+-- producing statement execution) the block gives it, and leaves the caller's
+-- arrays as the block does; `minimal` never makes more subgraphs than
+-- `statement`.
+local H = require "spec.helper"
+local core = require "cgwb.core"
+local kparse = require "cgwb.kparse"
+local kgen = require "kgen"
+local rng = require "rng"
+
+local function load_file(path)
+  return assert(core.kernel_load(assert(kparse.read(path))))
+end
+local function load_text(text, name)
+  return assert(core.kernel_load(assert(kparse.parse(text, name or "hand.c"))))
+end
+
+--- The blocks that hold active assignments.
+local function active_blocks(res)
+  local out = {}
+  for _, b in ipairs(res.blocks) do
+    if #b.lines > 0 then out[#out + 1] = b end
+  end
+  return out
+end
+
+--- A subgraph's shape as text: its lines, then each vertex (kind:op:text)
+-- and each edge (src>dst@pos), each sorted, then its dependents.
+local function shape(g)
+  local vs, es, ds = {}, {}, {}
+  for _, v in ipairs(g.vertices) do vs[#vs + 1] = v.kind:sub(1, 3) .. ":" .. v.text end
+  for _, e in ipairs(g.edges) do
+    es[#es + 1] = g.vertices[e[1]].text .. ">" .. g.vertices[e[2]].text .. "@" .. e[3]
+  end
+  for _, d in ipairs(g.dependents) do ds[#ds + 1] = d.text .. (d.augmented and "+" or "") end
+  table.sort(vs); table.sort(es)
+  return table.concat(g.lines, ",") .. " | " .. table.concat(vs, " ") .. " | " ..
+    table.concat(es, " ") .. " | " .. table.concat(ds, " ")
+end
+
+local function subgraph_lines(res)
+  local out = {}
+  for _, b in ipairs(active_blocks(res)) do
+    for _, g in ipairs(b.subgraphs) do out[#out + 1] = "{" .. table.concat(g.lines, ",") .. "}" end
+  end
+  return table.concat(out, " ")
+end
+
+local K = "examples/kernels/"
+
+describe("the papers' examples", function()
+  it("Utke Fig. 1: both assignments in one graph, x identified, y the dependent", function()
+    local res = assert(core.kernel_flatten(load_file(K .. "utke-fig1.c"), "fig1"))
+    local b = active_blocks(res)
+    assert.equal(1, #b)
+    assert.same({11, 12}, b[1].lines)
+    assert.equal(1, b[1].n_subgraphs)
+    assert.equal(2, b[1].statement_level_subgraphs)
+    -- vertices z, x (one vertex for both uses: same cell, same chain), *, unary -, /
+    assert.equal("11,12 | ind:x ind:z ope:(z * x) ope:(z / x) ope:-(z * x) | " ..
+      "(z * x)>-(z * x)@1 -(z * x)>(z / x)@1 x>(z * x)@2 x>(z / x)@2 z>(z * x)@1 | y",
+      shape(b[1].subgraphs[1]))
+    -- the new z is read only by a2 inside the graph: no dependent
+  end)
+
+  it("Utke Figs. 2 and 5: *z in a2 may be a1's cell: two subgraphs; must or no: one", function()
+    for _, file in ipairs {"utke-fig2.c", "utke-fig5.c"} do
+      local k = load_file(K .. file)
+      local a1, a2 = table.unpack(file == "utke-fig2.c" and {12, 14} or {10, 12})
+      local res = assert(core.kernel_flatten(k, 1))
+      assert.equal(("{%d} {%d}"):format(a1, a2), subgraph_lines(res))
+      local g1, g2 = active_blocks(res)[1].subgraphs[1], active_blocks(res)[1].subgraphs[2]
+      assert.equal(a1 .. " | ind:x ind:z[0] ope:(z[0] * x) ope:-(z[0] * x) | " ..
+        "(z[0] * x)>-(z[0] * x)@1 x>(z[0] * x)@2 z[0]>(z[0] * x)@1 | z[0]", shape(g1))
+      assert.equal("z[k#1]", g2.vertices[1].addr) -- read at a2's start, a cell of its own
+      for _, answer in ipairs {"must", "no"} do
+        local one = assert(core.kernel_flatten(k, 1, {alias = function() return answer end}))
+        assert.equal(("{%d,%d}"):format(a1, a2), subgraph_lines(one))
+      end
+      local must = assert(core.kernel_flatten(k, 1, {alias = function() return "must" end}))
+      -- must: *z in a2 is a1's value, wired to the unary minus (Fig. 1's graph)
+      assert.equal(5, #active_blocks(must)[1].subgraphs[1].vertices)
+      local no = assert(core.kernel_flatten(k, 1, {alias = function() return "no" end}))
+      -- no: z[k] is a cell of its own, an independent beside z[0]
+      assert.equal(6, #active_blocks(no)[1].subgraphs[1].vertices)
+    end
+  end)
+
+  it("Hovland et al. Fig. 1: locals and restrict pointers give one graph (their Fig. 10)", function()
+    for _, file in ipairs {"hovland-fig1-locals.c", "hovland-fig1-restrict.c"} do
+      local res = assert(core.kernel_flatten(load_file(K .. file), "fig1"))
+      local b = active_blocks(res)
+      assert.equal(1, #b)
+      assert.equal(1, b[1].n_subgraphs)
+      assert.equal(3, b[1].statement_level_subgraphs)
+      local g = b[1].subgraphs[1]
+      -- x, y (one vertex for its three uses), cos, sin, *, *, *, exp
+      assert.equal(8, #g.vertices)
+      assert.equal(9, #g.edges)
+    end
+    -- locals: only f reaches the return; restrict pointers: all three cells are results
+    local loc = active_blocks(assert(core.kernel_flatten(load_file(K .. "hovland-fig1-locals.c"), "fig1")))
+    assert.equal(1, #loc[1].subgraphs[1].dependents)
+    local res = active_blocks(assert(core.kernel_flatten(load_file(K .. "hovland-fig1-restrict.c"), "fig1")))
+    local deps = res[1].subgraphs[1].dependents
+    assert.equal(3, #deps)
+    -- *a and *b feed the product inside the graph: not maximal, unit edges (sec. 6.2)
+    assert.is_true(deps[1].augmented); assert.is_true(deps[2].augmented)
+    assert.is_false(deps[3].augmented)
+  end)
+
+  it("Hovland et al. Fig. 1 aliased: statement 3 is cut off; 1 and 2 share a graph", function()
+    local k = load_file(K .. "hovland-fig1-aliased.c")
+    local res = assert(core.kernel_flatten(k, "fig1"))
+    -- *a in statement 3 may come from statement 1 or 2: ambiguous, a new graph;
+    -- statement 2 reads no cell statement 1 writes, so they need no cut
+    -- (their Fig. 7 cuts every statement: not minimal)
+    assert.equal("{13,14} {15}", subgraph_lines(res))
+    assert.equal("{13} {14} {15}", subgraph_lines(assert(core.kernel_flatten(k, "fig1", {strategy = "statement"}))))
+    -- a != b proven: one graph
+    assert.equal("{13,14,15}", subgraph_lines(assert(core.kernel_flatten(k, "fig1", {assume = {"a!=b"}}))))
+    -- a == b: *a in statement 3 is statement 2's value, still one graph (their Fig. 6)
+    assert.equal("{13,14,15}", subgraph_lines(assert(core.kernel_flatten(k, "fig1", {assume = {"a==b"}}))))
+  end)
+
+  it("statement strategy: one graph per active assignment; constants and ints are in none", function()
+    local k = load_text([[
+double f(double x, int n) {
+  double y, c;
+  int i;
+  c = 2.0;
+  i = n + 1;
+  y = x * c;
+  y = sin(y) + (double)i;
+  return y;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f", {strategy = "statement"}))
+    assert.equal("{6} {7}", subgraph_lines(res))
+    local g = active_blocks(res)[1].subgraphs[1]
+    assert.equal("6 | ind:c ind:x ope:(x * c) | c>(x * c)@2 x>(x * c)@1 | y", shape(g))
+    res = assert(core.kernel_flatten(k, "f"))
+    -- minimal: one graph; the int cast is passive: sin(y) + (double)i has one edge
+    assert.equal("{6,7}", subgraph_lines(res))
+    assert.equal(4, #active_blocks(res)[1].subgraphs[1].edges)
+  end)
+
+  it("a passive statement reading a double the graph defines ends it", function()
+    local k = load_text([[
+double f(double x, double *a) {
+  double y;
+  int i;
+  y = x * x;
+  i = (int)y;
+  a[0] = y * x;
+  return a[0] + (double)i;
+}
+]])
+    assert.equal("{4} {6}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
+  end)
+
+  it("dead assignments are reported; prune leaves inactive ones out", function()
+    local k = load_text([[
+double f(double x, double z) {
+  double y, w;
+  w = x * z;
+  y = x * x;
+  return y;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.same({3}, active_blocks(res)[1].dead)
+    assert.equal("{3,4}", subgraph_lines(res))
+    res = assert(core.kernel_flatten(k, "f", {prune = true}))
+    assert.equal("{4}", subgraph_lines(res))
+    assert.equal(1, res.pruned)
+  end)
+
+  it("refuses a strategy that is not one", function()
+    local k = load_file(K .. "utke-fig1.c")
+    assert.error_matches(function() core.kernel_flatten(k, "fig1", {strategy = "best"}) end,
+      "not a split strategy")
+  end)
+end)
+
+-- {==== properties on random kernels ====}
+
+--- Index of a flattening: per statement its subgraph; per subgraph its
+-- statements' last block position, its reads by expression, its vertices,
+-- its dependents in order.
+local function index(res)
+  local sub_of, blk_of, pos, subs = {}, {}, {}, {}
+  for bi, b in ipairs(res.blocks) do
+    for p, s in ipairs(b.block_statements) do blk_of[s], pos[s] = bi, p end
+    for _, g in ipairs(b.subgraphs) do
+      local G = {g = g, block = bi, reads = {}, deps = {}, last = 0}
+      subs[#subs + 1] = G
+      for _, s in ipairs(g.statements) do sub_of[s] = G end
+      for _, r in ipairs(g.reads) do G.reads[r.expr] = r end
+      for _, d in ipairs(g.dependents) do G.deps[#G.deps + 1] = d.stmt end
+    end
+  end
+  for _, G in ipairs(subs) do
+    for _, s in ipairs(G.g.statements) do G.last = math.max(G.last, pos[s]) end
+  end
+  return {sub_of = sub_of, blk_of = blk_of, pos = pos}
+end
+
+--- Replays a traced run under subgraph semantics; returns the violations.
+-- Values are named by their producer: "stmt@block" for a write of a
+-- statement in a block instance, "init" for what was there before.
+local function replay(res, trace)
+  local I = index(res)
+  local real, sim, bad = {}, {}, {}
+  local cur -- the running subgraph: {G, inst, snap, written, cellof}
+  local function flush()
+    if not cur then return end
+    for _, d in ipairs(cur.G.deps) do
+      if cur.written[d] then sim[cur.written[d]] = d .. "@" .. cur.inst end
+    end
+    cur = nil
+  end
+  local function copy(t) local c = {} for k, v in pairs(t) do c[k] = v end return c end
+  for n, t in ipairs(trace) do
+    local cell = t.object .. ":" .. t.cell
+    local token = (t.stmt or "param") .. "@" .. t.block .. (t.frame ~= 0 and (":" .. t.frame) or "")
+    local mine = t.frame == 0 and t.stmt and I.sub_of[t.stmt]
+    if cur and not (t.frame == 0 and t.stmt and t.block == cur.inst and
+                    I.blk_of[t.stmt] == cur.G.block and I.pos[t.stmt] <= cur.G.last) then
+      flush()
+    end
+    if mine and not cur then
+      cur = {G = mine, inst = t.block, snap = copy(sim), written = {}, cellof = {}}
+    end
+    local expected
+    if mine and cur and mine == cur.G then
+      if t.write then
+        cur.written[t.stmt] = cell
+      else
+        local r = cur.G.reads[t.expr]
+        if r and r.def then
+          expected = r.def .. "@" .. t.block
+        elseif r then
+          -- an independent: the cell's value when the subgraph started; the
+          -- uses identified with it (Algorithm 1) must read that same cell
+          -- (whichever of them runs first: a ?: evaluates one side)
+          local c = cur.cellof[r.vertex]
+          if c and c ~= cell then
+            bad[#bad + 1] = ("event %d: identified uses read cells %s and %s"):format(n, c, cell)
+          end
+          cur.cellof[r.vertex] = cell
+          expected = cur.snap[cell] or "init"
+        else
+          expected = sim[cell] or "init"
+        end
+      end
+    elseif t.write then
+      sim[cell] = token
+    else
+      expected = sim[cell] or "init"
+    end
+    if not t.write and expected ~= (real[cell] or "init") then
+      bad[#bad + 1] = ("event %d (stmt %s, expr %s): the block reads %s, the subgraphs %s")
+        :format(n, tostring(t.stmt), tostring(t.expr), real[cell] or "init", tostring(expected))
+    end
+    if t.write then real[cell] = token end
+  end
+  flush()
+  for cell, v in pairs(real) do
+    if not cell:match("^%-") and sim[cell] ~= v then
+      bad[#bad + 1] = ("caller cell %s: the block leaves %s, the subgraphs %s"):format(cell, v, tostring(sim[cell]))
+    end
+  end
+  table.sort(bad)
+  return bad
+end
+
+local function count(res)
+  local n = 0
+  for _, b in ipairs(res.blocks) do n = n + b.n_subgraphs end
+  return n
+end
+
+describe("properties on random kernels", function()
+  local function run(seed, nk, nb, opts, visit)
+    local r = rng.new(seed)
+    local runs = 0
+    for _ = 1, nk do
+      local text, info = kgen.kernel(r, {stmts = 12})
+      local k = load_text(text, "gen.c")
+      for _, strategy in ipairs {"minimal", "statement"} do
+        local o = {strategy = strategy}
+        for key, v in pairs(opts or {}) do o[key] = v end
+        local res = assert(core.kernel_flatten(k, info.name, o))
+        local r2 = rng.new(r:int(1, 1 << 30))
+        for _ = 1, nb do
+          local out = k:run(info.name, kgen.call(r2, info), {trace = true})
+          if out then runs = runs + 1; visit(res, out.trace, text, strategy) end
+        end
+      end
+    end
+    return runs
+  end
+
+  it("executing the subgraphs in order equals executing the blocks, for random bindings", function()
+    local nbad, first = 0, nil
+    local runs = run(2026, 60, 4, nil, function(res, trace, text, strategy)
+      local bad = replay(res, trace)
+      if #bad > 0 and not first then first = strategy .. ": " .. bad[1] .. "\n" .. text end
+      nbad = nbad + #bad
+    end)
+    assert.is_true(runs > 200, "too few runs: " .. runs)
+    assert.equal(0, nbad, first)
+  end)
+
+  it("the replay catches a wrong flattening: a merge that an override makes unsound", function()
+    -- answering "no" for every may pair merges graphs the bindings break
+    local nbad = 0
+    run(7, 30, 4, {alias = function() return "no" end}, function(res, trace)
+      nbad = nbad + #replay(res, trace)
+    end)
+    assert.is_true(nbad > 0)
+  end)
+
+  it("minimal never makes more subgraphs than statement, nor fewer than one per nonempty block", function()
+    local r = rng.new(99)
+    for _ = 1, 80 do
+      local text, info = kgen.kernel(r, {stmts = 14})
+      local k = load_text(text, "gen.c")
+      local m = assert(core.kernel_flatten(k, info.name))
+      local s = assert(core.kernel_flatten(k, info.name, {strategy = "statement"}))
+      assert.is_true(count(m) <= count(s), text)
+      for i, b in ipairs(m.blocks) do
+        assert.equal(b.statement_level_subgraphs, s.blocks[i].n_subgraphs)
+        assert.is_true(b.n_subgraphs <= b.statement_level_subgraphs)
+        assert.is_true(#b.lines == 0 or b.n_subgraphs >= 1)
+      end
+    end
+  end)
+end)
