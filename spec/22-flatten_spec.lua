@@ -44,6 +44,11 @@ local function shape(g)
     table.concat(es, " ") .. " | " .. table.concat(ds, " ")
 end
 
+--- The index of the first block with active assignments.
+local function first_active(res)
+  for i, b in ipairs(res.blocks) do if #b.lines > 0 then return i end end
+end
+
 local function subgraph_lines(res)
   local out = {}
   for _, b in ipairs(active_blocks(res)) do
@@ -186,6 +191,76 @@ double f(double x, double z) {
     local k = load_file(K .. "utke-fig1.c")
     assert.error_matches(function() core.kernel_flatten(k, "fig1", {strategy = "best"}) end,
       "not a split strategy")
+  end)
+end)
+
+-- {==== subgraphs as graphs at a point ====}
+
+--- The dense Jacobian (rows of columns) of subgraph (b, s) at the point.
+local function jacobian(res, b, s, point, passive)
+  local g = assert(res.graph(b, s, point, passive))
+  local lg = assert(core.linearize(g))
+  lg:eliminate("markowitz")
+  local J = assert(lg:jacobian())
+  local D = {}
+  for i = 1, J.m do D[i] = {} for j = 1, J.n do D[i][j] = 0 end end
+  for i = 1, J.nnz do D[J.rows[i]][J.cols[i]] = J.vals[i] end
+  return D, g
+end
+
+describe("subgraphs built through the graph-building interface", function()
+  it("Utke Fig. 1 at z = 3, x = 0.5: y = -(z x)/x = -3, dy/dz = -1, dy/dx = 0", function()
+    local res = assert(core.kernel_flatten(load_file(K .. "utke-fig1.c"), "fig1"))
+    local bi = first_active(res)
+    assert.same({11, 12}, res.blocks[bi].lines)
+    local J, g = jacobian(res, bi, 1, {3, 0.5}) -- independents in vertex order: z, x
+    assert.equal(-3, g:eval({3, 0.5})[1])
+    assert.equal(-1, J[1][1])
+    assert.equal(0, J[1][2])
+  end)
+
+  it("Utke Fig. 2: composing the two subgraphs' Jacobians gives the block's", function()
+    -- a1: z0 = -(z0 x); a2: y = z[k] / x.  With k = 0 the block is Fig. 1:
+    -- dy/dz0 = -1, dy/dx = 0; the subgraphs: J1 = d(z0')/d(z0, x) = (-x, -z0),
+    -- J2 = d(y)/d(zk, x) = (1/x, -zk/x^2) with zk = z0' (k = 0)
+    local res = assert(core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2"))
+    local bi = first_active(res)
+    local z0, x = 3, 0.5
+    local J1 = jacobian(res, bi, 1, {z0, x}) -- vertices z[0], x
+    assert.same({{-x, -z0}}, J1)
+    local z1 = -(z0 * x)
+    local J2 = jacobian(res, bi, 2, {z1, x}) -- vertices z[k], x
+    assert.same({{1 / x, -z1 / (x * x)}}, J2)
+    -- chain rule through the aliased cell: dy/dz0 = J2[zk] J1[z0], dy/dx = J2[zk] J1[x] + J2[x]
+    assert.equal(-1, J2[1][1] * J1[1][1])
+    assert.equal(0, J2[1][1] * J1[1][2] + J2[1][2])
+  end)
+
+  it("Hovland et al. Fig. 1 with restrict pointers: three dependents, the products' partials", function()
+    local res = assert(core.kernel_flatten(load_file(K .. "hovland-fig1-restrict.c"), "fig1"))
+    local bi = first_active(res)
+    local x, y = 0.3, 0.7
+    local J, g = jacobian(res, bi, 1, {x, y})
+    local a, b = math.cos(x), math.sin(y) * y * y
+    local v = g:eval({x, y})
+    assert.equal(a, v[1]); assert.equal(b, v[2]); assert.equal(math.exp(a * b), v[3])
+    assert.equal(-math.sin(x), J[1][1]); assert.equal(0, J[1][2])
+    assert.near(math.cos(y) * y * y + 2 * math.sin(y) * y, J[2][2], 1e-15)
+    assert.near(math.exp(a * b) * b * -math.sin(x), J[3][1], 1e-15)
+  end)
+
+  it("a passive argument takes the caller's value; without one the message names it", function()
+    local k = load_text("double f(double x, int n) {\n  double y;\n  y = x * (double)n + 2.0 * 3.0;\n  return y;\n}\n")
+    local res = assert(core.kernel_flatten(k, "f"))
+    local bi = first_active(res)
+    local g, msg = res.graph(bi, 1, {2})
+    assert.is_nil(g)
+    assert.matches("hand.c:3:%d+: the value of the passive expression", msg)
+    local asked = {}
+    g = assert(res.graph(bi, 1, {2}, function(x) asked[#asked + 1] = x return 5 end))
+    assert.equal(1, #asked)
+    assert.equal(16, g:eval({2})[1])
+    assert.equal(5, jacobian(res, bi, 1, {2}, function() return 5 end)[1][1])
   end)
 end)
 

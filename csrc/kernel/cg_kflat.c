@@ -458,3 +458,134 @@ nomem:
   cg_kflat_free(fl);
   return NULL;
 }
+
+/* {==== building a subgraph as a cg_graph ====} */
+
+/* The value of a constant subexpression into *v (1), or 0 when it reads a
+ * variable.  The arithmetic is the kernel's (doubles; an int constant
+ * converted as C does); an intrinsic is the operation table's value, the
+ * same C function. */
+static int fold(const cg_kernel *k, int32_t x, double *v) {
+  int32_t ops[3];
+  double a[3] = {0, 0, 0};
+  int n, i, op = CG_KEXPR(k, x, OP);
+  if (op == CG_KE_CONST_D) return *v = k->dconst[CG_KEXPR(k, x, IVAL)], 1;
+  if (op == CG_KE_CAST && CG_KEXPR(k, CG_KEXPR(k, x, A), OP) == CG_KE_CONST_I)
+    return *v = (double)CG_KEXPR(k, CG_KEXPR(k, x, A), IVAL), 1;
+  if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE) return 0;
+  if (op != CG_KE_NEG && op != CG_KE_ADD && op != CG_KE_SUB && op != CG_KE_MUL && op != CG_KE_DIV &&
+      op != CG_KE_INTRIN)
+    return 0;
+  n = cg_kexpr_operands(k, x, ops);
+  for (i = 0; i < n; i++)
+    if (ops[i] >= 0 && !fold(k, ops[i], &a[i])) return 0;
+  switch (op) {
+  case CG_KE_NEG: *v = -a[0]; break;
+  case CG_KE_ADD: *v = a[0] + a[1]; break;
+  case CG_KE_SUB: *v = a[0] - a[1]; break;
+  case CG_KE_MUL: *v = a[0] * a[1]; break;
+  case CG_KE_DIV: *v = a[0] / a[1]; break;
+  default: *v = cg_gop_apply((unsigned)cg_kintrinsic_gop(CG_KEXPR(k, x, SYM)), 0, a, NULL);
+  }
+  return 1;
+}
+
+/* The graph operation of an operation vertex's expression (-1: none). */
+static int vertex_gop(const cg_kernel *k, int32_t x) {
+  switch (CG_KEXPR(k, x, OP)) {
+  case CG_KE_NEG: return CG_G_NEG;
+  case CG_KE_ADD: return CG_G_ADD;
+  case CG_KE_SUB: return CG_G_SUB;
+  case CG_KE_MUL: return CG_G_MUL;
+  case CG_KE_DIV: return CG_G_DIV;
+  case CG_KE_COND: return CG_G_COND;
+  case CG_KE_INTRIN: return cg_kintrinsic_gop(CG_KEXPR(k, x, SYM));
+  default: return -1;
+  }
+}
+
+/* Puts the value of passive argument x at location loc: a folded constant,
+ * else the caller's value at the point. */
+static int passive_arg(cg_gbuild *b, const cg_kflat *fl, int32_t x, uint64_t loc,
+                       cg_kflat_passive pv, void *ud, cg_error *e) {
+  const cg_kernel *k = fl->al->k;
+  double v;
+  int rc;
+  if (!fold(k, x, &v)) {
+    char text[128];
+    if (!pv) {
+      cg_kexpr_text(k, x, text, sizeof text);
+      return cg_seterr(e, CG_EUSAGE, "%s:%d:%d: the value of the passive expression %s is needed",
+                       k->file ? k->file : "kernel", CG_KEXPR(k, x, LINE), CG_KEXPR(k, x, COL), text);
+    }
+    if ((rc = pv(ud, x, &v, e)) != CG_OK) return rc;
+  }
+  return cg_gbuild_constant(b, loc, v);
+}
+
+/* One operation vertex v of subgraph g: inputs from its edges (contiguous,
+ * made right after v), the other slots passive; the vertex at location
+ * v - v0, scratch locations from nloc. */
+static int build_op(cg_gbuild *b, const cg_kflat *fl, uint32_t g, uint32_t v, uint32_t *edge,
+                    cg_kflat_passive pv, void *ud, cg_error *e) {
+  const cg_kernel *k = fl->al->k;
+  uint32_t v0 = fl->g_v0[g], nloc = fl->g_v0[g + 1] - v0;
+  int32_t x = fl->v_expr[v], ops[3];
+  uint64_t in[3];
+  int n = cg_kexpr_operands(k, x, ops), i, rc, gop = vertex_gop(k, x);
+  while (n > 0 && ops[n - 1] < 0) n--; /* a unary intrinsic leaves its B slot unused */
+  if (gop < 0) return cg_seterr(e, CG_EUSAGE, "flatten: no graph operation for %s", cg_kexpr_name(CG_KEXPR(k, x, OP)));
+  for (i = 0; i < n; i++) in[i] = (uint64_t)nloc + (uint64_t)i;
+  for (; *edge < fl->g_e0[g + 1] && fl->e_dst[*edge] == v; (*edge)++)
+    in[fl->e_pos[*edge]] = fl->e_src[*edge] - v0;
+  for (i = 0; i < n; i++)
+    if (in[i] >= nloc && (rc = passive_arg(b, fl, ops[i], in[i], pv, ud, e)) != CG_OK) return rc;
+  return cg_gbuild_op(b, v - v0, (unsigned)gop, 0, in, (unsigned)n);
+}
+
+cg_graph *cg_kflat_graph(cg_alloc *A, const cg_kflat *fl, uint32_t g, const double *indep,
+                         cg_kflat_passive pv, void *ud, const cg_gopts *o, cg_error *e) {
+  cg_gbuild *b;
+  cg_ghints h;
+  uint32_t v, d, edge, ni = 0;
+  int rc = CG_OK;
+  if (!fl || g >= fl->ng || (!indep && fl->g_v0[g + 1] > fl->g_v0[g])) {
+    cg_seterr(e, CG_EUSAGE, "flatten: no subgraph %u", (unsigned)g + 1);
+    return NULL;
+  }
+  memset(&h, 0, sizeof h);
+  h.name = fl->al->k->file, h.ops = fl->g_v0[g + 1] - fl->g_v0[g];
+  h.locs = h.ops + 3;
+  if (!(b = cg_gbuild_begin(A, o, 1, &h, e))) return NULL;
+  for (v = fl->g_v0[g], edge = fl->g_e0[g]; v < fl->g_v0[g + 1] && rc == CG_OK; v++)
+    rc = fl->v_kind[v] == CG_KFV_INDEP ? cg_gbuild_independent(b, v - fl->g_v0[g], indep[ni++])
+                                       : build_op(b, fl, g, v, &edge, pv, ud, e);
+  for (d = fl->g_d0[g]; d < fl->g_d0[g + 1] && rc == CG_OK; d++)
+    rc = cg_gbuild_dependent(b, fl->d_vertex[d] - fl->g_v0[g]);
+  if (rc != CG_OK) {
+    cg_gbuild_abort(b);
+    return NULL;
+  }
+  return cg_gbuild_finish(b);
+}
+
+/* }==== */
+
+uint32_t cg_kflat_passive_args(const cg_kflat *fl, uint32_t g, int32_t *out) {
+  const cg_kernel *k = fl->al->k;
+  uint32_t v, n = 0, edge = fl->g_e0[g];
+  for (v = fl->g_v0[g]; v < fl->g_v0[g + 1]; v++) {
+    int32_t ops[3];
+    int i, m, has[3] = {0, 0, 0};
+    double c;
+    if (fl->v_kind[v] == CG_KFV_INDEP) continue;
+    for (; edge < fl->g_e0[g + 1] && fl->e_dst[edge] == v; edge++) has[fl->e_pos[edge]] = 1;
+    m = cg_kexpr_operands(k, fl->v_expr[v], ops);
+    for (i = 0; i < m; i++)
+      if (!has[i] && ops[i] >= 0 && !fold(k, ops[i], &c)) {
+        if (out) out[n] = ops[i];
+        n++;
+      }
+  }
+  return n;
+}

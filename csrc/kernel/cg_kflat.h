@@ -61,6 +61,7 @@
 #define CG_KFLAT_H
 #include "cg_kactive.h"
 #include "cg_kcfg.h"
+#include "../graph/cg_gbuild.h"
 
 enum { CG_KFLAT_MINIMAL, CG_KFLAT_STATEMENT, CG_KFLAT_NSTRATEGY };
 enum { CG_KFV_INDEP, CG_KFV_OP, CG_KFV_INTRIN, CG_KFV_COUNT };
@@ -103,5 +104,27 @@ const char *cg_kflat_vkind_name(int kind);
 cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
                        const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e);
 void cg_kflat_free(cg_kflat *fl);
+
+/* The value at the build point of a passive argument expression (one that
+ * is neither a vertex nor a constant: `(double)i`, a ?:'s condition): into
+ * *v, CG_OK, else a status with e set. */
+typedef int (*cg_kflat_passive)(void *ud, int32_t expr, double *v, cg_error *e);
+
+/* Subgraph g (0..ng-1) built through the graph-building interface
+ * (cg_gbuild.h) at a point: indep gives its independent vertices' values in
+ * vertex order, pv the passive arguments' values (NULL: only constants
+ * allowed); operations are the kernel's mapped to CG_G_* rows (intrinsics
+ * through cg_kintrinsic_gop), the dependents those of the subgraph in
+ * order (an augmented dependent is its interior node itself: the
+ * linearized graph gives it a unit edge).  Locations: vertex v at v - g_v0[g],
+ * scratch constants above.  NULL with e (CG_EUSAGE: a bad g, a passive value
+ * needed without pv, an operation without a row; CG_ENOMEM).  O(subgraph). */
+/* The passive argument expressions of subgraph g that are not constants,
+ * in the order cg_kflat_graph asks pv for them, into out (NULL: only
+ * counted); returns their count (at most 3 per vertex). */
+uint32_t cg_kflat_passive_args(const cg_kflat *fl, uint32_t g, int32_t *out);
+
+cg_graph *cg_kflat_graph(cg_alloc *A, const cg_kflat *fl, uint32_t g, const double *indep,
+                         cg_kflat_passive pv, void *ud, const cg_gopts *o, cg_error *e);
 
 #endif

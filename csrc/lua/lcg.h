@@ -102,6 +102,10 @@ ltape *lcg_newtape(lua_State *L);
 
 /* The built graph of a cgwb.Graph argument (lcg_graph.c). */
 struct cg_graph *lcg_checkgraph(lua_State *L, int idx);
+/* Pushes an empty cgwb.Graph userdata (its __gc frees what *slot holds
+ * later); *A gets the allocator to build the graph with (the graph's A must
+ * then be set to it, as b:finish() does).  Returns the slot. */
+struct cg_graph **lcg_newgraph(lua_State *L, cg_alloc **A);
 /* The graph of the value at idx if it is a live cgwb.Graph, else NULL. */
 struct cg_graph *lcg_graph_of(lua_State *L, int idx);
 

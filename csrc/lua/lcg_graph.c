@@ -608,6 +608,15 @@ static int b_unlink(lua_State *L) {
   return verb_result(L, u, cg_gbuild_unlink(u->b, lo, hi));
 }
 
+cg_graph **lcg_newgraph(lua_State *L, cg_alloc **A) {
+  lgraph *gu = (lgraph *)lua_newuserdatauv(L, sizeof *gu, 0);
+  memset(gu, 0, sizeof *gu);
+  lcg_alloc(L, &gu->A);
+  luaL_setmetatable(L, LCG_GRAPH);
+  *A = &gu->A;
+  return &gu->g;
+}
+
 /* b:finish() -> cgwb.Graph | nil, msg; the builder is spent either way. */
 static int b_finish(lua_State *L) {
   lgbuild *u = checkbuilder(L);

@@ -179,6 +179,78 @@ static int override_cb(void *ud, const cg_kalias *al, uint32_t s1, uint32_t s2, 
 
 /* }==== */
 
+/* {==== graphs at a point ====} */
+
+/* The passive values, asked of Lua before building (so no Lua error can
+ * jump past the builder), handed out in cg_kflat_passive_args' order. */
+typedef struct pvctx {
+  const double *v;
+  uint32_t next, n;
+} pvctx;
+
+static int passive_cb(void *ud, int32_t x, double *v, cg_error *e) {
+  pvctx *p = (pvctx *)ud;
+  (void)x;
+  if (p->next >= p->n) return cg_seterr(e, CG_ERUNTIME, "graph: passive values out of step");
+  *v = p->v[p->next++];
+  return CG_OK;
+}
+
+/* The passive arguments' values from the function at idx (scratch pushed). */
+static double *passive_values(lua_State *L, const cg_kflat *fl, uint32_t g, int idx, uint32_t *n) {
+  uint32_t m = cg_kflat_passive_args(fl, g, NULL), i;
+  int32_t *xs = (int32_t *)lua_newuserdatauv(L, (m ? m : 1) * sizeof *xs, 0);
+  double *v = (double *)lua_newuserdatauv(L, (m ? m : 1) * sizeof *v, 0);
+  cg_kflat_passive_args(fl, g, xs);
+  for (i = 0; i < m; i++) {
+    lua_pushvalue(L, idx);
+    lcg_push_id(L, (uint64_t)xs[i]);
+    lua_call(L, 1, 1);
+    if (!lua_isnumber(L, -1))
+      luaL_error(L, "graph: the passive value function returned no number for expression %d", (int)xs[i] + 1);
+    v[i] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  *n = m;
+  return v;
+}
+
+/* graph(block, sub, values [, passive]) -> cgwb.Graph | nil, msg: subgraph
+ * sub of block at the point values (its independents in vertex order);
+ * passive(expr) gives the value of a passive argument (expression id).  Upvalues: the box,
+ * its payload. */
+static int l_graph(lua_State *L) {
+  const lflat *x = (const lflat *)lua_touserdata(L, lua_upvalueindex(2));
+  lua_Integer bi = luaL_checkinteger(L, 1), si = luaL_checkinteger(L, 2);
+  const cg_kflat *fl = x->fl;
+  uint32_t g, nind = 0, v;
+  const double *vals;
+  cg_graph **slot;
+  cg_alloc *A;
+  cg_error e;
+  pvctx p;
+  if (!fl) return luaL_error(L, "graph: the flattening was freed");
+  lua_settop(L, 4);
+  luaL_argcheck(L, bi >= 1 && (uint64_t)bi <= fl->nblock, 1, "block id out of range");
+  g = fl->block_g0[bi - 1] + (uint32_t)(si - 1);
+  luaL_argcheck(L, si >= 1 && g < fl->block_g0[bi], 2, "subgraph id out of range");
+  for (v = fl->g_v0[g]; v < fl->g_v0[g + 1]; v++) nind += fl->v_kind[v] == CG_KFV_INDEP;
+  vals = lcg_optpoint(L, 3, nind, "graph");
+  if (!vals) luaL_argerror(L, 3, "the independents' values expected");
+  p.v = NULL, p.next = p.n = 0;
+  if (!lua_isnoneornil(L, 4)) {
+    luaL_checktype(L, 4, LUA_TFUNCTION);
+    p.v = passive_values(L, fl, g, 4, &p.n);
+  }
+  slot = lcg_newgraph(L, &A);
+  if (!(*slot = cg_kflat_graph(A, fl, g, vals, lua_isnoneornil(L, 4) ? NULL : passive_cb, &p, NULL, &e)))
+    return lcg_fail(L, &e);
+  (*slot)->A = A;
+  return 1;
+}
+
+/* }==== */
+
 /* The strategy named by opts.strategy (default minimal); raises otherwise. */
 static int get_strategy(lua_State *L) {
   int s;
@@ -231,7 +303,8 @@ static int l_kernel_flatten(lua_State *L) {
   lua_createtable(L, (int)x->fl->nblock, 0);
   for (b = 0; b < x->fl->nblock; b++) push_block(L, x->fl, x->cfg, b), lua_rawseti(L, -2, (lua_Integer)b + 1);
   lua_setfield(L, -2, "blocks");
-  lcg_unbox(x);
+  lua_pushvalue(L, 7), lua_pushlightuserdata(L, x);
+  lua_pushcclosure(L, l_graph, 2), lua_setfield(L, -2, "graph");
   return 1;
 }
 
