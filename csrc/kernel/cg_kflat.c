@@ -468,6 +468,7 @@ nomem:
 static int fold(const cg_kernel *k, int32_t x, double *v) {
   int32_t ops[3];
   double a[3] = {0, 0, 0};
+  uint64_t sw = 0; /* the switch a branching operation reports: a constant has none to keep */
   int n, i, op = CG_KEXPR(k, x, OP);
   if (op == CG_KE_CONST_D) return *v = k->dconst[CG_KEXPR(k, x, IVAL)], 1;
   if (op == CG_KE_CAST && CG_KEXPR(k, CG_KEXPR(k, x, A), OP) == CG_KE_CONST_I)
@@ -485,7 +486,7 @@ static int fold(const cg_kernel *k, int32_t x, double *v) {
   case CG_KE_SUB: *v = a[0] - a[1]; break;
   case CG_KE_MUL: *v = a[0] * a[1]; break;
   case CG_KE_DIV: *v = a[0] / a[1]; break;
-  default: *v = cg_gop_apply((unsigned)cg_kintrinsic_gop(CG_KEXPR(k, x, SYM)), 0, a, NULL);
+  default: *v = cg_gop_apply((unsigned)cg_kintrinsic_gop(CG_KEXPR(k, x, SYM)), 0, a, &sw);
   }
   return 1;
 }
