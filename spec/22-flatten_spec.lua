@@ -362,6 +362,68 @@ local function count(res)
   return n
 end
 
+-- {==== an independent evaluator of subgraphs over the front end's rows ====}
+
+local LAYOUT = core.kernel_layout()
+local MATH = {
+  sin = math.sin, cos = math.cos, tan = math.tan, asin = math.asin, acos = math.acos,
+  atan = math.atan, atan2 = function(y, x) return math.atan(y, x) end,
+  sinh = function(x) return (math.exp(x) - math.exp(-x)) / 2 end,
+  cosh = function(x) return (math.exp(x) + math.exp(-x)) / 2 end,
+  tanh = function(x) local a, b = math.exp(x), math.exp(-x) return (a - b) / (a + b) end,
+  exp = math.exp, log = math.log, log10 = function(x) return math.log(x, 10) end,
+  sqrt = math.sqrt, pow = function(x, y) return x ^ y end, fabs = math.abs,
+  fmin = math.min, fmax = math.max, floor = function(x) return math.floor(x) + 0.0 end,
+  ceil = function(x) return math.ceil(x) + 0.0 end,
+}
+
+--- Evaluates subgraph g of a flattening from the kernel's expression rows:
+-- its independents' values in `indep`, passive arguments from `passive`
+-- (expr -> value), constants by the rows; returns its dependents' values.
+local function eval_rows(flat, g, indep, passive)
+  local W, F = LAYOUT.width.expr, LAYOUT.expr
+  local function field(e, f) return flat.expr[(e - 1) * W + F[f]] end
+  local read, defval = {}, {}
+  for _, r in ipairs(g.reads) do read[r.expr] = r end
+  local ivals, n = {}, 0
+  for v, vert in ipairs(g.vertices) do
+    if vert.kind == "independent" then n = n + 1; ivals[v] = indep[n] end
+  end
+  local function ev(e)
+    local r = read[e]
+    if r then return r.def and defval[r.def] or ivals[r.vertex] end
+    if passive[e] then return passive[e] end
+    local op = LAYOUT.exprs[field(e, "OP") + 1]
+    local a, b = field(e, "A") + 1, field(e, "B") + 1 -- 1-based ids, 0: none
+    if op == "const_d" then return flat.dconst[field(e, "IVAL") + 1]
+    elseif op == "const_i" then return field(e, "IVAL")
+    elseif op == "cast" then return ev(a) + 0.0
+    elseif op == "neg" then return -ev(a)
+    elseif op == "add" then return ev(a) + ev(b)
+    elseif op == "sub" then return ev(a) - ev(b)
+    elseif op == "mul" then return ev(a) * ev(b)
+    elseif op == "div" then return ev(a) / ev(b)
+    elseif op == "cond" then return ev(a) ~= 0 and ev(b) or ev(field(e, "C") + 1)
+    elseif op == "intrin" then
+      local f = MATH[LAYOUT.intrinsics[field(e, "SYM") + 1]]
+      if b > 0 then return f(ev(a), ev(b)) end
+      return f(ev(a))
+    end
+    error("eval_rows: unexpected " .. tostring(op) .. " at expression " .. e)
+  end
+  local SW, S = LAYOUT.width.stmt, LAYOUT.stmt
+  for _, s in ipairs(g.statements) do defval[s] = ev(flat.stmt[(s - 1) * SW + S.X1] + 1) end
+  local out = {}
+  for i, d in ipairs(g.dependents) do out[i] = defval[d.stmt] end
+  return out
+end
+
+local function close(a, b)
+  if a ~= a or b ~= b then return a ~= a and b ~= b end
+  if a == b then return true end
+  return math.abs(a - b) <= 1e-9 * math.max(math.abs(a), math.abs(b)) + 1e-12
+end
+
 describe("properties on random kernels", function()
   local function run(seed, nk, nb, opts, visit)
     local r = rng.new(seed)
@@ -401,6 +463,41 @@ describe("properties on random kernels", function()
       nbad = nbad + #replay(res, trace)
     end)
     assert.is_true(nbad > 0)
+  end)
+
+  it("each subgraph built as a graph evaluates as its statements do (values, passives, constants)", function()
+    local r = rng.new(4242)
+    local nsub, first = 0, nil
+    for _ = 1, 40 do
+      local text, info = kgen.kernel(r, {stmts = 12})
+      local flat = assert(kparse.parse(text, "gen.c"))
+      local k = assert(core.kernel_load(flat))
+      for _, strategy in ipairs {"minimal", "statement"} do
+        local res = assert(core.kernel_flatten(k, info.name, {strategy = strategy}))
+        for bi, b in ipairs(res.blocks) do
+          for si, g in ipairs(b.subgraphs) do
+            local indep, passive = {}, {}
+            for i = 1, #g.independents do indep[i] = r:float(0.5, 1.5) end
+            local function pv(e)
+              local int = LAYOUT.types[flat.expr[(e - 1) * LAYOUT.width.expr + LAYOUT.expr.TYPE] + 1] == "int"
+              passive[e] = int and r:int(0, 1) or r:float(0.5, 1.5)
+              return passive[e]
+            end
+            local G = assert(res.graph(bi, si, indep, pv))
+            local got, want = G:eval(indep), eval_rows(flat, g, indep, passive)
+            nsub = nsub + 1
+            for i = 1, #want do
+              if not close(got[i], want[i]) and not first then
+                first = ("%s block %d sub %d dependent %d: graph %.17g, rows %.17g\n%s"):format(
+                  strategy, bi, si, i, got[i], want[i], text)
+              end
+            end
+          end
+        end
+      end
+    end
+    assert.is_nil(first, first)
+    assert.is_true(nsub > 300, "too few subgraphs: " .. nsub)
   end)
 
   it("minimal never makes more subgraphs than statement, nor fewer than one per nonempty block", function()
