@@ -123,10 +123,11 @@ static uint32_t new_vertex(ctx *c, int kind, int32_t x, int32_t acc, int32_t s) 
   return v;
 }
 
-/* Same restricted chain: both uses' definitions lie before the subgraph
- * (resolve gave -1), so the chains agree when they name the same
- * statements of the block before the subgraph, and both or neither reach
- * from outside it. */
+/* Same chain (Algorithm 1's second condition): the two uses' ud-chains
+ * name the same statements.  Both resolved to -1 (every definition lies
+ * before the subgraph), so equal chains and one cell mean one value.  The
+ * raw chains are compared, which may keep apart two uses whose chains differ
+ * only outside the block: more vertices, never a wrong one. */
 static int same_chain(const ctx *c, int32_t u1, int32_t u2) {
   const cg_kchains *ch = c->ch;
   uint32_t i, j;
