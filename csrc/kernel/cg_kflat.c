@@ -36,11 +36,14 @@ typedef struct ctx {
   int32_t *xacc;            /* per expression: its double-use access (-1) */
   int32_t *direct;          /* per expression: the statement whose vertices read it directly */
   uint32_t *vout;           /* per vertex: successors in its subgraph */
+  uint32_t *vsame;          /* per independent: the previous one of its set (NONE) */
+  uint32_t *set_last;       /* per address set: its latest independent (NONE) */
   int32_t g;                /* the open subgraph, -1 none */
   int32_t gpos0;            /* its first statement's position in the block */
 } ctx;
 
 #define SI(c, s) ((s) - (c)->al->s_lo)
+#define NONE UINT32_MAX /* no vertex */
 #define XI(c, x) ((x) - (c)->al->x_lo)
 
 /* A double read (VAR or ELEM of type double). */
@@ -141,19 +144,30 @@ static int same_chain(const ctx *c, int32_t u1, int32_t u2) {
 }
 
 /* Algorithm 1's identification: an earlier independent of the subgraph
- * that must-aliases use u and has the same chain, else a new one. */
+ * that must-aliases use u and has the same chain, else a new one.  Without
+ * overrides, two sets relate "must" only when they are one exact set (sets
+ * are interned, and only an identical address is "must"), so the candidates
+ * are the subgraph's independents of u's set, chained through vsame; with
+ * overrides, every independent of the subgraph is a candidate. */
 static uint32_t independent(ctx *c, int32_t x, int32_t u, int32_t s) {
   cg_kflat *fl = c->fl;
-  uint32_t v;
-  for (v = fl->g_v0[c->g]; v < fl->nv; v++) {
-    int32_t w = fl->v_acc[v];
-    if (fl->v_kind[v] != CG_KFV_INDEP || w < 0) continue;
-    if (cg_kalias_relation(c->al, (uint32_t)c->al->acc_set[w], (uint32_t)c->al->acc_set[u]) ==
-            CG_KREL_MUST &&
-        same_chain(c, w, u))
-      return v;
+  const cg_kalias *al = c->al;
+  uint32_t set = (uint32_t)al->acc_set[u], v, g0 = fl->g_v0[c->g];
+  if (!al->nover) {
+    if (!al->set_exact[set]) return new_vertex(c, CG_KFV_INDEP, x, u, s);
+    for (v = c->set_last[set]; v != NONE && v >= g0; v = c->vsame[v])
+      if (same_chain(c, fl->v_acc[v], u)) return v;
+  } else {
+    for (v = g0; v < fl->nv; v++) {
+      int32_t w = fl->v_acc[v];
+      if (fl->v_kind[v] == CG_KFV_INDEP && w >= 0 &&
+          cg_kalias_relation(al, (uint32_t)al->acc_set[w], set) == CG_KREL_MUST && same_chain(c, w, u))
+        return v;
+    }
   }
-  return new_vertex(c, CG_KFV_INDEP, x, u, s);
+  v = new_vertex(c, CG_KFV_INDEP, x, u, s);
+  c->vsame[v] = c->set_last[set], c->set_last[set] = v;
+  return v;
 }
 
 static void add_read(ctx *c, int32_t x, uint32_t v, int32_t d) {
@@ -171,7 +185,6 @@ static void add_edge(ctx *c, uint32_t src, uint32_t dst, int pos) {
 /* The vertex of expression x of statement s (children first, so vertices
  * are in topological order), or NONE for a constant or passive
  * value. */
-#define NONE UINT32_MAX
 static uint32_t vertex_of(ctx *c, int32_t x, int32_t s) {
   const cg_kernel *k = c->al->k;
   int32_t ops[3], u;
@@ -390,6 +403,7 @@ static void ctx_done(ctx *c, cg_alloc *A) {
   CG_FREE(A, c->blk, int32_t, S), CG_FREE(A, c->pos, int32_t, S), CG_FREE(A, c->ing, int32_t, S);
   CG_FREE(A, c->defv, uint32_t, S), CG_FREE(A, c->xacc, int32_t, X);
   CG_FREE(A, c->direct, int32_t, X), CG_FREE(A, c->vout, uint32_t, X);
+  CG_FREE(A, c->vsame, uint32_t, X), CG_FREE(A, c->set_last, uint32_t, c->al->nset);
 }
 
 static int ctx_init(ctx *c, cg_alloc *A) {
@@ -398,7 +412,11 @@ static int ctx_init(ctx *c, cg_alloc *A) {
   c->blk = CG_NEW(A, int32_t, S), c->pos = CG_NEW(A, int32_t, S), c->ing = CG_NEW(A, int32_t, S);
   c->defv = CG_NEW(A, uint32_t, S), c->xacc = CG_NEW(A, int32_t, X);
   c->direct = CG_NEW(A, int32_t, X), c->vout = CG_NEW(A, uint32_t, X);
-  if (!c->blk || !c->pos || !c->ing || !c->defv || !c->xacc || !c->direct || !c->vout) return 0;
+  c->vsame = CG_NEW(A, uint32_t, X), c->set_last = CG_NEW(A, uint32_t, al->nset);
+  if (!c->blk || !c->pos || !c->ing || !c->defv || !c->xacc || !c->direct || !c->vout || !c->vsame ||
+      !c->set_last)
+    return 0;
+  for (i = 0; i < al->nset; i++) c->set_last[i] = NONE;
   for (i = 0; i < S; i++) c->blk[i] = -1, c->pos[i] = 0, c->ing[i] = -1, c->defv[i] = NONE;
   for (i = 0; i < X; i++) c->xacc[i] = -1, c->direct[i] = -1;
   for (i = 0; i < al->nacc; i++) {
