@@ -187,6 +187,13 @@ double f(double x, double z) {
     assert.equal(1, res.pruned)
   end)
 
+  it("a graph asked for after k:free() raises instead of reading freed rows", function()
+    local k = load_file(K .. "utke-fig1.c")
+    local res = assert(core.kernel_flatten(k, "fig1"))
+    k:free()
+    assert.error_matches(function() res.graph(first_active(res), 1, {3, 0.5}) end, "Kernel was freed")
+  end)
+
   it("refuses a strategy that is not one", function()
     local k = load_file(K .. "utke-fig1.c")
     assert.error_matches(function() core.kernel_flatten(k, "fig1", {strategy = "best"}) end,

@@ -218,7 +218,7 @@ static double *passive_values(lua_State *L, const cg_kflat *fl, uint32_t g, int 
 /* graph(block, sub, values [, passive]) -> cgwb.Graph | nil, msg: subgraph
  * sub of block at the point values (its independents in vertex order);
  * passive(expr) gives the value of a passive argument (expression id).  Upvalues: the box,
- * its payload. */
+ * its payload, the cgwb.Kernel (its rows are read: raises after k:free()). */
 static int l_graph(lua_State *L) {
   const lflat *x = (const lflat *)lua_touserdata(L, lua_upvalueindex(2));
   lua_Integer bi = luaL_checkinteger(L, 1), si = luaL_checkinteger(L, 2);
@@ -229,7 +229,9 @@ static int l_graph(lua_State *L) {
   cg_alloc *A;
   cg_error e;
   pvctx p;
+  lkernel *ku = (lkernel *)lua_touserdata(L, lua_upvalueindex(3));
   if (!fl) return luaL_error(L, "graph: the flattening was freed");
+  if (!ku->k || ku->k != fl->al->k) return luaL_error(L, "graph: its cgwb.Kernel was freed");
   lua_settop(L, 4);
   luaL_argcheck(L, bi >= 1 && (uint64_t)bi <= fl->nblock, 1, "block id out of range");
   g = fl->block_g0[bi - 1] + (uint32_t)(si - 1);
@@ -303,8 +305,8 @@ static int l_kernel_flatten(lua_State *L) {
   lua_createtable(L, (int)x->fl->nblock, 0);
   for (b = 0; b < x->fl->nblock; b++) push_block(L, x->fl, x->cfg, b), lua_rawseti(L, -2, (lua_Integer)b + 1);
   lua_setfield(L, -2, "blocks");
-  lua_pushvalue(L, 7), lua_pushlightuserdata(L, x);
-  lua_pushcclosure(L, l_graph, 2), lua_setfield(L, -2, "graph");
+  lua_pushvalue(L, 7), lua_pushlightuserdata(L, x), lua_pushvalue(L, 1); /* the kernel: kept, checked */
+  lua_pushcclosure(L, l_graph, 3), lua_setfield(L, -2, "graph");
   return 1;
 }
 
