@@ -85,8 +85,10 @@ typedef struct cg_kflat {
   uint32_t nr;                      /* reads: the double uses wired into vertices */
   int32_t *r_expr, *r_def;          /* nr: the use; its defining statement, -1 independent */
   uint32_t *r_vertex;               /* nr: the vertex it reads */
-  uint32_t cap_st, cap_g, cap_v, cap_d; /* the bounds allocated: statements, subgraphs, expressions, blocks */
-  uint32_t cap_b;
+  /* the bounds the arrays were allocated with (every array at its bound,
+   * freed with the same count): the window's statements (st, dependents),
+   * subgraphs, the window's expressions (vertices, edges, reads), blocks */
+  uint32_t cap_st, cap_g, cap_v, cap_b;
 } cg_kflat;
 
 /* The strategy's name ("minimal", "statement"), NULL out of range; and the
