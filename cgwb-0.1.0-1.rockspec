@@ -1,6 +1,7 @@
 -- Installs cgwb into a rocks tree:  luarocks-5.4 make --deps-mode=none [--tree DIR]
--- (the one Lua dependency, argparse, comes from Debian's lua-argparse, which
--- scripts/install-deps.sh installs; see README.md).
+-- (the Lua dependencies come from Debian: argparse from lua-argparse, lpeg
+-- from lua-lpeg for the kernel front end, luaexpat from lua-expat for XAIF
+-- import; scripts/install-deps.sh installs them; see README.md).
 rockspec_format = "3.0"
 package = "cgwb"
 version = "0.1.0-1"
@@ -13,7 +14,7 @@ cgwb reads operation traces (ADOL-C 2.x tapes, classic tapes of Bischof & Hu
 Jacobians by elimination, with every decision point scriptable in Lua.]],
   license = "MIT",
 }
-dependencies = { "lua >= 5.4", "argparse" }
+dependencies = { "lua >= 5.4", "argparse", "lpeg", "luaexpat" }
 build = {
   type = "make",
   build_variables = {
