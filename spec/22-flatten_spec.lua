@@ -523,3 +523,288 @@ describe("properties on random kernels", function()
     end
   end)
 end)
+
+describe("names of independents and dependents", function()
+  --- The names of a subgraph's independent vertices and of its dependents,
+  -- an inexact one marked "?".
+  local function names(g)
+    local i, d = {}, {}
+    for _, v in ipairs(g.vertices) do
+      if v.kind == "independent" then i[#i + 1] = v.name .. (v.exact and "" or "?") end
+    end
+    for _, x in ipairs(g.dependents) do d[#d + 1] = x.name .. (x.exact and "" or "?") end
+    return table.concat(i, " ") .. " -> " .. table.concat(d, " ")
+  end
+  local function all_names(res)
+    local out = {}
+    for _, b in ipairs(active_blocks(res)) do
+      for _, g in ipairs(b.subgraphs) do out[#out + 1] = names(g) end
+    end
+    return out
+  end
+
+  it("Utke Fig. 2: *z is z[0], after z += k it is z[k]; the function's lists", function()
+    local res = assert(core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2"))
+    assert.same({"z[0] x -> z[0]", "z[k] x -> y"}, all_names(res))
+    assert.same({"z[0]", "x", "z[k]"}, res.independents)
+    assert.same({"z[0]", "return"}, res.dependents) -- y is a local; its value is returned
+  end)
+
+  it("offsets over int parameters' entry values; p = a + k; *(y + 1); locals and globals", function()
+    local k = load_text([[
+static const double w[3] = {1.0, 2.0, 3.0};
+static const double g = 2.0;
+void h(double *a, double *y, double x, int k, int n) {
+  double *p;
+  double t[3], u[2][3];
+  int i;
+  p = a + k;
+  t[2] = *p * w[1] * g;
+  u[1][2] = t[2] * p[2 * n - 1];
+  i = (int)u[1][2];
+  *(y + 1) = t[2] * x + u[1][2];
+  y[0] = a[n - 1] * x;
+  y[n + 1 - k] = y[0] * (double)i;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "h"))
+    -- a[n - 1] may be the cell y[1] just written (a and y may alias): a cut
+    assert.same({"a[k] w[1] g a[k+2*n-1] -> t[2] u[1][2]",
+                 "t[2] x u[1][2] -> y[1]", "a[n-1] x -> y[0] y[-k+n+1]"}, all_names(res))
+    -- t and u are locals: read inside, never the function's; w, g: globals read
+    assert.same({"a[k]", "w[1]", "g", "a[k+2*n-1]", "x", "a[n-1]"}, res.independents)
+    -- y[0] is read by the last statement inside the graph and still reaches the exit
+    assert.same({"y[1]", "y[0]", "y[-k+n+1]"}, res.dependents)
+    assert.is_true(res.blocks[first_active(res)].subgraphs[3].dependents[1].augmented)
+  end)
+
+  it("a loop counter's subscript is the source's text, exact = false", function()
+    local k = load_text([[
+void f(double *z, double x, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    z[i] = z[i] * x;
+  }
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.same({"z[i]? x -> z[i]?"}, all_names(res))
+    assert.same({"z[i]", "x"}, res.independents)
+    assert.same({"z[i]"}, res.dependents)
+  end)
+
+  it("a pointer that may be one of two cells is named by the source; names are unique", function()
+    local k = load_text([[
+double f(double *a, double *b, double x, int c) {
+  double *p;
+  double s;
+  p = c ? a : b;
+  s = p[0] * x;
+  s = s * x + p[0];
+  a[0] = s * a[0];
+  return s;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f", {assume = {"a!=b"}}))
+    -- two addresses: Algorithm 1 identifies only one exact cell, so two vertices
+    assert.same({"p[0]? x p[0]? a[0] -> s a[0]"}, all_names(res))
+    assert.same({"p[0]", "x", "a[0]"}, res.independents)
+    assert.same({"a[0]", "return"}, res.dependents)
+  end)
+
+  it("a double return is a dependent only when it reads an active value", function()
+    local k = load_text([[
+double f(double x, int n) {
+  return 2.0;
+}
+double g(double x, double *y) {
+  *y = x * x;
+  return x;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.same({}, res.independents)
+    assert.same({}, res.dependents)
+    res = assert(core.kernel_flatten(k, "g"))
+    assert.same({"x"}, res.independents)
+    assert.same({"y[0]", "return"}, res.dependents)
+  end)
+end)
+
+describe("split strategies written in Lua (opts.split)", function()
+  --- Every subgraph of a flattening as text: lines and shape, block by block.
+  local function layout(res)
+    local out = {}
+    for bi, b in ipairs(res.blocks) do
+      for _, g in ipairs(b.subgraphs) do out[#out + 1] = bi .. ": " .. shape(g) end
+    end
+    return table.concat(out, "\n")
+  end
+  local function like_minimal(info) return not info.legal end
+  local function always() return true end
+
+  it("Utke Fig. 2: one question, for a2, with its run, uses, chains and the reason", function()
+    local k = load_file(K .. "utke-fig2.c")
+    local asked = {}
+    local res = assert(core.kernel_flatten(k, "fig2", {split = function(info)
+      asked[#asked + 1] = info
+      return not info.legal
+    end}))
+    assert.equal("lua", res.strategy)
+    assert.equal("{12} {14}", subgraph_lines(res))
+    assert.equal(1, #asked) -- not for the block's first assignment
+    local q = asked[1]
+    assert.equal(first_active(res), q.block)
+    assert.same({14, 3, 2, "y = z[0] / x"}, {q.line, q.col, q.index, q.text})
+    assert.same({statements = {res.blocks[q.block].subgraphs[1].statements[1]}, lines = {12}}, q.run)
+    assert.equal(res.blocks[q.block].subgraphs[2].statements[1], q.stmt)
+    assert.is_false(q.legal)
+    assert.is_false(q.intrinsic)
+    assert.equal("the use of z[0] at 14:7 may read the definition of line 12 (may-alias)", q.reason)
+    assert.same({{text = "z[0]", line = 14, col = 7, chain = {0, 12}},
+                 {text = "x", line = 14, col = 12, chain = {0}}}, q.uses)
+    -- an override saying "no" makes the join legal: the same script joins
+    local one = assert(core.kernel_flatten(k, "fig2", {alias = function() return "no" end, split = like_minimal}))
+    assert.equal("{12,14}", subgraph_lines(one))
+  end)
+
+  it("a join that would change the results is refused with the reason", function()
+    local k = load_file(K .. "utke-fig2.c")
+    local res, msg = core.kernel_flatten(k, "fig2", {split = function() return false end})
+    assert.is_nil(res)
+    assert.equal("examples/kernels/utke-fig2.c:14:3: the split strategy joins line 14 to the subgraph " ..
+      "of lines 12-12, which would change the results: the use of z[0] at 14:7 may read the " ..
+      "definition of line 12 (may-alias)", msg)
+    -- Hovland et al. Fig. 1 aliased: *a in statement 3 may be statement 1's or 2's value
+    res, msg = core.kernel_flatten(load_file(K .. "hovland-fig1-aliased.c"), "fig1", {split = function() end})
+    assert.is_nil(res)
+    assert.matches("hovland%-fig1%-aliased.c:15:%d+: the split strategy joins line 15 to the subgraph of " ..
+      "lines 13%-14, which would change the results: the use of a%[0%] at 15:%d+ may read the definition " ..
+      "of line 1[34] %(one of several definitions in the subgraph%)", msg)
+  end)
+
+  it("a passive statement inside the run and a read for an address name themselves", function()
+    local k = load_text([[
+double f(double x, double *a, int n) {
+  double y, w;
+  y = x * x;
+  a[n] = 1.0;
+  w = a[0] * y;
+  a[(int)w] = w * x;
+  return w;
+}
+]])
+    local seen = {}
+    local res = assert(core.kernel_flatten(k, "f", {split = function(info)
+      seen[#seen + 1] = info.line .. ": " .. tostring(info.reason)
+      return not info.legal
+    end}))
+    assert.equal(subgraph_lines(assert(core.kernel_flatten(k, "f"))), subgraph_lines(res))
+    assert.same({"5: the use of a[0] at 5:8 may read the definition of line 4, a passive statement inside the subgraph",
+                 "6: the use of w at 6:10 is not an argument of the graph (an address or a condition) " ..
+                 "and reads the definition of line 5"}, seen)
+  end)
+
+  it("not asked after a passive statement ended the run", function()
+    local k = load_text([[
+double f(double x, double *a) {
+  double y;
+  int i;
+  y = x * x;
+  i = (int)y;
+  a[0] = y * x;
+  return a[0] + (double)i;
+}
+]])
+    local n = 0
+    local res = assert(core.kernel_flatten(k, "f", {split = function() n = n + 1 end}))
+    assert.equal(0, n)
+    assert.equal("{4} {6}", subgraph_lines(res))
+  end)
+
+  it("an error in the script or a bad answer: nil and the message", function()
+    local k = load_file(K .. "utke-fig2.c")
+    local res, msg = core.kernel_flatten(k, "fig2", {split = function() error("no idea") end})
+    assert.is_nil(res)
+    assert.matches("no idea$", msg)
+    res, msg = core.kernel_flatten(k, "fig2", {split = function() error({}) end})
+    assert.is_nil(res)
+    assert.matches("^table", msg)
+    res, msg = core.kernel_flatten(k, "fig2", {split = function() return "yes" end})
+    assert.is_nil(res)
+    assert.equal("opts.split: returned string for line 14; expected true (split), false or nil (join)", msg)
+    res, msg = core.kernel_flatten(k, "fig2", {split = function() k:free() return true end})
+    assert.is_nil(res)
+    assert.matches("Kernel was freed", msg)
+    assert.error_matches(function() core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2", {split = 3}) end,
+      "a function as opts.split")
+  end)
+
+  it("splitting at intrinsics: the runs start at each statement calling one", function()
+    local k = load_text([[
+void f(double x, double *y) {
+  double a, b, c;
+  a = x * x;
+  b = sin(a) + x;
+  c = b * a;
+  y[0] = exp(c) * b;
+  y[1] = c * a;
+}
+]])
+    local flags = {}
+    local res = assert(core.kernel_flatten(k, "f", {split = function(info)
+      flags[#flags + 1] = info.intrinsic
+      return info.intrinsic
+    end}))
+    assert.same({true, false, true, false}, flags)
+    assert.equal("{3} {4,5} {6,7}", subgraph_lines(res))
+    assert.equal("{3,4,5,6,7}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
+  end)
+
+  it("on the papers' kernels and random ones: split when illegal is minimal, always is statement", function()
+    local kernels = {}
+    for _, f in ipairs {"utke-fig1.c", "utke-fig2.c", "utke-fig5.c", "hovland-fig1-aliased.c",
+                        "hovland-fig1-locals.c", "hovland-fig1-restrict.c"} do
+      kernels[#kernels + 1] = {load_file(K .. f), 1}
+    end
+    local r = rng.new(515)
+    for _ = 1, 60 do
+      local text, info = kgen.kernel(r, {stmts = 14})
+      kernels[#kernels + 1] = {load_text(text, "gen.c"), info.name}
+    end
+    for _, kf in ipairs(kernels) do
+      local k, f = kf[1], kf[2]
+      local m = assert(core.kernel_flatten(k, f))
+      local s = assert(core.kernel_flatten(k, f, {strategy = "statement"}))
+      assert.equal(layout(m), layout(assert(core.kernel_flatten(k, f, {split = like_minimal}))))
+      assert.equal(layout(s), layout(assert(core.kernel_flatten(k, f, {split = always}))))
+    end
+  end)
+
+  it("random legal splits of random kernels pass the replay for random bindings", function()
+    local r = rng.new(1515)
+    local runs, nbad, first, splits = 0, 0, nil, 0
+    for _ = 1, 60 do
+      local text, info = kgen.kernel(r, {stmts = 12})
+      local k = load_text(text, "gen.c")
+      local res = assert(core.kernel_flatten(k, info.name, {split = function(q)
+        local cut = not q.legal or r:int(0, 2) == 0
+        if cut and q.legal then splits = splits + 1 end
+        return cut
+      end}))
+      local r2 = rng.new(r:int(1, 1 << 30))
+      for _ = 1, 4 do
+        local out = k:run(info.name, kgen.call(r2, info), {trace = true})
+        if out then
+          runs = runs + 1
+          local bad = replay(res, out.trace)
+          if #bad > 0 and not first then first = bad[1] .. "\n" .. text end
+          nbad = nbad + #bad
+        end
+      end
+    end
+    assert.is_true(runs > 150, "too few runs: " .. runs)
+    assert.is_true(splits > 20, "too few optional splits: " .. splits)
+    assert.equal(0, nbad, first)
+  end)
+end)

@@ -2,6 +2,7 @@
  * Flattening Basic Blocks, secs. 3, 6, 6.2).  cg_kflat.h states the rules
  * and the representation; doc/flattening.md the departures from the
  * paper's pseudo-code. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cg_kflat.h"
@@ -40,6 +41,10 @@ typedef struct ctx {
   uint32_t *set_last;       /* per address set: its latest independent (NONE) */
   int32_t g;                /* the open subgraph, -1 none */
   int32_t gpos0;            /* its first statement's position in the block */
+  cg_kflat_decide decide;   /* a caller's split decisions, NULL: the strategy's */
+  void *ud;
+  cg_error *e;              /* where a hook's failure or a refusal is told */
+  char why[320];            /* the reason a join is illegal */
 } ctx;
 
 #define SI(c, s) ((s) - (c)->al->s_lo)
@@ -98,10 +103,38 @@ static void mark_direct(ctx *c, int32_t x, int32_t s) {
     if (ops[i] >= 0) mark_direct(c, ops[i], s);
 }
 
+/* The reason use u (expression x) of s makes a join illegal, into c->why:
+ * r the definition of the subgraph it reads (not a vertex input), or -2
+ * ambiguous (the first conflicting entry of its chain is named). */
+static void explain(ctx *c, int32_t u, int32_t x, int32_t s, int32_t r) {
+  const cg_kernel *k = c->al->k;
+  char text[96];
+  const char *tail = " (may-alias)";
+  uint32_t i, nin = 0;
+  cg_kexpr_text(k, x, text, sizeof text);
+  if (r >= 0) {
+    snprintf(c->why, sizeof c->why, "the use of %s at %d:%d is not an argument of the graph "
+             "(an address or a condition) and reads the definition of line %d", text,
+             (int)CG_KEXPR(k, x, LINE), (int)CG_KEXPR(k, x, COL), (int)CG_KSTMT(k, r, LINE));
+    return;
+  }
+  for (i = c->ch->ud_off[u]; i < c->ch->ud_off[u + 1]; i++) nin += where(c, c->ch->ud[i], s) == 1;
+  for (i = c->ch->ud_off[u]; i < c->ch->ud_off[u + 1]; i++) {
+    int w = where(c, c->ch->ud[i], s);
+    if (w == 0) continue;
+    r = c->ch->ud[i];
+    if (w == 2) tail = ", a passive statement inside the subgraph";
+    else if (nin > 1) tail = " (one of several definitions in the subgraph)";
+    break;
+  }
+  snprintf(c->why, sizeof c->why, "the use of %s at %d:%d may read the definition of line %d%s",
+           text, (int)CG_KEXPR(k, x, LINE), (int)CG_KEXPR(k, x, COL), (int)CG_KSTMT(k, r, LINE), tail);
+}
+
 /* Whether active assignment s can join the open subgraph: each double use
  * resolves, and one read for an address or a condition (not a vertex input)
- * needs no value of the subgraph. */
-static int joins(ctx *c, int32_t s) {
+ * needs no value of the subgraph.  why: write the reason into c->why. */
+static int joins(ctx *c, int32_t s, int why) {
   const cg_kalias *al = c->al;
   int32_t a0 = cg_kalias_acc0(al, s), na = cg_kalias_nacc(al, s), a, r;
   mark_direct(c, CG_KSTMT(al->k, s, X1), s);
@@ -109,7 +142,10 @@ static int joins(ctx *c, int32_t s) {
     int32_t x = al->acc_expr[a];
     if (al->acc_kind[a] != CG_KA_USE || x < 0 || !double_read(al->k, x)) continue;
     r = resolve(c, a, s);
-    if (r == -2 || (r >= 0 && c->direct[XI(c, x)] != s)) return 0;
+    if (r == -2 || (r >= 0 && c->direct[XI(c, x)] != s)) {
+      if (why) explain(c, a, x, s, r);
+      return 0;
+    }
   }
   return 1;
 }
@@ -319,8 +355,33 @@ static int reads_double(const cg_kernel *k, int32_t x) {
   return 0;
 }
 
-/* One block: Algorithm 2 (or one subgraph per statement). */
-static void flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v) {
+int cg_kflat_ask_before(const cg_kflat_ask *q, int32_t r) {
+  const ctx *c = (const ctx *)q->walk;
+  return r >= 0 && c->blk[SI(c, r)] == c->blk[SI(c, q->stmt)] && c->pos[SI(c, r)] < c->pos[SI(c, q->stmt)];
+}
+
+/* The hook's decision for active assignment s against the open subgraph:
+ * 1 split, 0 join, a negative status (c->e set) to stop; an illegal join
+ * is refused. */
+static int ask_hook(ctx *c, int32_t s, uint32_t b) {
+  const cg_kflat *fl = c->fl;
+  const cg_kernel *k = c->al->k;
+  cg_kflat_ask q;
+  int r;
+  q.block = b, q.index = fl->nst - fl->block_st0[b], q.run0 = fl->g_st0[c->g], q.run1 = fl->nst;
+  q.stmt = s, q.legal = joins(c, s, 1), q.reason = q.legal ? NULL : c->why, q.walk = c;
+  if ((r = c->decide(c->ud, fl, &q, c->e)) < 0) return r;
+  if (r == CG_KFLAT_JOIN && !q.legal)
+    return cg_seterr(c->e, CG_EUSAGE, "%s:%d:%d: the split strategy joins line %d to the subgraph of "
+                     "lines %d-%d, which would change the results: %s", k->file ? k->file : "kernel",
+                     (int)CG_KSTMT(k, s, LINE), (int)CG_KSTMT(k, s, COL), (int)CG_KSTMT(k, s, LINE),
+                     (int)CG_KSTMT(k, fl->st[q.run0], LINE), (int)CG_KSTMT(k, fl->st[q.run1 - 1], LINE), c->why);
+  return r != CG_KFLAT_JOIN;
+}
+
+/* One block: Algorithm 2 (or one subgraph per statement, or the hook's
+ * choices).  CG_OK or the hook's status. */
+static int flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v, uint32_t b) {
   cg_kflat *fl = c->fl;
   const cg_kernel *k = c->al->k;
   uint32_t i;
@@ -336,11 +397,16 @@ static void flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v) {
       if (c->g >= 0 && passive_ends(c, s)) close_graph(c);
       continue;
     }
-    if (c->g >= 0 && (fl->strategy == CG_KFLAT_STATEMENT || !joins(c, s))) close_graph(c);
+    if (c->g >= 0) {
+      int split = c->decide ? ask_hook(c, s, b) : fl->strategy == CG_KFLAT_STATEMENT || !joins(c, s, 0);
+      if (split < 0) return split;
+      if (split) close_graph(c);
+    }
     if (c->g < 0) open_graph(c, s);
     add_statement(c, s);
   }
   close_graph(c);
+  return CG_OK;
 }
 
 /* }==== */
@@ -444,32 +510,38 @@ static void number_blocks(ctx *c, const cg_kcfg *cfg) {
   }
 }
 
-cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
-                       const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e) {
+/* The run, with the splits of strategy or of decide (non-NULL). */
+static cg_kflat *run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch, const cg_kcfg *cfg,
+                     const cg_kactive *ac, int strategy, cg_kflat_decide dec, void *ud, cg_error *e) {
   cg_kflat *fl;
   ctx c;
   uint32_t b;
+  int st = CG_OK;
   if (!al || !ch || !cfg || ch->al != al || cfg->func != al->func ||
-      (ac && ac->s_lo != al->s_lo) || !cg_kflat_strategy_name(strategy)) {
+      (ac && ac->s_lo != al->s_lo) || (!dec && !cg_kflat_strategy_name(strategy))) {
     cg_seterr(e, CG_EUSAGE, "flatten: bad arguments (analyses of different functions or no strategy)");
     return NULL;
   }
   memset(&c, 0, sizeof c);
-  c.al = al, c.ch = ch, c.ac = ac;
+  c.al = al, c.ch = ch, c.ac = ac, c.decide = dec, c.ud = ud, c.e = e;
   if (!(fl = CG_NEW(A, cg_kflat, 1))) goto nomem;
   memset(fl, 0, sizeof *fl);
-  fl->A = A, fl->al = al, fl->strategy = strategy;
+  fl->A = A, fl->al = al, fl->ch = ch, fl->ac = ac, fl->strategy = dec ? CG_KFLAT_HOOK : strategy;
   fl->cap_st = al->ns, fl->cap_g = al->ns, fl->cap_v = al->nx, fl->cap_b = cfg->nv;
   c.fl = fl;
   if (!alloc_result(fl) || !ctx_init(&c, A)) goto nomem;
   number_blocks(&c, cfg);
   fl->g_st0[0] = fl->g_v0[0] = fl->g_e0[0] = fl->g_d0[0] = fl->g_r0[0] = 0;
-  for (b = 0; b < fl->nblock; b++) {
+  for (b = 0; b < fl->nblock && st == CG_OK; b++) {
     fl->block_st0[b] = fl->nst, fl->block_g0[b] = fl->ng;
-    flatten_block(&c, cfg, (uint32_t)fl->block_vertex[b]);
+    st = flatten_block(&c, cfg, (uint32_t)fl->block_vertex[b], b);
+  }
+  ctx_done(&c, A);
+  if (st != CG_OK) { /* the hook's failure or a refused join: e says which */
+    cg_kflat_free(fl);
+    return NULL;
   }
   fl->block_st0[fl->nblock] = fl->nst, fl->block_g0[fl->nblock] = fl->ng;
-  ctx_done(&c, A);
   return fl;
 nomem:
   cg_seterr(e, CG_ENOMEM, "flatten: out of memory");
@@ -477,6 +549,139 @@ nomem:
   cg_kflat_free(fl);
   return NULL;
 }
+
+cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
+                       const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e) {
+  return run(A, al, ch, cfg, ac, strategy, NULL, NULL, e);
+}
+
+cg_kflat *cg_kflat_run_hook(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
+                            const cg_kcfg *cfg, const cg_kactive *ac, cg_kflat_decide decide,
+                            void *ud, cg_error *e) {
+  if (!decide) {
+    cg_seterr(e, CG_EUSAGE, "flatten: no decision hook");
+    return NULL;
+  }
+  return run(A, al, ch, cfg, ac, CG_KFLAT_HOOK, decide, ud, e);
+}
+
+/* {==== names ====} */
+
+/* Appends to buf (truncating at size). */
+static void nput(char *buf, size_t size, size_t *len, const char *s) {
+  while (*s && *len + 1 < size) buf[(*len)++] = *s++;
+  if (size) buf[*len] = 0;
+}
+static void nnum(char *buf, size_t size, size_t *len, long long v) {
+  char n[32];
+  snprintf(n, sizeof n, "%lld", v);
+  nput(buf, size, len, n);
+}
+
+/* The int parameter whose entry value is number vn, -1 when vn is another
+ * value (a loop counter, a cell's content).  The alias analysis gives the
+ * function's int scalars their numbers first, in symbol order, and
+ * parameters are the first symbols: the first numbers are the int
+ * parameters' entry values. */
+static int32_t entry_param(const cg_kalias *al, int32_t vn) {
+  const cg_kernel *k = al->k;
+  int32_t s0 = CG_KFUNC(k, al->func, SYM0), np = CG_KFUNC(k, al->func, NPARAM), s, n = 0;
+  for (s = s0; s < s0 + np; s++) {
+    if (CG_KSYM(k, s, PTR) || CG_KSYM(k, s, NDIM) || CG_KSYM(k, s, BASE) != CG_KT_INT) continue;
+    if (n++ == vn) return al->vn_sym[vn] == s ? s : -1;
+  }
+  return -1;
+}
+
+/* Offset a over int parameters' entry values ("k", "2*k-1", "n-1", "3");
+ * 0 when a term is another value or the offset is unknown. */
+static int offset_text(const cg_kalias *al, const cg_kaff *a, char *buf, size_t size, size_t *len) {
+  int32_t i;
+  if (a->nt < 0) return 0;
+  for (i = 0; i < a->nt; i++) {
+    int32_t p = entry_param(al, a->vn[i]);
+    int64_t co = a->coef[i];
+    if (p < 0) return 0;
+    if (co < 0) nput(buf, size, len, "-");
+    else if (i) nput(buf, size, len, "+");
+    if (co != 1 && co != -1) nnum(buf, size, len, co < 0 ? -co : co), nput(buf, size, len, "*");
+    nput(buf, size, len, al->k->names[CG_KSYM(al->k, p, NAME)]);
+  }
+  if (a->c > 0 && a->nt) nput(buf, size, len, "+");
+  if (a->c || !a->nt) nnum(buf, size, len, a->c);
+  return 1;
+}
+
+/* The exact name of address d into buf, 0 when it has none. */
+static int addr_name(const cg_kalias *al, const cg_kaddr *d, char *buf, size_t size) {
+  const cg_kernel *k = al->k;
+  int32_t o = d->obj, sym = al->obj_sym[o];
+  size_t len = 0;
+  nput(buf, size, &len, cg_kalias_obj_name(al, (uint32_t)o));
+  if (al->obj_cells[o] == 1 && al->obj_kind[o] != CG_KO_REGION) return 1; /* a scalar */
+  if (al->obj_kind[o] != CG_KO_REGION && CG_KSYM(k, sym, NDIM) == 2) { /* t[r][c] */
+    int64_t w = CG_KSYM(k, sym, DIM1);
+    if (d->off.nt != 0 || w <= 0) return 0;
+    nput(buf, size, &len, "["), nnum(buf, size, &len, d->off.c / w), nput(buf, size, &len, "][");
+    nnum(buf, size, &len, d->off.c % w), nput(buf, size, &len, "]");
+    return 1;
+  }
+  nput(buf, size, &len, "[");
+  if (!offset_text(al, &d->off, buf, size, &len)) return 0;
+  nput(buf, size, &len, "]");
+  return 1;
+}
+
+int cg_kflat_name(const cg_kflat *fl, int32_t a, int32_t x, char *buf, size_t size) {
+  const cg_kalias *al = fl->al;
+  uint32_t set;
+  if (!size) return 0;
+  if (a >= 0 && (uint32_t)a < al->nacc) {
+    set = (uint32_t)al->acc_set[a];
+    if (al->set_n[set] == 1 && addr_name(al, &al->addr[al->set_off[set]], buf, size)) return 1;
+  }
+  cg_kexpr_text(al->k, x, buf, size); /* not expressible: the source's text */
+  return 0;
+}
+
+/* Whether set s holds an address of an object the caller sees: memory
+ * through a pointer parameter, a global, or (params 1) a by-value
+ * parameter. */
+static int set_outside(const cg_kalias *al, uint32_t s, int params) {
+  uint32_t i;
+  for (i = 0; i < al->set_n[s]; i++) {
+    int32_t o = al->addr[al->set_off[s] + i].obj;
+    if (al->obj_kind[o] == CG_KO_REGION || al->obj_kind[o] == CG_KO_GLOBAL) return 1;
+    if (params && CG_KSYM(al->k, al->obj_sym[o], KIND) == CG_KS_PARAM) return 1;
+  }
+  return 0;
+}
+
+int cg_kflat_outside(const cg_kflat *fl, uint32_t v) {
+  int32_t u;
+  if (v >= fl->nv || fl->v_kind[v] != CG_KFV_INDEP || (u = fl->v_acc[v]) < 0) return 0;
+  if (fl->ch->ud_off[u] == fl->ch->ud_off[u + 1] || fl->ch->ud[fl->ch->ud_off[u]] != -1) return 0;
+  return set_outside(fl->al, (uint32_t)fl->al->acc_set[u], 1);
+}
+
+int cg_kflat_observable(const cg_kflat *fl, uint32_t d) {
+  const cg_kchains *ch = fl->ch;
+  uint32_t i;
+  if (d >= fl->nd || fl->d_acc[d] < 0) return 0;
+  i = (uint32_t)(fl->d_stmt[d] - ch->s_lo);
+  if (ch->du_off[i] == ch->du_off[i + 1] || ch->du[ch->du_off[i]] != -1) return 0;
+  return set_outside(fl->al, (uint32_t)fl->al->acc_set[fl->d_acc[d]], 0);
+}
+
+int cg_kflat_active_return(const cg_kflat *fl, int32_t s) {
+  const cg_kernel *k = fl->al->k;
+  int32_t x;
+  if (CG_KSTMT(k, s, KIND) != CG_KST_RETURN || (x = CG_KSTMT(k, s, X0)) < 0) return 0;
+  if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE || !reads_double(k, x)) return 0;
+  return !fl->ac || fl->ac->dep_return;
+}
+
+/* }==== */
 
 /* {==== building a subgraph as a cg_graph ====} */
 
