@@ -362,6 +362,26 @@ double f(double *a, const double *b, int n, double x) {
   end)
 end)
 
+describe("the operation table from Lua", function()
+  it("graph_ops gives the C spellings and marks; kernel_layout maps each intrinsic to its row", function()
+    local ops, by = core.graph_ops(), {}
+    for _, o in ipairs(ops) do by[o.name] = o end
+    assert.same({ "1", "-1" }, by.sub.partials)
+    assert.same({ "+1", "-1" }, by.sub.marks)
+    assert.same({ "A1", "A0" }, by.mul.partials)
+    assert.same({ "variable", "variable" }, by.mul.marks)
+    assert.equal("(A0 * A1)", by.mul.value)
+    assert.same({ "-1" }, by.neg.partials)
+    local lay = core.kernel_layout()
+    assert.equal("abs", ops[lay.gop.fabs].name)
+    assert.equal("max", ops[lay.gop.fmax].name)
+    assert.equal("atan2", ops[lay.gop.atan2].name)
+    for _, name in ipairs(lay.intrinsics) do
+      assert.equal(lay.arity[name], ops[lay.gop[name]].arity, name)
+    end
+  end)
+end)
+
 describe("costs", function()
   it("Utke Fig. 1 by hand", function()
     local k = assert(cgwb.read_kernel(K .. "utke-fig1.c"))
