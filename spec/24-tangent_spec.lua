@@ -386,7 +386,7 @@ describe("costs", function()
   it("Utke Fig. 1 by hand", function()
     local k = assert(cgwb.read_kernel(K .. "utke-fig1.c"))
     local res = assert(core.kernel_flatten(k, "fig1"))
-    local rep = tangent.costs(res, { kernel = k })
+    local rep = tangent.costs(res)
     local b
     for i, blk in ipairs(res.blocks) do if #blk.subgraphs > 0 then b = i end end
     assert.equal(1, #res.blocks[b].subgraphs)
@@ -411,7 +411,7 @@ describe("costs", function()
     -- = 4; tangent mode: 1 + 5 + 3 = 9 partials times a tangent
     for _, f in ipairs { "hovland-fig1-locals.c", "hovland-fig1-restrict.c" } do
       local k = assert(cgwb.read_kernel(K .. f))
-      local rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")), { kernel = k })
+      local rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")))
       assert.equal(9, rep.cost.tangent)
       assert.same({ elimination = 4, mults = 4, application = 4, total = 8 }, rep.cost.statement_level)
     end
@@ -421,18 +421,41 @@ describe("costs", function()
     -- products: 10 > 8 for one direction (elimination is paid once for all
     -- directions, application once per direction)
     local k = assert(cgwb.read_kernel(K .. "hovland-fig1-locals.c"))
-    local rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")), { kernel = k })
+    local rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")))
     assert.same({ elimination = 6, mults = 6, application = 2, total = 8 }, rep.cost.preaccumulation)
     k = assert(cgwb.read_kernel(K .. "hovland-fig1-restrict.c"))
-    rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")), { kernel = k })
+    rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")))
     assert.same({ elimination = 6, mults = 8, application = 4, total = 10 }, rep.cost.preaccumulation)
+  end)
+
+  it("the statement level derived from a flattening is the statement strategy's preaccumulation", function()
+    local r = rng.new(31)
+    local ks = {}
+    local p = io.popen("ls " .. K .. "*.c")
+    for path in p:lines() do
+      local k = assert(cgwb.read_kernel(path))
+      for _, f in ipairs(k:functions()) do ks[#ks + 1] = { k, f.name } end
+    end
+    p:close()
+    for n = 1, 30 do
+      local text, info = kgen.kernel(r, { name = "kern" .. n })
+      ks[#ks + 1] = { assert(cgwb.read_kernel(text, "kgen.c")), info.name }
+    end
+    for _, kf in ipairs(ks) do
+      local k, f = kf[1], kf[2]
+      local minimal = tangent.costs(assert(core.kernel_flatten(k, f)))
+      local statement = tangent.costs(assert(core.kernel_flatten(k, f, { strategy = "statement" })))
+      assert.same(statement.cost.preaccumulation, minimal.cost.statement_level, f)
+      assert.same(statement.cost.statement_level, statement.cost.preaccumulation, f)
+      assert.equal(statement.cost.tangent, minimal.cost.tangent, f)
+    end
   end)
 
   it("preaccumulation is no dearer than statement level on the examples that flatten to one graph", function()
     for _, f in ipairs { { "utke-fig1.c", "fig1" }, { "hovland-fig1-locals.c", "fig1" },
                          { "hovland-sec5.c", "sec5" }, { "stencil1d.c", "heat" } } do
       local k = assert(cgwb.read_kernel(K .. f[1]))
-      local rep = tangent.costs(assert(core.kernel_flatten(k, f[2])), { kernel = k })
+      local rep = tangent.costs(assert(core.kernel_flatten(k, f[2])))
       assert.is_true(rep.cost.preaccumulation.total <= rep.cost.statement_level.total, f[1])
     end
   end)

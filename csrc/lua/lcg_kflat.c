@@ -63,6 +63,7 @@ static void push_vertex(lua_State *L, const cg_kflat *fl, uint32_t v) {
   push_text(L, k, x), lua_setfield(L, -2, "text");
   lua_pushinteger(L, CG_KEXPR(k, x, LINE)), lua_setfield(L, -2, "line");
   lua_pushinteger(L, CG_KEXPR(k, x, COL)), lua_setfield(L, -2, "col");
+  lcg_push_id(L, (uint64_t)fl->v_stmt[v]), lua_setfield(L, -2, "stmt"); /* an independent: its first use's */
   if (fl->v_acc[v] >= 0) push_addr(L, fl->al, fl->v_acc[v]), lua_setfield(L, -2, "addr");
   if (fl->v_kind[v] == CG_KFV_INDEP) set_name(L, fl, fl->v_acc[v], x);
 }

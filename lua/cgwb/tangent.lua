@@ -219,47 +219,105 @@ end
 
 -- {==== costs ====}
 
--- Sums the costs of every subgraph of res: per-subgraph table and totals.
+--- The statement-level graphs of subgraph sg (one graph per assignment),
+-- derived from sg itself, as tables shaped like sg: per statement with
+-- operations, its operation vertices (vertex.stmt), the vertices feeding
+-- them as independents, and its root (the operation feeding none of its
+-- own) as its one dependent when its definition is read after it (a
+-- dependent of sg at that statement, or a read of sg wired to it).  A copy
+-- `y = x` has no operation and costs nothing at statement level.
+local function statement_graphs(sg)
+  local out, read_def, dep_stmt = {}, {}, {}
+  for _, r in ipairs(sg.reads) do if r.def then read_def[r.def] = true end end
+  for _, d in ipairs(sg.dependents) do dep_stmt[d.stmt] = true end
+  for _, s in ipairs(sg.statements) do
+    local ops, isop = {}, {}
+    for v, vx in ipairs(sg.vertices) do
+      if vx.kind ~= "independent" and vx.stmt == s then ops[#ops + 1] = v; isop[v] = true end
+    end
+    if #ops > 0 then
+      local srcs, seen, feeds = {}, {}, {}
+      for _, e in ipairs(sg.edges) do
+        if isop[e[2]] and not isop[e[1]] and not seen[e[1]] then seen[e[1]] = true; srcs[#srcs + 1] = e[1] end
+        if isop[e[2]] and isop[e[1]] then feeds[e[1]] = true end
+      end
+      table.sort(srcs)
+      local g = { vertices = {}, edges = {}, independents = {}, dependents = {} }
+      local map = {}
+      for _, v in ipairs(srcs) do
+        g.vertices[#g.vertices + 1] = { kind = "independent" }
+        map[v] = #g.vertices
+        g.independents[#g.independents + 1] = #g.vertices
+      end
+      local root
+      for _, v in ipairs(ops) do
+        g.vertices[#g.vertices + 1] = sg.vertices[v]
+        map[v] = #g.vertices
+        if not feeds[v] then root = v end
+      end
+      for _, e in ipairs(sg.edges) do
+        if isop[e[2]] then g.edges[#g.edges + 1] = { map[e[1]], map[e[2]], e[3] } end
+      end
+      if dep_stmt[s] or read_def[s] then
+        g.dependents[1] = { vertex = map[root], stmt = s, augmented = false, collapsed = false }
+      end
+      out[#out + 1] = g
+    end
+  end
+  return out
+end
+
+local function add_cost(tot, c)
+  tot.elimination = tot.elimination + c.nontrivial
+  tot.mults = tot.mults + c.mults
+  tot.application = tot.application + c.application
+  tot.tangent = tot.tangent + c.tangent
+end
+
+--- The blocks of res with active assignments, in source order (the blocks
+-- of flatten.describe: its indices are the report's).
+local function active_blocks(res)
+  local out = {}
+  for _, blk in ipairs(res.blocks) do if #blk.lines > 0 then out[#out + 1] = blk end end
+  return out
+end
+M.active_blocks = active_blocks
+
+-- Sums the costs of every subgraph of res: per-subgraph table and totals,
+-- and the totals of the statement-level graphs.
 local function sum_costs(res, spec, opts)
-  local per, tot = {}, { elimination = 0, application = 0, mults = 0, tangent = 0 }
-  for b, blk in ipairs(res.blocks) do
+  local per = {}
+  local tot = { elimination = 0, application = 0, mults = 0, tangent = 0 }
+  local stl = { elimination = 0, application = 0, mults = 0, tangent = 0 }
+  for b, blk in ipairs(active_blocks(res)) do
     per[b] = {}
     for s, sg in ipairs(blk.subgraphs) do
       local c = subgraph_cost(sg, spec, opts)
       per[b][s] = c
-      tot.elimination = tot.elimination + c.nontrivial
-      tot.mults = tot.mults + c.mults
-      tot.application = tot.application + c.application
-      tot.tangent = tot.tangent + c.tangent
+      add_cost(tot, c)
+      for _, g in ipairs(statement_graphs(sg)) do add_cost(stl, subgraph_cost(g, spec, opts)) end
     end
   end
-  return per, tot
+  return per, tot, stl
 end
 
 local function ratio(a, b) if b == 0 then return a == 0 and 1 or math.huge end return a / b end
 
---- The cost report of a flattening (doc/tangent-code.md): per subgraph the
--- elimination's multiplications (`mults`, as lg:eliminate counts them;
--- `nontrivial`: without the products by +1 or -1) and `application`, and
--- for the whole function, per input direction and per execution of each
--- block once, `cost = {tangent, statement_level = {elimination,
--- application, total}, preaccumulation = {...}, ratio_*}`.  opts.order (a
--- vertex ordering, default markowitz); opts.statement: the same function
--- flattened with the statement strategy (default: res itself when it is
--- one; else opts.kernel and res.func are flattened so).  Raises on a bad
--- ordering (emit returns it as nil, message).
+--- The cost report of a flattening (doc/tangent-code.md): per subgraph
+-- (b, s: the indices of flatten.describe's blocks, those with active
+-- assignments, and of their subgraphs) the elimination's multiplications
+-- (`mults`, as lg:eliminate counts them; `nontrivial`: without the products
+-- by +1 or -1), `application` and `tangent`, and for the whole function, per
+-- input direction and per execution of each block once, `cost = {tangent,
+-- statement_level = {elimination, mults, application, total},
+-- preaccumulation = {...}, ratio_*}`; the statement level from res's own
+-- statements (statement_graphs).  opts.order: a vertex ordering (default
+-- markowitz).  Raises on a bad ordering (emit returns it as nil, message).
 function M.costs(res, opts)
   opts = opts or {}
-  local spec = assert(order_spec(opts))
-  local per, pre = sum_costs(res, spec, opts)
-  local stres = opts.statement
-  if not stres and res.strategy == "statement" then stres = res end
-  if not stres and opts.kernel then
-    stres = assert(core.kernel_flatten(opts.kernel, res.func, { strategy = "statement", assume = opts.assume,
-      alias = opts.alias, prune = opts.prune, independents = opts.independents, dependents = opts.dependents }))
-  end
-  if not stres then error("tangent.costs: the statement-level flattening is needed (opts.statement or opts.kernel)", 2) end
-  local _, sl = sum_costs(stres, spec, opts)
+  local spec, err = order_spec(opts)
+  if not spec then error(err, 2) end
+  local per, pre, sl = sum_costs(res, spec, opts)
   local cost = {
     tangent = sl.tangent,
     statement_level = { elimination = sl.elimination, mults = sl.mults, application = sl.application,
@@ -629,8 +687,14 @@ function F:close()
   local order, cost = eliminate(g.st, self.gen.spec, self.gen.opts)
   local w, counts = products(g.st, order, function(i, k) return P .. "w" .. i .. "_" .. k end,
     function(text, def, uses) self:line(text, def, uses) end)
-  local app = 0
-  for d = 1, #g.sg.dependents do
+  local app, order_d = 0, {}
+  for d = 1, #g.sg.dependents do order_d[d] = d end
+  table.sort(order_d, function(a, b) -- statement order: of two that share a cell the later stays
+    local sa, sb = g.sg.dependents[a].stmt, g.sg.dependents[b].stmt
+    if sa ~= sb then return sa < sb end
+    return a < b
+  end)
+  for _, d in ipairs(order_d) do
     local sum, uses, m = row_sum(g.st, w, d, function(x) return g.D[x] end)
     app = app + m
     self:line(g.targets[d] .. " = " .. sum .. ";", nil, uses)
@@ -912,7 +976,7 @@ function M.emit(k, fname, opts)
     if not res then return nil, err end
     if f == fid - 1 then main_res = res end
     gen.sub_of[f], gen.key_of[f] = {}, {}
-    for b, blk in ipairs(res.blocks) do
+    for b, blk in ipairs(active_blocks(res)) do
       for s, sg in ipairs(blk.subgraphs) do
         gen.key_of[f][sg] = { b = b, s = s }
         for i, st in ipairs(sg.statements) do
@@ -928,8 +992,7 @@ function M.emit(k, fname, opts)
     if not ok then return nil, ("%s: %s: %s"):format(k:file(), u:name_of("func", f), tostring(text)) end
     texts[#texts + 1] = text
   end
-  local ok, report = pcall(M.costs, main_res, { order = spec, kernel = k, assume = opts.assume, alias = opts.alias,
-    prune = opts.prune, independents = opts.independents, dependents = opts.dependents, seed = opts.seed })
+  local ok, report = pcall(M.costs, main_res, { order = spec, seed = opts.seed })
   if not ok then return nil, tostring(report) end
   report.subgraphs = gen.report_subs
   local head = { "/* Preaccumulated tangent code of " .. u:name_of("func", fid - 1) .. " (cgwb tangent; "
