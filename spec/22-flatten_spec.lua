@@ -612,6 +612,23 @@ double f(double *a, double *b, double x, int c) {
     assert.same({"a[0]", "return"}, res.dependents)
   end)
 
+  it("an array of one cell keeps its subscript", function()
+    local k = load_text([[
+double f(double x) {
+  double t[1], s;
+  int i;
+  t[0] = x * x;
+  i = (int)t[0];
+  s = t[0] * x + (double)i;
+  return s;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.same({"x -> t[0]", "t[0] x -> s"}, all_names(res))
+    assert.same({"x"}, res.independents)
+    assert.same({"return"}, res.dependents)
+  end)
+
   it("a double return is a dependent only when it reads an active value", function()
     local k = load_text([[
 double f(double x, int n) {

@@ -768,7 +768,7 @@ static int addr_name(const cg_kalias *al, const cg_kaddr *d, char *buf, size_t s
   int32_t o = d->obj, sym = al->obj_sym[o];
   size_t len = 0;
   nput(buf, size, &len, cg_kalias_obj_name(al, (uint32_t)o));
-  if (al->obj_cells[o] == 1 && al->obj_kind[o] != CG_KO_REGION) return 1; /* a scalar */
+  if (al->obj_kind[o] != CG_KO_REGION && !CG_KSYM(k, sym, NDIM)) return 1; /* a scalar (t[1] is an array) */
   if (al->obj_kind[o] != CG_KO_REGION && CG_KSYM(k, sym, NDIM) == 2) { /* t[r][c] */
     int64_t w = CG_KSYM(k, sym, DIM1);
     if (d->off.nt != 0 || w <= 0) return 0;
