@@ -612,6 +612,23 @@ double f(double *a, double *b, double x, int c) {
     assert.same({"a[0]", "return"}, res.dependents)
   end)
 
+  it("an array of one cell keeps its subscript", function()
+    local k = load_text([[
+double f(double x) {
+  double t[1], s;
+  int i;
+  t[0] = x * x;
+  i = (int)t[0];
+  s = t[0] * x + (double)i;
+  return s;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.same({"x -> t[0]", "t[0] x -> s"}, all_names(res))
+    assert.same({"x"}, res.independents)
+    assert.same({"return"}, res.dependents)
+  end)
+
   it("a double return is a dependent only when it reads an active value", function()
     local k = load_text([[
 double f(double x, int n) {
@@ -628,5 +645,273 @@ double g(double x, double *y) {
     res = assert(core.kernel_flatten(k, "g"))
     assert.same({"x"}, res.independents)
     assert.same({"y[0]", "return"}, res.dependents)
+  end)
+end)
+
+describe("split strategies written in Lua (opts.split)", function()
+  --- Every subgraph of a flattening as text: lines and shape, block by block.
+  local function layout(res)
+    local out = {}
+    for bi, b in ipairs(res.blocks) do
+      for _, g in ipairs(b.subgraphs) do out[#out + 1] = bi .. ": " .. shape(g) end
+    end
+    return table.concat(out, "\n")
+  end
+  local function like_minimal(info) return not info.legal end
+  local function always() return true end
+
+  it("Utke Fig. 2: one question, for a2, with its run, uses, chains and the reason", function()
+    local k = load_file(K .. "utke-fig2.c")
+    local asked = {}
+    local res = assert(core.kernel_flatten(k, "fig2", {split = function(info)
+      asked[#asked + 1] = info
+      return not info.legal
+    end}))
+    assert.equal("lua", res.strategy)
+    assert.equal("{12} {14}", subgraph_lines(res))
+    assert.equal(1, #asked) -- not for the block's first assignment
+    local q = asked[1]
+    assert.equal(first_active(res), q.block)
+    assert.same({14, 3, 2, "y = z[0] / x"}, {q.line, q.col, q.index, q.text})
+    assert.same({statements = {res.blocks[q.block].subgraphs[1].statements[1]}, lines = {12}}, q.run)
+    assert.equal(res.blocks[q.block].subgraphs[2].statements[1], q.stmt)
+    assert.is_false(q.legal)
+    assert.is_false(q.intrinsic)
+    assert.equal("the use of z[0] at 14:7 may read the definition of line 12 (may-alias)", q.reason)
+    assert.same({{text = "z[0]", line = 14, col = 7, chain = {0, 12}},
+                 {text = "x", line = 14, col = 12, chain = {0}}}, q.uses)
+    -- an override saying "no" makes the join legal: the same script joins
+    local one = assert(core.kernel_flatten(k, "fig2", {alias = function() return "no" end, split = like_minimal}))
+    assert.equal("{12,14}", subgraph_lines(one))
+  end)
+
+  it("a join that would change the results is refused with the reason", function()
+    local k = load_file(K .. "utke-fig2.c")
+    local res, msg = core.kernel_flatten(k, "fig2", {split = function() return false end})
+    assert.is_nil(res)
+    assert.equal("examples/kernels/utke-fig2.c:14:3: the split strategy joins line 14 to the subgraph " ..
+      "of lines 12-12, which would change the results: the use of z[0] at 14:7 may read the " ..
+      "definition of line 12 (may-alias)", msg)
+    -- Hovland et al. Fig. 1 aliased: *a in statement 3 may be statement 1's or 2's value
+    res, msg = core.kernel_flatten(load_file(K .. "hovland-fig1-aliased.c"), "fig1", {split = function() end})
+    assert.is_nil(res)
+    assert.matches("hovland%-fig1%-aliased.c:15:%d+: the split strategy joins line 15 to the subgraph of " ..
+      "lines 13%-14, which would change the results: the use of a%[0%] at 15:%d+ may read the definition " ..
+      "of line 1[34] %(one of several definitions in the subgraph%)", msg)
+  end)
+
+  it("a passive statement inside the run and a read for an address name themselves", function()
+    local k = load_text([[
+double f(double x, double *a, int n) {
+  double y, w;
+  y = x * x;
+  a[n] = 1.0;
+  w = a[0] * y;
+  a[(int)w] = w * x;
+  return w;
+}
+]])
+    local seen = {}
+    local res = assert(core.kernel_flatten(k, "f", {split = function(info)
+      seen[#seen + 1] = info.line .. ": " .. tostring(info.reason)
+      return not info.legal
+    end}))
+    assert.equal(subgraph_lines(assert(core.kernel_flatten(k, "f"))), subgraph_lines(res))
+    assert.same({"5: the use of a[0] at 5:8 may read the definition of line 4, a passive statement inside the subgraph",
+                 "6: the use of w at 6:10 is not an argument of the graph (an address or a condition) " ..
+                 "and reads the definition of line 5"}, seen)
+  end)
+
+  it("not asked after a passive statement ended the run", function()
+    local k = load_text([[
+double f(double x, double *a) {
+  double y;
+  int i;
+  y = x * x;
+  i = (int)y;
+  a[0] = y * x;
+  return a[0] + (double)i;
+}
+]])
+    local n = 0
+    local res = assert(core.kernel_flatten(k, "f", {split = function() n = n + 1 end}))
+    assert.equal(0, n)
+    assert.equal("{4} {6}", subgraph_lines(res))
+  end)
+
+  it("an error in the script or a bad answer: nil and the message", function()
+    local k = load_file(K .. "utke-fig2.c")
+    local res, msg = core.kernel_flatten(k, "fig2", {split = function() error("no idea") end})
+    assert.is_nil(res)
+    assert.matches("no idea$", msg)
+    res, msg = core.kernel_flatten(k, "fig2", {split = function() error({}) end})
+    assert.is_nil(res)
+    assert.matches("^table", msg)
+    res, msg = core.kernel_flatten(k, "fig2", {split = function() return "yes" end})
+    assert.is_nil(res)
+    assert.equal("opts.split: returned string for line 14; expected true (split), false or nil (join)", msg)
+    res, msg = core.kernel_flatten(k, "fig2", {split = function() k:free() return true end})
+    assert.is_nil(res)
+    assert.matches("Kernel was freed", msg)
+    assert.error_matches(function() core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2", {split = 3}) end,
+      "a function as opts.split")
+  end)
+
+  it("splitting at intrinsics: the runs start at each statement calling one", function()
+    local k = load_text([[
+void f(double x, double *y) {
+  double a, b, c;
+  a = x * x;
+  b = sin(a) + x;
+  c = b * a;
+  y[0] = exp(c) * b;
+  y[1] = c * a;
+}
+]])
+    local flags = {}
+    local res = assert(core.kernel_flatten(k, "f", {split = function(info)
+      flags[#flags + 1] = info.intrinsic
+      return info.intrinsic
+    end}))
+    assert.same({true, false, true, false}, flags)
+    assert.equal("{3} {4,5} {6,7}", subgraph_lines(res))
+    assert.equal("{3,4,5,6,7}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
+  end)
+
+  it("on the papers' kernels and random ones: split when illegal is minimal, always is statement", function()
+    local kernels = {}
+    for _, f in ipairs {"utke-fig1.c", "utke-fig2.c", "utke-fig5.c", "hovland-fig1-aliased.c",
+                        "hovland-fig1-locals.c", "hovland-fig1-restrict.c"} do
+      kernels[#kernels + 1] = {load_file(K .. f), 1}
+    end
+    local r = rng.new(515)
+    for _ = 1, 60 do
+      local text, info = kgen.kernel(r, {stmts = 14})
+      kernels[#kernels + 1] = {load_text(text, "gen.c"), info.name}
+    end
+    for _, kf in ipairs(kernels) do
+      local k, f = kf[1], kf[2]
+      local m = assert(core.kernel_flatten(k, f))
+      local s = assert(core.kernel_flatten(k, f, {strategy = "statement"}))
+      assert.equal(layout(m), layout(assert(core.kernel_flatten(k, f, {split = like_minimal}))))
+      assert.equal(layout(s), layout(assert(core.kernel_flatten(k, f, {split = always}))))
+    end
+  end)
+
+  it("random legal splits of random kernels pass the replay for random bindings", function()
+    local r = rng.new(1515)
+    local runs, nbad, first, splits = 0, 0, nil, 0
+    for _ = 1, 60 do
+      local text, info = kgen.kernel(r, {stmts = 12})
+      local k = load_text(text, "gen.c")
+      local res = assert(core.kernel_flatten(k, info.name, {split = function(q)
+        local cut = not q.legal or r:int(0, 2) == 0
+        if cut and q.legal then splits = splits + 1 end
+        return cut
+      end}))
+      local r2 = rng.new(r:int(1, 1 << 30))
+      for _ = 1, 4 do
+        local out = k:run(info.name, kgen.call(r2, info), {trace = true})
+        if out then
+          runs = runs + 1
+          local bad = replay(res, out.trace)
+          if #bad > 0 and not first then first = bad[1] .. "\n" .. text end
+          nbad = nbad + #bad
+        end
+      end
+    end
+    assert.is_true(runs > 150, "too few runs: " .. runs)
+    assert.is_true(splits > 20, "too few optional splits: " .. splits)
+    assert.equal(0, nbad, first)
+  end)
+end)
+
+describe("passive writes inside a run (the counters of the subgraph's definitions)", function()
+  --- A random straight-line block: active assignments and constant writes
+  -- through two pointers that may alias, at constant offsets, k and k + 1,
+  -- through p (a[0] or a[1]: a set of two addresses), into a local array;
+  -- the scalar s and x in between.
+  local CELLS = {"a[0]", "a[1]", "a[2]", "a[k]", "a[k + 1]", "b[0]", "b[1]", "b[k]", "t[0]", "t[1]", "s", "p[0]"}
+  local function passive_kernel(r, n)
+    local lines = {"void pk(double *a, double *b, double x, int k) {", "  double s, t[2];", "  double *p;",
+                   "  p = k > 0 ? a + 1 : a;", "  s = x;", "  t[0] = x;", "  t[1] = x * x;"}
+    local function cell() return CELLS[r:int(1, #CELLS)] end
+    for _ = 1, n do
+      if r:int(0, 2) == 0 then
+        lines[#lines + 1] = ("  %s = %d.0;"):format(cell(), r:int(1, 9))
+      else
+        lines[#lines + 1] = ("  %s = %s * %s + x;"):format(cell(), cell(), cell())
+      end
+    end
+    lines[#lines + 1] = "}"
+    return table.concat(lines, "\n") .. "\n"
+  end
+  local function binding(r)
+    local A = {}
+    for i = 1, 8 do A[i] = r:float(0.5, 1.5) end
+    local B = {}
+    for i = 1, 4 do B[i] = r:float(0.5, 1.5) end
+    local shared = r:int(0, 1) == 0 -- b inside a's array, overlapping or not
+    return {arrays = {{name = "A", type = "double", values = A}, {name = "B", type = "double", values = B}},
+            args = {{array = 1, offset = r:int(0, 3)}, {array = shared and 1 or 2, offset = shared and r:int(0, 3) or 0},
+                    {double = r:float(0.5, 1.5)}, {int = r:int(0, 2)}}}
+  end
+
+  it("a write ends the run when it may share a cell with one of its definitions, and only then", function()
+    local k = load_text([[
+void f(double *a, double *b, double x, int k) {
+  double *p;
+  p = k > 0 ? a + 1 : a;
+  a[2] = x * x;
+  p[0] = x * a[2];
+  a[1] = 5.0;
+  a[k] = x * x;
+  a[k + 1] = 1.0;
+  a[k + 2] = x * x * x;
+  a[0] = 2.0;
+  b[0] = x * x;
+  a[3] = 3.0;
+  b[1] = x * x;
+}
+]])
+    -- 6: a[1] is one of p[0]'s cells (p[0] is not killed: it may be a[0]);
+    -- 8: a[k + 1] is never a[k] nor a[k + 2]; 10: a[0] may be a[k];
+    -- 12: b may overlap a
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.equal("{4,5} {7,9} {11} {13}", subgraph_lines(res))
+    for _, call in ipairs {
+      {arrays = {{name = "A", type = "double", values = {1, 2, 3, 4, 5, 6}}},
+       args = {{array = 1, offset = 0}, {array = 1, offset = 2}, {double = 0.5}, {int = 1}}},
+      {arrays = {{name = "A", type = "double", values = {1, 2, 3, 4, 5, 6}}},
+       args = {{array = 1, offset = 0}, {array = 1, offset = 0}, {double = 0.5}, {int = 0}}}} do
+      local out = assert(k:run("f", call, {trace = true}))
+      assert.same({}, replay(res, out.trace))
+    end
+  end)
+
+  it("executing the subgraphs in order equals the block, for both strategies and random splits", function()
+    local r = rng.new(31337)
+    local runs, nbad, first, nsub, nstmt = 0, 0, nil, 0, 0
+    for _ = 1, 80 do
+      local text = passive_kernel(r, 16)
+      local k = load_text(text, "pk.c")
+      for _, opts in ipairs {{}, {strategy = "statement"}, {assume = {"a!=b"}},
+                             {split = function(q) return not q.legal or r:int(0, 3) == 0 end}} do
+        local res = assert(core.kernel_flatten(k, "pk", opts))
+        nsub, nstmt = nsub + count(res), nstmt + #res.blocks[first_active(res)].lines
+        for _ = 1, 3 do
+          local call = binding(r)
+          if opts.assume and call.args[2].array == 1 then call.args[2] = {array = 2, offset = 0} end
+          local out = assert(k:run("pk", call, {trace = true}))
+          runs = runs + 1
+          local bad = replay(res, out.trace)
+          if #bad > 0 and not first then first = bad[1] .. "\n" .. text end
+          nbad = nbad + #bad
+        end
+      end
+    end
+    assert.equal(0, nbad, first)
+    assert.is_true(nsub < nstmt, "no run grew past a statement") -- the passive writes were asked about
+    assert.equal(960, runs)
   end)
 end)
