@@ -70,6 +70,7 @@ local MODULES = {
   { name = "cgwb.trace", prefixes = { "trace.", "cgwb.trace." } },
   { name = "cgwb.json", prefixes = { "json.", "cgwb.json." } },
   { name = "cgwb.kernel", prefixes = { "kernel.", "cgwb.kernel." } },
+  { name = "cgwb.flatten", prefixes = { "flatten.", "cgwb.flatten." } },
 }
 
 MODULES[#MODULES + 1] = { name = "cgwb.tangent", prefixes = { "tangent.", "cgwb.tangent." } }
