@@ -238,11 +238,11 @@ describe("the generated code", function()
   it("is Utke Fig. 1's graph: partials, two products, the dependent's tangent", function()
     local k = assert(cgwb.read_kernel(K .. "utke-fig1.c"))
     local code = assert(tangent.emit(k, "fig1"))
-    assert.truthy(code:find("double fig1_d(double x, double xd, double z, double zd, double *cg_ret_d)", 1, true))
+    assert.truthy(code:find("double fig1_d(double x, double xd, double z, double zd, double *fig1_ret_d)", 1, true))
     -- the unary minus is a -1 edge: its product is a negation, no multiplication
     assert.truthy(code:find("cg_w3_5 = -cg_w4_5;", 1, true))
     assert.truthy(code:find("yd = cg_w1_5 * cg_d1 + cg_w2_5 * cg_d2;", 1, true))
-    assert.truthy(code:find("*cg_ret_d = yd;", 1, true))
+    assert.truthy(code:find("*fig1_ret_d = yd;", 1, true))
     local path = H.write(H.tmp(".c"), code)
     assert.is_true(os.execute(CC .. " -c -o " .. path .. ".o " .. path) == true)
     os.remove(path); os.remove(path .. ".o")
@@ -391,7 +391,8 @@ describe("costs", function()
     for i, blk in ipairs(res.blocks) do if #blk.subgraphs > 0 then b = i end end
     assert.equal(1, #res.blocks[b].subgraphs)
     -- Markowitz: the unary minus (1 x 1, a product by -1), then z * x (2 x 1)
-    assert.same({ mults = 3, nontrivial = 2, application = 2, tangent = 4 }, rep.subgraphs[b][1])
+    -- the report's blocks are those with active assignments (flatten.describe's): this one is 1
+    assert.same({ mults = 3, nontrivial = 2, application = 2, tangent = 4 }, rep.subgraphs[1][1])
     -- statement level: a1 eliminates z * x into the minus (2 products by -1),
     -- two tangent products each; plain tangent mode: four non-unit partials
     assert.same({ elimination = 2, mults = 3, application = 2, total = 4 }, rep.cost.preaccumulation)
@@ -399,7 +400,7 @@ describe("costs", function()
     assert.equal(4, rep.cost.tangent)
     local _, report = tangent.emit(k, "fig1")
     assert.same(rep.cost, report.cost)
-    assert.same({ mults = 3, nontrivial = 2, application = 2 }, report.subgraphs[b][1])
+    assert.same(rep.subgraphs, report.subgraphs)
   end)
 
   it("Hovland et al. Fig. 1 with locals and with restrict pointers by hand", function()

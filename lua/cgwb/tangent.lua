@@ -699,7 +699,12 @@ function F:close()
     app = app + m
     self:line(g.targets[d] .. " = " .. sum .. ";", nil, uses)
   end
-  self.gen:count(self.fid, g.sg, { mults = cost.mults, nontrivial = counts.nontrivial, application = app })
+  local tan = 0
+  for key, mark in pairs(g.st.mark) do
+    if tonumber(key:match(":(%d+)$")) <= #g.sg.vertices and not is_unit(mark) then tan = tan + 1 end
+  end
+  self.gen:count(self.fid, g.sg, { mults = cost.mults, nontrivial = counts.nontrivial, application = app,
+                                   tangent = tan })
   local lines = table.remove(self.sinks)
   self.ind = self.ind - 1
   -- keep the lines whose local is read (backwards: a use keeps its definitions)
@@ -743,7 +748,7 @@ function F:emit()
   local u, gen, f = self.u, self.gen, self.fid
   local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
   self.ret_double = LAY.types[self:get("func", f, "RET") + 1] == "double"
-  self.ret_d = gen.prefix .. "ret_d"
+  self.ret_d = gen.ret_name[f]
   local out = { gen:signature(f) .. " {" }
   local body = {}
   self.sinks, self.ind = { body }, 1
@@ -821,7 +826,7 @@ function G:signature(f)
     if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then parts[#parts + 1] = self:decl_as(s, self.tname[s], true) end
   end
   local ret = LAY.types[u:get("func", f, "RET") + 1]
-  if ret == "double" then parts[#parts + 1] = "double *" .. self.prefix .. "ret_d" end
+  if ret == "double" then parts[#parts + 1] = "double *" .. self.ret_name[f] end
   return ret .. " " .. self.fname_d[f] .. "(" .. (#parts == 0 and "void" or table.concat(parts, ", ")) .. ")"
 end
 
@@ -891,11 +896,14 @@ local function tangent_names(u, funcs, fname_d)
   for s = 0, u.nsym - 1 do
     if u:get("sym", s, "KIND") == LAY.sym_kinds.global then file[u.cname[s]] = true end
   end
-  local tname = {}
+  local tname, ret_name = {}, {}
   for _, f in ipairs(funcs) do
     local taken = setmetatable({}, { __index = file })
     local sym0, ns = u:get("func", f, "SYM0"), u:get("func", f, "NSYM")
     for s = sym0, sym0 + ns - 1 do taken[u.cname[s]] = true end
+    local base, t, n = u:name_of("func", f) .. "_ret_d", u:name_of("func", f) .. "_ret_d", 1
+    while taken[t] do n = n + 1; t = base .. "_" .. n end
+    taken[t], ret_name[f] = true, t
     for s = sym0, sym0 + ns - 1 do
       if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
         local base, t, n = u.cname[s] .. "d", u.cname[s] .. "d", 1
@@ -905,7 +913,7 @@ local function tangent_names(u, funcs, fname_d)
       end
     end
   end
-  return tname
+  return tname, ret_name
 end
 
 -- The flattening options for function f (F's own options only for F).
@@ -969,7 +977,7 @@ function M.emit(k, fname, opts)
     end
   end
   gen.prefix, gen.main = choose_prefix(u), fid - 1
-  gen.tname = tangent_names(u, funcs, gen.fname_d)
+  gen.tname, gen.ret_name = tangent_names(u, funcs, gen.fname_d)
   local main_res
   for _, f in ipairs(funcs) do
     local res, err = flatten(k, f, opts, f == fid - 1)
