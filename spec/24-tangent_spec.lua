@@ -343,6 +343,32 @@ double f(double *a, const double *b, int n, double x) {
     check(cases)
   end)
 
+  it("with prune, the columns of the independents asked for are the interpreter's, the others 0", function()
+    -- Hovland et al. Fig. 1 with restrict pointers, independent x only:
+    -- statement 2 (*b = sin(y) * y * y) is inactive, pruned, its tangent 0
+    local text = H.read(K .. "hovland-fig1-restrict.c")
+    local k = assert(cgwb.read_kernel(text, "h.c"))
+    local res = assert(core.kernel_flatten(k, "fig1", { prune = true, independents = { "x" } }))
+    assert.equal(1, res.pruned)
+    local call = { arrays = { { name = "a", type = "double", values = { 0.0 } },
+                              { name = "b", type = "double", values = { 0.0 } },
+                              { name = "f", type = "double", values = { 0.0 } } },
+      args = { { double = 0.25 }, { double = 1.5 }, { array = 1, offset = 0 }, { array = 2, offset = 0 },
+               { array = 3, offset = 0 } } }
+    local c = make_case(text, "h.c", "fig1", call, { prune = true, independents = { "x" } })
+    local got = run_cases { c }[1]
+    local x, y -- the columns of x and y
+    for j, col in ipairs(c.J.cols) do
+      if col.param == 1 then x = j elseif col.param == 2 then y = j end
+    end
+    for r = 1, 3 do
+      assert.is_true(close_enough(got.T[x][r][1], c.J.values[r][x]), "row " .. r)
+    end
+    assert.is_true(c.J.values[3][y] ~= 0) -- the interpreter: f depends on y through b
+    assert.equal(0, got.T[y][3][1])
+    assert.equal(0, got.T[y][2][1])
+  end)
+
   it("gives the same Jacobian under every vertex ordering", function()
     local r = rng.new(77)
     local cases = {}
