@@ -38,8 +38,8 @@ local function is_unit(mark) return mark == "+1" or mark == "-1" end
 -- {==== the structure of one subgraph as a linearized graph ====}
 
 --- The linearized graph of subgraph sg, structural: vertices 1..#sg.vertices
--- as flattened, plus one extra vertex per dependent that is augmented (sec.
--- 6.2), collapsed (Fig. 6c), an independent or the value of several
+-- as flattened, plus one extra vertex per dependent that is augmented (Utke,
+-- Flattening, sec. 6.2), collapsed (ibid., Fig. 6c), an independent or the value of several
 -- dependents, with a unit edge to it.  Returns {n, x = {ids}, y = {id
 -- per dependent}, pos = {["i:k"] = {argument slots}}, mark = {["i:k"] =
 -- "variable" | "constant" | "+1" | "-1"}, cg = .cg text}.
@@ -196,7 +196,7 @@ local function row_sum(st, w, d, dname)
 end
 
 --- The structural costs of one subgraph under spec: {mults, nontrivial,
--- application, tangent, vertices, edges}.
+-- application, tangent} (doc/tangent-code.md, "Costs").
 local function subgraph_cost(sg, spec, opts)
   local st = structure(sg)
   local order, cost = eliminate(st, spec, opts)
