@@ -295,6 +295,7 @@ describe("the generated code", function()
 #include <math.h>
 static const double W[3] = {0.5, -1.25, 2.0};
 static const double c0 = 1.5;
+static const double G2[2][2] = {{0.5, 1.0}, {1.5, 2.0}};
 static void acc(double *s, const double *w, double v) {
   *s += w[1] * v + c0;
 }
@@ -308,7 +309,7 @@ double f(double *a, const double *b, int n, double x) {
   do {
     i++;
     if (i == 2) continue;
-    t = b[i] * x + M[i % 2][1] * W[i % 3];
+    t = b[i] * x + M[i % 2][1] * W[i % 3] + G2[i % 2][1] * x;
     acc(&s, L, t);
     L[i % 3] = t * W[0];
     *p = sq(t) - (i > 1 ? s : -s);

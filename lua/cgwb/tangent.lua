@@ -810,7 +810,8 @@ function G:zero_global(s)
   if not self.zeros[s] then
     local name = self.prefix .. "zero_" .. u.cname[s]
     self.zeros[s] = name
-    self.zero_list[#self.zero_list + 1] = "static " .. self:decl_as(s, name, false):gsub("^static ", "") .. " = {0.0};"
+    local init = u:get("sym", s, "NDIM") == 2 and " = {{0.0}};" or " = {0.0};"
+    self.zero_list[#self.zero_list + 1] = "static " .. self:decl_as(s, name, false) .. init
   end
   return self.zeros[s]
 end
@@ -950,6 +951,17 @@ local function flatten(k, f, opts, is_main)
   return res
 end
 
+-- A 2-D global's initializer with a brace per row (-Wall's missing-braces).
+local function nest_rows(u, s, text)
+  if u:get("sym", s, "NDIM") ~= 2 then return text end
+  local head, list = text:match("^(.- = ){(.*)};$")
+  if not head then return text end
+  local vals, rows, n = {}, {}, u:get("sym", s, "DIM1")
+  for v in (list .. ", "):gmatch("(.-), ") do vals[#vals + 1] = v end
+  for i = 1, #vals, n do rows[#rows + 1] = "{" .. table.concat(vals, ", ", i, math.min(#vals, i + n - 1)) .. "}" end
+  return head .. "{" .. table.concat(rows, ", ") .. "};"
+end
+
 --- Preaccumulated tangent code of function fname of kernel k and of every
 -- function it calls: C text, and the report {subgraphs = {[b] = {[s] =
 -- {mults, nontrivial, application}}} (F's blocks), cost = tangent.costs'};
@@ -1010,7 +1022,7 @@ function M.emit(k, fname, opts)
     if u:get("sym", s, "KIND") == LAY.sym_kinds.global and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
       u.out = {}
       u:global(s)
-      head[#head + 1] = u.out[1]
+      head[#head + 1] = nest_rows(u, s, u.out[1])
     end
   end
   for _, z in ipairs(gen.zero_list) do head[#head + 1] = z end
