@@ -60,7 +60,8 @@ local function structure(sg)
     local g = vertex_gop(sg.vertices[dst])
     st.mark[key] = #slots == 1 and g.marks[slots[1]] or "variable" -- x * x: one edge, the sum
   end
-  for _, v in ipairs(sg.independents) do st.x[#st.x + 1] = v end
+  st.xpos = {}
+  for i, v in ipairs(sg.independents) do st.x[i], st.xpos[v] = v, i end
   local count = {} -- a vertex that is the value of two dependents is maximal for none of them
   for _, dep in ipairs(sg.dependents) do count[dep.vertex] = (count[dep.vertex] or 0) + 1 end
   for d, dep in ipairs(sg.dependents) do
@@ -129,10 +130,10 @@ local function products(st, order, wname, line)
     local i, k = key:match("^(%d+):(%d+)$")
     w[key] = { mark = mark, name = (not is_unit(mark)) and wname(tonumber(i), tonumber(k)) or nil }
   end
-  if #st.y == 0 then return w, { mults = 0, nontrivial = 0 } end
+  if #st.y == 0 then return w, { mults = 0, nontrivial = 0 }, {} end
   local lg <close> = assert(core.read_cg(st.cg, "subgraph"))
   local nontrivial = 0
-  local mults = elim.simulate(lg, order, function(kind, dst, a, b)
+  local mults, pred = elim.simulate(lg, order, function(kind, dst, a, b)
     local wa, wb = w[a], w[b]
     local sign, term, uses = 1, nil, {}
     if is_unit(wa.mark) and is_unit(wb.mark) then
@@ -168,16 +169,19 @@ local function products(st, order, wname, line)
       w[dst] = { mark = "variable", name = name }
     end
   end)
-  return w, { mults = mults, nontrivial = nontrivial }
+  return w, { mults = mults, nontrivial = nontrivial }, pred
 end
 
 --- The application of the local Jacobian to dependent d's row: the C sum
--- over the independents' tangents dname(x) (nil if none: 0.0), its uses and
--- multiplications.
-local function row_sum(st, w, d, dname)
+-- over the independents' tangents dname(x) (0.0 if none), its uses and
+-- multiplications.  pred: the eliminated graph's predecessor sets.
+local function row_sum(st, w, pred, d, dname)
   local terms, uses, mults = {}, {}, 0
   local y = st.y[d]
-  for _, x in ipairs(st.x) do
+  local xs = {}
+  for x in pairs(pred[y] or {}) do if st.xpos[x] then xs[#xs + 1] = x end end
+  table.sort(xs, function(a, b) return st.xpos[a] < st.xpos[b] end) -- the independents' order
+  for _, x in ipairs(xs) do
     local e = w[x .. ":" .. y]
     if e then
       local t = dname(x)
@@ -200,10 +204,10 @@ end
 local function subgraph_cost(sg, spec, opts)
   local st = structure(sg)
   local order, cost = eliminate(st, spec, opts)
-  local w, counts = products(st, order, function(i, k) return "w" .. i .. "_" .. k end, function() end)
+  local w, counts, pred = products(st, order, function(i, k) return "w" .. i .. "_" .. k end, function() end)
   local app = 0
   for d = 1, #st.y do
-    local _, _, m = row_sum(st, w, d, function(x) return "d" .. x end)
+    local _, _, m = row_sum(st, w, pred, d, function(x) return "d" .. x end)
     app = app + m
   end
   local tan = 0
@@ -219,6 +223,32 @@ end
 
 -- {==== costs ====}
 
+-- The graph of one statement: its operations ops (vertex ids of sg, in
+-- order), the edges into them, sg's vertices; its root a dependent when read.
+local function statement_graph(ops, edges, vertices, read, s)
+  local isop, srcs, seen, feeds = {}, {}, {}, {}
+  for _, v in ipairs(ops) do isop[v] = true end
+  for _, e in ipairs(edges) do
+    if isop[e[1]] then feeds[e[1]] = true
+    elseif not seen[e[1]] then seen[e[1]] = true; srcs[#srcs + 1] = e[1] end
+  end
+  table.sort(srcs)
+  local g, map, root = { vertices = {}, edges = {}, independents = {}, dependents = {} }, {}, nil
+  for _, v in ipairs(srcs) do
+    g.vertices[#g.vertices + 1] = { kind = "independent" }
+    map[v] = #g.vertices
+    g.independents[#g.independents + 1] = #g.vertices
+  end
+  for _, v in ipairs(ops) do
+    g.vertices[#g.vertices + 1] = vertices[v]
+    map[v] = #g.vertices
+    if not feeds[v] then root = v end
+  end
+  for _, e in ipairs(edges) do g.edges[#g.edges + 1] = { map[e[1]], map[e[2]], e[3] } end
+  if read then g.dependents[1] = { vertex = map[root], stmt = s, augmented = false, collapsed = false } end
+  return g
+end
+
 --- The statement-level graphs of subgraph sg (one graph per assignment),
 -- derived from sg itself, as tables shaped like sg: per statement with
 -- operations, its operation vertices (vertex.stmt), the vertices feeding
@@ -230,39 +260,21 @@ local function statement_graphs(sg)
   local out, read_def, dep_stmt = {}, {}, {}
   for _, r in ipairs(sg.reads) do if r.def then read_def[r.def] = true end end
   for _, d in ipairs(sg.dependents) do dep_stmt[d.stmt] = true end
+  local ops_of, edges_of = {}, {} -- per statement: its operations, the edges into them
+  for v, vx in ipairs(sg.vertices) do
+    if vx.kind ~= "independent" then
+      ops_of[vx.stmt] = ops_of[vx.stmt] or {}
+      table.insert(ops_of[vx.stmt], v)
+    end
+  end
+  for _, e in ipairs(sg.edges) do
+    local s = sg.vertices[e[2]].stmt
+    edges_of[s] = edges_of[s] or {}
+    table.insert(edges_of[s], e)
+  end
   for _, s in ipairs(sg.statements) do
-    local ops, isop = {}, {}
-    for v, vx in ipairs(sg.vertices) do
-      if vx.kind ~= "independent" and vx.stmt == s then ops[#ops + 1] = v; isop[v] = true end
-    end
-    if #ops > 0 then
-      local srcs, seen, feeds = {}, {}, {}
-      for _, e in ipairs(sg.edges) do
-        if isop[e[2]] and not isop[e[1]] and not seen[e[1]] then seen[e[1]] = true; srcs[#srcs + 1] = e[1] end
-        if isop[e[2]] and isop[e[1]] then feeds[e[1]] = true end
-      end
-      table.sort(srcs)
-      local g = { vertices = {}, edges = {}, independents = {}, dependents = {} }
-      local map = {}
-      for _, v in ipairs(srcs) do
-        g.vertices[#g.vertices + 1] = { kind = "independent" }
-        map[v] = #g.vertices
-        g.independents[#g.independents + 1] = #g.vertices
-      end
-      local root
-      for _, v in ipairs(ops) do
-        g.vertices[#g.vertices + 1] = sg.vertices[v]
-        map[v] = #g.vertices
-        if not feeds[v] then root = v end
-      end
-      for _, e in ipairs(sg.edges) do
-        if isop[e[2]] then g.edges[#g.edges + 1] = { map[e[1]], map[e[2]], e[3] } end
-      end
-      if dep_stmt[s] or read_def[s] then
-        g.dependents[1] = { vertex = map[root], stmt = s, augmented = false, collapsed = false }
-      end
-      out[#out + 1] = g
-    end
+    local ops = ops_of[s]
+    if ops then out[#out + 1] = statement_graph(ops, edges_of[s], sg.vertices, dep_stmt[s] or read_def[s], s) end
   end
   return out
 end
@@ -580,6 +592,11 @@ function F:open(sub)
     if vx.kind ~= "independent" then g.vexpr[vx.expr - 1] = v end
   end
   for _, r in ipairs(sg.reads) do g.readv[r.expr - 1] = r.vertex end
+  g.deps_at = {} -- statement id -> its dependents' indices
+  for d, dep in ipairs(sg.dependents) do
+    g.deps_at[dep.stmt] = g.deps_at[dep.stmt] or {}
+    table.insert(g.deps_at[dep.stmt], d)
+  end
   self.g = g
   self.sinks[#self.sinks + 1] = {}
   self.ind = self.ind + 1
@@ -664,17 +681,15 @@ function F:active(st)
   local g, u = self.g, self.u
   local lhs, rhs = self:get("stmt", st, "X0"), self:get("stmt", st, "X1")
   local root = self:val(rhs)
-  for d, dep in ipairs(g.sg.dependents) do
-    if dep.stmt == st + 1 then
-      if self:op(lhs) == "var" then
-        g.targets[d] = self:tlvalue(lhs)
-      else
-        local t = self.gen.prefix .. "t" .. d
-        g.targets[d] = "*" .. t
-        g.ptrs = g.ptrs or {}
-        g.ptrs[#g.ptrs + 1] = t
-        self:line(t .. " = &" .. self:tlvalue(lhs) .. ";") -- the cell as the statement writes it
-      end
+  for _, d in ipairs(g.deps_at[st + 1] or {}) do
+    if self:op(lhs) == "var" then
+      g.targets[d] = self:tlvalue(lhs)
+    else
+      local t = self.gen.prefix .. "t" .. d
+      g.targets[d] = "*" .. t
+      g.ptrs = g.ptrs or {}
+      g.ptrs[#g.ptrs + 1] = t
+      self:line(t .. " = &" .. self:tlvalue(lhs) .. ";") -- the cell as the statement writes it
     end
   end
   self:line(u:expr(lhs, true) .. " = " .. root .. ";")
@@ -685,7 +700,7 @@ end
 function F:close()
   local g, P = self.g, self.gen.prefix
   local order, cost = eliminate(g.st, self.gen.spec, self.gen.opts)
-  local w, counts = products(g.st, order, function(i, k) return P .. "w" .. i .. "_" .. k end,
+  local w, counts, pred = products(g.st, order, function(i, k) return P .. "w" .. i .. "_" .. k end,
     function(text, def, uses) self:line(text, def, uses) end)
   local app, order_d = 0, {}
   for d = 1, #g.sg.dependents do order_d[d] = d end
@@ -695,7 +710,7 @@ function F:close()
     return a < b
   end)
   for _, d in ipairs(order_d) do
-    local sum, uses, m = row_sum(g.st, w, d, function(x) return g.D[x] end)
+    local sum, uses, m = row_sum(g.st, w, pred, d, function(x) return g.D[x] end)
     app = app + m
     self:line(g.targets[d] .. " = " .. sum .. ";", nil, uses)
   end
