@@ -264,6 +264,14 @@ describe("the generated code", function()
     p:close()
     assert.is_true(#cases >= 24)
     check(cases)
+    -- and each file as emitted (its functions external), warning-free on its own
+    local files = {}
+    for i = 1, #cases, 2 do files[#files + 1] = H.write(H.tmp(".c"), cases[i].code) end
+    local log = H.tmp(".log")
+    local ok = os.execute(("%s -fsyntax-only %s 2>%s"):format(CC, table.concat(files, " "), log))
+    assert(ok, H.read(log))
+    for _, f in ipairs(files) do os.remove(f) end
+    os.remove(log)
   end)
 
   it("gives the interpreter's results on the papers' calls (Utke Fig. 2, Hovland et al. Fig. 1 aliased)", function()

@@ -293,7 +293,6 @@ local function active_blocks(res)
   for _, blk in ipairs(res.blocks) do if #blk.lines > 0 then out[#out + 1] = blk end end
   return out
 end
-M.active_blocks = active_blocks
 
 -- Sums the costs of every subgraph of res: per-subgraph table and totals,
 -- and the totals of the statement-level graphs.
