@@ -698,16 +698,28 @@ function F:active(st)
   self:line(u:expr(lhs, true) .. " = " .. root .. ";")
 end
 
---- Closes the open subgraph: elimination, the dependents' tangents in
--- statement order, then the lines that are read, with their declarations.
-function F:close()
-  local g, P = self.g, self.gen.prefix
-  local order, cost = eliminate(g.st, self.gen.spec, self.gen.opts)
-  local w, counts, pred = products(g.st, order, function(i, k) return P .. "w" .. i .. "_" .. k end,
-    function(text, def, uses) self:line(text, def, uses) end)
-  local app, order_d = 0, {}
+-- The lines whose local is read, in order (backwards: a use keeps its
+-- definitions; a line without a local always stays).
+local function keep_read(lines)
+  local need, back, kept = {}, {}, {}
+  for i = #lines, 1, -1 do
+    local l = lines[i]
+    if not l.def or need[l.def] then
+      back[#back + 1] = l
+      for _, x in ipairs(l.uses or {}) do need[x] = true end
+    end
+  end
+  for i = #back, 1, -1 do kept[#kept + 1] = back[i] end
+  return kept
+end
+
+--- The dependents' tangents of the open subgraph, in statement order (of
+-- two that may share a cell the later stays, as in the block): the number
+-- of multiplications.
+function F:rows(w, pred)
+  local g, app, order_d = self.g, 0, {}
   for d = 1, #g.sg.dependents do order_d[d] = d end
-  table.sort(order_d, function(a, b) -- statement order: of two that share a cell the later stays
+  table.sort(order_d, function(a, b)
     local sa, sb = g.sg.dependents[a].stmt, g.sg.dependents[b].stmt
     if sa ~= sb then return sa < sb end
     return a < b
@@ -717,44 +729,49 @@ function F:close()
     app = app + m
     self:line(g.targets[d] .. " = " .. sum .. ";", nil, uses)
   end
+  return app
+end
+
+--- The declarations of the open subgraph's locals that kept lines set:
+-- vertex values, independents' tangents, weights (by name), conditions,
+-- captured cells.
+function F:declare(kept)
+  local g, P = self.g, self.gen.prefix
+  local set, decl, ws = {}, {}, {}
+  for _, l in ipairs(kept) do if l.def then set[l.def] = true end end
+  for v = 1, #g.sg.vertices do if g.made[v] then decl[#decl + 1] = g.V[v] .. " = 0.0" end end
+  for v = 1, #g.sg.vertices do if set[g.D[v]] then decl[#decl + 1] = g.D[v] .. " = 0.0" end end
+  for name in pairs(set) do if name:sub(1, #P + 1) == P .. "w" then ws[#ws + 1] = name end end
+  table.sort(ws)
+  for _, name in ipairs(ws) do decl[#decl + 1] = name .. " = 0.0" end -- 0: a side of ?: not taken
+  if #decl > 0 then self:line("double " .. table.concat(decl, ", ") .. ";") end
+  if g.conds then self:line("int " .. table.concat(g.conds, ", ") .. ";") end
+  if g.ptrs then self:line("double *" .. table.concat(g.ptrs, ", *") .. ";") end
+end
+
+--- Closes the open subgraph: elimination, the dependents' tangents in
+-- statement order, then, in a C block, the declarations and the lines
+-- whose local is read.
+function F:close()
+  local g, P = self.g, self.gen.prefix
+  local order, cost = eliminate(g.st, self.gen.spec, self.gen.opts)
+  local w, counts, pred = products(g.st, order, function(i, k) return P .. "w" .. i .. "_" .. k end,
+    function(text, def, uses) self:line(text, def, uses) end)
+  local app = self:rows(w, pred)
   local tan = 0
   for key, mark in pairs(g.st.mark) do
     if tonumber(key:match(":(%d+)$")) <= #g.sg.vertices and not is_unit(mark) then tan = tan + 1 end
   end
   self.gen:count(self.fid, g.sg, { mults = cost.mults, nontrivial = counts.nontrivial, application = app,
                                    tangent = tan })
-  local lines = table.remove(self.sinks)
+  local kept = keep_read(table.remove(self.sinks))
   self.ind = self.ind - 1
-  -- keep the lines whose local is read (backwards: a use keeps its definitions)
-  local need, kept = {}, {}
-  for i = #lines, 1, -1 do
-    local l = lines[i]
-    if not l.def or need[l.def] then
-      kept[#kept + 1] = l
-      for _, x in ipairs(l.uses or {}) do need[x] = true end
-    end
-  end
-  local decl = {}
-  for v = 1, #g.sg.vertices do if g.made[v] then decl[#decl + 1] = g.V[v] end end
-  local seen = {}
-  for _, l in ipairs(kept) do
-    if l.def and not seen[l.def] then seen[l.def] = true end
-  end
-  for v = 1, #g.sg.vertices do if seen[g.D[v]] then decl[#decl + 1] = g.D[v] end end
-  local ws = {}
-  for name in pairs(seen) do if name:find("^" .. P .. "w") then ws[#ws + 1] = name end end
-  table.sort(ws)
-  for _, name in ipairs(ws) do decl[#decl + 1] = name end
   self:line("{")
   self.ind = self.ind + 1
-  local items = {}
-  for _, name in ipairs(decl) do items[#items + 1] = name .. " = 0.0" end
-  if #items > 0 then self:line("double " .. table.concat(items, ", ") .. ";") end
-  if g.conds then self:line("int " .. table.concat(g.conds, ", ") .. ";") end
-  if g.ptrs then self:line("double *" .. table.concat(g.ptrs, ", *") .. ";") end
+  self:declare(kept)
   self.ind = self.ind - 1
   local sink = self.sinks[#self.sinks]
-  for i = #kept, 1, -1 do sink[#sink + 1] = kept[i] end
+  for _, l in ipairs(kept) do sink[#sink + 1] = l end
   self:line("}")
   self.g = nil
 end
