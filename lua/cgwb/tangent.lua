@@ -997,6 +997,46 @@ local function nest_rows(u, s, text)
   return head .. "{" .. table.concat(rows, ", ") .. "};"
 end
 
+--- Flattens every function of funcs (F, gen.main, with opts; the others
+-- with the defaults) and indexes its subgraphs by statement: F's result, or
+-- nil, message.
+function G:flatten_all(k, funcs, opts)
+  local main_res
+  for _, f in ipairs(funcs) do
+    local res, err = flatten(k, f, opts, f == self.main)
+    if not res then return nil, err end
+    if f == self.main then main_res = res end
+    self.sub_of[f], self.key_of[f] = {}, {}
+    for b, blk in ipairs(active_blocks(res)) do
+      for s, sg in ipairs(blk.subgraphs) do
+        self.key_of[f][sg] = { b = b, s = s }
+        for i, st in ipairs(sg.statements) do
+          self.sub_of[f][st] = { sg = sg, first = i == 1, last = i == #sg.statements }
+        end
+      end
+    end
+  end
+  return main_res
+end
+
+--- The file's head: a comment, math.h, the globals the body reads, the
+-- zero tangents of global arrays, the prototypes.
+function G:head(funcs, body)
+  local u = self.u
+  local head = { "/* Preaccumulated tangent code of " .. u:name_of("func", self.main) .. " (cgwb tangent; "
+    .. "doc/tangent-code.md). */", "#include <math.h>" }
+  for s = 0, u.nsym - 1 do
+    if u:get("sym", s, "KIND") == LAY.sym_kinds.global and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
+      u.out = {}
+      u:global(s)
+      head[#head + 1] = nest_rows(u, s, u.out[1])
+    end
+  end
+  for _, z in ipairs(self.zero_list) do head[#head + 1] = z end
+  for _, f in ipairs(funcs) do head[#head + 1] = self:signature(f) .. ";" end
+  return table.concat(head, "\n")
+end
+
 --- Preaccumulated tangent code of function fname of kernel k and of every
 -- function it calls: C text, and the report {subgraphs = {[b] = {[s] =
 -- {mults, nontrivial, application}}} (F's blocks), cost = tangent.costs'};
@@ -1025,21 +1065,8 @@ function M.emit(k, fname, opts)
   end
   gen.prefix, gen.main = choose_prefix(u), fid - 1
   gen.tname, gen.ret_name = tangent_names(u, funcs, gen.fname_d)
-  local main_res
-  for _, f in ipairs(funcs) do
-    local res, err = flatten(k, f, opts, f == fid - 1)
-    if not res then return nil, err end
-    if f == fid - 1 then main_res = res end
-    gen.sub_of[f], gen.key_of[f] = {}, {}
-    for b, blk in ipairs(active_blocks(res)) do
-      for s, sg in ipairs(blk.subgraphs) do
-        gen.key_of[f][sg] = { b = b, s = s }
-        for i, st in ipairs(sg.statements) do
-          gen.sub_of[f][st] = { sg = sg, first = i == 1, last = i == #sg.statements }
-        end
-      end
-    end
-  end
+  local main_res, err = gen:flatten_all(k, funcs, opts)
+  if not main_res then return nil, err end
   local texts = {}
   for _, f in ipairs(funcs) do
     local fn = setmetatable({ u = u, gen = gen, fid = f, temps = {}, temp_list = {}, loops = {}, nloop = 0 }, F)
@@ -1050,19 +1077,8 @@ function M.emit(k, fname, opts)
   local ok, report = pcall(M.costs, main_res, { order = spec, seed = opts.seed })
   if not ok then return nil, tostring(report) end
   report.subgraphs = gen.report_subs
-  local head = { "/* Preaccumulated tangent code of " .. u:name_of("func", fid - 1) .. " (cgwb tangent; "
-    .. "doc/tangent-code.md). */", "#include <math.h>" }
   local body = table.concat(texts, "\n\n")
-  for s = 0, u.nsym - 1 do
-    if u:get("sym", s, "KIND") == LAY.sym_kinds.global and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
-      u.out = {}
-      u:global(s)
-      head[#head + 1] = nest_rows(u, s, u.out[1])
-    end
-  end
-  for _, z in ipairs(gen.zero_list) do head[#head + 1] = z end
-  for _, f in ipairs(funcs) do head[#head + 1] = gen:signature(f) .. ";" end
-  return table.concat(head, "\n") .. "\n\n" .. body .. "\n", report
+  return gen:head(funcs, body) .. "\n\n" .. body .. "\n", report
 end
 
 return M
