@@ -755,6 +755,10 @@ double f(double x, double *a) {
     assert.matches("Kernel was freed", msg)
     assert.error_matches(function() core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2", {split = 3}) end,
       "a function as opts.split")
+    assert.error_matches(function() core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2", {split = "best"}) end,
+      "opts.split: 'best' is not a split strategy")
+    -- a built-in strategy's name works as opts.strategy does
+    assert.equal("statement", assert(core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2", {split = "statement"})).strategy)
   end)
 
   it("splitting at intrinsics: the runs start at each statement calling one", function()

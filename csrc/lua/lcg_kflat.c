@@ -492,6 +492,12 @@ static int l_kernel_flatten(lua_State *L) {
   x = (lflat *)lcg_box(L, sizeof *x, flat_release); /* 7 */
   lcg_alloc(L, &x->A);
   lua_getfield(L, 3, "split"); /* 8 */
+  if (lua_type(L, -1) == LUA_TSTRING) { /* a built-in strategy's name, as opts.strategy */
+    if ((strategy = cg_kflat_strategy(lua_tostring(L, -1))) < 0)
+      return luaL_error(L, "opts.split: '%s' is not a split strategy (minimal, statement, or a function)",
+                        lua_tostring(L, -1));
+    lua_pushnil(L), lua_replace(L, -2);
+  }
   luaL_argexpected(L, lua_isnil(L, -1) || lua_isfunction(L, -1), 3, "a function as opts.split");
   lua_pushnil(L); /* 9: an error raised by opts.split */
   if (!(x->al = cg_kalias_run(&x->A, k, f, as, nas, &e))) return lcg_fail(L, &e);
