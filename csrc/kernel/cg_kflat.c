@@ -46,7 +46,8 @@ typedef struct ctx {
    * asks O(1) counters instead of scanning them (no overrides: then the
    * relation of two sets follows from their addresses alone) */
   int fast;                 /* the counters are kept */
-  uint32_t *addr_tc;        /* per address of al: its class of (object, offset terms), NONE: unknown offset or a large constant */
+  uint32_t *addr_tc;        /* per address of al: its class of (object, offset terms);
+                             * NONE: an unknown offset or a large constant */
   uint32_t *addr_ex;        /* per address: its class of (object, terms, constant) */
   uint32_t *reg_obj;        /* per region index: its object */
   uint32_t *cnt_tc, *cnt_ex; /* per class: the open subgraph's definition addresses in it */
@@ -138,6 +139,11 @@ static void explain(ctx *c, int32_t u, int32_t x, int32_t s, int32_t r) {
     if (w == 2) tail = ", a passive statement inside the subgraph";
     else if (nin > 1) tail = " (one of several definitions in the subgraph)";
     break;
+  }
+  if (r < 0) { /* not reached: resolve found a conflicting entry */
+    snprintf(c->why, sizeof c->why, "the use of %s at %d:%d is ambiguous", text,
+             (int)CG_KEXPR(k, x, LINE), (int)CG_KEXPR(k, x, COL));
+    return;
   }
   snprintf(c->why, sizeof c->why, "the use of %s at %d:%d may read the definition of line %d%s",
            text, (int)CG_KEXPR(k, x, LINE), (int)CG_KEXPR(k, x, COL), (int)CG_KSTMT(k, r, LINE), tail);
@@ -285,9 +291,9 @@ static int escapes(const ctx *c, int32_t s) {
   return 0;
 }
 
-/* Ends the open subgraph: its dependents, in statement order. */
 static void count_def(ctx *c, int32_t s, int delta);
 
+/* Ends the open subgraph: its dependents, in statement order. */
 static void close_graph(ctx *c) {
   cg_kflat *fl = c->fl;
   uint32_t i;
