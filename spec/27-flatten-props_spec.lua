@@ -124,7 +124,7 @@ local function bindings(r, info, n)
       elseif p.type == "int" then args[i] = {int = r:int(-5, p.max + 2)}
       else
         local o = r:int(0, 5)
-        if not p.restrict and r:int(0, 1) == 0 then shared[#shared + 1] = {i = i, o = o, n = o + p.extent}
+        if not p.restrict and r:int(0, 3) > 0 then shared[#shared + 1] = {i = i, o = o, n = o + p.extent}
         else args[i] = {array = array("B" .. i, o + p.extent + 2), offset = o} end
       end
     end
@@ -560,7 +560,7 @@ describe("every cut minimal makes is needed", function()
     for _ = 1, 40 do
       local text, info = kgen.kernel(r, {stmts = 10, datasub = false, loopsub = false, ifs = false})
       local k, flat = load_text(text)
-      local n, msg = cuts(k, flat, info.name, function() return bindings(r, info, 400) end)
+      local n, msg = cuts(k, flat, info.name, function() return bindings(r, info, 1500) end)
       assert(n, (msg or "") .. "\n" .. text)
       total.passive, total.checked = total.passive + n.passive, total.checked + n.checked
       total.unreached, total.one_way = total.unreached + n.unreached, total.one_way + n.one_way
@@ -577,7 +577,7 @@ describe("every cut minimal makes is needed", function()
               total.kernels))
     -- known: the random bindings miss some aliasings (int offsets far apart);
     -- the first such cut is printed
-    if total.first_unshown then print("  first cut not shown needed: " .. total.first_unshown:match("^[^\n]*")) end
+    if total.first_unshown then print("  first cut not shown needed: " .. (os.getenv("KP_DEBUG") and total.first_unshown or total.first_unshown:match("^[^\n]*"))) end
     assert.is_true(total.unshown <= total.checked // 10, total.first_unshown)
     assert.is_true(total.one_way <= total.checked // 4, "too many cuts shown one way only")
     assert.equal(0, total.unreached)
