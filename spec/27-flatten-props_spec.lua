@@ -482,78 +482,78 @@ describe("executing the subgraphs in order, at value level", function()
   end)
 end)
 
-describe("every cut minimal makes is needed", function()
-  --- For each pair of adjacent subgraphs of a block: a cut a passive
-  -- statement forced, or a merged run that is wrong for some binding both
-  -- ways.  Returns the counts and the first cut not shown needed.
-  local function cuts(k, flat, fname, more, opts)
-    local res = assert(core.kernel_flatten(k, fname, opts))
-    local uses = uses_of(k, fname, opts and {assume = opts.assume})
-    local base = plan_of(flat, res, false)
-    local at, cands, n = {}, {}, {passive = 0, checked = 0, unreached = 0, one_way = 0, passive_def = 0, unshown = 0}
-    for bi, b in ipairs(res.blocks) do
-      for si, g in ipairs(b.subgraphs) do
-        at[g] = #at + 1; at[#at + 1] = g
-        if si > 1 then
-          local A = b.subgraphs[si - 1]
-          local Rdef, nconf = merged(flat, res, uses, bi, A, g, "def")
-          if passive_cut(flat, res, uses, A, g) then
-            n.passive = n.passive + 1
-          elseif nconf == 0 then
-            return nil, ("block %d: subgraphs %d and %d (lines %s | %s) need no cut"):format(bi, si - 1, si,
-              table.concat(A.lines, ","), table.concat(g.lines, ","))
-          else
-            -- a use only a passive statement of the span defines has no
-            -- definition of the run to be wired to: one way
-            cands[#cands + 1] = {A = A, B = g, ways = {def = Rdef.wireable and Rdef or nil,
-                                 start = (merged(flat, res, uses, bi, A, g, "start"))},
-                                 found = {}, undecided = {}, where = ("block %d, lines %s | %s"):format(bi,
-                                   table.concat(A.lines, ","), table.concat(g.lines, ","))}
-          end
+--- For each pair of adjacent subgraphs of a block: a cut a passive
+-- statement forced, or a merged run that is wrong for some binding both
+-- ways.  Returns the counts and the first cut not shown needed.
+local function cuts(k, flat, fname, more, opts)
+  local res = assert(core.kernel_flatten(k, fname, opts))
+  local uses = uses_of(k, fname, opts and {assume = opts.assume})
+  local base = plan_of(flat, res, false)
+  local at, cands, n = {}, {}, {passive = 0, checked = 0, unreached = 0, one_way = 0, passive_def = 0, unshown = 0}
+  for bi, b in ipairs(res.blocks) do
+    for si, g in ipairs(b.subgraphs) do
+      at[g] = #at + 1; at[#at + 1] = g
+      if si > 1 then
+        local A = b.subgraphs[si - 1]
+        local Rdef, nconf = merged(flat, res, uses, bi, A, g, "def")
+        if passive_cut(flat, res, uses, A, g) then
+          n.passive = n.passive + 1
+        elseif nconf == 0 then
+          return nil, ("block %d: subgraphs %d and %d (lines %s | %s) need no cut"):format(bi, si - 1, si,
+            table.concat(A.lines, ","), table.concat(g.lines, ","))
+        else
+          -- a use only a passive statement of the span defines has no
+          -- definition of the run to be wired to: one way
+          cands[#cands + 1] = {A = A, B = g, ways = {def = Rdef.wireable and Rdef or nil,
+                               start = (merged(flat, res, uses, bi, A, g, "start"))},
+                               found = {}, undecided = {}, where = ("block %d, lines %s | %s"):format(bi,
+                                 table.concat(A.lines, ","), table.concat(g.lines, ","))}
         end
       end
     end
-    local reached, open = {}, #cands * 2
-    for _, call in ipairs(more()) do
-      if open == 0 then break end
-      local out = k:run(fname, call, {trace = true})
-      if out then
-        for _, t in ipairs(out.trace) do if t.stmt then reached[t.stmt] = true end end
-        for _, c in ipairs(cands) do
-          for way, R in pairs(c.ways) do
-            if not c.found[way] then
-              local runs = {}
-              for _, Rb in ipairs(base.runs) do
-                if Rb.stmts == c.A.statements then runs[#runs + 1] = R
-                elseif Rb.stmts ~= c.B.statements then runs[#runs + 1] = Rb end
-              end
-              local msg = replay(flat, res, {runs = runs}, call, out)
-              if msg and msg:match("^unsure") then c.undecided[way] = msg
-              elseif msg then c.found[way] = msg; open = open - 1 end
-            end
-          end
-        end
-      end
-    end
-    for _, c in ipairs(cands) do
-      n.checked = n.checked + 1
-      if not reached[c.B.statements[1]] then n.unreached = n.unreached + 1; n.checked = n.checked - 1 end
-      local shown = 0
-      for _, way in ipairs {"def", "start"} do shown = shown + (c.found[way] and 1 or 0) end
-      if not c.ways.def then n.passive_def = n.passive_def + 1; shown = shown + 1 end
-      if reached[c.B.statements[1]] and shown == 1 then n.one_way = n.one_way + 1 end
-      for _, way in ipairs(reached[c.B.statements[1]] and (c.ways.def and {"def", "start"} or {"start"}) or {}) do
-        if not c.found[way] and (shown == 0 or not c.undecided[way]) then
-          n.unshown = n.unshown + 1
-          n.first_unshown = n.first_unshown or ("%s: merged with the ambiguous use read %s, no binding tells"):format(
-            c.where, way == "def" and "from the run's definition" or "when the run starts")
-          break
-        end
-      end
-    end
-    return n
   end
+  local reached, open = {}, #cands * 2
+  for _, call in ipairs(more()) do
+    if open == 0 then break end
+    local out = k:run(fname, call, {trace = true})
+    if out then
+      for _, t in ipairs(out.trace) do if t.stmt then reached[t.stmt] = true end end
+      for _, c in ipairs(cands) do
+        for way, R in pairs(c.ways) do
+          if not c.found[way] then
+            local runs = {}
+            for _, Rb in ipairs(base.runs) do
+              if Rb.stmts == c.A.statements then runs[#runs + 1] = R
+              elseif Rb.stmts ~= c.B.statements then runs[#runs + 1] = Rb end
+            end
+            local msg = replay(flat, res, {runs = runs}, call, out)
+            if msg and msg:match("^unsure") then c.undecided[way] = msg
+            elseif msg then c.found[way] = msg; open = open - 1 end
+          end
+        end
+      end
+    end
+  end
+  for _, c in ipairs(cands) do
+    n.checked = n.checked + 1
+    if not reached[c.B.statements[1]] then n.unreached = n.unreached + 1; n.checked = n.checked - 1 end
+    local shown = 0
+    for _, way in ipairs {"def", "start"} do shown = shown + (c.found[way] and 1 or 0) end
+    if not c.ways.def then n.passive_def = n.passive_def + 1; shown = shown + 1 end
+    if reached[c.B.statements[1]] and shown == 1 then n.one_way = n.one_way + 1 end
+    for _, way in ipairs(reached[c.B.statements[1]] and (c.ways.def and {"def", "start"} or {"start"}) or {}) do
+      if not c.found[way] and (shown == 0 or not c.undecided[way]) then
+        n.unshown = n.unshown + 1
+        n.first_unshown = n.first_unshown or ("%s: merged with the ambiguous use read %s, no binding tells"):format(
+          c.where, way == "def" and "from the run's definition" or "when the run starts")
+        break
+      end
+    end
+  end
+  return n
+end
 
+describe("every cut minimal makes is needed", function()
   it("on random straight and looping blocks with aliased pointer parameters", function()
     local r = rng.new(515)
     local total = {passive = 0, checked = 0, kernels = 0, unreached = 0, one_way = 0, passive_def = 0, unshown = 0}
@@ -582,5 +582,120 @@ describe("every cut minimal makes is needed", function()
     assert.is_true(total.one_way <= total.checked // 4, "too many cuts shown one way only")
     assert.equal(0, total.unreached)
     assert.is_true(total.checked >= 40, "too few cuts: " .. total.checked)
+  end)
+end)
+
+-- {==== the papers' examples ====}
+
+local function subgraph_lines(res)
+  local out = {}
+  for _, b in ipairs(res.blocks) do
+    for _, g in ipairs(b.subgraphs) do out[#out + 1] = "{" .. table.concat(g.lines, ",") .. "}" end
+  end
+  return table.concat(out, " ")
+end
+
+--- A subgraph's shape: its lines, vertex and edge counts, sorted vertices
+-- (kind:text), dependents (text, + when augmented).
+local function shape(g)
+  local vs, ds = {}, {}
+  for _, v in ipairs(g.vertices) do vs[#vs + 1] = v.kind:sub(1, 3) .. ":" .. v.text end
+  for _, d in ipairs(g.dependents) do ds[#ds + 1] = d.text .. (d.augmented and "+" or "") end
+  table.sort(vs)
+  return ("%s | %dv %de | %s | %s"):format(table.concat(g.lines, ","), #g.vertices, #g.edges,
+    table.concat(vs, " "), table.concat(ds, " "))
+end
+
+local PTR = function(name, extent, restrict) return {name = name, type = "double *", extent = extent, restrict = restrict} end
+local INT = function(name, max) return {name = name, type = "int", max = max} end
+local DBL = function(name) return {name = name, type = "double"} end
+
+describe("the papers' examples", function()
+  it("Utke Fig. 4 (a): *q + *r + *s through one pointer: one vertex for the three uses", function()
+    local k = load_file(K .. "utke-fig4a.c")
+    local res = assert(core.kernel_flatten(k, "fig4a"))
+    assert.equal("12 | 3v 4e | ind:q[0] ope:((q[0] + r[0]) + s[0]) ope:(q[0] + r[0]) | y",
+      shape(res.blocks[1].subgraphs[1]))
+  end)
+
+  it("Utke Fig. 4 (b): three pointers that may alias: three vertices, one graph (benign)", function()
+    local k = load_file(K .. "utke-fig4b.c")
+    local res = assert(core.kernel_flatten(k, "fig4b"))
+    assert.equal("{10}", subgraph_lines(res))
+    assert.equal("10 | 5v 4e | ind:q[0] ind:r[0] ind:s[0] ope:((q[0] + r[0]) + s[0]) ope:(q[0] + r[0]) | y",
+      shape(res.blocks[1].subgraphs[1]))
+  end)
+
+  it("Hovland et al. sec. 5: b[j] may be b[i], b[k] or neither: statements 0-2 one graph, 3 a new one", function()
+    local k = load_file(K .. "hovland-sec5.c")
+    local res = assert(core.kernel_flatten(k, "sec5"))
+    local b = res.blocks[1]
+    assert.equal("{13,14,15} {16}", subgraph_lines(res))
+    assert.equal(4, b.statement_level_subgraphs)
+    -- statement 0's 2*x and statement 1's cos(x) share the vertex of x;
+    -- b[k], a and b[i] are written back (a is read by statement 3, the two
+    -- cells through b are results); no merging of the a vertex across the cut
+    assert.equal("13,14,15 | 7v 7e | ind:x ind:y int:cos(x) int:sin(y) ope:((double)2 * x) " ..
+      "ope:((sin(y) * y) * y) ope:(sin(y) * y) | b[k] a b[i]", shape(b.subgraphs[1]))
+    assert.equal("16 | 4v 3e | ind:a ind:b[j] int:exp((a * b[j])) ope:(a * b[j]) | f", shape(b.subgraphs[2]))
+  end)
+
+  it("their cuts are needed: a merged run is wrong both ways for some binding", function()
+    local r = rng.new(5)
+    local cases = {
+      {"utke-fig2.c", "fig2", {DBL "x", PTR("z", 4), INT("k", 2)}},
+      {"utke-fig5.c", "fig5", {DBL "x", PTR("z", 4), INT("k", 2)}},
+      {"hovland-fig1-aliased.c", "fig1", {DBL "x", DBL "y", PTR("a", 2), PTR("b", 2), PTR("f", 2)}},
+      {"hovland-sec5.c", "sec5", {DBL "x", DBL "y", PTR("b", 3), INT("i", 2), INT("j", 2), INT("k", 2)}},
+    }
+    for _, c in ipairs(cases) do
+      local k, flat = load_file(K .. c[1])
+      local n, msg = cuts(k, flat, c[2], function() return bindings(r, {params = c[3]}, 400) end)
+      assert(n, msg)
+      assert.equal(1, n.checked, c[1])
+      assert.equal(0, n.one_way + n.unshown + n.passive_def, c[1] .. ": " .. tostring(n.first_unshown))
+    end
+  end)
+end)
+
+describe("reads in place after a passive definition", function()
+  it("a ?: condition or an int cast reading what a passive statement of the span wrote needs no cut", function()
+    local text = [[
+double f(double x, double *a) {
+  double y, c;
+  int i;
+  y = x * x;
+  c = 2.0;
+  i = (int)c;
+  a[i] = (c < x ? y : x) * x;
+  return a[i];
+}
+]]
+    local k, flat = load_text(text, "hand.c")
+    local res = assert(core.kernel_flatten(k, "f"))
+    -- c = 2.0 and i = (int)c run in place: c and i are in memory when
+    -- a[i]'s condition and subscript read them; y stays wired
+    assert.equal("{4,7}", subgraph_lines(res))
+    local info = {params = {DBL "x", PTR("a", 3)}}
+    local r = rng.new(11)
+    local plan = plan_of(flat, res, true)
+    for _, call in ipairs(bindings(r, info, 20)) do
+      local out = assert(k:run("f", call, {trace = true}))
+      assert.is_nil(replay(flat, res, plan, call, out))
+    end
+  end)
+
+  it("but a vertex input a passive statement of the span defines does", function()
+    local k = load_text([[
+double f(double x, double *a) {
+  double y, c;
+  y = x * x;
+  c = 2.0;
+  a[0] = c * y;
+  return a[0];
+}
+]], "hand.c")
+    -- a[0]'s c is not in memory when a merged run starts: {3} {5}
+    assert.equal("{3} {5}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
   end)
 end)
