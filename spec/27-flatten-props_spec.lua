@@ -699,3 +699,55 @@ double f(double x, double *a) {
     assert.equal("{3} {5}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
   end)
 end)
+
+describe("where the printed pseudo-code would be wrong", function()
+  local function deps(res)
+    local out = {}
+    for _, b in ipairs(res.blocks) do
+      for _, g in ipairs(b.subgraphs) do
+        local ds = {}
+        for _, d in ipairs(g.dependents) do ds[#ds + 1] = d.text .. (d.augmented and "+" or "") end
+        out[#out + 1] = "{" .. table.concat(g.lines, ",") .. ": " .. table.concat(ds, " ") .. "}"
+      end
+    end
+    return table.concat(out, " ")
+  end
+
+  it("sec. 6.2: a value read only by the statement that starts the next subgraph is a dependent", function()
+    -- the printed test (a use by a_j, j > k, k the statement that caused the
+    -- split) leaves out t, which a_k = line 6 reads
+    local text = [[
+double f(double x, double *z, int k) {
+  double t, y;
+  t = x * x;
+  *z = t * x;
+  z += k;
+  y = *z * t;
+  return y;
+}
+]]
+    local k, flat = load_text(text, "hand.c")
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.equal("{3,4: t+ z[0]} {6: y}", deps(res))
+    local r, plan = rng.new(3), plan_of(flat, res, true)
+    local n = 0
+    for _, call in ipairs(bindings(r, {params = {DBL "x", PTR("z", 4), INT("k", 2)}}, 40)) do
+      local out = k:run("f", call, {trace = true})
+      if out then n = n + 1; assert.is_nil(replay(flat, res, plan, call, out)) end
+    end
+    assert.is_true(n >= 10)
+  end)
+
+  it("sec. 6.2: a local's definition that reaches the exit is no dependent (not observable)", function()
+    -- the printed test (0 in the du-chain) would make the last t one
+    local k = load_text([[
+void g(double x, double *a) {
+  double t;
+  t = x * x;
+  a[0] = t * x;
+  t = a[0] + 1.0;
+}
+]], "hand.c")
+    assert.equal("{3,4,5: a[0]+}", deps(assert(core.kernel_flatten(k, "g"))))
+  end)
+end)
