@@ -163,7 +163,4 @@ return {
   { name = "kflat-identify-may", file = "csrc/kernel/cg_kflat.c",
     from = "set) == CG_KREL_MUST && same_chain(c, w, u))", to = "set) != CG_KREL_NO && same_chain(c, w, u))",
     tests = { "spec/22-flatten_spec.lua", "spec/27-flatten-props_spec.lua" } },
-  { name = "kflat-identify-inexact", file = "csrc/kernel/cg_kflat.c",
-    from = "    if (!al->set_exact[set]) return new_vertex(c, CG_KFV_INDEP, x, u, s);\n", to = "",
-    tests = { "spec/22-flatten_spec.lua", "spec/27-flatten-props_spec.lua" } },
 }
