@@ -170,13 +170,16 @@ static int joins(ctx *c, int32_t s, int why) {
   for (a = a0; a < a0 + na; a++) {
     int32_t x = al->acc_expr[a];
     if (al->acc_kind[a] != CG_KA_USE || x < 0 || !double_read(al->k, x)) continue;
-    if (c->direct[XI(c, x)] != s) { /* a read in place */
-      if ((r = reaches_in_place(c, a, s)) < 0) continue;
-      if (why) explain(c, a, x, s, r);
-      return 0;
+    if (c->direct[XI(c, x)] != s) {
+      if ((r = reaches_in_place(c, a, s)) >= 0) {
+        if (why) explain(c, a, x, s, r);
+        return 0;
+      }
+      continue;
     }
-    if (resolve(c, a, s) == -2) {
-      if (why) explain(c, a, x, s, -2);
+    r = resolve(c, a, s);
+    if (r == -2) {
+      if (why) explain(c, a, x, s, r);
       return 0;
     }
   }
