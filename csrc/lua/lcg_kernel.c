@@ -564,6 +564,10 @@ static lcall *read_call(lua_State *L, int32_t f, int idx, int oidx) {
   return u;
 }
 
+cg_kcall *lcg_kcall(lua_State *L, int32_t f, int idx, int oidx) {
+  return &read_call(L, f, idx, oidx)->c; /* c is the box's: it lives while the box does */
+}
+
 static void result_release(void *p, cg_alloc *A) {
   (void)A;
   cg_kresult_free((cg_kresult *)p); /* idempotent */
