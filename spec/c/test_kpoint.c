@@ -8,10 +8,15 @@
  * trace, the read flags, the step count and the tangents are those of a run
  * without hook); a failing evaluation is reported and the run goes on; an
  * expression of another statement is refused; a hook's status stops the
- * run.  Prints "N passed, N failed". */
+ * run.  Then the term graph of the flattened block (a != b assumed: one
+ * subgraph whose dependents a[0] and b[0] feed f[0]): one node per vertex at
+ * the node cg_kflat_term_graph reports, a[0] and b[0] copy nodes (Utke,
+ * Flattening, sec. 6.2), the values; and every allocation failing in turn.
+ * Prints "N passed, N failed". */
 #include <math.h>
 #include <string.h>
 
+#include "kernel/cg_kflat.h"
 #include "kernel/cg_kinterp.h"
 #include "check.h"
 
@@ -218,6 +223,83 @@ static void test_quiet(const cg_kernel *k) {
   cg_kresult_free(&r0), cg_kresult_free(&r1);
 }
 
+/* {==== the term graph ====} */
+
+typedef struct run {
+  cg_kalias *al;
+  cg_kchains *ch;
+  cg_kcfg *cfg;
+  cg_kflat *fl;
+} run;
+
+static void run_free(run *r) {
+  cg_kflat_free(r->fl), cg_kcfg_free(r->cfg), cg_kchains_free(r->ch), cg_kalias_free(r->al);
+  memset(r, 0, sizeof *r);
+}
+
+/* Flattening of function 0 with a != b (symbols 2 and 3). */
+static int flatten(cg_alloc *A, const cg_kernel *k, run *r, cg_error *e) {
+  cg_kassume ne = {2, 3, 0};
+  memset(r, 0, sizeof *r);
+  if ((r->al = cg_kalias_run(A, k, 0, &ne, 1, e)) && (r->ch = cg_kchains_run(A, r->al, e)) &&
+      (r->cfg = cg_kcfg_build(A, k, 0, e)) &&
+      (r->fl = cg_kflat_run(A, r->al, r->ch, r->cfg, NULL, CG_KFLAT_MINIMAL, e)))
+    return 1;
+  run_free(r);
+  return 0;
+}
+
+static void test_term_graph(const cg_kernel *k) {
+  double pt[2] = {0.3, 0.7}, y[3], a0 = cos(0.3), b0 = sin(0.7) * 0.7;
+  uint32_t node_of[8], v, nv;
+  cg_graph *g;
+  cg_error e;
+  run r;
+  if (!flatten(NULL, k, &r, &e)) { CHECK(0); return; }
+  nv = r.fl->g_v0[1] - r.fl->g_v0[0];
+  CHECK(r.fl->ng == 1 && nv == 6 && r.fl->nd == 3); /* x, cos, y, sin, *, * */
+  g = cg_kflat_term_graph(NULL, r.fl, 0, pt, NULL, NULL, node_of, &e);
+  CHECK(g != NULL);
+  if (g) {
+    CHECK(g->n == nv + 2 && g->n_dep == 3); /* a node per vertex, two copies */
+    for (v = 0; v < nv; v++) CHECK(node_of[v] == v); /* no constants: creation order */
+    CHECK(g->op[g->op_start[g->dep[0]]] == CG_G_COPY && g->op[g->op_start[g->dep[1]]] == CG_G_COPY);
+    CHECK(g->kids[g->kid_start[g->dep[0]]] == node_of[r.fl->d_vertex[0]]);
+    CHECK(g->dep[2] == node_of[r.fl->d_vertex[2]]); /* f[0]: maximal, its vertex */
+    CHECK(cg_graph_eval(g, NULL, NULL, y, NULL, &e) == CG_OK);
+    CHECK(y[0] == a0 && y[1] == b0 && y[2] == a0 * b0);
+    cg_graph_free(g);
+  }
+  run_free(&r);
+}
+
+static void test_term_oom(const cg_kernel *k) {
+  double pt[2] = {0.3, 0.7};
+  uint32_t node_of[8];
+  long at;
+  int done = 0, bad = 0;
+  for (at = 1; !done && at < 100000; at++) {
+    counting c = {0, 0, 0};
+    cg_alloc A = {counting_alloc, &c};
+    cg_graph *g = NULL;
+    cg_error e;
+    run r;
+    if (!flatten(&A, k, &r, &e)) { bad++; break; }
+    c.fail_at = c.calls + at; /* the graph's allocations only */
+    g = cg_kflat_term_graph(&A, r.fl, 0, pt, NULL, NULL, node_of, &e);
+    if (!g && e.code != CG_ENOMEM) bad++;
+    done = g != NULL && c.calls < c.fail_at;
+    cg_graph_free(g);
+    run_free(&r);
+    if (c.live != 0) bad++;
+  }
+  CHECK(done);
+  CHECK(bad == 0);
+  CHECK(at > 5);
+}
+
+/* }==== */
+
 int main(void) {
   cg_kernel *k = hovland_fig1();
   CHECK(k != NULL);
@@ -225,6 +307,8 @@ int main(void) {
     test_values(k);
     test_failures(k);
     test_quiet(k);
+    test_term_graph(k);
+    test_term_oom(k);
     cg_kernel_free(k);
   }
   return check_report("test_kpoint");
