@@ -42,7 +42,7 @@
  * goes on with its own number.
  *
  * Statement hook: with a hook function, it is called before each statement
- * runs (after = 0; also a BRANCH's or LOOP's, before its test) and after
+ * runs (after = 0; an if or a loop once, before it starts) and after
  * each assignment has stored its value (after = 1), with the statement, the
  * function and activation number of its frame, and a point handle valid
  * during the call only.  cg_kpoint_eval evaluates an expression of that
