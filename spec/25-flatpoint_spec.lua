@@ -99,6 +99,28 @@ describe("values at a point on the papers' examples", function()
     assert.same({math.exp(math.cos(x) * (math.sin(y) * y * y))}, p.dependents)
   end)
 
+  it("Hovland et al. Fig. 1 with restrict pointers: one subgraph, *a and *b written and read inside", function()
+    local res = assert(core.kernel_flatten(load_file(K .. "hovland-fig1-restrict.c"), "fig1"))
+    local bi = first_active(res)
+    local x, y = 0.3, 0.7
+    local a, b = math.cos(x), math.sin(y) * y * y
+    local p = assert(res.values({arrays = {{name = "A", values = {0}}, {name = "B", values = {0}},
+      {name = "F", values = {0}}}, args = {{double = x}, {double = y}, {array = 1}, {array = 2}, {array = 3}}}))[bi]
+    assert.equal(1, #res.blocks[bi].subgraphs)
+    assert.same({x, y}, p[1].indep)
+    assert.same({a, b, math.exp(a * b)}, p[1].dependents)
+    local lg, map = assert(res.lingraph(bi, 1, p[1].indep, p[1].passive))
+    -- *a and *b feed the product: augmented, each a copy of its own with a unit edge
+    for d = 1, 2 do
+      local pred = lg:preds(map.dependent[d])
+      assert.equal(1, #pred)
+      assert.same({1, "+1"}, {lg:weight(pred[1], map.dependent[d])})
+    end
+    local J = lin_jacobian(lg) -- (eliminates lg)
+    assert.equal(-math.sin(x), J[1][1])
+    assert.near(math.exp(a * b) * b * -math.sin(x), J[3][1], 1e-15)
+  end)
+
   it("a loop body's subgraph: the n-th run's values, and its count", function()
     local k = load_text([[
 void scale(double *a, double x, int n) {
