@@ -1069,7 +1069,8 @@ commands.flatten = {
                    dependents = name_list(a.dependents, "--dependents") }
     local res = check(flatten.run(k, fname, opts))
     local tangent = optional "cgwb.tangent"
-    local costs = tangent and check(tangent.costs(res, { order = spec }))
+    local costs = tangent and check(tangent.costs(res, { order = spec, kernel = k, assume = opts.assume, prune = opts.prune,
+      independents = opts.independents, dependents = opts.dependents })) -- the kernel: for the statement-level costs
     local outputs = {} -- every text is made before any file is written
     if a.dot then outputs[#outputs + 1] = { a.dot, flatten.dot(res) } end
     if a.xaif then outputs[#outputs + 1] = { a.xaif, check(needed("cgwb.xaif", "--xaif").write(k, fname, res, opts)) } end
