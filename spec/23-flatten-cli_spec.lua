@@ -336,6 +336,14 @@ describe("cgwb flatten: bad input exits 2 with the place", function()
     bad(K .. "utke-fig1.c --dot - --xaif -", "would both write to standard output")
   end)
 
+  it("an XAIF input takes no option that needs a kernel", function()
+    local x = H.write(H.tmp(".xaif"), "<?xml version=\"1.0\"?>\n<x/>\n")
+    for _, o in ipairs { "--dot g.dot", "--split statement", "--function f", "--prune", "--assume 'a!=b'",
+                         "--emit tangent -o t.c", "--independents x" } do
+      bad(x .. " " .. o, x .. ": --" .. o:match("^%-%-(%w+)") .. " needs a kernel (an XAIF file is only described)")
+    end
+  end)
+
   it("an output that cannot be written leaves no file behind", function()
     local dir = H.tmp("-nodir")
     bad(K .. "utke-fig1.c --dot " .. dir .. "/g.dot", dir .. "/g.dot: cannot write")

@@ -1002,7 +1002,7 @@ end
 
 -- cgwb flatten FILE.xaif: the graphs an XAIF file describes, as for a kernel.
 local function flatten_xaif(a)
-  for _, o in ipairs { "split", "dot", "xaif", "emit", "independents", "dependents" } do
+  for _, o in ipairs { "function", "split", "dot", "xaif", "emit", "independents", "dependents" } do
     if a[o] then fail(2, ("%s: --%s needs a kernel (an XAIF file is only described)"):format(a.input, o)) end
   end
   if a.prune or #a.assume > 0 then
