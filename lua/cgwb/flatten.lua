@@ -98,10 +98,14 @@ function M.run(kernel, fname, opts)
     local ok, perr = check_params(kernel, id, name, opts[what], what)
     if not ok then return nil, perr end
   end
-  return core.kernel_flatten(kernel, id, {
+  local res, ferr = core.kernel_flatten(kernel, id, {
     strategy = so.strategy, split = so.split, assume = opts.assume, prune = opts.prune,
     independents = opts.independents, dependents = opts.dependents, alias = opts.alias,
   })
+  if res and so.split and res.strategy ~= "lua" then -- a core without the split hook ignored it
+    return nil, "a Lua split strategy is not available: this build's core.kernel_flatten has no split hook"
+  end
+  return res, ferr
 end
 
 -- {==== describe ====}
