@@ -101,6 +101,19 @@ local function dtext(v)
   return s
 end
 
+-- A double expression with a vertex: it reads a double outside casts and a
+-- ?:'s condition.
+local function rhs_reads_double(ir, x)
+  local e = expr(ir, x)
+  if e.type ~= "double" or e.op == "cast" then return false end
+  if e.op == "var" or e.op == "elem" then return true end
+  local ops = operands(e)
+  for i = e.op == "cond" and 2 or 1, 3 do
+    if ops[i] and ops[i] >= 0 and rhs_reads_double(ir, ops[i]) then return true end
+  end
+  return false
+end
+
 -- }====
 
 -- {==== export ====}
@@ -133,39 +146,28 @@ local function chain_keys()
   return key_of, sets
 end
 
--- Virtual addresses for the address sets accessed (doc/xaif.md): each set its
--- own address, non-partial when the set is exact (or made "must" by an
--- override: such sets share it), partial otherwise; each pair the analysis
--- relates "may" one shared partial address.  Ranges overlap exactly when the
--- analysis relates the sets, and "must" is the same single non-partial cell.
+-- Virtual addresses for the address sets accessed (doc/xaif.md): each set
+-- its own address, non-partial when the set is exact (one cell, always
+-- touched), partial otherwise; each pair of sets the analysis relates "may"
+-- a shared partial address, each pair related "must" (an override's answer)
+-- a shared non-partial one.  So ranges overlap exactly when the analysis
+-- relates the sets, and they are "must" exactly when they share a cell
+-- neither marks partial, even where overrides make "must" intransitive.
 local function alias_ranges(an, used)
   local ids = {}
   for s in pairs(used) do ids[#ids + 1] = s end
   table.sort(ids)
-  local own, ranges, next_addr = {}, {}, 1
-  local parent = {}
-  local function find(s) while parent[s] ~= s do s = parent[s] end return s end
-  for _, s in ipairs(ids) do parent[s] = s end
-  local must_any = {}
-  for i = 1, #ids do
-    for j = i + 1, #ids do
-      if an.alias.relation(ids[i], ids[j]) == "must" then
-        parent[find(ids[j])] = find(ids[i])
-        must_any[ids[i]], must_any[ids[j]] = true, true
-      end
-    end
-  end
+  local ranges, next_addr = {}, 1
   for _, s in ipairs(ids) do
-    local r = find(s)
-    if not own[r] then own[r] = next_addr; next_addr = next_addr + 1 end
-    local exact = an.alias.sets[s].exact or must_any[s]
-    ranges[s] = { { own[r], not exact } }
+    ranges[s] = { { next_addr, not an.alias.sets[s].exact } }
+    next_addr = next_addr + 1
   end
   for i = 1, #ids do
     for j = i + 1, #ids do
-      if an.alias.relation(ids[i], ids[j]) == "may" then
-        ranges[ids[i]][#ranges[ids[i]] + 1] = { next_addr, true }
-        ranges[ids[j]][#ranges[ids[j]] + 1] = { next_addr, true }
+      local r = an.alias.relation(ids[i], ids[j])
+      if r ~= "no" then
+        ranges[ids[i]][#ranges[ids[i]] + 1] = { next_addr, r == "may" }
+        ranges[ids[j]][#ranges[ids[j]] + 1] = { next_addr, r == "may" }
         next_addr = next_addr + 1
       end
     end
@@ -190,7 +192,13 @@ local function writer(k, f, res, an)
     end
   end
   for _, a in ipairs(an.alias.accesses) do used_sets[a.set] = true end
-  return {
+  local split_at = {}
+  if res.strategy == "lua" then -- the script's cuts: the first statement of each subgraph
+    for _, b in ipairs(res.blocks) do
+      for _, g in ipairs(b.subgraphs) do split_at[g.statements[1]] = true end
+    end
+  end
+  return { split_at = split_at,
     ir = ir, an = an, f = f, use_of = use_of, def_of = def_of, key_of = key_of,
     chain_sets = chain_sets, used_sets = used_sets, names = names,
   }
@@ -287,7 +295,9 @@ local function statement(w, B, s, active)
   local id, line = tostring(s), S("LINE")
   if kind == "assign" then
     local lhs = S("X0")
-    B.open("Assignment", { { "statement_id", id }, { "lineNumber", line } })
+    local attrs0 = { { "statement_id", id }, { "lineNumber", line } }
+    if w.split_at[s] then attrs0[3] = { "annotation", "cgwb:split" } end -- a script's cut
+    B.open("Assignment", attrs0)
     local attrs = {}
     if active then attrs[1] = { "active", active[s] and "true" or "false" } end
     var_ref(w, B, "AssignmentLHS", attrs, lhs, w.def_of[lhs + 1], w.an.chains.du[s] or {})
@@ -312,7 +322,9 @@ local function statement(w, B, s, active)
     end
     B.close("SubroutineCall") -- a result's target is left out (doc/xaif.md)
   else -- return, break, continue: a Marker (XAIF's front-end statement)
-    B.leaf("Marker", { { "statement_id", id }, { "annotation", kind } })
+    local ann = kind
+    if kind == "return" and S("X0") >= 0 and w.active_return(S("X0")) then ann = "return;active" end
+    B.leaf("Marker", { { "statement_id", id }, { "annotation", ann } })
   end
 end
 
@@ -398,6 +410,24 @@ local function scopes(w, B)
   B.close("ScopeHierarchy")
 end
 
+-- The kinds of the objects set s may touch, for the function's independents
+-- and dependents (doc/xaif.md): param (a by-value parameter), region (memory
+-- through a pointer parameter), global, local.
+local function set_objects(w, s)
+  local kinds, seen = {}, {}
+  for _, o in ipairs(w.an.alias.sets[s].objects or {}) do
+    local obj = w.an.alias.objects[o]
+    local kind = obj.kind
+    if kind == "scalar" or kind == "array" then
+      local param = obj.symbol and LAYOUT.sym_kinds[row(w.ir, "sym", obj.symbol - 1, "KIND") + 1] == "param"
+      kind = param and "param" or "local"
+    end
+    if not seen[kind] then seen[kind] = true; kinds[#kinds + 1] = kind end
+  end
+  table.sort(kinds)
+  return table.concat(kinds, ",")
+end
+
 local function alias_map(w, B)
   local ids, ranges, top = alias_ranges(w.an, w.used_sets)
   B.open("AliasSetMap")
@@ -407,7 +437,7 @@ local function alias_map(w, B)
   end
   B.close("AliasSet")
   for _, s in ipairs(ids) do
-    B.open("AliasSet", { { "key", s } })
+    B.open("AliasSet", { { "key", s }, { "annotation", "cgwb:objects=" .. set_objects(w, s) } })
     for _, r in ipairs(ranges[s]) do
       B.leaf("AliasRange", { { "from_virtual_address", r[1] }, { "to_virtual_address", r[1] },
                              { "partial", r[2] and "true" or "false" } })
@@ -461,6 +491,10 @@ function M.write(k, fname, res, opts)
   if not an then return nil, err end
   local cfg = k:cfg(f)
   local w = writer(k, f, res, an)
+  local dep_return = not opts.prune
+  for _, d in ipairs(opts.prune and an.activity.dependents or {}) do dep_return = dep_return or d == "return" end
+  -- a return whose double value reads a double (with prune: a dependent)
+  w.active_return = function(x) return dep_return and rhs_reads_double(w.ir, x) end
   local active
   if opts.prune then
     active = {}
@@ -507,7 +541,7 @@ local function parse_xml(text, path)
   }, "|")
   local ok, msg, line, col = p:parse(text)
   if ok then ok, msg, line, col = p:parse() end
-  p:close()
+  pcall(p.close, p) -- expat's close raises on a document it refused
   if not ok then return nil, ("%s:%d:%d: %s"):format(path, line or 0, col or 0, msg) end
   if bad then return nil, bad end
   if not root then return nil, path .. ":1:1: no element" end
@@ -640,7 +674,7 @@ local function read_statement(R, c, block)
   local st = { id = req(R, c, "statement_id"), line = int_attr(R, c, "lineNumber", 0), block = block }
   local first = #R.refs + 1
   if c.name == "Assignment" then
-    st.kind = "assign"
+    st.kind, st.split = "assign", c.attrs.annotation == "cgwb:split"
     for _, x in ipairs(kids(R, c, set("AssignmentLHS", "AssignmentRHS"))) do
       if x.name == "AssignmentLHS" then st.lhs = read_ref(R, x, true)
       else st.rhs = read_expr(R, x) end
@@ -677,7 +711,9 @@ local function read_cfg(R, node)
   local vs = {}
   for _, c in ipairs(kids(R, node, CFG_KINDS)) do
     if c.name == "ArgumentList" then
-      for _, a in ipairs(kids(R, c, set("ArgumentSymbolReference"))) do req(R, a, "symbol_id") end
+      for _, a in ipairs(kids(R, c, set("ArgumentSymbolReference"))) do
+        req(R, a, "symbol_id"); int_attr(R, a, "position")
+      end
     elseif c.name ~= "ControlFlowEdge" then
       local id = req(R, c, "vertex_id")
       if vs[id] then fail(R.path, c, "vertex_id %s used twice", id) end
@@ -734,6 +770,10 @@ local function read_alias(R, node)
       ranges[#ranges + 1] = { from = int_attr(R, r, "from_virtual_address"), to = int_attr(R, r, "to_virtual_address"),
                               partial = r.attrs.partial == "true" }
     end
+    ranges.objects = {}
+    for kind in ((c.attrs.annotation or ""):match("cgwb:objects=([%w,]*)") or ""):gmatch("%w+") do
+      ranges.objects[kind] = true
+    end
     R.alias[key] = ranges
   end
 end
@@ -789,23 +829,24 @@ end
 
 -- }====
 
+local function_lists
+
 -- {==== flattening the model (doc/flattening.md, "The rules") ====}
 
--- The alias relation from the AliasSetMap: "must" when both sets hold a
--- non-partial address and it is the same one, "may" when ranges overlap.
+-- The alias relation from the AliasSetMap: "must" when the sets share a
+-- single cell neither marks partial, "may" when their ranges overlap
+-- otherwise, else "no".
 local function relation(m, a, b)
-  local ra, rb = m.alias[a], m.alias[b]
-  local function cell(r)
-    for _, x in ipairs(r) do if not x.partial then return x.from end end
-  end
-  local ca, cb = cell(ra), cell(rb)
-  if ca and cb and ca == cb then return "must" end
-  for _, x in ipairs(ra) do
-    for _, y in ipairs(rb) do
-      if x.from <= y.to and y.from <= x.to then return "may" end
+  local rel = "no"
+  for _, x in ipairs(m.alias[a]) do
+    for _, y in ipairs(m.alias[b]) do
+      if x.from <= y.to and y.from <= x.to then
+        if not x.partial and not y.partial and x.from == x.to and y.from == y.to then return "must" end
+        rel = "may"
+      end
     end
   end
-  return "no"
+  return rel
 end
 
 -- The statements of a chain key: "" (outside the function) is 0.
@@ -992,7 +1033,8 @@ local function flatten_block(F, b, strategy)
     if not is_active(F.m, st) then
       if F.g and passive_ends(F, st) then close_graph(F) end
     else
-      if F.g and (strategy == "statement" or not joins(F, st)) then close_graph(F) end
+      local cut = strategy == "statement" or (strategy == "lua" and st.split)
+      if F.g and (cut or not joins(F, st)) then close_graph(F) end
       if not F.g then F.g = { pos0 = F.pos[st.id], stmts = {}, vertices = {}, edges = 0, dependents = {} } end
       add_statement(F, st)
     end
@@ -1029,6 +1071,38 @@ local function lines_of(stmts, pred)
   return out
 end
 
+local function add_unique(list, seen, name)
+  if not seen[name] then seen[name] = true; list[#list + 1] = name end
+end
+
+-- Whether alias set key may hold a value from outside the function (params:
+-- by-value parameters count) (doc/flattening.md, "Names").
+local function outside(m, key, params)
+  local o = m.alias[key].objects or {}
+  return o.region or o.global or (params and o.param) or false
+end
+
+-- Collects the function's independents of subgraph g (a vertex whose chain
+-- holds "outside" and whose set reaches outside memory) and its observable
+-- dependents (their definition reaches the exit in memory through a pointer
+-- parameter) into fn, the latter per statement.
+function_lists = function(m, g, fn)
+  fn.deps = fn.deps or {}
+  for _, v in ipairs(g.vertices) do
+    if v.kind == "independent" and v.ref.du_ud ~= 0 then
+      local c = chain(m, v.ref.du_ud)
+      if c[1] == 0 and outside(m, v.ref.alias, true) then add_unique(fn.independents, fn.seen_i, ref_name(v.ref)) end
+    end
+  end
+  for _, d in ipairs(g.dependents) do
+    local c = chain(m, d.st.lhs.du_ud)
+    if c[1] == 0 and outside(m, d.st.lhs.alias, false) then
+      fn.deps[d.st] = fn.deps[d.st] or {}
+      table.insert(fn.deps[d.st], ref_name(d.st.lhs))
+    end
+  end
+end
+
 --- xaif.describe(model [, opts]) -> the table flatten.describe gives for the
 -- flattening the model was written from (without costs); opts.strategy
 -- ("minimal" or "statement") overrides the strategy the file records.
@@ -1037,7 +1111,7 @@ function M.describe(m, opts)
   local strategy = opts.strategy or m.strategy
   local F = flattener(m)
   local out = { ["function"] = m.func, strategy = strategy, blocks = {} }
-  local findep, fdep, seen_i, seen_d = {}, {}, {}, {}
+  local fn = { independents = {}, dependents = {}, seen_i = {}, seen_d = {}, deps = {} }
   for _, b in ipairs(m.blocks) do
     local graphs = flatten_block(F, b, strategy)
     if #graphs > 0 then
@@ -1052,6 +1126,7 @@ function M.describe(m, opts)
           if d.augmented then aug = aug + 1 end
         end
         for _, st in ipairs(g.stmts) do active[#active + 1] = st end
+        function_lists(m, g, fn)
         subs[#subs + 1] = { lines = lines_of(g.stmts), vertices = #g.vertices, edges = g.edges,
                             augmented = aug, independents = ind, dependents = dep }
       end
@@ -1061,7 +1136,12 @@ function M.describe(m, opts)
         subgraphs = subs,
       }
     end
+    for _, st in ipairs(b.stmts) do -- the function's dependents in statement order
+      for _, d in ipairs(fn.deps[st] or {}) do add_unique(fn.dependents, fn.seen_d, d) end
+      if st.kind == "return;active" then add_unique(fn.dependents, fn.seen_d, "return") end
+    end
   end
+  out.independents, out.dependents = fn.independents, fn.dependents
   return out
 end
 
