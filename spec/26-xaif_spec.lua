@@ -145,6 +145,22 @@ describe("XAIF round trip: the Lua flattening of the import equals the C engine'
     end
   end)
 
+  it("a passive write that may hit a definition of the open subgraph ends it", function()
+    local k = assert(kernel.read([[
+void f(double *a, double *b, double x) {
+  a[0] = x * x;
+  b[0] = 2.0;
+  a[1] = x * 3.0;
+}
+]], "passive.c"))
+    for _, opts in ipairs {{}, {assume = {"a!=b"}}} do
+      local res = assert(flatten.run(k, "f", opts))
+      local got = round_trip(k, "f", res, opts)
+      assert.same(expected(res), got)
+      assert.equal(opts.assume and 1 or 2, got.blocks[1].n_subgraphs) -- a != b: b[0] = 2.0 cannot land in a[0]
+    end
+  end)
+
   it("with a Lua split strategy: the script's cuts are recorded and kept", function()
     local k = assert(kernel.read(K .. "hovland-fig1-restrict.c"))
     local res, err = flatten.run(k, "fig1", {split = function(info) return info.intrinsic end})
@@ -195,6 +211,28 @@ describe("XAIF round trip: the Lua flattening of the import equals the C engine'
       end
     end
     assert.is_true(n >= 80 and blocks >= 80)
+  end)
+end)
+
+describe("XAIF through the command line", function()
+  it("cgwb flatten FILE.xaif prints the --json of the kernel it was written from (with --assume)", function()
+    local path = H.tmp(".xaif")
+    local a, e1, c1 = H.cgwb("flatten " .. K .. "hovland-fig1-aliased.c --function fig1 --assume 'a!=b' --json --xaif " .. path)
+    assert.equal(0, c1, e1)
+    local b, e2, c2 = H.cgwb("flatten " .. path .. " --json")
+    assert.equal(0, c2, e2)
+    local json = require "cgwb.json"
+    local ja, jb = json.decode(a), json.decode(b)
+    ja.cost = nil
+    assert.same(ja, jb)
+    assert.equal(1, jb.blocks[1].n_subgraphs) -- a != b: one graph, which needs the assumption in the export
+  end)
+
+  it("a bad XAIF file: exit status 2 and path:line:col", function()
+    local path = H.write(H.tmp(".xaif"), "<xaif:CallGraph xmlns:xaif=\"http://www.mcs.anl.gov/XAIF\">\n<oops")
+    local _, err, code = H.cgwb("flatten " .. path .. " --json")
+    assert.equal(2, code)
+    assert.matches(path:gsub("%p", "%%%0") .. ":2:%d+: ", err)
   end)
 end)
 

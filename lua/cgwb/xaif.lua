@@ -8,6 +8,7 @@
 -- sec. 6.2), independently of the C engine, and returns the table
 -- flatten.describe gives, so the round trip compares two implementations.
 local core = require "cgwb.core"
+local json = require "cgwb.json"
 
 local M = {}
 
@@ -1064,7 +1065,7 @@ local function ref_name(ref)
 end
 
 local function lines_of(stmts, pred)
-  local out = {}
+  local out = json.array({})
   for _, st in ipairs(stmts) do
     if not pred or pred(st) then out[#out + 1] = st.line end
   end
@@ -1110,14 +1111,14 @@ function M.describe(m, opts)
   opts = opts or {}
   local strategy = opts.strategy or m.strategy
   local F = flattener(m)
-  local out = { ["function"] = m.func, strategy = strategy, blocks = {} }
-  local fn = { independents = {}, dependents = {}, seen_i = {}, seen_d = {}, deps = {} }
+  local out = { ["function"] = m.func, strategy = strategy, blocks = json.array({}) }
+  local fn = { independents = json.array({}), dependents = json.array({}), seen_i = {}, seen_d = {}, deps = {} }
   for _, b in ipairs(m.blocks) do
     local graphs = flatten_block(F, b, strategy)
     if #graphs > 0 then
-      local active, subs = {}, {}
+      local active, subs = {}, json.array({})
       for _, g in ipairs(graphs) do
-        local ind, dep, aug = {}, {}, 0
+        local ind, dep, aug = json.array({}), json.array({}), 0
         for _, v in ipairs(g.vertices) do
           if v.kind == "independent" then ind[#ind + 1] = ref_name(v.ref) end
         end
