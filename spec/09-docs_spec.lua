@@ -71,6 +71,7 @@ local MODULES = {
   { name = "cgwb.json", prefixes = { "json.", "cgwb.json." } },
   { name = "cgwb.kernel", prefixes = { "kernel.", "cgwb.kernel." } },
   { name = "cgwb.flatten", prefixes = { "flatten.", "cgwb.flatten." } },
+  { name = "cgwb.xaif", prefixes = { "xaif.", "cgwb.xaif." } },
 }
 
 -- The variable each userdata type's methods are written with (`t:len()`).

@@ -26,7 +26,7 @@ local OP_XAIF = {
   acos = "arccos_scal", atan = "arctan_scal", atan2 = "cgwb_atan2_scal_scal", sinh = "sinh_scal",
   cosh = "cosh_scal", tanh = "tanh_scal", exp = "exp_scal", log = "ln_scal", log10 = "log10",
   sqrt = "sqrt_scal", pow = "pow_scal_scal", fabs = "abs_scal", fmin = "nc_min_scal_scal",
-  fmax = "nc_max_scal_scal", floor = "floor_scal", ceil = "ceil_scal",
+  fmax = "nc_max_scal_scal", floor = "cgwb_floor_scal", ceil = "cgwb_ceil_scal",
 }
 -- Comparisons and logic: XAIF BooleanOperation names.
 local BOOL_XAIF = {
@@ -97,10 +97,7 @@ local function operands(e)
 end
 
 -- A double constant as text that reads back as the same double.
-local function dtext(v)
-  local s = ("%.17g"):format(v)
-  return s
-end
+local function dtext(v) return ("%.17g"):format(v) end
 
 -- A double expression with a vertex: it reads a double outside casts and a
 -- ?:'s condition.
@@ -272,7 +269,7 @@ function expr_dag(w, B, x)
     elseif BOOL_XAIF[e.op] then
       B.leaf("BooleanOperation", { { "vertex_id", id }, { "name", BOOL_XAIF[e.op] } })
     elseif e.op == "cast" then
-      B.leaf("Intrinsic", { { "vertex_id", id }, { "name", e.type == "int" and "int_scal" or "real_scal" },
+      B.leaf("Intrinsic", { { "vertex_id", id }, { "name", e.type == "int" and "int_scal" or "real_int_scal" },
                             { "rType", TYPE_XAIF[e.type] } })
     else
       local name = e.op == "intrin" and OP_XAIF[LAYOUT.intrinsics[e.sym + 1]] or OP_XAIF[e.op]
@@ -641,7 +638,7 @@ function read_expr(R, node)
         n.type = "int"
       else
         local name = req(R, c, "name")
-        n.op = (name == "int_scal" or name == "real_scal") and "cast" or XAIF_OP[name]
+        n.op = (name == "int_scal" or name == "real_int_scal") and "cast" or XAIF_OP[name]
         if not n.op then fail(R.path, c, "unknown intrinsic %s", name) end
         n.type = XAIF_TYPE[c.attrs.rType or "real"] or fail(R.path, c, "unknown rType %s", c.attrs.rType)
       end
