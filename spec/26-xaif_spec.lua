@@ -214,6 +214,44 @@ void f(double *a, double *b, double x) {
   end)
 end)
 
+describe("XAIF import of damaged files (seeded): nil and path:line:col, or a model describe takes", function()
+  it("never raises", function()
+    local texts = {}
+    for _, file in ipairs(examples()) do
+      local k = assert(kernel.read(file))
+      for _, fn in ipairs(k:functions()) do texts[#texts + 1] = assert(xaif.write(k, fn.name, assert(flatten.run(k, fn.name)))) end
+    end
+    local r, models, errors = rng.new(26), 0, 0
+    local function nth(t, pattern, n, repl) -- replaces the n-th match of pattern
+      local i = 0
+      return (t:gsub(pattern, function(...) i = i + 1; if i == n then return repl(...) end end))
+    end
+    for _ = 1, 600 do
+      local t, kind = texts[r:int(1, #texts)], r:int(1, 4)
+      if kind == 1 then t = t:sub(1, r:int(0, #t))
+      elseif kind == 2 then t = nth(t, ' [%w_]+="[^"]*"', r:int(1, 200), function() return "" end)
+      elseif kind == 3 then
+        local v = tostring(r:int(0, 40))
+        t = nth(t, '"(%d+)"', r:int(1, 300), function() return '"' .. v .. '"' end)
+      else
+        local lines = {}
+        for l in t:gmatch("[^\n]*\n") do lines[#lines + 1] = l end
+        table.remove(lines, r:int(1, #lines))
+        t = table.concat(lines)
+      end
+      local m, err = xaif.read(t, "dmg.xaif")
+      if m then
+        models = models + 1
+        assert(xaif.describe(m))
+      else
+        errors = errors + 1
+        assert.matches("^dmg%.xaif:%d+:%d+: ", err)
+      end
+    end
+    assert.is_true(models > 50 and errors > 50)
+  end)
+end)
+
 describe("XAIF through the command line", function()
   it("cgwb flatten FILE.xaif prints the --json of the kernel it was written from (with --assume)", function()
     local path = H.tmp(".xaif")
@@ -263,6 +301,12 @@ describe("XAIF import of bad input: nil and path:line:col", function()
   end)
   it("an unknown element where the subset has its elements", function()
     fails(text:gsub("<xaif:Exit ", "<xaif:Exits ", 1), "unexpected element xaif:Exits in xaif:ControlFlowGraph")
+  end)
+  it("a cycle of expression edges", function()
+    -- z * x (vertex 3) made an argument of its own argument z (vertex 1)
+    local bad = text:gsub('(<xaif:ExpressionEdge edge_id="1" source="1" target="3" position="1"/>)',
+      '%1\n<xaif:ExpressionEdge edge_id="9" source="3" target="1" position="1"/>', 1)
+    fails(bad, "a cycle of expression edges through vertex")
   end)
   it("an element outside the XAIF namespace, and not a string", function()
     fails(text:gsub("<xaif:Entry ", "<Entry ", 1), "not in the XAIF namespace")

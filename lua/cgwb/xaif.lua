@@ -664,7 +664,19 @@ function read_expr(R, node)
       root = v[id]
     end
   end
-  if not root then fail(R.path, node, "an empty expression") end
+  if not root then fail(R.path, node, "an expression without a root (empty, or every vertex an argument)") end
+  local state = {} -- a DAG, not a graph with a cycle: 1 on the walk's path, 2 done
+  local function visit(n)
+    if state[n] == 1 then fail(R.path, n.node, "a cycle of expression edges through vertex %s", n.node.attrs.vertex_id) end
+    if state[n] then return end
+    state[n] = 1
+    for i = 1, 3 do if n.args[i] then visit(n.args[i]) end end
+    state[n] = 2
+  end
+  visit(root)
+  for _, id in ipairs(order) do
+    if not state[v[id]] then fail(R.path, v[id].node, "vertex %s is not an argument of the expression", id) end
+  end
   return root
 end
 
