@@ -161,6 +161,20 @@ void f(double *a, double *b, double x) {
     end
   end)
 
+  it("a name declared twice in nested blocks is two symbols", function()
+    local k = assert(kernel.read([[
+void f(double *y, double x, int n) {
+  if (n > 0) { double t = x * x; y[0] = t * x; }
+  else { int t = n; y[1] = x * t; }
+}
+]], "shadow.c"))
+    local res = assert(flatten.run(k, "f"))
+    local got, text = round_trip(k, "f", res)
+    assert.same(expected(res), got)
+    assert.truthy(text:find('<xaif:Symbol symbol_id="t" kind="variable" type="real"', 1, true))
+    assert.truthy(text:find('<xaif:Symbol symbol_id="t#%d+" kind="variable" type="integer"'))
+  end)
+
   it("with a Lua split strategy: the script's cuts are recorded and kept", function()
     local k = assert(kernel.read(K .. "hovland-fig1-restrict.c"))
     local res, err = flatten.run(k, "fig1", {split = function(info) return info.intrinsic end})

@@ -88,12 +88,17 @@ local function expr(ir, x)
   }
 end
 
--- The operands of expression e (0-based ids, -1 none), in slot order.
+local UNARY = { neg = true, ["not"] = true, cast = true }
+local LEAF = { const_i = true, const_d = true, var = true, elem = true, addr = true }
+
+-- The operands of expression e (0-based ids, -1 none), in slot order; the
+-- subscripts of elem and addr are written as indices, not operands.
 local function operands(e)
-  if e.op == "const_i" or e.op == "const_d" or e.op == "var" then return {} end
-  if e.op == "elem" or e.op == "addr" then return {} end -- subscripts are written as indices
-  if e.op == "intrin" then return { e.a, e.b } end
-  return { e.a, e.b, e.c }
+  if LEAF[e.op] then return {} end
+  if UNARY[e.op] then return { e.a } end
+  if e.op == "cond" then return { e.a, e.b, e.c } end
+  if e.op == "intrin" then return { e.a, LAYOUT.arity[LAYOUT.intrinsics[e.sym + 1]] == 2 and e.b or -1 } end
+  return { e.a, e.b }
 end
 
 -- A double constant as text that reads back as the same double.
@@ -196,7 +201,17 @@ local function writer(k, f, res, an)
       for _, g in ipairs(b.subgraphs) do split_at[g.statements[1]] = true end
     end
   end
-  return { split_at = split_at,
+  local symid, seen = {}, {} -- symbol_id: the name; a name shadowed in a nested block gets "#id"
+  local s0 = row(ir, "func", f - 1, "SYM0")
+  for sy = 0, #ir.sym // W.sym - 1 do
+    local name = name_at(ir, row(ir, "sym", sy, "NAME"))
+    symid[sy] = name
+    if sy >= s0 and sy < s0 + row(ir, "func", f - 1, "NSYM") then
+      if seen[name] then symid[sy] = name .. "#" .. (sy + 1) end
+      seen[name] = true
+    end
+  end
+  return { split_at = split_at, symid = symid,
     ir = ir, an = an, f = f, use_of = use_of, def_of = def_of, key_of = key_of,
     chain_sets = chain_sets, used_sets = used_sets, names = names,
   }
@@ -223,7 +238,7 @@ local function var_ref(w, B, tagname, attrs, x, acc, du_list)
   if e.op == "addr" then attrs[#attrs + 1] = { "annotation", "address" } end -- &x or an array as a pointer
   B.open(tagname, attrs)
   local name = w.names[x + 1]
-  local symattrs = { { "vertex_id", 1 }, { "symbol_id", name_at(w.ir, row(w.ir, "sym", e.sym, "NAME")) },
+  local symattrs = { { "vertex_id", 1 }, { "symbol_id", w.symid[e.sym] },
                      { "scope_id", scope_of(w, e.sym) } }
   if name then
     B.open("SymbolReference", symattrs)
@@ -339,7 +354,7 @@ local function control_flow(w, B, cfg, fname, active)
     B.open("ArgumentList")
     for p = 0, np - 1 do
       B.leaf("ArgumentSymbolReference", { { "position", p + 1 },
-        { "symbol_id", name_at(w.ir, row(w.ir, "sym", s0 + p, "NAME")) }, { "scope_id", 2 } })
+        { "symbol_id", w.symid[s0 + p] }, { "scope_id", 2 } })
     end
     B.close("ArgumentList")
   end
@@ -379,11 +394,11 @@ end
 local function symbol_attrs(w, s, active_names)
   local S = function(fld) return row(w.ir, "sym", s, fld) end
   local ndim, ptr = S("NDIM"), S("PTR") == 1
-  local name = name_at(w.ir, S("NAME"))
+  local name = w.symid[s]
   local shape = ndim == 2 and "matrix" or ((ndim == 1 or ptr) and "vector" or "scalar")
   return { { "symbol_id", name }, { "kind", ptr and "pointer" or "variable" },
            { "type", LAYOUT.types[S("BASE") + 1] == "int" and "integer" or "real" },
-           { "shape", shape }, { "active", active_names[name] and "true" or "false" } }
+           { "shape", shape }, { "active", active_names[name_at(w.ir, S("NAME"))] and "true" or "false" } }
 end
 
 local function scopes(w, B)
