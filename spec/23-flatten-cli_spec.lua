@@ -64,6 +64,8 @@ describe("cgwb flatten --json: the papers' examples", function()
     local t = flat_json(K .. "utke-fig1.c --function fig1")
     assert.equal("fig1", t["function"])
     assert.equal("minimal", t.strategy)
+    assert.same({ "z", "x" }, t.independents) -- first occurrence: z * x
+    assert.same({ "return" }, t.dependents)   -- y is a local, returned
     assert.equal(1, #t.blocks)
     local b = t.blocks[1]
     assert.same({ 11, 12 }, b.lines)
@@ -85,7 +87,9 @@ describe("cgwb flatten --json: the papers' examples", function()
     assert.equal("14 v=3 e=2 aug=0", shape(g2)) -- z[k], x, /
     assert.same({ "z[0]", "x" }, g1.independents)
     assert.same({ "z[0]" }, g1.dependents)
-    assert.same({ "x" }, { g2.independents[2] })
+    assert.same({ "z[k]", "x" }, g2.independents) -- *z after z += k
+    assert.same({ "z[0]", "x", "z[k]" }, t.independents)
+    assert.same({ "z[0]", "return" }, t.dependents)
     assert.same({ "y" }, g2.dependents)
     assert.equal(2, t.blocks[1].statement_level_subgraphs)
   end)
@@ -119,6 +123,8 @@ describe("cgwb flatten --json: the papers' examples", function()
     assert.equal("15 v=4 e=3 aug=0", shape(g2)) -- *a, *b, *, exp
     assert.same({ "a[0]", "b[0]" }, g2.independents)
     assert.same({ "f[0]" }, g2.dependents)
+    assert.same({ "x", "y" }, t.independents)
+    assert.same({ "a[0]", "b[0]", "f[0]" }, t.dependents)
     for _, as in ipairs { "'a!=b'", "'a==b'" } do
       local one = flat_json(K .. "hovland-fig1-aliased.c --assume " .. as)
       assert.equal("{13,14,15}", runs(one), as)
@@ -171,6 +177,73 @@ describe("cgwb flatten --split", function()
   end)
 end)
 
+describe("cgwb flatten --split FILE.lua", function()
+  -- Blocks and subgraphs of a table without the strategy's name.
+  local function graphs(t) return json.encode(t.blocks) end
+
+  it("the example splits flux1d at its intrinsics: three subgraphs where minimal makes one", function()
+    local t = flat_json(K .. "flux1d.c --split examples/split-intrinsics.lua")
+    assert.equal("lua", t.strategy)
+    assert.equal("{13} {14,15,16,17} {18,19,20}", runs(t)) -- sqrt at 13, sin at 14, exp at 18
+    assert.equal(8, t.blocks[1].statement_level_subgraphs)
+    assert.same({ "t" }, t.blocks[1].subgraphs[1].independents)
+    assert.same({ "c" }, t.blocks[1].subgraphs[1].dependents)
+    -- n, vl, vr, s are read by the third subgraph; c is read across the second
+    assert.same({ "theta", "ul", "ur", "c" }, t.blocks[1].subgraphs[2].independents)
+    assert.same({ "vl", "vr", "s" }, t.blocks[1].subgraphs[2].dependents)
+    assert.same({ "f[0]", "f[1]" }, t.blocks[1].subgraphs[3].dependents)
+  end)
+
+  it("a script that always splits is `statement`; one that splits only when it must is `minimal`", function()
+    local always = H.write(H.tmp(".lua"), "return function(info) return true end\n")
+    local needed = H.write(H.tmp(".lua"), "return function(info) return not info.legal end\n")
+    for _, file in ipairs { "utke-fig2.c", "hovland-fig1-aliased.c", "flux1d.c", "stencil1d.c",
+                            "meshflux.c --function residual" } do
+      assert.equal(graphs(flat_json(K .. file .. " --split statement")),
+                   graphs(flat_json(K .. file .. " --split " .. always)), file)
+      assert.equal(graphs(flat_json(K .. file .. " --split minimal")),
+                   graphs(flat_json(K .. file .. " --split " .. needed)), file)
+    end
+  end)
+
+  it("the function sees each statement that could join, with its text, uses and legality", function()
+    local k = assert(cgwb.read_kernel(K .. "flux1d.c"))
+    local seen = {}
+    assert(flatten.run(k, "flux1d", { split = function(info)
+      seen[#seen + 1] = ("%d %s %s %s [%s]"):format(info.line, info.text, tostring(info.intrinsic),
+        tostring(info.legal), table.concat(info.run.lines, ","))
+      return info.intrinsic
+    end }))
+    assert.same({ -- not called for the block's first statement
+      "14 n = sin(theta) true true [13]",
+      "15 vl = ul * n false true [14]",
+      "16 vr = ur * n false true [14,15]",
+      "17 s = 0.5 * (vl + vr) + c false true [14,15,16]",
+      "18 d = exp(-(rr - rl) * (rr - rl)) true true [14,15,16,17]",
+      "19 f[0] = 0.5 * (rl * vl + rr * vr) - 0.5 * s * d * (rr - rl) false true [18]",
+      "20 f[1] = 0.5 * (rl * vl * vl + rr * vr * vr + t * (rl + rr)) - 0.5 * s * d * (rr * vr - rl * vl) false true [18,19]",
+    }, seen)
+  end)
+
+  it("an illegal join is refused with the reason (exit 2); an error in the script is reported", function()
+    local join = H.write(H.tmp(".lua"), "return function(info) return false end\n")
+    local out, err, code = H.cgwb("flatten " .. K .. "utke-fig2.c --split " .. join)
+    assert.equal(2, code, err)
+    assert.equal("", out)
+    -- *z in a2 may be a1's cell or another one: joining would read the wrong value for some k
+    assert.truthy(err:find(K .. "utke-fig2.c:14:%d+: the split strategy joins line 14 to the subgraph of lines 12"), err)
+    assert.truthy(err:find("which would change the results: ", 1, true), err)
+    local boom = H.write(H.tmp(".lua"), "return function(info)\n  error('no opinion on line ' .. info.line)\nend\n")
+    _, err, code = H.cgwb("flatten " .. K .. "utke-fig2.c --split " .. boom)
+    assert.equal(2, code, err)
+    assert.truthy(err:find(boom .. ":2: no opinion on line 14", 1, true), err)
+    local k = assert(cgwb.read_kernel(K .. "utke-fig2.c"))
+    local res, msg = flatten.run(k, "fig2", { split = function() return false end })
+    assert.is_nil(res)
+    assert.truthy(msg:find("would change the results", 1, true), msg)
+  end)
+end)
+
 describe("cgwb flatten: bad input exits 2 with the place", function()
   -- Asserts exit 2, nothing on stdout, and stderr holding every piece.
   local function bad(args, ...)
@@ -212,7 +285,9 @@ describe("cgwb flatten: bad input exits 2 with the place", function()
     assert.truthy(err:find("^Usage: cgwb flatten"), err)
     bad(K .. "utke-fig1.c --independents 'x,,z'", "--independents 'x,,z': expected parameter names")
     bad(K .. "utke-fig1.c --prune --independents x,q", K .. "utke-fig1.c: independents: 'q' is not a parameter of fig1")
-    bad(K .. "utke-fig1.c --order nosuch", "nosuch")
+    bad(K .. "utke-fig1.c --order nosuch", "unknown ordering 'nosuch' for vertex elimination")
+    bad(K .. "utke-fig1.c --order nosuch.lua", "nosuch.lua: cannot open:")
+    bad(K .. "utke-fig1.c --function 7", K .. "utke-fig1.c: no function 7 (the kernel has 1)")
     bad(K .. "hovland-fig1-aliased.c --assume 'a<b'", "--assume 'a<b': expected NAME!=NAME or NAME==NAME")
     bad(K .. "hovland-fig1-aliased.c --assume 'a!=x'", "no function shown has these two pointer parameters")
     bad(K .. "utke-fig1.c --dot - --xaif -", "would both write to standard output")
