@@ -161,6 +161,29 @@ void f(double *a, double *b, double x) {
     end
   end)
 
+  it("reads in place of a value a passive statement of the span wrote do not cut", function()
+    local k = assert(kernel.read([==[
+void f(double *a, double x, int *m) {
+  a[0] = x * x;
+  a[2] = 1.0;
+  m[0] = (int)a[2];
+  a[1] = x * 2.0;
+}
+void g(double *a, double x) {
+  a[0] = x * x;
+  a[2] = 1.0;
+  a[1 + (int)a[2]] = x * 2.0;
+}
+]==], "inplace.c"))
+    for _, fname in ipairs {"f", "g"} do
+      local res = assert(flatten.run(k, fname))
+      local got = round_trip(k, fname, res)
+      assert.same(expected(res), got)
+      -- a[2] is in memory when it is read: the subgraph's deferred writes are a[0] and a[1] only
+      assert.equal(1, got.blocks[1].n_subgraphs, fname)
+    end
+  end)
+
   it("a name declared twice in nested blocks is two symbols", function()
     local k = assert(kernel.read([[
 void f(double *y, double x, int n) {

@@ -89,6 +89,17 @@ static int32_t resolve(const ctx *c, int32_t u, int32_t s) {
   return nin == 1 && !before ? d : -2;
 }
 
+/* The first definition of the open subgraph that may reach use u of
+ * statement s, -1 none (a read in place, not a vertex input: a passive
+ * statement of the span has already written its value; the subgraph's are
+ * deferred). */
+static int32_t reaches_in_place(const ctx *c, int32_t u, int32_t s) {
+  uint32_t i;
+  for (i = c->ch->ud_off[u]; i < c->ch->ud_off[u + 1]; i++)
+    if (where(c, c->ch->ud[i], s) == 1) return c->ch->ud[i];
+  return -1;
+}
+
 /* Marks the double reads of expression x that become vertex inputs (reached
  * from the right-hand side through double operations only). */
 static void mark_direct(ctx *c, int32_t x, int32_t s) {
@@ -141,8 +152,15 @@ static int joins(ctx *c, int32_t s, int why) {
   for (a = a0; a < a0 + na; a++) {
     int32_t x = al->acc_expr[a];
     if (al->acc_kind[a] != CG_KA_USE || x < 0 || !double_read(al->k, x)) continue;
+    if (c->direct[XI(c, x)] != s) {
+      if ((r = reaches_in_place(c, a, s)) >= 0) {
+        if (why) explain(c, a, x, s, r);
+        return 0;
+      }
+      continue;
+    }
     r = resolve(c, a, s);
-    if (r == -2 || (r >= 0 && c->direct[XI(c, x)] != s)) {
+    if (r == -2) {
       if (why) explain(c, a, x, s, r);
       return 0;
     }
@@ -318,7 +336,7 @@ static int passive_ends(const ctx *c, int32_t p) {
   if (CG_KSTMT(al->k, p, KIND) == CG_KST_CALL) return 1;
   for (a = a0; a < a0 + na; a++) {
     if (al->acc_kind[a] == CG_KA_USE) {
-      if (al->acc_expr[a] >= 0 && double_read(al->k, al->acc_expr[a]) && resolve(c, a, p) != -1)
+      if (al->acc_expr[a] >= 0 && double_read(al->k, al->acc_expr[a]) && reaches_in_place(c, a, p) >= 0)
         return 1;
       continue;
     }

@@ -131,6 +131,7 @@ static void trace(km *m, int32_t st, int32_t x, int32_t o, int64_t cell, int wri
   cg_kaccess a;
   a.stmt = st, a.expr = x, a.array = m->obj[o].array, a.sym = m->obj[o].sym;
   a.cell = cell, a.write = write, a.frame = frame_id, a.block = m->block;
+  a.value = m->obj[o].d ? m->obj[o].d[cell] : (double)m->obj[o].iv[cell]; /* read or just written */
   m->c->trace(m->c->trace_ud, &a);
 }
 

@@ -39,7 +39,8 @@
  * called function) and block instance: a number given each time control
  * enters a basic block of the control flow graph (cg_kcfg.h) or a BRANCH
  * or LOOP test, from a counter; after a call returns, the caller's block
- * goes on with its own number.
+ * goes on with its own number.  Each access carries the cell's value after
+ * it (the value read or written).
  */
 #ifndef CG_KINTERP_H
 #define CG_KINTERP_H
@@ -78,6 +79,7 @@ typedef struct cg_kaccess {
   int64_t cell;
   int write;
   uint64_t frame, block;
+  double value; /* the cell's value after the access (an int cell's as a double) */
 } cg_kaccess;
 typedef void (*cg_ktracef)(void *ud, const cg_kaccess *a);
 

@@ -570,7 +570,7 @@ static void result_release(void *p, cg_alloc *A) {
 }
 
 static void push_access(lua_State *L, const cg_kaccess *a) {
-  lua_createtable(L, 0, 7);
+  lua_createtable(L, 0, 8);
   if (a->stmt >= 0) lcg_push_id(L, (uint64_t)a->stmt), lua_setfield(L, -2, "stmt");
   if (a->expr >= 0) lcg_push_id(L, (uint64_t)a->expr), lua_setfield(L, -2, "expr");
   lua_pushinteger(L, a->array >= 0 ? (lua_Integer)a->array + 1 : -((lua_Integer)a->sym + 1));
@@ -579,11 +579,12 @@ static void push_access(lua_State *L, const cg_kaccess *a) {
   lua_pushboolean(L, a->write), lua_setfield(L, -2, "write");
   lua_pushinteger(L, (lua_Integer)a->frame), lua_setfield(L, -2, "frame");
   lua_pushinteger(L, (lua_Integer)a->block), lua_setfield(L, -2, "block");
+  lua_pushnumber(L, a->value), lua_setfield(L, -2, "value");
 }
 
 /* k:run(f, call [, {max_steps=, max_calls=, trace=true}]) -> {arrays =
  * {{name=, values={...}, init={booleans}}...}, ret = value | nil, steps = n,
- * trace = {{stmt=, expr=, object=, cell=, write=, frame=, block=}...} (with
+ * trace = {{stmt=, expr=, object=, cell=, write=, frame=, block=, value=}...} (with
  * opts.trace)} | nil, "FILE:LINE:COL: message". */
 static int k_run(lua_State *L) {
   lkernel *u = lcg_checklkernel(L, 1);

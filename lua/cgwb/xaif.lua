@@ -946,12 +946,27 @@ local function direct_reads(n, out)
   return out
 end
 
+-- Whether a definition of the open subgraph may reach use ref of st: a read
+-- in place (not a vertex input) conflicts with the subgraph's deferred
+-- writes only; a passive statement of the span has written its value.
+local function reaches_in_place(F, ref, st)
+  for _, r in ipairs(chain(F.m, ref.du_ud)) do
+    if where(F, r, st) == 1 then return true end
+  end
+  return false
+end
+
+-- Whether active assignment st can join the open subgraph: each vertex
+-- input resolves, and no read in place needs a value of the subgraph.
 local function joins(F, st)
   local direct = direct_reads(st.rhs, {})
   for _, u in ipairs(st.uses) do
     if double_read(u) then
-      local r = resolve(F, u, st)
-      if r == -2 or (r ~= -1 and not direct[u]) then return false end
+      if not direct[u] then
+        if reaches_in_place(F, u, st) then return false end
+      elseif resolve(F, u, st) == -2 then
+        return false
+      end
     end
   end
   return true
@@ -1035,7 +1050,7 @@ end
 local function passive_ends(F, st)
   if st.kind == "call" then return true end
   for _, u in ipairs(st.uses) do
-    if double_read(u) and resolve(F, u, st) ~= -1 then return true end
+    if double_read(u) and reaches_in_place(F, u, st) then return true end
   end
   if st.lhs and st.lhs.type == "double" and st.lhs.du_ud ~= 0 then
     for _, d in ipairs(F.g.stmts) do
