@@ -106,12 +106,18 @@ describe("XAIF export", function()
     local k = assert(kernel.read(K .. "utke-fig2.c"))
     local m = assert(xaif.read(assert(xaif.write(k, "fig2", assert(flatten.run(k, "fig2"))))))
     local a1, a2 = m.stmts["1"], m.stmts["3"]
-    local z0, zk = m.alias[a1.lhs.alias], m.alias[a2.uses[1].alias]
+    local zref
+    for _, u in ipairs(a2.uses) do if u.sym.name == "z" then zref = u end end
+    local z0, zk = m.alias[a1.lhs.alias], m.alias[zref.alias]
     assert.is_false(z0[1].partial); assert.is_false(zk[1].partial) -- each one cell (exact)
     assert.are_not.equal(z0[1].from, zk[1].from)
     assert.is_true(z0[2].partial); assert.equal(z0[2].from, zk[2].from) -- may: one shared address
     -- the ud-chain of *z in a2 is {outside, a1}: "" is outside the function
-    assert.same({"", "1"}, m.chains[a2.uses[1].du_ud])
+    assert.same({"", "1"}, m.chains[zref.du_ud])
+    -- the reference denotes its cell, z[k] (k's entry value), not the source's *z after z += k
+    assert.is_true(zref.cell); assert.is_nil(zref.name)
+    assert.equal(1, #zref.index)
+    assert.equal("var", zref.index[1].op); assert.equal("k", zref.index[1].ref.sym.name)
   end)
 end)
 

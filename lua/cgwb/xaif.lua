@@ -117,6 +117,62 @@ local function rhs_reads_double(ir, x)
   return false
 end
 
+-- {==== cell names: p[e], e linear over the int parameters' entry values ====}
+
+-- A subscript of an exact name ("k+2*n-1", "-k+3", "0") as {terms = {{name,
+-- coef}...}, const = c}, or nil when it is not of that form.
+local function parse_linear(e)
+  local terms, const, pos = {}, 0, 1
+  if e == "" then return nil end
+  while pos <= #e do
+    local sign, body, nxt = e:match("^([+-]?)([^+-]+)()", pos)
+    if not body or (sign == "" and pos > 1) then return nil end
+    local c, id = body:match("^(%d+)%*([%a_][%w_]*)$")
+    local k = sign == "-" and -1 or 1
+    if c then terms[#terms + 1] = { id, k * tonumber(c) }
+    elseif body:match("^[%a_][%w_]*$") then terms[#terms + 1] = { body, k }
+    elseif body:match("^%d+$") then const = const + k * tonumber(body)
+    else return nil end
+    pos = nxt
+  end
+  return { terms = terms, const = math.tointeger(const) }
+end
+
+-- The canonical text of a linear form: terms in order, a coefficient other
+-- than 1 as 2*k, the constant last (the form names are printed in).
+local function linear_text(l)
+  local out = {}
+  for i, t in ipairs(l.terms) do
+    local c, id = t[2], t[1]
+    local s = c == 1 and id or (c == -1 and "-" .. id or c .. "*" .. id)
+    if i > 1 and c > 0 then s = "+" .. s end
+    out[#out + 1] = s
+  end
+  if #out == 0 then out[1] = tostring(l.const)
+  elseif l.const > 0 then out[#out + 1] = "+" .. l.const
+  elseif l.const < 0 then out[#out + 1] = tostring(l.const) end
+  return table.concat(out)
+end
+
+-- An exact name "p[e]" or "u[1][2]" as the symbol's name and the linear
+-- subscripts, or nil (a scalar, or a form this writer would not print back
+-- the same).
+local function parse_cell(name)
+  local sym, rest = name:match("^([%a_][%w_]*)(%[.*%])$")
+  if not sym then return nil end
+  local subs = {}
+  for e in rest:gmatch("%[([^%[%]]*)%]") do
+    local l = parse_linear(e)
+    if not l or linear_text(l) ~= e then return nil end
+    subs[#subs + 1] = l
+  end
+  if sym .. "[" .. table.concat((function()
+       local t = {} for i, l in ipairs(subs) do t[i] = linear_text(l) end return t end)(), "][") .. "]" ~= name then
+    return nil
+  end
+  return sym, subs
+end
+
 -- }====
 
 -- {==== export ====}
@@ -187,10 +243,10 @@ local function writer(k, f, res, an)
   for _, b in ipairs(res.blocks) do
     for _, g in ipairs(b.subgraphs) do
       for _, v in ipairs(g.vertices) do
-        if v.kind == "independent" then names[v.expr] = v.name or v.addr end
+        if v.kind == "independent" then names[v.expr] = { v.name or v.addr, v.exact } end
       end
       for _, d in ipairs(g.dependents) do
-        names[row(ir, "stmt", d.stmt - 1, "X0") + 1] = d.name or d.addr
+        names[row(ir, "stmt", d.stmt - 1, "X0") + 1] = { d.name or d.addr, d.exact }
       end
     end
   end
@@ -211,13 +267,78 @@ local function writer(k, f, res, an)
       seen[name] = true
     end
   end
-  return { split_at = split_at, symid = symid,
+  -- the symbol (0-based) an exact name's cell lies in, and its subscripts,
+  -- or nil: the name's object must be one symbol of the function's or a
+  -- global, not shadowed, and the subscripts print back the same
+  local by_name, dup = {}, {}
+  for sy = 0, #ir.sym // W.sym - 1 do
+    local kind = LAYOUT.sym_kinds[row(ir, "sym", sy, "KIND") + 1]
+    local mine = sy >= s0 and sy < s0 + row(ir, "func", f - 1, "NSYM")
+    if mine or kind == "global" then
+      local name = name_at(ir, row(ir, "sym", sy, "NAME"))
+      if by_name[name] then dup[name] = true end
+      by_name[name] = by_name[name] or sy
+    end
+  end
+  local int_params = {}
+  for p = s0, s0 + row(ir, "func", f - 1, "NPARAM") - 1 do
+    if row(ir, "sym", p, "PTR") == 0 and LAYOUT.types[row(ir, "sym", p, "BASE") + 1] == "int" then
+      int_params[name_at(ir, row(ir, "sym", p, "NAME"))] = true
+    end
+  end
+  local function cell_symbol(name)
+    local sym, subs = parse_cell(name)
+    if not sym or dup[sym] or not by_name[sym] then return nil end
+    for _, l in ipairs(subs) do
+      for _, t in ipairs(l.terms) do
+        if not int_params[t[1]] or dup[t[1]] then return nil end
+      end
+    end
+    return by_name[sym], subs
+  end
+  return { split_at = split_at, symid = symid, cell_symbol = cell_symbol,
     ir = ir, an = an, f = f, use_of = use_of, def_of = def_of, key_of = key_of,
     chain_sets = chain_sets, used_sets = used_sets, names = names,
   }
 end
 
 local expr_dag
+
+-- A linear form as an XAIF expression: add_scal_scal of the terms in order
+-- (mul_scal_scal of the coefficient and the parameter when it is not 1),
+-- then the constant; a parameter is its entry value (annotation "entry").
+local function linear_dag(w, B, l)
+  local n, edges, acc = 0, {}, nil
+  local function leaf(kind, attrs) n = n + 1; attrs[#attrs + 1] = nil; B.leaf(kind, attrs); return n end
+  local function add(v)
+    if not acc then acc = v; return end
+    n = n + 1
+    B.leaf("Intrinsic", { { "vertex_id", n }, { "name", "add_scal_scal" }, { "rType", "integer" } })
+    edges[#edges + 1] = { acc, n, 1 }; edges[#edges + 1] = { v, n, 2 }
+    acc = n
+  end
+  for _, t in ipairs(l.terms) do
+    n = n + 1
+    local ref = n
+    B.open("VariableReference", { { "vertex_id", n }, { "alias", 0 }, { "du_ud", 0 }, { "annotation", "entry" } })
+    B.leaf("SymbolReference", { { "vertex_id", 1 }, { "symbol_id", t[1] }, { "scope_id", 2 } })
+    B.close("VariableReference")
+    if t[2] ~= 1 then
+      local c = leaf("Constant", { { "vertex_id", n + 1 }, { "type", "integer" }, { "value", t[2] } })
+      n = n + 1
+      B.leaf("Intrinsic", { { "vertex_id", n }, { "name", "mul_scal_scal" }, { "rType", "integer" } })
+      edges[#edges + 1] = { c, n, 1 }; edges[#edges + 1] = { ref, n, 2 }
+      ref = n
+    end
+    add(ref)
+  end
+  if l.const ~= 0 or #l.terms == 0 then
+    add(leaf("Constant", { { "vertex_id", n + 1 }, { "type", "integer" }, { "value", l.const } }))
+  end
+  for i, e in ipairs(edges) do
+    B.leaf("ExpressionEdge", { { "edge_id", i }, { "source", e[1] }, { "target", e[2] }, { "position", e[3] } })
+  end
+end
 
 -- The scope of symbol s (0-based): 1 global, 2 the function's.
 local function scope_of(w, s)
@@ -236,13 +357,28 @@ local function var_ref(w, B, tagname, attrs, x, acc, du_list)
   attrs[#attrs + 1] = { "alias", alias }
   attrs[#attrs + 1] = { "du_ud", duud }
   if e.op == "addr" then attrs[#attrs + 1] = { "annotation", "address" } end -- &x or an array as a pointer
-  B.open(tagname, attrs)
   local name = w.names[x + 1]
+  local cell, subs
+  if name and name[2] and e.op == "elem" then cell, subs = w.cell_symbol(name[1]) end
+  if cell then -- the cell itself: the object and its offset over the int parameters' entry values
+    attrs[#attrs + 1] = { "annotation", "cell" }
+    B.open(tagname, attrs)
+    B.leaf("SymbolReference", { { "vertex_id", 1 }, { "symbol_id", w.symid[cell] }, { "scope_id", scope_of(w, cell) } })
+    B.open("ArrayElementReference", { { "vertex_id", 2 } })
+    for _, l in ipairs(subs) do
+      B.open("IndexTriplet"); B.open("Index"); linear_dag(w, B, l); B.close("Index"); B.close("IndexTriplet")
+    end
+    B.close("ArrayElementReference")
+    B.leaf("VariableReferenceEdge", { { "edge_id", 1 }, { "source", 1 }, { "target", 2 } })
+    B.close(tagname)
+    return
+  end
+  B.open(tagname, attrs)
   local symattrs = { { "vertex_id", 1 }, { "symbol_id", w.symid[e.sym] },
                      { "scope_id", scope_of(w, e.sym) } }
-  if name then
+  if name and not (name[2] and name[1] == w.symid[e.sym]) then -- a name the structure does not give
     B.open("SymbolReference", symattrs)
-    B.leaf("SymbolReferenceProperty", { { "name", "cgwb_name" }, { "value", name } })
+    B.leaf("SymbolReferenceProperty", { { "name", "cgwb_name" }, { "value", name[1] } })
     B.close("SymbolReference")
   else
     B.leaf("SymbolReference", symattrs)
@@ -600,6 +736,7 @@ local function read_ref(R, node, lhs)
   ref.du_ud = int_attr(R, node, "du_ud", 0)
   ref.active = node.attrs.active
   ref.address = node.attrs.annotation == "address"
+  ref.cell = node.attrs.annotation == "cell"
   if not R.alias[ref.alias] then fail(R.path, node, "alias key %d is not in the AliasSetMap", ref.alias) end
   if not R.chains[ref.du_ud] then fail(R.path, node, "du_ud key %d is not in the DUUDSetMap", ref.du_ud) end
   local ids = {}
@@ -1096,8 +1233,55 @@ local function expr_text(n)
   return n.op .. "(" .. table.concat(a, ", ") .. ")"
 end
 
+-- An integer expression over parameters' entry values as a linear form
+-- ({terms = {{name, coef}...} in order of appearance, const}), or nil.
+local function eval_linear(n)
+  if n.op == "const" then
+    local c = math.tointeger(tonumber(n.value))
+    return c and { terms = {}, const = c }
+  end
+  if n.op == "var" then
+    if #n.ref.index > 0 then return nil end
+    return { terms = { { n.ref.sym.name, 1 } }, const = 0 }
+  end
+  local a = n.args[1] and eval_linear(n.args[1])
+  local b = n.args[2] and eval_linear(n.args[2])
+  local function scaled(l, k)
+    local t = {}
+    for i, x in ipairs(l.terms) do t[i] = { x[1], x[2] * k } end
+    return { terms = t, const = l.const * k }
+  end
+  local function sum(x, y)
+    local t, at = {}, {}
+    for _, l in ipairs { x, y } do
+      for _, term in ipairs(l.terms) do
+        if at[term[1]] then t[at[term[1]]][2] = t[at[term[1]]][2] + term[2]
+        else t[#t + 1] = { term[1], term[2] }; at[term[1]] = #t end
+      end
+    end
+    local out = {}
+    for _, term in ipairs(t) do if term[2] ~= 0 then out[#out + 1] = term end end
+    return { terms = out, const = x.const + y.const }
+  end
+  if n.op == "neg" and a then return scaled(a, -1) end
+  if not (a and b) then return nil end
+  if n.op == "add" then return sum(a, b) end
+  if n.op == "sub" then return sum(a, scaled(b, -1)) end
+  if n.op == "mul" and #a.terms == 0 then return scaled(b, a.const) end
+  if n.op == "mul" and #b.terms == 0 then return scaled(a, b.const) end
+  return nil
+end
+
 local function ref_name(ref)
   if ref.name then return ref.name end
+  if ref.cell then -- the cell's name from its structure: p[e], e over entry values
+    local s = ref.sym.name
+    for _, i in ipairs(ref.index) do
+      local l = eval_linear(i)
+      s = s .. "[" .. (l and linear_text(l) or expr_text(i)) .. "]"
+    end
+    return s
+  end
   local s = ref.sym.name
   for _, i in ipairs(ref.index) do s = s .. "[" .. expr_text(i) .. "]" end
   return s
