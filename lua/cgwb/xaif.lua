@@ -207,27 +207,53 @@ end
 
 -- Virtual addresses for the address sets accessed (doc/xaif.md): each set
 -- its own address, non-partial when the set is exact (one cell, always
--- touched), partial otherwise; each pair of sets the analysis relates "may"
--- a shared partial address, each pair related "must" (an override's answer)
--- a shared non-partial one.  So ranges overlap exactly when the analysis
--- relates the sets, and they are "must" exactly when they share a cell
--- neither marks partial, even where overrides make "must" intransitive.
+-- touched), partial otherwise; the pairs the analysis relates "may" covered
+-- by cliques (sets any two of which it relates), one shared partial address
+-- per clique; each pair related "must" (an override's answer) a shared
+-- non-partial address.  So ranges overlap exactly when the analysis relates
+-- the sets, and they are "must" exactly when they share a cell neither marks
+-- partial, even where overrides make "must" intransitive.  Cost: O(n^2)
+-- relation queries for n sets, plus O(n) per clique.
 local function alias_ranges(an, used)
   local ids = {}
   for s in pairs(used) do ids[#ids + 1] = s end
   table.sort(ids)
-  local ranges, next_addr = {}, 1
+  local ranges, next_addr, rel = {}, 1, {}
   for _, s in ipairs(ids) do
     ranges[s] = { { next_addr, not an.alias.sets[s].exact } }
     next_addr = next_addr + 1
+    rel[s] = {}
   end
   for i = 1, #ids do
     for j = i + 1, #ids do
       local r = an.alias.relation(ids[i], ids[j])
-      if r ~= "no" then
-        ranges[ids[i]][#ranges[ids[i]] + 1] = { next_addr, r == "may" }
-        ranges[ids[j]][#ranges[ids[j]] + 1] = { next_addr, r == "may" }
-        next_addr = next_addr + 1
+      if r ~= "no" then rel[ids[i]][ids[j]], rel[ids[j]][ids[i]] = r, r end
+    end
+  end
+  local function share(members, partial)
+    for _, s in ipairs(members) do ranges[s][#ranges[s] + 1] = { next_addr, partial } end
+    next_addr = next_addr + 1
+  end
+  local covered = {}
+  for i, u in ipairs(ids) do
+    for j = i + 1, #ids do
+      local v = ids[j]
+      if rel[u][v] == "must" then share({ u, v }, false) end
+      if rel[u][v] == "may" and not (covered[u] and covered[u][v]) then
+        local clique = { u, v } -- grown greedily, in id order, by sets related to all its members
+        for _, w in ipairs(ids) do -- only sets whose pair with u is still uncovered
+          local ok = w ~= u and w ~= v and rel[u][w] == "may" and not (covered[u] and covered[u][w])
+          for _, c in ipairs(clique) do
+            if not ok then break end
+            ok = rel[w][c] ~= nil
+          end
+          if ok then clique[#clique + 1] = w end
+        end
+        for _, x in ipairs(clique) do
+          covered[x] = covered[x] or {}
+          for _, y in ipairs(clique) do covered[x][y] = true end
+        end
+        share(clique, true)
       end
     end
   end
@@ -968,7 +994,7 @@ local function read_model(R, root)
   for _, n in ipairs(order) do
     if not seen[n] then fail(R.path, root, "xaif:CallGraph lacks xaif:%s", n) end
   end
-  m.alias, m.chains, m.stmts = R.alias, R.chains, R.stmts
+  m.alias, m.chains, m.stmts, m.relmemo = R.alias, R.chains, R.stmts, {}
   return m
 end
 
@@ -997,17 +1023,22 @@ local function_lists
 
 -- The alias relation from the AliasSetMap: "must" when the sets share a
 -- single cell neither marks partial, "may" when their ranges overlap
--- otherwise, else "no".
+-- otherwise, else "no".  Memoized per pair in m.relmemo.
 local function relation(m, a, b)
+  local memo = m.relmemo[a]
+  if not memo then memo = {}; m.relmemo[a] = memo end
+  if memo[b] then return memo[b] end
   local rel = "no"
   for _, x in ipairs(m.alias[a]) do
     for _, y in ipairs(m.alias[b]) do
       if x.from <= y.to and y.from <= x.to then
-        if not x.partial and not y.partial and x.from == x.to and y.from == y.to then return "must" end
+        if not x.partial and not y.partial and x.from == x.to and y.from == y.to then rel = "must"; break end
         rel = "may"
       end
     end
+    if rel == "must" then break end
   end
+  memo[b] = rel
   return rel
 end
 
