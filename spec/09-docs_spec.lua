@@ -71,6 +71,7 @@ local MODULES = {
   { name = "cgwb.json", prefixes = { "json.", "cgwb.json." } },
   { name = "cgwb.kernel", prefixes = { "kernel.", "cgwb.kernel." } },
   { name = "cgwb.flatten", prefixes = { "flatten.", "cgwb.flatten." } },
+  { name = "cgwb.xaif", prefixes = { "xaif.", "cgwb.xaif." } },
 }
 
 MODULES[#MODULES + 1] = { name = "cgwb.tangent", prefixes = { "tangent.", "cgwb.tangent." } }

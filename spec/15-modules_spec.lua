@@ -6,7 +6,8 @@ local H = require "spec.helper"
 
 local modules = { "cgwb", "cgwb.cli", "cgwb.elim", "cgwb.sched", "cgwb.report", "cgwb.trace",
                   "cgwb.json", "cgwb.kernel", "cgwb.kparse",
-                  "cgwb.flatten" }
+                  "cgwb.flatten",
+                  "cgwb.xaif" }
 
 modules[#modules + 1] = "cgwb.tangent"
 
@@ -221,6 +222,13 @@ local function runs()
       local res = assert(flatten.run(k, "fig2", { split = "statement" }))
       assert(flatten.text(flatten.describe(res)) and flatten.dot(res) and flatten.active_blocks(res))
       assert(not flatten.load_split("examples/kernels/utke-fig2.c"))
+    end,
+    ["cgwb.xaif"] = function()
+      local cgwb, flatten, xaif = require "cgwb", require "cgwb.flatten", require "cgwb.xaif"
+      local k = assert(cgwb.read_kernel("examples/kernels/utke-fig2.c"))
+      local res = assert(flatten.run(k, "fig2"))
+      assert(xaif.describe(assert(xaif.read(assert(xaif.write(k, "fig2", res)), "fig2.xaif"))))
+      assert(not xaif.read("<x", "bad.xaif"))
     end,
     ["cgwb.kparse"] = function()
       local kparse = require "cgwb.kparse"
