@@ -304,7 +304,10 @@ describe("XAIF through the command line", function()
     assert.equal(0, c2, e2)
     local json = require "cgwb.json"
     local ja, jb = json.decode(a), json.decode(b)
-    ja.cost = nil
+    ja.cost = nil -- costs come from the C flattening's graphs, which an import has not
+    for _, blk in ipairs(ja.blocks) do
+      for _, sg in ipairs(blk.subgraphs) do sg.mults = nil end
+    end
     assert.same(ja, jb)
     assert.equal(1, jb.blocks[1].n_subgraphs) -- a != b: one graph, which needs the assumption in the export
   end)
