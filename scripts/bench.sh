@@ -57,7 +57,7 @@ memory is the peak resident set of the measuring process. ADOL-C and cgwb are ti
 turns (three turns, each best of $REPS runs; the best turn is kept) so that both see the
 same state of the shared machine.
 
-## Tape layer (issue 2): decoding an ADOL-C tape
+## Tape layer: decoding an ADOL-C tape
 
 Tape: Bratu on a ${GRID% *}x${GRID#* } grid, recorded with Debian's ADOL-C 2.7.2
 (\`examples/build/bratu --grid $GRID\`): $ops operations.
@@ -82,7 +82,7 @@ figures vary by 10-20 % from run to run. Sum of the dependents, ADOL-C: $zs; cgw
 EOT
 cat doc/benchmarks.md
 
-# ---- graph (issue 3): building the graph, bytes per node, evaluation ----
+# ---- graph: building the graph, bytes per node, evaluation ----
 echo "bench: cgwb graph build and evaluation" >&2
 cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Icsrc scripts/bench/cgwb_graph.c \
   build/release/libcgwbcore.a -lm -o "$B/cgwb_graph"
@@ -104,7 +104,7 @@ gsame=no
 [ "$zs" = "$es" ] && gsame=yes
 cat >> doc/benchmarks.md <<EOT
 
-## Graph (issue 3): building and evaluating the computational graph
+## Graph: building and evaluating the computational graph
 
 Same tape. All optimizations on (assignment removal, hoisting with recovered parents,
 dead roots, guards). \`zos_forward\` is timed again, in turns with this part: $zt2 s.
@@ -164,7 +164,7 @@ csame=no
 [ "$czs" = "$ccs" ] && csame=yes
 cat >> doc/benchmarks.md <<EOT
 
-## Compiled evaluation (issue 4): generated C against \`zos_forward\`
+## Compiled evaluation: generated C against \`zos_forward\`
 
 Tape: Bratu on a ${CG_GRID% *}x${CG_GRID#* } grid, $cops operations, $cnodes graph nodes; code from
 \`cgwb codegen --form chunked\` ($cbytes bytes of C), compiled with \`cc -std=c99 $CG_OPT
@@ -182,7 +182,7 @@ ADOL-C: $czs; compiled: $ccs (bit-identical: $csame).
 EOT
 tail -n 20 doc/benchmarks.md
 
-# {==== elimination (issue 5): Jacobians by vertex elimination ====}
+# {==== elimination: Jacobians by vertex elimination ====}
 # Bratu 40x80 (examples/tapes, tag 1) to its Jacobian with cgwb (read, build,
 # linearize, Markowitz elimination, write Matrix Market) beside ADOL-C's
 # jacobian() and beside jac_pat + ColPack colouring + one compressed
@@ -232,7 +232,7 @@ big() { echo "$1" | awk -v f="$2" '$1 == "big" { print $f }'; }
 lua_t() { echo "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 cat >> doc/benchmarks.md <<EOT
 
-## Elimination (issue 5): Jacobians by vertex elimination
+## Elimination: Jacobians by vertex elimination
 
 Tape: Bratu 40x80 (\`examples/tapes/ADOLC-*_1.tap\`, 3200 x 3200 Jacobian). cgwb: read the
 ADOL-C tape, build the graph, linearize, eliminate every intermediate under Markowitz

@@ -1,4 +1,4 @@
--- Robustness of the Lua API (issue 6): misuse gives a Lua error or works;
+-- Robustness of the Lua API: misuse gives a Lua error or works;
 -- nothing crashes.  Each risky case runs in a child interpreter (under the
 -- same sanitizers as the suite), so a crash fails one test, not the run.
 local H = require "spec.helper"
