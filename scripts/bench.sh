@@ -124,7 +124,7 @@ of the build went into 4 KiB page faults. Sum of the dependents through the
 graph: $es (bit-identical to ADOL-C: $gsame).
 EOT
 
-# {==== compiled evaluation (issue 4, scripts/results-codegen.sh's helper) ====}
+# {==== compiled evaluation (scripts/results-codegen.sh's helper) ====}
 # Code from `cgwb codegen --form chunked` for a Bratu tape, compiled, timed per
 # evaluation against ADOL-C zos_forward on the same tape; compile time apart.
 # BENCH_CODEGEN_GRID sets the grid (default 200 200; the 700x700 tape gives a
