@@ -21,14 +21,7 @@ local function load_text(text, name)
   return assert(core.kernel_load(assert(kparse.parse(text, name or "hand.c"))))
 end
 
---- The blocks that hold active assignments.
-local function active_blocks(res)
-  local out = {}
-  for _, b in ipairs(res.blocks) do
-    if #b.lines > 0 then out[#out + 1] = b end
-  end
-  return out
-end
+local active_blocks = require("cgwb.flatten").active_blocks -- the blocks with active assignments
 
 --- A subgraph's shape as text: its lines, then each vertex (kind:op:text)
 -- and each edge (src>dst@pos), each sorted, then its dependents.

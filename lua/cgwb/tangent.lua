@@ -286,13 +286,9 @@ local function add_cost(tot, c)
   tot.tangent = tot.tangent + c.tangent
 end
 
---- The blocks of res with active assignments, in source order (the blocks
--- of flatten.describe: its indices are the report's).
-local function active_blocks(res)
-  local out = {}
-  for _, blk in ipairs(res.blocks) do if #blk.lines > 0 then out[#out + 1] = blk end end
-  return out
-end
+-- The blocks of res with active assignments, in source order: the blocks of
+-- flatten.describe, whose indices are the report's.
+local active_blocks = require("cgwb.flatten").active_blocks
 
 -- Sums the costs of every subgraph of res: per-subgraph table and totals,
 -- and the totals of the statement-level graphs.
