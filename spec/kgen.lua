@@ -118,7 +118,7 @@ function G:expr(d)
   if k == 7 then return ("%s(%s, %s)"):format(pick(r, { "fmin", "fmax", "atan2" }), a, self:expr(d - 1)) end
   if k == 8 then return ("(%s < %s ? %s : %s)"):format(a, self:leaf(), self:leaf(), self:leaf()) end
   if self.helper then return ("%s(%s, %s)"):format(self.helper, a, self:leaf()) end
-  return ("-%s"):format(a)
+  return (a:sub(1, 1) == "-" and "-(%s)" or "-%s"):format(a) -- "--0.5" would be a decrement
 end
 
 --- A bounded right-hand side: often squashed by atan so values stay finite.
