@@ -1,0 +1,188 @@
+#!/bin/sh
+# scripts/bench-flatten.sh: the flattening benchmarks, run by scripts/bench.sh
+# (make bench) or alone; writes the section "## Flattening and preaccumulated
+# tangent code" of doc/benchmarks.md (replacing it when present).
+#  - flattening one generated basic block (scripts/kbench-flat.lua N) of
+#    10^4, 3x10^4 and 10^5 active assignments: a fresh process as users run
+#    it (`cgwb flatten big.c --function f --json > /dev/null`: time and peak
+#    memory), and in one process stage by stage (parse, load, analyse, flatten);
+#  - the tangent code of `cgwb flatten examples/kernels/roe.c --function roe
+#    --emit tangent` (minimal and statement-level split), compiled -O2, for the
+#    4 x 11 Jacobian of the Roe flux, against ADOL-C's fov_forward (p = 11) on
+#    the same kernel text over adoubles, and the plain compiled flux for scale.
+# A part whose command is not in this build is reported as missing, with no
+# figures.  BENCH_FSIZES sets the sizes, BENCH_REPS the repeats, BENCH_TURNS
+# the alternating turns of the Roe timings (default 5).
+set -eu
+cd "$(dirname "$0")/.."
+REPS=${BENCH_REPS:-3}
+SIZES=${BENCH_FSIZES:-"10000 30000 100000"}
+TURNS=${BENCH_TURNS:-5}
+F=build/bench/flatten
+mkdir -p "$F"
+
+best_of() { # KEY FIELD: the line of stdin with the smallest FIELD among lines starting with KEY
+  awk -v k="$1" -v f="$2" '$1 == k && (b == "" || $f + 0 < b) { b = $f + 0; l = $0 } END { print l }'
+}
+field() { echo "$1" | awk -v f="$2" '{ print $f }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# Which commands this build has: `cgwb flatten`, and its --emit tangent.
+have_flatten=no
+scripts/cgwb flatten --help > /dev/null 2>&1 && have_flatten=yes
+have_tangent=no
+[ "$have_flatten" = yes ] && scripts/cgwb flatten --help 2>&1 | grep -q -- "--emit" && have_tangent=yes
+
+# {==== flattening one large block ====}
+rows=
+first=; last=
+for n in $SIZES; do
+  echo "bench: flattening a block of $n assignments" >&2
+  lua5.4 scripts/kbench-flat.lua "$n" > "$F/big$n.c"
+  lines=$(wc -l < "$F/big$n.c")
+  reps=$REPS
+  [ "$n" -gt 50000 ] && reps=1 # seconds a run: once
+  best_t=-; best_m=-
+  if [ "$have_flatten" = yes ]; then
+    best_t=; best_m=
+    for _ in $(seq "$reps"); do
+      tm=$( { /usr/bin/time -f "%e %M" scripts/cgwb flatten "$F/big$n.c" --function f --json > /dev/null; } 2>&1 | tail -n 1)
+      t=${tm% *}; m=${tm#* }
+      if [ -z "$best_t" ] || awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a < b) }'; then best_t=$t; fi
+      if [ -z "$best_m" ] || [ "$m" -lt "$best_m" ]; then best_m=$m; fi
+    done
+  fi
+  fr=$(scripts/cgwb run scripts/bench/flatten_front.lua "$F/big$n.c" f "$reps")
+  set -- $fr
+  rows="$rows
+| $2 | $lines | $3 | $4 | $best_t | $best_m | $5 | $6 | $7 | $8 |"
+  [ -z "$first" ] && first="$2 $best_t $best_m $5 $7 $8"
+  last="$2 $best_t $best_m $5 $7 $8"
+done
+growth=$(echo "$first $last" | awk '{
+  g = sprintf("%.0fx the assignments: %.1fx the parse, %.1fx the analyses, %.1fx the flattening", $7 / $1, $10 / $4, $11 / $5, $12 / $6)
+  if ($2 != "-") g = g sprintf(", %.1fx the time of the fresh process, %.1fx its peak memory", $8 / $2, $9 / $3)
+  print g }')
+fresh_note="Fresh process: \`cgwb flatten big.c --function f --json > /dev/null\` under
+\`/usr/bin/time\` (best of $REPS, one run above 50000 assignments; peak resident set)."
+[ "$have_flatten" = no ] && fresh_note="Fresh process: not measured, this build has no \`cgwb flatten\` command
+(the columns show -)."
+
+# {==== the Roe flux: tangent code against ADOL-C ====}
+echo "bench: the Roe flux, compiled and ADOL-C" >&2
+BF="-std=c99 -O2 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -Iscripts/bench"
+cc $BF -c examples/kernels/roe.c -o "$F/roe.o"
+cc $BF scripts/bench/roe_tangent.c "$F/roe.o" -lm -o "$F/roe_primal"
+g++ -O2 -Wall -Iscripts/bench scripts/bench/adolc_roe.cpp -ladolc -o "$F/adolc_roe"
+# roe_d.c of a split strategy into the driver; its declaration from the definition.
+tangent_build() { # NAME SPLIT
+  scripts/cgwb flatten examples/kernels/roe.c --function roe --split "$2" --emit tangent \
+    -o "$F/$1.c" --json > "$F/$1.json"
+  mkdir -p "$F/$1.inc"
+  awk '/^void roe_d\(/ { s = 1 } s { sub(/ *\{ *$/, ""); d = d (d == "" ? "" : " ") $0; if ($0 ~ /\)$/) { print d ";"; exit } }' \
+    "$F/$1.c" > "$F/$1.inc/roe_d.h"
+  cc $BF -Werror -c "$F/$1.c" -o "$F/$1.o" # warning-free, as the issue asks
+  cc $BF -DROE_D -I"$F/$1.inc" scripts/bench/roe_tangent.c "$F/roe.o" "$F/$1.o" -lm -o "$F/$1"
+}
+if [ "$have_tangent" = yes ]; then
+  tangent_build roe_min minimal
+  tangent_build roe_stmt statement
+fi
+RI=${BENCH_ROE_INNER:-4000}
+Aall=; Pall=; Mall=; Sall=
+for turn in $(seq "$TURNS"); do # in turns, so that all see the same state of the machine
+  Aall="$Aall
+$("$F/adolc_roe" "$REPS" "$RI")"
+  Pall="$Pall
+$("$F/roe_primal" primal "$REPS" $((RI * 50)))"
+  if [ "$have_tangent" = yes ]; then
+    Mall="$Mall
+$("$F/roe_min" tangent "$REPS" "$RI")"
+    Sall="$Sall
+$("$F/roe_stmt" tangent "$REPS" "$RI")"
+  fi
+done
+A=$(echo "$Aall" | best_of adolc_fov 2); P=$(echo "$Pall" | best_of primal 2)
+at=$(field "$A" 2); as=$(field "$A" 3); a1=$(echo "$Aall" | best_of adolc_fov 4 | awk '{ print $4 }')
+pt=$(field "$P" 2)
+us() { awk -v t="$1" 'BEGIN { printf "%.3f", t * 1e6 }'; }
+if [ "$have_tangent" = yes ]; then
+  M=$(echo "$Mall" | best_of tangent 2); S=$(echo "$Sall" | best_of tangent 2)
+  mt=$(field "$M" 2); ms=$(field "$M" 3); m1=$(echo "$Mall" | best_of tangent 4 | awk '{ print $4 }')
+  st=$(field "$S" 2); ss=$(field "$S" 3); s1=$(echo "$Sall" | best_of tangent 4 | awk '{ print $4 }')
+  agree=$(awk -v a="$as" -v m="$ms" -v s="$ss" 'BEGIN { d1 = (m - a) / a; d2 = (s - a) / a
+    if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2; printf "%.1e and %.1e", d1, d2 }')
+  cost=$(lua5.4 -e '
+    package.path = "lua/?.lua;" .. package.path
+    local json = require "cgwb.json"
+    local function load(p) local f = assert(io.open(p)); local t = json.decode(f:read("a")); f:close(); return t end
+    local m, s = load(arg[1]), load(arg[2])
+    local function mults(t) local n = 0
+      for _, b in ipairs(t.blocks) do for _, g in ipairs(b.subgraphs) do n = n + (g.mults or 0) end end
+      return n end
+    local c = m.cost or {}
+    local keys = {}
+    for k in pairs(c) do keys[#keys + 1] = k end
+    table.sort(keys)
+    local parts = {}
+    for _, k in ipairs(keys) do if type(c[k]) ~= "table" then parts[#parts + 1] = k .. " " .. tostring(c[k]) end end
+    print(("multiplications of the eliminations: minimal %d (%d subgraphs), statement-level %d (%d subgraphs); the report'"'"'s cost: %s"):format(
+      mults(m), #m.blocks[1].subgraphs, mults(s), #s.blocks[1].subgraphs, table.concat(parts, ", ")))
+  ' "$F/roe_min.json" "$F/roe_stmt.json")
+  roe_rows="| cgwb tangent code, minimal split (\`--split minimal\`) | $(us "$mt") | $(ratio "$mt" "$at") | $(us "$m1") | $(ratio "$m1" "$a1") |
+| cgwb tangent code, statement-level split (\`--split statement\`) | $(us "$st") | $(ratio "$st" "$at") | $(us "$s1") | $(ratio "$s1" "$a1") |"
+  roe_note="Sum of the Jacobian's entries, ADOL-C: $as; relative difference of cgwb's (minimal,
+statement-level): $agree. Costs from \`--json\`: $cost."
+else
+  roe_rows="| cgwb tangent code | missing | | | |"
+  roe_note="Missing: this build has no \`cgwb flatten ... --emit tangent\`, so the tangent code's rows
+are not measured (no figures are made up). Sum of ADOL-C's Jacobian entries: $as."
+fi
+
+section=$(cat <<EOT
+## Flattening and preaccumulated tangent code
+
+One generated basic block (\`scripts/kbench-flat.lua N\`: assignments to 16 scalar
+locals, writes and reads through pointer parameters that may alias, cells at a run-time
+offset, a pointer moved by int arithmetic between the active statements, math.h
+intrinsics) flattened with the \`minimal\` split. $fresh_note In process
+(\`scripts/bench/flatten_front.lua\`, best of as many runs): \`kparse.parse\`,
+\`core.kernel_load\`, \`core.kernel_analyze\` (alias sets, chains, activity) and
+\`core.kernel_flatten\` (which runs the analyses again, then Utke, Flattening,
+Algorithms 1 and 2, and builds the result tables).
+
+| active assignments | lines | subgraphs | vertices | fresh process (s) | peak memory (KiB) | parse (s) | load (s) | analyse (s) | flatten (s) |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |$rows
+
+Target: linear time and memory. Measured from the first row to the last: $growth
+(linear would be the same factor throughout).
+
+The Roe flux (\`examples/kernels/roe.c\`: 2-D Euler, one basic block of 64 active
+assignments, 11 inputs, 4 outputs) at a subsonic face (\`scripts/bench/roe_point.h\`).
+ADOL-C: the kernel's text over adoubles, recorded once, then \`fov_forward\` with p = 11
+(the identity seed) for the 4 x 11 Jacobian, and \`fos_forward\` for one direction
+(\`scripts/bench/adolc_roe.cpp\`). cgwb: \`cgwb flatten examples/kernels/roe.c --function
+roe --emit tangent -o roe_d.c\` compiled with \`cc -std=c99 -O2\` (apart from the driver,
+so nothing is inlined into the timing loop); the Jacobian is 11 calls of \`roe_d\`, one
+per unit input tangent (\`scripts/bench/roe_tangent.c\`). Each figure is the mean over
+$RI evaluations, best of $REPS runs in each of $TURNS turns taken in alternation.
+
+| what | microseconds per Jacobian | ratio to ADOL-C \`fov_forward\` (time) | microseconds per direction | ratio to ADOL-C \`fos_forward\` (time) |
+| --- | --- | --- | --- | --- |
+| ADOL-C \`fov_forward\` (p = 11) / \`fos_forward\` | $(us "$at") | 1.00 | $(us "$a1") | 1.00 |
+$roe_rows
+| the flux alone, compiled (\`cc -O2\`) | | | $(us "$pt") | $(ratio "$pt" "$a1") |
+
+Target: the tangent code several times faster than \`fov_forward\` (ratio well below 1).
+$roe_note
+EOT
+)
+# Replace the section (up to the next "## " or the end) or append it.
+awk -v s="$section" '
+  /^## Flattening and preaccumulated tangent code/ { print s; skip = 1; done = 1; next }
+  skip && /^## / { skip = 0 }
+  !skip { print }
+  END { if (!done) { print ""; print s } }
+' doc/benchmarks.md > "$F/benchmarks.md"
+cp "$F/benchmarks.md" doc/benchmarks.md
+echo "$section"
