@@ -70,6 +70,7 @@ local MODULES = {
   { name = "cgwb.trace", prefixes = { "trace.", "cgwb.trace." } },
   { name = "cgwb.json", prefixes = { "json.", "cgwb.json." } },
   { name = "cgwb.kernel", prefixes = { "kernel.", "cgwb.kernel." } },
+  { name = "cgwb.flatten", prefixes = { "flatten.", "cgwb.flatten." } },
 }
 
 -- The variable each userdata type's methods are written with (`t:len()`).

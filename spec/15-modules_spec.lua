@@ -5,7 +5,8 @@
 local H = require "spec.helper"
 
 local modules = { "cgwb", "cgwb.cli", "cgwb.elim", "cgwb.sched", "cgwb.report", "cgwb.trace",
-                  "cgwb.json", "cgwb.kernel", "cgwb.kparse" }
+                  "cgwb.json", "cgwb.kernel", "cgwb.kparse",
+                  "cgwb.flatten" }
 
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()
@@ -205,6 +206,13 @@ local function runs()
       local c = assert(json.decode(H.read("examples/kernels/utke-fig2.json")))
       assert(k:call("fig2", c) and k:jacobian_named("fig2", c))
       assert(require("cgwb.kernel").core_call(k, 1, c))
+    end,
+    ["cgwb.flatten"] = function()
+      local cgwb, flatten = require "cgwb", require "cgwb.flatten"
+      local k = assert(cgwb.read_kernel("examples/kernels/utke-fig2.c"))
+      local res = assert(flatten.run(k, "fig2", { split = "statement" }))
+      assert(flatten.text(flatten.describe(res)) and flatten.dot(res) and flatten.active_blocks(res))
+      assert(not flatten.load_split("examples/kernels/utke-fig2.c"))
     end,
     ["cgwb.kparse"] = function()
       local kparse = require "cgwb.kparse"

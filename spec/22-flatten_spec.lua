@@ -523,3 +523,110 @@ describe("properties on random kernels", function()
     end
   end)
 end)
+
+describe("names of independents and dependents", function()
+  --- The names of a subgraph's independent vertices and of its dependents,
+  -- an inexact one marked "?".
+  local function names(g)
+    local i, d = {}, {}
+    for _, v in ipairs(g.vertices) do
+      if v.kind == "independent" then i[#i + 1] = v.name .. (v.exact and "" or "?") end
+    end
+    for _, x in ipairs(g.dependents) do d[#d + 1] = x.name .. (x.exact and "" or "?") end
+    return table.concat(i, " ") .. " -> " .. table.concat(d, " ")
+  end
+  local function all_names(res)
+    local out = {}
+    for _, b in ipairs(active_blocks(res)) do
+      for _, g in ipairs(b.subgraphs) do out[#out + 1] = names(g) end
+    end
+    return out
+  end
+
+  it("Utke Fig. 2: *z is z[0], after z += k it is z[k]; the function's lists", function()
+    local res = assert(core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2"))
+    assert.same({"z[0] x -> z[0]", "z[k] x -> y"}, all_names(res))
+    assert.same({"z[0]", "x", "z[k]"}, res.independents)
+    assert.same({"z[0]", "return"}, res.dependents) -- y is a local; its value is returned
+  end)
+
+  it("offsets over int parameters' entry values; p = a + k; *(y + 1); locals and globals", function()
+    local k = load_text([[
+static const double w[3] = {1.0, 2.0, 3.0};
+static const double g = 2.0;
+void h(double *a, double *y, double x, int k, int n) {
+  double *p;
+  double t[3], u[2][3];
+  int i;
+  p = a + k;
+  t[2] = *p * w[1] * g;
+  u[1][2] = t[2] * p[2 * n - 1];
+  i = (int)u[1][2];
+  *(y + 1) = t[2] * x + u[1][2];
+  y[0] = a[n - 1] * x;
+  y[n + 1 - k] = y[0] * (double)i;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "h"))
+    -- a[n - 1] may be the cell y[1] just written (a and y may alias): a cut
+    assert.same({"a[k] w[1] g a[k+2*n-1] -> t[2] u[1][2]",
+                 "t[2] x u[1][2] -> y[1]", "a[n-1] x -> y[0] y[-k+n+1]"}, all_names(res))
+    -- t and u are locals: read inside, never the function's; w, g: globals read
+    assert.same({"a[k]", "w[1]", "g", "a[k+2*n-1]", "x", "a[n-1]"}, res.independents)
+    -- y[0] is read by the last statement inside the graph and still reaches the exit
+    assert.same({"y[1]", "y[0]", "y[-k+n+1]"}, res.dependents)
+    assert.is_true(res.blocks[first_active(res)].subgraphs[3].dependents[1].augmented)
+  end)
+
+  it("a loop counter's subscript is the source's text, exact = false", function()
+    local k = load_text([[
+void f(double *z, double x, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    z[i] = z[i] * x;
+  }
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.same({"z[i]? x -> z[i]?"}, all_names(res))
+    assert.same({"z[i]", "x"}, res.independents)
+    assert.same({"z[i]"}, res.dependents)
+  end)
+
+  it("a pointer that may be one of two cells is named by the source; names are unique", function()
+    local k = load_text([[
+double f(double *a, double *b, double x, int c) {
+  double *p;
+  double s;
+  p = c ? a : b;
+  s = p[0] * x;
+  s = s * x + p[0];
+  a[0] = s * a[0];
+  return s;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f", {assume = {"a!=b"}}))
+    -- two addresses: Algorithm 1 identifies only one exact cell, so two vertices
+    assert.same({"p[0]? x p[0]? a[0] -> s a[0]"}, all_names(res))
+    assert.same({"p[0]", "x", "a[0]"}, res.independents)
+    assert.same({"a[0]", "return"}, res.dependents)
+  end)
+
+  it("a double return is a dependent only when it reads an active value", function()
+    local k = load_text([[
+double f(double x, int n) {
+  return 2.0;
+}
+double g(double x, double *y) {
+  *y = x * x;
+  return x;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.same({}, res.independents)
+    assert.same({}, res.dependents)
+    res = assert(core.kernel_flatten(k, "g"))
+    assert.same({"x"}, res.independents)
+    assert.same({"y[0]", "return"}, res.dependents)
+  end)
+end)

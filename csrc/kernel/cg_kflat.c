@@ -2,6 +2,7 @@
  * Flattening Basic Blocks, secs. 3, 6, 6.2).  cg_kflat.h states the rules
  * and the representation; doc/flattening.md the departures from the
  * paper's pseudo-code. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cg_kflat.h"
@@ -458,7 +459,7 @@ cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
   c.al = al, c.ch = ch, c.ac = ac;
   if (!(fl = CG_NEW(A, cg_kflat, 1))) goto nomem;
   memset(fl, 0, sizeof *fl);
-  fl->A = A, fl->al = al, fl->strategy = strategy;
+  fl->A = A, fl->al = al, fl->ch = ch, fl->ac = ac, fl->strategy = strategy;
   fl->cap_st = al->ns, fl->cap_g = al->ns, fl->cap_v = al->nx, fl->cap_b = cfg->nv;
   c.fl = fl;
   if (!alloc_result(fl) || !ctx_init(&c, A)) goto nomem;
@@ -477,6 +478,124 @@ nomem:
   cg_kflat_free(fl);
   return NULL;
 }
+
+/* {==== names ====} */
+
+/* Appends to buf (truncating at size). */
+static void nput(char *buf, size_t size, size_t *len, const char *s) {
+  while (*s && *len + 1 < size) buf[(*len)++] = *s++;
+  if (size) buf[*len] = 0;
+}
+static void nnum(char *buf, size_t size, size_t *len, long long v) {
+  char n[32];
+  snprintf(n, sizeof n, "%lld", v);
+  nput(buf, size, len, n);
+}
+
+/* The int parameter whose entry value is number vn, -1 when vn is another
+ * value (a loop counter, a cell's content).  The alias analysis gives the
+ * function's int scalars their numbers first, in symbol order, and
+ * parameters are the first symbols: the first numbers are the int
+ * parameters' entry values. */
+static int32_t entry_param(const cg_kalias *al, int32_t vn) {
+  const cg_kernel *k = al->k;
+  int32_t s0 = CG_KFUNC(k, al->func, SYM0), np = CG_KFUNC(k, al->func, NPARAM), s, n = 0;
+  for (s = s0; s < s0 + np; s++) {
+    if (CG_KSYM(k, s, PTR) || CG_KSYM(k, s, NDIM) || CG_KSYM(k, s, BASE) != CG_KT_INT) continue;
+    if (n++ == vn) return al->vn_sym[vn] == s ? s : -1;
+  }
+  return -1;
+}
+
+/* Offset a over int parameters' entry values ("k", "2*k-1", "n-1", "3");
+ * 0 when a term is another value or the offset is unknown. */
+static int offset_text(const cg_kalias *al, const cg_kaff *a, char *buf, size_t size, size_t *len) {
+  int32_t i;
+  if (a->nt < 0) return 0;
+  for (i = 0; i < a->nt; i++) {
+    int32_t p = entry_param(al, a->vn[i]);
+    int64_t co = a->coef[i];
+    if (p < 0) return 0;
+    if (co < 0) nput(buf, size, len, "-");
+    else if (i) nput(buf, size, len, "+");
+    if (co != 1 && co != -1) nnum(buf, size, len, co < 0 ? -co : co), nput(buf, size, len, "*");
+    nput(buf, size, len, al->k->names[CG_KSYM(al->k, p, NAME)]);
+  }
+  if (a->c > 0 && a->nt) nput(buf, size, len, "+");
+  if (a->c || !a->nt) nnum(buf, size, len, a->c);
+  return 1;
+}
+
+/* The exact name of address d into buf, 0 when it has none. */
+static int addr_name(const cg_kalias *al, const cg_kaddr *d, char *buf, size_t size) {
+  const cg_kernel *k = al->k;
+  int32_t o = d->obj, sym = al->obj_sym[o];
+  size_t len = 0;
+  nput(buf, size, &len, cg_kalias_obj_name(al, (uint32_t)o));
+  if (al->obj_cells[o] == 1 && al->obj_kind[o] != CG_KO_REGION) return 1; /* a scalar */
+  if (al->obj_kind[o] != CG_KO_REGION && CG_KSYM(k, sym, NDIM) == 2) { /* t[r][c] */
+    int64_t w = CG_KSYM(k, sym, DIM1);
+    if (d->off.nt != 0 || w <= 0) return 0;
+    nput(buf, size, &len, "["), nnum(buf, size, &len, d->off.c / w), nput(buf, size, &len, "][");
+    nnum(buf, size, &len, d->off.c % w), nput(buf, size, &len, "]");
+    return 1;
+  }
+  nput(buf, size, &len, "[");
+  if (!offset_text(al, &d->off, buf, size, &len)) return 0;
+  nput(buf, size, &len, "]");
+  return 1;
+}
+
+int cg_kflat_name(const cg_kflat *fl, int32_t a, int32_t x, char *buf, size_t size) {
+  const cg_kalias *al = fl->al;
+  uint32_t set;
+  if (!size) return 0;
+  if (a >= 0 && (uint32_t)a < al->nacc) {
+    set = (uint32_t)al->acc_set[a];
+    if (al->set_n[set] == 1 && addr_name(al, &al->addr[al->set_off[set]], buf, size)) return 1;
+  }
+  cg_kexpr_text(al->k, x, buf, size); /* not expressible: the source's text */
+  return 0;
+}
+
+/* Whether set s holds an address of an object the caller sees: memory
+ * through a pointer parameter, a global, or (params 1) a by-value
+ * parameter. */
+static int set_outside(const cg_kalias *al, uint32_t s, int params) {
+  uint32_t i;
+  for (i = 0; i < al->set_n[s]; i++) {
+    int32_t o = al->addr[al->set_off[s] + i].obj;
+    if (al->obj_kind[o] == CG_KO_REGION || al->obj_kind[o] == CG_KO_GLOBAL) return 1;
+    if (params && CG_KSYM(al->k, al->obj_sym[o], KIND) == CG_KS_PARAM) return 1;
+  }
+  return 0;
+}
+
+int cg_kflat_outside(const cg_kflat *fl, uint32_t v) {
+  int32_t u;
+  if (v >= fl->nv || fl->v_kind[v] != CG_KFV_INDEP || (u = fl->v_acc[v]) < 0) return 0;
+  if (fl->ch->ud_off[u] == fl->ch->ud_off[u + 1] || fl->ch->ud[fl->ch->ud_off[u]] != -1) return 0;
+  return set_outside(fl->al, (uint32_t)fl->al->acc_set[u], 1);
+}
+
+int cg_kflat_observable(const cg_kflat *fl, uint32_t d) {
+  const cg_kchains *ch = fl->ch;
+  uint32_t i;
+  if (d >= fl->nd || fl->d_acc[d] < 0) return 0;
+  i = (uint32_t)(fl->d_stmt[d] - ch->s_lo);
+  if (ch->du_off[i] == ch->du_off[i + 1] || ch->du[ch->du_off[i]] != -1) return 0;
+  return set_outside(fl->al, (uint32_t)fl->al->acc_set[fl->d_acc[d]], 0);
+}
+
+int cg_kflat_active_return(const cg_kflat *fl, int32_t s) {
+  const cg_kernel *k = fl->al->k;
+  int32_t x;
+  if (CG_KSTMT(k, s, KIND) != CG_KST_RETURN || (x = CG_KSTMT(k, s, X0)) < 0) return 0;
+  if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE || !reads_double(k, x)) return 0;
+  return !fl->ac || fl->ac->dep_return;
+}
+
+/* }==== */
 
 /* {==== building a subgraph as a cg_graph ====} */
 

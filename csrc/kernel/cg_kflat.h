@@ -55,7 +55,11 @@
  *    access, d_aug[i] 1 when the vertex has successors in the subgraph (not
  *    maximal: sec. 6.2 adds a unit edge to an augmented vertex, reported
  *    apart, never a member of the vertices), d_collapsed[i] 1 when the vertex
- *    is an independent (`y = x`: Fig. 6c's collapsed vertex).
+ *    is an independent (`y = x`: Fig. 6c's collapsed vertex);
+ *  - names (cg_kflat_name): an access as the source's reader sees it, `x`,
+ *    `p[k+1]` over the entry values of int parameters; the function's
+ *    independents and dependents are those cg_kflat_outside and
+ *    cg_kflat_observable accept, plus an active double return.
  */
 #ifndef CG_KFLAT_H
 #define CG_KFLAT_H
@@ -69,6 +73,8 @@ enum { CG_KFV_INDEP, CG_KFV_OP, CG_KFV_INTRIN, CG_KFV_COUNT };
 typedef struct cg_kflat {
   cg_alloc *A;
   const cg_kalias *al;
+  const cg_kchains *ch;             /* the chains it was run with (names, function lists) */
+  const cg_kactive *ac;             /* its activity, NULL: none */
   int strategy;
   uint32_t nblock, nst, ng, nv, ne, nd, nst_pruned;
   int32_t *block_vertex;            /* nblock */
@@ -106,6 +112,28 @@ const char *cg_kflat_vkind_name(int kind);
 cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
                        const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e);
 void cg_kflat_free(cg_kflat *fl);
+
+/* Names (doc/flattening.md, "Names").  The name of access a (a double
+ * use or definition of the function) into buf: a scalar by its name (`x`),
+ * a cell as `p[e]` with p the object (a pointer parameter's region by the
+ * parameter, an array, a global) and e its offset printed over the entry
+ * values of int parameters (`k`, `2*k-1`; a 2-D array `t[1][2]` when the
+ * offset is constant).  Returns 1 when so (exact); 0 when the address is
+ * not expressible so (several addresses, an unknown offset, a term that is
+ * not an int parameter's entry value): then buf is the text of expression
+ * x (the subscript as the source writes it).  O(1). */
+int cg_kflat_name(const cg_kflat *fl, int32_t a, int32_t x, char *buf, size_t size);
+/* Whether independent vertex v reads a value from outside the function
+ * (its ud-chain holds -1) in a by-value double parameter, memory through a
+ * pointer parameter or a global: an independent of the function. */
+int cg_kflat_outside(const cg_kflat *fl, uint32_t v);
+/* Whether dependent d may reach the exit (its du-chain holds -1) in
+ * observable memory (through a pointer parameter): a dependent of the
+ * function. */
+int cg_kflat_observable(const cg_kflat *fl, uint32_t d);
+/* Whether statement s is a `return e;` of an active double value (e
+ * reads a double; with activity, the double result is a dependent). */
+int cg_kflat_active_return(const cg_kflat *fl, int32_t s);
 
 /* The value at the build point of a passive argument expression (one that
  * is neither a vertex nor a constant: `(double)i`, a ?:'s condition): into

@@ -42,6 +42,14 @@ static void push_addr(lua_State *L, const cg_kalias *al, int32_t a) {
   else push_set_text(L, al, (uint32_t)al->acc_set[a]);
 }
 
+/* Sets t.name and t.exact (t at the top) for access a of expression x. */
+static void set_name(lua_State *L, const cg_kflat *fl, int32_t a, int32_t x) {
+  char buf[256];
+  int exact = cg_kflat_name(fl, a, x, buf, sizeof buf);
+  lua_pushstring(L, buf), lua_setfield(L, -2, "name");
+  lua_pushboolean(L, exact), lua_setfield(L, -2, "exact");
+}
+
 static void push_vertex(lua_State *L, const cg_kflat *fl, uint32_t v) {
   const cg_kernel *k = fl->al->k;
   int32_t x = fl->v_expr[v];
@@ -55,6 +63,7 @@ static void push_vertex(lua_State *L, const cg_kflat *fl, uint32_t v) {
   lua_pushinteger(L, CG_KEXPR(k, x, LINE)), lua_setfield(L, -2, "line");
   lua_pushinteger(L, CG_KEXPR(k, x, COL)), lua_setfield(L, -2, "col");
   if (fl->v_acc[v] >= 0) push_addr(L, fl->al, fl->v_acc[v]), lua_setfield(L, -2, "addr");
+  if (fl->v_kind[v] == CG_KFV_INDEP) set_name(L, fl, fl->v_acc[v], x);
 }
 
 static void push_lines(lua_State *L, const cg_kflat *fl, uint32_t i0, uint32_t i1, int dead) {
@@ -77,6 +86,7 @@ static void push_dependent(lua_State *L, const cg_kflat *fl, uint32_t d, uint32_
   push_addr(L, fl->al, fl->d_acc[d]), lua_setfield(L, -2, "addr");
   lua_pushboolean(L, fl->d_aug[d]), lua_setfield(L, -2, "augmented");
   lua_pushboolean(L, fl->d_collapsed[d]), lua_setfield(L, -2, "collapsed");
+  set_name(L, fl, fl->d_acc[d], CG_KSTMT(k, s, X0));
 }
 
 /* Subgraph g: vertex ids local to it, 1-based. */
@@ -137,6 +147,53 @@ static void push_block(lua_State *L, const cg_kflat *fl, const cg_kcfg *cfg, uin
   for (g = fl->block_g0[b]; g < fl->block_g0[b + 1]; g++)
     push_subgraph(L, fl, g), lua_rawseti(L, -2, (lua_Integer)(g - fl->block_g0[b] + 1));
   lua_setfield(L, -2, "subgraphs");
+}
+
+/* Appends name to the list at -2 unless the set at -1 holds it. */
+static void add_unique(lua_State *L, const char *name, lua_Integer *n) {
+  if (lua_getfield(L, -1, name) == LUA_TNIL) {
+    lua_pushboolean(L, 1), lua_setfield(L, -3, name);
+    lua_pushstring(L, name), lua_rawseti(L, -4, ++*n);
+  }
+  lua_pop(L, 1);
+}
+
+/* res.independents: the function's independents (cg_kflat_outside), names
+ * unique, in first-occurrence order (blocks in source order). */
+static void push_fn_independents(lua_State *L, const cg_kflat *fl) {
+  char buf[256];
+  lua_Integer n = 0;
+  uint32_t v;
+  lua_newtable(L), lua_newtable(L); /* the list, the set of its names */
+  for (v = 0; v < fl->nv; v++)
+    if (cg_kflat_outside(fl, v)) {
+      cg_kflat_name(fl, fl->v_acc[v], fl->v_expr[v], buf, sizeof buf);
+      add_unique(L, buf, &n);
+    }
+  lua_pop(L, 1);
+}
+
+/* res.dependents: the function's dependents (cg_kflat_observable; an
+ * active double return as "return"), in statement order within the blocks. */
+static void push_fn_dependents(lua_State *L, const cg_kflat *fl, const cg_kcfg *cfg) {
+  char buf[256];
+  lua_Integer n = 0;
+  uint32_t b, i, d;
+  lua_newtable(L), lua_newtable(L);
+  for (b = 0; b < fl->nblock; b++) {
+    uint32_t v = (uint32_t)fl->block_vertex[b], dend = fl->g_d0[fl->block_g0[b + 1]];
+    d = fl->g_d0[fl->block_g0[b]];
+    for (i = cfg->bst_start[v]; i < cfg->bst_start[v + 1]; i++) {
+      int32_t s = cfg->bst[i];
+      for (; d < dend && fl->d_stmt[d] == s; d++)
+        if (cg_kflat_observable(fl, d)) {
+          cg_kflat_name(fl, fl->d_acc[d], CG_KSTMT(fl->al->k, s, X0), buf, sizeof buf);
+          add_unique(L, buf, &n);
+        }
+      if (cg_kflat_active_return(fl, s)) add_unique(L, "return", &n);
+    }
+  }
+  lua_pop(L, 1);
 }
 
 /* }==== */
@@ -305,6 +362,8 @@ static int l_kernel_flatten(lua_State *L) {
   lua_createtable(L, (int)x->fl->nblock, 0);
   for (b = 0; b < x->fl->nblock; b++) push_block(L, x->fl, x->cfg, b), lua_rawseti(L, -2, (lua_Integer)b + 1);
   lua_setfield(L, -2, "blocks");
+  push_fn_independents(L, x->fl), lua_setfield(L, -2, "independents");
+  push_fn_dependents(L, x->fl, x->cfg), lua_setfield(L, -2, "dependents");
   lua_pushvalue(L, 7), lua_pushlightuserdata(L, x), lua_pushvalue(L, 1); /* the kernel: kept, checked */
   lua_pushcclosure(L, l_graph, 3), lua_setfield(L, -2, "graph");
   return 1;

@@ -921,7 +921,171 @@ commands.kernel = {
   end,
 }
 
-local order = { "run", "stats", "convert", "trace", "graph", "eval", "codegen", "jacobian", "eliminate", "kernel" }
+-- {==== flattening ====}
+
+-- Writes text to path ("-": standard output) through a temporary name and a
+-- rename, so that a failure leaves no half-written file (exit 2).
+local function write_text(path, text)
+  if path == "-" then io.stdout:write(text) return end
+  local tmp = path .. ".tmp"
+  local fh, err = io.open(tmp, "wb")
+  if not fh then fail(2, ("%s: cannot write: %s"):format(path, (err or ""):gsub("^.-: ", ""))) end
+  local ok, werr = fh:write(text)
+  local cok, cerr = fh:close()
+  if not ok or not cok then
+    os.remove(tmp)
+    fail(2, ("%s: write failed: %s"):format(path, tostring(werr or cerr)))
+  end
+  local rok, rerr = os.rename(tmp, path)
+  if not rok then
+    os.remove(tmp)
+    fail(2, ("%s: cannot write: %s"):format(path, tostring(rerr)))
+  end
+end
+
+-- A module of another part of cgwb that may be absent from this build
+-- (cgwb.tangent, cgwb.xaif): the module or nil; any other error raises.
+local function optional(name)
+  local ok, m = pcall(require, name)
+  if ok then return m end
+  if tostring(m):find("module '" .. name .. "' not found", 1, true) then return nil end
+  error(m, 0)
+end
+
+-- The module an option needs, or exit 2 saying it is not available.
+local function needed(name, option_name)
+  local m = optional(name)
+  if not m then fail(2, ("%s is not available: this build has no %s module"):format(option_name, name)) end
+  return m
+end
+
+-- A comma-separated list of parameter names (--independents x,z).
+local function name_list(s, what)
+  if s == nil then return nil end
+  local out = {}
+  for item in (s .. ","):gmatch("([^,]*),") do
+    item = item:match("^%s*(.-)%s*$")
+    if not item:match("^[%a_][%w_]*$") then
+      fail(2, ("%s '%s': expected parameter names separated by commas"):format(what, s))
+    end
+    out[#out + 1] = item
+  end
+  return out
+end
+
+-- The one function to flatten: --function (a name or 1-based id), or the
+-- kernel's only function.
+local function one_function(k, which)
+  if which ~= nil then return kernel_functions(k, which)[1] end
+  local funcs = k:functions()
+  if #funcs == 1 then return funcs[1].id end
+  local names = {}
+  for i, f in ipairs(funcs) do names[i] = f.name end
+  fail(2, ("%s: --function F is needed (functions: %s)"):format(k:file(), table.concat(names, ", ")))
+end
+
+-- Whether the input is an XAIF file: named .xaif, or XML text.
+local function is_xaif(path)
+  if path:match("%.xaif$") then return true end
+  local fh = io.open(path, "rb")
+  if not fh then return false end
+  local head = fh:read(5)
+  fh:close()
+  return head == "<?xml"
+end
+
+-- The report (describe's table) as --json or as text.
+local function flatten_report(t, a)
+  if a.json then return require("cgwb.json").encode(t, 2, { inline_arrays = true }) .. "\n" end
+  return require("cgwb.flatten").text(t, a.input)
+end
+
+-- cgwb flatten FILE.xaif: the graphs an XAIF file describes, as for a kernel.
+local function flatten_xaif(a)
+  for _, o in ipairs { "split", "dot", "xaif", "emit", "independents", "dependents" } do
+    if a[o] then fail(2, ("%s: --%s needs a kernel (an XAIF file is only described)"):format(a.input, o)) end
+  end
+  if a.prune or #a.assume > 0 then
+    fail(2, ("%s: --%s needs a kernel (an XAIF file is only described)"):format(a.input, a.prune and "prune" or "assume"))
+  end
+  local xaif = needed("cgwb.xaif", "XAIF import")
+  local fh = io.open(readable(a.input), "rb")
+  local text = fh:read("a")
+  fh:close()
+  local model = check(xaif.read(text, a.input))
+  io.write(flatten_report(xaif.describe(model), a))
+end
+
+-- Fails unless at most one output is standard output.
+local function one_stdout(a)
+  local seen
+  for _, o in ipairs { "dot", "xaif", "output" } do
+    if a[o] == "-" then
+      if seen then fail(2, ("--%s - and --%s - would both write to standard output"):format(seen, o)) end
+      seen = o
+    end
+  end
+  return seen
+end
+
+commands.flatten = {
+  help = "Flattens a kernel function's basic blocks into term graphs (Utke, Flattening Basic Blocks, "
+    .. "Algorithms 1 and 2); preaccumulated tangent code, XAIF.",
+  example = "cgwb flatten examples/kernels/utke-fig2.c --function fig2 --json\n"
+    .. "  cgwb flatten examples/kernels/flux1d.c --split examples/split-intrinsics.lua",
+  setup = function(p)
+    p:argument("input", "A kernel file in the C subset (doc/kernel-language.md), or an XAIF file "
+      .. "(.xaif or XML text: its graphs are described).")
+    option(p, "--function", "The function, by name or 1-based id (default: the kernel's only one).")
+    option(p, "--split", "Split strategy: " .. table.concat(require("cgwb.flatten").strategies, ", ")
+      .. ", or FILE.lua returning a function split(info) (default minimal).")
+    option(p, "--independents", "Independent parameters for activity, comma separated (with --prune).")
+    option(p, "--dependents", "Dependent parameters (or return) for activity, comma separated (with --prune).")
+    option(p, "--assume", "An assumption on pointer parameters, 'a!=b' or 'a==b' (repeatable)."):count("*")
+    p:flag("--prune", "Activity analysis decides what is active; dead assignments are left out.")
+    p:flag("--json", "Machine-readable output (doc/flattening.md, \"cgwb flatten\").")
+    option(p, "--dot", "Write the term graphs as DOT to FILE (- for standard output).")
+    option(p, "--xaif", "Write the flattened function as XAIF to FILE (- for standard output).")
+    option(p, "--emit", "Write code: 'tangent' (preaccumulated tangent code, to -o)."):choices { "tangent" }
+    option(p, "-o --output", "The file --emit writes (- for standard output).")
+    option(p, "--order", "Elimination ordering of the subgraphs, as `cgwb eliminate --order` takes it.",
+      "markowitz")
+  end,
+  run = function(a)
+    if is_xaif(a.input) then return flatten_xaif(a) end
+    if a.emit and not a.output then fail(2, "--emit tangent needs -o OUT.c") end
+    if a.output and not a.emit then fail(2, "-o needs --emit tangent") end
+    local to_stdout = one_stdout(a)
+    assumptions(a.assume)
+    local k = read_kernel(a.input)
+    local id = one_function(k, a["function"])
+    check_assumptions(k, { id }, a.assume)
+    if a.split and a.split:match("%.lua$") then readable(a.split) end
+    if a.order:match("%.lua$") then readable(a.order) end
+    local spec = check(require("cgwb.elim").resolve(a.order, "vertex"))
+    local flatten, fname = require "cgwb.flatten", k:functions()[id].name
+    local opts = { split = a.split, assume = assumptions_for(k, id, a.assume), prune = a.prune,
+                   independents = name_list(a.independents, "--independents"),
+                   dependents = name_list(a.dependents, "--dependents") }
+    local res = check(flatten.run(k, fname, opts))
+    local tangent = optional "cgwb.tangent"
+    local costs = tangent and check(tangent.costs(res, { order = spec }))
+    local outputs = {} -- every text is made before any file is written
+    if a.dot then outputs[#outputs + 1] = { a.dot, flatten.dot(res) } end
+    if a.xaif then outputs[#outputs + 1] = { a.xaif, check(needed("cgwb.xaif", "--xaif").write(k, fname, res)) } end
+    if a.emit then
+      local eopts = { order = spec }
+      for key, v in pairs(opts) do eopts[key] = v end
+      outputs[#outputs + 1] = { a.output, check(needed("cgwb.tangent", "--emit tangent").emit(k, fname, eopts)) }
+    end
+    local report = flatten_report(flatten.describe(res, costs), a)
+    io.stdout:flush()
+    for _, o in ipairs(outputs) do write_text(o[1], o[2]) end
+    if to_stdout then io.stdout:flush(); io.stderr:write(report) else io.write(report) end
+  end,
+}
+
+local order = { "run", "stats", "convert", "trace", "graph", "eval", "codegen", "jacobian", "eliminate", "kernel", "flatten" }
 M.commands, M.order = commands, order
 
 -- {==== main ====}

@@ -145,6 +145,33 @@ static void test_splits(const cg_kernel *k) {
   CHECK(!cg_kflat_run(NULL, NULL, NULL, NULL, NULL, 0, &e) && e.code == CG_EUSAGE);
 }
 
+/* Names: cells through the pointer parameters as p[0], the by-value
+ * doubles by name; the function's independents and dependents. */
+static void test_names(const cg_kernel *k) {
+  static const char *const ind[] = {"x", "y", "a[0]", "b[0]"}, *const dep[] = {"a[0]", "b[0]", "f[0]"};
+  char buf[64];
+  uint32_t v, d, ni = 0, nd = 0;
+  cg_error e;
+  run r;
+  if (!flatten(NULL, k, NULL, 0, CG_KFLAT_MINIMAL, &r, &e)) { CHECK(0); return; }
+  for (v = 0; v < r.fl->nv; v++) /* x, y in subgraph 0; a[0], b[0] read at subgraph 1's start */
+    if (r.fl->v_kind[v] == CG_KFV_INDEP) {
+      CHECK(cg_kflat_name(r.fl, r.fl->v_acc[v], r.fl->v_expr[v], buf, sizeof buf) == 1);
+      CHECK(ni < 4 && !strcmp(buf, ind[ni]));
+      CHECK(cg_kflat_outside(r.fl, v) == (ni != 2 && ni != 3)); /* a[0], b[0]: this block's values */
+      ni++;
+    }
+  for (d = 0; d < r.fl->nd; d++) {
+    CHECK(cg_kflat_name(r.fl, r.fl->d_acc[d], CG_KSTMT(k, r.fl->d_stmt[d], X0), buf, sizeof buf) == 1);
+    CHECK(nd < 3 && !strcmp(buf, dep[nd]) && cg_kflat_observable(r.fl, d));
+    nd++;
+  }
+  CHECK(ni == 4 && nd == 3);
+  CHECK(cg_kflat_name(r.fl, -1, r.fl->v_expr[0], buf, sizeof buf) == 0 && !strcmp(buf, "x"));
+  CHECK(cg_kflat_name(r.fl, 0, 0, buf, 0) == 0);
+  run_free(&r);
+}
+
 static void test_graph(const cg_kernel *k) {
   double pt[2] = {0.3, 0.7}, y[2];
   cg_graph *g;
@@ -191,6 +218,7 @@ int main(void) {
   CHECK(k != NULL);
   if (k) {
     test_splits(k);
+    test_names(k);
     test_graph(k);
     test_oom(k);
     cg_kernel_free(k);
