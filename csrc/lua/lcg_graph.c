@@ -637,8 +637,24 @@ static int b_tostring(lua_State *L) {
   return 1;
 }
 
-/* core.graph_ops() -> {{name=, arity=, constant=}...}: the operations of
- * b:op, from the operation table (cg_gops.h), in its order. */
+/* The row's C spellings (cg_gops.h) into the table at -1: value = the
+ * value's text, partials = {d0, ...} and marks = {"variable" | "constant" |
+ * "+1" | "-1", ...} for each operand (the code generators' input). */
+static void push_spellings(lua_State *L, const cg_gopinfo *op) {
+  static const char *const marks[] = {"variable", "constant", "+1", "-1"}; /* CG_PM_* order */
+  unsigned i;
+  lua_pushstring(L, op->c_value), lua_setfield(L, -2, "value");
+  lua_createtable(L, op->arity, 0);
+  for (i = 0; i < op->arity; i++) lua_pushstring(L, op->c_part[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_setfield(L, -2, "partials");
+  lua_createtable(L, op->arity, 0);
+  for (i = 0; i < op->arity; i++) lua_pushstring(L, marks[op->mark[i] & 3]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_setfield(L, -2, "marks");
+}
+
+/* core.graph_ops() -> {{name=, arity=, constant=, value=, partials=,
+ * marks=}...}: the operations of b:op, from the operation table
+ * (cg_gops.h), in its order, with their C spellings. */
 static int l_graph_ops(lua_State *L) {
   unsigned g;
   lua_createtable(L, CG_G_COUNT, 0);
@@ -650,6 +666,7 @@ static int l_graph_ops(lua_State *L) {
     lua_setfield(L, -2, "arity");
     lua_pushboolean(L, cg_gop(g)->has_const);
     lua_setfield(L, -2, "constant");
+    push_spellings(L, cg_gop(g));
     lua_rawseti(L, -2, (lua_Integer)g + 1);
   }
   return 1;

@@ -78,6 +78,12 @@ static int l_kernel_layout(lua_State *L) {
     lua_setfield(L, -2, cg_kintrinsic_name(i));
   }
   lua_setfield(L, -2, "arity");
+  lua_newtable(L); /* gop = {intrinsic name -> 1-based row of core.graph_ops()} */
+  for (i = 0; i < CG_KI_COUNT; i++) {
+    lua_pushinteger(L, cg_kintrinsic_gop(i) + 1);
+    lua_setfield(L, -2, cg_kintrinsic_name(i));
+  }
+  lua_setfield(L, -2, "gop");
   lua_newtable(L);
   lua_pushinteger(L, CG_KQ_CONST), lua_setfield(L, -2, "const");
   lua_pushinteger(L, CG_KQ_RESTRICT), lua_setfield(L, -2, "restrict");

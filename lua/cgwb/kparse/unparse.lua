@@ -252,6 +252,17 @@ function U:func(f)
   self:put(0, "}")
 end
 
+--- The writer of flat's canonical form with its C names chosen, for tools
+-- that print statements and expressions of their own (cgwb.tangent):
+-- w:expr(e, top), w:subs(e, s), w:simple(st), w:sym_decl(s), w:param(s),
+-- w:signature(f), w:get(tab, id, field), w.cname[s] (ids 0-based).
+function M.writer(flat, lay)
+  local u = setmetatable({ flat = flat, lay = lay, out = {}, cname = {}, taken = {},
+    nsym = #flat.sym // lay.width.sym, nfunc = #flat.func // lay.width.func }, U)
+  u:names()
+  return u
+end
+
 --- The canonical form of flat (cgwb.kparse's arrays) as C text.
 function M.unparse(flat, lay)
   local u = setmetatable({ flat = flat, lay = lay, out = {}, cname = {}, taken = {},

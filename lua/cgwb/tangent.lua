@@ -1,0 +1,947 @@
+--- cgwb.tangent: preaccumulated tangent code of a kernel (doc/tangent-code.md).
+-- Each basic block's active assignments are flattened into term graphs
+-- (Utke, Flattening Basic Blocks, Algorithms 1 and 2; core.kernel_flatten);
+-- the generated C evaluates each graph's local partials (the operation
+-- table's spellings, cg_gops.h), eliminates its intermediates in a vertex
+-- order (Hovland, Norris, Utke & Strout, sec. 1: each elimination generates
+-- code) into its local Jacobian and applies that to the tangents of the
+-- graph's independents (Utke, Flattening, sec. 5.2: composing the local
+-- Jacobians in order gives the block's).  Everything else of the function is
+-- mirrored: control flow, int and pointer statements, calls of `G_d`.
+--
+--   tangent.emit(kernel, fname, opts) -> code, report | nil, message
+--   tangent.costs(res [, opts]) -> report
+local core = require "cgwb.core"
+local elim = require "cgwb.elim"
+local unparse = require "cgwb.kparse.unparse"
+
+local M = {}
+
+local LAY = core.kernel_layout()
+local GOPS = core.graph_ops()
+local GOP_BY_NAME = {}
+for _, g in ipairs(GOPS) do GOP_BY_NAME[g.name] = g end
+-- the kernel's operators that are graph vertices (cg_kflat.c's vertex_gop)
+local KOP_GOP = { neg = "neg", add = "add", sub = "sub", mul = "mul", div = "div", cond = "cond" }
+local BINOP = { add = "+", sub = "-", mul = "*", div = "/" }
+
+-- The operation table's row of a flattened vertex (an operation or intrinsic).
+local function vertex_gop(vx)
+  local g
+  if vx.kind == "intrinsic" then g = GOPS[LAY.gop[vx.op] or 0] else g = GOP_BY_NAME[KOP_GOP[vx.op] or ""] end
+  if not g then error(("tangent: no operation of the table for '%s'"):format(tostring(vx.op)), 0) end
+  return g
+end
+
+local function is_unit(mark) return mark == "+1" or mark == "-1" end
+
+-- {==== the structure of one subgraph as a linearized graph ====}
+
+--- The linearized graph of subgraph sg, structural: vertices 1..#sg.vertices
+-- as flattened, plus one extra vertex per dependent that is augmented (sec.
+-- 6.2), collapsed (Fig. 6c), an independent or the value of several
+-- dependents, with a unit edge to it.  Returns {n, x = {ids}, y = {id
+-- per dependent}, pos = {["i:k"] = {argument slots}}, mark = {["i:k"] =
+-- "variable" | "constant" | "+1" | "-1"}, cg = .cg text}.
+local function structure(sg)
+  local n = #sg.vertices
+  local st = { n = n, x = {}, y = {}, pos = {}, mark = {}, preds = {} }
+  for v = 1, n do st.preds[v] = {} end
+  for _, e in ipairs(sg.edges) do
+    local key = e[1] .. ":" .. e[2]
+    if not st.pos[key] then
+      st.pos[key] = {}
+      st.preds[e[2]][#st.preds[e[2]] + 1] = e[1]
+    end
+    table.insert(st.pos[key], e[3])
+  end
+  for key, slots in pairs(st.pos) do
+    local dst = tonumber(key:match(":(%d+)$"))
+    local g = vertex_gop(sg.vertices[dst])
+    st.mark[key] = #slots == 1 and g.marks[slots[1]] or "variable" -- x * x: one edge, the sum
+  end
+  for _, v in ipairs(sg.independents) do st.x[#st.x + 1] = v end
+  local count = {} -- a vertex that is the value of two dependents is maximal for none of them
+  for _, dep in ipairs(sg.dependents) do count[dep.vertex] = (count[dep.vertex] or 0) + 1 end
+  for d, dep in ipairs(sg.dependents) do
+    local v = dep.vertex
+    if dep.augmented or dep.collapsed or count[v] > 1 or sg.vertices[v].kind == "independent" then
+      st.n = st.n + 1
+      st.preds[st.n] = { v }
+      st.mark[v .. ":" .. st.n] = "+1"
+      v = st.n
+    end
+    st.y[d] = v
+  end
+  local lines = { "X: " .. table.concat(st.x, " "), "Y: " .. table.concat(st.y, " ") }
+  local isx = {}
+  for _, v in ipairs(st.x) do isx[v] = true end
+  for v = 1, st.n do
+    if not isx[v] then
+      table.sort(st.preds[v])
+      lines[#lines + 1] = v .. ": " .. table.concat(st.preds[v], " ")
+    end
+  end
+  st.cg = table.concat(lines, "\n") .. "\n"
+  return st
+end
+
+--- The vertex ordering spec of opts (default "markowitz"), or nil, message.
+local function order_spec(opts)
+  if opts.mode and opts.mode ~= "vertex" then
+    return nil, ("--order: tangent code preaccumulates by vertex elimination; the %s mode is not "
+      .. "available here"):format(tostring(opts.mode))
+  end
+  local spec = opts.order or "markowitz"
+  if type(spec) == "string" then
+    for word in spec:gmatch("[^,%s]+") do
+      if word == "front" or word == "back" or word == "lowest" then
+        return nil, ("--order: '%s' belongs to edge elimination; tangent code preaccumulates by vertex "
+          .. "elimination (%s)"):format(word, table.concat(elim.ordering_names("vertex"), ", "))
+      end
+    end
+    if spec:match("%.lua$") then return elim.load_order(spec) end
+    local ok, err = elim.resolve(spec, "vertex")
+    if not ok then return nil, "--order: " .. err end
+  end
+  return spec
+end
+
+--- Eliminates st (structure) under spec: the vertex order and the cost.
+local function eliminate(st, spec, opts)
+  if #st.y == 0 then return {}, { mults = 0 } end
+  local lg <close> = assert(core.read_cg(st.cg, "subgraph"))
+  local cost, order = elim.eliminate(lg, spec, opts)
+  if not cost then error(order, 0) end
+  return order, cost
+end
+
+--- The symbolic elimination of st in `order`: calls line(text, def, uses)
+-- for each product (weights named by wname(i, k), the tangent-free code),
+-- and returns the final weights {["i:k"] = {name=, mark=}} and the counts
+-- {mults, nontrivial}.  A product by +1 is a copy, by -1 a negation.
+local function products(st, order, wname, line)
+  local w = {}
+  for key, mark in pairs(st.mark) do
+    local i, k = key:match("^(%d+):(%d+)$")
+    w[key] = { mark = mark, name = (not is_unit(mark)) and wname(tonumber(i), tonumber(k)) or nil }
+  end
+  if #st.y == 0 then return w, { mults = 0, nontrivial = 0 } end
+  local lg <close> = assert(core.read_cg(st.cg, "subgraph"))
+  local nontrivial = 0
+  local mults = elim.simulate(lg, order, function(kind, dst, a, b)
+    local wa, wb = w[a], w[b]
+    local sign, term, uses = 1, nil, {}
+    if is_unit(wa.mark) and is_unit(wb.mark) then
+      sign = (wa.mark == wb.mark) and 1 or -1
+    elseif is_unit(wa.mark) then
+      sign, term, uses = wa.mark == "-1" and -1 or 1, wb.name, { wb.name }
+    elseif is_unit(wb.mark) then
+      sign, term, uses = wb.mark == "-1" and -1 or 1, wa.name, { wa.name }
+    else
+      nontrivial = nontrivial + 1
+      term, uses = wa.name .. " * " .. wb.name, { wa.name, wb.name }
+    end
+    local i, k = dst:match("^(%d+):(%d+)$")
+    if kind == "new" then
+      if not term then
+        w[dst] = { mark = sign > 0 and "+1" or "-1" }
+      else
+        local name = wname(tonumber(i), tonumber(k))
+        w[dst] = { mark = "variable", name = name }
+        line(("%s = %s%s;"):format(name, sign < 0 and "-" or "", term), name, uses)
+      end
+    else
+      local old = w[dst]
+      local name = old.name or wname(tonumber(i), tonumber(k))
+      local rhs = term or "1.0"
+      if old.name then
+        uses[#uses + 1] = name
+        line(("%s %s= %s;"):format(name, sign < 0 and "-" or "+", rhs), name, uses)
+      else
+        line(("%s = %s %s %s;"):format(name, old.mark == "-1" and "-1.0" or "1.0", sign < 0 and "-" or "+", rhs),
+             name, uses)
+      end
+      w[dst] = { mark = "variable", name = name }
+    end
+  end)
+  return w, { mults = mults, nontrivial = nontrivial }
+end
+
+--- The application of the local Jacobian to dependent d's row: the C sum
+-- over the independents' tangents dname(x) (nil if none: 0.0), its uses and
+-- multiplications.
+local function row_sum(st, w, d, dname)
+  local terms, uses, mults = {}, {}, 0
+  local y = st.y[d]
+  for _, x in ipairs(st.x) do
+    local e = w[x .. ":" .. y]
+    if e then
+      local t = dname(x)
+      uses[#uses + 1] = t
+      if e.mark == "+1" then terms[#terms + 1] = (#terms > 0 and " + " or "") .. t
+      elseif e.mark == "-1" then terms[#terms + 1] = (#terms > 0 and " - " or "-") .. t
+      else
+        mults = mults + 1
+        uses[#uses + 1] = e.name
+        terms[#terms + 1] = (#terms > 0 and " + " or "") .. e.name .. " * " .. t
+      end
+    end
+  end
+  if #terms == 0 then return "0.0", uses, 0 end
+  return table.concat(terms), uses, mults
+end
+
+--- The structural costs of one subgraph under spec: {mults, nontrivial,
+-- application, tangent, vertices, edges}.
+local function subgraph_cost(sg, spec, opts)
+  local st = structure(sg)
+  local order, cost = eliminate(st, spec, opts)
+  local w, counts = products(st, order, function(i, k) return "w" .. i .. "_" .. k end, function() end)
+  local app = 0
+  for d = 1, #st.y do
+    local _, _, m = row_sum(st, w, d, function(x) return "d" .. x end)
+    app = app + m
+  end
+  local tan = 0
+  for key, mark in pairs(st.mark) do
+    local dst = tonumber(key:match(":(%d+)$"))
+    if dst <= #sg.vertices and not is_unit(mark) then tan = tan + 1 end
+  end
+  assert(cost.mults == counts.mults, "tangent: the replay's count differs from the elimination's")
+  return { mults = counts.mults, nontrivial = counts.nontrivial, application = app, tangent = tan }
+end
+
+-- }====
+
+-- {==== costs ====}
+
+-- Sums the costs of every subgraph of res: per-subgraph table and totals.
+local function sum_costs(res, spec, opts)
+  local per, tot = {}, { elimination = 0, application = 0, mults = 0, tangent = 0 }
+  for b, blk in ipairs(res.blocks) do
+    per[b] = {}
+    for s, sg in ipairs(blk.subgraphs) do
+      local c = subgraph_cost(sg, spec, opts)
+      per[b][s] = c
+      tot.elimination = tot.elimination + c.nontrivial
+      tot.mults = tot.mults + c.mults
+      tot.application = tot.application + c.application
+      tot.tangent = tot.tangent + c.tangent
+    end
+  end
+  return per, tot
+end
+
+local function ratio(a, b) if b == 0 then return a == 0 and 1 or math.huge end return a / b end
+
+--- The cost report of a flattening (doc/tangent-code.md): per subgraph the
+-- elimination's multiplications (`mults`, as lg:eliminate counts them;
+-- `nontrivial`: without the products by +1 or -1) and `application`, and
+-- for the whole function, per input direction and per execution of each
+-- block once, `cost = {tangent, statement_level = {elimination,
+-- application, total}, preaccumulation = {...}, ratio_*}`.  opts.order (a
+-- vertex ordering, default markowitz); opts.statement: the same function
+-- flattened with the statement strategy (default: res itself when it is
+-- one; else opts.kernel and res.func are flattened so).  Raises on a bad
+-- ordering (emit returns it as nil, message).
+function M.costs(res, opts)
+  opts = opts or {}
+  local spec = assert(order_spec(opts))
+  local per, pre = sum_costs(res, spec, opts)
+  local stres = opts.statement
+  if not stres and res.strategy == "statement" then stres = res end
+  if not stres and opts.kernel then
+    stres = assert(core.kernel_flatten(opts.kernel, res.func, { strategy = "statement", assume = opts.assume,
+      alias = opts.alias, prune = opts.prune, independents = opts.independents, dependents = opts.dependents }))
+  end
+  if not stres then error("tangent.costs: the statement-level flattening is needed (opts.statement or opts.kernel)", 2) end
+  local _, sl = sum_costs(stres, spec, opts)
+  local cost = {
+    tangent = sl.tangent,
+    statement_level = { elimination = sl.elimination, mults = sl.mults, application = sl.application,
+                        total = sl.elimination + sl.application },
+    preaccumulation = { elimination = pre.elimination, mults = pre.mults, application = pre.application,
+                        total = pre.elimination + pre.application },
+  }
+  cost.ratio_statement_level = ratio(cost.preaccumulation.total, cost.statement_level.total)
+  cost.ratio_tangent = ratio(cost.preaccumulation.total, cost.tangent)
+  return { subgraphs = per, cost = cost }
+end
+
+-- }====
+
+-- {==== the generated code: one function ====}
+
+local F = {}
+F.__index = F
+
+function F:get(tab, id, f) return self.u:get(tab, id, f) end
+function F:op(e) return LAY.exprs[self:get("expr", e, "OP") + 1] end
+function F:etype(e) return LAY.types[self:get("expr", e, "TYPE") + 1] end
+function F:is_double_sym(s) return LAY.types[self:get("sym", s, "BASE") + 1] == "double" end
+function F:is_global(s) return self:get("sym", s, "KIND") == LAY.sym_kinds.global end
+
+--- Appends a line to the current sink: def, the local it sets (a line whose
+-- def nothing reads is dropped), uses, the locals it reads.
+function F:line(text, def, uses)
+  local sink = self.sinks[#self.sinks]
+  sink[#sink + 1] = { ind = self.ind, text = text, def = def, uses = uses }
+end
+
+--- The tangent of symbol s as C (a global: a zero of its shape, made once).
+function F:tname(s)
+  if self:is_global(s) then return self.gen:zero_global(s) end
+  return self.gen.tname[s]
+end
+
+--- The tangent of an lvalue or use e (VAR or ELEM of a double) as C.
+function F:tlvalue(e)
+  local s = self:get("expr", e, "SYM")
+  if self:op(e) == "var" then return self:tname(s) end
+  return self:tname(s) .. self.u:subs(e, s)
+end
+
+--- The tangent of a pointer expression (the tangent pointer aliases as the
+-- primal: `a + k` -> `ad + k`).
+function F:tpointer(e)
+  local op = self:op(e)
+  local s = self:get("expr", e, "SYM")
+  if op == "var" then return self:tname(s) end
+  if op == "addr" then
+    local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
+    local ndim, t = self:get("sym", s, "NDIM"), self:tname(s)
+    if a < 0 then return ndim > 0 and t or ("&" .. t) end
+    if ndim == 2 and b < 0 then return t .. "[" .. self.u:expr(a, true) .. "]" end
+    return "&" .. t .. self.u:subs(e, s)
+  end
+  if op == "ptradd" then
+    return "(" .. self:tpointer(self:get("expr", e, "A")) .. " + " .. self.u:expr(self:get("expr", e, "B")) .. ")"
+  end
+  if op == "cond" then
+    return "(" .. self.u:expr(self:get("expr", e, "A")) .. " ? " .. self:tpointer(self:get("expr", e, "B"))
+      .. " : " .. self:tpointer(self:get("expr", e, "C")) .. ")"
+  end
+  error("tangent: no tangent for the pointer expression " .. self.u:expr(e, true), 0)
+end
+
+-- Replaces A0..A2 and R in an operation table spelling.
+local function spell(text, args, r)
+  return (text:gsub("%f[%w_]([AR]%d?)%f[^%w_]", function(t)
+    if t == "R" then return r end
+    local i = tonumber(t:sub(2))
+    return i and args[i + 1] or t
+  end))
+end
+
+--- Forward-mode tangent of a side-effect-free double expression e as C
+-- (return values and by-value arguments, which are in no graph).
+function F:texpr(e)
+  if self:etype(e) ~= "double" then return "0.0" end
+  local op, u = self:op(e), self.u
+  local A, B, C = self:get("expr", e, "A"), self:get("expr", e, "B"), self:get("expr", e, "C")
+  if op == "const_d" or op == "cast" then return "0.0" end
+  if op == "var" or op == "elem" then return self:tlvalue(e) end
+  if op == "add" or op == "sub" then
+    return "(" .. self:texpr(A) .. " " .. BINOP[op] .. " " .. self:texpr(B) .. ")"
+  end
+  if op == "mul" then
+    return "(" .. self:texpr(A) .. " * " .. u:expr(B) .. " + " .. u:expr(A) .. " * " .. self:texpr(B) .. ")"
+  end
+  if op == "div" then
+    return "((" .. self:texpr(A) .. " - " .. u:expr(e) .. " * " .. self:texpr(B) .. ") / " .. u:expr(B) .. ")"
+  end
+  if op == "neg" then return "(-" .. self:texpr(A) .. ")" end
+  if op == "cond" then return "(" .. u:expr(A) .. " ? " .. self:texpr(B) .. " : " .. self:texpr(C) .. ")" end
+  if op == "intrin" then
+    local g = GOPS[LAY.gop[LAY.intrinsics[self:get("expr", e, "SYM") + 1]]]
+    local args = { "(" .. u:expr(A, true) .. ")", B >= 0 and ("(" .. u:expr(B, true) .. ")") or nil }
+    local terms = {}
+    for i, x in ipairs { A, B } do
+      if x >= 0 and i <= g.arity then
+        terms[#terms + 1] = "(" .. spell(g.partials[i], args, "(" .. u:expr(e, true) .. ")") .. ") * " .. self:texpr(x)
+      end
+    end
+    return "(" .. table.concat(terms, " + ") .. ")"
+  end
+  error("tangent: no tangent for " .. op, 0)
+end
+
+-- {==== statements outside the graphs ====}
+
+--- A passive assignment: ints and pointers copied (a double pointer's
+-- tangent moves with it); a double written without a graph gets tangent 0.
+function F:passive_assign(st)
+  local lhs, rhs = self:get("stmt", st, "X0"), self:get("stmt", st, "X1")
+  local s = self:get("expr", lhs, "SYM")
+  local primal = self.u:simple(st) .. ";"
+  if self:is_double_sym(s) then
+    local ptr = self:get("sym", s, "PTR") == 1 and self:op(lhs) == "var"
+    if ptr then
+      self:line(primal)
+      self:line(self:tname(s) .. " = " .. self:tpointer(rhs) .. ";")
+    else
+      self:line(self:tlvalue(lhs) .. " = 0.0;") -- before the write: the subscript reads the old state
+      self:line(primal)
+    end
+  else
+    self:line(primal)
+  end
+end
+
+--- A call G(...) -> G_d(...) with each double and double * argument
+-- followed by its tangent, a double result's tangent through a pointer.
+function F:call(st)
+  local u, gen = self.u, self.gen
+  local g = self:get("stmt", st, "X0")
+  local first, n, lhs = self:get("stmt", st, "X1"), self:get("stmt", st, "X2"), self:get("stmt", st, "X3")
+  local sym0 = self:get("func", g, "SYM0")
+  local args = {}
+  for i = 1, n do
+    local a, p = u.flat.args[first + i], sym0 + i - 1
+    args[#args + 1] = u:expr(a, true)
+    if self:is_double_sym(p) then
+      local ptr = self:get("sym", p, "PTR") == 1 or self:get("sym", p, "NDIM") > 0
+      args[#args + 1] = ptr and self:tpointer(a) or self:texpr(a)
+    end
+  end
+  local call = gen.fname_d[g] .. "("
+  if LAY.types[self:get("func", g, "RET") + 1] == "double" then
+    local r, rd = self:temp("r"), self:temp("rd")
+    args[#args + 1] = "&" .. rd
+    call = call .. table.concat(args, ", ") .. ")"
+    if lhs >= 0 then
+      self:line(r .. " = " .. call .. ";")
+      self:line(self:tlvalue(lhs) .. " = " .. rd .. ";") -- both lvalues on the state after the call
+      self:line(u:expr(lhs, true) .. " = " .. r .. ";")
+    else
+      self:line(call .. ";")
+    end
+    return
+  end
+  call = call .. table.concat(args, ", ") .. ")"
+  self:line((lhs >= 0 and (u:expr(lhs, true) .. " = ") or "") .. call .. ";")
+end
+
+--- A function-wide temporary double (declared once).
+function F:temp(base)
+  local name = self.gen.prefix .. base
+  if not self.temps[name] then
+    self.temps[name] = true
+    self.temp_list[#self.temp_list + 1] = name
+  end
+  return name
+end
+
+function F:slice(start, n)
+  for i = 1, n do self:stmt(self.u.flat.list[start + i]) end
+end
+
+--- A loop as `for (;;)`: pre slice and test at the top (at the bottom for
+-- do), the body, a label for `continue` before the step slice.
+function F:loop(st)
+  local x = {}
+  for i = 0, 6 do x[i] = self:get("stmt", st, "X" .. i) end
+  local is_do = LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] == "do"
+  self.nloop = self.nloop + 1
+  local label = { name = self.gen.prefix .. "step" .. self.nloop, used = false }
+  self:line("for (;;) {")
+  self.ind = self.ind + 1
+  local function test()
+    self:slice(x[5], x[6])
+    if x[0] >= 0 then self:line("if (!(" .. self.u:expr(x[0], true) .. ")) break;") end
+  end
+  if not is_do then test() end
+  self.loops[#self.loops + 1] = label
+  self:slice(x[1], x[2])
+  self.loops[#self.loops] = nil
+  local sink = self.sinks[#self.sinks]
+  sink[#sink + 1] = { ind = self.ind - 1, label = label } -- the label, if a continue needs it
+  self:slice(x[3], x[4])
+  if is_do then test() end
+  self.ind = self.ind - 1
+  self:line("}")
+end
+
+function F:stmt(st)
+  local kind = LAY.stmts[self:get("stmt", st, "KIND") + 1]
+  local sub = self.gen.sub_of[self.fid] and self.gen.sub_of[self.fid][st + 1]
+  if sub and sub.first then self:open(sub) end
+  if sub then
+    self:active(st)
+  elseif kind == "assign" then
+    self:passive_assign(st)
+  elseif kind == "call" then
+    self:call(st)
+  elseif kind == "if" then
+    self:line("if (" .. self.u:expr(self:get("stmt", st, "X0"), true) .. ") {")
+    self.ind = self.ind + 1
+    self:slice(self:get("stmt", st, "X1"), self:get("stmt", st, "X2"))
+    self.ind = self.ind - 1
+    if self:get("stmt", st, "X4") > 0 then
+      self:line("} else {")
+      self.ind = self.ind + 1
+      self:slice(self:get("stmt", st, "X3"), self:get("stmt", st, "X4"))
+      self.ind = self.ind - 1
+    end
+    self:line("}")
+  elseif kind == "loop" then
+    self:loop(st)
+  elseif kind == "return" then
+    local x = self:get("stmt", st, "X0")
+    if x >= 0 and self.ret_double then
+      self:line("*" .. self.ret_d .. " = " .. self:texpr(x) .. ";")
+    end
+    self:line(x >= 0 and ("return " .. self.u:expr(x, true) .. ";") or "return;")
+  elseif kind == "break" then
+    self:line("break;")
+  else -- continue: to the step slice of the innermost loop
+    local label = self.loops[#self.loops]
+    label.used = true
+    self:line("goto " .. label.name .. ";")
+  end
+  if sub and sub.last then self:close() end
+end
+
+-- }====
+
+-- {==== a subgraph ====}
+
+--- Opens subgraph sub: its lines go to a sink of their own until close.
+function F:open(sub)
+  local P = self.gen.prefix
+  local sg = sub.sg
+  local g = { sg = sg, st = structure(sg), readv = {}, vexpr = {}, have = {}, made = {}, V = {}, D = {}, ccount = 0,
+              targets = {} }
+  for v, vx in ipairs(sg.vertices) do
+    g.V[v] = P .. "v" .. v
+    g.D[v] = P .. "d" .. v
+    if vx.kind ~= "independent" then g.vexpr[vx.expr - 1] = v end
+  end
+  for _, r in ipairs(sg.reads) do g.readv[r.expr - 1] = r.vertex end
+  self.g = g
+  self.sinks[#self.sinks + 1] = {}
+  self.ind = self.ind + 1
+end
+
+--- The value of expression e inside the open subgraph, as C: a vertex's
+-- local (computed here at its first use), else the passive text.
+function F:val(e)
+  local g, u = self.g, self.u
+  local v = g.readv[e]
+  if v then
+    if g.sg.vertices[v].kind == "independent" and not g.have[v] then
+      g.have[v], g.made[v] = true, true
+      self:line(g.V[v] .. " = " .. u:expr(e, true) .. ";")
+      self:line(g.D[v] .. " = " .. self:tlvalue(e) .. ";", g.D[v], {}) -- the same cell as the primal
+    end
+    return g.V[v]
+  end
+  v = g.vexpr[e]
+  if not v then return "(" .. u:expr(e, true) .. ")" end
+  local vx = g.sg.vertices[v]
+  local A, B, C = self:get("expr", e, "A"), self:get("expr", e, "B"), self:get("expr", e, "C")
+  local args, value
+  if vx.op == "cond" then
+    g.ccount = g.ccount + 1
+    local c = self.gen.prefix .. "c" .. g.ccount
+    g.conds = g.conds or {}
+    g.conds[#g.conds + 1] = c
+    self:line(c .. " = " .. u:expr(A, true) .. ";")
+    args = { c }
+    -- each operand computed only where C computes it (a read may be valid on one side only)
+    for i, x in ipairs { B, C } do
+      local saved = {}
+      for k, val in pairs(g.have) do saved[k] = val end
+      self:line(i == 1 and ("if (" .. c .. ") {") or "} else {")
+      self.ind = self.ind + 1
+      args[i + 1] = self:val(x)
+      self.ind = self.ind - 1
+      g.have = saved
+    end
+    self:line("}")
+    value = c .. " ? " .. args[2] .. " : " .. args[3]
+  else
+    args = {}
+    for i, x in ipairs { A, B } do
+      if x >= 0 and (i == 1 or vx.op ~= "neg") then args[i] = self:val(x) end
+    end
+    if vx.kind == "intrinsic" then
+      value = vx.op .. "(" .. table.concat(args, ", ") .. ")"
+    elseif vx.op == "neg" then
+      value = "-" .. args[1]
+    else
+      value = args[1] .. " " .. BINOP[vx.op] .. " " .. args[2]
+    end
+  end
+  self:line(g.V[v] .. " = " .. value .. ";")
+  g.made[v] = true
+  self:partials(v, args)
+  return g.V[v]
+end
+
+--- The local partials of the edges into vertex v (one weight per source:
+-- the sum over its argument slots; +1 and -1 edges need none).
+function F:partials(v, args)
+  local g = self.g
+  local gop = vertex_gop(g.sg.vertices[v])
+  for _, src in ipairs(g.st.preds[v]) do
+    local key = src .. ":" .. v
+    if not is_unit(g.st.mark[key]) then
+      local parts = {}
+      for _, pos in ipairs(g.st.pos[key]) do parts[#parts + 1] = spell(gop.partials[pos], args, g.V[v]) end
+      local name = self.gen.prefix .. "w" .. src .. "_" .. v
+      self:line(name .. " = " .. (#parts == 1 and parts[1] or ("(" .. table.concat(parts, ") + (") .. ")")) .. ";",
+                name, {})
+    end
+  end
+end
+
+--- An active assignment of the open subgraph: its vertices, the capture of
+-- its dependents' tangent cells, the primal write in place.
+function F:active(st)
+  local g, u = self.g, self.u
+  local lhs, rhs = self:get("stmt", st, "X0"), self:get("stmt", st, "X1")
+  local root = self:val(rhs)
+  for d, dep in ipairs(g.sg.dependents) do
+    if dep.stmt == st + 1 then
+      if self:op(lhs) == "var" then
+        g.targets[d] = self:tlvalue(lhs)
+      else
+        local t = self.gen.prefix .. "t" .. d
+        g.targets[d] = "*" .. t
+        g.ptrs = g.ptrs or {}
+        g.ptrs[#g.ptrs + 1] = t
+        self:line(t .. " = &" .. self:tlvalue(lhs) .. ";") -- the cell as the statement writes it
+      end
+    end
+  end
+  self:line(u:expr(lhs, true) .. " = " .. root .. ";")
+end
+
+--- Closes the open subgraph: elimination, the dependents' tangents in
+-- statement order, then the lines that are read, with their declarations.
+function F:close()
+  local g, P = self.g, self.gen.prefix
+  local order, cost = eliminate(g.st, self.gen.spec, self.gen.opts)
+  local w, counts = products(g.st, order, function(i, k) return P .. "w" .. i .. "_" .. k end,
+    function(text, def, uses) self:line(text, def, uses) end)
+  local app = 0
+  for d = 1, #g.sg.dependents do
+    local sum, uses, m = row_sum(g.st, w, d, function(x) return g.D[x] end)
+    app = app + m
+    self:line(g.targets[d] .. " = " .. sum .. ";", nil, uses)
+  end
+  self.gen:count(self.fid, g.sg, { mults = cost.mults, nontrivial = counts.nontrivial, application = app })
+  local lines = table.remove(self.sinks)
+  self.ind = self.ind - 1
+  -- keep the lines whose local is read (backwards: a use keeps its definitions)
+  local need, kept = {}, {}
+  for i = #lines, 1, -1 do
+    local l = lines[i]
+    if not l.def or need[l.def] then
+      kept[#kept + 1] = l
+      for _, x in ipairs(l.uses or {}) do need[x] = true end
+    end
+  end
+  local decl = {}
+  for v = 1, #g.sg.vertices do if g.made[v] then decl[#decl + 1] = g.V[v] end end
+  local seen = {}
+  for _, l in ipairs(kept) do
+    if l.def and not seen[l.def] then seen[l.def] = true end
+  end
+  for v = 1, #g.sg.vertices do if seen[g.D[v]] then decl[#decl + 1] = g.D[v] end end
+  local ws = {}
+  for name in pairs(seen) do if name:find("^" .. P .. "w") then ws[#ws + 1] = name end end
+  table.sort(ws)
+  for _, name in ipairs(ws) do decl[#decl + 1] = name end
+  self:line("{")
+  self.ind = self.ind + 1
+  local items = {}
+  for _, name in ipairs(decl) do items[#items + 1] = name .. " = 0.0" end
+  if #items > 0 then self:line("double " .. table.concat(items, ", ") .. ";") end
+  if g.conds then self:line("int " .. table.concat(g.conds, ", ") .. ";") end
+  if g.ptrs then self:line("double *" .. table.concat(g.ptrs, ", *") .. ";") end
+  self.ind = self.ind - 1
+  local sink = self.sinks[#self.sinks]
+  for i = #kept, 1, -1 do sink[#sink + 1] = kept[i] end
+  self:line("}")
+  self.g = nil
+end
+
+-- }====
+
+--- The text of function fid (0-based) as F_d.
+function F:emit()
+  local u, gen, f = self.u, self.gen, self.fid
+  local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
+  self.ret_double = LAY.types[self:get("func", f, "RET") + 1] == "double"
+  self.ret_d = gen.prefix .. "ret_d"
+  local out = { gen:signature(f) .. " {" }
+  local body = {}
+  self.sinks, self.ind = { body }, 1
+  for s = sym0 + np, sym0 + ns - 1 do
+    local line = u:sym_decl(s) .. ";"
+    body[#body + 1] = { ind = 1, text = line }
+    if self:is_double_sym(s) then
+      local t = gen:decl_as(s, gen.tname[s], false)
+      local ndim = self:get("sym", s, "NDIM")
+      local init = (ndim > 0 and self:get("sym", s, "PTR") == 0) and (ndim == 2 and " = {{0.0}}" or " = {0.0}")
+        or (self:get("sym", s, "PTR") == 1 and " = 0" or " = 0.0")
+      body[#body + 1] = { ind = 1, text = t .. init .. ";" }
+    end
+  end
+  local ndecl = #body
+  local voids = {} -- a tangent (or a local of F) may be set and never read: no -Wunused warning
+  for s = sym0, sym0 + ns - 1 do
+    voids[#voids + 1] = "(void)" .. u.cname[s] .. ";"
+    if self:is_double_sym(s) then voids[#voids + 1] = "(void)" .. gen.tname[s] .. ";" end
+  end
+  if self.ret_double then voids[#voids + 1] = "(void)" .. self.ret_d .. ";" end
+  for i = 1, #voids, 8 do body[#body + 1] = { ind = 1, text = table.concat(voids, " ", i, math.min(#voids, i + 7)) } end
+  self:slice(self:get("func", f, "BODY"), self:get("func", f, "NBODY"))
+  if #self.temp_list > 0 then
+    table.insert(body, ndecl + 1, { ind = 1, text = "double " .. table.concat(self.temp_list, ", ") .. ";" })
+  end
+  for _, l in ipairs(body) do
+    if l.label then
+      if l.label.used then out[#out + 1] = ("  "):rep(l.ind) .. l.label.name .. ": ;" end
+    else
+      out[#out + 1] = ("  "):rep(l.ind) .. l.text
+    end
+  end
+  out[#out + 1] = "}"
+  return table.concat(out, "\n")
+end
+
+-- {==== the generated file ====}
+
+local G = {}
+G.__index = G
+
+--- The declaration of symbol s under another name (const kept on what a
+-- pointer points to).
+function G:decl_as(s, name, param)
+  local u = self.u
+  local old = u.cname[s]
+  u.cname[s] = name
+  local t = param and u:param(s) or u:sym_decl(s)
+  u.cname[s] = old
+  return t
+end
+
+--- The zero tangent of global s (globals are constants): "0.0" for a
+-- scalar, a static zero array of its shape for an array.
+function G:zero_global(s)
+  local u = self.u
+  if u:get("sym", s, "NDIM") == 0 then return "0.0" end
+  if not self.zeros[s] then
+    local name = self.prefix .. "zero_" .. u.cname[s]
+    self.zeros[s] = name
+    self.zero_list[#self.zero_list + 1] = "static " .. self:decl_as(s, name, false):gsub("^static ", "") .. " = {0.0};"
+  end
+  return self.zeros[s]
+end
+
+--- F_d's signature: each double and double * parameter followed by its
+-- tangent; a double result's tangent through a trailing double *.
+function G:signature(f)
+  local u = self.u
+  local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
+  local parts = {}
+  for s = sym0, sym0 + np - 1 do
+    parts[#parts + 1] = u:param(s)
+    if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then parts[#parts + 1] = self:decl_as(s, self.tname[s], true) end
+  end
+  local ret = LAY.types[u:get("func", f, "RET") + 1]
+  if ret == "double" then parts[#parts + 1] = "double *" .. self.prefix .. "ret_d" end
+  return ret .. " " .. self.fname_d[f] .. "(" .. (#parts == 0 and "void" or table.concat(parts, ", ")) .. ")"
+end
+
+--- Records the costs of subgraph sg of function fid.
+function G:count(fid, sg, c)
+  if fid ~= self.main then return end
+  local key = self.key_of[fid][sg]
+  self.report_subs[key.b] = self.report_subs[key.b] or {}
+  self.report_subs[key.b][key.s] = c
+end
+
+-- The functions reachable from f (0-based ids, f first, then by id).
+local function reachable(u, f)
+  local seen, list = { [f] = true }, { f }
+  local i = 1
+  while i <= #list do
+    local g = list[i]
+    local stack = {}
+    for j = 1, u:get("func", g, "NBODY") do stack[#stack + 1] = u.flat.list[u:get("func", g, "BODY") + j] end
+    while #stack > 0 do
+      local st = table.remove(stack)
+      local kind = LAY.stmts[u:get("stmt", st, "KIND") + 1]
+      if kind == "call" then
+        local h = u:get("stmt", st, "X0")
+        if not seen[h] then seen[h] = true; list[#list + 1] = h end
+      elseif kind == "if" or kind == "loop" then
+        for _, p in ipairs(kind == "if" and { 1, 3 } or { 1, 3, 5 }) do
+          for j = 1, u:get("stmt", st, "X" .. (p + 1)) do
+            stack[#stack + 1] = u.flat.list[u:get("stmt", st, "X" .. p) + j]
+          end
+        end
+      end
+    end
+    i = i + 1
+  end
+  local rest = { table.unpack(list, 2) }
+  table.sort(rest)
+  return { f, table.unpack(rest) }
+end
+
+-- A prefix no C name of the file starts with (the generated locals' names).
+local function choose_prefix(u)
+  local names = {}
+  for s = 0, u.nsym - 1 do names[#names + 1] = u.cname[s] end
+  for f = 0, u.nfunc - 1 do names[#names + 1] = u:name_of("func", f) end
+  local n = 0
+  while true do
+    local p = n == 0 and "cg_" or ("cg" .. n .. "_")
+    local clash = false
+    for _, x in ipairs(names) do if x:sub(1, #p) == p then clash = true; break end end
+    if not clash then return p end
+    n = n + 1
+  end
+end
+
+-- Tangent names: NAMEd, unique among the function's names and the file's.
+local KEYWORDS = {}
+for w in ([[auto break case char const continue default do double else enum extern float for goto if
+  inline int long register restrict return short signed sizeof static struct switch typedef union
+  unsigned void volatile while main]]):gmatch("%a+") do KEYWORDS[w] = true end
+
+local function tangent_names(u, funcs, fname_d)
+  local file = {}
+  for f = 0, u.nfunc - 1 do file[u:name_of("func", f)] = true end
+  for _, n in pairs(fname_d) do file[n] = true end
+  for _, n in ipairs(LAY.intrinsics) do file[n] = true end
+  for s = 0, u.nsym - 1 do
+    if u:get("sym", s, "KIND") == LAY.sym_kinds.global then file[u.cname[s]] = true end
+  end
+  local tname = {}
+  for _, f in ipairs(funcs) do
+    local taken = setmetatable({}, { __index = file })
+    local sym0, ns = u:get("func", f, "SYM0"), u:get("func", f, "NSYM")
+    for s = sym0, sym0 + ns - 1 do taken[u.cname[s]] = true end
+    for s = sym0, sym0 + ns - 1 do
+      if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
+        local base, t, n = u.cname[s] .. "d", u.cname[s] .. "d", 1
+        while taken[t] or KEYWORDS[t] do n = n + 1; t = base .. "_" .. n end
+        taken[t] = true
+        tname[s] = t
+      end
+    end
+  end
+  return tname
+end
+
+-- The flattening options for function f (F's own options only for F).
+local function flatten_opts(opts, is_main)
+  local split = opts.split or "minimal"
+  local fo = {}
+  if type(split) == "string" and split:match("%.lua$") then
+    local chunk, err = loadfile(split)
+    if not chunk then return nil, err end
+    local ok, fn = pcall(chunk)
+    if not ok then return nil, tostring(fn) end
+    if type(fn) ~= "function" then return nil, split .. ": the split file does not return a function" end
+    split = fn
+  end
+  if type(split) == "function" then fo.split = split
+  elseif split == "minimal" or split == "statement" then fo.strategy = split
+  else return nil, ("--split: '%s' is not a split strategy (minimal, statement or FILE.lua)"):format(tostring(split)) end
+  if is_main then
+    fo.assume, fo.alias, fo.prune = opts.assume, opts.alias, opts.prune
+    fo.independents, fo.dependents = opts.independents, opts.dependents
+  end
+  return fo
+end
+
+-- Flattens function f (0-based): the result, or nil, message.
+local function flatten(k, f, opts, is_main)
+  local fo, err = flatten_opts(opts, is_main)
+  if not fo then return nil, err end
+  local res, ferr = core.kernel_flatten(k, f + 1, fo)
+  if not res then return nil, ferr end
+  if fo.split and res.strategy ~= "lua" then
+    return nil, "--split: this build's flattening takes no Lua split strategies"
+  end
+  return res
+end
+
+--- Preaccumulated tangent code of function fname of kernel k and of every
+-- function it calls: C text, and the report {subgraphs = {[b] = {[s] =
+-- {mults, nontrivial, application}}} (F's blocks), cost = tangent.costs'};
+-- or nil, message.  opts: split ("minimal" default, "statement", a function
+-- or a .lua file returning one), assume, alias, prune, independents,
+-- dependents (for F), order (a vertex ordering, default "markowitz").
+function M.emit(k, fname, opts)
+  opts = opts or {}
+  local spec, serr = order_spec(opts)
+  if not spec then return nil, serr end
+  local fid, ferr = k:function_id(fname)
+  if not fid then return nil, ferr end
+  local flat = k:flat()
+  local u = unparse.writer(flat, LAY)
+  local gen = setmetatable({ u = u, spec = spec, opts = opts, zeros = {}, zero_list = {}, report_subs = {},
+                             sub_of = {}, key_of = {}, fname_d = {} }, G)
+  local funcs = reachable(u, fid - 1)
+  for _, f in ipairs(funcs) do gen.fname_d[f] = u:name_of("func", f) .. "_d" end
+  for _, f in ipairs(funcs) do
+    for g = 0, u.nfunc - 1 do
+      if u:name_of("func", g) == gen.fname_d[f] then
+        return nil, ("%s: the tangent of %s would be named %s, a function of the file"):format(k:file(),
+          u:name_of("func", f), gen.fname_d[f])
+      end
+    end
+  end
+  gen.prefix, gen.main = choose_prefix(u), fid - 1
+  gen.tname = tangent_names(u, funcs, gen.fname_d)
+  local main_res
+  for _, f in ipairs(funcs) do
+    local res, err = flatten(k, f, opts, f == fid - 1)
+    if not res then return nil, err end
+    if f == fid - 1 then main_res = res end
+    gen.sub_of[f], gen.key_of[f] = {}, {}
+    for b, blk in ipairs(res.blocks) do
+      for s, sg in ipairs(blk.subgraphs) do
+        gen.key_of[f][sg] = { b = b, s = s }
+        for i, st in ipairs(sg.statements) do
+          gen.sub_of[f][st] = { sg = sg, first = i == 1, last = i == #sg.statements }
+        end
+      end
+    end
+  end
+  local texts = {}
+  for _, f in ipairs(funcs) do
+    local fn = setmetatable({ u = u, gen = gen, fid = f, temps = {}, temp_list = {}, loops = {}, nloop = 0 }, F)
+    local ok, text = pcall(fn.emit, fn)
+    if not ok then return nil, ("%s: %s: %s"):format(k:file(), u:name_of("func", f), tostring(text)) end
+    texts[#texts + 1] = text
+  end
+  local ok, report = pcall(M.costs, main_res, { order = spec, kernel = k, assume = opts.assume, alias = opts.alias,
+    prune = opts.prune, independents = opts.independents, dependents = opts.dependents, seed = opts.seed })
+  if not ok then return nil, tostring(report) end
+  report.subgraphs = gen.report_subs
+  local head = { "/* Preaccumulated tangent code of " .. u:name_of("func", fid - 1) .. " (cgwb tangent; "
+    .. "doc/tangent-code.md). */", "#include <math.h>" }
+  local body = table.concat(texts, "\n\n")
+  for s = 0, u.nsym - 1 do
+    if u:get("sym", s, "KIND") == LAY.sym_kinds.global and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
+      u.out = {}
+      u:global(s)
+      head[#head + 1] = u.out[1]
+    end
+  end
+  for _, z in ipairs(gen.zero_list) do head[#head + 1] = z end
+  for _, f in ipairs(funcs) do head[#head + 1] = gen:signature(f) .. ";" end
+  return table.concat(head, "\n") .. "\n\n" .. body .. "\n", report
+end
+
+return M

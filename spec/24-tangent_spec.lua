@@ -1,0 +1,385 @@
+-- spec/24-tangent_spec.lua: preaccumulated tangent code (doc/tangent-code.md).
+-- The generated C is compiled (cc -std=c99 -Wall -Wextra -Werror -pedantic)
+-- and run by a driver generated here, once per input direction with a unit
+-- tangent; the primal results must equal the interpreter's (k:run) bit for
+-- bit and the tangents the interpreter's tangent mode (k:jacobian) to
+-- 1e-12 relative, with an absolute floor of 1e-12 for entries of magnitude
+-- below 1 (the two sum the same products in different orders).  A function
+-- returning a double is checked through a wrapper kernel that stores its
+-- result through a pointer (so F_d is also called as a callee, with the
+-- address of its result's tangent).  Then the costs by hand, the orderings,
+-- and what is refused.
+local H = require "spec.helper"
+local cgwb = require "cgwb"
+local core = require "cgwb.core"
+local tangent = require "cgwb.tangent"
+local kgen = require "kgen"
+local rng = require "rng"
+
+local CC = "cc -std=c99 -Wall -Wextra -Werror -pedantic -O1"
+
+-- {==== the driver ====}
+
+--- A C literal of a double, exact (hexadecimal).
+local function lit(v) return ("%a"):format(v) end
+
+--- The declaration of parameter p ({name, type} of k:functions()).
+local function param_decl(p)
+  local base, dims = p.type:match("^([^%[]+)(%[.*)$")
+  if base then return base .. " " .. p.name .. dims end
+  return p.type .. " " .. p.name
+end
+
+--- The kernel text and function to test: F itself, or for a function
+-- returning a double a wrapper storing the result in a cell of its own.
+local function subject(text, k, fname)
+  local fn
+  for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
+  if fn.ret ~= "double" then return text, fname end
+  local decls, names = {}, {}
+  for i, p in ipairs(fn.params) do decls[i], names[i] = param_decl(p), p.name end
+  decls[#decls + 1] = "double *tst_out"
+  return text .. ("\nvoid tst_wrap(%s) {\n  *tst_out = %s(%s);\n}\n"):format(table.concat(decls, ", "), fname,
+    table.concat(names, ", ")), "tst_wrap"
+end
+
+--- One C file for case n: the generated code made static, and case_n()
+-- printing per direction d the lines "n d P a v..." (primal cells, d = 0
+-- only) and "n d T a v..." (tangent cells) of every double array a.
+local function case_file(n, c)
+  local code = c.code:gsub("\n(%a+ [%w_]+_d%()", "\nstatic %1")
+  local out = { code, "#include <stdio.h>", "#include <string.h>", "void case_" .. n .. "(void);",
+    "void case_" .. n .. "(void) {" }
+  local arrs = c.call.arrays
+  for i, a in ipairs(arrs) do
+    local ty = a.type or "double"
+    local vals = {}
+    for j, v in ipairs(a.values) do vals[j] = ty == "int" and ("%d"):format(v) or lit(v) end
+    out[#out + 1] = ("  static const %s I%d[%d] = {%s};"):format(ty, i, #vals, table.concat(vals, ", "))
+    out[#out + 1] = ("  %s A%d[%d];"):format(ty, i, #vals)
+    if ty == "double" then out[#out + 1] = ("  double T%d[%d];"):format(i, #vals) end
+  end
+  local ndir = math.max(1, #c.cols)
+  out[#out + 1] = ("  int d, i;")
+  out[#out + 1] = ("  (void)i;")
+  out[#out + 1] = ("  for (d = 0; d < %d; d++) {"):format(ndir)
+  for i, a in ipairs(arrs) do
+    out[#out + 1] = ("    memcpy(A%d, I%d, sizeof A%d);"):format(i, i, i)
+    if (a.type or "double") == "double" then out[#out + 1] = ("    memset(T%d, 0, sizeof T%d);"):format(i, i) end
+  end
+  local args = {}
+  for i, a in ipairs(c.call.args) do
+    local p = c.params[i]
+    if a.double then
+      out[#out + 1] = ("    double s%d = 0.0;"):format(i)
+      args[#args + 1] = lit(a.double)
+      args[#args + 1] = "s" .. i
+    elseif a.int then
+      args[#args + 1] = ("%d"):format(a.int)
+    else
+      local cast = p.type:find("%[%d+%]%[") and ("(double (*)" .. p.type:match("(%[%d+%])$") .. ")") or ""
+      args[#args + 1] = ("%s(A%d + %d)"):format(cast, a.array, a.offset)
+      if p.type:find("double") then args[#args + 1] = ("%s(T%d + %d)"):format(cast, a.array, a.offset) end
+    end
+  end
+  for j, col in ipairs(c.cols) do
+    if col.array and (arrs[col.array].type or "double") == "int" then -- noqa: an int cell has no tangent
+    elseif col.array then
+      out[#out + 1] = ("    if (d == %d) T%d[%d] = 1.0;"):format(j - 1, col.array, col.cell)
+    else
+      out[#out + 1] = ("    if (d == %d) s%d = 1.0;"):format(j - 1, col.param)
+    end
+  end
+  out[#out + 1] = ("    %s_d(%s);"):format(c.fname, table.concat(args, ", "))
+  for i, a in ipairs(arrs) do
+    if (a.type or "double") == "double" then
+      out[#out + 1] = ("    if (d == 0) { printf(\"%d 0 P %d\"); for (i = 0; i < %d; i++) printf(\" %%a\", A%d[i]); printf(\"\\n\"); }")
+        :format(n, i, #a.values, i)
+      out[#out + 1] = ("    printf(\"%d %%d T %d\", d); for (i = 0; i < %d; i++) printf(\" %%a\", T%d[i]); printf(\"\\n\");")
+        :format(n, i, #a.values, i)
+    end
+  end
+  out[#out + 1] = "  }"
+  out[#out + 1] = "}"
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function num(s)
+  if s == "nan" or s == "-nan" then return 0 / 0 end
+  if s == "inf" then return math.huge end
+  if s == "-inf" then return -math.huge end
+  return assert(tonumber(s), s)
+end
+
+--- Compiles the cases' files and a main in one cc call, runs it: per case
+-- {P = {[array] = values}, T = {[dir] = {[array] = values}}}.
+local function run_cases(cases)
+  local files, main = {}, { "#include <stdio.h>" }
+  for n, c in ipairs(cases) do
+    files[n] = H.write(H.tmp(".c"), case_file(n, c))
+    main[#main + 1] = ("void case_%d(void);"):format(n)
+  end
+  main[#main + 1] = "int main(void) {"
+  for n = 1, #cases do main[#main + 1] = ("  case_%d();"):format(n) end
+  main[#main + 1] = "  return 0;\n}"
+  files[#files + 1] = H.write(H.tmp(".c"), table.concat(main, "\n") .. "\n")
+  local exe = H.tmp(".exe")
+  local log = H.tmp(".log")
+  local ok = os.execute(("%s -o %s %s -lm 2>%s"):format(CC, exe, table.concat(files, " "), log))
+  if not ok then error("the generated code does not compile:\n" .. H.read(log):sub(1, 3000)) end
+  local p = assert(io.popen(exe))
+  local got = {}
+  for line in p:lines() do
+    local n, d, kind, a, rest = line:match("^(%d+) (%d+) (%u) (%d+)(.*)$")
+    n, d, a = tonumber(n), tonumber(d), tonumber(a)
+    got[n] = got[n] or { P = {}, T = {} }
+    local vals = {}
+    for x in rest:gmatch("%S+") do vals[#vals + 1] = num(x) end
+    if kind == "P" then got[n].P[a] = vals
+    else got[n].T[d + 1] = got[n].T[d + 1] or {}; got[n].T[d + 1][a] = vals end
+  end
+  p:close()
+  for _, f in ipairs(files) do os.remove(f) end
+  os.remove(exe); os.remove(log)
+  return got
+end
+
+--- The tolerance of a tangent against the interpreter's.
+local function close_enough(a, b)
+  if b ~= b then return a ~= a end -- a NaN of the interpreter (log of a negative) is one here too
+  if a == b then return true end    -- infinities
+  return math.abs(a - b) <= 1e-12 * math.max(1, math.abs(b))
+end
+
+--- A case: kernel text, function, CALL (core form), options of emit.
+local function make_case(text, name, fname, call, opts)
+  local k0 = assert(cgwb.read_kernel(text, name))
+  local stext, sname = subject(text, k0, fname)
+  local k = assert(cgwb.read_kernel(stext, name))
+  if sname ~= fname then
+    call = { arrays = { table.unpack(call.arrays) }, args = { table.unpack(call.args) } }
+    call.arrays[#call.arrays + 1] = { name = "OUT", type = "double", values = { 0.0 } }
+    call.args[#call.args + 1] = { array = #call.arrays, offset = 0 }
+  end
+  local code, report = tangent.emit(k, sname, opts)
+  assert(code, report)
+  local fn
+  for _, f in ipairs(k:functions()) do if f.name == sname then fn = f end end
+  local r = assert(k:run(sname, call))
+  local J = assert(k:jacobian(sname, call))
+  local cols = {}
+  for j, c in ipairs(J.cols) do cols[j] = c.param and { param = c.param } or { array = c.array, cell = c.cell } end
+  return { k = k, code = code, report = report, fname = sname, params = fn.params, call = call, run = r, J = J,
+           cols = cols, label = name .. ":" .. fname }
+end
+
+--- Checks every case against the interpreter.
+local function check(cases)
+  local got = run_cases(cases)
+  for n, c in ipairs(cases) do
+    local g = assert(got[n], c.label .. ": no output")
+    for a, arr in ipairs(c.run.arrays) do
+      if (c.call.arrays[a].type or "double") == "double" then
+        H.assert_bits(arr.values, g.P[a], c.label .. ": primal of array " .. a .. "\n" .. c.code)
+      end
+    end
+    for r, row in ipairs(c.J.rows) do
+      for j = 1, #c.J.cols do
+        local want, have = c.J.values[r][j], g.T[j][row.array][row.cell + 1]
+        if not close_enough(have, want) then
+          error(("%s: J[%d][%d] (array %d cell %d): tangent code %.17g, interpreter %.17g\n%s"):format(
+            c.label, r, j, row.array, row.cell, have, want, c.code))
+        end
+      end
+    end
+  end
+end
+
+-- A binding for function fname of k: every pointer into a 64-cell array at
+-- offset 8 (int arrays hold 0..3), ints 2, doubles from r; shared: the
+-- pointers that are not restrict share one array at offsets 8, 9, 10, ...
+local function any_call(k, fname, r, shared)
+  local fn
+  for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
+  local arrays, args, off, common = {}, {}, 8, nil
+  local function array(ty)
+    local v = {}
+    for i = 1, 64 do v[i] = ty == "int" and r:int(0, 3) or r:float(-1, 1) end
+    arrays[#arrays + 1] = { name = "A" .. (#arrays + 1), type = ty, values = v }
+    return #arrays
+  end
+  for i, p in ipairs(fn.params) do
+    local base = p.type:find("int") and "int" or "double"
+    if p.type:find("[%*%[]") then
+      if shared and base == "double" and not p.restrict then
+        common = common or array("double")
+        args[i] = { array = common, offset = off }
+        off = off + 1
+      else
+        args[i] = { array = array(base), offset = 8 }
+      end
+    elseif base == "int" then args[i] = { int = 2 }
+    else args[i] = { double = r:float(0.25, 1.5) } end
+  end
+  return { arrays = arrays, args = args }
+end
+
+-- }====
+
+local K = "examples/kernels/"
+
+describe("the generated code", function()
+  it("is Utke Fig. 1's graph: partials, two products, the dependent's tangent", function()
+    local k = assert(cgwb.read_kernel(K .. "utke-fig1.c"))
+    local code = assert(tangent.emit(k, "fig1"))
+    assert.truthy(code:find("double fig1_d(double x, double xd, double z, double zd, double *cg_ret_d)", 1, true))
+    -- the unary minus is a -1 edge: its product is a negation, no multiplication
+    assert.truthy(code:find("cg_w3_5 = -cg_w4_5;", 1, true))
+    assert.truthy(code:find("yd = cg_w1_5 * cg_d1 + cg_w2_5 * cg_d2;", 1, true))
+    assert.truthy(code:find("*cg_ret_d = yd;", 1, true))
+    local path = H.write(H.tmp(".c"), code)
+    assert.is_true(os.execute(CC .. " -c -o " .. path .. ".o " .. path) == true)
+    os.remove(path); os.remove(path .. ".o")
+  end)
+
+  it("gives the interpreter's results on every example kernel, separate and aliased", function()
+    local r = rng.new(24)
+    local p = io.popen("ls " .. K .. "*.c")
+    local cases = {}
+    for path in p:lines() do
+      local text = H.read(path)
+      local k = assert(cgwb.read_kernel(text, path))
+      for _, f in ipairs(k:functions()) do
+        for _, shared in ipairs { false, true } do
+          cases[#cases + 1] = make_case(text, path, f.name, any_call(k, f.name, r, shared))
+        end
+      end
+    end
+    p:close()
+    assert.is_true(#cases >= 24)
+    check(cases)
+  end)
+
+  it("gives the interpreter's results on the papers' calls (Utke Fig. 2, Hovland et al. Fig. 1 aliased)", function()
+    local cases = {}
+    for _, f in ipairs { { "utke-fig2", "fig2" }, { "hovland-fig1-aliased", "fig1" } } do
+      local k = assert(cgwb.read_kernel(K .. f[1] .. ".c"))
+      local call = assert(require("cgwb.kernel").core_call(k, f[2], require("cgwb.json").decode(H.read(K .. f[1] .. ".json"))))
+      for _, split in ipairs { "minimal", "statement" } do
+        cases[#cases + 1] = make_case(H.read(K .. f[1] .. ".c"), f[1] .. ".c", f[2], call, { split = split })
+      end
+    end
+    check(cases)
+  end)
+
+  it("gives the interpreter's results on random kernels with random aliasing", function()
+    local r = rng.new(1524)
+    local cases = {}
+    for n = 1, 40 do
+      local text, info = kgen.kernel(r, { name = "kern" .. n })
+      local call = kgen.call(r, info)
+      local split = n % 4 == 0 and "statement" or "minimal"
+      cases[#cases + 1] = make_case(text, "kgen" .. n .. ".c", info.name, call, { split = split })
+    end
+    check(cases)
+  end)
+
+  it("gives the same Jacobian under every vertex ordering", function()
+    local r = rng.new(77)
+    local cases = {}
+    for n = 1, 6 do
+      local text, info = kgen.kernel(r, { name = "kern" .. n })
+      local call = kgen.call(r, info)
+      for _, order in ipairs { "markowitz", "forward", "reverse", "min-fill" } do
+        cases[#cases + 1] = make_case(text, "kgen" .. n .. ".c", info.name, call, { order = order })
+      end
+    end
+    local text = H.read(K .. "hovland-fig1-restrict.c")
+    local k = assert(cgwb.read_kernel(text, "h.c"))
+    for _, order in ipairs { "markowitz", "forward", "reverse", "min-fill" } do
+      cases[#cases + 1] = make_case(text, "h.c", "fig1", any_call(k, "fig1", r, false), { order = order })
+    end
+    check(cases)
+  end)
+end)
+
+describe("costs", function()
+  it("Utke Fig. 1 by hand", function()
+    local k = assert(cgwb.read_kernel(K .. "utke-fig1.c"))
+    local res = assert(core.kernel_flatten(k, "fig1"))
+    local rep = tangent.costs(res, { kernel = k })
+    local b
+    for i, blk in ipairs(res.blocks) do if #blk.subgraphs > 0 then b = i end end
+    assert.equal(1, #res.blocks[b].subgraphs)
+    -- Markowitz: the unary minus (1 x 1, a product by -1), then z * x (2 x 1)
+    assert.same({ mults = 3, nontrivial = 2, application = 2, tangent = 4 }, rep.subgraphs[b][1])
+    -- statement level: a1 eliminates z * x into the minus (2 products by -1),
+    -- two tangent products each; plain tangent mode: four non-unit partials
+    assert.same({ elimination = 2, mults = 3, application = 2, total = 4 }, rep.cost.preaccumulation)
+    assert.same({ elimination = 0, mults = 2, application = 4, total = 4 }, rep.cost.statement_level)
+    assert.equal(4, rep.cost.tangent)
+    local _, report = tangent.emit(k, "fig1")
+    assert.same(rep.cost, report.cost)
+    assert.same({ mults = 3, nontrivial = 2, application = 2 }, report.subgraphs[b][1])
+  end)
+
+  it("Hovland et al. Fig. 1 with locals and with restrict pointers by hand", function()
+    -- statement level: cos(x): 1 partial, no intermediate, 1 application
+    -- product; sin(y) * y * y: 5 partials, Markowitz eliminates sin (1 x 1,
+    -- its fill y -> sin*y adds to the edge there), then sin*y (1 x 1), 1
+    -- application product; exp(a * b): 3 partials, the product 2 x 1, 2
+    -- application products.  Elimination 2 + 2 = 4, application 1 + 1 + 2
+    -- = 4; tangent mode: 1 + 5 + 3 = 9 partials times a tangent
+    for _, f in ipairs { "hovland-fig1-locals.c", "hovland-fig1-restrict.c" } do
+      local k = assert(cgwb.read_kernel(K .. f))
+      local rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")), { kernel = k })
+      assert.equal(9, rep.cost.tangent)
+      assert.same({ elimination = 4, mults = 4, application = 4, total = 8 }, rep.cost.statement_level)
+    end
+    -- one graph: with locals only f is a result (row f: x, y, 2 products
+    -- of the application), the elimination 6; with restrict pointers *a and
+    -- *b are results too (augmented: unit vertices), 2 more application
+    -- products: 10 > 8 for one direction (elimination is paid once for all
+    -- directions, application once per direction)
+    local k = assert(cgwb.read_kernel(K .. "hovland-fig1-locals.c"))
+    local rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")), { kernel = k })
+    assert.same({ elimination = 6, mults = 6, application = 2, total = 8 }, rep.cost.preaccumulation)
+    k = assert(cgwb.read_kernel(K .. "hovland-fig1-restrict.c"))
+    rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")), { kernel = k })
+    assert.same({ elimination = 6, mults = 8, application = 4, total = 10 }, rep.cost.preaccumulation)
+  end)
+
+  it("preaccumulation is no dearer than statement level on the examples that flatten to one graph", function()
+    for _, f in ipairs { { "utke-fig1.c", "fig1" }, { "hovland-fig1-locals.c", "fig1" },
+                         { "hovland-sec5.c", "sec5" }, { "stencil1d.c", "heat" } } do
+      local k = assert(cgwb.read_kernel(K .. f[1]))
+      local rep = tangent.costs(assert(core.kernel_flatten(k, f[2])), { kernel = k })
+      assert.is_true(rep.cost.preaccumulation.total <= rep.cost.statement_level.total, f[1])
+    end
+  end)
+end)
+
+describe("refusals", function()
+  it("an edge ordering or mode is refused with the reason", function()
+    local k = assert(cgwb.read_kernel(K .. "utke-fig1.c"))
+    local code, err = tangent.emit(k, "fig1", { order = "markowitz,front" })
+    assert.is_nil(code)
+    assert.matches("'front' belongs to edge elimination; tangent code preaccumulates by vertex elimination", err)
+    code, err = tangent.emit(k, "fig1", { mode = "edge" })
+    assert.is_nil(code)
+    assert.matches("the edge mode is not available", err)
+    code, err = tangent.emit(k, "fig1", { order = "fastest" })
+    assert.is_nil(code)
+    assert.matches("unknown ordering 'fastest'", err)
+  end)
+
+  it("an unknown function or split is nil, message", function()
+    local k = assert(cgwb.read_kernel(K .. "utke-fig1.c"))
+    local code, err = tangent.emit(k, "nope")
+    assert.is_nil(code)
+    assert.matches("no function 'nope'", err)
+    code, err = tangent.emit(k, "fig1", { split = "best" })
+    assert.is_nil(code)
+    assert.matches("'best' is not a split strategy", err)
+  end)
+end)
