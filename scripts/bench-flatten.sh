@@ -74,19 +74,28 @@ BF="-std=c99 -O2 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -Iscripts/bench"
 cc $BF -c examples/kernels/roe.c -o "$F/roe.o"
 cc $BF scripts/bench/roe_tangent.c "$F/roe.o" -lm -o "$F/roe_primal"
 g++ -O2 -Wall -Iscripts/bench scripts/bench/adolc_roe.cpp -ladolc -o "$F/adolc_roe"
-# roe_d.c of a split strategy into the driver; its declaration from the definition.
+# roe_d.c of a split strategy, as a user makes it, and the driver around it
+# (roe_d's declaration: the first line of the file that declares or defines it).
 tangent_build() { # NAME SPLIT
-  scripts/cgwb flatten examples/kernels/roe.c --function roe --split "$2" --emit tangent \
-    -o "$F/$1.c" --json > "$F/$1.json"
+  if ! scripts/cgwb flatten examples/kernels/roe.c --function roe --split "$2" --emit tangent \
+       -o "$F/$1.c" --json > "$F/$1.json" 2> "$F/$1.err"; then
+    echo "bench: cgwb flatten --emit tangent failed: $(tail -n 1 "$F/$1.err")" >&2
+    return 1
+  fi
   mkdir -p "$F/$1.inc"
-  awk '/^void roe_d\(/ { s = 1 } s { sub(/ *\{ *$/, ""); d = d (d == "" ? "" : " ") $0; if ($0 ~ /\)$/) { print d ";"; exit } }' \
-    "$F/$1.c" > "$F/$1.inc/roe_d.h"
-  cc $BF -Werror -c "$F/$1.c" -o "$F/$1.o" # warning-free, as the issue asks
+  sed -n 's/^\(void roe_d(.*)\) *[{;] *$/\1;/p' "$F/$1.c" | head -n 1 > "$F/$1.inc/roe_d.h"
+  cc $BF -Werror -c "$F/$1.c" -o "$F/$1.o" # warning-free, as promised
   cc $BF -DROE_D -I"$F/$1.inc" scripts/bench/roe_tangent.c "$F/roe.o" "$F/$1.o" -lm -o "$F/$1"
 }
+missing=
 if [ "$have_tangent" = yes ]; then
-  tangent_build roe_min minimal
-  tangent_build roe_stmt statement
+  if ! tangent_build roe_min minimal || ! tangent_build roe_stmt statement; then
+    have_tangent=no
+    missing="\`cgwb flatten examples/kernels/roe.c --function roe --emit tangent -o roe_d.c --json\` failed
+in this build: $(tail -n 1 "$F"/roe_*.err | grep -v '^==>' | grep . | head -n 1)"
+  fi
+else
+  missing="this build has no \`cgwb flatten ... --emit tangent\`"
 fi
 RI=${BENCH_ROE_INNER:-4000}
 Aall=; Pall=; Mall=; Sall=
@@ -112,31 +121,15 @@ if [ "$have_tangent" = yes ]; then
   st=$(field "$S" 2); ss=$(field "$S" 3); s1=$(echo "$Sall" | best_of tangent 4 | awk '{ print $4 }')
   agree=$(awk -v a="$as" -v m="$ms" -v s="$ss" 'BEGIN { d1 = (m - a) / a; d2 = (s - a) / a
     if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2; printf "%.1e and %.1e", d1, d2 }')
-  cost=$(lua5.4 -e '
-    package.path = "lua/?.lua;" .. package.path
-    local json = require "cgwb.json"
-    local function load(p) local f = assert(io.open(p)); local t = json.decode(f:read("a")); f:close(); return t end
-    local m, s = load(arg[1]), load(arg[2])
-    local function mults(t) local n = 0
-      for _, b in ipairs(t.blocks) do for _, g in ipairs(b.subgraphs) do n = n + (g.mults or 0) end end
-      return n end
-    local c = m.cost or {}
-    local keys = {}
-    for k in pairs(c) do keys[#keys + 1] = k end
-    table.sort(keys)
-    local parts = {}
-    for _, k in ipairs(keys) do if type(c[k]) ~= "table" then parts[#parts + 1] = k .. " " .. tostring(c[k]) end end
-    print(("multiplications of the eliminations: minimal %d (%d subgraphs), statement-level %d (%d subgraphs); the report'"'"'s cost: %s"):format(
-      mults(m), #m.blocks[1].subgraphs, mults(s), #s.blocks[1].subgraphs, table.concat(parts, ", ")))
-  ' "$F/roe_min.json" "$F/roe_stmt.json")
+  cost=$(scripts/cgwb run scripts/bench/roe_costs.lua "$F/roe_min.json" "$F/roe_stmt.json")
   roe_rows="| cgwb tangent code, minimal split (\`--split minimal\`) | $(us "$mt") | $(ratio "$mt" "$at") | $(us "$m1") | $(ratio "$m1" "$a1") |
 | cgwb tangent code, statement-level split (\`--split statement\`) | $(us "$st") | $(ratio "$st" "$at") | $(us "$s1") | $(ratio "$s1" "$a1") |"
   roe_note="Sum of the Jacobian's entries, ADOL-C: $as; relative difference of cgwb's (minimal,
-statement-level): $agree. Costs from \`--json\`: $cost."
+statement-level): $agree. Costs from \`--json\` (doc/tangent-code.md): $cost."
 else
   roe_rows="| cgwb tangent code | missing | | | |"
-  roe_note="Missing: this build has no \`cgwb flatten ... --emit tangent\`, so the tangent code's rows
-are not measured (no figures are made up). Sum of ADOL-C's Jacobian entries: $as."
+  roe_note="Missing: $missing; so the tangent code's rows are not measured (no figures are made
+up). Sum of ADOL-C's Jacobian entries: $as."
 fi
 
 section=$(cat <<EOT
