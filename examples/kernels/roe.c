@@ -1,17 +1,18 @@
-/* The Roe approximate Riemann solver (P. L. Roe, Approximate Riemann solvers,
- * parameter vectors, and difference schemes, J. Comput. Phys. 43 (1981)
- * 357-372): the numerical flux of the 2-D Euler equations across a cell face
- * with unit normal (nx, ny), from the conserved states left and right of it,
- * q = (rho, rho u, rho v, E), for a perfect gas with ratio of specific heats
- * gamma.  The flux is the mean of the two physical fluxes minus half the
- * upwind dissipation |A(q_roe)| (qr - ql), written as the sum over the four
- * waves of |lambda_k| alpha_k r_k at the Roe-averaged state.  The entropy
- * fix bounds each |lambda_k| below by delta = 0.1 (|u_n| + c) at the Roe
- * state (a simple form of Harten's fix: it keeps the expansion shock out of
- * sonic rarefactions), so the whole flux is one basic block of 64 active
- * assignments, the benchmark kernel of preaccumulated tangent code
- * (doc/benchmarks.md).  Every input is active: the two states, the normal
- * and gamma (11 independents, 4 dependents). */
+/* The Roe approximate Riemann solver (Roe 1981: P. L. Roe, Approximate
+ * Riemann solvers, parameter vectors, and difference schemes, J. Comput.
+ * Phys. 43 (1981) 357-372): the numerical flux of the 2-D Euler equations
+ * across a cell face with unit normal (nx, ny), from the conserved states
+ * left and right of it, q = (rho, rho u, rho v, E), for a perfect gas with
+ * ratio of specific heats gamma.  The flux is the mean of the two physical
+ * fluxes minus half the upwind dissipation |A(q_roe)| (qr - ql), written as
+ * the sum over the four waves of |lambda_k| alpha_k r_k at the Roe-averaged
+ * state.  The entropy fix bounds each |lambda_k| below by
+ * delta = 0.1 (|u_n| + c) at the Roe state (as Harten's fix does, it keeps
+ * the expansion shock out of sonic rarefactions, with a max in place of his
+ * parabola), so the whole flux is one basic block of 64 active assignments:
+ * the benchmark kernel of preaccumulated tangent code (doc/benchmarks.md).
+ * Every input is active: the two states, the normal and gamma (11
+ * independents, 4 dependents). */
 #include <math.h>
 
 void roe(const double *ql, const double *qr, double nx, double ny, double gamma, double *flux) {
