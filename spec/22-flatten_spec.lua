@@ -630,3 +630,181 @@ double g(double x, double *y) {
     assert.same({"y[0]", "return"}, res.dependents)
   end)
 end)
+
+describe("split strategies written in Lua (opts.split)", function()
+  --- Every subgraph of a flattening as text: lines and shape, block by block.
+  local function layout(res)
+    local out = {}
+    for bi, b in ipairs(res.blocks) do
+      for _, g in ipairs(b.subgraphs) do out[#out + 1] = bi .. ": " .. shape(g) end
+    end
+    return table.concat(out, "\n")
+  end
+  local function like_minimal(info) return not info.legal end
+  local function always() return true end
+
+  it("Utke Fig. 2: one question, for a2, with its run, uses, chains and the reason", function()
+    local k = load_file(K .. "utke-fig2.c")
+    local asked = {}
+    local res = assert(core.kernel_flatten(k, "fig2", {split = function(info)
+      asked[#asked + 1] = info
+      return not info.legal
+    end}))
+    assert.equal("lua", res.strategy)
+    assert.equal("{12} {14}", subgraph_lines(res))
+    assert.equal(1, #asked) -- not for the block's first assignment
+    local q = asked[1]
+    assert.equal(first_active(res), q.block)
+    assert.same({14, 3, 2, "y = z[0] / x"}, {q.line, q.col, q.index, q.text})
+    assert.same({statements = {res.blocks[q.block].subgraphs[1].statements[1]}, lines = {12}}, q.run)
+    assert.equal(res.blocks[q.block].subgraphs[2].statements[1], q.stmt)
+    assert.is_false(q.legal)
+    assert.is_false(q.intrinsic)
+    assert.equal("the use of z[0] at 14:7 may read the definition of line 12 (may-alias)", q.reason)
+    assert.same({{text = "z[0]", line = 14, col = 7, chain = {0, 12}},
+                 {text = "x", line = 14, col = 12, chain = {0}}}, q.uses)
+    -- an override saying "no" makes the join legal: the same script joins
+    local one = assert(core.kernel_flatten(k, "fig2", {alias = function() return "no" end, split = like_minimal}))
+    assert.equal("{12,14}", subgraph_lines(one))
+  end)
+
+  it("a join that would change the results is refused with the reason", function()
+    local k = load_file(K .. "utke-fig2.c")
+    local res, msg = core.kernel_flatten(k, "fig2", {split = function() return false end})
+    assert.is_nil(res)
+    assert.equal("examples/kernels/utke-fig2.c:14:3: the split strategy joins line 14 to the subgraph " ..
+      "of lines 12-12, which would change the results: the use of z[0] at 14:7 may read the " ..
+      "definition of line 12 (may-alias)", msg)
+    -- Hovland et al. Fig. 1 aliased: *a in statement 3 may be statement 1's or 2's value
+    res, msg = core.kernel_flatten(load_file(K .. "hovland-fig1-aliased.c"), "fig1", {split = function() end})
+    assert.is_nil(res)
+    assert.matches("hovland%-fig1%-aliased.c:15:%d+: the split strategy joins line 15 to the subgraph of " ..
+      "lines 13%-14, which would change the results: the use of a%[0%] at 15:%d+ may read the definition " ..
+      "of line 1[34] %(one of several definitions in the subgraph%)", msg)
+  end)
+
+  it("a passive statement inside the run and a read for an address name themselves", function()
+    local k = load_text([[
+double f(double x, double *a, int n) {
+  double y, w;
+  y = x * x;
+  a[n] = 1.0;
+  w = a[0] * y;
+  a[(int)w] = w * x;
+  return w;
+}
+]])
+    local seen = {}
+    local res = assert(core.kernel_flatten(k, "f", {split = function(info)
+      seen[#seen + 1] = info.line .. ": " .. tostring(info.reason)
+      return not info.legal
+    end}))
+    assert.equal(subgraph_lines(assert(core.kernel_flatten(k, "f"))), subgraph_lines(res))
+    assert.same({"5: the use of a[0] at 5:8 may read the definition of line 4, a passive statement inside the subgraph",
+                 "6: the use of w at 6:10 is not an argument of the graph (an address or a condition) " ..
+                 "and reads the definition of line 5"}, seen)
+  end)
+
+  it("not asked after a passive statement ended the run", function()
+    local k = load_text([[
+double f(double x, double *a) {
+  double y;
+  int i;
+  y = x * x;
+  i = (int)y;
+  a[0] = y * x;
+  return a[0] + (double)i;
+}
+]])
+    local n = 0
+    local res = assert(core.kernel_flatten(k, "f", {split = function() n = n + 1 end}))
+    assert.equal(0, n)
+    assert.equal("{4} {6}", subgraph_lines(res))
+  end)
+
+  it("an error in the script or a bad answer: nil and the message", function()
+    local k = load_file(K .. "utke-fig2.c")
+    local res, msg = core.kernel_flatten(k, "fig2", {split = function() error("no idea") end})
+    assert.is_nil(res)
+    assert.matches("no idea$", msg)
+    res, msg = core.kernel_flatten(k, "fig2", {split = function() error({}) end})
+    assert.is_nil(res)
+    assert.matches("^table", msg)
+    res, msg = core.kernel_flatten(k, "fig2", {split = function() return "yes" end})
+    assert.is_nil(res)
+    assert.equal("opts.split: returned string for line 14; expected true (split), false or nil (join)", msg)
+    res, msg = core.kernel_flatten(k, "fig2", {split = function() k:free() return true end})
+    assert.is_nil(res)
+    assert.matches("Kernel was freed", msg)
+    assert.error_matches(function() core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2", {split = 3}) end,
+      "a function as opts.split")
+  end)
+
+  it("splitting at intrinsics: the runs start at each statement calling one", function()
+    local k = load_text([[
+void f(double x, double *y) {
+  double a, b, c;
+  a = x * x;
+  b = sin(a) + x;
+  c = b * a;
+  y[0] = exp(c) * b;
+  y[1] = c * a;
+}
+]])
+    local flags = {}
+    local res = assert(core.kernel_flatten(k, "f", {split = function(info)
+      flags[#flags + 1] = info.intrinsic
+      return info.intrinsic
+    end}))
+    assert.same({true, false, true, false}, flags)
+    assert.equal("{3} {4,5} {6,7}", subgraph_lines(res))
+    assert.equal("{3,4,5,6,7}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
+  end)
+
+  it("on the papers' kernels and random ones: split when illegal is minimal, always is statement", function()
+    local kernels = {}
+    for _, f in ipairs {"utke-fig1.c", "utke-fig2.c", "utke-fig5.c", "hovland-fig1-aliased.c",
+                        "hovland-fig1-locals.c", "hovland-fig1-restrict.c"} do
+      kernels[#kernels + 1] = {load_file(K .. f), 1}
+    end
+    local r = rng.new(515)
+    for _ = 1, 60 do
+      local text, info = kgen.kernel(r, {stmts = 14})
+      kernels[#kernels + 1] = {load_text(text, "gen.c"), info.name}
+    end
+    for _, kf in ipairs(kernels) do
+      local k, f = kf[1], kf[2]
+      local m = assert(core.kernel_flatten(k, f))
+      local s = assert(core.kernel_flatten(k, f, {strategy = "statement"}))
+      assert.equal(layout(m), layout(assert(core.kernel_flatten(k, f, {split = like_minimal}))))
+      assert.equal(layout(s), layout(assert(core.kernel_flatten(k, f, {split = always}))))
+    end
+  end)
+
+  it("random legal splits of random kernels pass the replay for random bindings", function()
+    local r = rng.new(1515)
+    local runs, nbad, first, splits = 0, 0, nil, 0
+    for _ = 1, 60 do
+      local text, info = kgen.kernel(r, {stmts = 12})
+      local k = load_text(text, "gen.c")
+      local res = assert(core.kernel_flatten(k, info.name, {split = function(q)
+        local cut = not q.legal or r:int(0, 2) == 0
+        if cut and q.legal then splits = splits + 1 end
+        return cut
+      end}))
+      local r2 = rng.new(r:int(1, 1 << 30))
+      for _ = 1, 4 do
+        local out = k:run(info.name, kgen.call(r2, info), {trace = true})
+        if out then
+          runs = runs + 1
+          local bad = replay(res, out.trace)
+          if #bad > 0 and not first then first = bad[1] .. "\n" .. text end
+          nbad = nbad + #bad
+        end
+      end
+    end
+    assert.is_true(runs > 150, "too few runs: " .. runs)
+    assert.is_true(splits > 20, "too few optional splits: " .. splits)
+    assert.equal(0, nbad, first)
+  end)
+end)

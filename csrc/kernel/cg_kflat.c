@@ -41,6 +41,10 @@ typedef struct ctx {
   uint32_t *set_last;       /* per address set: its latest independent (NONE) */
   int32_t g;                /* the open subgraph, -1 none */
   int32_t gpos0;            /* its first statement's position in the block */
+  cg_kflat_decide decide;   /* a caller's split decisions, NULL: the strategy's */
+  void *ud;
+  cg_error *e;              /* where a hook's failure or a refusal is told */
+  char why[320];            /* the reason a join is illegal */
 } ctx;
 
 #define SI(c, s) ((s) - (c)->al->s_lo)
@@ -99,10 +103,38 @@ static void mark_direct(ctx *c, int32_t x, int32_t s) {
     if (ops[i] >= 0) mark_direct(c, ops[i], s);
 }
 
+/* The reason use u (expression x) of s makes a join illegal, into c->why:
+ * r the definition of the subgraph it reads (not a vertex input), or -2
+ * ambiguous (the first conflicting entry of its chain is named). */
+static void explain(ctx *c, int32_t u, int32_t x, int32_t s, int32_t r) {
+  const cg_kernel *k = c->al->k;
+  char text[96];
+  const char *tail = " (may-alias)";
+  uint32_t i, nin = 0;
+  cg_kexpr_text(k, x, text, sizeof text);
+  if (r >= 0) {
+    snprintf(c->why, sizeof c->why, "the use of %s at %d:%d is not an argument of the graph "
+             "(an address or a condition) and reads the definition of line %d", text,
+             (int)CG_KEXPR(k, x, LINE), (int)CG_KEXPR(k, x, COL), (int)CG_KSTMT(k, r, LINE));
+    return;
+  }
+  for (i = c->ch->ud_off[u]; i < c->ch->ud_off[u + 1]; i++) nin += where(c, c->ch->ud[i], s) == 1;
+  for (i = c->ch->ud_off[u]; i < c->ch->ud_off[u + 1]; i++) {
+    int w = where(c, c->ch->ud[i], s);
+    if (w == 0) continue;
+    r = c->ch->ud[i];
+    if (w == 2) tail = ", a passive statement inside the subgraph";
+    else if (nin > 1) tail = " (one of several definitions in the subgraph)";
+    break;
+  }
+  snprintf(c->why, sizeof c->why, "the use of %s at %d:%d may read the definition of line %d%s",
+           text, (int)CG_KEXPR(k, x, LINE), (int)CG_KEXPR(k, x, COL), (int)CG_KSTMT(k, r, LINE), tail);
+}
+
 /* Whether active assignment s can join the open subgraph: each double use
  * resolves, and one read for an address or a condition (not a vertex input)
- * needs no value of the subgraph. */
-static int joins(ctx *c, int32_t s) {
+ * needs no value of the subgraph.  why: write the reason into c->why. */
+static int joins(ctx *c, int32_t s, int why) {
   const cg_kalias *al = c->al;
   int32_t a0 = cg_kalias_acc0(al, s), na = cg_kalias_nacc(al, s), a, r;
   mark_direct(c, CG_KSTMT(al->k, s, X1), s);
@@ -110,7 +142,10 @@ static int joins(ctx *c, int32_t s) {
     int32_t x = al->acc_expr[a];
     if (al->acc_kind[a] != CG_KA_USE || x < 0 || !double_read(al->k, x)) continue;
     r = resolve(c, a, s);
-    if (r == -2 || (r >= 0 && c->direct[XI(c, x)] != s)) return 0;
+    if (r == -2 || (r >= 0 && c->direct[XI(c, x)] != s)) {
+      if (why) explain(c, a, x, s, r);
+      return 0;
+    }
   }
   return 1;
 }
@@ -320,8 +355,33 @@ static int reads_double(const cg_kernel *k, int32_t x) {
   return 0;
 }
 
-/* One block: Algorithm 2 (or one subgraph per statement). */
-static void flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v) {
+int cg_kflat_ask_before(const cg_kflat_ask *q, int32_t r) {
+  const ctx *c = (const ctx *)q->walk;
+  return r >= 0 && c->blk[SI(c, r)] == c->blk[SI(c, q->stmt)] && c->pos[SI(c, r)] < c->pos[SI(c, q->stmt)];
+}
+
+/* The hook's decision for active assignment s against the open subgraph:
+ * 1 split, 0 join, a negative status (c->e set) to stop; an illegal join
+ * is refused. */
+static int ask_hook(ctx *c, int32_t s, uint32_t b) {
+  const cg_kflat *fl = c->fl;
+  const cg_kernel *k = c->al->k;
+  cg_kflat_ask q;
+  int r;
+  q.block = b, q.index = fl->nst - fl->block_st0[b], q.run0 = fl->g_st0[c->g], q.run1 = fl->nst;
+  q.stmt = s, q.legal = joins(c, s, 1), q.reason = q.legal ? NULL : c->why, q.walk = c;
+  if ((r = c->decide(c->ud, fl, &q, c->e)) < 0) return r;
+  if (r == CG_KFLAT_JOIN && !q.legal)
+    return cg_seterr(c->e, CG_EUSAGE, "%s:%d:%d: the split strategy joins line %d to the subgraph of "
+                     "lines %d-%d, which would change the results: %s", k->file ? k->file : "kernel",
+                     (int)CG_KSTMT(k, s, LINE), (int)CG_KSTMT(k, s, COL), (int)CG_KSTMT(k, s, LINE),
+                     (int)CG_KSTMT(k, fl->st[q.run0], LINE), (int)CG_KSTMT(k, fl->st[q.run1 - 1], LINE), c->why);
+  return r != CG_KFLAT_JOIN;
+}
+
+/* One block: Algorithm 2 (or one subgraph per statement, or the hook's
+ * choices).  CG_OK or the hook's status. */
+static int flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v, uint32_t b) {
   cg_kflat *fl = c->fl;
   const cg_kernel *k = c->al->k;
   uint32_t i;
@@ -337,11 +397,16 @@ static void flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v) {
       if (c->g >= 0 && passive_ends(c, s)) close_graph(c);
       continue;
     }
-    if (c->g >= 0 && (fl->strategy == CG_KFLAT_STATEMENT || !joins(c, s))) close_graph(c);
+    if (c->g >= 0) {
+      int split = c->decide ? ask_hook(c, s, b) : fl->strategy == CG_KFLAT_STATEMENT || !joins(c, s, 0);
+      if (split < 0) return split;
+      if (split) close_graph(c);
+    }
     if (c->g < 0) open_graph(c, s);
     add_statement(c, s);
   }
   close_graph(c);
+  return CG_OK;
 }
 
 /* }==== */
@@ -445,38 +510,59 @@ static void number_blocks(ctx *c, const cg_kcfg *cfg) {
   }
 }
 
-cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
-                       const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e) {
+/* The run, with the splits of strategy or of decide (non-NULL). */
+static cg_kflat *run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch, const cg_kcfg *cfg,
+                     const cg_kactive *ac, int strategy, cg_kflat_decide dec, void *ud, cg_error *e) {
   cg_kflat *fl;
   ctx c;
   uint32_t b;
+  int st = CG_OK;
   if (!al || !ch || !cfg || ch->al != al || cfg->func != al->func ||
-      (ac && ac->s_lo != al->s_lo) || !cg_kflat_strategy_name(strategy)) {
+      (ac && ac->s_lo != al->s_lo) || (!dec && !cg_kflat_strategy_name(strategy))) {
     cg_seterr(e, CG_EUSAGE, "flatten: bad arguments (analyses of different functions or no strategy)");
     return NULL;
   }
   memset(&c, 0, sizeof c);
-  c.al = al, c.ch = ch, c.ac = ac;
+  c.al = al, c.ch = ch, c.ac = ac, c.decide = dec, c.ud = ud, c.e = e;
   if (!(fl = CG_NEW(A, cg_kflat, 1))) goto nomem;
   memset(fl, 0, sizeof *fl);
-  fl->A = A, fl->al = al, fl->ch = ch, fl->ac = ac, fl->strategy = strategy;
+  fl->A = A, fl->al = al, fl->ch = ch, fl->ac = ac, fl->strategy = dec ? CG_KFLAT_HOOK : strategy;
   fl->cap_st = al->ns, fl->cap_g = al->ns, fl->cap_v = al->nx, fl->cap_b = cfg->nv;
   c.fl = fl;
   if (!alloc_result(fl) || !ctx_init(&c, A)) goto nomem;
   number_blocks(&c, cfg);
   fl->g_st0[0] = fl->g_v0[0] = fl->g_e0[0] = fl->g_d0[0] = fl->g_r0[0] = 0;
-  for (b = 0; b < fl->nblock; b++) {
+  for (b = 0; b < fl->nblock && st == CG_OK; b++) {
     fl->block_st0[b] = fl->nst, fl->block_g0[b] = fl->ng;
-    flatten_block(&c, cfg, (uint32_t)fl->block_vertex[b]);
+    st = flatten_block(&c, cfg, (uint32_t)fl->block_vertex[b], b);
+  }
+  ctx_done(&c, A);
+  if (st != CG_OK) { /* the hook's failure or a refused join: e says which */
+    cg_kflat_free(fl);
+    return NULL;
   }
   fl->block_st0[fl->nblock] = fl->nst, fl->block_g0[fl->nblock] = fl->ng;
-  ctx_done(&c, A);
   return fl;
 nomem:
   cg_seterr(e, CG_ENOMEM, "flatten: out of memory");
   if (c.fl) ctx_done(&c, A);
   cg_kflat_free(fl);
   return NULL;
+}
+
+cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
+                       const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e) {
+  return run(A, al, ch, cfg, ac, strategy, NULL, NULL, e);
+}
+
+cg_kflat *cg_kflat_run_hook(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
+                            const cg_kcfg *cfg, const cg_kactive *ac, cg_kflat_decide decide,
+                            void *ud, cg_error *e) {
+  if (!decide) {
+    cg_seterr(e, CG_EUSAGE, "flatten: no decision hook");
+    return NULL;
+  }
+  return run(A, al, ch, cfg, ac, CG_KFLAT_HOOK, decide, ud, e);
 }
 
 /* {==== names ====} */

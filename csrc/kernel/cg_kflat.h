@@ -18,7 +18,10 @@
  *    is either one statement of the run alone, or holds no statement of the
  *    run and no passive statement inside the run's span); since a suffix of
  *    a legal run is legal, growing greedily gives the fewest runs;
- *  - CG_KFLAT_STATEMENT: one subgraph per active assignment.
+ *  - CG_KFLAT_STATEMENT: one subgraph per active assignment;
+ *  - a decision hook (cg_kflat_run_hook): the caller chooses at each
+ *    statement that could join, told whether joining is legal and why not;
+ *    an illegal join is refused.
  * Passive statements inside a run's span are run between the subgraphs'
  * executions; one that reads a double the run defines, writes a double the
  * run may define, or is a call, ends the run before it.
@@ -112,6 +115,47 @@ const char *cg_kflat_vkind_name(int kind);
 cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
                        const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e);
 void cg_kflat_free(cg_kflat *fl);
+
+/* {==== split decisions: a strategy written by the caller ====} */
+
+enum { CG_KFLAT_JOIN = 0, CG_KFLAT_SPLIT = 1 };
+#define CG_KFLAT_HOOK CG_KFLAT_NSTRATEGY /* fl->strategy: a decision hook split (no name) */
+
+/* What a decision hook is asked: active assignment stmt, the index-th
+ * (0-based) of block (0-based), could join the open subgraph, statements
+ * fl->st[run0 .. run1).  legal: joining keeps the results (Algorithm 2's
+ * test, as minimal applies it); else reason says why: the use (its text
+ * and line:col) and the conflicting definition's line or the passive
+ * statement.  walk: the engine's state, for cg_kflat_ask_before. */
+typedef struct cg_kflat_ask {
+  uint32_t block, index, run0, run1;
+  int32_t stmt;
+  int legal;
+  const char *reason;
+  const void *walk;
+} cg_kflat_ask;
+
+/* Whether statement r (a ud-chain entry, -1 outside) lies in q's block
+ * before q's statement; every other entry reads a value from before the
+ * block. */
+int cg_kflat_ask_before(const cg_kflat_ask *q, int32_t r);
+
+/* A split decision for q: CG_KFLAT_SPLIT (a new subgraph starts at
+ * q->stmt), CG_KFLAT_JOIN, or a negative status with e set (the run stops
+ * and returns it).  Called only where a choice exists: not for a block's
+ * first active assignment nor after a passive statement ended the run. */
+typedef int (*cg_kflat_decide)(void *ud, const cg_kflat *fl, const cg_kflat_ask *q, cg_error *e);
+
+/* cg_kflat_run with the splits decided by decide (fl->strategy is
+ * CG_KFLAT_HOOK).  A join the engine finds illegal is refused: NULL with e
+ * CG_EUSAGE "FILE:LINE:COL: the split strategy joins line L to the subgraph
+ * of lines A-B, which would change the results: REASON".  Cost: as
+ * cg_kflat_run plus the calls. */
+cg_kflat *cg_kflat_run_hook(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
+                            const cg_kcfg *cfg, const cg_kactive *ac, cg_kflat_decide decide,
+                            void *ud, cg_error *e);
+
+/* }==== */
 
 /* Names (doc/flattening.md, "Names").  The name of access a (a double
  * use or definition of the function) into buf: a scalar by its name (`x`),

@@ -1,6 +1,7 @@
 /* lcg_kflat.c: core.kernel_flatten(k, f, opts): the flattened basic blocks
  * of a kernel function as one plain table (doc/flattening.md gives its
- * shape).  opts: strategy ("minimal" default, "statement"), assume (as
+ * shape).  opts: strategy ("minimal" default, "statement"), split (a Lua
+ * function deciding each split; doc/flattening.md, "Split strategies"), assume (as
  * kernel_analyze), prune (true: activity decides what is active, with
  * opts.independents / opts.dependents as kernel_analyze). */
 #include <string.h>
@@ -310,6 +311,153 @@ static int l_graph(lua_State *L) {
 
 /* }==== */
 
+/* {==== split strategies in Lua ====} */
+
+/* What the decision hook needs: the state (its slots 1 the kernel, 8 the
+ * function opts.split, 9 the error it raised). */
+typedef struct hookctx {
+  lua_State *L;
+} hookctx;
+
+enum { SLOT_SPLIT = 8, SLOT_ERR = 9 };
+
+/* Whether expression x holds an intrinsic call. */
+static int has_intrinsic(const cg_kernel *k, int32_t x) {
+  int32_t ops[3];
+  int n, i;
+  if (CG_KEXPR(k, x, OP) == CG_KE_INTRIN) return 1;
+  n = cg_kexpr_operands(k, x, ops);
+  for (i = 0; i < n; i++)
+    if (ops[i] >= 0 && has_intrinsic(k, ops[i])) return 1;
+  return 0;
+}
+
+/* The statement's text, "y = sin(x) * a" (the right-hand side's outer
+ * parentheses dropped when they enclose all of it). */
+static void push_stmt_text(lua_State *L, const cg_kernel *k, int32_t s) {
+  char lhs[128], rhs[256];
+  size_t n;
+  int depth = 0, outer = 0;
+  cg_kexpr_text(k, CG_KSTMT(k, s, X0), lhs, sizeof lhs);
+  cg_kexpr_text(k, CG_KSTMT(k, s, X1), rhs, sizeof rhs);
+  n = strlen(rhs);
+  if (n > 2 && rhs[0] == '(' && rhs[n - 1] == ')') {
+    size_t i;
+    for (i = 0, outer = 1; i < n - 1 && outer; i++) { /* the first ( closes at the end only */
+      depth += rhs[i] == '(' ? 1 : rhs[i] == ')' ? -1 : 0;
+      if (depth == 0) outer = 0;
+    }
+  }
+  if (outer) rhs[n - 1] = 0;
+  lua_pushfstring(L, "%s = %s", lhs, outer ? rhs + 1 : rhs);
+}
+
+/* The ud-chain of use u as lines: 0 (first) for a value from before the
+ * block, else the lines of the block's statements before q's. */
+static void push_chain(lua_State *L, const cg_kflat *fl, const cg_kflat_ask *q, int32_t u) {
+  const cg_kchains *ch = fl->ch;
+  uint32_t i;
+  int zero = 0, n = 0;
+  lua_Integer last = -1;
+  lua_newtable(L);
+  for (i = ch->ud_off[u]; i < ch->ud_off[u + 1]; i++) zero |= !cg_kflat_ask_before(q, ch->ud[i]);
+  if (zero) lua_pushinteger(L, 0), lua_rawseti(L, -2, ++n);
+  for (i = ch->ud_off[u]; i < ch->ud_off[u + 1]; i++) {
+    lua_Integer line;
+    if (!cg_kflat_ask_before(q, ch->ud[i])) continue;
+    line = CG_KSTMT(fl->al->k, ch->ud[i], LINE);
+    if (line != last) lua_pushinteger(L, line), lua_rawseti(L, -2, ++n);
+    last = line;
+  }
+}
+
+/* info.uses: the statement's double uses with their chains. */
+static void push_uses(lua_State *L, const cg_kflat *fl, const cg_kflat_ask *q) {
+  const cg_kalias *al = fl->al;
+  const cg_kernel *k = al->k;
+  int32_t a0 = cg_kalias_acc0(al, q->stmt), na = cg_kalias_nacc(al, q->stmt), a;
+  int n = 0;
+  lua_newtable(L);
+  for (a = a0; a < a0 + na; a++) {
+    int32_t x = al->acc_expr[a];
+    int op;
+    if (al->acc_kind[a] != CG_KA_USE || x < 0) continue;
+    op = CG_KEXPR(k, x, OP);
+    if ((op != CG_KE_VAR && op != CG_KE_ELEM) || CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE) continue;
+    lua_createtable(L, 0, 4);
+    push_text(L, k, x), lua_setfield(L, -2, "text");
+    lua_pushinteger(L, CG_KEXPR(k, x, LINE)), lua_setfield(L, -2, "line");
+    lua_pushinteger(L, CG_KEXPR(k, x, COL)), lua_setfield(L, -2, "col");
+    push_chain(L, fl, q, a), lua_setfield(L, -2, "chain");
+    lua_rawseti(L, -2, ++n);
+  }
+}
+
+/* The info table of one decision (doc/flattening.md, "Split strategies"). */
+static void push_info(lua_State *L, const cg_kflat *fl, const cg_kflat_ask *q) {
+  const cg_kernel *k = fl->al->k;
+  int32_t s = q->stmt;
+  uint32_t i;
+  lua_createtable(L, 0, 12);
+  lua_pushinteger(L, (lua_Integer)q->block + 1), lua_setfield(L, -2, "block");
+  lcg_push_id(L, (uint64_t)s), lua_setfield(L, -2, "stmt");
+  lua_pushinteger(L, CG_KSTMT(k, s, LINE)), lua_setfield(L, -2, "line");
+  lua_pushinteger(L, CG_KSTMT(k, s, COL)), lua_setfield(L, -2, "col");
+  push_stmt_text(L, k, s), lua_setfield(L, -2, "text");
+  lua_pushinteger(L, (lua_Integer)q->index + 1), lua_setfield(L, -2, "index");
+  lua_createtable(L, 0, 2);
+  lua_createtable(L, (int)(q->run1 - q->run0), 0);
+  for (i = q->run0; i < q->run1; i++) lcg_push_id(L, (uint64_t)fl->st[i]), lua_rawseti(L, -2, i - q->run0 + 1);
+  lua_setfield(L, -2, "statements");
+  push_lines(L, fl, q->run0, q->run1, 0), lua_setfield(L, -2, "lines");
+  lua_setfield(L, -2, "run");
+  lua_pushboolean(L, q->legal), lua_setfield(L, -2, "legal");
+  if (q->reason) lua_pushstring(L, q->reason), lua_setfield(L, -2, "reason");
+  push_uses(L, fl, q), lua_setfield(L, -2, "uses");
+  lua_pushboolean(L, has_intrinsic(k, CG_KSTMT(k, s, X1))), lua_setfield(L, -2, "intrinsic");
+}
+
+/* Protected: split(info) -> a boolean (1 fn, 2 fl, 3 q); a bad answer or
+ * an error raises a string. */
+static int call_split(lua_State *L) {
+  const cg_kflat *fl = (const cg_kflat *)lua_touserdata(L, 2);
+  const cg_kflat_ask *q = (const cg_kflat_ask *)lua_touserdata(L, 3);
+  lua_pushvalue(L, 1);
+  push_info(L, fl, q);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    if (!lua_isstring(L, -1)) luaL_tolstring(L, -1, NULL);
+    return lua_error(L);
+  }
+  if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+    return luaL_error(L, "opts.split: returned %s for line %d; expected true (split), false or nil (join)",
+                      luaL_typename(L, -1), (int)CG_KSTMT(fl->al->k, q->stmt, LINE));
+  lua_pushboolean(L, lua_toboolean(L, -1));
+  return 1;
+}
+
+/* The decision hook: Lua runs under lua_pcall (no jump through the
+ * engine's frames); an error is kept in SLOT_ERR.  The kernel must still
+ * be alive afterwards: the engine goes on reading its rows. */
+static int split_cb(void *ud, const cg_kflat *fl, const cg_kflat_ask *q, cg_error *e) {
+  lua_State *L = ((hookctx *)ud)->L;
+  int r;
+  if (!lua_checkstack(L, 8)) return cg_seterr(e, CG_ERUNTIME, "opts.split: the Lua stack is full");
+  lua_pushcfunction(L, call_split);
+  lua_pushvalue(L, SLOT_SPLIT);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)fl), lua_pushlightuserdata(L, (void *)(uintptr_t)q);
+  if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
+    lua_replace(L, SLOT_ERR);
+    return cg_seterr(e, CG_ERUNTIME, "opts.split raised an error");
+  }
+  r = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (((lkernel *)lua_touserdata(L, 1))->k != fl->al->k)
+    return cg_seterr(e, CG_EUSAGE, "opts.split: the cgwb.Kernel was freed during the flattening");
+  return r ? CG_KFLAT_SPLIT : CG_KFLAT_JOIN;
+}
+
+/* }==== */
+
 /* The strategy named by opts.strategy (default minimal); raises otherwise. */
 static int get_strategy(lua_State *L) {
   int s;
@@ -343,6 +491,9 @@ static int l_kernel_flatten(lua_State *L) {
   if (dep || dret > 0) dret = dret > 0;
   x = (lflat *)lcg_box(L, sizeof *x, flat_release); /* 7 */
   lcg_alloc(L, &x->A);
+  lua_getfield(L, 3, "split"); /* 8 */
+  luaL_argexpected(L, lua_isnil(L, -1) || lua_isfunction(L, -1), 3, "a function as opts.split");
+  lua_pushnil(L); /* 9: an error raised by opts.split */
   if (!(x->al = cg_kalias_run(&x->A, k, f, as, nas, &e))) return lcg_fail(L, &e);
   lua_getfield(L, 3, "alias");
   if (!lua_isnil(L, -1)) {
@@ -354,10 +505,18 @@ static int l_kernel_flatten(lua_State *L) {
   if (!(x->cfg = cg_kcfg_build(&x->A, k, f, &e))) return lcg_fail(L, &e);
   if (prune && !(x->ac = cg_kactive_run(&x->A, x->al, x->ch, ind, nind, dep, ndep, dret, &e)))
     return lcg_fail(L, &e);
-  if (!(x->fl = cg_kflat_run(&x->A, x->al, x->ch, x->cfg, x->ac, strategy, &e))) return lcg_fail(L, &e);
-  lua_createtable(L, 0, 5);
+  if (lua_isnil(L, SLOT_SPLIT)) x->fl = cg_kflat_run(&x->A, x->al, x->ch, x->cfg, x->ac, strategy, &e);
+  else {
+    hookctx h;
+    h.L = L;
+    x->fl = cg_kflat_run_hook(&x->A, x->al, x->ch, x->cfg, x->ac, split_cb, &h, &e);
+  }
+  if (!x->fl && !lua_isnil(L, SLOT_ERR)) return luaL_pushfail(L), lua_pushvalue(L, SLOT_ERR), 2;
+  if (!x->fl) return lcg_fail(L, &e);
+  lua_createtable(L, 0, 7);
   lua_pushstring(L, k->names[CG_KFUNC(k, f, NAME)]), lua_setfield(L, -2, "func");
-  lua_pushstring(L, cg_kflat_strategy_name(strategy)), lua_setfield(L, -2, "strategy");
+  lua_pushstring(L, x->fl->strategy == CG_KFLAT_HOOK ? "lua" : cg_kflat_strategy_name(strategy));
+  lua_setfield(L, -2, "strategy");
   lua_pushinteger(L, x->fl->nst_pruned), lua_setfield(L, -2, "pruned");
   lua_createtable(L, (int)x->fl->nblock, 0);
   for (b = 0; b < x->fl->nblock; b++) push_block(L, x->fl, x->cfg, b), lua_rawseti(L, -2, (lua_Integer)b + 1);

@@ -74,10 +74,13 @@ local function structure(sg)
     st.y[d] = v
   end
   local lines = { "X: " .. table.concat(st.x, " "), "Y: " .. table.concat(st.y, " ") }
-  local isx = {}
+  local isx, used = {}, {}
+  for v = 1, st.n do for _, p in ipairs(st.preds[v]) do used[p] = true end end
   for _, v in ipairs(st.x) do isx[v] = true end
   for v = 1, st.n do
-    if not isx[v] then
+    if isx[v] and not used[v] then
+      lines[#lines + 1] = v .. ":" -- read by a dead `y = x` alone: no edge
+    elseif not isx[v] then
       table.sort(st.preds[v])
       lines[#lines + 1] = v .. ": " .. table.concat(st.preds[v], " ")
     end

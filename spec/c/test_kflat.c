@@ -4,7 +4,10 @@
  *   a[0] = cos(x);  b[0] = sin(y) * y;  f[0] = a[0] * b[0];
  * minimal: statements 0 and 1 share a subgraph (1 reads nothing 0 writes),
  * 2 is cut off (its a[0] may be statement 0's or 1's value); statement: three
- * subgraphs; with a != b assumed: one.  The first subgraph built as a graph
+ * subgraphs; with a != b assumed: one.  Names of the independents and
+ * dependents (x, y, a[0], ...).  A decision hook: splitting when illegal is
+ * minimal; always joining is refused with the reason; a failing hook stops
+ * the run, nothing leaked.  The first subgraph built as a graph
  * at a point gives cos(x) and sin(y) y.  Then every allocation of the
  * flattening and of the graph building failing in turn (CG_ENOMEM, nothing
  * leaked).  Prints "N passed, N failed". */
@@ -172,6 +175,46 @@ static void test_names(const cg_kernel *k) {
   run_free(&r);
 }
 
+/* Decision hooks: *mode 0 split when illegal (minimal), 1 always join, 2
+ * fail on the first question; counts the questions in mode[1]. */
+static int hook(void *ud, const cg_kflat *fl, const cg_kflat_ask *q, cg_error *e) {
+  int *mode = (int *)ud;
+  (void)fl;
+  mode[1]++;
+  if (mode[0] == 2) return cg_seterr(e, CG_ERUNTIME, "hook failed at %d", (int)q->stmt);
+  return mode[0] == 1 ? CG_KFLAT_JOIN : !q->legal;
+}
+
+static void test_hook(const cg_kernel *k) {
+  counting c = {0, 0, 0};
+  cg_alloc A = {counting_alloc, &c};
+  cg_kalias *al = cg_kalias_run(&A, k, 0, NULL, 0, NULL);
+  cg_kchains *ch = al ? cg_kchains_run(&A, al, NULL) : NULL;
+  cg_kcfg *cfg = cg_kcfg_build(&A, k, 0, NULL);
+  cg_kflat *fl;
+  char buf[64];
+  cg_error e;
+  int mode[2] = {0, 0};
+  if (!ch || !cfg) { CHECK(0); return; }
+  fl = cg_kflat_run_hook(&A, al, ch, cfg, NULL, hook, mode, &e);
+  CHECK(fl && fl->strategy == CG_KFLAT_HOOK && mode[1] == 2); /* statements 1 and 2 asked */
+  if (fl) {
+    ranges(fl, buf, sizeof buf);
+    CHECK(!strcmp(buf, "{0,1}{2}"));
+  }
+  cg_kflat_free(fl);
+  mode[0] = 1, mode[1] = 0;
+  CHECK(!cg_kflat_run_hook(&A, al, ch, cfg, NULL, hook, mode, &e) && e.code == CG_EUSAGE);
+  CHECK(strstr(e.msg, "fig1.c:3:1: the split strategy joins line 3 to the subgraph of lines 1-2, "
+                      "which would change the results: the use of a[0] at 3:1 may read the definition of line 1") != NULL);
+  mode[0] = 2, mode[1] = 0;
+  CHECK(!cg_kflat_run_hook(&A, al, ch, cfg, NULL, hook, mode, &e) && e.code == CG_ERUNTIME && mode[1] == 1);
+  CHECK(!strcmp(e.msg, "hook failed at 1"));
+  CHECK(!cg_kflat_run_hook(&A, al, ch, cfg, NULL, NULL, mode, &e) && e.code == CG_EUSAGE);
+  cg_kcfg_free(cfg), cg_kchains_free(ch), cg_kalias_free(al);
+  CHECK(c.live == 0); /* the refused and failed runs freed everything */
+}
+
 static void test_graph(const cg_kernel *k) {
   double pt[2] = {0.3, 0.7}, y[2];
   cg_graph *g;
@@ -219,6 +262,7 @@ int main(void) {
   if (k) {
     test_splits(k);
     test_names(k);
+    test_hook(k);
     test_graph(k);
     test_oom(k);
     cg_kernel_free(k);
