@@ -5,7 +5,9 @@
 -- active and not); its tangent-mode Jacobian equals Debian's ADOL-C
 -- jacobian() on the same kernel text retyped as adoubles (spec/adolc/roe.cpp)
 -- to 1e-12 relative; and the tangent code of `cgwb flatten --emit tangent`,
--- compiled, gives that Jacobian too.
+-- compiled, gives that Jacobian too.  Then the generated block of the
+-- flattening benchmark (scripts/kbench-flat.lua): N active assignments in
+-- one basic block, deterministic, and run by the interpreter as compiled.
 local H = require "spec.helper"
 local core = require "cgwb.core"
 local kparse = require "cgwb.kparse"
@@ -267,4 +269,55 @@ describe("the Roe flux kernel (examples/kernels/roe.c)", function()
       end
     end)
   end
+end)
+
+describe("the flattening benchmark's block (scripts/kbench-flat.lua)", function()
+  local function gen(n, seed)
+    return run(("lua5.4 scripts/kbench-flat.lua %d %d"):format(n, seed or 1))
+  end
+
+  it("is one basic block of exactly N active assignments, the same bytes for the same N and seed", function()
+    for _, n in ipairs({40, 300}) do
+      local text = gen(n)
+      assert.equal(text, gen(n))
+      assert.are_not.equal(text, gen(n, 2))
+      local k = assert(core.kernel_load(assert(kparse.parse(text, "big.c"))))
+      local res = assert(core.kernel_flatten(k, "f"))
+      local active = {}
+      for _, b in ipairs(res.blocks) do if #b.lines > 0 then active[#active + 1] = b end end
+      assert.equal(1, #active)
+      assert.equal(n, #active[1].lines)
+      assert.is_true(active[1].n_subgraphs > 1) -- the aliasing splits it
+      assert.is_true(active[1].n_subgraphs < active[1].statement_level_subgraphs)
+    end
+  end)
+
+  it("compiles warning-free and runs in the interpreter as compiled, a and b the same array", function()
+    local text = gen(300)
+    local k = assert(core.kernel_load(assert(kparse.parse(text, "big.c"))))
+    local A, C = {}, {}
+    for i = 1, 24 do A[i], C[i] = math.sin(i), math.cos(i) end
+    local call = {arrays = {{name = "A", type = "double", values = A}, {name = "C", type = "double", values = C}},
+                  args = {{array = 1, offset = 0}, {array = 1, offset = 2}, {array = 2, offset = 0},
+                          {double = 0.75}, {double = -0.5}, {int = 5}}}
+    local r = assert(k:run("f", call))
+    for _, v in ipairs(r.arrays[1].values) do assert.is_true(v == v and math.abs(v) < 1e3) end
+    local gen_c, src, exe = H.tmp(".c"), H.tmp(".c"), H.tmp(".exe")
+    H.write(gen_c, text)
+    local a = {}
+    for i, v in ipairs(A) do a[i] = ("%a"):format(v) end
+    local c = {}
+    for i, v in ipairs(C) do c[i] = ("%a"):format(v) end
+    H.write(src, ('#include <stdio.h>\n#include "%s"\nint main(void) {\n  double A[] = {%s};\n' ..
+      '  double C[] = {%s};\n  f(A, A + 2, C, 0x1.8p-1, -0x1p-1, 5);\n' ..
+      '  for (int i = 0; i < 24; i++) printf("%%a\\n", A[i]);\n  return 0;\n}\n')
+      :format(gen_c, table.concat(a, ", "), table.concat(c, ", ")))
+    run(("cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -ffp-contract=off -fno-builtin -c -o %s.o %s")
+        :format(exe, gen_c))
+    run(("cc -std=c99 -O2 -ffp-contract=off -fno-builtin -I. -o %s %s -lm"):format(exe, src))
+    local want = {}
+    for line in run(exe):gmatch("[^\n]+") do want[#want + 1] = assert(tonumber(line)) end
+    H.assert_bits(want, r.arrays[1].values, "A after the block")
+    os.remove(gen_c); os.remove(src); os.remove(exe); os.remove(exe .. ".o")
+  end)
 end)
