@@ -89,7 +89,8 @@ g++ -O2 -Wall -Iscripts/bench scripts/bench/adolc_roe.cpp -ladolc -o "$F/adolc_r
 tangent_build() { # NAME SPLIT
   if ! scripts/cgwb flatten examples/kernels/roe.c --function roe --split "$2" --emit tangent \
        -o "$F/$1.c" --json > "$F/$1.json" 2> "$F/$1.err"; then
-    echo "bench: cgwb flatten --emit tangent failed: $(tail -n 1 "$F/$1.err")" >&2
+    tangent_err=$(tail -n 1 "$F/$1.err")
+    echo "bench: cgwb flatten --emit tangent failed: $tangent_err" >&2
     return 1
   fi
   mkdir -p "$F/$1.inc"
@@ -97,12 +98,12 @@ tangent_build() { # NAME SPLIT
   cc $BF -Werror -c "$F/$1.c" -o "$F/$1.o" # warning-free, as promised
   cc $BF -DROE_D -I"$F/$1.inc" scripts/bench/roe_tangent.c "$F/roe.o" "$F/$1.o" -lm -o "$F/$1"
 }
-missing=
+missing=; tangent_err=
 if [ "$have_tangent" = yes ]; then
   if ! tangent_build roe_min minimal || ! tangent_build roe_stmt statement; then
     have_tangent=no
     missing="\`cgwb flatten examples/kernels/roe.c --function roe --emit tangent -o roe_d.c --json\` failed
-in this build: $(tail -n 1 "$F"/roe_*.err | grep -v '^==>' | grep . | head -n 1)"
+in this build: \`$tangent_err\`"
   fi
 else
   missing="this build has no \`cgwb flatten ... --emit tangent\`"
