@@ -2,6 +2,7 @@
  * Flattening Basic Blocks, secs. 3, 6, 6.2).  cg_kflat.h states the rules
  * and the representation; doc/flattening.md the departures from the
  * paper's pseudo-code. */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,17 @@ typedef struct ctx {
   uint32_t *set_last;       /* per address set: its latest independent (NONE) */
   int32_t g;                /* the open subgraph, -1 none */
   int32_t gpos0;            /* its first statement's position in the block */
+  /* the open subgraph's definitions by address, so that a passive write
+   * asks O(1) counters instead of scanning them (no overrides: then the
+   * relation of two sets follows from their addresses alone) */
+  int fast;                 /* the counters are kept */
+  uint32_t *addr_tc;        /* per address of al: its class of (object, offset terms), NONE: unknown offset or a large constant */
+  uint32_t *addr_ex;        /* per address: its class of (object, terms, constant) */
+  uint32_t *reg_obj;        /* per region index: its object */
+  uint32_t *cnt_tc, *cnt_ex; /* per class: the open subgraph's definition addresses in it */
+  uint32_t *cnt_obj;        /* per object: the open subgraph's definition addresses on it */
+  uint32_t *cnt_ovl;        /* per region: those on other regions that may overlap it */
+  uint32_t cnt_big;         /* those with a large constant (then the scan decides) */
   cg_kflat_decide decide;   /* a caller's split decisions, NULL: the strategy's */
   void *ud;
   cg_error *e;              /* where a hook's failure or a refusal is told */
@@ -274,6 +286,8 @@ static int escapes(const ctx *c, int32_t s) {
 }
 
 /* Ends the open subgraph: its dependents, in statement order. */
+static void count_def(ctx *c, int32_t s, int delta);
+
 static void close_graph(ctx *c) {
   cg_kflat *fl = c->fl;
   uint32_t i;
@@ -281,6 +295,7 @@ static void close_graph(ctx *c) {
   for (i = fl->g_st0[c->g]; i < fl->nst; i++) {
     int32_t s = fl->st[i];
     uint32_t v = c->defv[SI(c, s)];
+    count_def(c, s, -1); /* the counters start empty for the next subgraph */
     if (!escapes(c, s)) continue;
     fl->d_stmt[fl->nd] = s, fl->d_acc[fl->nd] = def_access(c->al, s), fl->d_vertex[fl->nd] = v;
     fl->d_aug[fl->nd] = c->vout[v] > 0;
@@ -303,9 +318,149 @@ static void add_statement(ctx *c, int32_t s) {
   cg_kflat *fl = c->fl;
   c->defv[SI(c, s)] = vertex_of(c, CG_KSTMT(c->al->k, s, X1), s);
   c->ing[SI(c, s)] = c->g;
+  count_def(c, s, 1);
   fl->st_dead[fl->nst] = (uint8_t)(c->ch->du_off[SI(c, s)] == c->ch->du_off[SI(c, s) + 1]);
   fl->st[fl->nst++] = s;
 }
+
+/* {==== the open subgraph's definitions by address ====}
+ * Without overrides two sets relate "no" exactly when no pair of their
+ * addresses may meet (cg_kalias_relation0): two addresses of one object
+ * meet unless their offsets have the same terms and different constants;
+ * of two objects, when they are regions that may overlap.  So counting the
+ * open subgraph's definition addresses per object, per (object, terms) and
+ * per (object, terms, constant), and per region those on the regions that
+ * may overlap it, answers a passive write in O(its addresses).  Constants
+ * beyond BIG go to the scan: differences then stay far inside the alias
+ * analysis' offset bound (2^40), beyond which it makes an offset unknown. */
+
+#define BIG ((int64_t)1 << 30)
+
+/* A hash of address d's object and offset terms (and constant). */
+static uint64_t addr_hash(const cg_kaddr *d, int with_c) {
+  uint64_t h = 1469598103934665603u ^ (uint64_t)(uint32_t)d->obj;
+  int32_t i;
+  for (i = 0; i < d->off.nt; i++)
+    h = (h ^ (uint64_t)(uint32_t)d->off.vn[i]) * 1099511628211u, h = (h ^ (uint64_t)d->off.coef[i]) * 1099511628211u;
+  if (with_c) h = (h ^ (uint64_t)d->off.c) * 1099511628211u;
+  return h ^ (h >> 29);
+}
+
+static int addr_same(const cg_kaddr *a, const cg_kaddr *b, int with_c) {
+  int32_t i;
+  if (a->obj != b->obj || a->off.nt != b->off.nt || (with_c && a->off.c != b->off.c)) return 0;
+  for (i = 0; i < a->off.nt; i++)
+    if (a->off.vn[i] != b->off.vn[i] || a->off.coef[i] != b->off.coef[i]) return 0;
+  return 1;
+}
+
+/* Numbers the addresses' classes into out (NONE: an unknown offset or a
+ * large constant), with the open-addressing table tab of cap slots. */
+static void classify(const cg_kalias *al, int with_c, uint32_t *out, uint32_t *tab, uint32_t cap) {
+  uint32_t i, n = 0;
+  for (i = 0; i < cap; i++) tab[i] = NONE;
+  for (i = 0; i < al->naddr; i++) {
+    const cg_kaddr *d = &al->addr[i];
+    uint32_t h;
+    if (d->off.nt < 0 || d->off.c > BIG || d->off.c < -BIG) { out[i] = NONE; continue; }
+    for (h = (uint32_t)addr_hash(d, with_c) & (cap - 1); tab[h] != NONE; h = (h + 1) & (cap - 1))
+      if (addr_same(&al->addr[tab[h]], d, with_c)) break;
+    if (tab[h] == NONE) tab[h] = i, out[i] = n++;
+    else out[i] = out[tab[h]];
+  }
+}
+
+/* The counters (c->fast), when al has no overrides.  0 on CG_ENOMEM. */
+static int counters_init(ctx *c, cg_alloc *A) {
+  const cg_kalias *al = c->al;
+  uint32_t N = al->naddr ? al->naddr : 1, cap = 16, *tab, o;
+  if (al->nover) return 1;
+  while (cap < 2 * N) cap *= 2; /* naddr < 2^31: the interned sets fit in memory */
+  c->addr_tc = CG_NEW(A, uint32_t, N), c->addr_ex = CG_NEW(A, uint32_t, N);
+  c->cnt_tc = CG_NEW(A, uint32_t, N), c->cnt_ex = CG_NEW(A, uint32_t, N);
+  c->cnt_obj = CG_NEW(A, uint32_t, al->nobj + 1), c->cnt_ovl = CG_NEW(A, uint32_t, al->nreg + 1);
+  c->reg_obj = CG_NEW(A, uint32_t, al->nreg + 1);
+  tab = CG_NEW(A, uint32_t, cap);
+  if (!c->addr_tc || !c->addr_ex || !c->cnt_tc || !c->cnt_ex || !c->cnt_obj || !c->cnt_ovl || !c->reg_obj || !tab) {
+    CG_FREE(A, tab, uint32_t, cap);
+    return 0;
+  }
+  classify(al, 0, c->addr_tc, tab, cap), classify(al, 1, c->addr_ex, tab, cap);
+  CG_FREE(A, tab, uint32_t, cap);
+  memset(c->cnt_tc, 0, N * sizeof *c->cnt_tc), memset(c->cnt_ex, 0, N * sizeof *c->cnt_ex);
+  memset(c->cnt_obj, 0, (al->nobj + 1) * sizeof *c->cnt_obj);
+  memset(c->cnt_ovl, 0, (al->nreg + 1) * sizeof *c->cnt_ovl);
+  for (o = 0; o < al->nobj; o++)
+    if (al->obj_reg[o] >= 0) c->reg_obj[al->obj_reg[o]] = o;
+  c->fast = 1;
+  return 1;
+}
+
+static void counters_done(ctx *c, cg_alloc *A) {
+  const cg_kalias *al = c->al;
+  uint32_t N = al->naddr ? al->naddr : 1;
+  CG_FREE(A, c->addr_tc, uint32_t, N), CG_FREE(A, c->addr_ex, uint32_t, N);
+  CG_FREE(A, c->cnt_tc, uint32_t, N), CG_FREE(A, c->cnt_ex, uint32_t, N);
+  CG_FREE(A, c->cnt_obj, uint32_t, al->nobj + 1), CG_FREE(A, c->cnt_ovl, uint32_t, al->nreg + 1);
+  CG_FREE(A, c->reg_obj, uint32_t, al->nreg + 1);
+}
+
+/* Counts (delta 1) or uncounts (-1) the definition of statement s.  O(its
+ * addresses x regions). */
+static void count_def(ctx *c, int32_t s, int delta) {
+  const cg_kalias *al = c->al;
+  int32_t d = def_access(al, s);
+  uint32_t set, i, r;
+  if (!c->fast || d < 0) return;
+  set = (uint32_t)al->acc_set[d];
+  for (i = al->set_off[set]; i < al->set_off[set] + al->set_n[set]; i++) {
+    int32_t o = al->addr[i].obj, ro = al->obj_reg[o];
+    c->cnt_obj[o] += (uint32_t)delta;
+    if (c->addr_tc[i] != NONE) c->cnt_tc[c->addr_tc[i]] += (uint32_t)delta, c->cnt_ex[c->addr_ex[i]] += (uint32_t)delta;
+    else if (al->addr[i].off.nt >= 0) c->cnt_big += (uint32_t)delta;
+    for (r = 0; ro >= 0 && r < al->nreg; r++)
+      if (r != (uint32_t)ro && al->overlap[(size_t)ro * al->nreg + r]) c->cnt_ovl[r] += (uint32_t)delta;
+  }
+}
+
+/* Whether a definition of the open subgraph may share a cell with set s,
+ * by scanning them (the reference; with overrides the only way). */
+static int run_shares_scan(const ctx *c, uint32_t s) {
+  const cg_kalias *al = c->al;
+  uint32_t i;
+  for (i = c->fl->g_st0[c->g]; i < c->fl->nst; i++) {
+    int32_t d = def_access(al, c->fl->st[i]);
+    if (d >= 0 && cg_kalias_relation(al, (uint32_t)al->acc_set[d], s) != CG_KREL_NO) return 1;
+  }
+  return 0;
+}
+
+/* The same by the counters; -1 when they cannot tell (large constants). */
+static int run_shares_counted(const ctx *c, uint32_t s) {
+  const cg_kalias *al = c->al;
+  uint32_t i;
+  if (c->cnt_big) return -1;
+  for (i = al->set_off[s]; i < al->set_off[s] + al->set_n[s]; i++) {
+    const cg_kaddr *b = &al->addr[i];
+    int32_t ro = al->obj_reg[b->obj];
+    if (ro >= 0 && c->cnt_ovl[ro]) return 1; /* another region that may overlap */
+    if (!c->cnt_obj[b->obj]) continue;
+    if (b->off.nt < 0) return 1;
+    if (c->addr_tc[i] == NONE) return -1;
+    if (c->cnt_obj[b->obj] != c->cnt_tc[c->addr_tc[i]]) return 1; /* other terms or unknown: may */
+    if (c->cnt_ex[c->addr_ex[i]]) return 1;                     /* the same cell */
+  }
+  return 0;
+}
+
+static int run_shares(const ctx *c, uint32_t s) {
+  int r = c->fast ? run_shares_counted(c, s) : -1;
+  if (r < 0) return run_shares_scan(c, s);
+  assert(r == run_shares_scan(c, s)); /* the debug build checks the counters against the scan */
+  return r;
+}
+
+/* }==== */
 
 /* Whether passive statement p must end the open subgraph before it: a
  * call, a read of a double the subgraph may define, or a write of a double
@@ -314,7 +469,6 @@ static void add_statement(ctx *c, int32_t s) {
 static int passive_ends(const ctx *c, int32_t p) {
   const cg_kalias *al = c->al;
   int32_t a0 = cg_kalias_acc0(al, p), na = cg_kalias_nacc(al, p), a;
-  uint32_t i;
   if (CG_KSTMT(al->k, p, KIND) == CG_KST_CALL) return 1;
   for (a = a0; a < a0 + na; a++) {
     if (al->acc_kind[a] == CG_KA_USE) {
@@ -322,13 +476,8 @@ static int passive_ends(const ctx *c, int32_t p) {
         return 1;
       continue;
     }
-    if (!cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) continue;
-    for (i = c->fl->g_st0[c->g]; i < c->fl->nst; i++) {
-      int32_t d = def_access(al, c->fl->st[i]);
-      if (d >= 0 && cg_kalias_relation(al, (uint32_t)al->acc_set[d], (uint32_t)al->acc_set[a]) !=
-                        CG_KREL_NO)
-        return 1;
-    }
+    if (cg_kalias_set_double(al, (uint32_t)al->acc_set[a]) && run_shares(c, (uint32_t)al->acc_set[a]))
+      return 1;
   }
   return 0;
 }
@@ -470,6 +619,7 @@ static void ctx_done(ctx *c, cg_alloc *A) {
   CG_FREE(A, c->defv, uint32_t, S), CG_FREE(A, c->xacc, int32_t, X);
   CG_FREE(A, c->direct, int32_t, X), CG_FREE(A, c->vout, uint32_t, X);
   CG_FREE(A, c->vsame, uint32_t, X), CG_FREE(A, c->set_last, uint32_t, c->al->nset);
+  counters_done(c, A);
 }
 
 static int ctx_init(ctx *c, cg_alloc *A) {
@@ -490,7 +640,7 @@ static int ctx_init(ctx *c, cg_alloc *A) {
     if (al->acc_kind[i] == CG_KA_USE && x >= 0 && double_read(al->k, x)) c->xacc[XI(c, x)] = (int32_t)i;
   }
   c->g = -1;
-  return 1;
+  return counters_init(c, A);
 }
 
 /* }==== */
@@ -618,7 +768,7 @@ static int addr_name(const cg_kalias *al, const cg_kaddr *d, char *buf, size_t s
   int32_t o = d->obj, sym = al->obj_sym[o];
   size_t len = 0;
   nput(buf, size, &len, cg_kalias_obj_name(al, (uint32_t)o));
-  if (al->obj_cells[o] == 1 && al->obj_kind[o] != CG_KO_REGION) return 1; /* a scalar */
+  if (al->obj_kind[o] != CG_KO_REGION && !CG_KSYM(k, sym, NDIM)) return 1; /* a scalar (t[1] is an array) */
   if (al->obj_kind[o] != CG_KO_REGION && CG_KSYM(k, sym, NDIM) == 2) { /* t[r][c] */
     int64_t w = CG_KSYM(k, sym, DIM1);
     if (d->off.nt != 0 || w <= 0) return 0;

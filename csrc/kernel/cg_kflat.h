@@ -109,9 +109,12 @@ const char *cg_kflat_vkind_name(int kind);
 
 /* Flattens the blocks of al's function.  ac NULL: no pruning.  NULL with e
  * set (CG_EUSAGE for a bad strategy or mismatched analyses, CG_ENOMEM).
- * Cost: linear in the function's statements and expressions, plus per use
- * its ud-chain, plus per independent and per passive double write a scan
- * of its subgraph's independents resp. definitions (doc/flattening.md). */
+ * Cost: linear in the function's statements, expressions and the alias
+ * analysis' addresses, plus per use its ud-chain, plus per definition the
+ * regions that may overlap its own (the counters a passive double write
+ * asks); with overrides, per independent and per passive double write a
+ * scan of its subgraph's independents resp. definitions (doc/flattening.md,
+ * "Cost"). */
 cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
                        const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e);
 void cg_kflat_free(cg_kflat *fl);

@@ -1072,7 +1072,7 @@ commands.flatten = {
     local costs = tangent and check(tangent.costs(res, { order = spec }))
     local outputs = {} -- every text is made before any file is written
     if a.dot then outputs[#outputs + 1] = { a.dot, flatten.dot(res) } end
-    if a.xaif then outputs[#outputs + 1] = { a.xaif, check(needed("cgwb.xaif", "--xaif").write(k, fname, res)) } end
+    if a.xaif then outputs[#outputs + 1] = { a.xaif, check(needed("cgwb.xaif", "--xaif").write(k, fname, res, opts)) } end
     if a.emit then
       local eopts = { order = spec }
       for key, v in pairs(opts) do eopts[key] = v end
