@@ -73,6 +73,8 @@ local MODULES = {
   { name = "cgwb.flatten", prefixes = { "flatten.", "cgwb.flatten." } },
 }
 
+MODULES[#MODULES + 1] = { name = "cgwb.tangent", prefixes = { "tangent.", "cgwb.tangent." } }
+
 -- The variable each userdata type's methods are written with (`t:len()`).
 -- A new type must be added here and documented.
 local METHOD_VAR = {

@@ -8,6 +8,8 @@ local modules = { "cgwb", "cgwb.cli", "cgwb.elim", "cgwb.sched", "cgwb.report", 
                   "cgwb.json", "cgwb.kernel", "cgwb.kparse",
                   "cgwb.flatten" }
 
+modules[#modules + 1] = "cgwb.tangent"
+
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()
     local listed = {}
@@ -196,6 +198,12 @@ local function runs()
       assert(json.encode({ a = json.array { 1, 2.5, "x" }, b = { c = true } }, 2, { inline_arrays = true }))
       local v = assert(json.decode('{"b": [1, -0, null], "a": "x"}'))
       assert(json.keys(v) and json.is_array(v.b))
+    end,
+    ["cgwb.tangent"] = function()
+      local cgwb, core, tangent = require "cgwb", require "cgwb.core", require "cgwb.tangent"
+      local k = assert(cgwb.read_kernel("examples/kernels/utke-fig2.c"))
+      assert(tangent.emit(k, "fig2", { order = "min-fill" }))
+      assert(tangent.costs(assert(core.kernel_flatten(k, "fig2")), { kernel = k }))
     end,
     ["cgwb.kernel"] = function()
       local cgwb, json = require "cgwb", require "cgwb.json"
