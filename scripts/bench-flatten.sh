@@ -59,7 +59,8 @@ for n in $SIZES; do
       if [ -z "$best_m" ] || [ "$4" -lt "$best_m" ]; then best_m=$4; fi
     done
   fi
-  fr=$(scripts/cgwb run scripts/bench/flatten_front.lua "$F/big$n.c" f "$reps")
+  # in process: best of REPS at every size (a first run also pays the heap's growth)
+  fr=$(scripts/cgwb run scripts/bench/flatten_front.lua "$F/big$n.c" f "$REPS")
   set -- $fr
   rows="$rows
 | $2 | $lines | $3 | $4 | $best_t | $best_c | $best_m | $5 | $6 | $7 | $8 |"
@@ -150,7 +151,7 @@ One generated basic block (\`scripts/kbench-flat.lua N\`: assignments to 16 scal
 locals, writes and reads through pointer parameters that may alias, cells at a run-time
 offset, a pointer moved by int arithmetic between the active statements, math.h
 intrinsics) flattened with the \`minimal\` split. $fresh_note In process
-(\`scripts/bench/flatten_front.lua\`, best of as many runs): \`kparse.parse\`,
+(\`scripts/bench/flatten_front.lua\`, best of $REPS runs at every size): \`kparse.parse\`,
 \`core.kernel_load\`, \`core.kernel_analyze\` (alias sets, chains, activity) and
 \`core.kernel_flatten\` (which runs the analyses again, then Utke, Flattening,
 Algorithms 1 and 2, and builds the result tables).
