@@ -15,6 +15,8 @@
  * independents, 4 dependents). */
 #include <math.h>
 
+void roe(const double *ql, const double *qr, double nx, double ny, double gamma, double *flux);
+
 void roe(const double *ql, const double *qr, double nx, double ny, double gamma, double *flux) {
   double rl, ul, vl, el, pl, hl, unl, kl;
   double rr, ur, vr, er, pr, hr, unr, kr;
