@@ -137,7 +137,10 @@ if [ "$have_tangent" = yes ]; then
   roe_rows="| cgwb tangent code, minimal split (\`--split minimal\`) | $(us "$mt") | $(ratio "$mt" "$at") | $(us "$m1") | $(ratio "$m1" "$a1") |
 | cgwb tangent code, statement-level split (\`--split statement\`) | $(us "$st") | $(ratio "$st" "$at") | $(us "$s1") | $(ratio "$s1" "$a1") |"
   roe_note="Sum of the Jacobian's entries, ADOL-C: $as; relative difference of cgwb's (minimal,
-statement-level): $agree. Costs from \`--json\` (doc/tangent-code.md): $cost."
+statement-level): $agree. Costs from \`--json\` (doc/tangent-code.md): $cost. The
+tangent code takes one direction per call, so a Jacobian runs each subgraph's elimination
+11 times: the larger the subgraph, the more of its elimination is paid again per
+direction, which the time per Jacobian shows beside the time per direction."
 else
   roe_rows="| cgwb tangent code | missing | | | |"
   roe_note="Missing: $missing; so the tangent code's rows are not measured (no figures are made
