@@ -578,6 +578,19 @@ void h(double *a, double *y, double x, int k, int n) {
     assert.is_true(res.blocks[first_active(res)].subgraphs[3].dependents[1].augmented)
   end)
 
+  it("an int parameter assigned before the access: the offset over its entry value", function()
+    local k = load_text([[
+void f(double *a, double x, int k, int n) {
+  int m;
+  k = k + 1;
+  m = 2 * n - k;
+  a[k] = x * a[m];
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.same({"x a[-k+2*n-1] -> a[k+1]"}, all_names(res)) -- m = 2n - (k + 1)
+  end)
+
   it("a loop counter's subscript is the source's text, exact = false", function()
     local k = load_text([[
 void f(double *z, double x, int n) {
@@ -755,6 +768,10 @@ double f(double x, double *a) {
     assert.matches("Kernel was freed", msg)
     assert.error_matches(function() core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2", {split = 3}) end,
       "a function as opts.split")
+    assert.error_matches(function() core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2", {split = "best"}) end,
+      "opts.split: 'best' is not a split strategy")
+    -- a built-in strategy's name works as opts.strategy does
+    assert.equal("statement", assert(core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2", {split = "statement"})).strategy)
   end)
 
   it("splitting at intrinsics: the runs start at each statement calling one", function()

@@ -151,6 +151,39 @@ describe("cgwb flatten --json: the papers' examples", function()
   end)
 end)
 
+describe("flatten.describe with costs", function()
+  it("each subgraph gets its own mults, whether the report counts every block or the active ones", function()
+    -- stencil1d: blocks without active assignments (the loop heads) come between active ones
+    local k = assert(cgwb.read_kernel(K .. "stencil1d.c"))
+    local res = assert(flatten.run(k, "heat"))
+    assert.is_true(#res.blocks > #flatten.active_blocks(res))
+    local by_all, by_active, want = {}, {}, {}
+    for ri, b in ipairs(res.blocks) do
+      by_all[ri] = {}
+      if #b.lines > 0 then
+        local bi = #by_active + 1
+        by_active[bi] = {}
+        for si, g in ipairs(b.subgraphs) do
+          local m = 1000 * ri + si -- tells every subgraph apart
+          by_all[ri][si], by_active[bi][si] = { mults = m }, { mults = m }
+          want[#want + 1] = m
+        end
+      end
+    end
+    for _, per in ipairs { by_all, by_active } do
+      local t = flatten.describe(res, { subgraphs = per, cost = { tangent = 7 } })
+      local got = {}
+      for _, b in ipairs(t.blocks) do
+        for _, g in ipairs(b.subgraphs) do got[#got + 1] = g.mults end
+      end
+      assert.same(want, got)
+      assert.same({ tangent = 7 }, t.cost)
+      local text = flatten.text(t)
+      assert.truthy(text:find("\ncost:\n  tangent +7\n"), text)
+    end
+  end)
+end)
+
 describe("cgwb flatten --split", function()
   it("statement: one subgraph per active assignment; minimal: never more", function()
     for _, file in ipairs { "utke-fig1.c", "utke-fig2.c", "hovland-fig1-aliased.c", "flux1d.c",
@@ -301,6 +334,14 @@ describe("cgwb flatten: bad input exits 2 with the place", function()
     bad(K .. "hovland-fig1-aliased.c --assume 'a<b'", "--assume 'a<b': expected NAME!=NAME or NAME==NAME")
     bad(K .. "hovland-fig1-aliased.c --assume 'a!=x'", "no function shown has these two pointer parameters")
     bad(K .. "utke-fig1.c --dot - --xaif -", "would both write to standard output")
+  end)
+
+  it("an XAIF input takes no option that needs a kernel", function()
+    local x = H.write(H.tmp(".xaif"), "<?xml version=\"1.0\"?>\n<x/>\n")
+    for _, o in ipairs { "--dot g.dot", "--split statement", "--function f", "--prune", "--assume 'a!=b'",
+                         "--emit tangent -o t.c", "--independents x" } do
+      bad(x .. " " .. o, x .. ": --" .. o:match("^%-%-(%w+)") .. " needs a kernel (an XAIF file is only described)")
+    end
   end)
 
   it("an output that cannot be written leaves no file behind", function()

@@ -238,11 +238,11 @@ describe("the generated code", function()
   it("is Utke Fig. 1's graph: partials, two products, the dependent's tangent", function()
     local k = assert(cgwb.read_kernel(K .. "utke-fig1.c"))
     local code = assert(tangent.emit(k, "fig1"))
-    assert.truthy(code:find("double fig1_d(double x, double xd, double z, double zd, double *cg_ret_d)", 1, true))
+    assert.truthy(code:find("double fig1_d(double x, double xd, double z, double zd, double *fig1_ret_d)", 1, true))
     -- the unary minus is a -1 edge: its product is a negation, no multiplication
     assert.truthy(code:find("cg_w3_5 = -cg_w4_5;", 1, true))
     assert.truthy(code:find("yd = cg_w1_5 * cg_d1 + cg_w2_5 * cg_d2;", 1, true))
-    assert.truthy(code:find("*cg_ret_d = yd;", 1, true))
+    assert.truthy(code:find("*fig1_ret_d = yd;", 1, true))
     local path = H.write(H.tmp(".c"), code)
     assert.is_true(os.execute(CC .. " -c -o " .. path .. ".o " .. path) == true)
     os.remove(path); os.remove(path .. ".o")
@@ -264,6 +264,14 @@ describe("the generated code", function()
     p:close()
     assert.is_true(#cases >= 24)
     check(cases)
+    -- and each file as emitted (its functions external), warning-free on its own
+    local files = {}
+    for i = 1, #cases, 2 do files[#files + 1] = H.write(H.tmp(".c"), cases[i].code) end
+    local log = H.tmp(".log")
+    local ok = os.execute(("%s -fsyntax-only %s 2>%s"):format(CC, table.concat(files, " "), log))
+    assert(ok, H.read(log))
+    for _, f in ipairs(files) do os.remove(f) end
+    os.remove(log)
   end)
 
   it("gives the interpreter's results on the papers' calls (Utke Fig. 2, Hovland et al. Fig. 1 aliased)", function()
@@ -295,6 +303,7 @@ describe("the generated code", function()
 #include <math.h>
 static const double W[3] = {0.5, -1.25, 2.0};
 static const double c0 = 1.5;
+static const double G2[2][2] = {{0.5, 1.0}, {1.5, 2.0}};
 static void acc(double *s, const double *w, double v) {
   *s += w[1] * v + c0;
 }
@@ -308,7 +317,7 @@ double f(double *a, const double *b, int n, double x) {
   do {
     i++;
     if (i == 2) continue;
-    t = b[i] * x + M[i % 2][1] * W[i % 3];
+    t = b[i] * x + M[i % 2][1] * W[i % 3] + G2[i % 2][1] * x;
     acc(&s, L, t);
     L[i % 3] = t * W[0];
     *p = sq(t) - (i > 1 ? s : -s);
@@ -341,6 +350,32 @@ double f(double *a, const double *b, int n, double x) {
     end
     assert.is_true(cuts > 0)
     check(cases)
+  end)
+
+  it("with prune, the columns of the independents asked for are the interpreter's, the others 0", function()
+    -- Hovland et al. Fig. 1 with restrict pointers, independent x only:
+    -- statement 2 (*b = sin(y) * y * y) is inactive, pruned, its tangent 0
+    local text = H.read(K .. "hovland-fig1-restrict.c")
+    local k = assert(cgwb.read_kernel(text, "h.c"))
+    local res = assert(core.kernel_flatten(k, "fig1", { prune = true, independents = { "x" } }))
+    assert.equal(1, res.pruned)
+    local call = { arrays = { { name = "a", type = "double", values = { 0.0 } },
+                              { name = "b", type = "double", values = { 0.0 } },
+                              { name = "f", type = "double", values = { 0.0 } } },
+      args = { { double = 0.25 }, { double = 1.5 }, { array = 1, offset = 0 }, { array = 2, offset = 0 },
+               { array = 3, offset = 0 } } }
+    local c = make_case(text, "h.c", "fig1", call, { prune = true, independents = { "x" } })
+    local got = run_cases { c }[1]
+    local x, y -- the columns of x and y
+    for j, col in ipairs(c.J.cols) do
+      if col.param == 1 then x = j elseif col.param == 2 then y = j end
+    end
+    for r = 1, 3 do
+      assert.is_true(close_enough(got.T[x][r][1], c.J.values[r][x]), "row " .. r)
+    end
+    assert.is_true(c.J.values[3][y] ~= 0) -- the interpreter: f depends on y through b
+    assert.equal(0, got.T[y][3][1])
+    assert.equal(0, got.T[y][2][1])
   end)
 
   it("gives the same Jacobian under every vertex ordering", function()
@@ -386,12 +421,13 @@ describe("costs", function()
   it("Utke Fig. 1 by hand", function()
     local k = assert(cgwb.read_kernel(K .. "utke-fig1.c"))
     local res = assert(core.kernel_flatten(k, "fig1"))
-    local rep = tangent.costs(res, { kernel = k })
+    local rep = tangent.costs(res)
     local b
     for i, blk in ipairs(res.blocks) do if #blk.subgraphs > 0 then b = i end end
     assert.equal(1, #res.blocks[b].subgraphs)
     -- Markowitz: the unary minus (1 x 1, a product by -1), then z * x (2 x 1)
-    assert.same({ mults = 3, nontrivial = 2, application = 2, tangent = 4 }, rep.subgraphs[b][1])
+    -- the report's blocks are those with active assignments (flatten.describe's): this one is 1
+    assert.same({ mults = 3, nontrivial = 2, application = 2, tangent = 4 }, rep.subgraphs[1][1])
     -- statement level: a1 eliminates z * x into the minus (2 products by -1),
     -- two tangent products each; plain tangent mode: four non-unit partials
     assert.same({ elimination = 2, mults = 3, application = 2, total = 4 }, rep.cost.preaccumulation)
@@ -399,7 +435,7 @@ describe("costs", function()
     assert.equal(4, rep.cost.tangent)
     local _, report = tangent.emit(k, "fig1")
     assert.same(rep.cost, report.cost)
-    assert.same({ mults = 3, nontrivial = 2, application = 2 }, report.subgraphs[b][1])
+    assert.same(rep.subgraphs, report.subgraphs)
   end)
 
   it("Hovland et al. Fig. 1 with locals and with restrict pointers by hand", function()
@@ -411,7 +447,7 @@ describe("costs", function()
     -- = 4; tangent mode: 1 + 5 + 3 = 9 partials times a tangent
     for _, f in ipairs { "hovland-fig1-locals.c", "hovland-fig1-restrict.c" } do
       local k = assert(cgwb.read_kernel(K .. f))
-      local rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")), { kernel = k })
+      local rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")))
       assert.equal(9, rep.cost.tangent)
       assert.same({ elimination = 4, mults = 4, application = 4, total = 8 }, rep.cost.statement_level)
     end
@@ -421,18 +457,41 @@ describe("costs", function()
     -- products: 10 > 8 for one direction (elimination is paid once for all
     -- directions, application once per direction)
     local k = assert(cgwb.read_kernel(K .. "hovland-fig1-locals.c"))
-    local rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")), { kernel = k })
+    local rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")))
     assert.same({ elimination = 6, mults = 6, application = 2, total = 8 }, rep.cost.preaccumulation)
     k = assert(cgwb.read_kernel(K .. "hovland-fig1-restrict.c"))
-    rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")), { kernel = k })
+    rep = tangent.costs(assert(core.kernel_flatten(k, "fig1")))
     assert.same({ elimination = 6, mults = 8, application = 4, total = 10 }, rep.cost.preaccumulation)
+  end)
+
+  it("the statement level derived from a flattening is the statement strategy's preaccumulation", function()
+    local r = rng.new(31)
+    local ks = {}
+    local p = io.popen("ls " .. K .. "*.c")
+    for path in p:lines() do
+      local k = assert(cgwb.read_kernel(path))
+      for _, f in ipairs(k:functions()) do ks[#ks + 1] = { k, f.name } end
+    end
+    p:close()
+    for n = 1, 30 do
+      local text, info = kgen.kernel(r, { name = "kern" .. n })
+      ks[#ks + 1] = { assert(cgwb.read_kernel(text, "kgen.c")), info.name }
+    end
+    for _, kf in ipairs(ks) do
+      local k, f = kf[1], kf[2]
+      local minimal = tangent.costs(assert(core.kernel_flatten(k, f)))
+      local statement = tangent.costs(assert(core.kernel_flatten(k, f, { strategy = "statement" })))
+      assert.same(statement.cost.preaccumulation, minimal.cost.statement_level, f)
+      assert.same(statement.cost.statement_level, statement.cost.preaccumulation, f)
+      assert.equal(statement.cost.tangent, minimal.cost.tangent, f)
+    end
   end)
 
   it("preaccumulation is no dearer than statement level on the examples that flatten to one graph", function()
     for _, f in ipairs { { "utke-fig1.c", "fig1" }, { "hovland-fig1-locals.c", "fig1" },
                          { "hovland-sec5.c", "sec5" }, { "stencil1d.c", "heat" } } do
       local k = assert(cgwb.read_kernel(K .. f[1]))
-      local rep = tangent.costs(assert(core.kernel_flatten(k, f[2])), { kernel = k })
+      local rep = tangent.costs(assert(core.kernel_flatten(k, f[2])))
       assert.is_true(rep.cost.preaccumulation.total <= rep.cost.statement_level.total, f[1])
     end
   end)

@@ -9,7 +9,10 @@
 --     default 3), nptr (pointer parameters, default 3), ndouble (by-value
 --     doubles, default 2), nint (int parameters, default 2), loops, ifs,
 --     calls (booleans, default true: loops, ifs, a helper function called
---     from the kernel), restrict (probability of a restrict pointer,
+--     from the kernel), datasub (boolean, default true: subscripts that
+--     depend on a double, which no alias analysis can pin down), loopsub
+--     (boolean, default true: subscripts over loop counters, whose ranges
+--     the alias analysis does not track), restrict (probability of a restrict pointer,
 --     default 0.3), name (default "kern").
 --     text: a whole C file (#include <math.h>, maybe a helper, the kernel);
 --     it compiles with cc -std=c99 and every run with a binding from
@@ -58,7 +61,7 @@ function G:subscript()
   local r = self.rng
   local c = r:int(0, 3)
   local choices = { function() return tostring(c), c end }
-  for _, v in ipairs(self.loopvars) do
+  for _, v in ipairs(self.opts.loopsub ~= false and self.loopvars or {}) do
     choices[#choices + 1] = function() return ("%s + %d"):format(v.name, c), v.max + c end
   end
   for _, p in ipairs(self.params) do
@@ -69,7 +72,7 @@ function G:subscript()
   for _, v in ipairs(self.ilocals) do
     choices[#choices + 1] = function() return v.name, v.max end
   end
-  if #self.dlocals > 0 then -- a data-dependent subscript in 0..2
+  if #self.dlocals > 0 and self.opts.datasub ~= false then -- a data-dependent subscript in 0..2
     choices[#choices + 1] = function()
       return ("(%s < 0.0 ? 2 : 0)"):format(pick(r, self.dlocals)), 2 -- defined for a NaN too
     end

@@ -141,4 +141,34 @@ return {
   { name = "kchains-no-mask", file = "csrc/kernel/cg_kchains.c",
     from = "        if (r == CG_KREL_MAY) mask_add(&p->v[m], set);", to = "",
     tests = { "spec/20-kanalysis_spec.lua", "c:test_kalias" } },
+  -- {==== flattening (cg_kflat.c; Utke, Flattening, Algorithm 2, sec. 6.2) ====}
+  { name = "kflat-resolve-ignores-before", file = "csrc/kernel/cg_kflat.c",
+    from = "return nin == 1 && !before ? d : -2;", to = "return nin == 1 ? d : -2;",
+    tests = { "spec/22-flatten_spec.lua", "spec/27-flatten-props_spec.lua" } },
+  { name = "kflat-where-own-back-edge", file = "csrc/kernel/cg_kflat.c",
+    from = "c->pos[SI(c, r)] >= c->pos[SI(c, s)])", to = "c->pos[SI(c, r)] > c->pos[SI(c, s)])",
+    tests = { "spec/27-flatten-props_spec.lua" } },
+  { name = "kflat-passive-def-as-before", file = "csrc/kernel/cg_kflat.c",
+    from = "if (w == 2) return -2;", to = "if (w == 2) continue;",
+    tests = { "spec/27-flatten-props_spec.lua", "spec/22-flatten_spec.lua" } },
+  { name = "kflat-in-place-read-ignored", file = "csrc/kernel/cg_kflat.c",
+    from = "      if ((r = reaches_in_place(c, a, s)) >= 0) {\n",
+    to = "      if ((r = reaches_in_place(c, a, s)) >= 0 && 0) {\n",
+    tests = { "spec/22-flatten_spec.lua", "spec/27-flatten-props_spec.lua" } },
+  { name = "kflat-escapes-no-back-edge", file = "csrc/kernel/cg_kflat.c",
+    from = "c->pos[SI(c, t)] <= c->pos[SI(c, s)])", to = "c->pos[SI(c, t)] < c->pos[SI(c, s)])",
+    tests = { "spec/22-flatten_spec.lua", "spec/27-flatten-props_spec.lua" } },
+  { name = "kflat-passive-write-must-only", file = "csrc/kernel/cg_kflat.c",
+    -- the counters answer a passive write (the scan only checks them in the debug build):
+    -- only the same cell conflicts, not another offset term, an unknown offset or an overlapping region
+    from = "    if (ro >= 0 && c->cnt_ovl[ro]) return 1; /* another region that may overlap */\n" ..
+           "    if (!c->cnt_obj[b->obj]) continue;\n    if (b->off.nt < 0) return 1;\n" ..
+           "    if (c->addr_tc[i] == NONE) return -1;\n" ..
+           "    if (c->cnt_obj[b->obj] != c->cnt_tc[c->addr_tc[i]]) return 1; /* other terms or unknown: may */\n",
+    to = "    (void)ro;\n    if (!c->cnt_obj[b->obj] || b->off.nt < 0) continue;\n" ..
+         "    if (c->addr_tc[i] == NONE) return -1;\n",
+    tests = { "spec/22-flatten_spec.lua", "spec/27-flatten-props_spec.lua" } },
+  { name = "kflat-identify-may", file = "csrc/kernel/cg_kflat.c",
+    from = "set) == CG_KREL_MUST && same_chain(c, w, u))", to = "set) != CG_KREL_NO && same_chain(c, w, u))",
+    tests = { "spec/22-flatten_spec.lua", "spec/27-flatten-props_spec.lua" } },
 }

@@ -46,7 +46,8 @@ typedef struct ctx {
    * asks O(1) counters instead of scanning them (no overrides: then the
    * relation of two sets follows from their addresses alone) */
   int fast;                 /* the counters are kept */
-  uint32_t *addr_tc;        /* per address of al: its class of (object, offset terms), NONE: unknown offset or a large constant */
+  uint32_t *addr_tc;        /* per address of al: its class of (object, offset terms);
+                             * NONE: an unknown offset or a large constant */
   uint32_t *addr_ex;        /* per address: its class of (object, terms, constant) */
   uint32_t *reg_obj;        /* per region index: its object */
   uint32_t *cnt_tc, *cnt_ex; /* per class: the open subgraph's definition addresses in it */
@@ -101,6 +102,17 @@ static int32_t resolve(const ctx *c, int32_t u, int32_t s) {
   return nin == 1 && !before ? d : -2;
 }
 
+/* The first definition of the open subgraph that may reach use u of
+ * statement s, -1 none (a read in place, not a vertex input: a passive
+ * statement of the span has already written its value; the subgraph's are
+ * deferred). */
+static int32_t reaches_in_place(const ctx *c, int32_t u, int32_t s) {
+  uint32_t i;
+  for (i = c->ch->ud_off[u]; i < c->ch->ud_off[u + 1]; i++)
+    if (where(c, c->ch->ud[i], s) == 1) return c->ch->ud[i];
+  return -1;
+}
+
 /* Marks the double reads of expression x that become vertex inputs (reached
  * from the right-hand side through double operations only). */
 static void mark_direct(ctx *c, int32_t x, int32_t s) {
@@ -139,6 +151,11 @@ static void explain(ctx *c, int32_t u, int32_t x, int32_t s, int32_t r) {
     else if (nin > 1) tail = " (one of several definitions in the subgraph)";
     break;
   }
+  if (r < 0) { /* not reached: resolve found a conflicting entry */
+    snprintf(c->why, sizeof c->why, "the use of %s at %d:%d is ambiguous", text,
+             (int)CG_KEXPR(k, x, LINE), (int)CG_KEXPR(k, x, COL));
+    return;
+  }
   snprintf(c->why, sizeof c->why, "the use of %s at %d:%d may read the definition of line %d%s",
            text, (int)CG_KEXPR(k, x, LINE), (int)CG_KEXPR(k, x, COL), (int)CG_KSTMT(k, r, LINE), tail);
 }
@@ -153,8 +170,15 @@ static int joins(ctx *c, int32_t s, int why) {
   for (a = a0; a < a0 + na; a++) {
     int32_t x = al->acc_expr[a];
     if (al->acc_kind[a] != CG_KA_USE || x < 0 || !double_read(al->k, x)) continue;
+    if (c->direct[XI(c, x)] != s) {
+      if ((r = reaches_in_place(c, a, s)) >= 0) {
+        if (why) explain(c, a, x, s, r);
+        return 0;
+      }
+      continue;
+    }
     r = resolve(c, a, s);
-    if (r == -2 || (r >= 0 && c->direct[XI(c, x)] != s)) {
+    if (r == -2) {
       if (why) explain(c, a, x, s, r);
       return 0;
     }
@@ -285,9 +309,9 @@ static int escapes(const ctx *c, int32_t s) {
   return 0;
 }
 
-/* Ends the open subgraph: its dependents, in statement order. */
 static void count_def(ctx *c, int32_t s, int delta);
 
+/* Ends the open subgraph: its dependents, in statement order. */
 static void close_graph(ctx *c) {
   cg_kflat *fl = c->fl;
   uint32_t i;
@@ -472,7 +496,7 @@ static int passive_ends(const ctx *c, int32_t p) {
   if (CG_KSTMT(al->k, p, KIND) == CG_KST_CALL) return 1;
   for (a = a0; a < a0 + na; a++) {
     if (al->acc_kind[a] == CG_KA_USE) {
-      if (al->acc_expr[a] >= 0 && double_read(al->k, al->acc_expr[a]) && resolve(c, a, p) != -1)
+      if (al->acc_expr[a] >= 0 && double_read(al->k, al->acc_expr[a]) && reaches_in_place(c, a, p) >= 0)
         return 1;
       continue;
     }
@@ -899,10 +923,11 @@ static int passive_arg(cg_gbuild *b, const cg_kflat *fl, int32_t x, uint64_t loc
 }
 
 /* One operation vertex v of subgraph g: inputs from its edges (contiguous,
- * made right after v), the other slots passive; the vertex at location
- * v - v0, scratch locations from nloc. */
+ * made right after v), the other slots passive (each a constant node,
+ * counted in *nodes); the vertex at location v - v0, scratch locations
+ * from nloc. */
 static int build_op(cg_gbuild *b, const cg_kflat *fl, uint32_t g, uint32_t v, uint32_t *edge,
-                    cg_kflat_passive pv, void *ud, cg_error *e) {
+                    cg_kflat_passive pv, void *ud, uint32_t *nodes, cg_error *e) {
   const cg_kernel *k = fl->al->k;
   uint32_t v0 = fl->g_v0[g], nloc = fl->g_v0[g + 1] - v0;
   int32_t x = fl->v_expr[v], ops[3];
@@ -913,35 +938,108 @@ static int build_op(cg_gbuild *b, const cg_kflat *fl, uint32_t g, uint32_t v, ui
   for (i = 0; i < n; i++) in[i] = (uint64_t)nloc + (uint64_t)i;
   for (; *edge < fl->g_e0[g + 1] && fl->e_dst[*edge] == v; (*edge)++)
     in[fl->e_pos[*edge]] = fl->e_src[*edge] - v0;
-  for (i = 0; i < n; i++)
-    if (in[i] >= nloc && (rc = passive_arg(b, fl, ops[i], in[i], pv, ud, e)) != CG_OK) return rc;
+  for (i = 0; i < n; i++) {
+    if (in[i] < nloc) continue;
+    if ((rc = passive_arg(b, fl, ops[i], in[i], pv, ud, e)) != CG_OK) return rc;
+    (*nodes)++; /* a constant node (made at once in a term graph) */
+  }
   return cg_gbuild_op(b, v - v0, (unsigned)gop, 0, in, (unsigned)n);
 }
 
-cg_graph *cg_kflat_graph(cg_alloc *A, const cg_kflat *fl, uint32_t g, const double *indep,
-                         cg_kflat_passive pv, void *ud, const cg_gopts *o, cg_error *e) {
+/* The build's state: the node count so far (each verb of a term graph makes
+ * one node: hoisting and dead-root removal are off) and, when wanted, the
+ * node of each vertex (local index). */
+typedef struct gstate {
+  uint32_t nodes;
+  uint32_t *node_of;
+} gstate;
+
+/* The dependents of subgraph g: an augmented one (its vertex has successors)
+ * or a collapsed one (its vertex is an independent, `y = x`) gets a COPY
+ * node that is the dependent, a unit edge from its vertex (Utke, Flattening,
+ * sec. 6.2 and Fig. 6c); the others are their vertices.  Copies at
+ * locations from base. */
+static int build_dependents(cg_gbuild *b, const cg_kflat *fl, uint32_t g, uint64_t base, gstate *gs) {
+  uint32_t d, v0 = fl->g_v0[g];
+  int rc = CG_OK;
+  for (d = fl->g_d0[g]; d < fl->g_d0[g + 1] && rc == CG_OK; d++) {
+    uint64_t loc = fl->d_vertex[d] - v0;
+    if (fl->d_aug[d] || fl->d_collapsed[d]) {
+      uint64_t in[1];
+      in[0] = loc, loc = base + (d - fl->g_d0[g]);
+      if ((rc = cg_gbuild_op(b, loc, CG_G_COPY, 0, in, 1)) != CG_OK) break;
+      gs->nodes++;
+    }
+    rc = cg_gbuild_dependent(b, loc);
+  }
+  return rc;
+}
+
+/* Builds subgraph g (the vertices, then the dependents) with switches o;
+ * gs counts the nodes made (a term graph's numbering). */
+static cg_graph *build(cg_alloc *A, const cg_kflat *fl, uint32_t g, const double *indep,
+                       cg_kflat_passive pv, void *ud, const cg_gopts *o, gstate *gs, cg_error *e) {
   cg_gbuild *b;
   cg_ghints h;
-  uint32_t v, d, edge, ni = 0;
+  uint32_t v, edge, ni = 0, nloc;
   int rc = CG_OK;
   if (!fl || g >= fl->ng || (!indep && fl->g_v0[g + 1] > fl->g_v0[g])) {
     cg_seterr(e, CG_EUSAGE, "flatten: no subgraph %u", (unsigned)g + 1);
     return NULL;
   }
+  nloc = fl->g_v0[g + 1] - fl->g_v0[g];
   memset(&h, 0, sizeof h);
-  h.name = fl->al->k->file, h.ops = fl->g_v0[g + 1] - fl->g_v0[g];
+  h.name = fl->al->k->file, h.ops = nloc + (fl->g_d0[g + 1] - fl->g_d0[g]);
   h.locs = h.ops + 3;
   if (!(b = cg_gbuild_begin(A, o, 1, &h, e))) return NULL;
-  for (v = fl->g_v0[g], edge = fl->g_e0[g]; v < fl->g_v0[g + 1] && rc == CG_OK; v++)
-    rc = fl->v_kind[v] == CG_KFV_INDEP ? cg_gbuild_independent(b, v - fl->g_v0[g], indep[ni++])
-                                       : build_op(b, fl, g, v, &edge, pv, ud, e);
-  for (d = fl->g_d0[g]; d < fl->g_d0[g + 1] && rc == CG_OK; d++)
-    rc = cg_gbuild_dependent(b, fl->d_vertex[d] - fl->g_v0[g]);
+  for (v = fl->g_v0[g], edge = fl->g_e0[g]; v < fl->g_v0[g + 1] && rc == CG_OK; v++) {
+    if (fl->v_kind[v] == CG_KFV_INDEP) rc = cg_gbuild_independent(b, v - fl->g_v0[g], indep[ni++]);
+    else rc = build_op(b, fl, g, v, &edge, pv, ud, &gs->nodes, e);
+    if (gs->node_of) gs->node_of[v - fl->g_v0[g]] = gs->nodes;
+    gs->nodes++;
+  }
+  if (rc == CG_OK) rc = build_dependents(b, fl, g, (uint64_t)nloc + 3, gs);
   if (rc != CG_OK) {
     cg_gbuild_abort(b);
     return NULL;
   }
   return cg_gbuild_finish(b);
+}
+
+cg_graph *cg_kflat_graph(cg_alloc *A, const cg_kflat *fl, uint32_t g, const double *indep,
+                         cg_kflat_passive pv, void *ud, const cg_gopts *o, cg_error *e) {
+  gstate gs = {0, NULL};
+  return build(A, fl, g, indep, pv, ud, o, &gs, e);
+}
+
+/* Whether node n of gr is vertex v's: an independent, or an operation whose
+ * own operation (its chain's last) is v's. */
+static int node_is(const cg_graph *gr, const cg_kflat *fl, uint32_t v, uint32_t n) {
+  unsigned op;
+  if (n >= gr->n) return 0;
+  op = gr->op[gr->op_start[n + 1] - 1];
+  if (fl->v_kind[v] == CG_KFV_INDEP) return op == CG_G_INDEP;
+  return gr->op_start[n + 1] - gr->op_start[n] == 1 && (int)op == vertex_gop(fl->al->k, fl->v_expr[v]);
+}
+
+cg_graph *cg_kflat_term_graph(cg_alloc *A, const cg_kflat *fl, uint32_t g, const double *indep,
+                              cg_kflat_passive pv, void *ud, uint32_t *node_of, cg_error *e) {
+  cg_gopts o;
+  gstate gs;
+  cg_graph *gr;
+  uint32_t v;
+  cg_gopts_default(&o);
+  o.hoist = o.recover_hoists = o.dead_roots = 0; /* every verb keeps its node, in creation order */
+  gs.nodes = 0, gs.node_of = node_of;
+  if (!(gr = build(A, fl, g, indep, pv, ud, &o, &gs, e))) return NULL;
+  for (v = 0; node_of && v < fl->g_v0[g + 1] - fl->g_v0[g]; v++)
+    if (!node_is(gr, fl, fl->g_v0[g] + v, node_of[v])) { /* the numbering is the builder's */
+      cg_graph_free(gr);
+      cg_seterr(e, CG_ERUNTIME, "flatten: vertex %u of subgraph %u is not node %u of its graph",
+                (unsigned)v + 1, (unsigned)g + 1, (unsigned)node_of[v] + 1);
+      return NULL;
+    }
+  return gr;
 }
 
 /* }==== */

@@ -187,21 +187,33 @@ int cg_kflat_active_return(const cg_kflat *fl, int32_t s);
  * *v, CG_OK, else a status with e set. */
 typedef int (*cg_kflat_passive)(void *ud, int32_t expr, double *v, cg_error *e);
 
-/* Subgraph g (0..ng-1) built through the graph-building interface
- * (cg_gbuild.h) at a point: indep gives its independent vertices' values in
- * vertex order, pv the passive arguments' values (NULL: only constants
- * allowed); operations are the kernel's mapped to CG_G_* rows (intrinsics
- * through cg_kintrinsic_gop), the dependents those of the subgraph in
- * order (an augmented dependent is its interior node itself: the
- * linearized graph gives it a unit edge).  Locations: vertex v at v - g_v0[g],
- * scratch constants above.  NULL with e (CG_EUSAGE: a bad g, a passive value
- * needed without pv, an operation without a row; CG_ENOMEM).  O(subgraph). */
 /* The passive argument expressions of subgraph g that are not constants,
  * in the order cg_kflat_graph asks pv for them, into out (NULL: only
  * counted); returns their count (at most 3 per vertex). */
 uint32_t cg_kflat_passive_args(const cg_kflat *fl, uint32_t g, int32_t *out);
 
+/* Subgraph g (0..ng-1) built through the graph-building interface
+ * (cg_gbuild.h) at a point: indep gives its independent vertices' values in
+ * vertex order, pv the passive arguments' values (NULL: only constants
+ * allowed); operations are the kernel's mapped to CG_G_* rows (intrinsics
+ * through cg_kintrinsic_gop), the dependents those of the subgraph in
+ * order.  An augmented dependent (its vertex has successors) and a
+ * collapsed one (its vertex is an independent, `y = x`) are a COPY node of
+ * their vertex, so each is a vertex of its own with a unit edge (Utke,
+ * Flattening, sec. 6.2 and Fig. 6c); the other dependents are their
+ * vertices.  Locations: vertex v at v - g_v0[g], scratch constants above,
+ * then the copies.  NULL with e (CG_EUSAGE: a bad g, a passive value
+ * needed without pv, an operation without a row; CG_ENOMEM).  O(subgraph). */
 cg_graph *cg_kflat_graph(cg_alloc *A, const cg_kflat *fl, uint32_t g, const double *indep,
                          cg_kflat_passive pv, void *ud, const cg_gopts *o, cg_error *e);
+
+/* cg_kflat_graph with hoisting and dead-root removal off: the term graph as
+ * flattened, one node per vertex (none folded into another's chain), per
+ * constant argument and per copy.  node_of (NULL, or one entry per vertex
+ * of g) gets each vertex's node, checked against the built graph (its
+ * operation); the dependents are the graph's dep[] in order.  Errors as
+ * cg_kflat_graph's. */
+cg_graph *cg_kflat_term_graph(cg_alloc *A, const cg_kflat *fl, uint32_t g, const double *indep,
+                              cg_kflat_passive pv, void *ud, uint32_t *node_of, cg_error *e);
 
 #endif

@@ -56,7 +56,16 @@ typedef struct km {
   uint64_t steps, max_steps, frames;
   uint64_t block, blocks; /* the current block instance; instances made */
   uint32_t calls, max_calls, nest;
+  cg_ktracef rtrace; /* the trace of reads: c->trace, NULL while a hook evaluates */
+  uint8_t readmark;  /* CG_KACC_READ, 0 while a hook evaluates */
 } km;
+
+/* The statement hook's handle: the statement and its frame. */
+struct cg_kpoint {
+  km *m;
+  const frame *fr;
+  int32_t stmt;
+};
 
 enum { X_BREAK = 1, X_CONT = 2, X_RET = 3 };
 
@@ -131,6 +140,7 @@ static void trace(km *m, int32_t st, int32_t x, int32_t o, int64_t cell, int wri
   cg_kaccess a;
   a.stmt = st, a.expr = x, a.array = m->obj[o].array, a.sym = m->obj[o].sym;
   a.cell = cell, a.write = write, a.frame = frame_id, a.block = m->block;
+  a.value = m->obj[o].d ? m->obj[o].d[cell] : (double)m->obj[o].iv[cell]; /* read or just written */
   m->c->trace(m->c->trace_ud, &a);
 }
 
@@ -146,8 +156,8 @@ static int read_cell(km *m, const frame *fr, int32_t x, int32_t o, int64_t cell,
     if (m->ndir) memcpy(t, b->t + (size_t)cell * m->ndir, m->ndir * sizeof *t);
   } else
     v->i = b->iv[cell];
-  if (!(b->acc[cell] & CG_KACC_WRITTEN)) b->acc[cell] |= CG_KACC_READ;
-  if (m->c->trace) trace(m, m->k->expr_stmt[x], x, o, cell, 0, fr->id);
+  if (!(b->acc[cell] & CG_KACC_WRITTEN)) b->acc[cell] |= m->readmark;
+  if (m->rtrace) trace(m, m->k->expr_stmt[x], x, o, cell, 0, fr->id);
   return CG_OK;
 }
 
@@ -547,6 +557,37 @@ static int exec_stmt(km *m, frame *fr, int32_t s) {
   }
 }
 
+/* Statement s between the hook's two calls (the second after an
+ * assignment that completed). */
+static int hooked_stmt(km *m, frame *fr, int32_t s) {
+  const cg_kcall *c = m->c;
+  cg_kpoint p;
+  int rc;
+  p.m = m, p.fr = fr, p.stmt = s;
+  if ((rc = c->hook(c->hook_ud, &p, s, fr->f, fr->id, 0, m->e)) != CG_OK) return rc;
+  if ((rc = exec_stmt(m, fr, s)) != CG_OK || CG_KSTMT(m->k, s, KIND) != CG_KST_ASSIGN) return rc;
+  return c->hook(c->hook_ud, &p, s, fr->f, fr->id, 1, m->e);
+}
+
+int cg_kpoint_eval(const cg_kpoint *p, int32_t x, double *v, cg_error *e) {
+  km *m = p->m;
+  const cg_kernel *k = m->k;
+  cg_error *saved = m->e;
+  kv r = {0.0, 0, -1};
+  int rc, ty;
+  if (x < 0 || (uint32_t)x >= k->nexpr || k->expr_stmt[x] != p->stmt)
+    return cg_seterr(e, CG_EUSAGE, "cg_kpoint_eval: expression %d is not one of statement %d",
+                     (int)x + 1, (int)p->stmt + 1);
+  ty = CG_KEXPR(k, x, TYPE);
+  if (ty != CG_KT_INT && ty != CG_KT_DOUBLE)
+    return cg_seterr(e, CG_EUSAGE, "cg_kpoint_eval: expression %d is not a number", (int)x + 1);
+  m->e = e, m->rtrace = NULL, m->readmark = 0; /* quiet: no trace, no read marks */
+  rc = eval(m, p->fr, x, &r); /* tangent mode: only T of x's subtree, which the statement redoes */
+  m->e = saved, m->rtrace = m->c->trace, m->readmark = CG_KACC_READ;
+  if (rc == CG_OK) *v = ty == CG_KT_DOUBLE ? r.d : (double)r.i;
+  return rc;
+}
+
 /* Runs a slice; a BREAK, CONTINUE or RETURN ends it (returned as X_*).  A
  * simple statement after a compound one or a jump, or first in its slice,
  * enters a new basic block (as cg_kcfg builds them). */
@@ -568,7 +609,7 @@ static int exec_slice(km *m, frame *fr, int32_t start, int32_t n) {
     }
     if (kind != CG_KST_IF && kind != CG_KST_LOOP && !simple_before) m->block = ++m->blocks;
     simple_before = simple;
-    rc = exec_stmt(m, fr, s);
+    rc = m->c->hook ? hooked_stmt(m, fr, s) : exec_stmt(m, fr, s);
   }
   m->nest--;
   return rc;
@@ -853,6 +894,7 @@ static int km_init(km *m, cg_alloc *A, const cg_kernel *k, const cg_kcall *c, cg
   m->k = k, m->A = A, m->c = c, m->e = e, m->ndir = c->ndir;
   m->max_steps = c->max_steps ? c->max_steps : CG_KMAX_STEPS;
   m->max_calls = c->max_calls ? c->max_calls : CG_KMAX_CALLS;
+  m->rtrace = c->trace, m->readmark = CG_KACC_READ;
   if (c->ndir && (size_t)k->nexpr > SIZE_MAX / sizeof(double) / c->ndir) return nomem(m);
   if (!(m->gobj = CG_NEW(A, int32_t, k->nsym)) ||
       !(m->xt = CG_NEW(A, double, (size_t)k->nexpr * c->ndir)) || !(m->rt = CG_NEW(A, double, c->ndir)))

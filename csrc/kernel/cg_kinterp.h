@@ -39,7 +39,22 @@
  * called function) and block instance: a number given each time control
  * enters a basic block of the control flow graph (cg_kcfg.h) or a BRANCH
  * or LOOP test, from a counter; after a call returns, the caller's block
- * goes on with its own number.
+ * goes on with its own number.  Each access carries the cell's value after
+ * it (the value read or written).
+ *
+ * Statement hook: with a hook function, it is called before each statement
+ * runs (after = 0; an if or a loop once, before it starts) and after
+ * each assignment has stored its value (after = 1), with the statement, the
+ * function and activation number of its frame, and a point handle valid
+ * during the call only.  cg_kpoint_eval evaluates an expression of that
+ * statement in that frame, as the statement would, but quietly: no access
+ * is traced nor marked read, no step is counted, and a failure (a read of
+ * an uninitialized cell, a subscript outside its object, an int overflow)
+ * is its status and message, the run going on.  Canonical form keeps calls
+ * and assignments out of expressions, so an evaluation changes no memory.
+ * A hook that returns a status other than CG_OK stops the run with it (e
+ * set by the hook).  Without a hook the run costs one test per statement
+ * more.
  */
 #ifndef CG_KINTERP_H
 #define CG_KINTERP_H
@@ -78,8 +93,18 @@ typedef struct cg_kaccess {
   int64_t cell;
   int write;
   uint64_t frame, block;
+  double value; /* the cell's value after the access (an int cell's as a double) */
 } cg_kaccess;
 typedef void (*cg_ktracef)(void *ud, const cg_kaccess *a);
+
+typedef struct cg_kpoint cg_kpoint; /* a statement about to run or just run */
+typedef int (*cg_khook)(void *ud, const cg_kpoint *p, int32_t stmt, int32_t func,
+                        uint64_t frame, int after, cg_error *e);
+/* The value of expression expr (of the hook's statement) in the hook's
+ * frame, as a double (an int converted): CG_OK, else CG_ERUNTIME with e
+ * ("FILE:LINE:COL: ...") or CG_EUSAGE for an expression of another
+ * statement or of pointer type.  O(the expression). */
+int cg_kpoint_eval(const cg_kpoint *p, int32_t expr, double *v, cg_error *e);
 
 typedef struct cg_kcall {
   int32_t func;                /* the function called (0-based) */
@@ -94,6 +119,8 @@ typedef struct cg_kcall {
   const double *seed_args;     /* NULL or narg * ndir (read for double arguments) */
   cg_ktracef trace;            /* NULL: none */
   void *trace_ud;
+  cg_khook hook;               /* NULL: none */
+  void *hook_ud;
 } cg_kcall;
 
 /* What a call leaves: per caller array its cells, initialized bytes,

@@ -124,6 +124,16 @@ lkernel *lcg_checklkernel(lua_State *L, int idx);
  * 0-based; raises when there is none. */
 int32_t lcg_checkkfunc(lua_State *L, const struct cg_kernel *k, int idx);
 
+/* Pushes an empty cgwb.LinGraph userdata (lcg_elim.c); the linearized graph
+ * put into the slot it returns is freed with it, its A to be set to *A. */
+struct cg_lin;
+struct cg_lin **lcg_newlin(lua_State *L, cg_alloc **A);
+/* Reads the CALL table at idx (as k:run takes it; options max_steps,
+ * max_calls at oidx) for kernel function f into a box pushed on the stack;
+ * the call returned lives while the box does (lcg_kernel.c). */
+struct cg_kcall;
+struct cg_kcall *lcg_kcall(lua_State *L, int32_t f, int idx, int oidx);
+
 void lcg_open_tape(lua_State *L);
 void lcg_open_elim(lua_State *L);
 void lcg_open_graph(lua_State *L);

@@ -50,6 +50,12 @@ static llin *newlin(lua_State *L) {
   return u;
 }
 
+struct cg_lin **lcg_newlin(lua_State *L, cg_alloc **A) {
+  llin *u = newlin(L);
+  *A = &u->A;
+  return &u->g;
+}
+
 static uint32_t checkvertex(lua_State *L, llin *u, int idx) {
   return lcg_check_id(L, idx, u->g->nv, "vertex");
 }

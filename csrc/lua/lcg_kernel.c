@@ -533,13 +533,13 @@ static lcall *read_call(lua_State *L, int32_t f, int idx, int oidx) {
   if (lua_getfield(L, idx, "args") != LUA_TTABLE) lua_pop(L, 1), lua_newtable(L);
   na = (size_t)luaL_len(L, -2), nargs = (size_t)luaL_len(L, -1);
   if (na > 1000000 || nargs > 100000) luaL_error(L, "call: too many arrays or arguments");
-  if (!(u->arrays = CG_NEW(&u->A, cg_karray, na)) || !(u->values = CG_NEW(&u->A, double *, na)) ||
-      !(u->init = CG_NEW(&u->A, uint8_t *, na)) || !(u->seeds = CG_NEW(&u->A, double *, na)) ||
-      !(u->args = CG_NEW(&u->A, cg_karg, nargs)))
-    lcg_nomem(L, "call"); /* lcall_release frees what is there: na, nargs still 0 */
-  memset(u->arrays, 0, na * sizeof *u->arrays);
-  for (i = 0; i < na; i++) u->values[i] = NULL, u->init[i] = NULL, u->seeds[i] = NULL;
-  u->na = (uint32_t)na, u->nargs = (uint32_t)nargs;
+  u->na = (uint32_t)na, u->nargs = (uint32_t)nargs; /* first: lcall_release frees at these sizes */
+  if ((u->arrays = CG_NEW(&u->A, cg_karray, na)) != NULL) memset(u->arrays, 0, na * sizeof *u->arrays);
+  if ((u->values = CG_NEW(&u->A, double *, na)) != NULL) for (i = 0; i < na; i++) u->values[i] = NULL;
+  if ((u->init = CG_NEW(&u->A, uint8_t *, na)) != NULL) for (i = 0; i < na; i++) u->init[i] = NULL;
+  if ((u->seeds = CG_NEW(&u->A, double *, na)) != NULL) for (i = 0; i < na; i++) u->seeds[i] = NULL;
+  if (!u->arrays || !u->values || !u->init || !u->seeds || !(u->args = CG_NEW(&u->A, cg_karg, nargs)))
+    lcg_nomem(L, "call"); /* lcall_release frees what is there (entries NULL, arrays of 0 cells) */
   for (i = 0; i < na; i++) {
     if (lua_geti(L, -2, (lua_Integer)i + 1) != LUA_TTABLE) luaL_error(L, "call: array %d is not a table", (int)i + 1);
     read_array(L, u, i);
@@ -570,13 +570,17 @@ static lcall *read_call(lua_State *L, int32_t f, int idx, int oidx) {
   return u;
 }
 
+cg_kcall *lcg_kcall(lua_State *L, int32_t f, int idx, int oidx) {
+  return &read_call(L, f, idx, oidx)->c; /* c is the box's: it lives while the box does */
+}
+
 static void result_release(void *p, cg_alloc *A) {
   (void)A;
   cg_kresult_free((cg_kresult *)p); /* idempotent */
 }
 
 static void push_access(lua_State *L, const cg_kaccess *a) {
-  lua_createtable(L, 0, 7);
+  lua_createtable(L, 0, 8);
   if (a->stmt >= 0) lcg_push_id(L, (uint64_t)a->stmt), lua_setfield(L, -2, "stmt");
   if (a->expr >= 0) lcg_push_id(L, (uint64_t)a->expr), lua_setfield(L, -2, "expr");
   lua_pushinteger(L, a->array >= 0 ? (lua_Integer)a->array + 1 : -((lua_Integer)a->sym + 1));
@@ -585,11 +589,12 @@ static void push_access(lua_State *L, const cg_kaccess *a) {
   lua_pushboolean(L, a->write), lua_setfield(L, -2, "write");
   lua_pushinteger(L, (lua_Integer)a->frame), lua_setfield(L, -2, "frame");
   lua_pushinteger(L, (lua_Integer)a->block), lua_setfield(L, -2, "block");
+  lua_pushnumber(L, a->value), lua_setfield(L, -2, "value");
 }
 
 /* k:run(f, call [, {max_steps=, max_calls=, trace=true}]) -> {arrays =
  * {{name=, values={...}, init={booleans}}...}, ret = value | nil, steps = n,
- * trace = {{stmt=, expr=, object=, cell=, write=, frame=, block=}...} (with
+ * trace = {{stmt=, expr=, object=, cell=, write=, frame=, block=, value=}...} (with
  * opts.trace)} | nil, "FILE:LINE:COL: message". */
 static int k_run(lua_State *L) {
   lkernel *u = lcg_checklkernel(L, 1);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lcg.h"
+#include "lcg_kpoint.h"
 #include "../kernel/cg_kflat.h"
 
 /* What a call owns across Lua calls that may raise. */
@@ -63,6 +64,7 @@ static void push_vertex(lua_State *L, const cg_kflat *fl, uint32_t v) {
   push_text(L, k, x), lua_setfield(L, -2, "text");
   lua_pushinteger(L, CG_KEXPR(k, x, LINE)), lua_setfield(L, -2, "line");
   lua_pushinteger(L, CG_KEXPR(k, x, COL)), lua_setfield(L, -2, "col");
+  lcg_push_id(L, (uint64_t)fl->v_stmt[v]), lua_setfield(L, -2, "stmt"); /* an independent: its first use's */
   if (fl->v_acc[v] >= 0) push_addr(L, fl->al, fl->v_acc[v]), lua_setfield(L, -2, "addr");
   if (fl->v_kind[v] == CG_KFV_INDEP) set_name(L, fl, fl->v_acc[v], x);
 }
@@ -239,43 +241,10 @@ static int override_cb(void *ud, const cg_kalias *al, uint32_t s1, uint32_t s2, 
 
 /* {==== graphs at a point ====} */
 
-/* The passive values, asked of Lua before building (so no Lua error can
- * jump past the builder), handed out in cg_kflat_passive_args' order. */
-typedef struct pvctx {
-  const double *v;
-  uint32_t next, n;
-} pvctx;
-
-static int passive_cb(void *ud, int32_t x, double *v, cg_error *e) {
-  pvctx *p = (pvctx *)ud;
-  (void)x;
-  if (p->next >= p->n) return cg_seterr(e, CG_ERUNTIME, "graph: passive values out of step");
-  *v = p->v[p->next++];
-  return CG_OK;
-}
-
-/* The passive arguments' values from the function at idx (scratch pushed). */
-static double *passive_values(lua_State *L, const cg_kflat *fl, uint32_t g, int idx, uint32_t *n) {
-  uint32_t m = cg_kflat_passive_args(fl, g, NULL), i;
-  int32_t *xs = (int32_t *)lua_newuserdatauv(L, (m ? m : 1) * sizeof *xs, 0);
-  double *v = (double *)lua_newuserdatauv(L, (m ? m : 1) * sizeof *v, 0);
-  cg_kflat_passive_args(fl, g, xs);
-  for (i = 0; i < m; i++) {
-    lua_pushvalue(L, idx);
-    lcg_push_id(L, (uint64_t)xs[i]);
-    lua_call(L, 1, 1);
-    if (!lua_isnumber(L, -1))
-      luaL_error(L, "graph: the passive value function returned no number for expression %d", (int)xs[i] + 1);
-    v[i] = lua_tonumber(L, -1);
-    lua_pop(L, 1);
-  }
-  *n = m;
-  return v;
-}
-
 /* graph(block, sub, values [, passive]) -> cgwb.Graph | nil, msg: subgraph
  * sub of block at the point values (its independents in vertex order);
- * passive(expr) gives the value of a passive argument (expression id).  Upvalues: the box,
+ * passive: passive(expr) gives the value of a passive argument (expression
+ * id), or an array of them in cg_kflat_passive_args' order.  Upvalues: the box,
  * its payload, the cgwb.Kernel (its rows are read: raises after k:free()). */
 static int l_graph(lua_State *L) {
   const lflat *x = (const lflat *)lua_touserdata(L, lua_upvalueindex(2));
@@ -286,7 +255,7 @@ static int l_graph(lua_State *L) {
   cg_graph **slot;
   cg_alloc *A;
   cg_error e;
-  pvctx p;
+  lcg_pvctx p;
   lkernel *ku = (lkernel *)lua_touserdata(L, lua_upvalueindex(3));
   if (!fl) return luaL_error(L, "graph: the flattening was freed");
   if (!ku->k || ku->k != fl->al->k) return luaL_error(L, "graph: its cgwb.Kernel was freed");
@@ -298,12 +267,9 @@ static int l_graph(lua_State *L) {
   vals = lcg_optpoint(L, 3, nind, "graph");
   if (!vals) luaL_argerror(L, 3, "the independents' values expected");
   p.v = NULL, p.next = p.n = 0;
-  if (!lua_isnoneornil(L, 4)) {
-    luaL_checktype(L, 4, LUA_TFUNCTION);
-    p.v = passive_values(L, fl, g, 4, &p.n);
-  }
+  if (!lua_isnoneornil(L, 4)) lcg_kpassive(L, fl, g, 4, &p, "graph"); /* a function or an array */
   slot = lcg_newgraph(L, &A);
-  if (!(*slot = cg_kflat_graph(A, fl, g, vals, lua_isnoneornil(L, 4) ? NULL : passive_cb, &p, NULL, &e)))
+  if (!(*slot = cg_kflat_graph(A, fl, g, vals, lua_isnoneornil(L, 4) ? NULL : lcg_kpassive_cb, &p, NULL, &e)))
     return lcg_fail(L, &e);
   (*slot)->A = A;
   return 1;
@@ -492,6 +458,12 @@ static int l_kernel_flatten(lua_State *L) {
   x = (lflat *)lcg_box(L, sizeof *x, flat_release); /* 7 */
   lcg_alloc(L, &x->A);
   lua_getfield(L, 3, "split"); /* 8 */
+  if (lua_type(L, -1) == LUA_TSTRING) { /* a built-in strategy's name, as opts.strategy */
+    if ((strategy = cg_kflat_strategy(lua_tostring(L, -1))) < 0)
+      return luaL_error(L, "opts.split: '%s' is not a split strategy (minimal, statement, or a function)",
+                        lua_tostring(L, -1));
+    lua_pushnil(L), lua_replace(L, -2);
+  }
   luaL_argexpected(L, lua_isnil(L, -1) || lua_isfunction(L, -1), 3, "a function as opts.split");
   lua_pushnil(L); /* 9: an error raised by opts.split */
   if (!(x->al = cg_kalias_run(&x->A, k, f, as, nas, &e))) return lcg_fail(L, &e);
@@ -525,6 +497,7 @@ static int l_kernel_flatten(lua_State *L) {
   push_fn_dependents(L, x->fl, x->cfg), lua_setfield(L, -2, "dependents");
   lua_pushvalue(L, 7), lua_pushlightuserdata(L, x), lua_pushvalue(L, 1); /* the kernel: kept, checked */
   lua_pushcclosure(L, l_graph, 3), lua_setfield(L, -2, "graph");
+  lcg_kpoint_set(L, 7, &x->fl, 1); /* res.values, res.lingraph (lcg_kpoint.c) */
   return 1;
 }
 

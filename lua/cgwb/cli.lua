@@ -1002,7 +1002,7 @@ end
 
 -- cgwb flatten FILE.xaif: the graphs an XAIF file describes, as for a kernel.
 local function flatten_xaif(a)
-  for _, o in ipairs { "split", "dot", "xaif", "emit", "independents", "dependents" } do
+  for _, o in ipairs { "function", "split", "dot", "xaif", "emit", "independents", "dependents" } do
     if a[o] then fail(2, ("%s: --%s needs a kernel (an XAIF file is only described)"):format(a.input, o)) end
   end
   if a.prune or #a.assume > 0 then
@@ -1069,7 +1069,8 @@ commands.flatten = {
                    dependents = name_list(a.dependents, "--dependents") }
     local res = check(flatten.run(k, fname, opts))
     local tangent = optional "cgwb.tangent"
-    local costs = tangent and check(tangent.costs(res, { order = spec }))
+    local costs = tangent and check(tangent.costs(res, { order = spec, kernel = k, assume = opts.assume, prune = opts.prune,
+      independents = opts.independents, dependents = opts.dependents })) -- the kernel: for the statement-level costs
     local outputs = {} -- every text is made before any file is written
     if a.dot then outputs[#outputs + 1] = { a.dot, flatten.dot(res) } end
     if a.xaif then outputs[#outputs + 1] = { a.xaif, check(needed("cgwb.xaif", "--xaif").write(k, fname, res, opts)) } end

@@ -159,16 +159,22 @@ end
 -- flatten"): function, strategy, the function's independents and dependents,
 -- and per block with active assignments its lines, subgraph counts, dead
 -- lines and subgraphs.  costs (tangent.costs' report) adds each subgraph's
--- mults (costs.subgraphs[b][s], b and s as in the blocks here) and `cost`.
+-- mults (costs.subgraphs[b][s]: b counts the blocks of res, or, when fewer
+-- are given, the blocks here) and `cost`.
 function M.describe(res, costs)
   local blocks = json.array({})
-  for bi, b in ipairs(M.active_blocks(res)) do
-    local subs = json.array({})
-    local bc = costs and costs.subgraphs and costs.subgraphs[bi]
-    for si, g in ipairs(b.subgraphs) do subs[si] = describe_subgraph(g, bc and bc[si]) end
-    blocks[bi] = { lines = array_copy(b.lines), n_subgraphs = b.n_subgraphs,
-                   statement_level_subgraphs = b.statement_level_subgraphs,
-                   dead = array_copy(b.dead), subgraphs = subs }
+  local per = costs and costs.subgraphs
+  -- costs.subgraphs counts either every block of res or the active ones only
+  local all = per and #per == #res.blocks
+  for ri, b in ipairs(res.blocks) do
+    if #b.lines > 0 then
+      local bi, subs = #blocks + 1, json.array({})
+      local bc = per and per[all and ri or bi]
+      for si, g in ipairs(b.subgraphs) do subs[si] = describe_subgraph(g, bc and bc[si]) end
+      blocks[bi] = { lines = array_copy(b.lines), n_subgraphs = b.n_subgraphs,
+                     statement_level_subgraphs = b.statement_level_subgraphs,
+                     dead = array_copy(b.dead), subgraphs = subs }
+    end
   end
   return { ["function"] = res.func, strategy = res.strategy,
            independents = array_copy(res.independents), dependents = array_copy(res.dependents),
@@ -188,17 +194,20 @@ end
 
 local function list_text(t) return #t > 0 and table.concat(t, " ") or "-" end
 
--- The cost report's scalar fields as "key value" lines, keys sorted.
-local function cost_lines(cost, out)
+-- The cost report's fields as "key value" lines, keys sorted, a nested
+-- table's fields as "key.field".
+local function cost_lines(cost, out, prefix)
   local keys = {}
-  for key, v in pairs(cost) do
-    if type(v) == "number" or type(v) == "string" or type(v) == "boolean" then keys[#keys + 1] = key end
-  end
+  for key in pairs(cost) do keys[#keys + 1] = tostring(key) end
   table.sort(keys)
   for _, key in ipairs(keys) do
     local v = cost[key]
-    if math.type(v) == "float" then v = ("%.17g"):format(v) end
-    out[#out + 1] = ("  %-28s %s"):format(key, tostring(v))
+    if type(v) == "table" then
+      cost_lines(v, out, (prefix or "") .. key .. ".")
+    else
+      if math.type(v) == "float" then v = ("%.17g"):format(v) end
+      out[#out + 1] = ("  %-36s %s"):format((prefix or "") .. key, tostring(v))
+    end
   end
 end
 
@@ -236,7 +245,7 @@ function M.text(t, source)
   end
   if t.cost then
     out[#out + 1] = ""
-    out[#out + 1] = "cost (multiplications):"
+    out[#out + 1] = "cost:"
     cost_lines(t.cost, out)
   end
   return table.concat(out, "\n") .. "\n"

@@ -38,8 +38,8 @@ local function is_unit(mark) return mark == "+1" or mark == "-1" end
 -- {==== the structure of one subgraph as a linearized graph ====}
 
 --- The linearized graph of subgraph sg, structural: vertices 1..#sg.vertices
--- as flattened, plus one extra vertex per dependent that is augmented (sec.
--- 6.2), collapsed (Fig. 6c), an independent or the value of several
+-- as flattened, plus one extra vertex per dependent that is augmented (Utke,
+-- Flattening, sec. 6.2), collapsed (ibid., Fig. 6c), an independent or the value of several
 -- dependents, with a unit edge to it.  Returns {n, x = {ids}, y = {id
 -- per dependent}, pos = {["i:k"] = {argument slots}}, mark = {["i:k"] =
 -- "variable" | "constant" | "+1" | "-1"}, cg = .cg text}.
@@ -60,7 +60,8 @@ local function structure(sg)
     local g = vertex_gop(sg.vertices[dst])
     st.mark[key] = #slots == 1 and g.marks[slots[1]] or "variable" -- x * x: one edge, the sum
   end
-  for _, v in ipairs(sg.independents) do st.x[#st.x + 1] = v end
+  st.xpos = {}
+  for i, v in ipairs(sg.independents) do st.x[i], st.xpos[v] = v, i end
   local count = {} -- a vertex that is the value of two dependents is maximal for none of them
   for _, dep in ipairs(sg.dependents) do count[dep.vertex] = (count[dep.vertex] or 0) + 1 end
   for d, dep in ipairs(sg.dependents) do
@@ -129,10 +130,10 @@ local function products(st, order, wname, line)
     local i, k = key:match("^(%d+):(%d+)$")
     w[key] = { mark = mark, name = (not is_unit(mark)) and wname(tonumber(i), tonumber(k)) or nil }
   end
-  if #st.y == 0 then return w, { mults = 0, nontrivial = 0 } end
+  if #st.y == 0 then return w, { mults = 0, nontrivial = 0 }, {} end
   local lg <close> = assert(core.read_cg(st.cg, "subgraph"))
   local nontrivial = 0
-  local mults = elim.simulate(lg, order, function(kind, dst, a, b)
+  local mults, pred = elim.simulate(lg, order, function(kind, dst, a, b)
     local wa, wb = w[a], w[b]
     local sign, term, uses = 1, nil, {}
     if is_unit(wa.mark) and is_unit(wb.mark) then
@@ -168,16 +169,19 @@ local function products(st, order, wname, line)
       w[dst] = { mark = "variable", name = name }
     end
   end)
-  return w, { mults = mults, nontrivial = nontrivial }
+  return w, { mults = mults, nontrivial = nontrivial }, pred
 end
 
 --- The application of the local Jacobian to dependent d's row: the C sum
--- over the independents' tangents dname(x) (nil if none: 0.0), its uses and
--- multiplications.
-local function row_sum(st, w, d, dname)
+-- over the independents' tangents dname(x) (0.0 if none), its uses and
+-- multiplications.  pred: the eliminated graph's predecessor sets.
+local function row_sum(st, w, pred, d, dname)
   local terms, uses, mults = {}, {}, 0
   local y = st.y[d]
-  for _, x in ipairs(st.x) do
+  local xs = {}
+  for x in pairs(pred[y] or {}) do if st.xpos[x] then xs[#xs + 1] = x end end
+  table.sort(xs, function(a, b) return st.xpos[a] < st.xpos[b] end) -- the independents' order
+  for _, x in ipairs(xs) do
     local e = w[x .. ":" .. y]
     if e then
       local t = dname(x)
@@ -196,14 +200,14 @@ local function row_sum(st, w, d, dname)
 end
 
 --- The structural costs of one subgraph under spec: {mults, nontrivial,
--- application, tangent, vertices, edges}.
+-- application, tangent} (doc/tangent-code.md, "Costs").
 local function subgraph_cost(sg, spec, opts)
   local st = structure(sg)
   local order, cost = eliminate(st, spec, opts)
-  local w, counts = products(st, order, function(i, k) return "w" .. i .. "_" .. k end, function() end)
+  local w, counts, pred = products(st, order, function(i, k) return "w" .. i .. "_" .. k end, function() end)
   local app = 0
   for d = 1, #st.y do
-    local _, _, m = row_sum(st, w, d, function(x) return "d" .. x end)
+    local _, _, m = row_sum(st, w, pred, d, function(x) return "d" .. x end)
     app = app + m
   end
   local tan = 0
@@ -219,47 +223,112 @@ end
 
 -- {==== costs ====}
 
--- Sums the costs of every subgraph of res: per-subgraph table and totals.
+-- The graph of one statement: its operations ops (vertex ids of sg, in
+-- order), the edges into them, sg's vertices; its root a dependent when read.
+local function statement_graph(ops, edges, vertices, read, s)
+  local isop, srcs, seen, feeds = {}, {}, {}, {}
+  for _, v in ipairs(ops) do isop[v] = true end
+  for _, e in ipairs(edges) do
+    if isop[e[1]] then feeds[e[1]] = true
+    elseif not seen[e[1]] then seen[e[1]] = true; srcs[#srcs + 1] = e[1] end
+  end
+  table.sort(srcs)
+  local g, map, root = { vertices = {}, edges = {}, independents = {}, dependents = {} }, {}, nil
+  for _, v in ipairs(srcs) do
+    g.vertices[#g.vertices + 1] = { kind = "independent" }
+    map[v] = #g.vertices
+    g.independents[#g.independents + 1] = #g.vertices
+  end
+  for _, v in ipairs(ops) do
+    g.vertices[#g.vertices + 1] = vertices[v]
+    map[v] = #g.vertices
+    if not feeds[v] then root = v end
+  end
+  for _, e in ipairs(edges) do g.edges[#g.edges + 1] = { map[e[1]], map[e[2]], e[3] } end
+  if read then g.dependents[1] = { vertex = map[root], stmt = s, augmented = false, collapsed = false } end
+  return g
+end
+
+--- The statement-level graphs of subgraph sg (one graph per assignment),
+-- derived from sg itself, as tables shaped like sg: per statement with
+-- operations, its operation vertices (vertex.stmt), the vertices feeding
+-- them as independents, and its root (the operation feeding none of its
+-- own) as its one dependent when its definition is read after it (a
+-- dependent of sg at that statement, or a read of sg wired to it).  A copy
+-- `y = x` has no operation and costs nothing at statement level.
+local function statement_graphs(sg)
+  local out, read_def, dep_stmt = {}, {}, {}
+  for _, r in ipairs(sg.reads) do if r.def then read_def[r.def] = true end end
+  for _, d in ipairs(sg.dependents) do dep_stmt[d.stmt] = true end
+  local ops_of, edges_of = {}, {} -- per statement: its operations, the edges into them
+  for v, vx in ipairs(sg.vertices) do
+    if vx.kind ~= "independent" then
+      ops_of[vx.stmt] = ops_of[vx.stmt] or {}
+      table.insert(ops_of[vx.stmt], v)
+    end
+  end
+  for _, e in ipairs(sg.edges) do
+    local s = sg.vertices[e[2]].stmt
+    edges_of[s] = edges_of[s] or {}
+    table.insert(edges_of[s], e)
+  end
+  for _, s in ipairs(sg.statements) do
+    local ops = ops_of[s]
+    if ops then out[#out + 1] = statement_graph(ops, edges_of[s], sg.vertices, dep_stmt[s] or read_def[s], s) end
+  end
+  return out
+end
+
+local function add_cost(tot, c)
+  tot.elimination = tot.elimination + c.nontrivial
+  tot.mults = tot.mults + c.mults
+  tot.application = tot.application + c.application
+  tot.tangent = tot.tangent + c.tangent
+end
+
+--- The blocks of res with active assignments, in source order (the blocks
+-- of flatten.describe: its indices are the report's).
+local function active_blocks(res)
+  local out = {}
+  for _, blk in ipairs(res.blocks) do if #blk.lines > 0 then out[#out + 1] = blk end end
+  return out
+end
+
+-- Sums the costs of every subgraph of res: per-subgraph table and totals,
+-- and the totals of the statement-level graphs.
 local function sum_costs(res, spec, opts)
-  local per, tot = {}, { elimination = 0, application = 0, mults = 0, tangent = 0 }
-  for b, blk in ipairs(res.blocks) do
+  local per = {}
+  local tot = { elimination = 0, application = 0, mults = 0, tangent = 0 }
+  local stl = { elimination = 0, application = 0, mults = 0, tangent = 0 }
+  for b, blk in ipairs(active_blocks(res)) do
     per[b] = {}
     for s, sg in ipairs(blk.subgraphs) do
       local c = subgraph_cost(sg, spec, opts)
       per[b][s] = c
-      tot.elimination = tot.elimination + c.nontrivial
-      tot.mults = tot.mults + c.mults
-      tot.application = tot.application + c.application
-      tot.tangent = tot.tangent + c.tangent
+      add_cost(tot, c)
+      for _, g in ipairs(statement_graphs(sg)) do add_cost(stl, subgraph_cost(g, spec, opts)) end
     end
   end
-  return per, tot
+  return per, tot, stl
 end
 
 local function ratio(a, b) if b == 0 then return a == 0 and 1 or math.huge end return a / b end
 
---- The cost report of a flattening (doc/tangent-code.md): per subgraph the
--- elimination's multiplications (`mults`, as lg:eliminate counts them;
--- `nontrivial`: without the products by +1 or -1) and `application`, and
--- for the whole function, per input direction and per execution of each
--- block once, `cost = {tangent, statement_level = {elimination,
--- application, total}, preaccumulation = {...}, ratio_*}`.  opts.order (a
--- vertex ordering, default markowitz); opts.statement: the same function
--- flattened with the statement strategy (default: res itself when it is
--- one; else opts.kernel and res.func are flattened so).  Raises on a bad
--- ordering (emit returns it as nil, message).
+--- The cost report of a flattening (doc/tangent-code.md): per subgraph
+-- (b, s: the indices of flatten.describe's blocks, those with active
+-- assignments, and of their subgraphs) the elimination's multiplications
+-- (`mults`, as lg:eliminate counts them; `nontrivial`: without the products
+-- by +1 or -1), `application` and `tangent`, and for the whole function, per
+-- input direction and per execution of each block once, `cost = {tangent,
+-- statement_level = {elimination, mults, application, total},
+-- preaccumulation = {...}, ratio_*}`; the statement level from res's own
+-- statements (statement_graphs).  opts.order: a vertex ordering (default
+-- markowitz).  Raises on a bad ordering (emit returns it as nil, message).
 function M.costs(res, opts)
   opts = opts or {}
-  local spec = assert(order_spec(opts))
-  local per, pre = sum_costs(res, spec, opts)
-  local stres = opts.statement
-  if not stres and res.strategy == "statement" then stres = res end
-  if not stres and opts.kernel then
-    stres = assert(core.kernel_flatten(opts.kernel, res.func, { strategy = "statement", assume = opts.assume,
-      alias = opts.alias, prune = opts.prune, independents = opts.independents, dependents = opts.dependents }))
-  end
-  if not stres then error("tangent.costs: the statement-level flattening is needed (opts.statement or opts.kernel)", 2) end
-  local _, sl = sum_costs(stres, spec, opts)
+  local spec, err = order_spec(opts)
+  if not spec then error(err, 2) end
+  local per, pre, sl = sum_costs(res, spec, opts)
   local cost = {
     tangent = sl.tangent,
     statement_level = { elimination = sl.elimination, mults = sl.mults, application = sl.application,
@@ -328,8 +397,12 @@ function F:tpointer(e)
   error("tangent: no tangent for the pointer expression " .. self.u:expr(e, true), 0)
 end
 
--- Replaces A0..A2 and R in an operation table spelling.
+-- Replaces A0..A2 and R in an operation table spelling (the kernels'
+-- operations read no constant C and no XI: a row that did is refused).
 local function spell(text, args, r)
+  if text:find("%f[%w_]C%f[^%w_]") or text:find("%f[%w_]XI%f[^%w_]") then
+    error("tangent: a partial reading the operation's constant: " .. text, 0)
+  end
   return (text:gsub("%f[%w_]([AR]%d?)%f[^%w_]", function(t)
     if t == "R" then return r end
     local i = tonumber(t:sub(2))
@@ -522,6 +595,11 @@ function F:open(sub)
     if vx.kind ~= "independent" then g.vexpr[vx.expr - 1] = v end
   end
   for _, r in ipairs(sg.reads) do g.readv[r.expr - 1] = r.vertex end
+  g.deps_at = {} -- statement id -> its dependents' indices
+  for d, dep in ipairs(sg.dependents) do
+    g.deps_at[dep.stmt] = g.deps_at[dep.stmt] or {}
+    table.insert(g.deps_at[dep.stmt], d)
+  end
   self.g = g
   self.sinks[#self.sinks + 1] = {}
   self.ind = self.ind + 1
@@ -606,68 +684,94 @@ function F:active(st)
   local g, u = self.g, self.u
   local lhs, rhs = self:get("stmt", st, "X0"), self:get("stmt", st, "X1")
   local root = self:val(rhs)
-  for d, dep in ipairs(g.sg.dependents) do
-    if dep.stmt == st + 1 then
-      if self:op(lhs) == "var" then
-        g.targets[d] = self:tlvalue(lhs)
-      else
-        local t = self.gen.prefix .. "t" .. d
-        g.targets[d] = "*" .. t
-        g.ptrs = g.ptrs or {}
-        g.ptrs[#g.ptrs + 1] = t
-        self:line(t .. " = &" .. self:tlvalue(lhs) .. ";") -- the cell as the statement writes it
-      end
+  for _, d in ipairs(g.deps_at[st + 1] or {}) do
+    if self:op(lhs) == "var" then
+      g.targets[d] = self:tlvalue(lhs)
+    else
+      local t = self.gen.prefix .. "t" .. d
+      g.targets[d] = "*" .. t
+      g.ptrs = g.ptrs or {}
+      g.ptrs[#g.ptrs + 1] = t
+      self:line(t .. " = &" .. self:tlvalue(lhs) .. ";") -- the cell as the statement writes it
     end
   end
   self:line(u:expr(lhs, true) .. " = " .. root .. ";")
 end
 
---- Closes the open subgraph: elimination, the dependents' tangents in
--- statement order, then the lines that are read, with their declarations.
-function F:close()
-  local g, P = self.g, self.gen.prefix
-  local order, cost = eliminate(g.st, self.gen.spec, self.gen.opts)
-  local w, counts = products(g.st, order, function(i, k) return P .. "w" .. i .. "_" .. k end,
-    function(text, def, uses) self:line(text, def, uses) end)
-  local app = 0
-  for d = 1, #g.sg.dependents do
-    local sum, uses, m = row_sum(g.st, w, d, function(x) return g.D[x] end)
-    app = app + m
-    self:line(g.targets[d] .. " = " .. sum .. ";", nil, uses)
-  end
-  self.gen:count(self.fid, g.sg, { mults = cost.mults, nontrivial = counts.nontrivial, application = app })
-  local lines = table.remove(self.sinks)
-  self.ind = self.ind - 1
-  -- keep the lines whose local is read (backwards: a use keeps its definitions)
-  local need, kept = {}, {}
+-- The lines whose local is read, in order (backwards: a use keeps its
+-- definitions; a line without a local always stays).
+local function keep_read(lines)
+  local need, back, kept = {}, {}, {}
   for i = #lines, 1, -1 do
     local l = lines[i]
     if not l.def or need[l.def] then
-      kept[#kept + 1] = l
+      back[#back + 1] = l
       for _, x in ipairs(l.uses or {}) do need[x] = true end
     end
   end
-  local decl = {}
-  for v = 1, #g.sg.vertices do if g.made[v] then decl[#decl + 1] = g.V[v] end end
-  local seen = {}
-  for _, l in ipairs(kept) do
-    if l.def and not seen[l.def] then seen[l.def] = true end
+  for i = #back, 1, -1 do kept[#kept + 1] = back[i] end
+  return kept
+end
+
+--- The dependents' tangents of the open subgraph, in statement order (of
+-- two that may share a cell the later stays, as in the block): the number
+-- of multiplications.
+function F:rows(w, pred)
+  local g, app, order_d = self.g, 0, {}
+  for d = 1, #g.sg.dependents do order_d[d] = d end
+  table.sort(order_d, function(a, b)
+    local sa, sb = g.sg.dependents[a].stmt, g.sg.dependents[b].stmt
+    if sa ~= sb then return sa < sb end
+    return a < b
+  end)
+  for _, d in ipairs(order_d) do
+    local sum, uses, m = row_sum(g.st, w, pred, d, function(x) return g.D[x] end)
+    app = app + m
+    self:line(g.targets[d] .. " = " .. sum .. ";", nil, uses)
   end
-  for v = 1, #g.sg.vertices do if seen[g.D[v]] then decl[#decl + 1] = g.D[v] end end
-  local ws = {}
-  for name in pairs(seen) do if name:find("^" .. P .. "w") then ws[#ws + 1] = name end end
+  return app
+end
+
+--- The declarations of the open subgraph's locals that kept lines set:
+-- vertex values, independents' tangents, weights (by name), conditions,
+-- captured cells.
+function F:declare(kept)
+  local g, P = self.g, self.gen.prefix
+  local set, decl, ws = {}, {}, {}
+  for _, l in ipairs(kept) do if l.def then set[l.def] = true end end
+  for v = 1, #g.sg.vertices do if g.made[v] then decl[#decl + 1] = g.V[v] .. " = 0.0" end end
+  for v = 1, #g.sg.vertices do if set[g.D[v]] then decl[#decl + 1] = g.D[v] .. " = 0.0" end end
+  for name in pairs(set) do if name:sub(1, #P + 1) == P .. "w" then ws[#ws + 1] = name end end
   table.sort(ws)
-  for _, name in ipairs(ws) do decl[#decl + 1] = name end
-  self:line("{")
-  self.ind = self.ind + 1
-  local items = {}
-  for _, name in ipairs(decl) do items[#items + 1] = name .. " = 0.0" end
-  if #items > 0 then self:line("double " .. table.concat(items, ", ") .. ";") end
+  for _, name in ipairs(ws) do decl[#decl + 1] = name .. " = 0.0" end -- 0: a side of ?: not taken
+  if #decl > 0 then self:line("double " .. table.concat(decl, ", ") .. ";") end
   if g.conds then self:line("int " .. table.concat(g.conds, ", ") .. ";") end
   if g.ptrs then self:line("double *" .. table.concat(g.ptrs, ", *") .. ";") end
+end
+
+--- Closes the open subgraph: elimination, the dependents' tangents in
+-- statement order, then, in a C block, the declarations and the lines
+-- whose local is read.
+function F:close()
+  local g, P = self.g, self.gen.prefix
+  local order, cost = eliminate(g.st, self.gen.spec, self.gen.opts)
+  local w, counts, pred = products(g.st, order, function(i, k) return P .. "w" .. i .. "_" .. k end,
+    function(text, def, uses) self:line(text, def, uses) end)
+  local app = self:rows(w, pred)
+  local tan = 0
+  for key, mark in pairs(g.st.mark) do
+    if tonumber(key:match(":(%d+)$")) <= #g.sg.vertices and not is_unit(mark) then tan = tan + 1 end
+  end
+  self.gen:count(self.fid, g.sg, { mults = cost.mults, nontrivial = counts.nontrivial, application = app,
+                                   tangent = tan })
+  local kept = keep_read(table.remove(self.sinks))
+  self.ind = self.ind - 1
+  self:line("{")
+  self.ind = self.ind + 1
+  self:declare(kept)
   self.ind = self.ind - 1
   local sink = self.sinks[#self.sinks]
-  for i = #kept, 1, -1 do sink[#sink + 1] = kept[i] end
+  for _, l in ipairs(kept) do sink[#sink + 1] = l end
   self:line("}")
   self.g = nil
 end
@@ -679,7 +783,7 @@ function F:emit()
   local u, gen, f = self.u, self.gen, self.fid
   local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
   self.ret_double = LAY.types[self:get("func", f, "RET") + 1] == "double"
-  self.ret_d = gen.prefix .. "ret_d"
+  self.ret_d = gen.ret_name[f]
   local out = { gen:signature(f) .. " {" }
   local body = {}
   self.sinks, self.ind = { body }, 1
@@ -741,7 +845,8 @@ function G:zero_global(s)
   if not self.zeros[s] then
     local name = self.prefix .. "zero_" .. u.cname[s]
     self.zeros[s] = name
-    self.zero_list[#self.zero_list + 1] = "static " .. self:decl_as(s, name, false):gsub("^static ", "") .. " = {0.0};"
+    local init = u:get("sym", s, "NDIM") == 2 and " = {{0.0}};" or " = {0.0};"
+    self.zero_list[#self.zero_list + 1] = "static " .. self:decl_as(s, name, false) .. init
   end
   return self.zeros[s]
 end
@@ -757,7 +862,7 @@ function G:signature(f)
     if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then parts[#parts + 1] = self:decl_as(s, self.tname[s], true) end
   end
   local ret = LAY.types[u:get("func", f, "RET") + 1]
-  if ret == "double" then parts[#parts + 1] = "double *" .. self.prefix .. "ret_d" end
+  if ret == "double" then parts[#parts + 1] = "double *" .. self.ret_name[f] end
   return ret .. " " .. self.fname_d[f] .. "(" .. (#parts == 0 and "void" or table.concat(parts, ", ")) .. ")"
 end
 
@@ -827,11 +932,14 @@ local function tangent_names(u, funcs, fname_d)
   for s = 0, u.nsym - 1 do
     if u:get("sym", s, "KIND") == LAY.sym_kinds.global then file[u.cname[s]] = true end
   end
-  local tname = {}
+  local tname, ret_name = {}, {}
   for _, f in ipairs(funcs) do
     local taken = setmetatable({}, { __index = file })
     local sym0, ns = u:get("func", f, "SYM0"), u:get("func", f, "NSYM")
     for s = sym0, sym0 + ns - 1 do taken[u.cname[s]] = true end
+    local base, t, n = u:name_of("func", f) .. "_ret_d", u:name_of("func", f) .. "_ret_d", 1
+    while taken[t] do n = n + 1; t = base .. "_" .. n end
+    taken[t], ret_name[f] = true, t
     for s = sym0, sym0 + ns - 1 do
       if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
         local base, t, n = u.cname[s] .. "d", u.cname[s] .. "d", 1
@@ -841,7 +949,7 @@ local function tangent_names(u, funcs, fname_d)
       end
     end
   end
-  return tname
+  return tname, ret_name
 end
 
 -- The flattening options for function f (F's own options only for F).
@@ -878,6 +986,57 @@ local function flatten(k, f, opts, is_main)
   return res
 end
 
+-- A 2-D global's initializer with a brace per row (-Wall's missing-braces).
+local function nest_rows(u, s, text)
+  if u:get("sym", s, "NDIM") ~= 2 then return text end
+  local head, list = text:match("^(.- = ){(.*)};$")
+  if not head then return text end
+  local vals, rows, n = {}, {}, u:get("sym", s, "DIM1")
+  for v in (list .. ", "):gmatch("(.-), ") do vals[#vals + 1] = v end
+  for i = 1, #vals, n do rows[#rows + 1] = "{" .. table.concat(vals, ", ", i, math.min(#vals, i + n - 1)) .. "}" end
+  return head .. "{" .. table.concat(rows, ", ") .. "};"
+end
+
+--- Flattens every function of funcs (F, gen.main, with opts; the others
+-- with the defaults) and indexes its subgraphs by statement: F's result, or
+-- nil, message.
+function G:flatten_all(k, funcs, opts)
+  local main_res
+  for _, f in ipairs(funcs) do
+    local res, err = flatten(k, f, opts, f == self.main)
+    if not res then return nil, err end
+    if f == self.main then main_res = res end
+    self.sub_of[f], self.key_of[f] = {}, {}
+    for b, blk in ipairs(active_blocks(res)) do
+      for s, sg in ipairs(blk.subgraphs) do
+        self.key_of[f][sg] = { b = b, s = s }
+        for i, st in ipairs(sg.statements) do
+          self.sub_of[f][st] = { sg = sg, first = i == 1, last = i == #sg.statements }
+        end
+      end
+    end
+  end
+  return main_res
+end
+
+--- The file's head: a comment, math.h, the globals the body reads, the
+-- zero tangents of global arrays, the prototypes.
+function G:head(funcs, body)
+  local u = self.u
+  local head = { "/* Preaccumulated tangent code of " .. u:name_of("func", self.main) .. " (cgwb tangent; "
+    .. "doc/tangent-code.md). */", "#include <math.h>" }
+  for s = 0, u.nsym - 1 do
+    if u:get("sym", s, "KIND") == LAY.sym_kinds.global and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
+      u.out = {}
+      u:global(s)
+      head[#head + 1] = nest_rows(u, s, u.out[1])
+    end
+  end
+  for _, z in ipairs(self.zero_list) do head[#head + 1] = z end
+  for _, f in ipairs(funcs) do head[#head + 1] = self:signature(f) .. ";" end
+  return table.concat(head, "\n")
+end
+
 --- Preaccumulated tangent code of function fname of kernel k and of every
 -- function it calls: C text, and the report {subgraphs = {[b] = {[s] =
 -- {mults, nontrivial, application}}} (F's blocks), cost = tangent.costs'};
@@ -905,22 +1064,9 @@ function M.emit(k, fname, opts)
     end
   end
   gen.prefix, gen.main = choose_prefix(u), fid - 1
-  gen.tname = tangent_names(u, funcs, gen.fname_d)
-  local main_res
-  for _, f in ipairs(funcs) do
-    local res, err = flatten(k, f, opts, f == fid - 1)
-    if not res then return nil, err end
-    if f == fid - 1 then main_res = res end
-    gen.sub_of[f], gen.key_of[f] = {}, {}
-    for b, blk in ipairs(res.blocks) do
-      for s, sg in ipairs(blk.subgraphs) do
-        gen.key_of[f][sg] = { b = b, s = s }
-        for i, st in ipairs(sg.statements) do
-          gen.sub_of[f][st] = { sg = sg, first = i == 1, last = i == #sg.statements }
-        end
-      end
-    end
-  end
+  gen.tname, gen.ret_name = tangent_names(u, funcs, gen.fname_d)
+  local main_res, err = gen:flatten_all(k, funcs, opts)
+  if not main_res then return nil, err end
   local texts = {}
   for _, f in ipairs(funcs) do
     local fn = setmetatable({ u = u, gen = gen, fid = f, temps = {}, temp_list = {}, loops = {}, nloop = 0 }, F)
@@ -928,23 +1074,11 @@ function M.emit(k, fname, opts)
     if not ok then return nil, ("%s: %s: %s"):format(k:file(), u:name_of("func", f), tostring(text)) end
     texts[#texts + 1] = text
   end
-  local ok, report = pcall(M.costs, main_res, { order = spec, kernel = k, assume = opts.assume, alias = opts.alias,
-    prune = opts.prune, independents = opts.independents, dependents = opts.dependents, seed = opts.seed })
+  local ok, report = pcall(M.costs, main_res, { order = spec, seed = opts.seed })
   if not ok then return nil, tostring(report) end
   report.subgraphs = gen.report_subs
-  local head = { "/* Preaccumulated tangent code of " .. u:name_of("func", fid - 1) .. " (cgwb tangent; "
-    .. "doc/tangent-code.md). */", "#include <math.h>" }
   local body = table.concat(texts, "\n\n")
-  for s = 0, u.nsym - 1 do
-    if u:get("sym", s, "KIND") == LAY.sym_kinds.global and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
-      u.out = {}
-      u:global(s)
-      head[#head + 1] = u.out[1]
-    end
-  end
-  for _, z in ipairs(gen.zero_list) do head[#head + 1] = z end
-  for _, f in ipairs(funcs) do head[#head + 1] = gen:signature(f) .. ";" end
-  return table.concat(head, "\n") .. "\n\n" .. body .. "\n", report
+  return gen:head(funcs, body) .. "\n\n" .. body .. "\n", report
 end
 
 return M

@@ -80,7 +80,15 @@ static const char *SETUP =
     "g = assert(core.build_graph(t))\n"
     "lg = assert(core.linearize(g))\n"
     "done = lg:copy(); done:eliminate('markowitz')\n"
-    "local f = assert(io.open(DIR .. '/oom.txt', 'wb')); f:write(TEXT); f:close()\n";
+    "local f = assert(io.open(DIR .. '/oom.txt', 'wb')); f:write(TEXT); f:close()\n"
+    /* a flattened kernel (res.values, res.lingraph: lcg_kpoint.c) */
+    "package.path = 'lua/?.lua;' .. package.path\n"
+    "K = assert(core.kernel_load(assert(require('cgwb.kparse').parse("
+    "'double f(double *a, double x, int n) {\\n  double y;\\n  int i;\\n  y = 0.0;\\n'"
+    ".. '  for (i = 0; i < n; i++) {\\n    a[i] = sin(a[i] * x) + (double)i;\\n    y = y + a[i];\\n  }\\n'"
+    ".. '  return y;\\n}\\n', 'k.c'))))\n"
+    "FL = assert(core.kernel_flatten(K, 'f'))\n"
+    "CALL = {arrays = {{name = 'A', values = {1, 2, 3}}}, args = {{array = 1}, {double = 0.5}, {int = 3}}}\n";
 
 /* A call and what it must give when memory suffices: a value, or (raises)
  * an error whose message holds `raises`. */
@@ -129,6 +137,10 @@ static const lcase CASES[] = {
     {"dot lin string", "return lg:dot()", NULL},
     {"write_eliad", "return lg:write_eliad()", NULL},
     {"read_cg", "return core.read_cg(lg:write_cg())", NULL},
+    {"flatten values", "return FL.values(CALL, {instance = 2})", NULL},
+    {"flatten lingraph",
+     "local b = 0 for i, bl in ipairs(FL.blocks) do if #bl.lines > 0 and b == 0 then b = i end end "
+     "local p = FL.values(CALL)[b][1] return FL.lingraph(b, 1, p.indep, p.passive)", NULL},
 };
 
 /* A fresh state with the module, the inputs and the objects of SETUP. */
