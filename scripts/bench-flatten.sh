@@ -63,13 +63,14 @@ for n in $SIZES; do
   fr=$(scripts/cgwb run scripts/bench/flatten_front.lua "$F/big$n.c" f "$REPS")
   set -- $fr
   rows="$rows
-| $2 | $lines | $3 | $4 | $best_t | $best_c | $best_m | $5 | $6 | $7 | $8 |"
-  [ -z "$first" ] && first="$2 $best_c $best_m $5 $7 $8"
-  last="$2 $best_c $best_m $5 $7 $8"
+| $2 | $lines | $3 | $4 | $best_t | $best_c | $best_m | $5 | $6 | $7 | $8 | $9 |"
+  [ -z "$first" ] && first="$2 $best_c $best_m $5 $7 $8 $9"
+  last="$2 $best_c $best_m $5 $7 $8 $9"
 done
-growth=$(echo "$first $last" | awk '{
-  g = sprintf("%.0fx the assignments: %.1fx the parse, %.1fx the analyses, %.1fx the flattening", $7 / $1, $10 / $4, $11 / $5, $12 / $6)
-  if ($2 + 0 > 0 && $8 + 0 > 0) g = g sprintf(", %.1fx the processor time of the fresh process, %.1fx its peak memory", $8 / $2, $9 / $3)
+growth=$(echo "$first $last" | awk '{ # fields 1-7 the first row, 8-14 the last
+  g = sprintf("%.0fx the assignments: %.1fx the parse, %.1fx the analyses, %.1fx the flattening", $8 / $1, $11 / $4, $12 / $5, $13 / $6)
+  if ($7 + 0 > 0) g = g sprintf(", %.1fx the --json table", $14 / $7)
+  if ($2 + 0 > 0 && $9 + 0 > 0) g = g sprintf(", %.1fx the processor time of the fresh process, %.1fx its peak memory", $9 / $2, $10 / $3)
   print g }')
 fresh_note="Fresh process: \`cgwb flatten big.c --function f --json > /dev/null\` under
 \`/usr/bin/time\` (best of $REPS, one run above 50000 assignments; wall time, processor time
@@ -157,10 +158,12 @@ intrinsics) flattened with the \`minimal\` split. $fresh_note In process
 (\`scripts/bench/flatten_front.lua\`, best of $REPS runs at every size): \`kparse.parse\`,
 \`core.kernel_load\`, \`core.kernel_analyze\` (alias sets, chains, activity) and
 \`core.kernel_flatten\` (which runs the analyses again, then Utke, Flattening,
-Algorithms 1 and 2, and builds the result tables).
+Algorithms 1 and 2, and builds the result tables); and what \`--json\` adds: the costs
+of preaccumulation (\`tangent.costs\`: every subgraph eliminated, structurally), the
+table (\`flatten.describe\`) and its text (\`json.encode\`).
 
-| active assignments | lines | subgraphs | vertices | fresh process, wall (s) | fresh process, processor (s) | peak memory (KiB) | parse (s) | load (s) | analyse (s) | flatten (s) |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |$rows
+| active assignments | lines | subgraphs | vertices | fresh process, wall (s) | fresh process, processor (s) | peak memory (KiB) | parse (s) | load (s) | analyse (s) | flatten (s) | the \`--json\` table (s) |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |$rows
 
 Target: linear time and memory. Measured from the first row to the last: $growth
 (linear would be the same factor throughout). The in-process stages are processor time

@@ -5,7 +5,9 @@
 -- the minimal split's subgraphs and their vertices in all; seconds for
 -- kparse.parse, core.kernel_load, core.kernel_analyze (alias sets, chains,
 -- activity) and core.kernel_flatten (which runs those analyses again, then
--- Algorithms 1 and 2 and builds the result tables).  A full garbage
+-- Algorithms 1 and 2 and builds the result tables); TABLE: what `--json`
+-- adds, tangent.costs of the result, flatten.describe and json.encode (-
+-- when this build has no cgwb.tangent or cgwb.flatten).  A full garbage
 -- collection before each stage, outside its time, charges each stage with
 -- its own work (the fresh process of bench-flatten.sh pays them all).
 local kparse, core = require "cgwb.kparse", cgwb.core
@@ -13,7 +15,11 @@ local path, fname, reps = arg[1], arg[2], tonumber(arg[3] or "3")
 local fh = assert(io.open(path, "rb"))
 local text = fh:read("a")
 fh:close()
-local best = {math.huge, math.huge, math.huge, math.huge}
+local best = {math.huge, math.huge, math.huge, math.huge, math.huge}
+local has_table, flatten = pcall(require, "cgwb.flatten")
+local tangent
+if has_table then has_table, tangent = pcall(require, "cgwb.tangent") end
+local json = require "cgwb.json"
 local active, nsub, nvert
 for _ = 1, reps do
   collectgarbage()
@@ -37,9 +43,18 @@ for _ = 1, reps do
     active = active + #b.lines
     for _, g in ipairs(b.subgraphs) do nsub, nvert = nsub + 1, nvert + #g.vertices end
   end
-  for i, t in ipairs({t1 - t0, t2 - t1, t3 - ta, t4 - tf}) do best[i] = math.min(best[i], t) end
+  local tt = 0
+  if has_table then
+    collectgarbage()
+    local t5 = os.clock()
+    local text = json.encode(flatten.describe(res, tangent.costs(res)))
+    tt = os.clock() - t5
+    assert(#text > 0)
+  end
+  for i, t in ipairs({t1 - t0, t2 - t1, t3 - ta, t4 - tf, tt}) do best[i] = math.min(best[i], t) end
   res = nil
   k:free()
   collectgarbage()
 end
-print(("flatten %d %d %d %.6f %.6f %.6f %.6f"):format(active, nsub, nvert, table.unpack(best)))
+print(("flatten %d %d %d %.6f %.6f %.6f %.6f %s"):format(active, nsub, nvert, best[1], best[2], best[3], best[4],
+  has_table and ("%.6f"):format(best[5]) or "-"))
