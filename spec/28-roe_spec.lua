@@ -1,6 +1,7 @@
 -- spec/28-roe_spec.lua: the Roe flux kernel (examples/kernels/roe.c), the
--- benchmark kernel of preaccumulated tangent code (doc/benchmarks.md):
--- the interpreter leaves the flux the compiled C computes, bit for bit, at
+-- benchmark kernel of preaccumulated tangent code (doc/benchmarks.md): it
+-- is consistent (equal states give the physical flux, a supersonic face the
+-- upwind one: Roe's property A (qr - ql) = F(qr) - F(ql)); the interpreter leaves the flux the compiled C computes, bit for bit, at
 -- states covering subsonic, supersonic and sonic faces (the entropy fix
 -- active and not); its tangent-mode Jacobian equals Debian's ADOL-C
 -- jacobian() on the same kernel text retyped as adoubles (spec/adolc/roe.cpp)
@@ -218,6 +219,25 @@ describe("the Roe flux kernel (examples/kernels/roe.c)", function()
     assert.equal(1, active[1].n_subgraphs)
     assert.equal(64, active[1].statement_level_subgraphs)
     assert.equal(4, #active[1].subgraphs[1].dependents)
+  end)
+
+  it("is consistent: equal states give the physical flux, a supersonic face the upwind one", function()
+    local function physical(x, o) -- the Euler flux of the state at x[o+1..o+4] across (nx, ny)
+      local g, r = x[11], x[o + 1]
+      local u, v, e = x[o + 2] / r, x[o + 3] / r, x[o + 4]
+      local p = (g - 1) * (e - 0.5 * r * (u * u + v * v))
+      local un = u * x[9] + v * x[10]
+      return {r * un, r * un * u + p * x[9], r * un * v + p * x[10], (e + p) * un}
+    end
+    local same = point({1.1, 0.4, -0.2, 0.9}, {1.1, 0.4, -0.2, 0.9}, 0.5, 1.4)
+    local super = POINTS[3] -- Mach about 2.5 along the normal: every wave goes right
+    for _, case in ipairs({{same, physical(same, 0)}, {super, physical(super, 0)}}) do
+      local got = assert(k:run("roe", call_of(case[1]))).arrays[3].values
+      for i = 1, 4 do
+        assert(math.abs(got[i] - case[2][i]) <= 1e-13 * math.max(1, math.abs(case[2][i])),
+               ("component %d: %.17g, want %.17g"):format(i, got[i], case[2][i]))
+      end
+    end
   end)
 
   it("the test states cover the entropy fix: |un - c| below and above delta", function()
