@@ -2,8 +2,8 @@
 -- benchmark kernel of preaccumulated tangent code (doc/benchmarks.md): it
 -- is consistent (equal states give the physical flux, a supersonic face the
 -- upwind one: Roe's property A (qr - ql) = F(qr) - F(ql)); the interpreter
--- leaves the flux the compiled C computes, bit for bit, at states covering subsonic, supersonic and sonic faces (the entropy fix
--- active and not); its tangent-mode Jacobian equals Debian's ADOL-C
+-- leaves the flux the compiled C computes, bit for bit, at states covering
+-- subsonic, supersonic and sonic faces (the entropy fix active and not); its tangent-mode Jacobian equals Debian's ADOL-C
 -- jacobian() on the same kernel text retyped as adoubles (spec/adolc/roe.cpp)
 -- to 1e-12 relative; and the tangent code of `cgwb flatten --emit tangent`,
 -- compiled, gives that Jacobian too.  Then the generated block of the
