@@ -1,14 +1,15 @@
 -- spec/28-roe_spec.lua: the Roe flux kernel (examples/kernels/roe.c), the
--- benchmark kernel of preaccumulated tangent code (doc/benchmarks.md): it
--- is consistent (equal states give the physical flux, a supersonic face the
+-- benchmark kernel of preaccumulated tangent code (doc/benchmarks.md): it is
+-- consistent (equal states give the physical flux, a supersonic face the
 -- upwind one: Roe's property A (qr - ql) = F(qr) - F(ql)); the interpreter
 -- leaves the flux the compiled C computes, bit for bit, at states covering
--- subsonic, supersonic and sonic faces (the entropy fix active and not); its tangent-mode Jacobian equals Debian's ADOL-C
--- jacobian() on the same kernel text retyped as adoubles (spec/adolc/roe.cpp)
--- to 1e-12 relative; and the tangent code of `cgwb flatten --emit tangent`,
--- compiled, gives that Jacobian too.  Then the generated block of the
--- flattening benchmark (scripts/kbench-flat.lua): N active assignments in
--- one basic block, deterministic, and run by the interpreter as compiled.
+-- subsonic, supersonic and sonic faces (the entropy fix active and not); its
+-- tangent-mode Jacobian equals Debian's ADOL-C jacobian() on the same kernel
+-- text retyped as adoubles (spec/adolc/roe.cpp) to 1e-12 relative; and the
+-- tangent code of `cgwb flatten --emit tangent`, compiled, gives that Jacobian
+-- too.  Then the generated block of the flattening benchmark (scripts/kbench-
+-- flat.lua): N active assignments in one basic block, deterministic, and run
+-- by the interpreter as compiled.
 local H = require "spec.helper"
 local core = require "cgwb.core"
 local kparse = require "cgwb.kparse"
