@@ -5,11 +5,11 @@
 -- leaves the flux the compiled C computes, bit for bit, at states covering
 -- subsonic, supersonic and sonic faces (the entropy fix active and not); its
 -- tangent-mode Jacobian equals Debian's ADOL-C jacobian() on the same kernel
--- text retyped as adoubles (spec/adolc/roe.cpp) to 1e-12 relative; and the
+-- text retyped as adoubles (spec/adolc/roe.cpp) to 1e-12 of each row; and the
 -- tangent code of `cgwb flatten --emit tangent`, compiled, gives that Jacobian
--- too.  Then the generated block of the flattening benchmark (scripts/kbench-
--- flat.lua): N active assignments in one basic block, deterministic, and run
--- by the interpreter as compiled.
+-- too.  Then the generated block of the flattening benchmark
+-- (scripts/kbench-flat.lua): N active assignments in one basic block,
+-- deterministic, and run by the interpreter as compiled.
 local H = require "spec.helper"
 local core = require "cgwb.core"
 local kparse = require "cgwb.kparse"
