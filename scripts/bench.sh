@@ -278,3 +278,4 @@ queue, re-asked for the neighbours of each eliminated vertex) against the built-
 Target: within 5x.
 EOT
 sh scripts/bench-kernel.sh
+sh scripts/bench-flatten.sh

@@ -208,7 +208,10 @@ describe("the kernel interpreter", function()
         end
       end
       cases[1].text = text:gsub("static ", "")
-      assert.are.equal(compiled(cases), interpreted(k, cases), path)
+      -- C does not specify a NaN's sign, and which of two NaN operands an operation
+      -- passes on depends on the compiler's operand order (roe.c at unphysical states).
+      local function nan(t) return (t:gsub("%-nan", "nan")) end
+      assert.are.equal(nan(compiled(cases)), nan(interpreted(k, cases)), path)
     end
   end)
 

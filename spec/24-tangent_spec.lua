@@ -186,7 +186,9 @@ local function check(cases)
     local g = assert(got[n], c.label .. ": no output")
     for a, arr in ipairs(c.run.arrays) do
       if (c.call.arrays[a].type or "double") == "double" then
-        H.assert_bits(arr.values, g.P[a], c.label .. ": primal of array " .. a .. "\n" .. c.code)
+        -- C does not specify a NaN's sign (roe.c at unphysical states): any NaN is one NaN here
+        local function nan1(t) local o = {} for i, v in ipairs(t) do o[i] = v ~= v and 0 / 0 or v end return o end
+        H.assert_bits(nan1(arr.values), nan1(g.P[a]), c.label .. ": primal of array " .. a .. "\n" .. c.code)
       end
     end
     for r, row in ipairs(c.J.rows) do
