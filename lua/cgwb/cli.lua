@@ -1046,7 +1046,8 @@ commands.flatten = {
     p:flag("--json", "Machine-readable output (doc/flattening.md, \"cgwb flatten\").")
     option(p, "--dot", "Write the term graphs as DOT to FILE (- for standard output).")
     option(p, "--xaif", "Write the flattened function as XAIF to FILE (- for standard output).")
-    option(p, "--emit", "Write code: 'tangent' (preaccumulated tangent code, to -o)."):choices { "tangent" }
+    option(p, "--emit", "Write code: 'tangent' (preaccumulated tangent code, to -o), 'tangent-vector' (its "
+      .. "vector mode, F_dv: many directions a call)."):choices { "tangent", "tangent-vector" }
     option(p, "-o --output", "The file --emit writes (- for standard output).")
     option(p, "--order", "Elimination ordering of the subgraphs, as `cgwb eliminate --order` takes it.",
       "markowitz")
@@ -1075,7 +1076,7 @@ commands.flatten = {
     if a.dot then outputs[#outputs + 1] = { a.dot, flatten.dot(res) } end
     if a.xaif then outputs[#outputs + 1] = { a.xaif, check(needed("cgwb.xaif", "--xaif").write(k, fname, res, opts)) } end
     if a.emit then
-      local eopts = { order = spec }
+      local eopts = { order = spec, vector = a.emit == "tangent-vector" }
       for key, v in pairs(opts) do eopts[key] = v end
       outputs[#outputs + 1] = { a.output, check(needed("cgwb.tangent", "--emit tangent").emit(k, fname, eopts)) }
     end

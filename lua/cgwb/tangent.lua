@@ -363,11 +363,51 @@ function F:tname(s)
   return self.gen.tname[s]
 end
 
---- The tangent of an lvalue or use e (VAR or ELEM of a double) as C.
+--- The tangent of an lvalue or use e (VAR or ELEM of a double) as C; in
+-- vector mode its direction cg_i (a line of a loop over the directions).
 function F:tlvalue(e)
   local s = self:get("expr", e, "SYM")
+  if self.gen.vector then
+    if self:is_global(s) and self:get("sym", s, "NDIM") == 0 then return "0.0" end
+    return self:tcell(e) .. "[" .. self.gen.prefix .. "i]"
+  end
   if self:op(e) == "var" then return self:tname(s) end
   return self:tname(s) .. self.u:subs(e, s)
+end
+
+--- Vector mode: the nd tangents of the cell of e (VAR or ELEM) as a
+-- pointer; cell c of an array or pointer at its tangent + c * nd.
+function F:tcell(e)
+  local s = self:get("expr", e, "SYM")
+  if self:op(e) == "var" then return self:tname(s) end
+  return "(" .. self:tname(s) .. " + " .. self:cells(e, s) .. " * " .. self.gen.prefix .. "nd)"
+end
+
+--- The row-major cell index of ELEM or ADDR e on symbol s, as C.
+function F:cells(e, s)
+  local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
+  if self:get("sym", s, "NDIM") == 2 then
+    local row = "(" .. self.u:expr(a, true) .. ") * " .. self:get("sym", s, "DIM1")
+    if b < 0 then return "(" .. row .. ")" end
+    return "(" .. row .. " + (" .. self.u:expr(b, true) .. "))"
+  end
+  return "(" .. self.u:expr(a, true) .. ")"
+end
+
+--- A tangent local by name: itself (star: through the pointer), in vector
+-- mode its direction cg_i.
+function F:dref(name, star)
+  if self.gen.vector then return name .. "[" .. self.gen.prefix .. "i]" end
+  return (star or "") .. name
+end
+
+--- A line setting tangents: in vector mode the loop over the directions.
+function F:tline(text, def, uses)
+  if self.gen.vector then
+    local P = self.gen.prefix
+    text = ("for (%si = 0; %si < %snd; %si++) %s"):format(P, P, P, P, text)
+  end
+  self:line(text, def, uses)
 end
 
 --- The tangent of a pointer expression (the tangent pointer aliases as the
@@ -379,12 +419,18 @@ function F:tpointer(e)
   if op == "addr" then
     local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
     local ndim, t = self:get("sym", s, "NDIM"), self:tname(s)
+    if self.gen.vector then
+      if a < 0 then return t end -- a scalar's tangents are an array already
+      return "(" .. t .. " + " .. self:cells(e, s) .. " * " .. self.gen.prefix .. "nd)"
+    end
     if a < 0 then return ndim > 0 and t or ("&" .. t) end
     if ndim == 2 and b < 0 then return t .. "[" .. self.u:expr(a, true) .. "]" end
     return "&" .. t .. self.u:subs(e, s)
   end
   if op == "ptradd" then
-    return "(" .. self:tpointer(self:get("expr", e, "A")) .. " + " .. self.u:expr(self:get("expr", e, "B")) .. ")"
+    local k = self.u:expr(self:get("expr", e, "B"))
+    if self.gen.vector then k = k .. " * " .. self.gen.prefix .. "nd" end -- nd tangents a cell
+    return "(" .. self:tpointer(self:get("expr", e, "A")) .. " + " .. k .. ")"
   end
   if op == "cond" then
     return "(" .. self.u:expr(self:get("expr", e, "A")) .. " ? " .. self:tpointer(self:get("expr", e, "B"))
@@ -453,7 +499,7 @@ function F:passive_assign(st)
       self:line(primal)
       self:line(self:tname(s) .. " = " .. self:tpointer(rhs) .. ";")
     else
-      self:line(self:tlvalue(lhs) .. " = 0.0;") -- before the write: the subscript reads the old state
+      self:tline(self:tlvalue(lhs) .. " = 0.0;") -- before the write: the subscript reads the old state
       self:line(primal)
     end
   else
@@ -468,23 +514,28 @@ function F:call(st)
   local g = self:get("stmt", st, "X0")
   local first, n, lhs = self:get("stmt", st, "X1"), self:get("stmt", st, "X2"), self:get("stmt", st, "X3")
   local sym0 = self:get("func", g, "SYM0")
-  local args = {}
+  local args = { gen.vector and (gen.prefix .. "nd") or nil }
   for i = 1, n do
     local a, p = u.flat.args[first + i], sym0 + i - 1
     args[#args + 1] = u:expr(a, true)
     if self:is_double_sym(p) then
       local ptr = self:get("sym", p, "PTR") == 1 or self:get("sym", p, "NDIM") > 0
-      args[#args + 1] = ptr and self:tpointer(a) or self:texpr(a)
+      if ptr then args[#args + 1] = self:tpointer(a)
+      elseif gen.vector then -- a by-value argument's tangents: an array of nd
+        local t = self:temp("a" .. i, true)
+        self:tline(t .. "[" .. gen.prefix .. "i] = " .. self:texpr(a) .. ";")
+        args[#args + 1] = t
+      else args[#args + 1] = self:texpr(a) end
     end
   end
   local call = gen.fname_d[g] .. "("
   if LAY.types[self:get("func", g, "RET") + 1] == "double" then
-    local r, rd = self:temp("r"), self:temp("rd")
-    args[#args + 1] = "&" .. rd
+    local r, rd = self:temp("r"), self:temp("rd", gen.vector)
+    args[#args + 1] = (gen.vector and "" or "&") .. rd
     call = call .. table.concat(args, ", ") .. ")"
     if lhs >= 0 then
       self:line(r .. " = " .. call .. ";")
-      self:line(self:tlvalue(lhs) .. " = " .. rd .. ";") -- both lvalues on the state after the call
+      self:tline(self:tlvalue(lhs) .. " = " .. rd .. (gen.vector and ("[" .. gen.prefix .. "i]") or "") .. ";") -- both lvalues on the state after the call
       self:line(u:expr(lhs, true) .. " = " .. r .. ";")
     else
       self:line(call .. ";")
@@ -495,12 +546,13 @@ function F:call(st)
   self:line((lhs >= 0 and (u:expr(lhs, true) .. " = ") or "") .. call .. ";")
 end
 
---- A function-wide temporary double (declared once).
-function F:temp(base)
+--- A function-wide temporary double (declared once); vec: an array of
+-- CG_MAXDIR (vector mode's tangents).
+function F:temp(base, vec)
   local name = self.gen.prefix .. base
   if not self.temps[name] then
     self.temps[name] = true
-    self.temp_list[#self.temp_list + 1] = name
+    self.temp_list[#self.temp_list + 1] = name .. (vec and "[CG_MAXDIR] = {0.0}" or "") -- zero: gcc's -Wmaybe-uninitialized
   end
   return name
 end
@@ -562,7 +614,8 @@ function F:stmt(st)
   elseif kind == "return" then
     local x = self:get("stmt", st, "X0")
     if x >= 0 and self.ret_double then
-      self:line("*" .. self.ret_d .. " = " .. self:texpr(x) .. ";")
+      if self.gen.vector then self:tline(self.ret_d .. "[" .. self.gen.prefix .. "i] = " .. self:texpr(x) .. ";")
+      else self:line("*" .. self.ret_d .. " = " .. self:texpr(x) .. ";") end
     end
     self:line(x >= 0 and ("return " .. self.u:expr(x, true) .. ";") or "return;")
   elseif kind == "break" then
@@ -610,7 +663,7 @@ function F:val(e)
     if g.sg.vertices[v].kind == "independent" and not g.have[v] then
       g.have[v], g.made[v] = true, true
       self:line(g.V[v] .. " = " .. u:expr(e, true) .. ";")
-      self:line(g.D[v] .. " = " .. self:tlvalue(e) .. ";", g.D[v], {}) -- the same cell as the primal
+      self:tline(self:dref(g.D[v]) .. " = " .. self:tlvalue(e) .. ";", g.D[v], {}) -- the same cell as the primal
     end
     return g.V[v]
   end
@@ -685,10 +738,10 @@ function F:active(st)
       g.targets[d] = self:tlvalue(lhs)
     else
       local t = self.gen.prefix .. "t" .. d
-      g.targets[d] = "*" .. t
+      g.targets[d] = self:dref(t, "*")
       g.ptrs = g.ptrs or {}
       g.ptrs[#g.ptrs + 1] = t
-      self:line(t .. " = &" .. self:tlvalue(lhs) .. ";") -- the cell as the statement writes it
+      self:line(t .. " = " .. (self.gen.vector and self:tcell(lhs) or ("&" .. self:tlvalue(lhs))) .. ";") -- the cell as the statement writes it
     end
   end
   self:line(u:expr(lhs, true) .. " = " .. root .. ";")
@@ -721,9 +774,10 @@ function F:rows(w, pred)
     return a < b
   end)
   for _, d in ipairs(order_d) do
-    local sum, uses, m = row_sum(g.st, w, pred, d, function(x) return g.D[x] end)
+    local sum, uses, m = row_sum(g.st, w, pred, d, function(x) return self:dref(g.D[x]) end)
     app = app + m
-    self:line(g.targets[d] .. " = " .. sum .. ";", nil, uses)
+    for i, x in ipairs(uses) do uses[i] = x:gsub("%[.*$", "") end -- the locals' names
+    self:tline(g.targets[d] .. " = " .. sum .. ";", nil, uses)
   end
   return app
 end
@@ -736,13 +790,26 @@ function F:declare(kept)
   local set, decl, ws = {}, {}, {}
   for _, l in ipairs(kept) do if l.def then set[l.def] = true end end
   for v = 1, #g.sg.vertices do if g.made[v] then decl[#decl + 1] = g.V[v] .. " = 0.0" end end
-  for v = 1, #g.sg.vertices do if set[g.D[v]] then decl[#decl + 1] = g.D[v] .. " = 0.0" end end
+  local dv = {} -- vector mode: the independents' tangents, arrays zeroed on the nd directions
+  for v = 1, #g.sg.vertices do
+    if set[g.D[v]] then
+      if self.gen.vector then dv[#dv + 1] = g.D[v] else decl[#decl + 1] = g.D[v] .. " = 0.0" end
+    end
+  end
   for name in pairs(set) do if name:sub(1, #P + 1) == P .. "w" then ws[#ws + 1] = name end end
   table.sort(ws)
   for _, name in ipairs(ws) do decl[#decl + 1] = name .. " = 0.0" end -- 0: a side of ?: not taken
   if #decl > 0 then self:line("double " .. table.concat(decl, ", ") .. ";") end
+  if #dv > 0 then
+    self:line("double " .. table.concat(dv, "[CG_MAXDIR], ") .. "[CG_MAXDIR];")
+  end
   if g.conds then self:line("int " .. table.concat(g.conds, ", ") .. ";") end
   if g.ptrs then self:line("double *" .. table.concat(g.ptrs, ", *") .. ";") end
+  if #dv > 0 then -- zero: an independent read on a side of ?: not taken
+    local z = {}
+    for i, name in ipairs(dv) do z[i] = self:dref(name) .. " = 0.0;" end
+    self:tline(#z == 1 and z[1] or ("{ " .. table.concat(z, " ") .. " }"))
+  end
 end
 
 --- Closes the open subgraph: elimination, the dependents' tangents in
@@ -782,20 +849,59 @@ function F:emit()
   self.ret_d = gen.ret_name[f]
   local out = { gen:signature(f) .. " {" }
   local body = {}
+  local P, zero = gen.prefix, {} -- vector mode: the tangent locals zeroed on the nd directions
   self.sinks, self.ind = { body }, 1
   for s = sym0 + np, sym0 + ns - 1 do
     local line = u:sym_decl(s) .. ";"
     body[#body + 1] = { ind = 1, text = line }
     if self:is_double_sym(s) then
       local t = gen:decl_as(s, gen.tname[s], false)
-      local ndim = self:get("sym", s, "NDIM")
-      local init = (ndim > 0 and self:get("sym", s, "PTR") == 0) and (ndim == 2 and " = {{0.0}}" or " = {0.0}")
-        or (self:get("sym", s, "PTR") == 1 and " = 0" or " = 0.0")
+      local ndim, ptr = self:get("sym", s, "NDIM"), self:get("sym", s, "PTR")
+      local init = (ndim > 0 and ptr == 0) and (ndim == 2 and " = {{0.0}}" or " = {0.0}")
+        or (ptr == 1 and " = 0" or " = 0.0")
+      if gen.vector and ptr == 0 then -- cell c's tangents at c * nd (an array: flat)
+        local cells = ndim == 0 and 1 or ndim == 1 and self:get("sym", s, "DIM0")
+          or self:get("sym", s, "DIM0") * self:get("sym", s, "DIM1")
+        t = "double " .. gen.tname[s] .. "[" .. (cells == 1 and "" or (cells .. " * ")) .. "CG_MAXDIR]"
+        init = ""
+        zero[#zero + 1] = { name = gen.tname[s], cells = cells }
+      end
       body[#body + 1] = { ind = 1, text = t .. init .. ";" }
+    end
+  end
+  if gen.vector then
+    local copies = {}
+    for s = sym0, sym0 + np - 1 do
+      if self:is_double_sym(s) and self:get("sym", s, "PTR") == 0 and self:get("sym", s, "NDIM") == 0 then
+        body[#body + 1] = { ind = 1, text = "double " .. gen.tname[s] .. "[CG_MAXDIR];" }
+        copies[#copies + 1] = gen.tname[s] .. "[" .. P .. "i] = " .. P .. "in_" .. gen.tname[s] .. "[" .. P .. "i];"
+      end
+    end
+    for i = 1, #copies, 4 do
+      zero[#zero + 1] = { text = table.concat(copies, " ", i, math.min(#copies, i + 3)) }
+    end
+    body[#body + 1] = { ind = 1, text = "int " .. P .. "i;" }
+    local check = ("if (%snd < 0 || %snd > CG_MAXDIR) return%s;"):format(P, P,
+      self.ret_double and " NAN" or (LAY.types[self:get("func", f, "RET") + 1] == "int" and " 0" or ""))
+    body[#body + 1] = { ind = 1, text = check }
+    local ones = {}
+    for _, z in ipairs(zero) do
+      if z.text then
+        body[#body + 1] = { ind = 1, text = ("for (%si = 0; %si < %snd; %si++) { %s }"):format(P, P, P, P, z.text) }
+      elseif z.cells == 1 then ones[#ones + 1] = z.name .. "[" .. P .. "i] = 0.0;"
+      else
+        body[#body + 1] = { ind = 1, text = ("for (%si = 0; %si < %d * %snd; %si++) %s[%si] = 0.0;"):format(P, P,
+          z.cells, P, P, z.name, P) }
+      end
+    end
+    for i = 1, #ones, 8 do
+      body[#body + 1] = { ind = 1, text = ("for (%si = 0; %si < %snd; %si++) { %s }"):format(P, P, P, P,
+        table.concat(ones, " ", i, math.min(#ones, i + 7))) }
     end
   end
   local ndecl = #body
   local voids = {} -- a tangent (or a local of F) may be set and never read: no -Wunused warning
+  if gen.vector then voids[1] = "(void)" .. P .. "nd;" end
   for s = sym0, sym0 + ns - 1 do
     voids[#voids + 1] = "(void)" .. u.cname[s] .. ";"
     if self:is_double_sym(s) then voids[#voids + 1] = "(void)" .. gen.tname[s] .. ";" end
@@ -842,7 +948,12 @@ function G:zero_global(s)
     local name = self.prefix .. "zero_" .. u.cname[s]
     self.zeros[s] = name
     local init = u:get("sym", s, "NDIM") == 2 and " = {{0.0}};" or " = {0.0};"
-    self.zero_list[#self.zero_list + 1] = "static " .. self:decl_as(s, name, false) .. init
+    local decl = self:decl_as(s, name, false)
+    if self.vector then -- flat, nd tangents a cell
+      local cells = u:get("sym", s, "DIM0") * (u:get("sym", s, "NDIM") == 2 and u:get("sym", s, "DIM1") or 1)
+      decl, init = decl:gsub("%[.*$", "") .. "[" .. cells .. " * CG_MAXDIR]", " = {0.0};"
+    end
+    self.zero_list[#self.zero_list + 1] = "static " .. decl .. init
   end
   return self.zeros[s]
 end
@@ -852,10 +963,23 @@ end
 function G:signature(f)
   local u = self.u
   local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
-  local parts = {}
+  local parts = { self.vector and ("int " .. self.prefix .. "nd") or nil }
   for s = sym0, sym0 + np - 1 do
     parts[#parts + 1] = u:param(s)
-    if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then parts[#parts + 1] = self:decl_as(s, self.tname[s], true) end
+    if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
+      if self.vector then -- by value or not: a flat pointer to nd tangents a cell
+        local q = u:get("sym", s, "QUAL")
+        local ind = u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0
+        if ind then
+          parts[#parts + 1] = ((q & LAY.qual.const) ~= 0 and "const " or "") .. "double *"
+            .. ((q & LAY.qual.restrict) ~= 0 and "restrict " or "") .. self.tname[s]
+        else -- copied into a local array of that name: F may assign its by-value copy
+          parts[#parts + 1] = "const double *" .. self.prefix .. "in_" .. self.tname[s]
+        end
+      else
+        parts[#parts + 1] = self:decl_as(s, self.tname[s], true)
+      end
+    end
   end
   local ret = LAY.types[u:get("func", f, "RET") + 1]
   if ret == "double" then parts[#parts + 1] = "double *" .. self.ret_name[f] end
@@ -1028,6 +1152,9 @@ function G:head(funcs, body)
       head[#head + 1] = nest_rows(u, s, u.out[1])
     end
   end
+  if self.vector then
+    head[#head + 1] = "#ifndef CG_MAXDIR\n#define CG_MAXDIR 64 /* the most directions of one call */\n#endif"
+  end
   for _, z in ipairs(self.zero_list) do head[#head + 1] = z end
   for _, f in ipairs(funcs) do head[#head + 1] = self:signature(f) .. ";" end
   return table.concat(head, "\n")
@@ -1048,9 +1175,9 @@ function M.emit(k, fname, opts)
   local flat = k:flat()
   local u = unparse.writer(flat, LAY)
   local gen = setmetatable({ u = u, spec = spec, opts = opts, zeros = {}, zero_list = {}, report_subs = {},
-                             sub_of = {}, key_of = {}, fname_d = {} }, G)
+                             sub_of = {}, key_of = {}, fname_d = {}, vector = opts.vector and true or false }, G)
   local funcs = reachable(u, fid - 1)
-  for _, f in ipairs(funcs) do gen.fname_d[f] = u:name_of("func", f) .. "_d" end
+  for _, f in ipairs(funcs) do gen.fname_d[f] = u:name_of("func", f) .. (gen.vector and "_dv" or "_d") end
   for _, f in ipairs(funcs) do
     for g = 0, u.nfunc - 1 do
       if u:name_of("func", g) == gen.fname_d[f] then
