@@ -805,7 +805,7 @@ function F:declare(kept)
   end
   if g.conds then self:line("int " .. table.concat(g.conds, ", ") .. ";") end
   if g.ptrs then self:line("double *" .. table.concat(g.ptrs, ", *") .. ";") end
-  if #dv > 0 then -- zero: an independent read on a side of ?: not taken
+  if #dv > 0 and g.conds then -- zero: an independent read on a side of ?: not taken
     local z = {}
     for i, name in ipairs(dv) do z[i] = self:dref(name) .. " = 0.0;" end
     self:tline(#z == 1 and z[1] or ("{ " .. table.concat(z, " ") .. " }"))
