@@ -279,6 +279,50 @@ describe("the vector tangent code F_dv", function()
     assert.equal(assert(tangent.emit(k, "fig2")), assert(tangent.emit(k, "fig2", { vector = false })))
   end)
 
+  it("refuses nd out of 0..CG_MAXDIR at run time, touching nothing; nd = 0 gives the primal alone", function()
+    local k = assert(cgwb.read_kernel(K .. "utke-fig2.c"))
+    local code = assert(tangent.emit(k, "fig2", { vector = true }))
+    local drv = code .. [[
+#include <stdio.h>
+int main(void) {
+  double z[4] = {1.5, 2.5, 0.5, 3.0}, zd[12] = {0.0}, xd[3] = {1.0, 0.0, 0.0}, rd[3] = {7.0, 7.0, 7.0}, y;
+  y = fig2_dv(3, 0.75, xd, z, zd, 1, rd);   /* CG_MAXDIR is 2 here */
+  printf("%a %a %a %a\n", y, z[0], zd[0], rd[0]);
+  y = fig2_dv(-1, 0.75, xd, z, zd, 1, rd);
+  printf("%a %a %a %a\n", y, z[0], zd[0], rd[0]);
+  y = fig2_dv(0, 0.75, xd, z, zd, 1, rd);
+  printf("%a %a %a %a\n", y, z[0], zd[0], rd[0]);
+  return 0;
+}
+]]
+    local src, exe = H.write(H.tmp(".c"), drv), H.tmp(".exe")
+    assert.is_true(os.execute(("%s -DCG_MAXDIR=2 -o %s %s -lm"):format(CC, exe, src)) == true)
+    local p = assert(io.popen(exe))
+    local out = p:read("a")
+    p:close()
+    os.remove(src); os.remove(exe)
+    local lines = {}
+    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.equal(3, #lines)
+    for i = 1, 2 do -- NaN, and z, zd, rd as they were
+      local y, rest = lines[i]:match("^(%S+) (.*)$")
+      assert.truthy(y:find("nan"), lines[i])
+      assert.equal(("%a %a %a"):format(1.5, 0.0, 7.0), rest)
+    end
+    -- nd = 0: z[0] = -(z[0] * x), the result z[1] / x, no tangent written
+    assert.equal(("%a %a %a %a"):format(2.5 / 0.75, -(1.5 * 0.75), 0.0, 7.0), lines[3])
+  end)
+
+  it("is written by cgwb flatten --emit tangent-vector", function()
+    local out = H.tmp(".c")
+    local ok = os.execute(("scripts/cgwb flatten %sutke-fig2.c --function fig2 --emit tangent-vector -o %s > /dev/null")
+      :format(K, out))
+    assert.is_true(ok == true)
+    local k = assert(cgwb.read_kernel(K .. "utke-fig2.c"))
+    assert.equal(assert(tangent.emit(k, "fig2", { vector = true })), H.read(out))
+    os.remove(out)
+  end)
+
   it("gives the interpreter's Jacobian and F_d's bits on every example kernel, separate and aliased", function()
     local r = rng.new(29)
     local p = io.popen("ls " .. K .. "*.c")
