@@ -535,7 +535,8 @@ function F:call(st)
     call = call .. table.concat(args, ", ") .. ")"
     if lhs >= 0 then
       self:line(r .. " = " .. call .. ";")
-      self:tline(self:tlvalue(lhs) .. " = " .. rd .. (gen.vector and ("[" .. gen.prefix .. "i]") or "") .. ";") -- both lvalues on the state after the call
+      local rv = gen.vector and (rd .. "[" .. gen.prefix .. "i]") or rd
+      self:tline(self:tlvalue(lhs) .. " = " .. rv .. ";") -- both lvalues on the state after the call
       self:line(u:expr(lhs, true) .. " = " .. r .. ";")
     else
       self:line(call .. ";")
@@ -552,7 +553,8 @@ function F:temp(base, vec)
   local name = self.gen.prefix .. base
   if not self.temps[name] then
     self.temps[name] = true
-    self.temp_list[#self.temp_list + 1] = name .. (vec and "[CG_MAXDIR] = {0.0}" or "") -- zero: gcc's -Wmaybe-uninitialized
+    -- an array zeroed: gcc's -Wmaybe-uninitialized cannot see the loop over nd fill it
+    self.temp_list[#self.temp_list + 1] = name .. (vec and "[CG_MAXDIR] = {0.0}" or "")
   end
   return name
 end
@@ -741,7 +743,8 @@ function F:active(st)
       g.targets[d] = self:dref(t, "*")
       g.ptrs = g.ptrs or {}
       g.ptrs[#g.ptrs + 1] = t
-      self:line(t .. " = " .. (self.gen.vector and self:tcell(lhs) or ("&" .. self:tlvalue(lhs))) .. ";") -- the cell as the statement writes it
+      local cell = self.gen.vector and self:tcell(lhs) or ("&" .. self:tlvalue(lhs))
+      self:line(t .. " = " .. cell .. ";") -- the cell as the statement writes it
     end
   end
   self:line(u:expr(lhs, true) .. " = " .. root .. ";")
