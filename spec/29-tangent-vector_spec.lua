@@ -321,6 +321,12 @@ int main(void) {
     local k = assert(cgwb.read_kernel(K .. "utke-fig2.c"))
     assert.equal(assert(tangent.emit(k, "fig2", { vector = true })), H.read(out))
     os.remove(out)
+    local log = H.tmp(".log")
+    local _, _, status = os.execute(("scripts/cgwb flatten %sutke-fig2.c --function fig2 --emit tangent-vector 2>%s")
+      :format(K, log))
+    assert.equal(2, status)
+    assert.truthy(H.read(log):find("--emit tangent-vector needs -o OUT.c", 1, true))
+    os.remove(log)
   end)
 
   it("gives the interpreter's Jacobian and F_d's bits on every example kernel, separate and aliased", function()

@@ -1054,7 +1054,7 @@ commands.flatten = {
   end,
   run = function(a)
     if is_xaif(a.input) then return flatten_xaif(a) end
-    if a.emit and not a.output then fail(2, "--emit tangent needs -o OUT.c") end
+    if a.emit and not a.output then fail(2, "--emit " .. a.emit .. " needs -o OUT.c") end
     if a.output and not a.emit then fail(2, "-o needs --emit tangent") end
     local to_stdout = one_stdout(a)
     assumptions(a.assume)
