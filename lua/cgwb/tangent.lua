@@ -429,7 +429,8 @@ local function shape_key(sg)
 end
 
 -- subgraph_cost through cache (nil: none): the costs by shape_key, the
--- orders by graph text.  A fresh table each time.
+-- orders by graph text.  A fresh table each time.  For the statement-level
+-- graphs, which repeat a few shapes.
 local function cost_of(sg, spec, opts, cache)
   local c
   if cache then
@@ -456,7 +457,7 @@ local function sum_costs(res, spec, opts)
   for b, blk in ipairs(active_blocks(res)) do
     per[b] = {}
     for s, sg in ipairs(blk.subgraphs) do
-      local c = cost_of(sg, spec, opts, cache)
+      local c = subgraph_cost(sg, spec, opts, cache and cache.text) -- mostly of a shape of their own
       per[b][s] = c
       add_cost(tot, c)
       for _, g in ipairs(statement_graphs(sg)) do add_cost(stl, cost_of(g, spec, opts, cache)) end
