@@ -412,35 +412,69 @@ local active_blocks = require("cgwb.flatten").active_blocks
 
 -- Sums the costs of every subgraph of res: per-subgraph table and totals,
 -- and the totals of the statement-level graphs.
--- Everything of sg that subgraph_cost reads, as a string: its vertices'
--- kinds and operations, edges, independents and dependents.
-local function shape_key(sg)
-  local t = { #sg.vertices }
-  for _, vx in ipairs(sg.vertices) do t[#t + 1] = vx.kind == "independent" and "i" or (vx.kind .. ":" .. tostring(vx.op)) end
-  t[#t + 1] = "e"
-  for _, e in ipairs(sg.edges) do t[#t + 1] = e[1]; t[#t + 1] = e[2]; t[#t + 1] = e[3] end
-  t[#t + 1] = "x"
-  for _, v in ipairs(sg.independents) do t[#t + 1] = v end
-  t[#t + 1] = "y"
-  for _, d in ipairs(sg.dependents) do
-    t[#t + 1] = d.vertex .. (d.augmented and "a" or "") .. (d.collapsed and "c" or "")
+-- Adds the statement-level costs of sg to tot: those of statement_graphs(sg).
+-- With cache, each statement's shape (its graph's vertex kinds and
+-- operations, edges, independents and dependent: all subgraph_cost reads)
+-- is a key made from sg directly, and its graph is built and costed only
+-- for a shape not met before (the statements repeat a few shapes).
+local function add_statement_costs(tot, sg, spec, opts, cache)
+  if not cache then
+    for _, g in ipairs(statement_graphs(sg)) do add_cost(tot, subgraph_cost(g, spec, opts)) end
+    return
   end
-  return table.concat(t, " ")
-end
-
--- subgraph_cost through cache (nil: none): the costs by shape_key, the
--- orders by graph text.  A fresh table each time.  For the statement-level
--- graphs, which repeat a few shapes.
-local function cost_of(sg, spec, opts, cache)
-  local c
-  if cache then
-    local key = shape_key(sg)
-    c = cache.shape[key]
-    if not c then c = subgraph_cost(sg, spec, opts, cache.text); cache.shape[key] = c end
-  else
-    c = subgraph_cost(sg, spec, opts)
+  local verts = sg.vertices
+  local read_def, dep_stmt = {}, {}
+  for _, r in ipairs(sg.reads) do if r.def then read_def[r.def] = true end end
+  for _, d in ipairs(sg.dependents) do dep_stmt[d.stmt] = true end
+  local ops_of, edges_of = {}, {}
+  for v, vx in ipairs(verts) do
+    if vx.kind ~= "independent" then
+      ops_of[vx.stmt] = ops_of[vx.stmt] or {}
+      table.insert(ops_of[vx.stmt], v)
+    end
   end
-  return { mults = c.mults, nontrivial = c.nontrivial, application = c.application, tangent = c.tangent }
+  for _, e in ipairs(sg.edges) do
+    local st = verts[e[2]].stmt
+    edges_of[st] = edges_of[st] or {}
+    table.insert(edges_of[st], e)
+  end
+  local seen, feeds, map = {}, {}, {} -- seen, feeds: stamped with the statement
+  for _, st in ipairs(sg.statements) do
+    local ops = ops_of[st]
+    if ops then
+      local edges, srcs = edges_of[st], {}
+      for _, e in ipairs(edges) do
+        local a = e[1]
+        local va = verts[a]
+        if va.stmt == st and va.kind ~= "independent" then feeds[a] = st
+        elseif seen[a] ~= st then seen[a] = st; srcs[#srcs + 1] = a end
+      end
+      table.sort(srcs)
+      local t, ns = { #srcs + #ops }, #srcs
+      for i, v in ipairs(srcs) do map[v] = i; t[#t + 1] = "i" end
+      local root
+      for i, v in ipairs(ops) do
+        map[v] = ns + i
+        local vx = verts[v]
+        t[#t + 1] = vx.kind .. ":" .. tostring(vx.op)
+        if feeds[v] ~= st then root = v end
+      end
+      t[#t + 1] = "e"
+      for _, e in ipairs(edges) do t[#t + 1] = map[e[1]]; t[#t + 1] = map[e[2]]; t[#t + 1] = e[3] end
+      t[#t + 1] = "x"
+      for i = 1, ns do t[#t + 1] = i end
+      t[#t + 1] = "y"
+      local read = dep_stmt[st] or read_def[st]
+      if read then t[#t + 1] = map[root] end
+      local key = table.concat(t, " ")
+      local c = cache.shape[key]
+      if not c then
+        c = subgraph_cost(statement_graph(ops, edges, verts, read, st), spec, opts, cache.text)
+        cache.shape[key] = c
+      end
+      add_cost(tot, c)
+    end
+  end
 end
 
 local function sum_costs(res, spec, opts)
@@ -460,7 +494,7 @@ local function sum_costs(res, spec, opts)
       local c = subgraph_cost(sg, spec, opts, cache and cache.text) -- mostly of a shape of their own
       per[b][s] = c
       add_cost(tot, c)
-      for _, g in ipairs(statement_graphs(sg)) do add_cost(stl, cost_of(g, spec, opts, cache)) end
+      add_statement_costs(stl, sg, spec, opts, cache)
     end
   end
   return per, tot, stl
