@@ -489,6 +489,38 @@ describe("costs", function()
     end
   end)
 
+  it("tangent.costs counts what the emitted code does, per subgraph, under cached and uncached orderings", function()
+    -- tangent.costs replays each elimination on integer keys and reuses the
+    -- costs of graphs of the same shape; emit counts the products it writes
+    local r = rng.new(1931)
+    local ks = {}
+    local p = io.popen("ls " .. K .. "*.c")
+    for path in p:lines() do
+      local k = assert(cgwb.read_kernel(path))
+      for _, f in ipairs(k:functions()) do ks[#ks + 1] = { k, f.name } end
+    end
+    p:close()
+    for n = 1, 25 do
+      local text, info = kgen.kernel(r, { name = "kern" .. n })
+      ks[#ks + 1] = { assert(cgwb.read_kernel(text, "kgen.c")), info.name }
+    end
+    p = io.popen("lua5.4 scripts/kbench-flat.lua 400 3") -- many subgraphs of repeated shapes
+    ks[#ks + 1] = { assert(cgwb.read_kernel(p:read("a"), "big.c")), "f" }
+    p:close()
+    local compared = 0
+    for _, kf in ipairs(ks) do
+      for _, order in ipairs { "markowitz", "min-fill,forward", "random" } do
+        local _, report = tangent.emit(kf[1], kf[2], { order = order, seed = 5 })
+        if report then
+          local rep = tangent.costs(assert(core.kernel_flatten(kf[1], kf[2])), { order = order, seed = 5 })
+          assert.same(report.subgraphs, rep.subgraphs, kf[2] .. " " .. order)
+          for _, blk in ipairs(rep.subgraphs) do compared = compared + #blk end
+        end
+      end
+    end
+    assert.is_true(compared > 500, "subgraphs compared: " .. compared)
+  end)
+
   it("preaccumulation is no dearer than statement level on the examples that flatten to one graph", function()
     for _, f in ipairs { { "utke-fig1.c", "fig1" }, { "hovland-fig1-locals.c", "fig1" },
                          { "hovland-sec5.c", "sec5" }, { "stencil1d.c", "heat" } } do

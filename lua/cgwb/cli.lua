@@ -1068,7 +1068,9 @@ commands.flatten = {
     local opts = { split = a.split, assume = assumptions_for(k, id, a.assume), prune = a.prune,
                    independents = name_list(a.independents, "--independents"),
                    dependents = name_list(a.dependents, "--dependents") }
+    collectgarbage() -- the parse's garbage, before the flattening's tables (peak memory)
     local res = check(flatten.run(k, fname, opts))
+    collectgarbage() -- the analyses' garbage
     local tangent = optional "cgwb.tangent"
     local costs = tangent and check(tangent.costs(res, { order = spec, kernel = k, assume = opts.assume, prune = opts.prune,
       independents = opts.independents, dependents = opts.dependents })) -- the kernel: for the statement-level costs
