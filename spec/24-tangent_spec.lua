@@ -16,35 +16,12 @@ local core = require "cgwb.core"
 local tangent = require "cgwb.tangent"
 local kgen = require "kgen"
 local rng = require "rng"
+local T = require "tdriver" -- the driver helpers spec 24 and 29 share
+local lit, param_decl, subject, num = T.lit, T.param_decl, T.subject, T.num
+local close_enough, any_call, CC = T.close_enough, T.any_call, T.CC
 
--- -fno-builtin: no math.h call folded at compile time (GCC folds with
--- correct rounding, the C library may differ in the last bit)
-local CC = "cc -std=c99 -Wall -Wextra -Werror -pedantic -O1 -fno-builtin"
 
 -- {==== the driver ====}
-
---- A C literal of a double, exact (hexadecimal).
-local function lit(v) return ("%a"):format(v) end
-
---- The declaration of parameter p ({name, type} of k:functions()).
-local function param_decl(p)
-  local base, dims = p.type:match("^([^%[]+)(%[.*)$")
-  if base then return base .. " " .. p.name .. dims end
-  return p.type .. " " .. p.name
-end
-
---- The kernel text and function to test: F itself, or for a function
--- returning a double a wrapper storing the result in a cell of its own.
-local function subject(text, k, fname)
-  local fn
-  for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
-  if fn.ret ~= "double" then return text, fname end
-  local decls, names = {}, {}
-  for i, p in ipairs(fn.params) do decls[i], names[i] = param_decl(p), p.name end
-  decls[#decls + 1] = "double *tst_out"
-  return text .. ("\nvoid tst_wrap(%s) {\n  *tst_out = %s(%s);\n}\n"):format(table.concat(decls, ", "), fname,
-    table.concat(names, ", ")), "tst_wrap"
-end
 
 --- One C file for case n: the generated code made static, and case_n()
 -- printing per direction d the lines "n d P a v..." (primal cells, d = 0
@@ -107,13 +84,6 @@ local function case_file(n, c)
   return table.concat(out, "\n") .. "\n"
 end
 
-local function num(s)
-  if s == "nan" or s == "-nan" then return 0 / 0 end
-  if s == "inf" then return math.huge end
-  if s == "-inf" then return -math.huge end
-  return assert(tonumber(s), s)
-end
-
 --- Compiles the cases' files and a main in one cc call, runs it: per case
 -- {P = {[array] = values}, T = {[dir] = {[array] = values}}}.
 local function run_cases(cases)
@@ -145,16 +115,6 @@ local function run_cases(cases)
   for _, f in ipairs(files) do os.remove(f) end
   os.remove(exe); os.remove(log)
   return got
-end
-
---- The tolerance of a tangent against the interpreter's.
--- An interpreter's NaN is skipped: its tangent mode multiplies the partials
--- of an operation on passive operands by their zero tangents, so atan2(k, k)
--- at k = 0 (partials 0/0) gives NaN where the derivative is 0, as here.
-local function close_enough(a, b)
-  if b ~= b then return true end
-  if a == b then return true end    -- infinities
-  return math.abs(a - b) <= 1e-12 * math.max(1, math.abs(b))
 end
 
 --- A case: kernel text, function, CALL (core form), options of emit.
@@ -201,35 +161,6 @@ local function check(cases)
       end
     end
   end
-end
-
--- A binding for function fname of k: every pointer into a 64-cell array at
--- offset 8 (int arrays hold 0..3), ints 2, doubles from r; shared: the
--- pointers that are not restrict share one array at offsets 8, 9, 10, ...
-local function any_call(k, fname, r, shared)
-  local fn
-  for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
-  local arrays, args, off, common = {}, {}, 8, nil
-  local function array(ty)
-    local v = {}
-    for i = 1, 64 do v[i] = ty == "int" and r:int(0, 3) or r:float(-1, 1) end
-    arrays[#arrays + 1] = { name = "A" .. (#arrays + 1), type = ty, values = v }
-    return #arrays
-  end
-  for i, p in ipairs(fn.params) do
-    local base = p.type:find("int") and "int" or "double"
-    if p.type:find("[%*%[]") then
-      if shared and base == "double" and not p.restrict then
-        common = common or array("double")
-        args[i] = { array = common, offset = off }
-        off = off + 1
-      else
-        args[i] = { array = array(base), offset = 8 }
-      end
-    elseif base == "int" then args[i] = { int = 2 }
-    else args[i] = { double = r:float(0.25, 1.5) } end
-  end
-  return { arrays = arrays, args = args }
 end
 
 -- }====

@@ -11,29 +11,10 @@ local cgwb = require "cgwb"
 local tangent = require "cgwb.tangent"
 local kgen = require "kgen"
 local rng = require "rng"
+local T = require "tdriver" -- the driver helpers spec 24 and 29 share
+local lit, param_decl, subject, num = T.lit, T.param_decl, T.subject, T.num
+local close_enough, any_call, CC = T.close_enough, T.any_call, T.CC
 
-local CC = "cc -std=c99 -Wall -Wextra -Werror -pedantic -O1 -fno-builtin" -- as spec/24
-
-local function lit(v) return ("%a"):format(v) end
-
-local function param_decl(p)
-  local base, dims = p.type:match("^([^%[]+)(%[.*)$")
-  if base then return base .. " " .. p.name .. dims end
-  return p.type .. " " .. p.name
-end
-
---- F itself, or for a function returning a double a wrapper storing its
--- result in a cell (so F_dv is also called as a callee), as spec/24.
-local function subject(text, k, fname)
-  local fn
-  for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
-  if fn.ret ~= "double" then return text, fname end
-  local decls, names = {}, {}
-  for i, p in ipairs(fn.params) do decls[i], names[i] = param_decl(p), p.name end
-  decls[#decls + 1] = "double *tst_out"
-  return text .. ("\nvoid tst_wrap(%s) {\n  *tst_out = %s(%s);\n}\n"):format(table.concat(decls, ", "), fname,
-    table.concat(names, ", ")), "tst_wrap"
-end
 
 --- Two C files for case n (F_dv's and F_d's globals may share names): F_dv
 -- and case_n() printing "n 0 P a v..." (F_dv's primal cells) and "n d V a
@@ -123,13 +104,6 @@ local function case_files(n, c)
   return table.concat(vout, "\n") .. "\n", table.concat(sout, "\n") .. "\n"
 end
 
-local function num(s)
-  if s == "nan" or s == "-nan" then return 0 / 0 end
-  if s == "inf" then return math.huge end
-  if s == "-inf" then return -math.huge end
-  return assert(tonumber(s), s)
-end
-
 --- Compiles and runs the cases: per case {P = {[a] = values}, V = {[d] =
 -- {[a] = values}}, S = {[d] = {[a] = values}}}.
 local function run_cases(cases)
@@ -162,12 +136,6 @@ local function run_cases(cases)
   for _, f in ipairs(files) do os.remove(f) end
   os.remove(exe); os.remove(log)
   return got
-end
-
-local function close_enough(a, b) -- spec/24's tolerance; an interpreter's NaN skipped (spec/24 says why)
-  if b ~= b then return true end
-  if a == b then return true end
-  return math.abs(a - b) <= 1e-12 * math.max(1, math.abs(b))
 end
 
 local function same_bits(a, b) return (a ~= a and b ~= b) or lit(a) == lit(b) end
@@ -229,35 +197,6 @@ local function check(cases)
     end
   end
   return n_entries
-end
-
--- spec/24's binding: every pointer into a 64-cell array at offset 8, ints
--- 2, doubles from r; shared: the pointers that are not restrict share one
--- array at offsets 8, 9, 10, ...
-local function any_call(k, fname, r, shared)
-  local fn
-  for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
-  local arrays, args, off, common = {}, {}, 8, nil
-  local function array(ty)
-    local v = {}
-    for i = 1, 64 do v[i] = ty == "int" and r:int(0, 3) or r:float(-1, 1) end
-    arrays[#arrays + 1] = { name = "A" .. (#arrays + 1), type = ty, values = v }
-    return #arrays
-  end
-  for i, p in ipairs(fn.params) do
-    local base = p.type:find("int") and "int" or "double"
-    if p.type:find("[%*%[]") then
-      if shared and base == "double" and not p.restrict then
-        common = common or array("double")
-        args[i] = { array = common, offset = off }
-        off = off + 1
-      else
-        args[i] = { array = array(base), offset = 8 }
-      end
-    elseif base == "int" then args[i] = { int = 2 }
-    else args[i] = { double = r:float(0.25, 1.5) } end
-  end
-  return { arrays = arrays, args = args }
 end
 
 local K = "examples/kernels/"

@@ -1,0 +1,81 @@
+-- spec/tdriver.lua: what the tangent code specs (24, 29) share to compile and
+-- check generated code against the interpreter: C literals, parameter
+-- declarations, the subject function (a wrapper for a double result), the
+-- tolerance, and a random call of a kernel function.
+local M = {}
+
+-- -fno-builtin: no math.h call folded at compile time (GCC folds with
+-- correct rounding, the C library may differ in the last bit)
+M.CC = "cc -std=c99 -Wall -Wextra -Werror -pedantic -O1 -fno-builtin"
+
+--- A C literal of a double, exact (hexadecimal).
+function M.lit(v) return ("%a"):format(v) end
+
+--- The declaration of parameter p ({name, type} of k:functions()).
+function M.param_decl(p)
+  local base, dims = p.type:match("^([^%[]+)(%[.*)$")
+  if base then return base .. " " .. p.name .. dims end
+  return p.type .. " " .. p.name
+end
+
+--- The kernel text and function to test: F itself, or for a function
+-- returning a double a wrapper storing the result in a cell of its own.
+function M.subject(text, k, fname)
+  local fn
+  for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
+  if fn.ret ~= "double" then return text, fname end
+  local decls, names = {}, {}
+  for i, p in ipairs(fn.params) do decls[i], names[i] = M.param_decl(p), p.name end
+  decls[#decls + 1] = "double *tst_out"
+  return text .. ("\nvoid tst_wrap(%s) {\n  *tst_out = %s(%s);\n}\n"):format(table.concat(decls, ", "), fname,
+    table.concat(names, ", ")), "tst_wrap"
+end
+
+--- A number as the driver prints it (%.17g, glibc's nan and inf).
+function M.num(s)
+  if s == "nan" or s == "-nan" then return 0 / 0 end
+  if s == "inf" then return math.huge end
+  if s == "-inf" then return -math.huge end
+  return assert(tonumber(s), s)
+end
+
+--- The tolerance of a tangent against the interpreter's.
+-- An interpreter's NaN is skipped: its tangent mode multiplies the partials
+-- of an operation on passive operands by their zero tangents, so atan2(k, k)
+-- at k = 0 (partials 0/0) gives NaN where the derivative is 0, as here.
+function M.close_enough(a, b)
+  if b ~= b then return true end
+  if a == b then return true end    -- infinities
+  return math.abs(a - b) <= 1e-12 * math.max(1, math.abs(b))
+end
+
+-- A binding for function fname of k: every pointer into a 64-cell array at
+-- offset 8 (int arrays hold 0..3), ints 2, doubles from r; shared: the
+-- pointers that are not restrict share one array at offsets 8, 9, 10, ...
+function M.any_call(k, fname, r, shared)
+  local fn
+  for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
+  local arrays, args, off, common = {}, {}, 8, nil
+  local function array(ty)
+    local v = {}
+    for i = 1, 64 do v[i] = ty == "int" and r:int(0, 3) or r:float(-1, 1) end
+    arrays[#arrays + 1] = { name = "A" .. (#arrays + 1), type = ty, values = v }
+    return #arrays
+  end
+  for i, p in ipairs(fn.params) do
+    local base = p.type:find("int") and "int" or "double"
+    if p.type:find("[%*%[]") then
+      if shared and base == "double" and not p.restrict then
+        common = common or array("double")
+        args[i] = { array = common, offset = off }
+        off = off + 1
+      else
+        args[i] = { array = array(base), offset = 8 }
+      end
+    elseif base == "int" then args[i] = { int = 2 }
+    else args[i] = { double = r:float(0.25, 1.5) } end
+  end
+  return { arrays = arrays, args = args }
+end
+
+return M
