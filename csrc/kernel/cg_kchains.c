@@ -4,6 +4,8 @@
  * states the rules; here: the state, its joins, the walk, the chains. */
 #include "cg_kchains.h"
 
+#include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +82,18 @@ typedef struct cw {
   ivec itmp;
   int err;
   uint32_t passes;
+  /* the index of exact cells (see "the index" below) */
+  uint8_t *ixs;      /* ncls: IX_DIRTY, IX_ON, IX_OFF */
+  int32_t *ixkey;    /* ncls: a set of the bucket (IX_ON) */
+  uint32_t *ixstamp; /* ncls: the stamp of its pairs in sst */
+  uint32_t ixclock;
+  int32_t *spos;     /* by set: the statement of its one pair, when sst[set] is its class's stamp */
+  uint32_t *sst;
+  size_t capsp, capsst;
+#ifndef NDEBUG
+  pvec dbg; /* the plain scan's answer, compared against the index's */
+  ivec dbgu;
+#endif
 } cw;
 
 static int pv_room(cw *w, pvec *p, size_t n) {
@@ -177,6 +191,8 @@ static int iv_inter(cw *w, ivec *d, const ivec *s) {
 
 /* {==== states ====} */
 
+static void ix_dirty(cw *w, int32_t c);
+
 static int snap_init(cw *w, snap *s, const int32_t *cls, uint32_t n) {
   memset(s, 0, sizeof *s);
   s->cls = CG_NEW(w->A, int32_t, n);
@@ -203,7 +219,10 @@ static void snap_take(cw *w, snap *s) {
 }
 static void snap_put(cw *w, const snap *s) {
   uint32_t i;
-  for (i = 0; i < s->n; i++) pv_copy(w, &w->rd[s->cls[i]], &s->rd[i]), iv_copy(w, &w->mu[s->cls[i]], &s->mu[i]);
+  for (i = 0; i < s->n; i++) {
+    pv_copy(w, &w->rd[s->cls[i]], &s->rd[i]), iv_copy(w, &w->mu[s->cls[i]], &s->mu[i]);
+    ix_dirty(w, s->cls[i]);
+  }
   w->live = s->live;
 }
 /* s = s join current; 1 if s changed. */
@@ -226,7 +245,85 @@ static void cur_join_snap(cw *w, const snap *s) {
   for (i = 0; i < s->n; i++) {
     pv_union(w, &w->rd[s->cls[i]], &s->rd[i]);
     iv_inter(w, &w->mu[s->cls[i]], &s->mu[i]);
+    ix_dirty(w, s->cls[i]);
   }
+}
+
+/* }==== */
+
+/* {==== the index ====} */
+
+/* Two exact sets of one object whose affine offsets have the same variable
+ * part (value numbers and coefficients) are the same set when their
+ * constants are equal (interning) and related "no" otherwise
+ * (cg_kalias_relation0: the difference has no term and a non-zero constant;
+ * FAST_LIM keeps that difference below the limit where it would become
+ * unknown; overrides change "may" answers only, but with overrides the
+ * plain scans stay).  So while a class's reaching pairs are all of one such
+ * bucket, each of a distinct set, a must-definition or a use of a set of
+ * that bucket meets at most the pair of its own set: sst/spos find it, and
+ * the scan of the whole list is skipped.  The index follows the list
+ * through define(); joins, snapshots and widening mark it dirty and the
+ * next access rebuilds it (a pass over the list, as one scan would). */
+#define FAST_LIM ((int64_t)1 << 39)
+enum { IX_DIRTY, IX_ON, IX_OFF };
+
+static int fast_set(const cg_kalias *al, int32_t s) {
+  const cg_kaddr *a = &al->addr[al->set_off[s]];
+  return !al->nover && al->set_exact[s] && a->off.c <= FAST_LIM && a->off.c >= -FAST_LIM;
+}
+static int same_key(const cg_kalias *al, int32_t s1, int32_t s2) {
+  const cg_kaddr *a = &al->addr[al->set_off[s1]], *b = &al->addr[al->set_off[s2]];
+  int32_t i;
+  if (a->obj != b->obj || a->off.nt != b->off.nt) return 0;
+  for (i = 0; i < a->off.nt; i++)
+    if (a->off.vn[i] != b->off.vn[i] || a->off.coef[i] != b->off.coef[i]) return 0;
+  return 1;
+}
+static void ix_dirty(cw *w, int32_t c) { w->ixs[c] = IX_DIRTY; }
+static int sp_room(cw *w) { /* widening adds sets as the walk goes */
+  size_t n = w->al->nset, o = w->capsst;
+  if (cg_reserve(w->A, (void **)&w->spos, &w->capsp, n, sizeof(int32_t)) ||
+      cg_reserve(w->A, (void **)&w->sst, &w->capsst, n, sizeof(uint32_t)))
+    return w->err = CG_ENOMEM;
+  if (w->capsst > o) memset(w->sst + o, 0, (w->capsst - o) * sizeof(uint32_t));
+  return CG_OK;
+}
+/* Whether the index of class c (set's, which is exact) answers for set. */
+static int ix_ready(cw *w, int32_t c, int32_t set) {
+  const cg_kalias *al = w->al;
+  const pvec *p = &w->rd[c];
+  size_t j;
+  if (!fast_set(al, set) || sp_room(w)) return 0;
+  if (w->ixs[c] == IX_DIRTY) {
+    uint32_t t = ++w->ixclock;
+    w->ixs[c] = IX_ON, w->ixkey[c] = p->n ? p->v[0].set : set, w->ixstamp[c] = t;
+    for (j = 0; j < p->n; j++) {
+      int32_t s = p->v[j].set;
+      if (!fast_set(al, s) || !same_key(al, s, w->ixkey[c]) || w->sst[s] == t) {
+        w->ixs[c] = IX_OFF;
+        break;
+      }
+      w->sst[s] = t, w->spos[s] = p->v[j].s;
+    }
+    if (w->ixs[c] == IX_OFF) w->ixstamp[c] = ++w->ixclock; /* forget the partial marks */
+  }
+  return w->ixs[c] == IX_ON && same_key(al, set, w->ixkey[c]);
+}
+/* The position of the pair of set (in the index of class c), or -1. */
+static ptrdiff_t ix_find(const cw *w, int32_t c, int32_t set) {
+  const pvec *p = &w->rd[c];
+  size_t lo = 0, hi = p->n;
+  pr x;
+  if (w->sst[set] != w->ixstamp[c]) return -1;
+  x.s = w->spos[set], x.set = set;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (pr_cmp(&p->v[mid], &x) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  assert(lo < p->n && !pr_cmp(&p->v[lo], &x));
+  return (ptrdiff_t)lo;
 }
 
 /* }==== */
@@ -246,29 +343,50 @@ static void set_classes(cw *w, int32_t set) {
   }
 }
 
+/* The plain filter of a must-definition of set over the pairs p. */
+static void kill_scan(const cg_kalias *al, pvec *p, int32_t set) {
+  size_t j, m = 0;
+  for (j = 0; j < p->n; j++) { /* a filter: the order stays sorted */
+    int r = cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set);
+    if (r == CG_KREL_MUST) continue;
+    p->v[m] = p->v[j];
+    if (r == CG_KREL_MAY) mask_add(&p->v[m], set);
+    m++;
+  }
+  p->n = m;
+}
+
 /* A definition: an exact one kills what it must overwrite, and is then
  * written on every path; any one reaches on. */
 static void define(cw *w, int32_t st, int32_t set, int may) {
   const cg_kalias *al = w->al;
   int must = !may && al->set_exact[set];
-  size_t i, j;
+  size_t i;
   pr x;
   set_classes(w, set);
   x.s = st, x.set = set, x.m[0] = x.m[1] = -1;
   for (i = 0; i < w->cls.n; i++) {
-    pvec *p = &w->rd[w->cls.v[i]];
-    if (must) {
-      size_t m = 0;
-      for (j = 0; j < p->n; j++) { /* a filter: the order stays sorted */
-        int r = cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set);
-        if (r == CG_KREL_MUST) continue;
-        p->v[m] = p->v[j];
-        if (r == CG_KREL_MAY) mask_add(&p->v[m], set);
-        m++;
-      }
-      p->n = m;
-      iv_insert(w, &w->mu[w->cls.v[i]], set);
+    int32_t c = w->cls.v[i];
+    pvec *p = &w->rd[c];
+    if (must && ix_ready(w, c, set)) { /* only the pair of set itself is "must", the rest "no" */
+      ptrdiff_t k = ix_find(w, c, set);
+#ifndef NDEBUG
+      pv_copy(w, &w->dbg, p);
+      if (!w->err) kill_scan(al, &w->dbg, set);
+#endif
+      if (k >= 0) memmove(&p->v[k], &p->v[k + 1], (p->n - (size_t)k - 1) * sizeof(pr)), p->n--;
+      assert(w->err || (w->dbg.n == p->n && (!p->n || !memcmp(w->dbg.v, p->v, p->n * sizeof(pr)))));
+      iv_insert(w, &w->mu[c], set);
+      pv_insert(w, p, x);
+      w->sst[set] = w->ixstamp[c], w->spos[set] = st;
+      continue;
     }
+    if (must) {
+      size_t n0 = p->n;
+      kill_scan(al, p, set);
+      iv_insert(w, &w->mu[c], set);
+      if (w->ixs[c] == IX_ON || p->n < n0) ix_dirty(w, c); /* an off index stays off until a pair goes */
+    } else if (w->ixs[c] == IX_ON) ix_dirty(w, c);
     pv_insert(w, p, x);
   }
 }
@@ -294,6 +412,19 @@ static int written_must(const cg_kalias *al, const ivec *mu, int32_t u) {
   return 0;
 }
 
+/* A use's chain by the plain scan of the pairs of w->cls (after -1). */
+static void use_scan(cw *w, int32_t set, ivec *out) {
+  const cg_kalias *al = w->al;
+  size_t i, j;
+  for (i = 0; i < w->cls.n; i++) { /* a class's pairs are sorted by statement */
+    const pvec *p = &w->rd[w->cls.v[i]];
+    for (j = 0; j < p->n; j++)
+      if (cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set) != CG_KREL_NO &&
+          !hidden(al, &p->v[j], set) && !iv_room(w, out, out->n + 1))
+        out->v[out->n++] = p->v[j].s;
+  }
+}
+
 /* A use's chain: the reaching statements whose sets may meet it, -1 when
  * its cell is not written on every path. */
 static void use(cw *w, uint32_t u) {
@@ -308,13 +439,20 @@ static void use(cw *w, uint32_t u) {
     if (al->set_exact[set] && written_must(al, &w->mu[w->cls.v[i]], set)) outside = 0;
   if (outside && !iv_room(w, out, 1)) out->v[out->n++] = -1;
   start = out->n;
-  for (i = 0; i < w->cls.n; i++) { /* a class's pairs are sorted by statement */
-    const pvec *p = &w->rd[w->cls.v[i]];
-    for (j = 0; j < p->n; j++)
-      if (cg_kalias_relation(al, (uint32_t)set, (uint32_t)p->v[j].set) != CG_KREL_NO &&
-          !hidden(al, &p->v[j], set) && !iv_room(w, out, out->n + 1))
-        out->v[out->n++] = p->v[j].s;
+  if (w->cls.n == 1 && ix_ready(w, w->cls.v[0], set)) { /* only the pair of set may meet it */
+    int32_t c = w->cls.v[0];
+    ptrdiff_t k = ix_find(w, c, set);
+    if (k >= 0 && !hidden(al, &w->rd[c].v[k], set) && !iv_room(w, out, out->n + 1))
+      out->v[out->n++] = w->rd[c].v[k].s;
+#ifndef NDEBUG
+    w->dbgu.n = 0;
+    use_scan(w, set, &w->dbgu);
+    assert(w->err || (w->dbgu.n == out->n - start &&
+                      (!w->dbgu.n || !memcmp(w->dbgu.v, out->v + start, w->dbgu.n * sizeof(int32_t)))));
+#endif
+    return;
   }
+  use_scan(w, set, out);
   if (w->cls.n > 1 && out->n - start > 1) /* several classes: merge them */
     qsort(out->v + start, out->n - start, sizeof(int32_t), i_qcmp);
   for (i = 0, j = 0; i < out->n; i++)
@@ -410,6 +548,7 @@ static void widen_back(cw *w, const snap *h, int32_t st) {
   for (i = 0; i < h->n && w->live; i++) {
     pvec *p = &w->rd[h->cls[i]];
     int hit = 0;
+    ix_dirty(w, h->cls[i]);
     for (j = 0; j < p->n; j++) {
       int32_t s = cg_kalias_widen(w->al, (uint32_t)p->v[j].set, vn0, vn1);
       int t;
@@ -592,10 +731,14 @@ static int cw_init(cw *w, cg_alloc *A, cg_kalias *al) {
   w->mu = CG_NEW(A, ivec, al->ncls);
   w->udv = CG_NEW(A, ivec, al->nacc);
   w->mark = CG_NEW(A, uint32_t, al->ncls);
+  w->ixs = CG_NEW(A, uint8_t, al->ncls);
+  w->ixkey = CG_NEW(A, int32_t, al->ncls);
+  w->ixstamp = CG_NEW(A, uint32_t, al->ncls);
   if (w->rd) memset(w->rd, 0, al->ncls * sizeof *w->rd); /* first: cw_free reads them */
   if (w->mu) memset(w->mu, 0, al->ncls * sizeof *w->mu);
   if (w->udv) memset(w->udv, 0, al->nacc * sizeof *w->udv);
-  if (!w->rd || !w->mu || !w->udv || !w->mark) return CG_ENOMEM;
+  if (!w->rd || !w->mu || !w->udv || !w->mark || !w->ixs || !w->ixkey || !w->ixstamp) return CG_ENOMEM;
+  memset(w->ixs, IX_DIRTY, al->ncls), memset(w->ixstamp, 0, al->ncls * sizeof *w->ixstamp);
   memset(w->mark, 0, al->ncls * sizeof *w->mark);
   w->stamp++;
   for (o = 0; o < al->nobj; o++) {
@@ -616,6 +759,14 @@ static void cw_free(cw *w) {
   CG_FREE(w->A, w->mu, ivec, w->al->ncls);
   CG_FREE(w->A, w->udv, ivec, w->al->nacc);
   CG_FREE(w->A, w->mark, uint32_t, w->al->ncls);
+  CG_FREE(w->A, w->ixs, uint8_t, w->al->ncls);
+  CG_FREE(w->A, w->ixkey, int32_t, w->al->ncls);
+  CG_FREE(w->A, w->ixstamp, uint32_t, w->al->ncls);
+  CG_FREE(w->A, w->spos, int32_t, w->capsp);
+  CG_FREE(w->A, w->sst, uint32_t, w->capsst);
+#ifndef NDEBUG
+  pv_free(w->A, &w->dbg), iv_free(w->A, &w->dbgu);
+#endif
   CG_FREE(w->A, w->fr, frame, w->capfr);
   pv_free(w->A, &w->ex), pv_free(w->A, &w->tmp);
   iv_free(w->A, &w->cls), iv_free(w->A, &w->regcls), iv_free(w->A, &w->itmp);

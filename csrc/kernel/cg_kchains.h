@@ -46,7 +46,12 @@ typedef struct cg_kchains {
 
 /* Chains of al's function.  al gains the widened sets it needs.  NULL with
  * e set (CG_ENOMEM).  Cost: the walk (loops until their header state is
- * stable), each use against the reaching pairs of its class. */
+ * stable), each use and must-definition against the reaching pairs of its
+ * class; while those pairs are all exact cells of one object with one
+ * variable part of the offset (a[0], a[1], ... or a[i], a[i+1], ...), each
+ * distinct, and no overrides exist, an index finds the one pair that can
+ * meet an access of that kind in O(log n) (rebuilt in one pass after a
+ * join, a snapshot or widening). */
 cg_kchains *cg_kchains_run(cg_alloc *A, cg_kalias *al, cg_error *e);
 void cg_kchains_free(cg_kchains *ch);
 
