@@ -78,4 +78,45 @@ function M.any_call(k, fname, r, shared)
   return { arrays = arrays, args = args }
 end
 
+--- A hand kernel with globals, addresses of scalars, local arrays passed on,
+-- a do loop with continue and a moving pointer: its text, a call with a and b
+-- in one array (aliased) and one with them apart.
+function M.hand_kernel()
+  local text = [[
+#include <math.h>
+static const double W[3] = {0.5, -1.25, 2.0};
+static const double c0 = 1.5;
+static const double G2[2][2] = {{0.5, 1.0}, {1.5, 2.0}};
+static void acc(double *s, const double *w, double v) {
+  *s += w[1] * v + c0;
+}
+static double sq(double v) { return v * v; }
+double f(double *a, const double *b, int n, double x) {
+  double s = 0.0, t;
+  double M[2][2] = {{1.0, 2.0}, {3.0, 4.0}};
+  double L[3] = {0.25, 0.5, 0.75};
+  double *p = a;
+  int i = 0;
+  do {
+    i++;
+    if (i == 2) continue;
+    t = b[i] * x + M[i % 2][1] * W[i % 3] + G2[i % 2][1] * x;
+    acc(&s, L, t);
+    L[i % 3] = t * W[0];
+    *p = sq(t) - (i > 1 ? s : -s);
+    p = p + 1;
+    M[1][i % 2] = s * t;
+  } while (i < n);
+  a[0] = fmax(a[0], M[1][0]) + pow(fabs(a[1]) + 1.0, x) + c0 * sq(a[2]);
+  return s / (1.0 + a[0] * a[0]);
+}
+]]
+  local call = { arrays = { { name = "A", type = "double", values = { 0.5, -0.75, 1.25, 0.125, 2.0 } } },
+    args = { { array = 1, offset = 0 }, { array = 1, offset = 1 }, { int = 3 }, { double = 0.625 } } }
+  local sep = { arrays = { { name = "A", type = "double", values = { 0.5, -0.75, 1.25, 0.125, 2.0 } },
+                           { name = "B", type = "double", values = { 1.5, 0.25, -0.5, 0.75 } } },
+    args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { int = 3 }, { double = 0.625 } } }
+  return text, call, sep
+end
+
 return M
