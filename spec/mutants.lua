@@ -136,10 +136,10 @@ return {
     to = "int32_t vn0 = w->al->loop_vn0[st - w->al->s_lo], vn1 = vn0;",
     tests = { "spec/20-kanalysis_spec.lua", "c:test_kalias" } },
   { name = "kchains-may-def-kills", file = "csrc/kernel/cg_kchains.c",
-    from = "        if (r == CG_KREL_MUST) continue;", to = "        if (r != CG_KREL_NO) continue;",
+    from = "    if (r == CG_KREL_MUST) continue;", to = "    if (r != CG_KREL_NO) continue;",
     tests = { "spec/20-kanalysis_spec.lua", "c:test_kalias" } },
   { name = "kchains-no-mask", file = "csrc/kernel/cg_kchains.c",
-    from = "        if (r == CG_KREL_MAY) mask_add(&p->v[m], set);", to = "",
+    from = "    if (r == CG_KREL_MAY) mask_add(&p->v[m], set);", to = "",
     tests = { "spec/20-kanalysis_spec.lua", "c:test_kalias" } },
   -- {==== flattening (cg_kflat.c; Utke, Flattening, Algorithm 2, sec. 6.2) ====}
   { name = "kflat-resolve-ignores-before", file = "csrc/kernel/cg_kflat.c",
