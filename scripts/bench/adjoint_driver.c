@@ -17,6 +17,7 @@
  *                             included); the adjoints of its double parameters
  *   standard PUSHED HIGH SNAP SNAPHIGH      cgwb_adstats of one call (bytes)
  *   transformed PUSHED HIGH SNAP SNAPHIGH
+ *   reps REPS
  *   time PRIMAL STANDARD TRANSFORMED        medians over REPS calls, seconds
  *                                           (the three in turns, so each sees
  *                                           the same state of the machine)
@@ -262,6 +263,7 @@ int main(int argc, char **argv) {
     tp[reps + k] = t2 - t1;
     tp[2 * reps + k] = t3 - t2;
   }
+  printf("reps %d\n", reps);
   printf("time %.9g %.9g %.9g\n", median(tp, reps), median(tp + reps, reps), median(tp + 2 * reps, reps));
 
   double dmax = 0, gmax = 0;
