@@ -10,6 +10,7 @@
  *                                      values recorded, BYTES = OPS * 1 + LOCS
  *                                      * sizeof(locint) + VALS * 8)
  *   adolc_taylor VALUES BYTES         (the value stack the gradient's forward sweep keeps)
+ *   adolc_lives MAXLIVE BYTES         (the most live locations: its adjoint vector, 8 bytes each)
  *   adolc_time TAPE GRADIENT BOTH     (medians over REPS, seconds: trace_on ..
  *                                      trace_off; gradient(); the two in a row)
  *   adolc_cost J
@@ -102,6 +103,8 @@ int main(int argc, char **argv) {
               ops + locs * (unsigned long long)sizeof(locint) + vals * 8ULL);
   std::printf("adolc_taylor %llu %llu\n", (unsigned long long)st[TAY_STACK_SIZE],
               8ULL * st[TAY_STACK_SIZE]);
+  std::printf("adolc_lives %llu %llu\n", (unsigned long long)st[NUM_MAX_LIVES],
+              8ULL * st[NUM_MAX_LIVES]);
   std::printf("adolc_time %.9g %.9g %.9g\n", median(tt), median(tg), median(tb));
   std::printf("adolc_cost %.17g\n", J);
   if (argc == 4) {
