@@ -156,13 +156,15 @@ end
 
 local last = runs[SIZES[#SIZES]]
 local first = runs[SIZES[1]]
-local t = d.time -- primal, standard, transformed
+local t = d.time -- primal, standard, transformed (fresh calls)
+local w = d.time_warm -- standard, transformed (warm calls)
 local ratio_tape = std_tape / tr_tape
 local aims = {
   ("* tape at least 1000x smaller than the standard adjoint's: %.0fx (%s).")
     :format(ratio_tape, ratio_tape >= 1000 and "met" or "not met"),
-  ("* transformed adjoint at most 10 %% slower than the standard one: %s (%s)."):format(pct(t[3], t[2]),
-    t[3] <= 1.10 * t[2] and "met" or "not met"),
+  ("* transformed adjoint at most 10 %% slower than the standard one: %s for a fresh call (%s), %s for a "
+   .. "warm one (%s)."):format(pct(t[3], t[2]), t[3] <= 1.10 * t[2] and "met" or "not met",
+    pct(w[2], w[1]), w[2] <= 1.10 * w[1] and "met" or "not met"),
   ("* transformed adjoint faster than ADOL-C's `gradient()` on its recorded tape: %s ms against %s ms (%s); "
    .. "against taping plus `gradient()`, as a caller needs at a new point: %s ms (%s).")
     :format(ms(t[3]), ms(a.adolc_time[2]), t[3] < a.adolc_time[2] and "met" or "not met",
@@ -172,7 +174,8 @@ local aims = {
 local tab = { "| | paper, reference | paper, transformed | standard (`--loops none`) | transformed (`--loops auto`) | ADOL-C |",
               "| --- | ---: | ---: | ---: | ---: | ---: |" }
 for _, r in ipairs(rows) do tab[#tab + 1] = "| " .. table.concat(r, " | ") .. " |" end
-tab[#tab + 1] = ("| run time | | +3 %% | 1.00 | %.2f | %.2f (taping + `gradient()`) |"):format(t[3] / t[2], a.adolc_time[3] / t[2])
+tab[#tab + 1] = ("| run time (fresh call; warm) | | +3 %% | 1.00; 1.00 | %.2f; %.2f | %.2f (taping + `gradient()`) |")
+  :format(t[3] / t[2], w[2] / w[1], a.adolc_time[3] / t[2])
 
 local sizes_rows = { "| triangles | vertices | edges | standard tape | transformed tape | ratio | transformed snapshots | ADOL-C trace + value stack |",
                      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" }
@@ -183,12 +186,13 @@ for _, n in ipairs(SIZES) do
     group(r.d.transformed[4]), group(r.a.adolc_tape[4] + r.a.adolc_taylor[2]))
 end
 
-local time_rows = { "| triangles | primal (ms) | standard (ms) | transformed (ms) | transformed / standard | ADOL-C taping (ms) | ADOL-C `gradient()` (ms) |",
-                    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |" }
+local time_rows = { "| triangles | primal | standard, fresh | transformed, fresh | ratio | standard, warm | transformed, warm | ratio | ADOL-C taping | ADOL-C `gradient()` |",
+                    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" }
 for _, n in ipairs(SIZES) do
   local r = runs[n]
-  time_rows[#time_rows + 1] = ("| %s | %s | %s | %s | %.2f | %s | %s |"):format(group(r.nt), ms(r.d.time[1]), ms(r.d.time[2]),
-    ms(r.d.time[3]), r.d.time[3] / r.d.time[2], ms(r.a.adolc_time[1]), ms(r.a.adolc_time[2]))
+  local rt, rw = r.d.time, r.d.time_warm
+  time_rows[#time_rows + 1] = ("| %s | %s | %s | %s | %.2f | %s | %s | %.2f | %s | %s |"):format(group(r.nt), ms(rt[1]),
+    ms(rt[2]), ms(rt[3]), rt[3] / rt[2], ms(rw[1]), ms(rw[2]), rw[2] / rw[1], ms(r.a.adolc_time[1]), ms(r.a.adolc_time[2]))
 end
 
 local page = ([[
@@ -252,8 +256,10 @@ Data: `adjoint-loops.csv`.
 ## Run time (measured, machine-dependent)
 
 Medians of %d calls at the table's size (5 or 3 on the other meshes), the three cgwb
-figures taken in turns in one process, each adjoint call starting from empty stacks
-(`F_b_reset`, which frees them, before it: the allocation is in the figure); ADOL-C in its own process (taping: `trace_on` ..
+figures taken in turns in one process, in milliseconds. A *fresh* adjoint call starts
+from empty stacks (`F_b_reset`, which frees them, before it: growing them, and the
+kernel's page faults on the new memory, are in the figure); a *warm* one is the call right
+after it, on the stacks the fresh call grew (a caller calling `F_b` again and again). ADOL-C in its own process (taping: `trace_on` ..
 `trace_off`; `gradient()` on the recorded tape). The machine is a shared VM: these vary
 from run to run, the memory figures above do not.
 
@@ -285,10 +291,11 @@ against mesh size in `doc/results/adjoint-loops.md`.
 | --- | ---: | ---: | ---: |
 | tape, high-water mark (bytes) | %s | %s | %s |
 | dry-run snapshots (bytes) | %s | %s | |
-| run time (ms, median) | %s | %s | %s (`gradient()`), %s (taping + `gradient()`) |
+| run time (ms, median; fresh call) | %s | %s | %s (`gradient()`), %s (taping + `gradient()`) |
+| run time (ms, median; warm call) | %s | %s | |
 
 %s]]):format(group(R.nt), group(std_tape), group(tr_tape), group(adolc_tape), group(std_snap), group(tr_snap),
-  ms(t[2]), ms(t[3]), ms(a.adolc_time[2]), ms(a.adolc_time[3]), table.concat(aims, "\n"))
+  ms(t[2]), ms(t[3]), ms(a.adolc_time[2]), ms(a.adolc_time[3]), ms(w[1]), ms(w[2]), table.concat(aims, "\n"))
 
 local bench = slurp("doc/benchmarks.md") or "# Benchmarks\n"
 local out, skip, done = {}, false, false

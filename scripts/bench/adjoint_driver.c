@@ -19,11 +19,18 @@
  *   transformed PUSHED HIGH SNAP SNAPHIGH
  *   reps REPS
  *   time PRIMAL STANDARD TRANSFORMED        medians over REPS calls, seconds
- *                                           (the three in turns, so each sees
- *                                           the same state of the machine)
+ *                                           (all five timings in turns, so each
+ *                                           sees the same state of the machine);
+ *                                           an adjoint call fresh: F_b_reset
+ *                                           (freeing the stacks) before it
+ *   time_warm STANDARD TRANSFORMED          the call right after: the stacks
+ *                                           kept from the fresh call
  *   check std_vs_tr REL     max |g_std - g_tr| / max |g_std| over the gradient
- *   check fd REL            max over 4 random directions of |<g, d> - central
- *                           difference| / max(|<g, d>|, |cd|), h = 1e-6
+ *   check fd REL            max over 4 random directions d of |<g, d> - cd| /
+ *                           sum |g_i d_i|, cd the central difference of step
+ *                           1e-6 (relative to the terms' size, not to <g, d>,
+ *                           which may cancel below cd's rounding noise: the
+ *                           cost sums a term per vertex)
  *   check primal SAME       1 when both adjoints leave cost and wn0..wn3 as
  *                           the kernel does (bit for bit) and cost's adjoint 0
  *   cost J
@@ -174,8 +181,8 @@ static void save_primal(const ns_run *s, double *keep) {
   for (int k = 0; k < 5; k++) memcpy(keep + (size_t)k * nv, src[k], sizeof(double) * (k < 4 ? nv : 1));
 }
 
-/* Max over 4 seeded random directions of the relative difference between
- * <g, d> and the central difference of the compiled kernel. */
+/* Max over 4 seeded random directions of the difference between <g, d> and
+ * the central difference of the compiled kernel, relative to sum |g_i d_i|. */
 static double fd_check(ns_run *s, const double *g, int n) {
   double *z = malloc(sizeof(double) * n), *zp = malloc(sizeof(double) * n);
   double *d = malloc(sizeof(double) * n), worst = 0, h = 1e-6;
@@ -183,11 +190,12 @@ static double fd_check(ns_run *s, const double *g, int n) {
   if (!z || !zp || !d) { free(z); free(zp); free(d); return 1e300; }
   independents(s, z, 0);
   for (int dir = 0; dir < 4; dir++) {
-    double gd = 0, jp, jm;
+    double gd = 0, scale = 0, jp, jm;
     for (int i = 0; i < n; i++) {
       st = st * 6364136223846793005ULL + 1442695040888963407ULL; /* MMIX LCG */
       d[i] = (double)(st >> 11) / 9007199254740992.0 - 0.5;
       gd += g[i] * d[i];
+      scale += fabs(g[i] * d[i]); /* the size of the sum's terms: <g, d> itself may cancel */
     }
     for (int i = 0; i < n; i++) zp[i] = z[i] + h * d[i];
     independents(s, zp, 1);
@@ -197,8 +205,7 @@ static double fd_check(ns_run *s, const double *g, int n) {
     independents(s, zp, 1);
     call_primal(s);
     jm = s->a.cost[0];
-    double cd = (jp - jm) / (2 * h), den = fabs(gd) > fabs(cd) ? fabs(gd) : fabs(cd);
-    double rel = den > 0 ? fabs(gd - cd) / den : 0;
+    double cd = (jp - jm) / (2 * h), rel = scale > 0 ? fabs(gd - cd) / scale : (cd != 0 ? 1 : 0);
     if (rel > worst) worst = rel;
   }
   independents(s, z, 1);
@@ -220,7 +227,7 @@ int main(int argc, char **argv) {
   int reps = atoi(argv[2]), nv = s.m.nv, n = 6 * nv, status = 0;
   if (reps < 1) reps = 1;
   double *gs = malloc(sizeof(double) * n), *gt = malloc(sizeof(double) * n);
-  double *keep = malloc(sizeof(double) * (4 * (size_t)nv + 1)), *tp = malloc(sizeof(double) * 3 * reps);
+  double *keep = malloc(sizeof(double) * (4 * (size_t)nv + 1)), *tp = malloc(sizeof(double) * 5 * reps);
   if (!alloc_run(&s) || !gs || !gt || !keep || !tp) return fprintf(stderr, "out of memory\n"), 2;
   ns_state(&s.m, s.a.w0, s.a.w1, s.a.w2, s.a.w3);
   memcpy(s.a.x, s.m.x, sizeof(double) * nv);
@@ -250,21 +257,24 @@ int main(int argc, char **argv) {
   print_stats("transformed", nsloops_tr_b_stats);
 
   for (int k = 0; k < reps; k++) { /* in turns */
-    double t0 = now();
+    double t[6];
+    t[0] = now();
     call_primal(&s);
-    double t1 = now();
-    nsloops_std_b_reset();
+    t[1] = now();
+    nsloops_std_b_reset(); /* fresh: the stacks freed, grown again in the call */
     call_adjoint(&s, nsloops_std_b);
-    double t2 = now();
+    t[2] = now();
+    call_adjoint(&s, nsloops_std_b); /* warm: the stacks the last call grew */
+    t[3] = now();
     nsloops_tr_b_reset();
     call_adjoint(&s, nsloops_tr_b);
-    double t3 = now();
-    tp[k] = t1 - t0;
-    tp[reps + k] = t2 - t1;
-    tp[2 * reps + k] = t3 - t2;
+    t[4] = now();
+    call_adjoint(&s, nsloops_tr_b);
+    t[5] = now();
+    for (int j = 0; j < 5; j++) tp[j * reps + k] = t[j + 1] - t[j];
   }
-  printf("reps %d\n", reps);
-  printf("time %.9g %.9g %.9g\n", median(tp, reps), median(tp + reps, reps), median(tp + 2 * reps, reps));
+  printf("time %.9g %.9g %.9g\n", median(tp, reps), median(tp + reps, reps), median(tp + 3 * reps, reps));
+  printf("time_warm %.9g %.9g\n", median(tp + 2 * reps, reps), median(tp + 4 * reps, reps));
 
   double dmax = 0, gmax = 0;
   for (int i = 0; i < n; i++) {
