@@ -425,8 +425,9 @@ function E:plain(st, snap, count)
   local l = self:pos(st)
   local function save(lhs)
     if lhs >= 0 and snap and self:op(lhs) == "elem" and snap[self:sym_of(lhs)] then
-      local fn = self:is_double(self:sym_of(lhs)) and "cgwb_snap_cd" or "cgwb_snap_ci"
-      self:line(fn .. "(&" .. self:ex(lhs) .. ");")
+      local s = self:sym_of(lhs)
+      local fn = self:is_double(s) and "cgwb_snap_cd" or "cgwb_snap_ci"
+      self:line(("%s(%d, %s, &%s);"):format(fn, snap[s] - 1, self:base(s), self:ex(lhs)))
       self:line(count .. "++;")
     end
   end
@@ -502,6 +503,26 @@ function E:control_syms(st)
   return syms
 end
 
+--- The first cell of array or pointer s as a pointer.
+function E:base(s)
+  if self:ndim(s) == 2 and not self:is_ptr(s) then return "&" .. self.u.cname[s] .. "[0][0]" end
+  if self:kind(s) == KIND_GLOBAL then failf("adjoint code: a snapshot of the global %s", self.u.cname[s]) end
+  return self.u.cname[s]
+end
+
+--- The arrays of a loop's snapshot: {[sym] = id (1-based)} and the list.
+function E:snap_arrays(row)
+  local ids, list = {}, {}
+  for _, v in ipairs(row.snapshot or {}) do
+    local s = v.sym - 1
+    if not (v.scalar or (self:ndim(s) == 0 and not self:is_ptr(s))) then
+      list[#list + 1] = s
+      ids[s] = #list
+    end
+  end
+  return ids, list
+end
+
 function E:ctype(s) return self:is_ptr(s) and "void *" or (self:is_double(s) and "double" or "int") end
 
 --- The per-iteration loop: each iteration's forward (taped) immediately
@@ -526,32 +547,37 @@ function E:fwd_chosen(st, row)
   end
   self:line(("/* %d: independent loop, dry run: no tape, a snapshot of what it overwrites "
     .. "(Hascoet, Fidanova & Held, Fig. 5) */"):format(l))
-  local snap_arrays = {}
+  local snap_arrays = self:snap_arrays(row)
   for _, v in ipairs(row.snapshot or {}) do
     local s = v.sym - 1
     if v.scalar or (self:ndim(s) == 0 and not self:is_ptr(s)) then
       local fn = self:is_ptr(s) and "cgwb_snap_p" or (self:is_double(s) and "cgwb_snap_d" or "cgwb_snap_i")
       self:line(fn .. "(" .. self.u.cname[s] .. ");")
-    else
-      snap_arrays[s] = true
     end
   end
-  local count = self:temp("size_t", "s")
-  self:line(count .. " = 0;")
+  local count = next(snap_arrays) and self:temp("size_t", "s")
+  if count then self:line(count .. " = 0;") end
   self:loop_frame(st, function(s) self:plain(s) end, function()
-    for _, s in ipairs(self:list(self:x(st, 1), self:x(st, 2))) do self:plain(s, snap_arrays, count) end
+    for _, s in ipairs(self:list(self:x(st, 1), self:x(st, 2))) do self:plain(s, count and snap_arrays, count) end
   end)
-  self:line("cgwb_snap_count(" .. count .. ");")
+  if count then self:line("cgwb_snap_count(" .. count .. ");") end
 end
 
 function E:rev_chosen(st, row)
   local l = self:pos(st)
   local ctl = self:control_syms(st)
   if not row.terminal then
-    local count = self:temp("size_t", "s")
     self:line(("/* %d: the dry-run loop again, each iteration's adjoint right after it */"):format(l))
-    self:line(count .. " = cgwb_unsnap_count();")
-    self:line(("while (%s-- > 0) cgwb_unsnap_cell();"):format(count))
+    local _, list = self:snap_arrays(row)
+    if #list > 0 then
+      local count = self:temp("size_t", "s")
+      self:line(count .. " = cgwb_unsnap_count();")
+      local bases = self:temp("bases" .. #list, "bases")
+      local t = {}
+      for i, s in ipairs(list) do t[i] = ("%s[%d] = (void *)%s;"):format(bases, i - 1, self:base(s)) end
+      self:line(table.concat(t, " "))
+      self:line(("while (%s-- > 0) cgwb_unsnap_cell(%s);"):format(count, bases))
+    end
     local snaps = row.snapshot or {}
     for i = #snaps, 1, -1 do
       local s = snaps[i].sym - 1
@@ -668,6 +694,10 @@ function E:sweep(head, decl, run, post)
     by[t.ty] = by[t.ty] or {}
     table.insert(by[t.ty], t.name)
   end
+  for _, t in ipairs(self.temps) do
+    local n = t.ty:match("^bases(%d+)$")
+    if n then out[#out + 1] = "  void *" .. t.name .. "[" .. n .. "];" end
+  end
   for _, ty in ipairs { "int", "double", "size_t", "void *" } do
     if by[ty] then
       for i = 1, #by[ty], 10 do
@@ -747,6 +777,8 @@ function E:emit()
   local rdecl = {}
   for _, d in ipairs(decl) do rdecl[#rdecl + 1] = d end
   for _, d in ipairs(adecl) do rdecl[#rdecl + 1] = d end
+  rdecl[#rdecl + 1] = "double " .. P .. "unused = 0.0;" -- the by-value adjoints of g_fwd calls in fused loops
+  names[#names + 1] = P .. "unused"
   local rsig = sig_tail
   local retb = gen.ret_name[f]
   if ret == "double" then rsig = (rsig == "void" and "" or (rsig .. ", ")) .. "double " .. retb end

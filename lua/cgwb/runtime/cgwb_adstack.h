@@ -78,19 +78,32 @@ static inline void cgwb_snap_(const void *v, size_t n) {
 static inline void cgwb_snap_d(double v) { cgwb_snap_(&v, sizeof v); }
 static inline void cgwb_snap_i(int v) { cgwb_snap_(&v, sizeof v); }
 static inline void cgwb_snap_p(const void *v) { cgwb_snap_((const void *)&v, sizeof v); }
-/* a cell: its value, its address, then a tag (0 double, 1 int) */
-static inline void cgwb_snap_cd(double *cell) { int t = 0; cgwb_snap_(cell, sizeof *cell); cgwb_snap_p(cell); cgwb_snap_(&t, sizeof t); }
-static inline void cgwb_snap_ci(int *cell) { int t = 1; cgwb_snap_(cell, sizeof *cell); cgwb_snap_p(cell); cgwb_snap_(&t, sizeof t); }
+/* A cell of array `id` of a loop's snapshot: its value, its offset from the
+ * array's first cell, the id, a tag (0 double, 1 int).  By offset, not
+ * address: a local array of the forward sweep is another object in the
+ * reverse sweep's frame. */
+static inline void cgwb_snap_cd(int id, const double *base, const double *cell) {
+  ptrdiff_t off = cell - base;
+  int t = 0;
+  cgwb_snap_(cell, sizeof *cell); cgwb_snap_(&off, sizeof off); cgwb_snap_(&id, sizeof id); cgwb_snap_(&t, sizeof t);
+}
+static inline void cgwb_snap_ci(int id, const int *base, const int *cell) {
+  ptrdiff_t off = cell - base;
+  int t = 1;
+  cgwb_snap_(cell, sizeof *cell); cgwb_snap_(&off, sizeof off); cgwb_snap_(&id, sizeof id); cgwb_snap_(&t, sizeof t);
+}
 static inline void cgwb_snap_count(size_t n) { cgwb_snap_(&n, sizeof n); } /* the cells saved by one run */
 static inline double cgwb_unsnap_d(void) { double v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
 static inline int cgwb_unsnap_i(void) { int v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
 static inline void *cgwb_unsnap_p(void) { void *v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
 static inline size_t cgwb_unsnap_count(void) { size_t n; cgwb_get_(&cgwb_snaps_, &n, sizeof n); return n; }
-static inline void cgwb_unsnap_cell(void) { /* restores the last cell saved */
-  int t = cgwb_unsnap_i();
-  void *c = cgwb_unsnap_p();
-  if (t == 0) *(double *)c = cgwb_unsnap_d();
-  else *(int *)c = cgwb_unsnap_i();
+/* Restores the last cell saved; bases: the loop's arrays by id. */
+static inline void cgwb_unsnap_cell(void *const *bases) {
+  int t = cgwb_unsnap_i(), id = cgwb_unsnap_i();
+  ptrdiff_t off;
+  cgwb_get_(&cgwb_snaps_, &off, sizeof off);
+  if (t == 0) ((double *)bases[id])[off] = cgwb_unsnap_d();
+  else ((int *)bases[id])[off] = cgwb_unsnap_i();
 }
 
 /* The counters; reset also frees both stacks. */
