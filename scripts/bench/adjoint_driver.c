@@ -273,6 +273,7 @@ int main(int argc, char **argv) {
     t[5] = now();
     for (int j = 0; j < 5; j++) tp[j * reps + k] = t[j + 1] - t[j];
   }
+  printf("reps %d\n", reps);
   printf("time %.9g %.9g %.9g\n", median(tp, reps), median(tp + reps, reps), median(tp + 3 * reps, reps));
   printf("time_warm %.9g %.9g\n", median(tp + 2 * reps, reps), median(tp + 4 * reps, reps));
 
