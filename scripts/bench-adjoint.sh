@@ -14,7 +14,8 @@
 # 22 gives 968, the size of the paper's table).  Raw figures go to
 # build/bench/adjoint/; scripts/results-adjoint.lua writes doc/results/adjoint-loops.md,
 # its plot, and the section "## Adjoints of parallel loops" of doc/benchmarks.md.
-# BENCH_ADJ_REPS: repeats at the table's size (default 21; fewer on big meshes).
+# BENCH_ADJ_REPS: repeats at the table's size (default 21; 11 on the other meshes up to
+# 64 squares a side, 3 above).
 set -eu
 cd "$(dirname "$0")/.."
 SIZES=${BENCH_ADJ_SIZES:-"12 16 22 32 45 64 90 128 173"}
@@ -43,8 +44,8 @@ g++ -O2 -Wall scripts/bench/adolc_nsloops.cpp -ladolc -o "$A/adolc_nsloops"
 for n in $SIZES; do
   lua5.4 scripts/bench/mesh.lua "$n" 1 > "$A/mesh$n.txt"
   reps=$REPS
-  [ "$n" -ne "$TABLE" ] && reps=5
-  [ "$n" -gt 100 ] && reps=3 # seconds a run for ADOL-C: fewer
+  [ "$n" -ne "$TABLE" ] && reps=11
+  [ "$n" -gt 64 ] && reps=3 # up to seconds a run for ADOL-C: fewer
   grad=; agrad=
   [ "$n" -eq "$TABLE" ] && grad="$A/grad$n.txt" && agrad=$(pwd)/"$A/adolc_grad$n.txt"
   echo "bench: adjoints on the $n x $n mesh ($reps runs)" >&2

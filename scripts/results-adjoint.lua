@@ -255,7 +255,8 @@ Data: `adjoint-loops.csv`.
 
 ## Run time (measured, machine-dependent)
 
-Medians of %d calls at the table's size (5 or 3 on the other meshes), the three cgwb
+Medians of %d calls at the table's size (11 on the other meshes up to 8,192 triangles, 3
+above), the three cgwb
 figures taken in turns in one process, in milliseconds. A *fresh* adjoint call starts
 from empty stacks (`F_b_reset`, which frees them, before it: growing them, and the
 kernel's page faults on the new memory, are in the figure); a *warm* one is the call right
