@@ -255,6 +255,13 @@ describe("scripts/bench/adjoint_driver.c on 3 x 3 and 4 x 4 meshes", function()
     end
     sh(("cc %s -c %s -o %s/k.o && cc %s -Iscripts/bench scripts/bench/adjoint_driver.c %s/k.o %s/std.o %s/tr.o -lm -o %s/drv")
       :format(CFLAGS, KERNEL, dir, CFLAGS, dir, dir, dir, dir))
+    -- bad input: a changed byte fails the checksum; exit status 2, a message, no figures
+    local text = mesh.format(mesh.generate(3, 1))
+    local bad = H.write(H.tmp(".mesh"), (text:gsub("\n0 ", "\n1 ", 1)))
+    local _, _, code = os.execute(("%s/drv %s 1 >%s/bad.out 2>%s/bad.err"):format(dir, bad, dir, dir))
+    assert.equal(2, code)
+    assert.truthy(H.read(dir .. "/bad.err"):find("checksum mismatch", 1, true))
+    assert.equal("", H.read(dir .. "/bad.out"))
     local compared = false
     for _, n in ipairs({ 3, 4 }) do
       local mpath = H.write(H.tmp(".mesh"), mesh.format(mesh.generate(n, 1)))

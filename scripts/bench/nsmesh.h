@@ -92,6 +92,9 @@ static int ns_int(const char **q, int *out) {
   return 1;
 }
 
+/* lo <= v < hi */
+static int ns_in(int v, int lo, int hi) { return v >= lo && v < hi; }
+
 /* Reads the mesh at path into m; 0, or -1 with a message on stderr. */
 static int ns_read(const char *path, ns_mesh *m) {
   size_t len;
@@ -126,7 +129,8 @@ static int ns_read(const char *path, ns_mesh *m) {
   for (int i = 0; ok && i < m->ne; i++)
     ok = ns_int(&q, &m->edge[2 * i]) && ns_int(&q, &m->edge[2 * i + 1]) &&
          ns_int(&q, &m->etri[2 * i]) && ns_int(&q, &m->etri[2 * i + 1]) &&
-         m->edge[2 * i] >= 0 && m->edge[2 * i + 1] < m->nv;
+         ns_in(m->edge[2 * i], 0, m->nv) && ns_in(m->edge[2 * i + 1], 0, m->nv) &&
+         ns_in(m->etri[2 * i], 0, m->nt) && ns_in(m->etri[2 * i + 1], -1, m->nt);
   free(s);
   if (!ok) {
     ns_free(m);
