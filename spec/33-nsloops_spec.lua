@@ -14,6 +14,16 @@ local kparse = require "cgwb.kparse"
 local mesh = dofile("scripts/bench/mesh.lua")
 local KERNEL = "examples/kernels/nsloops.c"
 local CFLAGS = "-std=c99 -D_POSIX_C_SOURCE=200809L -O2 -ffp-contract=off -Wall -Wextra -pedantic -Werror"
+-- The adjoint test's build: under AddressSanitizer and UndefinedBehaviorSanitizer when
+-- the compiler has them (any report fails the run).
+local SAN = "-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+local function san_flags()
+  local src, exe = H.write(H.tmp(".c"), "int main(void) { return 0; }\n"), H.tmp("")
+  local ok = os.execute(("cc %s %s -o %s >/dev/null 2>&1 && %s"):format(SAN, src, exe, exe))
+  os.remove(src)
+  os.remove(exe)
+  return ok and CFLAGS .. " " .. SAN or CFLAGS
+end
 
 local function sh(cmd) -- runs cmd; its stdout, or an error naming its stderr
   local out, err = H.tmp(".out"), H.tmp(".err")
@@ -239,11 +249,12 @@ describe("the analysis of nsloops (core.kernel_loops)", function()
 end)
 
 describe("scripts/bench/adjoint_driver.c on 3 x 3 and 4 x 4 meshes", function()
-  it("standard and transformed adjoints agree to 1e-12, with central differences and the interpreter's tangent", function()
+  it("standard and transformed adjoints agree to 1e-12, with central differences and the interpreter's tangent"
+     .. " (under the sanitizers)", function()
     local cgwb = require "cgwb"
     local adjoint = require "cgwb.adjoint"
     local K = assert(cgwb.read_kernel(KERNEL))
-    local dir = H.tmp("_adj")
+    local dir, CFLAGS = H.tmp("_adj"), san_flags()
     sh("mkdir -p " .. dir)
     for _, v in ipairs({ { "std", "none" }, { "tr", "auto" } }) do
       local src, err = adjoint.emit(K, "nsloops", { independents = { "w0", "w1", "w2", "w3", "x", "y" },
