@@ -478,7 +478,7 @@ static int build_edges(run *r) {
   return CG_OK;
 oom:
   CG_FREE(g->A, off, uint32_t, al->ncls + 1), CG_FREE(g->A, fill, uint32_t, al->ncls + 1);
-  CG_FREE(g->A, mem, int32_t, nm + 1);
+  CG_FREE(g->A, mem, int32_t, nm + 1), CG_FREE(g->A, perm, int32_t, g->nedge + 1);
   return r->err = CG_ENOMEM;
 }
 
