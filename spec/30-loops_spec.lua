@@ -169,6 +169,42 @@ void f(int n, const double *restrict x, double *restrict y) {
     assert.equal("accept", l.verdict)
   end)
 
+  it("a local array filled by an inner loop of known range is private; half filled it is not", function()
+    local src = [[
+void f(int n, const double *restrict x, double *restrict y) {
+  int i, k;
+  double g[3];
+  for (i = 0; i < n; i++) {
+    for (k = 0; k < KMAX; k++) {
+      g[k] = x[i] * k;
+    }
+    y[i] = g[0] + g[1] + g[2];
+  }
+}]]
+    local l = assert(loops.analyse(load_text((src:gsub("KMAX", "3"))), "f")).loops[1]
+    assert.equal("g=private k=private n=read-only x=read-only y=own-index write", classes(l))
+    assert.equal("accept", l.verdict)
+    l = assert(loops.analyse(load_text((src:gsub("KMAX", "2"))), "f")).loops[1]
+    assert.equal("g=other k=private n=read-only x=read-only y=own-index write", classes(l))
+    assert.equal("refuse", l.verdict)
+    assert.truthy(l.reason:find("g[", 1, true), l.reason)
+  end)
+
+  it("a scalar read before it is written in the iteration carries a dependence", function()
+    local info = assert(loops.analyse(load_text([[
+void f(int n, const double *restrict x, double *restrict y) {
+  int i;
+  double t = 0.0;
+  for (i = 0; i < n; i++) {
+    t = 0.5 * t + x[i];
+    y[i] = t;
+  }
+}]]), "f"))
+    local l = info.loops[1]
+    assert.equal("n=read-only t=other x=read-only y=own-index write", classes(l))
+    assert.equal("t at 5:15 is read in another iteration than line 5 writes it", l.reason)
+  end)
+
   it("draws DOT: a node per statement, carried edges dashed with the loop's line", function()
     local info = analyse("hfh-carried.c", "carried")
     local dot = loops.dot(info)
@@ -321,6 +357,11 @@ describe("the analysis against the interpreter's access trace", function()
     { "hfh-pragma.c", "pragma", { arrays = { { name = "x", type = "double", values = x },
         { name = "v", type = "double", values = darray(n, function() return 0 end) } },
       args = { { int = n }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } } },
+    { "meshflux.c", "residual", { arrays = {
+        { name = "tri", type = "int", values = { 0, 1, 2, 2, 1, 3, 3, 4, 2, 0, 4, 1 } },
+        { name = "q", type = "double", values = x }, { name = "res", type = "double", values = darray(n, function() return 0 end) } },
+      args = { { int = 4 }, { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 },
+               { double = 0.25 } } }, { assume = { "q!=res" } } },
     { "hfh-carried.c", "carried", { arrays = { { name = "x", type = "double", values = x },
         { name = "y", type = "double", values = x } },
       args = { { int = n }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } } },
@@ -331,7 +372,7 @@ describe("the analysis against the interpreter's access trace", function()
   for _, c in ipairs(cases) do
     it(c[1] .. ": accepted loops touch no cell across iterations but as their classes allow", function()
       local k = assert(cgwb.read_kernel(K .. c[1]))
-      local info = assert(loops.analyse(k, c[2]))
+      local info = assert(loops.analyse(k, c[2], c[4]))
       local per = trace_loops(k, info, c[2], c[3])
       local checked = 0
       for li, cells in pairs(per) do

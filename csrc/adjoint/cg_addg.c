@@ -489,6 +489,7 @@ oom:
 typedef struct pstate {
   int32_t *set; /* exact sets of the object written on every path so far */
   uint32_t n, cap;
+  int whole;    /* every cell of the object written on every path */
 } pstate;
 
 typedef struct pwalk {
@@ -516,7 +517,7 @@ static void pw_own(pwalk *w, int32_t st, pstate *p) {
     for (i = 0; i < al->set_n[s]; i++) hit |= al->addr[al->set_off[s] + i].obj == w->obj;
     if (!hit) continue;
     if (al->acc_kind[a] == CG_KA_USE) {
-      if (!ps_has(p, s)) w->ok = 0;
+      if (!p->whole && !ps_has(p, s)) w->ok = 0;
     } else if (!al->acc_may[a] && al->set_exact[s] && !ps_has(p, s) && p->n < p->cap) {
       p->set[p->n++] = s;
     }
@@ -524,7 +525,7 @@ static void pw_own(pwalk *w, int32_t st, pstate *p) {
 }
 
 static int pw_copy(pwalk *w, const pstate *p, pstate *q) {
-  q->cap = p->cap, q->n = p->n;
+  q->cap = p->cap, q->n = p->n, q->whole = p->whole;
   if (!(q->set = CG_NEW(w->r->g->A, int32_t, q->cap + 1))) return w->r->err = CG_ENOMEM;
   if (p->n) memcpy(q->set, p->set, p->n * sizeof(int32_t));
   return CG_OK;
@@ -541,6 +542,38 @@ static void pw_loop_iter(pwalk *w, int32_t L, pstate *p) {
   }
 }
 
+/* Whether loop statement K, run at least once (a known, nonempty counter
+ * range; no break, return or continue of its own), leaves every cell of
+ * the object written: its iteration does (t, the state after one), or a
+ * statement of its body (not under an if) writes o[k + c] with k + c
+ * covering 0 .. cells - 1. */
+static int runs_whole(pwalk *w, int32_t K, const pstate *t) {
+  run *r = w->r;
+  cg_kalias *al = r->al;
+  const cg_kernel *k = r->k;
+  int32_t kl = r->stmt_loop[widx(al, K)], from = CG_KSTMT(k, K, X1), n = CG_KSTMT(k, K, X2), i, a;
+  uint32_t s;
+  if (kl < 0 || !r->l_range[kl] || r->l_cvn[kl] < 0 || r->l_exit[kl]) return 0;
+  for (s = 0; s < al->ns; s++) /* a continue of K ends some iteration early */
+    if (CG_KSTMT(k, al->s_lo + (int32_t)s, KIND) == CG_KST_CONTINUE && k->stmt_loop[al->s_lo + (int32_t)s] == K) return 0;
+  if (t->whole) return 1;
+  if (al->obj_cells[w->obj] <= 0) return 0;
+  for (i = 0; i < n; i++) {
+    int32_t st = k->list[from + i], a0 = cg_kalias_acc0(al, st), na = cg_kalias_nacc(al, st);
+    for (a = a0; a < a0 + na; a++) {
+      int32_t set = al->acc_set[a];
+      const cg_kaff *f;
+      if (al->acc_kind[a] != CG_KA_DEF || al->acc_may[a] || al->set_n[set] != 1) continue;
+      if (al->addr[al->set_off[set]].obj != w->obj) continue;
+      f = &al->addr[al->set_off[set]].off;
+      if (f->nt == 1 && f->vn[0] == r->l_cvn[kl] && f->coef[0] == 1 && r->l_lo[kl] + f->c <= 0 &&
+          r->l_hi[kl] + f->c >= al->obj_cells[w->obj] - 1)
+        return 1;
+    }
+  }
+  return 0;
+}
+
 static void pw_stmt(pwalk *w, int32_t st, pstate *p) {
   const cg_kernel *k = w->r->k;
   pstate q, t;
@@ -554,12 +587,13 @@ static void pw_stmt(pwalk *w, int32_t st, pstate *p) {
       pw_slice(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4), p);
       for (i = n = 0; i < p->n; i++) /* written on both sides */
         if (ps_has(&q, p->set[i])) p->set[n++] = p->set[i];
-      p->n = n;
+      p->n = n, p->whole = p->whole && q.whole;
       CG_FREE(w->r->g->A, q.set, int32_t, q.cap + 1);
       break;
-    case CG_KST_LOOP: /* may run no iteration: what it writes is not certain after it */
+    case CG_KST_LOOP: /* may run no iteration: what it writes is not certain after it ... */
       if (pw_copy(w, p, &t)) return;
       pw_loop_iter(w, st, &t);
+      if (runs_whole(w, st, &t)) p->whole = 1; /* ... unless it runs and fills the object */
       CG_FREE(w->r->g->A, t.set, int32_t, t.cap + 1);
       break;
     default: break;
@@ -576,7 +610,7 @@ static int is_private(run *r, int32_t l, int32_t o) {
   pwalk w;
   pstate p;
   w.r = r, w.obj = o, w.ok = 1;
-  p.n = 0, p.cap = r->lacc_off[l + 1] - r->lacc_off[l];
+  p.n = 0, p.cap = r->lacc_off[l + 1] - r->lacc_off[l], p.whole = 0;
   if (!(p.set = CG_NEW(r->g->A, int32_t, p.cap + 1))) return r->err = CG_ENOMEM, 0;
   pw_loop_iter(&w, r->g->l_stmt[l], &p);
   CG_FREE(r->g->A, p.set, int32_t, p.cap + 1);
