@@ -268,8 +268,10 @@ end)
 -- Runs function fname of kernel k on call and returns, per loop at depth 1,
 -- the cells touched by its iterations: cells[key] = {writes = {iter=true},
 -- touches = {iter=true}, flow = bool (a read in one iteration of a value
--- another wrote)}, keys "name[cell]"; incr[key]: every access of it in the
--- loop is part of an increment statement.
+-- another wrote), names = the variables naming the cell}.  An iteration ends
+-- when the loop's step writes its counter; the accesses of a callee's frame
+-- count while the loop's statements run.  Keys: "#A[c]" for cell c of
+-- caller array A, "x@frame[c]" for a local.
 local function trace_loops(k, info, fname, call)
   local id = k:function_id(fname)
   local out = assert(k:run(fname, call, { trace = true }))
@@ -278,11 +280,14 @@ local function trace_loops(k, info, fname, call)
     symname[s.id] = s.name
     if s.kind == "param" then params[#params + 1] = s.name end
   end
-  local arrname = {}
-  for p, a in ipairs(call.args) do if a.array then arrname[a.array] = params[p] end end
-  local function name_of(acc)
-    if acc.object > 0 then return arrname[acc.object] end
-    return symname[-acc.object]
+  local bound = {}
+  for p, a in ipairs(call.args) do
+    if a.array then bound[a.array] = bound[a.array] or {}; table.insert(bound[a.array], params[p]) end
+  end
+  local function key_of(acc)
+    if acc.object > 0 then return ("#%d[%d]"):format(acc.object, acc.cell), bound[acc.object] or {} end
+    local nm = acc.frame == 0 and symname[-acc.object] or nil
+    return ("%s@%d[%d]"):format(nm or ("sym" .. -acc.object), acc.frame, acc.cell), { nm }
   end
   -- each statement's parent (statements come depth first)
   local stmts, parent, stack = k:statements(id), {}, {}
@@ -292,7 +297,7 @@ local function trace_loops(k, info, fname, call)
   end
   local res = {}
   for li, l in ipairs(info.loops) do
-    if l.depth == 1 then
+    if l.depth == 1 and l.index then
       local inside, step = {}, nil
       for _, s in ipairs(stmts) do
         local p = parent[s.id]
@@ -300,19 +305,23 @@ local function trace_loops(k, info, fname, call)
         if p then inside[s.id] = true end
         if s.part == "step" and parent[s.id] and parent[s.id].id == l.stmt then step = s.id end
       end
-      local iter, cells, last = 0, {}, {}
+      local iter, cells, last, active = 0, {}, {}, false
       for _, acc in ipairs(out.trace) do
-        if acc.stmt == step and acc.write then iter = iter + 1
-        elseif acc.stmt and inside[acc.stmt] and acc.stmt ~= step then
-          local nm = name_of(acc)
-          if nm and nm ~= l.index then
-            local key = ("%s[%d]"):format(nm, acc.cell)
-            local c = cells[key] or { writes = {}, touches = {}, flow = false, name = nm }
-            cells[key] = c
-            if acc.write then c.writes[iter] = true; last[key] = iter
-            elseif last[key] ~= nil and last[key] ~= iter then c.flow = true end
-            c.touches[iter] = true
-          end
+        local counted = false
+        if acc.frame == 0 then
+          if acc.stmt == step and acc.write then iter = iter + 1 end
+          active = acc.stmt ~= nil and inside[acc.stmt] == true and acc.stmt ~= step
+          counted = active and not (acc.object < 0 and symname[-acc.object] == l.index)
+        else
+          counted = active
+        end
+        if counted then
+          local key, names = key_of(acc)
+          local c = cells[key] or { writes = {}, touches = {}, flow = false, names = names }
+          cells[key] = c
+          if acc.write then c.writes[iter] = true; last[key] = iter
+          elseif last[key] ~= nil and last[key] ~= iter then c.flow = true end
+          c.touches[iter] = true
         end
       end
       res[li] = cells
@@ -321,8 +330,49 @@ local function trace_loops(k, info, fname, call)
   return res
 end
 
+-- Checks the accepted loops of info against the trace's cells (per, from
+-- trace_loops): no cell written in one iteration is touched in another
+-- unless every variable naming it is an increment or reduction of the loop;
+-- a private one is never read in another iteration than the one that
+-- wrote it.  Refused loops with refuse_crosses must show a crossing cell.
+-- Returns the number of cells checked.
+local crosses
+local function check_trace(info, per, refuse_crosses)
+  local checked = 0
+  for li = 1, #info.loops do
+    local cells, l = per[li], info.loops[li]
+    if cells then
+      local class = {}
+      for _, a in ipairs(l.access) do class[a.name] = a.class end
+      local keys = {}
+      for key in pairs(cells) do keys[#keys + 1] = key end
+      table.sort(keys)
+      local crossed = 0
+      for _, key in ipairs(keys) do
+        local cell = cells[key]
+        local touched = {} -- the variables naming the cell that the loop touches (a shared array: one)
+        for _, nm in ipairs(cell.names) do if class[nm] then touched[#touched + 1] = nm end end
+        local cl = #touched == 1 and class[touched[1]] or nil
+        if crosses(cell) then crossed = crossed + 1 end
+        if l.verdict == "accept" then
+          checked = checked + 1
+          if cl == "private" then
+            assert.is_false(cell.flow, key .. " private but read across iterations")
+          elseif cl ~= "increment" and cl ~= "reduction" then
+            assert.is_false(crosses(cell), ("%s (%s) crosses iterations of the loop at line %d"):format(key, tostring(cl), l.line))
+          end
+        end
+      end
+      if l.verdict == "refuse" and refuse_crosses ~= false then
+        assert.is_true(crossed > 0, "loop at line " .. l.line .. " refused but no cell crosses")
+      end
+    end
+  end
+  return checked
+end
+
 -- Whether a cell is written in one iteration and touched in another.
-local function crosses(c)
+function crosses(c)
   for w in pairs(c.writes) do
     for t in pairs(c.touches) do if t ~= w then return true end end
   end
@@ -374,35 +424,39 @@ describe("the analysis against the interpreter's access trace", function()
       local k = assert(cgwb.read_kernel(K .. c[1]))
       local info = assert(loops.analyse(k, c[2], c[4]))
       local per = trace_loops(k, info, c[2], c[3])
-      local checked = 0
-      for li, cells in pairs(per) do
-        local l = info.loops[li]
-        local class = {}
-        for _, a in ipairs(l.access) do class[a.name] = a.class end
-        local keys = {}
-        for key in pairs(cells) do keys[#keys + 1] = key end
-        table.sort(keys)
-        local crossed = {}
-        for _, key in ipairs(keys) do
-          local cell = cells[key]
-          local cl = class[cell.name]
-          if crosses(cell) then crossed[#crossed + 1] = key end
-          if l.verdict == "accept" then
-            checked = checked + 1
-            if cl == "private" then
-              assert.is_false(cell.flow, key .. " private but read across iterations")
-            elseif cl ~= "increment" and cl ~= "reduction" then
-              assert.is_false(crosses(cell), ("%s (%s) crosses iterations of the loop at line %d"):format(key, tostring(cl), l.line))
-            end
-          end
-        end
-        if l.verdict == "refuse" then -- the refused loops here do carry a dependence
-          assert.is_true(#crossed > 0, "loop at line " .. l.line .. " refused but no cell crosses")
-        end
-      end
+      local checked = check_trace(info, per)
       assert.is_true(checked > 0 or c[2] == "carried" or c[2] == "minmax")
     end)
   end
 end)
 
 -- }====
+
+describe("random kernels (spec/kgen.lua) against the interpreter's access trace", function()
+  local kgen, rng = require "kgen", require "rng"
+  it("no accepted top-level loop touches a cell across iterations but as its classes allow", function()
+    local r = rng.new(3030)
+    local kernels, accepted, cells = 0, 0, 0
+    for _ = 1, 300 do
+      local text, kinfo = kgen.kernel(r, { stmts = 10 })
+      local path = H.tmp(".c")
+      H.write(path, text)
+      local k = assert(cgwb.read_kernel(path))
+      local info = assert(loops.analyse(k, kinfo.name))
+      if #info.loops > 0 then
+        kernels = kernels + 1
+        for _, l in ipairs(info.loops) do if l.verdict == "accept" and l.depth == 1 then accepted = accepted + 1 end end
+        local call = kgen.call(rng.new(r:int(1, 1 << 30)), kinfo)
+        local ok, per = pcall(trace_loops, k, info, kinfo.name, call)
+        if ok then
+          local cok, err = pcall(check_trace, info, per, false)
+          if not cok then error(err .. "\n" .. text, 0) end
+          cells = cells + err
+        end
+      end
+    end
+    assert.is_true(kernels > 200, "kernels with loops: " .. kernels)
+    assert.is_true(accepted > 40, "accepted loops: " .. accepted)
+    assert.is_true(cells > 250, "cells checked: " .. cells)
+  end)
+end)
