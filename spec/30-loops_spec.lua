@@ -213,7 +213,7 @@ void f(int n, const double *restrict x, double *restrict y) {
     for _ in dot:gmatch("\n  n%d+ %[label=") do n = n + 1 end
     assert.equal(#info.ddg.nodes, n)
     assert.truthy(dot:find('label="y flow, carried 5", style=dashed', 1, true))
-    assert.truthy(dot:find('[label="6: y[i] = y[(i - 1)] + x[i]"]', 1, true))
+    assert.truthy(dot:find('[label="6: y[i] = y[i - 1] + x[i]"]', 1, true))
     assert.equal(loops.dot(info), loops.dot(analyse("hfh-carried.c", "carried")))
   end)
 end)

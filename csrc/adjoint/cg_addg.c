@@ -706,8 +706,7 @@ static void expr_pos(const cg_kernel *k, int32_t x, int32_t st, int *line, int *
   *col = x >= 0 ? CG_KEXPR(k, x, COL) : CG_KSTMT(k, st, COL);
 }
 
-/* Drops the parentheses enclosing a whole subscript: "y[(i - 1)]" -> "y[i - 1]". */
-static void tidy(char *t) {
+void cg_addg_tidy(char *t) {
   size_t i, j, n = strlen(t);
   for (i = 0; i + 1 < n; i++) {
     int depth = 0;
@@ -749,7 +748,7 @@ static void refusal(run *r, int32_t l, const grp *gp) {
     const char *verb = r->g->e_kind[e] == CG_AE_ANTI ? "reads" : "writes";
     if (r->acc_obj[ta] != gp->obj && r->acc_obj[fa] != gp->obj) continue;
     cg_kexpr_text(k, x, text, sizeof text);
-    tidy(text);
+    cg_addg_tidy(text);
     expr_pos(k, x, al->acc_stmt[ta], &line, &col);
     say(r, l, sc ? "%s at %d:%d is %s in another iteration than line %d %s it"
                  : "%s at %d:%d is %s at another iteration's index than line %d %s it",
