@@ -134,6 +134,56 @@ describe("core.kernel_loops on the paper's loops", function()
   end)
 end)
 
+describe("calls, early exits and loops without a counter", function()
+  local k = load_text([[
+static double sq(double a) { return a * a; }
+static void put(double *o, double v) { o[0] = v; }
+static double rd(double *o) { return o[0]; }
+void calls(int n, const double *restrict x, double *restrict y, double *restrict z) {
+  int i;
+  for (i = 0; i < n; i++) {
+    y[i] = sq(x[i]);
+  }
+  for (i = 0; i < n; i++) {
+    put(z, x[i]);
+  }
+  for (i = 0; i < n; i++) {
+    y[i] = rd(z + i);
+  }
+}
+void exits(int n, const double *restrict x, double *restrict y) {
+  int i;
+  for (i = 0; i < n; i++) {
+    if (x[i] < 0.0) break;
+    y[i] = x[i];
+  }
+  i = 0;
+  while (i < n) {
+    y[i] = 2.0 * x[i];
+    i++;
+  }
+}]])
+
+  it("a by-value call is an expression; a callee writing through a pointer refuses; one only reading it does not", function()
+    local info = assert(loops.analyse(k, "calls"))
+    local a, b, c = info.loops[1], info.loops[2], info.loops[3]
+    assert.equal("n=read-only x=read-only y=own-index write", classes(a))
+    assert.same({ "accept", false, true }, { a.verdict, a.terminal, a.dry_run }) -- the third loop writes y again
+    assert.same({ "refuse", "call to put at 10:5 may write z" }, { b.verdict, b.reason })
+    assert.equal("n=read-only x=read-only z=other", classes(b))
+    assert.equal("n=read-only y=own-index write z=read-only", classes(c))
+    assert.same({ "accept", true }, { c.verdict, c.terminal })
+  end)
+
+  it("a break refuses an independent loop; a while loop has no counter", function()
+    local info = assert(loops.analyse(k, "exits"))
+    local a, b = info.loops[1], info.loops[2]
+    assert.same({ "refuse", true, "a break or return leaves the loop before its last iteration" },
+      { a.verdict, a.independent, a.reason })
+    assert.same({ "refuse", false, false }, { b.verdict, b.independent, b.index })
+  end)
+end)
+
 describe("the dependence graph", function()
   it("has the edges of a small case as counted by hand", function()
     local k = load_text([[
