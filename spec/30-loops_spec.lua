@@ -482,6 +482,31 @@ end)
 
 -- }====
 
+describe("stepped loops against the trace", function()
+  it("y[i] and y[i + 1] with i += 2 are own-index; with i += 1 they are carried", function()
+    local src = [[
+void stepped(int n, const double *restrict x, double *restrict y) {
+  int i;
+  for (i = 0; i < n; i += STEP) {
+    y[i] = x[i] * x[i];
+    y[i + 1] = 2.0 * x[i + 1];
+  }
+}]]
+    local call = { arrays = { { name = "x", type = "double", values = darray(9, function(i) return i / 4 end) },
+                              { name = "y", type = "double", values = darray(9, function() return 0 end) } },
+                   args = { { int = 8 }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
+    for _, step in ipairs { 2, 1 } do
+      local k = load_text((src:gsub("STEP", tostring(step))))
+      local info = assert(loops.analyse(k, "stepped"))
+      local l = info.loops[1]
+      assert.equal(step == 2 and "accept" or "refuse", l.verdict)
+      assert.equal(step == 2 and "n=read-only x=read-only y=own-index write" or "n=read-only x=read-only y=other",
+        classes(l))
+      check_trace(info, trace_loops(k, info, "stepped", call))
+    end
+  end)
+end)
+
 describe("random kernels (spec/kgen.lua) against the interpreter's access trace", function()
   local kgen, rng = require "kgen", require "rng"
   it("no accepted top-level loop touches a cell across iterations but as its classes allow", function()

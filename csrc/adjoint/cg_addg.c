@@ -144,6 +144,7 @@ typedef struct run {
   uint8_t *acc_incr;   /* nacc: part of an increment of its object (the write or the self-read) */
   int32_t *l_cvn;      /* per loop: the counter's number in the body, -1 */
   int64_t *l_lo, *l_hi; /* the counter's range when l_range */
+  int64_t *l_step;      /* the counter's step (0: no counter) */
   uint8_t *l_range, *l_exit;
   int32_t *vn_loop;    /* nvn: the loop whose counter the number is, -1 */
   uint32_t *lacc_off;  /* nloop + 1: the accesses of each loop */
@@ -280,12 +281,16 @@ static int counter_range(const cg_kernel *k, int32_t L, int32_t s, int64_t step,
 
 /* {==== own-index subscripts ====} */
 
-/* Access a's offset in loop l as a * i + b + r, i the counter's number, b
- * invariant in l (numbers born before it), r in [rlo, rhi] from the counter
- * of a loop nested in l with a known range.  1 when it has that form. */
+/* Access acc's offset in loop l as a * i + b + r: i the counter's number, b
+ * the terms invariant in l (numbers born before it), r in [rlo, rhi] the
+ * constant plus, at most, the counter of a loop nested in l with a known
+ * range times its coefficient.  1 when it has that form.  Two iterations'
+ * counters differ by a multiple of the step, so accesses of one a and b
+ * whose r all lie in a window narrower than |a * step| never meet across
+ * iterations (y[i] and y[i + 1] with i += 2; res[3 * t + k], k in 0..2). */
 typedef struct ownf {
   int64_t a, rlo, rhi;
-  cg_kaff b;
+  cg_kaff b; /* c unused: 0 */
 } ownf;
 
 static int own_form(const run *r, int32_t acc, int32_t l, ownf *o) {
@@ -296,7 +301,7 @@ static int own_form(const run *r, int32_t acc, int32_t l, ownf *o) {
   if (al->set_n[s] != 1 || r->l_cvn[l] < 0) return 0;
   f = &al->addr[al->set_off[s]].off;
   if (f->nt < 0) return 0;
-  o->a = 0, o->rlo = o->rhi = 0, o->b.c = f->c, o->b.nt = 0;
+  o->a = 0, o->rlo = o->rhi = f->c, o->b.c = 0, o->b.nt = 0;
   for (t = 0; t < f->nt; t++) {
     int32_t v = f->vn[t];
     if (v < vn0) { /* invariant in l */
@@ -310,7 +315,7 @@ static int own_form(const run *r, int32_t acc, int32_t l, ownf *o) {
       int64_t x, y;
       if (kl < 0 || inner || !r->l_range[kl]) return 0;
       x = f->coef[t] * r->l_lo[kl], y = f->coef[t] * r->l_hi[kl];
-      o->rlo = x < y ? x : y, o->rhi = x < y ? y : x, inner = 1;
+      o->rlo += x < y ? x : y, o->rhi += x < y ? y : x, inner = 1;
     }
   }
   return o->a != 0;
@@ -318,19 +323,25 @@ static int own_form(const run *r, int32_t acc, int32_t l, ownf *o) {
 
 static int same_b(const ownf *x, const ownf *y) {
   int32_t t;
-  if (x->a != y->a || x->b.c != y->b.c || x->b.nt != y->b.nt) return 0;
+  if (x->a != y->a || x->b.nt != y->b.nt) return 0;
   for (t = 0; t < x->b.nt; t++)
     if (x->b.vn[t] != y->b.vn[t] || x->b.coef[t] != y->b.coef[t]) return 0;
   return 1;
 }
 
+/* The distance between two iterations' cells of offset a * i: |a * step|. */
+static int64_t own_gap(const run *r, int32_t l, int64_t a) {
+  int64_t g = a * r->l_step[l];
+  return g < 0 ? -g : g;
+}
+
 /* Accesses a1 and a2 never touch one cell at two iterations of loop l. */
 static int own_pair(const run *r, int32_t a1, int32_t a2, int32_t l) {
   ownf x, y;
-  int64_t lo, hi, a;
+  int64_t lo, hi;
   if (!own_form(r, a1, l, &x) || !own_form(r, a2, l, &y) || !same_b(&x, &y)) return 0;
-  lo = x.rlo < y.rlo ? x.rlo : y.rlo, hi = x.rhi > y.rhi ? x.rhi : y.rhi, a = x.a < 0 ? -x.a : x.a;
-  return hi - lo < a;
+  lo = x.rlo < y.rlo ? x.rlo : y.rlo, hi = x.rhi > y.rhi ? x.rhi : y.rhi;
+  return hi - lo < own_gap(r, l, x.a);
 }
 
 /* }==== */
@@ -670,7 +681,7 @@ static void classify(run *r, int32_t l, const int32_t *acc, uint32_t n, grp *gp)
     else if (!same_b(&first, &f)) own = 0;
     else lo = f.rlo < lo ? f.rlo : lo, hi = f.rhi > hi ? f.rhi : hi;
   }
-  if (own && n > 0 && hi - lo >= (first.a < 0 ? -first.a : first.a)) own = 0;
+  if (own && n > 0 && hi - lo >= own_gap(r, l, first.a)) own = 0;
   if (!gp->written) gp->cls = CG_AC_READONLY;
   else if (gp->callw) gp->cls = CG_AC_OTHER;
   else if (own && !cg_addg_obj_scalar(al, o)) gp->cls = CG_AC_OWN;
@@ -937,6 +948,7 @@ static void run_free(run *r) {
   CG_FREE(A, r->acc_incr, uint8_t, r->al->nacc + 1);
   CG_FREE(A, r->l_cvn, int32_t, nl + 1), CG_FREE(A, r->l_lo, int64_t, nl + 1), CG_FREE(A, r->l_hi, int64_t, nl + 1);
   CG_FREE(A, r->l_range, uint8_t, nl + 1), CG_FREE(A, r->l_exit, uint8_t, nl + 1);
+  CG_FREE(A, r->l_step, int64_t, nl + 1);
   CG_FREE(A, r->vn_loop, int32_t, r->al->nvn + 1);
   CG_FREE(A, r->lacc_off, uint32_t, nl + 2), CG_FREE(A, r->lacc, int32_t, r->nlacc + 1);
 }
@@ -974,6 +986,7 @@ static int prepare(run *r) {
   g->ls_off = CG_NEW(A, uint32_t, nl + 1);
   r->l_cvn = CG_NEW(A, int32_t, nl + 1), r->l_lo = CG_NEW(A, int64_t, nl + 1), r->l_hi = CG_NEW(A, int64_t, nl + 1);
   r->l_range = CG_NEW(A, uint8_t, nl + 1), r->l_exit = CG_NEW(A, uint8_t, nl + 1);
+  r->l_step = CG_NEW(A, int64_t, nl + 1);
   r->vn_loop = CG_NEW(A, int32_t, al->nvn + 1);
   r->acc_obj = CG_NEW(A, int32_t, al->nacc + 1), r->acc_eff = CG_NEW(A, uint8_t, al->nacc + 1);
   r->acc_incr = CG_NEW(A, uint8_t, al->nacc + 1);
@@ -981,7 +994,7 @@ static int prepare(run *r) {
   if (!g->l_stmt || !g->l_depth || !g->l_parent || !g->l_counter || !g->l_pragma || !g->l_indep ||
       !g->l_accept || !g->l_terminal || !g->l_reason || !g->la_off || !g->lc_off || !g->ls_off ||
       !r->l_cvn || !r->l_lo || !r->l_hi || !r->l_range || !r->l_exit || !r->vn_loop || !r->acc_obj ||
-      !r->acc_eff || !r->acc_incr || !r->lacc_off)
+      !r->acc_eff || !r->acc_incr || !r->lacc_off || !r->l_step)
     return CG_ENOMEM;
   memset(g->l_reason, 0, (size_t)(nl + 1) * CG_ADDG_REASON);
   for (i = 0; i < al->nvn; i++) r->vn_loop[i] = -1;
@@ -999,6 +1012,7 @@ static int prepare(run *r) {
     for (v = g->l_parent[i], g->l_depth[i] = 1; v >= 0; v = loop_parent(r, v)) g->l_depth[i]++;
     g->l_pragma[i] = (uint8_t)(pr >= 0 && !strcmp(k->names[pr], "independent"));
     g->l_counter[i] = counter_of(k, L, &step);
+    r->l_step[i] = g->l_counter[i] >= 0 ? step : 0;
     r->l_exit[i] = (uint8_t)has_exit(k, CG_KSTMT(k, L, X1), CG_KSTMT(k, L, X2), 1);
     r->l_cvn[i] = -1, r->l_range[i] = 0;
     if (g->l_counter[i] >= 0) {
