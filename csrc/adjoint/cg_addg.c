@@ -144,6 +144,7 @@ typedef struct run {
   uint8_t *acc_incr;   /* nacc: part of an increment of its object (the write or the self-read) */
   int32_t *l_cvn;      /* per loop: the counter's number in the body, -1 */
   int64_t *l_lo, *l_hi; /* the counter's range when l_range */
+  int64_t *l_step;      /* the counter's step (0: no counter) */
   uint8_t *l_range, *l_exit;
   int32_t *vn_loop;    /* nvn: the loop whose counter the number is, -1 */
   uint32_t *lacc_off;  /* nloop + 1: the accesses of each loop */
@@ -280,12 +281,16 @@ static int counter_range(const cg_kernel *k, int32_t L, int32_t s, int64_t step,
 
 /* {==== own-index subscripts ====} */
 
-/* Access a's offset in loop l as a * i + b + r, i the counter's number, b
- * invariant in l (numbers born before it), r in [rlo, rhi] from the counter
- * of a loop nested in l with a known range.  1 when it has that form. */
+/* Access acc's offset in loop l as a * i + b + r: i the counter's number, b
+ * the terms invariant in l (numbers born before it), r in [rlo, rhi] the
+ * constant plus, at most, the counter of a loop nested in l with a known
+ * range times its coefficient.  1 when it has that form.  Two iterations'
+ * counters differ by a multiple of the step, so accesses of one a and b
+ * whose r all lie in a window narrower than |a * step| never meet across
+ * iterations (y[i] and y[i + 1] with i += 2; res[3 * t + k], k in 0..2). */
 typedef struct ownf {
   int64_t a, rlo, rhi;
-  cg_kaff b;
+  cg_kaff b; /* c unused: 0 */
 } ownf;
 
 static int own_form(const run *r, int32_t acc, int32_t l, ownf *o) {
@@ -296,7 +301,7 @@ static int own_form(const run *r, int32_t acc, int32_t l, ownf *o) {
   if (al->set_n[s] != 1 || r->l_cvn[l] < 0) return 0;
   f = &al->addr[al->set_off[s]].off;
   if (f->nt < 0) return 0;
-  o->a = 0, o->rlo = o->rhi = 0, o->b.c = f->c, o->b.nt = 0;
+  o->a = 0, o->rlo = o->rhi = f->c, o->b.c = 0, o->b.nt = 0;
   for (t = 0; t < f->nt; t++) {
     int32_t v = f->vn[t];
     if (v < vn0) { /* invariant in l */
@@ -310,7 +315,7 @@ static int own_form(const run *r, int32_t acc, int32_t l, ownf *o) {
       int64_t x, y;
       if (kl < 0 || inner || !r->l_range[kl]) return 0;
       x = f->coef[t] * r->l_lo[kl], y = f->coef[t] * r->l_hi[kl];
-      o->rlo = x < y ? x : y, o->rhi = x < y ? y : x, inner = 1;
+      o->rlo += x < y ? x : y, o->rhi += x < y ? y : x, inner = 1;
     }
   }
   return o->a != 0;
@@ -318,19 +323,25 @@ static int own_form(const run *r, int32_t acc, int32_t l, ownf *o) {
 
 static int same_b(const ownf *x, const ownf *y) {
   int32_t t;
-  if (x->a != y->a || x->b.c != y->b.c || x->b.nt != y->b.nt) return 0;
+  if (x->a != y->a || x->b.nt != y->b.nt) return 0;
   for (t = 0; t < x->b.nt; t++)
     if (x->b.vn[t] != y->b.vn[t] || x->b.coef[t] != y->b.coef[t]) return 0;
   return 1;
 }
 
+/* The distance between two iterations' cells of offset a * i: |a * step|. */
+static int64_t own_gap(const run *r, int32_t l, int64_t a) {
+  int64_t g = a * r->l_step[l];
+  return g < 0 ? -g : g;
+}
+
 /* Accesses a1 and a2 never touch one cell at two iterations of loop l. */
 static int own_pair(const run *r, int32_t a1, int32_t a2, int32_t l) {
   ownf x, y;
-  int64_t lo, hi, a;
+  int64_t lo, hi;
   if (!own_form(r, a1, l, &x) || !own_form(r, a2, l, &y) || !same_b(&x, &y)) return 0;
-  lo = x.rlo < y.rlo ? x.rlo : y.rlo, hi = x.rhi > y.rhi ? x.rhi : y.rhi, a = x.a < 0 ? -x.a : x.a;
-  return hi - lo < a;
+  lo = x.rlo < y.rlo ? x.rlo : y.rlo, hi = x.rhi > y.rhi ? x.rhi : y.rhi;
+  return hi - lo < own_gap(r, l, x.a);
 }
 
 /* }==== */
@@ -478,7 +489,7 @@ static int build_edges(run *r) {
   return CG_OK;
 oom:
   CG_FREE(g->A, off, uint32_t, al->ncls + 1), CG_FREE(g->A, fill, uint32_t, al->ncls + 1);
-  CG_FREE(g->A, mem, int32_t, nm + 1);
+  CG_FREE(g->A, mem, int32_t, nm + 1), CG_FREE(g->A, perm, int32_t, g->nedge + 1);
   return r->err = CG_ENOMEM;
 }
 
@@ -489,6 +500,7 @@ oom:
 typedef struct pstate {
   int32_t *set; /* exact sets of the object written on every path so far */
   uint32_t n, cap;
+  int whole;    /* every cell of the object written on every path */
 } pstate;
 
 typedef struct pwalk {
@@ -516,7 +528,7 @@ static void pw_own(pwalk *w, int32_t st, pstate *p) {
     for (i = 0; i < al->set_n[s]; i++) hit |= al->addr[al->set_off[s] + i].obj == w->obj;
     if (!hit) continue;
     if (al->acc_kind[a] == CG_KA_USE) {
-      if (!ps_has(p, s)) w->ok = 0;
+      if (!p->whole && !ps_has(p, s)) w->ok = 0;
     } else if (!al->acc_may[a] && al->set_exact[s] && !ps_has(p, s) && p->n < p->cap) {
       p->set[p->n++] = s;
     }
@@ -524,7 +536,7 @@ static void pw_own(pwalk *w, int32_t st, pstate *p) {
 }
 
 static int pw_copy(pwalk *w, const pstate *p, pstate *q) {
-  q->cap = p->cap, q->n = p->n;
+  q->cap = p->cap, q->n = p->n, q->whole = p->whole;
   if (!(q->set = CG_NEW(w->r->g->A, int32_t, q->cap + 1))) return w->r->err = CG_ENOMEM;
   if (p->n) memcpy(q->set, p->set, p->n * sizeof(int32_t));
   return CG_OK;
@@ -541,6 +553,38 @@ static void pw_loop_iter(pwalk *w, int32_t L, pstate *p) {
   }
 }
 
+/* Whether loop statement K, run at least once (a known, nonempty counter
+ * range; no break, return or continue of its own), leaves every cell of
+ * the object written: its iteration does (t, the state after one), or a
+ * statement of its body (not under an if) writes o[k + c] with k + c
+ * covering 0 .. cells - 1. */
+static int runs_whole(pwalk *w, int32_t K, const pstate *t) {
+  run *r = w->r;
+  cg_kalias *al = r->al;
+  const cg_kernel *k = r->k;
+  int32_t kl = r->stmt_loop[widx(al, K)], from = CG_KSTMT(k, K, X1), n = CG_KSTMT(k, K, X2), i, a;
+  uint32_t s;
+  if (kl < 0 || !r->l_range[kl] || r->l_cvn[kl] < 0 || r->l_exit[kl]) return 0;
+  for (s = 0; s < al->ns; s++) /* a continue of K ends some iteration early */
+    if (CG_KSTMT(k, al->s_lo + (int32_t)s, KIND) == CG_KST_CONTINUE && k->stmt_loop[al->s_lo + (int32_t)s] == K) return 0;
+  if (t->whole) return 1;
+  if (al->obj_cells[w->obj] <= 0) return 0;
+  for (i = 0; i < n; i++) {
+    int32_t st = k->list[from + i], a0 = cg_kalias_acc0(al, st), na = cg_kalias_nacc(al, st);
+    for (a = a0; a < a0 + na; a++) {
+      int32_t set = al->acc_set[a];
+      const cg_kaff *f;
+      if (al->acc_kind[a] != CG_KA_DEF || al->acc_may[a] || al->set_n[set] != 1) continue;
+      if (al->addr[al->set_off[set]].obj != w->obj) continue;
+      f = &al->addr[al->set_off[set]].off;
+      if (f->nt == 1 && f->vn[0] == r->l_cvn[kl] && f->coef[0] == 1 && r->l_lo[kl] + f->c <= 0 &&
+          r->l_hi[kl] + f->c >= al->obj_cells[w->obj] - 1)
+        return 1;
+    }
+  }
+  return 0;
+}
+
 static void pw_stmt(pwalk *w, int32_t st, pstate *p) {
   const cg_kernel *k = w->r->k;
   pstate q, t;
@@ -554,12 +598,13 @@ static void pw_stmt(pwalk *w, int32_t st, pstate *p) {
       pw_slice(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4), p);
       for (i = n = 0; i < p->n; i++) /* written on both sides */
         if (ps_has(&q, p->set[i])) p->set[n++] = p->set[i];
-      p->n = n;
+      p->n = n, p->whole = p->whole && q.whole;
       CG_FREE(w->r->g->A, q.set, int32_t, q.cap + 1);
       break;
-    case CG_KST_LOOP: /* may run no iteration: what it writes is not certain after it */
+    case CG_KST_LOOP: /* may run no iteration: what it writes is not certain after it ... */
       if (pw_copy(w, p, &t)) return;
       pw_loop_iter(w, st, &t);
+      if (runs_whole(w, st, &t)) p->whole = 1; /* ... unless it runs and fills the object */
       CG_FREE(w->r->g->A, t.set, int32_t, t.cap + 1);
       break;
     default: break;
@@ -576,7 +621,7 @@ static int is_private(run *r, int32_t l, int32_t o) {
   pwalk w;
   pstate p;
   w.r = r, w.obj = o, w.ok = 1;
-  p.n = 0, p.cap = r->lacc_off[l + 1] - r->lacc_off[l];
+  p.n = 0, p.cap = r->lacc_off[l + 1] - r->lacc_off[l], p.whole = 0;
   if (!(p.set = CG_NEW(r->g->A, int32_t, p.cap + 1))) return r->err = CG_ENOMEM, 0;
   pw_loop_iter(&w, r->g->l_stmt[l], &p);
   CG_FREE(r->g->A, p.set, int32_t, p.cap + 1);
@@ -636,7 +681,7 @@ static void classify(run *r, int32_t l, const int32_t *acc, uint32_t n, grp *gp)
     else if (!same_b(&first, &f)) own = 0;
     else lo = f.rlo < lo ? f.rlo : lo, hi = f.rhi > hi ? f.rhi : hi;
   }
-  if (own && n > 0 && hi - lo >= (first.a < 0 ? -first.a : first.a)) own = 0;
+  if (own && n > 0 && hi - lo >= own_gap(r, l, first.a)) own = 0;
   if (!gp->written) gp->cls = CG_AC_READONLY;
   else if (gp->callw) gp->cls = CG_AC_OTHER;
   else if (own && !cg_addg_obj_scalar(al, o)) gp->cls = CG_AC_OWN;
@@ -672,8 +717,7 @@ static void expr_pos(const cg_kernel *k, int32_t x, int32_t st, int *line, int *
   *col = x >= 0 ? CG_KEXPR(k, x, COL) : CG_KSTMT(k, st, COL);
 }
 
-/* Drops the parentheses enclosing a whole subscript: "y[(i - 1)]" -> "y[i - 1]". */
-static void tidy(char *t) {
+void cg_addg_tidy(char *t) {
   size_t i, j, n = strlen(t);
   for (i = 0; i + 1 < n; i++) {
     int depth = 0;
@@ -715,7 +759,7 @@ static void refusal(run *r, int32_t l, const grp *gp) {
     const char *verb = r->g->e_kind[e] == CG_AE_ANTI ? "reads" : "writes";
     if (r->acc_obj[ta] != gp->obj && r->acc_obj[fa] != gp->obj) continue;
     cg_kexpr_text(k, x, text, sizeof text);
-    tidy(text);
+    cg_addg_tidy(text);
     expr_pos(k, x, al->acc_stmt[ta], &line, &col);
     say(r, l, sc ? "%s at %d:%d is %s in another iteration than line %d %s it"
                  : "%s at %d:%d is %s at another iteration's index than line %d %s it",
@@ -904,6 +948,7 @@ static void run_free(run *r) {
   CG_FREE(A, r->acc_incr, uint8_t, r->al->nacc + 1);
   CG_FREE(A, r->l_cvn, int32_t, nl + 1), CG_FREE(A, r->l_lo, int64_t, nl + 1), CG_FREE(A, r->l_hi, int64_t, nl + 1);
   CG_FREE(A, r->l_range, uint8_t, nl + 1), CG_FREE(A, r->l_exit, uint8_t, nl + 1);
+  CG_FREE(A, r->l_step, int64_t, nl + 1);
   CG_FREE(A, r->vn_loop, int32_t, r->al->nvn + 1);
   CG_FREE(A, r->lacc_off, uint32_t, nl + 2), CG_FREE(A, r->lacc, int32_t, r->nlacc + 1);
 }
@@ -941,6 +986,7 @@ static int prepare(run *r) {
   g->ls_off = CG_NEW(A, uint32_t, nl + 1);
   r->l_cvn = CG_NEW(A, int32_t, nl + 1), r->l_lo = CG_NEW(A, int64_t, nl + 1), r->l_hi = CG_NEW(A, int64_t, nl + 1);
   r->l_range = CG_NEW(A, uint8_t, nl + 1), r->l_exit = CG_NEW(A, uint8_t, nl + 1);
+  r->l_step = CG_NEW(A, int64_t, nl + 1);
   r->vn_loop = CG_NEW(A, int32_t, al->nvn + 1);
   r->acc_obj = CG_NEW(A, int32_t, al->nacc + 1), r->acc_eff = CG_NEW(A, uint8_t, al->nacc + 1);
   r->acc_incr = CG_NEW(A, uint8_t, al->nacc + 1);
@@ -948,7 +994,7 @@ static int prepare(run *r) {
   if (!g->l_stmt || !g->l_depth || !g->l_parent || !g->l_counter || !g->l_pragma || !g->l_indep ||
       !g->l_accept || !g->l_terminal || !g->l_reason || !g->la_off || !g->lc_off || !g->ls_off ||
       !r->l_cvn || !r->l_lo || !r->l_hi || !r->l_range || !r->l_exit || !r->vn_loop || !r->acc_obj ||
-      !r->acc_eff || !r->acc_incr || !r->lacc_off)
+      !r->acc_eff || !r->acc_incr || !r->lacc_off || !r->l_step)
     return CG_ENOMEM;
   memset(g->l_reason, 0, (size_t)(nl + 1) * CG_ADDG_REASON);
   for (i = 0; i < al->nvn; i++) r->vn_loop[i] = -1;
@@ -966,6 +1012,7 @@ static int prepare(run *r) {
     for (v = g->l_parent[i], g->l_depth[i] = 1; v >= 0; v = loop_parent(r, v)) g->l_depth[i]++;
     g->l_pragma[i] = (uint8_t)(pr >= 0 && !strcmp(k->names[pr], "independent"));
     g->l_counter[i] = counter_of(k, L, &step);
+    r->l_step[i] = g->l_counter[i] >= 0 ? step : 0;
     r->l_exit[i] = (uint8_t)has_exit(k, CG_KSTMT(k, L, X1), CG_KSTMT(k, L, X2), 1);
     r->l_cvn[i] = -1, r->l_range[i] = 0;
     if (g->l_counter[i] >= 0) {
