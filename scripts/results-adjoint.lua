@@ -216,13 +216,15 @@ and the coordinates `x, y`; dependent: `cost`.
 * **ADOL-C**: Debian's ADOL-C 2.7.2 taping the same kernel text over `adouble`
   (`scripts/bench/adolc_nsloops.cpp`), then `gradient()`.
 
-Bytes. Original computation: every array `nsloops` reads or writes (the mesh's int maps
-included); adjoint variables: the adjoints of its `double` parameters (ADOL-C: its adjoint
-vector, 8 bytes per live location); dry-running: the snapshot stack's high-water mark;
-tape: the tape's high-water mark (`cgwb_adstats`); for ADOL-C the trace (operations 1
-byte, locations 4, values 8: %s bytes) plus the value stack its forward sweep keeps for
-the reverse sweep (%s bytes). The paper's figures are its own units (bytes, for another
-kernel and machine); they are shown for the shape of the table, not for a match.
+Bytes. Original computation: every array `nsloops` reads or writes (the mesh's int
+maps included). Adjoint variables: the adjoints of its `double` parameters (ADOL-C: its
+adjoint vector, 8 bytes per location of its value store, `NUM_MAX_LIVES`). Dry-running:
+the snapshot stack's high-water mark (a saved cell is its value with its array and
+offset, `lua/cgwb/runtime/cgwb_adstack.h`; what each loop saves is listed under "The
+loops"). Tape: the tape's high-water mark (`cgwb_adstats`); for ADOL-C the trace
+(operations 1 byte, locations 4, values 8: %s bytes) plus the value stack its forward
+sweep keeps for the reverse sweep (%s bytes). The paper's figures are its own (bytes, for
+another kernel and machine); they are shown for the shape of the table, not for a match.
 
 %s
 
