@@ -133,11 +133,11 @@ write("doc/results/adjoint-loops.csv", table.concat(csv, "\n") .. "\n")
 local dat = os.tmpname()
 write(dat, table.concat(data, "\n") .. "\n")
 local gp = table.concat({
-  "set terminal svg size 720,450 font 'Helvetica,12'",
+  "set terminal svg size 720,520 font 'Helvetica,12'",
   "set output 'doc/results/adjoint-loops-tape.svg.tmp'",
   "set title 'nsloops: tape (high-water mark) against mesh size'",
   "set xlabel 'triangles'", "set ylabel 'bytes'", "set logscale xy", "set format y '10^{%L}'",
-  "set key top left", "set grid", "set yrange [100:1e9]",
+  "set key below", "set grid", "set yrange [100:1e9]",
   ("plot '%s' using 1:2 with linespoints title 'standard adjoint (--loops none)', "
    .. "'%s' using 1:4 with linespoints title 'ADOL-C (trace + value stack)', "
    .. "'%s' using 1:3 with linespoints title 'transformed adjoint (--loops auto)', "
