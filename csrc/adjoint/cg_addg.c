@@ -412,85 +412,95 @@ static int32_t shared_class(const cg_kalias *al, int32_t s, int32_t t) {
   return best;
 }
 
-static const run *sort_run; /* qsort has no context argument */
-static int edge_cmp(const void *pa, const void *pb) {
-  const cg_addg *g = sort_run->g;
-  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-#define CMP(f) if (g->f[a] != g->f[b]) return g->f[a] < g->f[b] ? -1 : 1
-  CMP(e_from); CMP(e_to); CMP(e_carried); CMP(e_kind); CMP(e_obj); CMP(e_to_acc); CMP(e_from_acc);
-#undef CMP
+/* An edge as one row: from, to, carried, kind, obj, to_acc, from_acc (the
+ * sort key in that order; the first five decide duplicates). */
+typedef struct erow {
+  int32_t f[7];
+} erow;
+
+static int erow_cmp(const void *pa, const void *pb) {
+  const erow *a = (const erow *)pa, *b = (const erow *)pb;
+  int i;
+  for (i = 0; i < 7; i++)
+    if (a->f[i] != b->f[i]) return a->f[i] < b->f[i] ? -1 : 1;
   return 0;
 }
 
+/* Sorts the edges and drops the duplicates (another access pair, same key). */
+static int sort_edges(cg_addg *g) {
+  uint32_t n = g->nedge, i, cnt = 0;
+  int32_t *cols[7];
+  erow *rows = CG_NEW(g->A, erow, n + 1);
+  int f;
+  if (!rows) return CG_ENOMEM;
+  cols[0] = g->e_from, cols[1] = g->e_to, cols[2] = g->e_carried, cols[3] = g->e_kind, cols[4] = g->e_obj;
+  cols[5] = g->e_to_acc, cols[6] = g->e_from_acc;
+  for (i = 0; i < n; i++)
+    for (f = 0; f < 7; f++) rows[i].f[f] = cols[f][i];
+  if (n) qsort(rows, n, sizeof *rows, erow_cmp);
+  for (i = 0; i < n; i++) {
+    if (cnt > 0 && !memcmp(rows[cnt - 1].f, rows[i].f, 5 * sizeof(int32_t))) continue;
+    rows[cnt++] = rows[i];
+  }
+  for (i = 0; i < cnt; i++)
+    for (f = 0; f < 7; f++) cols[f][i] = rows[i].f[f];
+  g->nedge = cnt;
+  CG_FREE(g->A, rows, erow, n + 1);
+  return CG_OK;
+}
+
+/* Whether access a's set names class c before its address i (each class once). */
+static int class_seen(const cg_kalias *al, int32_t a, uint32_t i, int32_t c) {
+  uint32_t j;
+  for (j = 0; j < i; j++)
+    if (al->obj_class[al->addr[al->set_off[al->acc_set[a]] + j].obj] == c) return 1;
+  return 0;
+}
+
+/* The accesses of each class: mem[off[c] .. off[c + 1]) in walk order. */
+static int class_buckets(cg_addg *g, uint32_t **off, int32_t **mem, uint32_t *nm) {
+  const cg_kalias *al = g->al;
+  uint32_t a, i, c, *fill;
+  *nm = 0, *mem = NULL;
+  if (!(*off = CG_NEW(g->A, uint32_t, al->ncls + 1))) return CG_ENOMEM;
+  memset(*off, 0, (al->ncls + 1) * sizeof **off);
+  for (a = 0; a < al->nacc; a++)
+    for (i = 0; i < al->set_n[al->acc_set[a]]; i++) {
+      int32_t cl = al->obj_class[al->addr[al->set_off[al->acc_set[a]] + i].obj];
+      if (!class_seen(al, (int32_t)a, i, cl)) (*off)[cl + 1]++, (*nm)++;
+    }
+  for (c = 0; c < al->ncls; c++) (*off)[c + 1] += (*off)[c];
+  fill = CG_NEW(g->A, uint32_t, al->ncls + 1);
+  *mem = CG_NEW(g->A, int32_t, *nm + 1);
+  if (!fill || !*mem) {
+    CG_FREE(g->A, fill, uint32_t, al->ncls + 1);
+    return CG_ENOMEM;
+  }
+  memcpy(fill, *off, (al->ncls + 1) * sizeof *fill);
+  for (a = 0; a < al->nacc; a++)
+    for (i = 0; i < al->set_n[al->acc_set[a]]; i++) {
+      int32_t cl = al->obj_class[al->addr[al->set_off[al->acc_set[a]] + i].obj];
+      if (!class_seen(al, (int32_t)a, i, cl)) (*mem)[fill[cl]++] = (int32_t)a;
+    }
+  CG_FREE(g->A, fill, uint32_t, al->ncls + 1);
+  return CG_OK;
+}
+
+/* The edges: every pair of accesses of one class (each pair in the bucket
+ * of the smallest class they share), then sorted. */
 static int build_edges(run *r) {
   cg_kalias *al = r->al;
   cg_addg *g = r->g;
-  uint32_t *off = CG_NEW(g->A, uint32_t, al->ncls + 1), *fill = CG_NEW(g->A, uint32_t, al->ncls + 1);
-  int32_t *mem = NULL, *perm = NULL;
-  uint32_t a, i, j, c, nm = 0, n;
-  size_t cnt = 0;
-  if (!off || !fill) goto oom;
-  memset(off, 0, (al->ncls + 1) * sizeof *off);
-  for (a = 0; a < al->nacc; a++) /* each class of the access' set once */
-    for (i = 0; i < al->set_n[al->acc_set[a]]; i++) {
-      int32_t o = al->addr[al->set_off[al->acc_set[a]] + i].obj, dup = 0;
-      for (j = 0; j < i; j++) dup |= al->obj_class[al->addr[al->set_off[al->acc_set[a]] + j].obj] == al->obj_class[o];
-      if (!dup) off[al->obj_class[o] + 1]++, nm++;
-    }
-  for (c = 0; c < al->ncls; c++) off[c + 1] += off[c];
-  memcpy(fill, off, (al->ncls + 1) * sizeof *off);
-  if (!(mem = CG_NEW(g->A, int32_t, nm + 1))) goto oom;
-  for (a = 0; a < al->nacc; a++)
-    for (i = 0; i < al->set_n[al->acc_set[a]]; i++) {
-      int32_t o = al->addr[al->set_off[al->acc_set[a]] + i].obj, dup = 0;
-      for (j = 0; j < i; j++) dup |= al->obj_class[al->addr[al->set_off[al->acc_set[a]] + j].obj] == al->obj_class[o];
-      if (!dup) mem[fill[al->obj_class[o]]++] = (int32_t)a;
-    }
+  uint32_t *off = NULL, nm = 0, i, j, c;
+  int32_t *mem = NULL;
+  if (class_buckets(g, &off, &mem, &nm)) r->err = CG_ENOMEM;
   for (c = 0; c < al->ncls && !r->err; c++)
     for (i = off[c]; i < off[c + 1] && !r->err; i++)
-      for (j = i; j < off[c + 1] && !r->err; j++) {
-        int32_t a1 = mem[i], a2 = mem[j];
-        if (shared_class(al, al->acc_set[a1], al->acc_set[a2]) != (int32_t)c) continue;
-        pair_edges(r, a1, a2);
-      }
-  CG_FREE(g->A, mem, int32_t, nm + 1), mem = NULL;
-  if (r->err) goto oom;
-  /* sorted, duplicates (another access pair, same key) dropped */
-  n = g->nedge;
-  if (!(perm = CG_NEW(g->A, int32_t, n + 1))) goto oom;
-  for (i = 0; i < n; i++) perm[i] = (int32_t)i;
-  sort_run = r;
-  qsort(perm, n, sizeof *perm, edge_cmp);
-  {
-    int32_t *tmp = CG_NEW(g->A, int32_t, 7 * (size_t)n + 1);
-    int32_t *cols[7];
-    uint32_t f;
-    if (!tmp) goto oom;
-    cols[0] = g->e_from, cols[1] = g->e_to, cols[2] = g->e_obj, cols[3] = g->e_kind, cols[4] = g->e_carried;
-    cols[5] = g->e_to_acc, cols[6] = g->e_from_acc;
-    for (f = 0; f < 7; f++)
-      for (i = 0; i < n; i++) tmp[(size_t)f * n + i] = cols[f][perm[i]];
-    for (i = 0; i < n; i++) {
-      int keep = 1;
-      if (cnt > 0) {
-        size_t p = cnt - 1;
-        keep = !(cols[0][p] == tmp[i] && cols[1][p] == tmp[n + i] && cols[2][p] == tmp[2 * (size_t)n + i] &&
-                 cols[3][p] == tmp[3 * (size_t)n + i] && cols[4][p] == tmp[4 * (size_t)n + i]);
-      }
-      if (!keep) continue;
-      for (f = 0; f < 7; f++) cols[f][cnt] = tmp[(size_t)f * n + i];
-      cnt++;
-    }
-    CG_FREE(g->A, tmp, int32_t, 7 * (size_t)n + 1);
-  }
-  g->nedge = (uint32_t)cnt;
-  CG_FREE(g->A, perm, int32_t, n + 1);
-  CG_FREE(g->A, off, uint32_t, al->ncls + 1), CG_FREE(g->A, fill, uint32_t, al->ncls + 1);
-  return CG_OK;
-oom:
-  CG_FREE(g->A, off, uint32_t, al->ncls + 1), CG_FREE(g->A, fill, uint32_t, al->ncls + 1);
-  CG_FREE(g->A, mem, int32_t, nm + 1), CG_FREE(g->A, perm, int32_t, g->nedge + 1);
-  return r->err = CG_ENOMEM;
+      for (j = i; j < off[c + 1] && !r->err; j++)
+        if (shared_class(al, al->acc_set[mem[i]], al->acc_set[mem[j]]) == (int32_t)c) pair_edges(r, mem[i], mem[j]);
+  CG_FREE(g->A, off, uint32_t, al->ncls + 1), CG_FREE(g->A, mem, int32_t, nm + 1);
+  if (!r->err && sort_edges(g)) r->err = CG_ENOMEM;
+  return r->err;
 }
 
 /* }==== */
@@ -633,15 +643,15 @@ static int is_private(run *r, int32_t l, int32_t o) {
 /* {==== the loops' variables, verdicts, terminal loops, snapshots ====} */
 
 typedef struct grp {
+  const char *name;   /* the object's */
   int32_t obj, first; /* the first access (walk order) */
   int cls, written, read, callw, minmax, product;
   int32_t why; /* the access naming the problem: a call's, the min/max or product write */
 } grp;
 
-static const cg_kalias *name_al;
 static int grp_cmp(const void *pa, const void *pb) {
   const grp *a = (const grp *)pa, *b = (const grp *)pb;
-  int c = strcmp(cg_kalias_obj_name(name_al, (uint32_t)a->obj), cg_kalias_obj_name(name_al, (uint32_t)b->obj));
+  int c = strcmp(a->name, b->name);
   return c ? c : (a->obj > b->obj) - (a->obj < b->obj);
 }
 
@@ -842,14 +852,13 @@ static int do_loop(run *r, int32_t l, cls_use *cu) {
   }
   for (i = 0; i < np && !r->err; i = j) {
     for (j = i; j < np && po[j] == po[i]; j++) {}
-    gs[ng].obj = po[i];
+    gs[ng].obj = po[i], gs[ng].name = cg_kalias_obj_name(al, (uint32_t)po[i]);
     classify(r, l, pa + i, j - i, &gs[ng]);
     if (po[i] == cobj) gs[ng].cls = -1;
     ng++;
   }
   if (r->err) goto oom;
-  name_al = al;
-  qsort(gs, ng, sizeof *gs, grp_cmp);
+  if (ng) qsort(gs, ng, sizeof *gs, grp_cmp);
   /* regions that may overlap */
   for (i = 0; i < ng && !overlap; i++)
     for (j = i + 1; j < ng && !overlap; j++) {
