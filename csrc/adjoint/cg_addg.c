@@ -412,85 +412,95 @@ static int32_t shared_class(const cg_kalias *al, int32_t s, int32_t t) {
   return best;
 }
 
-static const run *sort_run; /* qsort has no context argument */
-static int edge_cmp(const void *pa, const void *pb) {
-  const cg_addg *g = sort_run->g;
-  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-#define CMP(f) if (g->f[a] != g->f[b]) return g->f[a] < g->f[b] ? -1 : 1
-  CMP(e_from); CMP(e_to); CMP(e_carried); CMP(e_kind); CMP(e_obj); CMP(e_to_acc); CMP(e_from_acc);
-#undef CMP
+/* An edge as one row: from, to, carried, kind, obj, to_acc, from_acc (the
+ * sort key in that order; the first five decide duplicates). */
+typedef struct erow {
+  int32_t f[7];
+} erow;
+
+static int erow_cmp(const void *pa, const void *pb) {
+  const erow *a = (const erow *)pa, *b = (const erow *)pb;
+  int i;
+  for (i = 0; i < 7; i++)
+    if (a->f[i] != b->f[i]) return a->f[i] < b->f[i] ? -1 : 1;
   return 0;
 }
 
+/* Sorts the edges and drops the duplicates (another access pair, same key). */
+static int sort_edges(cg_addg *g) {
+  uint32_t n = g->nedge, i, cnt = 0;
+  int32_t *cols[7];
+  erow *rows = CG_NEW(g->A, erow, n + 1);
+  int f;
+  if (!rows) return CG_ENOMEM;
+  cols[0] = g->e_from, cols[1] = g->e_to, cols[2] = g->e_carried, cols[3] = g->e_kind, cols[4] = g->e_obj;
+  cols[5] = g->e_to_acc, cols[6] = g->e_from_acc;
+  for (i = 0; i < n; i++)
+    for (f = 0; f < 7; f++) rows[i].f[f] = cols[f][i];
+  if (n) qsort(rows, n, sizeof *rows, erow_cmp);
+  for (i = 0; i < n; i++) {
+    if (cnt > 0 && !memcmp(rows[cnt - 1].f, rows[i].f, 5 * sizeof(int32_t))) continue;
+    rows[cnt++] = rows[i];
+  }
+  for (i = 0; i < cnt; i++)
+    for (f = 0; f < 7; f++) cols[f][i] = rows[i].f[f];
+  g->nedge = cnt;
+  CG_FREE(g->A, rows, erow, n + 1);
+  return CG_OK;
+}
+
+/* Whether access a's set names class c before its address i (each class once). */
+static int class_seen(const cg_kalias *al, int32_t a, uint32_t i, int32_t c) {
+  uint32_t j;
+  for (j = 0; j < i; j++)
+    if (al->obj_class[al->addr[al->set_off[al->acc_set[a]] + j].obj] == c) return 1;
+  return 0;
+}
+
+/* The accesses of each class: mem[off[c] .. off[c + 1]) in walk order. */
+static int class_buckets(cg_addg *g, uint32_t **off, int32_t **mem, uint32_t *nm) {
+  const cg_kalias *al = g->al;
+  uint32_t a, i, c, *fill;
+  *nm = 0, *mem = NULL;
+  if (!(*off = CG_NEW(g->A, uint32_t, al->ncls + 1))) return CG_ENOMEM;
+  memset(*off, 0, (al->ncls + 1) * sizeof **off);
+  for (a = 0; a < al->nacc; a++)
+    for (i = 0; i < al->set_n[al->acc_set[a]]; i++) {
+      int32_t cl = al->obj_class[al->addr[al->set_off[al->acc_set[a]] + i].obj];
+      if (!class_seen(al, (int32_t)a, i, cl)) (*off)[cl + 1]++, (*nm)++;
+    }
+  for (c = 0; c < al->ncls; c++) (*off)[c + 1] += (*off)[c];
+  fill = CG_NEW(g->A, uint32_t, al->ncls + 1);
+  *mem = CG_NEW(g->A, int32_t, *nm + 1);
+  if (!fill || !*mem) {
+    CG_FREE(g->A, fill, uint32_t, al->ncls + 1);
+    return CG_ENOMEM;
+  }
+  memcpy(fill, *off, (al->ncls + 1) * sizeof *fill);
+  for (a = 0; a < al->nacc; a++)
+    for (i = 0; i < al->set_n[al->acc_set[a]]; i++) {
+      int32_t cl = al->obj_class[al->addr[al->set_off[al->acc_set[a]] + i].obj];
+      if (!class_seen(al, (int32_t)a, i, cl)) (*mem)[fill[cl]++] = (int32_t)a;
+    }
+  CG_FREE(g->A, fill, uint32_t, al->ncls + 1);
+  return CG_OK;
+}
+
+/* The edges: every pair of accesses of one class (each pair in the bucket
+ * of the smallest class they share), then sorted. */
 static int build_edges(run *r) {
   cg_kalias *al = r->al;
   cg_addg *g = r->g;
-  uint32_t *off = CG_NEW(g->A, uint32_t, al->ncls + 1), *fill = CG_NEW(g->A, uint32_t, al->ncls + 1);
-  int32_t *mem = NULL, *perm = NULL;
-  uint32_t a, i, j, c, nm = 0, n;
-  size_t cnt = 0;
-  if (!off || !fill) goto oom;
-  memset(off, 0, (al->ncls + 1) * sizeof *off);
-  for (a = 0; a < al->nacc; a++) /* each class of the access' set once */
-    for (i = 0; i < al->set_n[al->acc_set[a]]; i++) {
-      int32_t o = al->addr[al->set_off[al->acc_set[a]] + i].obj, dup = 0;
-      for (j = 0; j < i; j++) dup |= al->obj_class[al->addr[al->set_off[al->acc_set[a]] + j].obj] == al->obj_class[o];
-      if (!dup) off[al->obj_class[o] + 1]++, nm++;
-    }
-  for (c = 0; c < al->ncls; c++) off[c + 1] += off[c];
-  memcpy(fill, off, (al->ncls + 1) * sizeof *off);
-  if (!(mem = CG_NEW(g->A, int32_t, nm + 1))) goto oom;
-  for (a = 0; a < al->nacc; a++)
-    for (i = 0; i < al->set_n[al->acc_set[a]]; i++) {
-      int32_t o = al->addr[al->set_off[al->acc_set[a]] + i].obj, dup = 0;
-      for (j = 0; j < i; j++) dup |= al->obj_class[al->addr[al->set_off[al->acc_set[a]] + j].obj] == al->obj_class[o];
-      if (!dup) mem[fill[al->obj_class[o]]++] = (int32_t)a;
-    }
+  uint32_t *off = NULL, nm = 0, i, j, c;
+  int32_t *mem = NULL;
+  if (class_buckets(g, &off, &mem, &nm)) r->err = CG_ENOMEM;
   for (c = 0; c < al->ncls && !r->err; c++)
     for (i = off[c]; i < off[c + 1] && !r->err; i++)
-      for (j = i; j < off[c + 1] && !r->err; j++) {
-        int32_t a1 = mem[i], a2 = mem[j];
-        if (shared_class(al, al->acc_set[a1], al->acc_set[a2]) != (int32_t)c) continue;
-        pair_edges(r, a1, a2);
-      }
-  CG_FREE(g->A, mem, int32_t, nm + 1), mem = NULL;
-  if (r->err) goto oom;
-  /* sorted, duplicates (another access pair, same key) dropped */
-  n = g->nedge;
-  if (!(perm = CG_NEW(g->A, int32_t, n + 1))) goto oom;
-  for (i = 0; i < n; i++) perm[i] = (int32_t)i;
-  sort_run = r;
-  qsort(perm, n, sizeof *perm, edge_cmp);
-  {
-    int32_t *tmp = CG_NEW(g->A, int32_t, 7 * (size_t)n + 1);
-    int32_t *cols[7];
-    uint32_t f;
-    if (!tmp) goto oom;
-    cols[0] = g->e_from, cols[1] = g->e_to, cols[2] = g->e_obj, cols[3] = g->e_kind, cols[4] = g->e_carried;
-    cols[5] = g->e_to_acc, cols[6] = g->e_from_acc;
-    for (f = 0; f < 7; f++)
-      for (i = 0; i < n; i++) tmp[(size_t)f * n + i] = cols[f][perm[i]];
-    for (i = 0; i < n; i++) {
-      int keep = 1;
-      if (cnt > 0) {
-        size_t p = cnt - 1;
-        keep = !(cols[0][p] == tmp[i] && cols[1][p] == tmp[n + i] && cols[2][p] == tmp[2 * (size_t)n + i] &&
-                 cols[3][p] == tmp[3 * (size_t)n + i] && cols[4][p] == tmp[4 * (size_t)n + i]);
-      }
-      if (!keep) continue;
-      for (f = 0; f < 7; f++) cols[f][cnt] = tmp[(size_t)f * n + i];
-      cnt++;
-    }
-    CG_FREE(g->A, tmp, int32_t, 7 * (size_t)n + 1);
-  }
-  g->nedge = (uint32_t)cnt;
-  CG_FREE(g->A, perm, int32_t, n + 1);
-  CG_FREE(g->A, off, uint32_t, al->ncls + 1), CG_FREE(g->A, fill, uint32_t, al->ncls + 1);
-  return CG_OK;
-oom:
-  CG_FREE(g->A, off, uint32_t, al->ncls + 1), CG_FREE(g->A, fill, uint32_t, al->ncls + 1);
-  CG_FREE(g->A, mem, int32_t, nm + 1), CG_FREE(g->A, perm, int32_t, g->nedge + 1);
-  return r->err = CG_ENOMEM;
+      for (j = i; j < off[c + 1] && !r->err; j++)
+        if (shared_class(al, al->acc_set[mem[i]], al->acc_set[mem[j]]) == (int32_t)c) pair_edges(r, mem[i], mem[j]);
+  CG_FREE(g->A, off, uint32_t, al->ncls + 1), CG_FREE(g->A, mem, int32_t, nm + 1);
+  if (!r->err && sort_edges(g)) r->err = CG_ENOMEM;
+  return r->err;
 }
 
 /* }==== */
@@ -633,15 +643,15 @@ static int is_private(run *r, int32_t l, int32_t o) {
 /* {==== the loops' variables, verdicts, terminal loops, snapshots ====} */
 
 typedef struct grp {
+  const char *name;   /* the object's */
   int32_t obj, first; /* the first access (walk order) */
   int cls, written, read, callw, minmax, product;
   int32_t why; /* the access naming the problem: a call's, the min/max or product write */
 } grp;
 
-static const cg_kalias *name_al;
 static int grp_cmp(const void *pa, const void *pb) {
   const grp *a = (const grp *)pa, *b = (const grp *)pb;
-  int c = strcmp(cg_kalias_obj_name(name_al, (uint32_t)a->obj), cg_kalias_obj_name(name_al, (uint32_t)b->obj));
+  int c = strcmp(a->name, b->name);
   return c ? c : (a->obj > b->obj) - (a->obj < b->obj);
 }
 
@@ -813,56 +823,73 @@ static int read_around(run *r, int32_t l, int32_t o) {
   return 0;
 }
 
-static int do_loop(run *r, int32_t l, cls_use *cu) {
+/* An (object, access) pair of a loop; sorted by object, then walk order. */
+typedef struct oacc {
+  int32_t obj, acc;
+} oacc;
+
+static int oacc_cmp(const void *pa, const void *pb) {
+  const oacc *a = (const oacc *)pa, *b = (const oacc *)pb;
+  if (a->obj != b->obj) return a->obj < b->obj ? -1 : 1;
+  return (a->acc > b->acc) - (a->acc < b->acc);
+}
+
+/* The variables of loop l, classified, sorted by name, into gs (ng of them;
+ * room for np, the loop's (object, access) pairs). */
+static int loop_groups(run *r, int32_t l, grp **gs, uint32_t *ng, uint32_t *np) {
   cg_addg *g = r->g;
   cg_kalias *al = r->al;
-  uint32_t i, j, na = r->lacc_off[l + 1] - r->lacc_off[l], np = 0, ng = 0;
-  int32_t *po = NULL, *pa = NULL, cobj = -1, bad = -1;
-  grp *gs = NULL;
-  int overlap = 0, indep;
-  char o1[64] = "", o2[64] = "";
-  if (g->l_counter[l] >= 0) cobj = al->sym_obj[cg_kalias_lsym(al, g->l_counter[l])];
-  for (i = 0; i < na; i++) np += al->set_n[al->acc_set[r->lacc[r->lacc_off[l] + i]]];
-  po = CG_NEW(g->A, int32_t, 2 * (size_t)np + 1), gs = CG_NEW(g->A, grp, np + 1);
-  if (!po || !gs) goto oom;
-  pa = po + np;
-  /* (object, access) pairs sorted by object, accesses in walk order */
-  {
-    uint32_t n = 0;
+  uint32_t i, j, n = 0, na = r->lacc_off[l + 1] - r->lacc_off[l];
+  int32_t cobj = g->l_counter[l] >= 0 ? al->sym_obj[cg_kalias_lsym(al, g->l_counter[l])] : -1, *acc;
+  oacc *pr;
+  *np = 0, *ng = 0;
+  for (i = 0; i < na; i++) *np += al->set_n[al->acc_set[r->lacc[r->lacc_off[l] + i]]];
+  pr = CG_NEW(g->A, oacc, *np + 1), acc = CG_NEW(g->A, int32_t, *np + 1), *gs = CG_NEW(g->A, grp, *np + 1);
+  if (pr && acc && *gs) {
     for (i = 0; i < na; i++) {
       int32_t a = r->lacc[r->lacc_off[l] + i], s = al->acc_set[a];
-      for (j = 0; j < al->set_n[s]; j++) {
-        int32_t o = al->addr[al->set_off[s] + j].obj;
-        uint32_t m = n;
-        while (m > 0 && (po[m - 1] > o)) po[m] = po[m - 1], pa[m] = pa[m - 1], m--; /* insertion: stable */
-        po[m] = o, pa[m] = a, n++;
-      }
+      for (j = 0; j < al->set_n[s]; j++) pr[n].obj = al->addr[al->set_off[s] + j].obj, pr[n++].acc = a;
     }
-    np = n;
+    if (n) qsort(pr, n, sizeof *pr, oacc_cmp);
+    for (i = 0; i < n; i++) acc[i] = pr[i].acc;
+    for (i = 0; i < n && !r->err; i = j) {
+      grp *gp = &(*gs)[(*ng)++];
+      for (j = i; j < n && pr[j].obj == pr[i].obj; j++) {}
+      gp->obj = pr[i].obj, gp->name = cg_kalias_obj_name(al, (uint32_t)pr[i].obj);
+      classify(r, l, acc + i, j - i, gp);
+      if (pr[i].obj == cobj) gp->cls = -1; /* the counter: no class */
+    }
+    if (*ng) qsort(*gs, *ng, sizeof **gs, grp_cmp);
+  } else {
+    r->err = CG_ENOMEM;
   }
-  for (i = 0; i < np && !r->err; i = j) {
-    for (j = i; j < np && po[j] == po[i]; j++) {}
-    gs[ng].obj = po[i];
-    classify(r, l, pa + i, j - i, &gs[ng]);
-    if (po[i] == cobj) gs[ng].cls = -1;
-    ng++;
-  }
-  if (r->err) goto oom;
-  name_al = al;
-  qsort(gs, ng, sizeof *gs, grp_cmp);
-  /* regions that may overlap */
-  for (i = 0; i < ng && !overlap; i++)
-    for (j = i + 1; j < ng && !overlap; j++) {
+  CG_FREE(g->A, pr, oacc, *np + 1), CG_FREE(g->A, acc, int32_t, *np + 1);
+  return r->err;
+}
+
+/* Two regions of one class the loop touches, one of them written: their
+ * names into o1, o2 (the first parameter first); 1 if found. */
+static int find_overlap(const cg_kalias *al, const grp *gs, uint32_t ng, char *o1, char *o2, size_t size) {
+  uint32_t i, j;
+  for (i = 0; i < ng; i++)
+    for (j = i + 1; j < ng; j++) {
       int32_t a = gs[i].obj, b = gs[j].obj;
-      if (al->obj_kind[a] == CG_KO_REGION && al->obj_kind[b] == CG_KO_REGION && al->obj_class[a] == al->obj_class[b] &&
-          (gs[i].written || gs[j].written)) {
+      if (al->obj_kind[a] == CG_KO_REGION && al->obj_kind[b] == CG_KO_REGION &&
+          al->obj_class[a] == al->obj_class[b] && (gs[i].written || gs[j].written)) {
         int lo = al->obj_sym[a] < al->obj_sym[b];
-        overlap = 1;
-        snprintf(o1, sizeof o1, "%s", cg_kalias_obj_name(al, (uint32_t)(lo ? a : b)));
-        snprintf(o2, sizeof o2, "%s", cg_kalias_obj_name(al, (uint32_t)(lo ? b : a)));
+        snprintf(o1, size, "%s", cg_kalias_obj_name(al, (uint32_t)(lo ? a : b)));
+        snprintf(o2, size, "%s", cg_kalias_obj_name(al, (uint32_t)(lo ? b : a)));
+        return 1;
       }
     }
-  /* the table */
+  return 0;
+}
+
+/* Appends loop l's variables to the table; *bad the group refused first
+ * (its first access earliest), -1. */
+static int loop_table(cg_addg *g, int32_t l, const grp *gs, uint32_t ng, int32_t *bad) {
+  uint32_t i;
+  *bad = -1;
   g->la_off[l] = g->nla_tmp;
   for (i = 0; i < ng; i++) {
     uint32_t n = g->nla_tmp;
@@ -870,47 +897,71 @@ static int do_loop(run *r, int32_t l, cls_use *cu) {
         cg_reserve(g->A, (void **)&g->la_class, &g->cap_la[1], n + 1, 4) ||
         cg_reserve(g->A, (void **)&g->la_written, &g->cap_la[2], n + 1, 1) ||
         cg_reserve(g->A, (void **)&g->la_read, &g->cap_la[3], n + 1, 1))
-      goto oom;
+      return CG_ENOMEM;
     g->la_obj[n] = gs[i].obj, g->la_class[n] = gs[i].cls;
     g->la_written[n] = (uint8_t)gs[i].written, g->la_read[n] = (uint8_t)gs[i].read;
     g->nla_tmp++;
-    if (gs[i].cls >= 0 && !exempt(gs[i].cls) && (bad < 0 || gs[i].first < gs[bad].first)) bad = (int32_t)i;
+    if (gs[i].cls >= 0 && !exempt(gs[i].cls) && (*bad < 0 || gs[i].first < gs[*bad].first)) *bad = (int32_t)i;
   }
-  /* carried, not exempted edges */
+  return CG_OK;
+}
+
+/* Appends the edges loop l carries that no class exempts (the counter's
+ * are; a region's are not when regions may overlap). */
+static int loop_carried(cg_addg *g, int32_t l, const grp *gs, uint32_t ng, int overlap) {
+  uint32_t i, j;
   g->lc_off[l] = g->nlc_tmp;
   for (i = 0; i < g->nedge; i++) {
     int32_t o = g->e_obj[i], cl = -2;
     if (g->e_carried[i] != l) continue;
     for (j = 0; j < ng; j++)
       if (gs[j].obj == o) cl = gs[j].cls;
-    if (cl == -1 || (cl >= 0 && exempt(cl) && !(overlap && al->obj_kind[o] == CG_KO_REGION))) continue;
-    if (push_i32(g->A, &g->lc_edge, &g->cap_lc, g->nlc_tmp, (int32_t)i)) goto oom;
+    if (cl == -1 || (cl >= 0 && exempt(cl) && !(overlap && g->al->obj_kind[o] == CG_KO_REGION))) continue;
+    if (push_i32(g->A, &g->lc_edge, &g->cap_lc, g->nlc_tmp, (int32_t)i)) return CG_ENOMEM;
     g->nlc_tmp++;
   }
-  indep = !overlap && bad < 0;
-  g->l_indep[l] = (uint8_t)indep;
-  g->l_accept[l] = (uint8_t)(indep && g->l_counter[l] >= 0 && !r->l_exit[l]);
-  if (overlap) say(r, l, "%s and %s may overlap", o1, o2);
-  else if (bad >= 0) refusal(r, l, &gs[bad]);
-  else if (r->l_exit[l]) say(r, l, "a break or return leaves the loop before its last iteration");
-  else if (g->l_counter[l] < 0) say(r, l, "no loop counter: not a for loop stepping one int variable by a constant");
-  else say(r, l, "no loop-carried dependence");
-  g->l_terminal[l] = (uint8_t)(g->l_accept[l] && g->l_parent[l] < 0 && terminal(r, l, gs, ng, cu));
-  /* the snapshot */
+  return CG_OK;
+}
+
+/* Appends the snapshot of an accepted loop that is not terminal. */
+static int loop_snapshot(run *r, int32_t l, const grp *gs, uint32_t ng) {
+  cg_addg *g = r->g;
+  uint32_t i;
   g->ls_off[l] = g->nls_tmp;
-  if (g->l_accept[l] && !g->l_terminal[l])
-    for (i = 0; i < ng; i++) {
-      if (!gs[i].written || !(gs[i].read || gs[i].cls == -1 || read_around(r, l, gs[i].obj))) continue;
-      if (push_i32(g->A, &g->ls_obj, &g->cap_ls, g->nls_tmp, gs[i].obj)) goto oom;
-      g->nls_tmp++;
-    }
-  CG_FREE(g->A, po, int32_t, 2 * (size_t)np + 1);
+  if (!g->l_accept[l] || g->l_terminal[l]) return CG_OK;
+  for (i = 0; i < ng; i++) {
+    if (!gs[i].written || !(gs[i].read || gs[i].cls == -1 || read_around(r, l, gs[i].obj))) continue;
+    if (push_i32(g->A, &g->ls_obj, &g->cap_ls, g->nls_tmp, gs[i].obj)) return CG_ENOMEM;
+    g->nls_tmp++;
+  }
+  return CG_OK;
+}
+
+/* Loop l: its variables, verdict and reason, terminal, snapshot. */
+static int do_loop(run *r, int32_t l, cls_use *cu) {
+  cg_addg *g = r->g;
+  uint32_t ng = 0, np = 0;
+  int32_t bad = -1;
+  grp *gs = NULL;
+  int overlap = 0;
+  char o1[64] = "", o2[64] = "";
+  if (!loop_groups(r, l, &gs, &ng, &np)) {
+    overlap = find_overlap(r->al, gs, ng, o1, o2, sizeof o1);
+    if (loop_table(g, l, gs, ng, &bad) || loop_carried(g, l, gs, ng, overlap)) r->err = CG_ENOMEM;
+  }
+  if (!r->err) {
+    g->l_indep[l] = (uint8_t)(!overlap && bad < 0);
+    g->l_accept[l] = (uint8_t)(g->l_indep[l] && g->l_counter[l] >= 0 && !r->l_exit[l]);
+    if (overlap) say(r, l, "%s and %s may overlap", o1, o2);
+    else if (bad >= 0) refusal(r, l, &gs[bad]);
+    else if (r->l_exit[l]) say(r, l, "a break or return leaves the loop before its last iteration");
+    else if (g->l_counter[l] < 0) say(r, l, "no loop counter: not a for loop stepping one int variable by a constant");
+    else say(r, l, "no loop-carried dependence");
+    g->l_terminal[l] = (uint8_t)(g->l_accept[l] && g->l_parent[l] < 0 && terminal(r, l, gs, ng, cu));
+    if (loop_snapshot(r, l, gs, ng)) r->err = CG_ENOMEM;
+  }
   CG_FREE(g->A, gs, grp, np + 1);
   return r->err;
-oom:
-  if (po) CG_FREE(g->A, po, int32_t, 2 * (size_t)np + 1);
-  if (gs) CG_FREE(g->A, gs, grp, np + 1);
-  return r->err = CG_ENOMEM;
 }
 
 /* }==== */
