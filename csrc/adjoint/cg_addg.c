@@ -63,7 +63,7 @@ static int mentions(const cg_kernel *k, int32_t x, int32_t s) {
 
 /* Increment v = v + e, v = e + v, v = v - e (e not naming v): the
  * expression of the self-read, else -1. */
-static int32_t incr_self(const cg_kernel *k, int32_t st) {
+int32_t cg_addg_incr_self(const cg_kernel *k, int32_t st) {
   int32_t lhs, rhs, a, b, s;
   int op;
   if (CG_KSTMT(k, st, KIND) != CG_KST_ASSIGN) return -1;
@@ -1074,7 +1074,7 @@ static int prepare(run *r) {
     }
   }
   for (a = 0; a < al->nacc; a++) {
-    int32_t st = al->acc_stmt[a], x = al->acc_expr[a], sx = incr_self(k, st);
+    int32_t st = al->acc_stmt[a], x = al->acc_expr[a], sx = cg_addg_incr_self(k, st);
     r->acc_obj[a] = first_obj(al, (int32_t)a);
     r->acc_eff[a] = al->acc_kind[a] == CG_KA_DEF;
     if (r->acc_eff[a] && CG_KSTMT(k, st, KIND) == CG_KST_CALL && x != CG_KSTMT(k, st, X3)) {
