@@ -265,6 +265,11 @@ void f(int n, const double *restrict x, double *restrict y) {
     assert.truthy(dot:find('label="y flow, carried 5", style=dashed', 1, true))
     assert.truthy(dot:find('[label="6: y[i] = y[i - 1] + x[i]"]', 1, true))
     assert.equal(loops.dot(info), loops.dot(analyse("hfh-carried.c", "carried")))
+    if os.execute("command -v dot >/dev/null 2>&1") then -- Graphviz reads it back
+      local f = H.tmp(".dot")
+      H.write(f, dot)
+      assert.is_true(os.execute("dot -Tsvg " .. f .. " -o /dev/null") == true)
+    end
     dot = loops.dot(analyse("hfh-assembly.c", "assembly"))
     assert.truthy(dot:find(': res[tri[(3 * t) + k]] = res[tri[(3 * t) + k]] + (w * q[tri[(3 * t) + k]]) (increment)", style=rounded]', 1, true))
   end)
