@@ -131,6 +131,17 @@ describe("core.kernel_loops on the paper's loops", function()
     assert.same({ false, true }, { a.terminal, a.dry_run })
     local c = analyse("hfh-terminal.c", "terminal").loops[1]
     assert.same({ false, false }, { c.pragma, c.pragma_status })
+    local two = assert(loops.analyse(load_text([[
+void f(int n, double *restrict y) {
+  int i;
+#pragma cgwb other
+#pragma cgwb independent
+  for (i = 0; i < n; i++) y[i] = 1.0;
+#pragma cgwb independently
+  for (i = 0; i < n; i++) y[i] = 2.0;
+}]]), "f"))
+    assert.same({ true, "confirmed" }, { two.loops[1].pragma, two.loops[1].pragma_status })
+    assert.same({ false, false }, { two.loops[2].pragma, two.loops[2].pragma_status })
   end)
 end)
 

@@ -1004,6 +1004,18 @@ static void run_free(run *r) {
   CG_FREE(A, r->lacc_off, uint32_t, nl + 2), CG_FREE(A, r->lacc, int32_t, r->nlacc + 1);
 }
 
+/* Whether text (pragmas joined by newlines) has a line equal to want. */
+static int has_line(const char *text, const char *want) {
+  size_t n = strlen(want);
+  while (text) {
+    const char *nl = strchr(text, '\n');
+    size_t len = nl ? (size_t)(nl - text) : strlen(text);
+    if (len == n && !strncmp(text, want, n)) return 1;
+    text = nl ? nl + 1 : NULL;
+  }
+  return 0;
+}
+
 /* Nodes, loops, counters, the accesses' facts. */
 static int prepare(run *r) {
   cg_addg *g = r->g;
@@ -1061,7 +1073,7 @@ static int prepare(run *r) {
     int64_t step = 0;
     g->l_parent[i] = loop_parent(r, (int32_t)i);
     for (v = g->l_parent[i], g->l_depth[i] = 1; v >= 0; v = loop_parent(r, v)) g->l_depth[i]++;
-    g->l_pragma[i] = (uint8_t)(pr >= 0 && !strcmp(k->names[pr], "independent"));
+    g->l_pragma[i] = (uint8_t)(pr >= 0 && has_line(k->names[pr], "independent"));
     g->l_counter[i] = counter_of(k, L, &step);
     r->l_step[i] = g->l_counter[i] >= 0 ? step : 0;
     r->l_exit[i] = (uint8_t)has_exit(k, CG_KSTMT(k, L, X1), CG_KSTMT(k, L, X2), 1);
