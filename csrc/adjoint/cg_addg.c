@@ -385,6 +385,8 @@ static void pair_edges(run *r, int32_t a1, int32_t a2) {
   cg_kalias *al = r->al;
   int32_t s1 = al->acc_stmt[a1], s2 = al->acc_stmt[a2], l;
   if (r->g->stmt_node[widx(al, s1)] < 0 || r->g->stmt_node[widx(al, s2)] < 0) return;
+  if (!(al->acc_kind[a1] == CG_KA_DEF && r->acc_eff[a1]) && !(al->acc_kind[a2] == CG_KA_DEF && r->acc_eff[a2]))
+    return; /* two reads: no dependence */
   if (r->acc_incr[a1] && r->acc_incr[a2] && r->acc_obj[a1] == r->acc_obj[a2]) return; /* increments commute */
   if (a1 != a2 && s1 != s2 && cg_kalias_relation(al, (uint32_t)al->acc_set[a1], (uint32_t)al->acc_set[a2]) != CG_KREL_NO)
     add_edge(r, a1, a2, -1);
