@@ -648,6 +648,7 @@ typedef struct grp {
   const char *name;   /* the object's */
   int32_t obj, first; /* the first access (walk order) */
   int cls, written, read, callw, minmax, product;
+  int read_value; /* read other than by an increment of itself: the value matters */
   int32_t why; /* the access naming the problem: a call's, the min/max or product write */
 } grp;
 
@@ -677,11 +678,13 @@ static void classify(run *r, int32_t l, const int32_t *acc, uint32_t n, grp *gp)
   int64_t lo = 0, hi = 0;
   int32_t o = gp->obj;
   gp->first = acc[0], gp->written = gp->read = gp->callw = gp->minmax = gp->product = 0, gp->why = -1;
+  gp->read_value = 0;
   for (i = 0; i < n; i++) {
     int32_t a = acc[i], st = al->acc_stmt[a];
     ownf f;
     int def = al->acc_kind[a] == CG_KA_DEF && r->acc_eff[a];
     if (al->acc_kind[a] == CG_KA_USE) gp->read = 1;
+    if (al->acc_kind[a] == CG_KA_USE && !r->acc_incr[a]) gp->read_value = 1;
     if (def) gp->written = 1;
     if (def && CG_KSTMT(k, st, KIND) == CG_KST_CALL && al->acc_expr[a] != CG_KSTMT(k, st, X3) && !gp->callw)
       gp->callw = 1, gp->why = a;
@@ -817,7 +820,7 @@ static int read_around(run *r, int32_t l, int32_t o) {
   while (r->g->l_parent[top] >= 0) top = r->g->l_parent[top];
   for (i = 0; i < al->nacc; i++) {
     int32_t s = al->acc_set[i];
-    if (al->acc_kind[i] != CG_KA_USE) continue;
+    if (al->acc_kind[i] != CG_KA_USE || r->acc_incr[i]) continue; /* an increment needs no value */
     if (i >= first && !(top != l && in_loop(r, al->acc_stmt[i], top))) continue;
     for (j = 0; j < al->set_n[s]; j++)
       if (al->obj_class[al->addr[al->set_off[s] + j].obj] == c) return 1;
@@ -932,7 +935,8 @@ static int loop_snapshot(run *r, int32_t l, const grp *gs, uint32_t ng) {
   g->ls_off[l] = g->nls_tmp;
   if (!g->l_accept[l] || g->l_terminal[l]) return CG_OK;
   for (i = 0; i < ng; i++) {
-    if (!gs[i].written || !(gs[i].read || gs[i].cls == -1 || read_around(r, l, gs[i].obj))) continue;
+    int in_place = gs[i].read_value && gs[i].cls != CG_AC_PRIVATE; /* a private is written first */
+    if (!gs[i].written || !(in_place || gs[i].cls == -1 || read_around(r, l, gs[i].obj))) continue;
     if (push_i32(g->A, &g->ls_obj, &g->cap_ls, g->nls_tmp, gs[i].obj)) return CG_ENOMEM;
     g->nls_tmp++;
   }
