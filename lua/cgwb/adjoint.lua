@@ -525,24 +525,53 @@ end
 
 function E:ctype(s) return self:is_ptr(s) and "void *" or (self:is_double(s) and "double" or "int") end
 
+--- The loop's counter (the analysis's row names it) when the body writes it
+-- (a while loop's `i++` in its body): a symbol id, or nil.
+function E:body_counter(st, row)
+  if not row.index then return nil end
+  local f = self.fid
+  local sym0, ns = self:get("func", f, "SYM0"), self:get("func", f, "NSYM")
+  for s = sym0, sym0 + ns - 1 do
+    if self.u:name_of("sym", s) == row.index and not self:is_double(s) and self:ndim(s) == 0 then return s end
+  end
+  return nil
+end
+
 --- The per-iteration loop: each iteration's forward (taped) immediately
--- followed by its reverse, the control run plainly.
-function E:fused(st)
+-- followed by its reverse, the control run plainly; a counter the body
+-- advances keeps its advanced value across the iteration's reverse.
+function E:fused(st, row)
+  local ctr = self:body_counter(st, row)
   self:loop_frame(st, function(s) self:plain(s) end, function()
     local body = self:list(self:x(st, 1), self:x(st, 2))
     for _, s in ipairs(body) do self:fwd(s) end
+    local keep = ctr and self:temp(self:ctype(ctr), "w")
+    if keep then self:line(keep .. " = " .. self.u.cname[ctr] .. "; /* the counter after this iteration */") end
     for i = #body, 1, -1 do self:rev(body[i]) end
+    if keep then self:line(self.u.cname[ctr] .. " = " .. keep .. ";") end
   end)
+end
+
+-- The scalars saved around a chosen loop: its control's and its counter.
+function E:saved_syms(st, row)
+  local ctl = self:control_syms(st)
+  local ctr = self:body_counter(st, row)
+  if ctr then
+    local have = false
+    for _, s in ipairs(ctl) do if s == ctr then have = true end end
+    if not have then ctl[#ctl + 1] = ctr; table.sort(ctl) end
+  end
+  return ctl
 end
 
 function E:fwd_chosen(st, row)
   local l = self:pos(st)
-  local ctl = self:control_syms(st)
+  local ctl = self:saved_syms(st, row)
   for _, s in ipairs(ctl) do self:line(PUSH[self:is_double(s) and "double" or "int"] .. "(" .. self.u.cname[s] .. ");") end
   if row.terminal then
     self:line(("/* %d: terminal independent loop, each iteration's adjoint right after it "
       .. "(Hascoet, Fidanova & Held, Fig. 4) */"):format(l))
-    self:fused(st)
+    self:fused(st, row)
     return
   end
   self:line(("/* %d: independent loop, dry run: no tape, a snapshot of what it overwrites "
@@ -565,7 +594,7 @@ end
 
 function E:rev_chosen(st, row)
   local l = self:pos(st)
-  local ctl = self:control_syms(st)
+  local ctl = self:saved_syms(st, row)
   if not row.terminal then
     self:line(("/* %d: the dry-run loop again, each iteration's adjoint right after it */"):format(l))
     local _, list = self:snap_arrays(row)
@@ -593,7 +622,7 @@ function E:rev_chosen(st, row)
       self:line(saved[i] .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";")
       self:line(self.u.cname[s] .. " = " .. saved[i] .. ";")
     end
-    self:fused(st)
+    self:fused(st, row)
     for i, s in ipairs(ctl) do self:line(self.u.cname[s] .. " = " .. saved[i] .. ";") end
   else
     self:line(("/* %d: terminal loop, adjoined in the forward sweep */"):format(l))
