@@ -420,6 +420,53 @@ describe("the mesh kernel with q and res apart", function()
   end)
 end)
 
+describe("the paper's loops (examples/kernels/hfh-*.c)", function()
+  it("standard and transformed adjoints agree and pass the dot-product tests; accepted loops are transformed", function()
+    local r = rng.new(16)
+    local p = io.popen("ls examples/kernels/hfh-*.c")
+    local n, transformed = 0, 0
+    for path in p:lines() do
+      local text = H.read(path)
+      local k = assert(cgwb.read_kernel(text, path))
+      for _, f in ipairs(k:functions()) do
+        local call = T.any_call(k, f.name, r, false)
+        for i, prm in ipairs(f.params) do
+          if prm.type == "int" then call.args[i] = { int = 6 } end -- loop lengths within the 64 cells
+        end
+        local res = check(text, f.name, call, { seed = n })
+        for _, l in ipairs(res.rep.loops) do
+          if l.verdict ~= "accept" then assert.is_false(l.transformed, path .. ":" .. l.line) end
+          if l.transformed then transformed = transformed + 1 end
+        end
+        n = n + 1
+      end
+    end
+    p:close()
+    assert.is_true(n >= 9)
+    assert.is_true(transformed >= 3)
+  end)
+end)
+
+describe("choosing loops", function()
+  it("by a list of lines and by a Lua function of the loop's row", function()
+    local text = H.read("examples/kernels/hfh-dryrun.c")
+    local k = assert(cgwb.read_kernel(text, "hfh-dryrun.c"))
+    local _, rep = assert(adjoint.emit(k, "dryrun", { loops = { 16 } }))
+    assert.is_false(rep.loops[1].transformed)
+    assert.is_true(rep.loops[2].transformed)
+    local seen = {}
+    local _, rep2 = assert(adjoint.emit(k, "dryrun", { loops = function(row)
+      seen[#seen + 1] = row.line
+      return row.dry_run
+    end }))
+    assert.same({ 12, 16 }, seen)
+    assert.is_true(rep2.loops[1].transformed)
+    assert.is_false(rep2.loops[2].transformed)
+    local _, rep3 = assert(adjoint.emit(k, "dryrun", { loops = "none" }))
+    assert.is_false(rep3.loops[1].transformed or rep3.loops[2].transformed)
+  end)
+end)
+
 describe("refusals", function()
   it("break, continue and an early return", function()
     for _, body in ipairs { "for (i = 0; i < n; i++) { if (x[i] > 0.0) break; y[i] = x[i]; }",

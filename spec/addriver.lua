@@ -30,7 +30,7 @@ local T = require "tdriver"
 
 local M = {}
 
-M.CC = T.CC
+M.CC = T.CC .. " -Wno-unknown-pragmas" -- the kernels' own #pragma cgwb lines
 M.RUNTIME = "lua/cgwb/runtime" -- cgwb_adstack.h
 M.TIMEOUT = 60 -- seconds a run may take (a wrong adjoint may loop forever)
 

@@ -1097,13 +1097,13 @@ function M.emit_raw(k, fname, opts)
   -- the loops
   local sel = opts.loops or "none"
   local info = opts.info
-  if sel ~= "none" and not info then
-    if not core.kernel_loops then failf("--loops: this build has no loop analysis (core.kernel_loops)") end
+  if not info and core.kernel_loops then -- with "none" too: the report lists the loops
     local err
     info, err = core.kernel_loops(k, fid, { assume = opts.assume, alias = opts.alias,
       independents = opts.independents, dependents = opts.dependents })
-    if not info then failf("%s", err) end
+    if not info and sel ~= "none" then failf("%s", err) end
   end
+  if not info and sel ~= "none" then failf("--loops: this build has no loop analysis (core.kernel_loops)") end
   local chosen, transformed = {}, {}
   if info then chosen, transformed = choose_loops(gen, info, sel) end
   local texts, protos = {}, {}
