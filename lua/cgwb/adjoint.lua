@@ -199,15 +199,16 @@ function E:push_old(e)
   end
 end
 
---- The reverse of push_old.
-function E:pop_old(e)
+--- The reverse of push_old; l: the statement's line, for a comment.
+function E:pop_old(e, l)
   local s = self:sym_of(e)
   local lv = self:ex(e)
+  local note = l and (" /* " .. l .. " */") or ""
   if self:is_ptr(s) and self:op(e) == "var" then
-    if self:is_double(s) then self:line(self.gen.bname[s] .. " = (double *)cgwb_pop_p();") end
-    self:line(lv .. " = cgwb_pop_p();")
+    if self:is_double(s) then self:line(self.gen.bname[s] .. " = (double *)cgwb_pop_p();" .. note) end
+    self:line(lv .. " = cgwb_pop_p();" .. note)
   else
-    self:line(lv .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";")
+    self:line(lv .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";" .. note)
   end
 end
 
@@ -346,7 +347,7 @@ function E:rev(st)
   if kind == "assign" then
     local lhs, rhs = self:x(st, 0), self:x(st, 1)
     local s = self:sym_of(lhs)
-    self:pop_old(lhs)
+    self:pop_old(lhs, l)
     if self:is_double(s) and not (self:is_ptr(s) and self:op(lhs) == "var") and self:active_at(lhs) then
       local lb = self:adj(lhs)
       if self:stmt_active(st) and self:has_active(rhs) then
@@ -364,7 +365,7 @@ function E:rev(st)
     local sym0 = self:get("func", g, "SYM0")
     local rb = "0.0"
     if lhs >= 0 then
-      self:pop_old(lhs)
+      self:pop_old(lhs, l)
       local s = self:sym_of(lhs)
       if self:is_double(s) and self:active_at(lhs) then
         rb = self:temp("double", "rb")
@@ -531,10 +532,25 @@ function E:body_counter(st, row)
   if not row.index then return nil end
   local f = self.fid
   local sym0, ns = self:get("func", f, "SYM0"), self:get("func", f, "NSYM")
+  local ctr
   for s = sym0, sym0 + ns - 1 do
-    if self.u:name_of("sym", s) == row.index and not self:is_double(s) and self:ndim(s) == 0 then return s end
+    if self.u:name_of("sym", s) == row.index and not self:is_double(s) and self:ndim(s) == 0 then ctr = s end
   end
-  return nil
+  if not ctr then return nil end
+  local function writes(sts) -- whether a statement of sts (nested too) assigns ctr
+    for _, x in ipairs(sts) do
+      local k = self:stmt_kind(x)
+      if k == "assign" and self:op(self:x(x, 0)) == "var" and self:sym_of(self:x(x, 0)) == ctr then return true end
+      if k == "if" and (writes(self:list(self:x(x, 1), self:x(x, 2))) or writes(self:list(self:x(x, 3), self:x(x, 4)))) then
+        return true
+      end
+      if k == "loop" then
+        for _, p in ipairs { 1, 3, 5 } do if writes(self:list(self:x(x, p), self:x(x, p + 1))) then return true end end
+      end
+    end
+    return false
+  end
+  return writes(self:list(self:x(st, 1), self:x(st, 2))) and ctr or nil
 end
 
 --- The per-iteration loop: each iteration's forward (taped) immediately
