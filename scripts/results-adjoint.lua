@@ -257,13 +257,13 @@ Data: `adjoint-loops.csv`.
 
 ## Run time (measured, machine-dependent)
 
-Medians of %d calls at the table's size (11 on the other meshes up to 8,192 triangles, 3
-above), the three cgwb
-figures taken in turns in one process, in milliseconds. A *fresh* adjoint call starts
-from empty stacks (`F_b_reset`, which frees them, before it: growing them, and the
-kernel's page faults on the new memory, are in the figure); a *warm* one is the call right
-after it, on the stacks the fresh call grew (a caller calling `F_b` again and again). ADOL-C in its own process (taping: `trace_on` ..
-`trace_off`; `gradient()` on the recorded tape). The machine is a shared VM: these vary
+Medians of %d calls at the table's size (11 on the other meshes up to 8,192 triangles,
+3 above), in milliseconds; the primal and the four adjoint timings are taken in turns in
+one process. A *fresh* adjoint call starts from empty stacks (`F_b_reset`, which frees
+them, before it: growing them, and the kernel's page faults on the new memory, are in the
+figure); a *warm* one is the call right after it, on the stacks the fresh call grew (a
+caller calling `F_b` again and again). ADOL-C runs in its own process (taping: `trace_on`
+.. `trace_off`; `gradient()` on the recorded tape). The machine is a shared VM: these vary
 from run to run, the memory figures above do not.
 
 %s
