@@ -255,6 +255,32 @@ void c(const double *x, double *y, double t, int n) {
       { no_interp = false })
   end)
 
+  it("globals (read-only, also in a callee), a local array and the address of a scalar passed on", function()
+    local text = [[
+#include <math.h>
+static const double W[3] = {0.5, -1.25, 2.0};
+static const double c0 = 1.5;
+static const double G2[2][2] = {{0.5, 1.0}, {1.5, 2.0}};
+static void acc(double *s, const double *w, double v) {
+  *s += w[1] * v + c0;
+}
+double f(double *a, const double *b, int n, double x) {
+  double s = 0.0, t;
+  double L[3] = {0.25, 0.5, 0.75};
+  int i;
+  for (i = 0; i < n; i++) {
+    t = b[i] * x + W[i % 3] + G2[i % 2][1] * x;
+    acc(&s, L, t * t);
+    L[i % 3] = t * W[0];
+    a[i] = t * t - s;
+  }
+  return s / (1.0 + a[0] * a[0]);
+}
+]]
+    check(text, "f", { arrays = { arr("double", ramp(6, 0.5, -0.5)), arr("double", ramp(6, 0.2, 1.2)) },
+      args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { int = 4 }, { double = 0.625 } } })
+  end)
+
   it("a passive double parameter's adjoint stays untouched", function()
     local text = [[
 void p(int n, const double *x, double *y, double c) {
@@ -586,5 +612,12 @@ describe("under AddressSanitizer and UndefinedBehaviorSanitizer", function()
     local ftext = H.read("examples/kernels/flux1d.c")
     local fk = assert(cgwb.read_kernel(ftext, "flux1d.c"))
     check(ftext, "flux1d", T.any_call(fk, "flux1d", r, false), { flags = flags, no_interp = true })
+    for _, c in ipairs { { "hfh-dryrun", "dryrun" }, { "hfh-assembly", "assembly" }, { "hfh-reduction", "reduction" } } do
+      local htext = H.read("examples/kernels/" .. c[1] .. ".c")
+      local hk = assert(cgwb.read_kernel(htext, c[1]))
+      local call = T.any_call(hk, c[2], r, false)
+      for i, prm in ipairs(hk:functions()[1].params) do if prm.type == "int" then call.args[i] = { int = 6 } end end
+      check(htext, c[2], call, { flags = flags, no_interp = true })
+    end
   end)
 end)
