@@ -138,6 +138,18 @@ local function check(text, fname, call, opts)
     local lhs = interp_dot(k, text, fname, call, yb, xd)
     local rhs = adj_dot(out.std, call, xd)
     assert(close(lhs, rhs, 1e-12), ("interpreter %.17g, adjoint %.17g"):format(lhs, rhs))
+    -- the dependents' adjoints are consumed: a cell F writes without reading its entry value ends at 0
+    local J = assert(k:jacobian(fname, call))
+    local read = {}
+    for _, c in ipairs(J.cols) do if c.array then read[c.array .. ":" .. c.cell] = true end end
+    for _, row in ipairs(J.rows) do
+      if row.array and not read[row.array .. ":" .. row.cell] then
+        for _, v in ipairs { "std", "tr" } do
+          assert(out[v].B[row.array][row.cell + 1] == 0, ("%s: the adjoint of array %d cell %d is not consumed"):format(v,
+            row.array, row.cell))
+        end
+      end
+    end
   end
   if not opts.keep then A.free(out.std_exe); A.free(out.tr_exe) end
   return out
