@@ -1078,17 +1078,8 @@ local function activity(gen, k, fname, opts)
   return a.activity
 end
 
---- Adjoint code of function fname of kernel k and every function it
--- calls: C text and the report (doc/adjoint-code.md), or nil, message.
-function M.emit(k, fname, opts)
-  opts = opts or {}
-  local ok, code, report = pcall(M.emit_raw, k, fname, opts)
-  if ok then return code, report end
-  if type(code) == "table" and code.msg then return nil, code.msg end
-  error(code, 0)
-end
-
-function M.emit_raw(k, fname, opts)
+-- emit's work; refusals raise {msg = ...}.
+local function emit_raw(k, fname, opts)
   local fid, ferr = k:function_id(fname)
   if not fid then failf("%s", ferr) end
   local flat = k:flat()
@@ -1197,6 +1188,16 @@ function M.emit_raw(k, fname, opts)
       transformed = transformed[i] or false, pragma = row.pragma_status or row.pragma or false }
   end
   return table.concat(head, "\n") .. "\n\n" .. body .. "\n", rep
+end
+
+--- Adjoint code of function fname of kernel k and every function it
+-- calls: C text and the report (doc/adjoint-code.md), or nil, message.
+function M.emit(k, fname, opts)
+  opts = opts or {}
+  local ok, code, report = pcall(emit_raw, k, fname, opts)
+  if ok then return code, report end
+  if type(code) == "table" and code.msg then return nil, code.msg end
+  error(code, 0)
 end
 
 -- {==== measuring the adjoints on a call ====}
