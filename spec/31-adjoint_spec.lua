@@ -485,6 +485,29 @@ describe("the paper's loops (examples/kernels/hfh-*.c)", function()
   end)
 end)
 
+describe("aliased pointer parameters", function()
+  it("every example kernel with its pointers into one array (what restrict does not forbid)", function()
+    local r = rng.new(41)
+    local files = { { "examples/kernels/meshflux.c", "residual" }, { "examples/kernels/hfh-overlap.c", "overlap" },
+                    { "examples/kernels/stencil1d.c" }, { "examples/kernels/hovland-fig1-aliased.c" },
+                    { "examples/kernels/utke-fig2.c" } }
+    local n = 0
+    for _, c in ipairs(files) do
+      local text = H.read(c[1])
+      local k = assert(cgwb.read_kernel(text, c[1]))
+      for _, f in ipairs(k:functions()) do
+        if not c[2] or c[2] == f.name then
+          local call = T.any_call(k, f.name, r, true)
+          for i, prm in ipairs(f.params) do if prm.type == "int" then call.args[i] = { int = 3 } end end
+          check(text, f.name, call, { seed = n })
+          n = n + 1
+        end
+      end
+    end
+    assert.is_true(n >= 5)
+  end)
+end)
+
 describe("choosing loops", function()
   it("by a list of lines and by a Lua function of the loop's row", function()
     local text = H.read("examples/kernels/hfh-dryrun.c")
