@@ -485,6 +485,34 @@ describe("the paper's loops (examples/kernels/hfh-*.c)", function()
   end)
 end)
 
+describe("every example kernel", function()
+  it("every function of examples/kernels/*.c through both adjoints (roe at a physical state)", function()
+    local r = rng.new(43)
+    local p = io.popen("ls examples/kernels/*.c")
+    local n = 0
+    for path in p:lines() do
+      local text = H.read(path)
+      local k = assert(cgwb.read_kernel(text, path))
+      for _, f in ipairs(k:functions()) do
+        if text:find("static%s+[%w_]+%s+" .. f.name .. "%(") then goto next end -- the driver cannot call it
+        local call = T.any_call(k, f.name, r, false)
+        for i, prm in ipairs(f.params) do if prm.type == "int" then call.args[i] = { int = 3 } end end
+        if f.name == "roe" then
+          call.arrays[1].values = { 1.0, 0.3, 0.2, 2.5 }
+          call.arrays[2].values = { 0.9, 0.25, -0.1, 2.2 }
+          call.args[1].offset, call.args[2].offset = 0, 0
+          call.args[5] = { double = 1.4 }
+        end
+        check(text, f.name, call, { seed = n })
+        n = n + 1
+        ::next::
+      end
+    end
+    p:close()
+    assert.is_true(n >= 20)
+  end)
+end)
+
 describe("aliased pointer parameters", function()
   it("every example kernel with its pointers into one array (what restrict does not forbid)", function()
     local r = rng.new(41)
