@@ -222,6 +222,27 @@ void h(double *a, const double *b, int n) {
       args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { int = 5 } } })
   end)
 
+  it("calls in loop conditions (the pre slice), while and do", function()
+    local text = [[
+#include <math.h>
+static double g(double v, int i) { return v * (double)(3 - i); }
+void h(double *a, int n) {
+  int i = 0;
+  double s = a[0];
+  while (g(s, i) > 0.0 && i < n) {
+    s = s * a[i + 1] + sin(s);
+    i = i + 1;
+  }
+  a[0] = s;
+  do {
+    a[i] = a[i] * s;
+    i = i - 1;
+  } while (g(a[i + 1], i) > -5.0 && i > 0);
+}
+]]
+    check(text, "h", { arrays = { arr("double", ramp(8, 0.6, 1.1)) }, args = { { array = 1, offset = 0 }, { int = 3 } } })
+  end)
+
   it("nested loops and local arrays (2-D too)", function()
     local text = [[
 void m(const double *x, double *y, int n) {
