@@ -590,6 +590,20 @@ describe("refusals", function()
     end
   end)
 
+  it("a call in an accepted loop's condition: standard with auto, refused by line", function()
+    local text = "static double g(double v) { return v; }\nvoid f(int n, const double *restrict x, double *restrict y) {\n"
+      .. "  int i;\n  for (i = 0; g(x[i]) > -1.0e300 && i < n; i++) {\n    y[i] = x[i] * x[i];\n  }\n}\n"
+    local k = assert(cgwb.read_kernel(text, "g.c"))
+    local info = assert(require("cgwb.core").kernel_loops(k, "f"))
+    info.loops[1].verdict, info.loops[1].terminal = "accept", true -- whatever the analysis says of it
+    local code, rep = adjoint.emit(k, "f", { loops = "auto", info = info })
+    assert.truthy(code, rep)
+    assert.is_false(rep.loops[1].transformed)
+    local code2, err = adjoint.emit(k, "f", { loops = { 4 }, info = info })
+    assert.is_nil(code2)
+    assert.matches("^g%.c:4:%d+: adjoint code: a call in the control of a loop adjoined per iteration is not supported yet", err)
+  end)
+
   it("a loop the analysis refuses, asked for by line", function()
     local text = "void f(int n, double *q) {\n  int i;\n  for (i = 1; i < n; i++) {\n    q[i] = q[i - 1] * q[i];\n  }\n}\n"
     local k = assert(cgwb.read_kernel(text, "c.c"))

@@ -1009,6 +1009,28 @@ function G:plain_func(f)
   end)
 end
 
+-- What keeps loop st's control (pre and step slices) from running plainly
+-- around the per-iteration adjoint (a call, a write of a double or a cell),
+-- or nil.
+local function control_problem(u, st)
+  for _, p in ipairs { 3, 5 } do
+    local start, n = u:get("stmt", st, "X" .. p), u:get("stmt", st, "X" .. (p + 1))
+    for i = 1, n do
+      local x = u.flat.list[start + i]
+      local kind = LAY.stmts[u:get("stmt", x, "KIND") + 1]
+      if kind == "call" then return "a call in the control of a loop adjoined per iteration" end
+      if kind == "assign" then
+        local lhs = u:get("stmt", x, "X0")
+        local sym = u:get("expr", lhs, "SYM")
+        if LAY.exprs[u:get("expr", lhs, "OP") + 1] ~= "var" or LAY.types[u:get("sym", sym, "BASE") + 1] == "double" then
+          return "a loop control writing a double or a cell, adjoined per iteration,"
+        end
+      end
+    end
+  end
+  return nil
+end
+
 -- The loops to adjoin per iteration: {[stmt id 1-based] = info row}, the
 -- outermost chosen ones only; or raises a refusal.
 local function choose_loops(gen, info, sel)
@@ -1034,6 +1056,11 @@ local function choose_loops(gen, info, sel)
     if want and row.verdict ~= "accept" then
       failf("%s:%d:%d: loop at line %d is not independent: %s", gen.file, row.line, row.col, row.line,
         tostring(row.reason))
+    end
+    local bad = want and control_problem(gen.u, row.stmt - 1)
+    if bad then
+      if lines then failf("%s:%d:%d: adjoint code: %s is not supported yet", gen.file, row.line, row.col, bad) end
+      want = false -- auto or a function: this loop keeps the standard adjoint
     end
     if want then
       local p, nested = row.parent, false
