@@ -11,6 +11,7 @@ local modules = { "cgwb", "cgwb.cli", "cgwb.elim", "cgwb.sched", "cgwb.report", 
 
 modules[#modules + 1] = "cgwb.tangent"
 modules[#modules + 1] = "cgwb.loops"
+modules[#modules + 1] = "cgwb.adjoint"
 
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()
@@ -243,6 +244,13 @@ local function runs()
       local info = assert(loops.analyse(k, "dryrun"))
       assert(loops.text(info) and loops.dot(info) and loops.report(info))
       assert(not loops.analyse(k, "nope"))
+    end,
+    ["cgwb.adjoint"] = function()
+      local cgwb, adjoint = require "cgwb", require "cgwb.adjoint"
+      local k = assert(cgwb.read_kernel("examples/kernels/hfh-dryrun.c"))
+      assert(adjoint.emit(k, "dryrun", { loops = "auto" }))
+      assert(adjoint.runtime_header())
+      assert(not adjoint.emit(k, "nope"))
     end,
   }
 end
