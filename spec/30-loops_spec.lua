@@ -54,13 +54,13 @@ describe("core.kernel_loops on the paper's loops", function()
     assert.same({ "i", "t", "y" }, l.writes)
   end)
 
-  it("an additive reduction: accepted, read after the loop so dry-run; s not in the snapshot (an increment needs no value)", function()
+  it("an additive reduction: accepted, read after the loop so dry-run; s in the snapshot (the entry state F is recomputed from)", function()
     local l = analyse("hfh-reduction.c", "reduction").loops[1]
     assert.equal("accept", l.verdict)
     assert.equal("n=read-only s=reduction x=read-only", classes(l))
     assert.is_true(l.access[2].scalar)
     assert.same({ false, true }, { l.terminal, l.dry_run })
-    assert.equal("i", snap(l))
+    assert.equal("i s", snap(l))
   end)
 
   it("dry-running (Fig. 5): an in-place own-index update, then a terminal increment loop", function()

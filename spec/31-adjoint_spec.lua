@@ -460,17 +460,10 @@ describe("the mesh kernel with q and res apart", function()
         args = { { int = ntri }, { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 },
           { double = 0.7 } } }
     end
-    -- the triangle loop is independent once f (a local array of the body, written before it is read in
-    -- each iteration) is private; the analysis's row says so here by hand
-    local k = assert(cgwb.read_kernel(text, "meshflux.c"))
-    local info = assert(require("cgwb.core").kernel_loops(k, "residual", { assume = { "q!=res" } }))
-    local row = info.loops[1]
-    if row.verdict ~= "accept" then
-      row.verdict, row.independent, row.terminal, row.dry_run = "accept", true, true, false
-      row.reason, row.snapshot = "no loop-carried dependence", {}
-    end
-    local a = check(text, "residual", call(8), { emit = { assume = { "q!=res" } }, info = info })
-    local b = check(text, "residual", call(32), { emit = { assume = { "q!=res" } }, info = info })
+    -- the triangle loop is independent: f, a local array of the body, is written before it is read in
+    -- each iteration (private), res only incremented; the analysis proves it once q and res are apart
+    local a = check(text, "residual", call(8), { emit = { assume = { "q!=res" } } })
+    local b = check(text, "residual", call(32), { emit = { assume = { "q!=res" } } })
     assert.equal("accept", a.rep.loops[1].verdict)
     assert.is_true(a.rep.loops[1].terminal and a.rep.loops[1].transformed)
     assert.is_false(a.rep.loops[2].transformed) -- nested in the transformed loop
@@ -516,6 +509,7 @@ describe("every example kernel", function()
       local k = assert(cgwb.read_kernel(text, path))
       for _, f in ipairs(k:functions()) do
         if text:find("static%s+[%w_]+%s+" .. f.name .. "%(") then goto next end -- the driver cannot call it
+        if f.name == "nsloops" then goto next end -- needs a mesh and a physical state: spec 33 runs it
         local call = T.any_call(k, f.name, r, false)
         for i, prm in ipairs(f.params) do if prm.type == "int" then call.args[i] = { int = 3 } end end
         if f.name == "roe" then

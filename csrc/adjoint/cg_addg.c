@@ -928,14 +928,22 @@ static int loop_carried(cg_addg *g, int32_t l, const grp *gs, uint32_t ng, int o
   return CG_OK;
 }
 
-/* Appends the snapshot of an accepted loop that is not terminal. */
+/* Appends the snapshot of an accepted loop that is not terminal: the
+ * counter, what L reads the value of and writes (in place), and what code
+ * before L reads the value of.  Increment and reduction targets too,
+ * although neither the re-run nor the adjoint needs their values: the
+ * adjoint code recomputes F's results from F's entry state once the
+ * reverse sweep has restored it, and a target's entry value may be what
+ * the increments add to.  (The runtime saves each cell once per run.)
+ * What is only read by increments elsewhere is restored by those. */
 static int loop_snapshot(run *r, int32_t l, const grp *gs, uint32_t ng) {
   cg_addg *g = r->g;
   uint32_t i;
   g->ls_off[l] = g->nls_tmp;
   if (!g->l_accept[l] || g->l_terminal[l]) return CG_OK;
   for (i = 0; i < ng; i++) {
-    int in_place = gs[i].read_value && gs[i].cls != CG_AC_PRIVATE; /* a private is written first */
+    int incr = gs[i].cls == CG_AC_INCR || gs[i].cls == CG_AC_REDUCTION; /* for F's entry state: see below */
+    int in_place = (gs[i].read_value || incr) && gs[i].cls != CG_AC_PRIVATE; /* a private is written first */
     if (!gs[i].written || !(in_place || gs[i].cls == -1 || read_around(r, l, gs[i].obj))) continue;
     if (push_i32(g->A, &g->ls_obj, &g->cap_ls, g->nls_tmp, gs[i].obj)) return CG_ENOMEM;
     g->nls_tmp++;

@@ -428,8 +428,7 @@ function E:plain(st, snap, count)
     if lhs >= 0 and snap and self:op(lhs) == "elem" and snap[self:sym_of(lhs)] then
       local s = self:sym_of(lhs)
       local fn = self:is_double(s) and "cgwb_snap_cd" or "cgwb_snap_ci"
-      self:line(("%s(%d, %s, &%s);"):format(fn, snap[s] - 1, self:base(s), self:ex(lhs)))
-      self:line(count .. "++;")
+      self:line(("%s += %s(%d, %s, &%s);"):format(count, fn, snap[s] - 1, self:base(s), self:ex(lhs)))
     end
   end
   if kind == "assign" then

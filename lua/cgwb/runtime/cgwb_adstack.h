@@ -78,21 +78,83 @@ static inline void cgwb_snap_(const void *v, size_t n) {
 static inline void cgwb_snap_d(double v) { cgwb_snap_(&v, sizeof v); }
 static inline void cgwb_snap_i(int v) { cgwb_snap_(&v, sizeof v); }
 static inline void cgwb_snap_p(const void *v) { cgwb_snap_((const void *)&v, sizeof v); }
-/* A cell of array `id` of a loop's snapshot: its value, its offset from the
- * array's first cell, the id, a tag (0 double, 1 int).  By offset, not
- * address: a local array of the forward sweep is another object in the
- * reverse sweep's frame. */
-static inline void cgwb_snap_cd(int id, const double *base, const double *cell) {
-  ptrdiff_t off = cell - base;
-  int t = 0;
-  cgwb_snap_(cell, sizeof *cell); cgwb_snap_(&off, sizeof off); cgwb_snap_(&id, sizeof id); cgwb_snap_(&t, sizeof t);
+/* Which cells one dry run has saved: a bitmap per array id, over the
+ * offsets seen (a cell saved once holds its value before the loop; saving
+ * it again, as each increment of the same cell would, only grows the
+ * snapshot).  Cleared by cgwb_snap_count from the run's own entries. */
+typedef struct {
+  unsigned char **bits;
+  size_t *nbits; /* bytes of each bitmap */
+  size_t nid, bytes;
+} cgwb_seen_t_;
+static cgwb_seen_t_ cgwb_seen_;
+
+static inline void *cgwb_realloc_(void *p, size_t n) {
+  void *q = realloc(p, n);
+  if (!q) { fprintf(stderr, "cgwb_adstack: out of memory (%lu bytes)\n", (unsigned long)n); abort(); }
+  return q;
 }
-static inline void cgwb_snap_ci(int id, const int *base, const int *cell) {
-  ptrdiff_t off = cell - base;
-  int t = 1;
-  cgwb_snap_(cell, sizeof *cell); cgwb_snap_(&off, sizeof off); cgwb_snap_(&id, sizeof id); cgwb_snap_(&t, sizeof t);
+
+/* The byte of bitmap id holding offset off, grown as needed. */
+static inline unsigned char *cgwb_seen_byte_(int id, size_t off) {
+  size_t i = off / 8;
+  if ((size_t)id >= cgwb_seen_.nid) {
+    size_t n = (size_t)id + 1, k;
+    cgwb_seen_.bits = (unsigned char **)cgwb_realloc_(cgwb_seen_.bits, n * sizeof *cgwb_seen_.bits);
+    cgwb_seen_.nbits = (size_t *)cgwb_realloc_(cgwb_seen_.nbits, n * sizeof *cgwb_seen_.nbits);
+    for (k = cgwb_seen_.nid; k < n; k++) cgwb_seen_.bits[k] = NULL, cgwb_seen_.nbits[k] = 0;
+    cgwb_seen_.nid = n;
+  }
+  if (i >= cgwb_seen_.nbits[id]) {
+    size_t n = cgwb_seen_.nbits[id] ? cgwb_seen_.nbits[id] : 64;
+    while (n <= i) n *= 2;
+    cgwb_seen_.bits[id] = (unsigned char *)cgwb_realloc_(cgwb_seen_.bits[id], n);
+    memset(cgwb_seen_.bits[id] + cgwb_seen_.nbits[id], 0, n - cgwb_seen_.nbits[id]);
+    cgwb_seen_.bytes += n - cgwb_seen_.nbits[id];
+    cgwb_seen_.nbits[id] = n;
+    if (cgwb_snaps_.top + cgwb_seen_.bytes > cgwb_stats_.snapshot_high) /* the bitmaps are dry-running memory too */
+      cgwb_stats_.snapshot_high = cgwb_snaps_.top + cgwb_seen_.bytes;
+  }
+  return cgwb_seen_.bits[id] + i;
 }
-static inline void cgwb_snap_count(size_t n) { cgwb_snap_(&n, sizeof n); } /* the cells saved by one run */
+
+/* A cell of array `id` of a loop's snapshot, unless this run saved it
+ * already: its value, its offset from the array's first cell, the id, a tag
+ * (0 double, 1 int); 1 if saved.  By offset, not address: a local array of
+ * the forward sweep is another object in the reverse sweep's frame. */
+static inline int cgwb_snap_cell_(int id, ptrdiff_t off, const void *cell, size_t size, int t) {
+  if (off >= 0) {
+    unsigned char *b = cgwb_seen_byte_(id, (size_t)off);
+    unsigned char m = (unsigned char)(1u << ((size_t)off % 8));
+    if (*b & m) return 0;
+    *b |= m;
+  }
+  cgwb_snap_(cell, size); cgwb_snap_(&off, sizeof off); cgwb_snap_(&id, sizeof id); cgwb_snap_(&t, sizeof t);
+  if (cgwb_snaps_.top + cgwb_seen_.bytes > cgwb_stats_.snapshot_high)
+    cgwb_stats_.snapshot_high = cgwb_snaps_.top + cgwb_seen_.bytes;
+  return 1;
+}
+static inline int cgwb_snap_cd(int id, const double *base, const double *cell) {
+  return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, 0);
+}
+static inline int cgwb_snap_ci(int id, const int *base, const int *cell) {
+  return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, 1);
+}
+/* Ends a dry run that saved n cells: clears their bits (walking its own
+ * entries, newest first), then pushes n. */
+static inline void cgwb_snap_count(size_t n) {
+  size_t top = cgwb_snaps_.top, k;
+  for (k = 0; k < n; k++) {
+    int t, id;
+    ptrdiff_t off;
+    memcpy(&t, cgwb_snaps_.buf + top - sizeof t, sizeof t), top -= sizeof t;
+    memcpy(&id, cgwb_snaps_.buf + top - sizeof id, sizeof id), top -= sizeof id;
+    memcpy(&off, cgwb_snaps_.buf + top - sizeof off, sizeof off), top -= sizeof off;
+    top -= t == 0 ? sizeof(double) : sizeof(int);
+    if (off >= 0) cgwb_seen_.bits[id][(size_t)off / 8] = 0; /* the whole byte: all its cells were this run's */
+  }
+  cgwb_snap_(&n, sizeof n);
+}
 static inline double cgwb_unsnap_d(void) { double v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
 static inline int cgwb_unsnap_i(void) { int v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
 static inline void *cgwb_unsnap_p(void) { void *v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
@@ -111,6 +173,10 @@ static inline void cgwb_adstats_get(cgwb_adstats *out) { *out = cgwb_stats_; }
 static inline void cgwb_adstats_reset(void) {
   free(cgwb_tape_.buf);
   free(cgwb_snaps_.buf);
+  while (cgwb_seen_.nid > 0) free(cgwb_seen_.bits[--cgwb_seen_.nid]);
+  free(cgwb_seen_.bits);
+  free(cgwb_seen_.nbits);
+  memset(&cgwb_seen_, 0, sizeof cgwb_seen_);
   memset(&cgwb_tape_, 0, sizeof cgwb_tape_);
   memset(&cgwb_snaps_, 0, sizeof cgwb_snaps_);
   memset(&cgwb_stats_, 0, sizeof cgwb_stats_);
