@@ -32,7 +32,7 @@ LIBFLAG ?= -shared
 LDLIBS  = -lm
 
 BUILD   ?= build/release
-CORE_SRC = $(sort $(wildcard csrc/util/*.c csrc/tape/*.c csrc/graph/*.c csrc/sched/*.c csrc/elim/*.c csrc/kernel/*.c))
+CORE_SRC = $(sort $(wildcard csrc/util/*.c csrc/tape/*.c csrc/graph/*.c csrc/sched/*.c csrc/elim/*.c csrc/kernel/*.c csrc/adjoint/*.c))
 LUA_SRC  = $(sort $(wildcard csrc/lua/*.c))
 CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
 LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o)

@@ -10,6 +10,7 @@ local modules = { "cgwb", "cgwb.cli", "cgwb.elim", "cgwb.sched", "cgwb.report", 
                   "cgwb.xaif" }
 
 modules[#modules + 1] = "cgwb.tangent"
+modules[#modules + 1] = "cgwb.loops"
 
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()
@@ -235,6 +236,13 @@ local function runs()
       local flat = assert(kparse.read("examples/kernels/hovland-sec5.c"))
       assert(kparse.unparse(flat))
       assert(not kparse.parse("struct s;", "bad.c"))
+    end,
+    ["cgwb.loops"] = function()
+      local cgwb, loops = require "cgwb", require "cgwb.loops"
+      local k = assert(cgwb.read_kernel("examples/kernels/hfh-dryrun.c"))
+      local info = assert(loops.analyse(k, "dryrun"))
+      assert(loops.text(info) and loops.dot(info) and loops.report(info))
+      assert(not loops.analyse(k, "nope"))
     end,
   }
 end

@@ -141,6 +141,7 @@ void lcg_open_sched(lua_State *L);
 void lcg_open_kernel(lua_State *L);
 void lcg_open_kanalysis(lua_State *L);
 void lcg_open_kflat(lua_State *L);
+void lcg_open_adjoint(lua_State *L);
 
 /* Kernel analysis options (lcg_kanalysis.c), read from the table at
  * argument 3: opts.assume as assumptions (pushes a scratch userdata; on bad

@@ -1,0 +1,254 @@
+/* lcg_adjoint.c: core.kernel_loops(k, f, opts): the data-dependence graph
+ * of a kernel function and the verdict on each of its loops (Hascoet,
+ * Fidanova & Held, sec. 2 and 3) as one plain table; doc/adjoint-loops.md
+ * gives its shape.  opts: assume and alias (as kernel_flatten),
+ * independents and dependents (checked names; the analysis does not
+ * depend on them). */
+#include <string.h>
+
+#include "lcg.h"
+#include "../adjoint/cg_addg.h"
+
+/* What a call owns across Lua calls that may raise. */
+typedef struct lloops {
+  cg_alloc A;
+  cg_kalias *al;
+  cg_addg *g;
+} lloops;
+
+static void loops_release(void *p, cg_alloc *A) {
+  lloops *x = (lloops *)p;
+  (void)A;
+  cg_addg_free(x->g), cg_kalias_free(x->al);
+  memset(x, 0, sizeof *x);
+}
+
+/* The address text of set s (as kernel_flatten's). */
+static void push_set_text(lua_State *L, const cg_kalias *al, uint32_t s) {
+  luaL_Buffer b;
+  uint32_t i;
+  char buf[256];
+  luaL_buffinit(L, &b);
+  for (i = 0; i < al->set_n[s]; i++) {
+    if (i) luaL_addstring(&b, " | ");
+    cg_kalias_addr_text(al, &al->addr[al->set_off[s] + i], buf, sizeof buf);
+    luaL_addstring(&b, buf);
+  }
+  luaL_pushresult(&b);
+}
+
+/* opts.alias(text1, text2): "no", "must", "may" or nil, as kernel_flatten. */
+static int override_cb(void *ud, const cg_kalias *al, uint32_t s1, uint32_t s2, cg_error *e) {
+  lua_State *L = (lua_State *)ud;
+  const char *r;
+  int rel = -1;
+  (void)e;
+  lua_getfield(L, 3, "alias");
+  push_set_text(L, al, s1), push_set_text(L, al, s2);
+  lua_call(L, 2, 1);
+  r = lua_tostring(L, -1);
+  if (!lua_isnil(L, -1) && !(r && (!strcmp(r, "no") || !strcmp(r, "must") || !strcmp(r, "may"))))
+    luaL_error(L, "opts.alias: returned %s; expected \"no\", \"must\", \"may\" or nil",
+               luaL_tolstring(L, -1, NULL));
+  if (r && !strcmp(r, "no")) rel = CG_KREL_NO;
+  if (r && !strcmp(r, "must")) rel = CG_KREL_MUST;
+  lua_pop(L, 1);
+  return rel;
+}
+
+/* Expression x's text without the parentheses around all of it. */
+static void add_expr(luaL_Buffer *b, const cg_kernel *k, int32_t x) {
+  char buf[256];
+  size_t n, i;
+  int depth = 0, outer = 0;
+  cg_kexpr_text(k, x, buf, sizeof buf);
+  n = strlen(buf);
+  if (n > 2 && buf[0] == '(' && buf[n - 1] == ')')
+    for (i = 0, outer = 1; i < n - 1 && outer; i++) { /* the first ( closes at the end only */
+      depth += buf[i] == '(' ? 1 : buf[i] == ')' ? -1 : 0;
+      if (depth == 0) outer = 0;
+    }
+  if (outer) buf[n - 1] = 0;
+  luaL_addstring(b, outer ? buf + 1 : buf);
+}
+
+/* A node's text: "y[i] = x[i] * 2", "g(a, b)", "if (c)", "for (i < n)". */
+static void push_node_text(lua_State *L, const cg_kernel *k, int32_t s) {
+  luaL_Buffer b;
+  char buf[256];
+  int32_t i, a0, na;
+  luaL_buffinit(L, &b);
+  switch (CG_KSTMT(k, s, KIND)) {
+    case CG_KST_ASSIGN:
+      cg_kexpr_text(k, CG_KSTMT(k, s, X0), buf, sizeof buf), luaL_addstring(&b, buf), luaL_addstring(&b, " = ");
+      add_expr(&b, k, CG_KSTMT(k, s, X1));
+      break;
+    case CG_KST_CALL:
+      if (CG_KSTMT(k, s, X3) >= 0)
+        cg_kexpr_text(k, CG_KSTMT(k, s, X3), buf, sizeof buf), luaL_addstring(&b, buf), luaL_addstring(&b, " = ");
+      luaL_addstring(&b, k->names[CG_KFUNC(k, CG_KSTMT(k, s, X0), NAME)]), luaL_addstring(&b, "(");
+      a0 = CG_KSTMT(k, s, X1), na = CG_KSTMT(k, s, X2);
+      for (i = 0; i < na; i++) {
+        if (i) luaL_addstring(&b, ", ");
+        cg_kexpr_text(k, k->args[a0 + i], buf, sizeof buf), luaL_addstring(&b, buf);
+      }
+      luaL_addstring(&b, ")");
+      break;
+    default: /* if, loop */
+      luaL_addstring(&b, CG_KSTMT(k, s, KIND) == CG_KST_IF ? "if (" : CG_KSTMT(k, s, FLAGS) == CG_KL_FOR ? "for ("
+                         : CG_KSTMT(k, s, FLAGS) == CG_KL_DO ? "do while (" : "while (");
+      if (CG_KSTMT(k, s, X0) >= 0) add_expr(&b, k, CG_KSTMT(k, s, X0));
+      luaL_addstring(&b, ")");
+  }
+  luaL_pushresult(&b);
+}
+
+static void push_ddg(lua_State *L, const cg_addg *g) {
+  const cg_kalias *al = g->al;
+  const cg_kernel *k = al->k;
+  uint32_t i;
+  lua_createtable(L, 0, 2);
+  lua_createtable(L, (int)g->nnode, 0);
+  for (i = 0; i < g->nnode; i++) {
+    int32_t s = g->node_stmt[i];
+    lua_createtable(L, 0, 5);
+    lcg_push_id(L, (uint64_t)s), lua_setfield(L, -2, "stmt");
+    lua_pushinteger(L, CG_KSTMT(k, s, LINE)), lua_setfield(L, -2, "line");
+    lua_pushinteger(L, CG_KSTMT(k, s, COL)), lua_setfield(L, -2, "col");
+    lua_pushstring(L, cg_addg_node_name(g->node_kind[i])), lua_setfield(L, -2, "kind");
+    push_node_text(L, k, s), lua_setfield(L, -2, "text");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "nodes");
+  lua_createtable(L, (int)g->nedge, 0);
+  for (i = 0; i < g->nedge; i++) {
+    int32_t x = al->acc_expr[g->e_to_acc[i]], st = al->acc_stmt[g->e_to_acc[i]];
+    lua_createtable(L, 0, 7);
+    lcg_push_id(L, (uint64_t)g->e_from[i]), lua_setfield(L, -2, "from");
+    lcg_push_id(L, (uint64_t)g->e_to[i]), lua_setfield(L, -2, "to");
+    lua_pushstring(L, cg_kalias_obj_name(al, (uint32_t)g->e_obj[i])), lua_setfield(L, -2, "var");
+    lua_pushstring(L, cg_addg_edge_name(g->e_kind[i])), lua_setfield(L, -2, "kind");
+    if (g->e_carried[i] >= 0)
+      lcg_push_id(L, (uint64_t)g->stmt_node[g->l_stmt[g->e_carried[i]] - al->s_lo]);
+    else lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "carried");
+    lua_pushinteger(L, x >= 0 ? CG_KEXPR(k, x, LINE) : CG_KSTMT(k, st, LINE)), lua_setfield(L, -2, "line");
+    lua_pushinteger(L, x >= 0 ? CG_KEXPR(k, x, COL) : CG_KSTMT(k, st, COL)), lua_setfield(L, -2, "col");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "edges");
+}
+
+static const char *type_text(const cg_kalias *al, int32_t o) {
+  const cg_kernel *k = al->k;
+  int32_t s = al->obj_sym[o];
+  int ptr = CG_KSYM(k, s, PTR) || CG_KSYM(k, s, NDIM);
+  if (CG_KSYM(k, s, BASE) == CG_KT_INT) return ptr ? "int *" : "int";
+  return ptr ? "double *" : "double";
+}
+
+/* A sorted list of the names of the loop's variables with flag f set. */
+static void push_names(lua_State *L, const cg_addg *g, uint32_t l, const uint8_t *flag) {
+  uint32_t i;
+  int n = 0;
+  lua_newtable(L);
+  for (i = g->la_off[l]; i < g->la_off[l + 1]; i++)
+    if (flag[i]) lua_pushstring(L, cg_kalias_obj_name(g->al, (uint32_t)g->la_obj[i])), lua_rawseti(L, -2, ++n);
+}
+
+static void push_loop(lua_State *L, const cg_addg *g, uint32_t l) {
+  const cg_kalias *al = g->al;
+  const cg_kernel *k = al->k;
+  int32_t s = g->l_stmt[l];
+  uint32_t i;
+  int n = 0;
+  lua_createtable(L, 0, 20);
+  lcg_push_id(L, (uint64_t)s), lua_setfield(L, -2, "stmt");
+  lua_pushinteger(L, CG_KSTMT(k, s, LINE)), lua_setfield(L, -2, "line");
+  lua_pushinteger(L, CG_KSTMT(k, s, COL)), lua_setfield(L, -2, "col");
+  lua_pushinteger(L, g->l_depth[l]), lua_setfield(L, -2, "depth");
+  if (g->l_parent[l] >= 0) lcg_push_id(L, (uint64_t)g->l_parent[l]);
+  else lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "parent");
+  if (g->l_counter[l] >= 0) lua_pushstring(L, k->names[CG_KSYM(k, g->l_counter[l], NAME)]);
+  else lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "index");
+  lua_pushboolean(L, g->l_pragma[l]), lua_setfield(L, -2, "pragma");
+  lua_pushboolean(L, g->l_indep[l]), lua_setfield(L, -2, "independent");
+  lua_pushstring(L, g->l_accept[l] ? "accept" : "refuse"), lua_setfield(L, -2, "verdict");
+  lua_pushstring(L, g->l_reason + (size_t)l * CG_ADDG_REASON), lua_setfield(L, -2, "reason");
+  if (g->l_pragma[l]) lua_pushstring(L, g->l_accept[l] ? "confirmed" : "refused");
+  else lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "pragma_status");
+  lua_newtable(L);
+  for (i = g->la_off[l]; i < g->la_off[l + 1]; i++) {
+    int32_t o = g->la_obj[i];
+    if (g->la_class[i] < 0) continue; /* the counter */
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, cg_kalias_obj_name(al, (uint32_t)o)), lua_setfield(L, -2, "name");
+    lcg_push_id(L, (uint64_t)al->obj_sym[o]), lua_setfield(L, -2, "sym");
+    lua_pushstring(L, cg_addg_class_name(g->la_class[i])), lua_setfield(L, -2, "class");
+    lua_pushboolean(L, cg_addg_obj_scalar(al, o)), lua_setfield(L, -2, "scalar");
+    lua_pushstring(L, type_text(al, o)), lua_setfield(L, -2, "type");
+    lua_rawseti(L, -2, ++n);
+  }
+  lua_setfield(L, -2, "access");
+  lua_createtable(L, (int)(g->lc_off[l + 1] - g->lc_off[l]), 0);
+  for (i = g->lc_off[l]; i < g->lc_off[l + 1]; i++)
+    lcg_push_id(L, (uint64_t)g->lc_edge[i]), lua_rawseti(L, -2, (lua_Integer)(i - g->lc_off[l] + 1));
+  lua_setfield(L, -2, "carried");
+  lua_pushboolean(L, g->l_terminal[l]), lua_setfield(L, -2, "terminal");
+  lua_pushboolean(L, g->l_accept[l] && !g->l_terminal[l]), lua_setfield(L, -2, "dry_run");
+  lua_createtable(L, (int)(g->ls_off[l + 1] - g->ls_off[l]), 0);
+  for (i = g->ls_off[l]; i < g->ls_off[l + 1]; i++) {
+    int32_t o = g->ls_obj[i];
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, cg_kalias_obj_name(al, (uint32_t)o)), lua_setfield(L, -2, "name");
+    lcg_push_id(L, (uint64_t)al->obj_sym[o]), lua_setfield(L, -2, "sym");
+    lua_pushboolean(L, cg_addg_obj_scalar(al, o)), lua_setfield(L, -2, "scalar");
+    lua_rawseti(L, -2, (lua_Integer)(i - g->ls_off[l] + 1));
+  }
+  lua_setfield(L, -2, "snapshot");
+  push_names(L, g, l, g->la_written), lua_setfield(L, -2, "writes");
+  push_names(L, g, l, g->la_read), lua_setfield(L, -2, "reads");
+}
+
+/* core.kernel_loops(k, f [, opts]) -> {func, ddg, loops} | nil, msg */
+static int l_kernel_loops(lua_State *L) {
+  const cg_kernel *k = lcg_checkkernel(L, 1);
+  int32_t f = lcg_checkkfunc(L, k, 2);
+  uint32_t nas = 0, nind = 0, ndep = 0, l;
+  int dret = -1;
+  cg_kassume *as;
+  lloops *x;
+  cg_error e;
+  if (lua_isnoneornil(L, 3)) lua_settop(L, 2), lua_newtable(L);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lua_settop(L, 3);
+  as = lcg_kassumes(L, k, f, &nas); /* 4 */
+  if (!as) return luaL_pushfail(L), lua_insert(L, -2), 2;
+  lcg_kparams(L, k, f, 3, "independents", &nind, NULL); /* 5: checked only */
+  lcg_kparams(L, k, f, 3, "dependents", &ndep, &dret);  /* 6 */
+  x = (lloops *)lcg_box(L, sizeof *x, loops_release); /* 7 */
+  lcg_alloc(L, &x->A);
+  if (!(x->al = cg_kalias_run(&x->A, k, f, as, nas, &e))) return lcg_fail(L, &e);
+  lua_getfield(L, 3, "alias");
+  if (!lua_isnil(L, -1)) {
+    luaL_argexpected(L, lua_isfunction(L, -1), 3, "a function as opts.alias");
+    if (cg_kalias_override_all(x->al, override_cb, L, &e)) return lcg_fail(L, &e);
+  }
+  lua_pop(L, 1);
+  if (!(x->g = cg_addg_run(&x->A, x->al, &e))) return lcg_fail(L, &e);
+  lua_createtable(L, 0, 3);
+  lua_pushstring(L, k->names[CG_KFUNC(k, f, NAME)]), lua_setfield(L, -2, "func");
+  push_ddg(L, x->g), lua_setfield(L, -2, "ddg");
+  lua_createtable(L, (int)x->g->nloop, 0);
+  for (l = 0; l < x->g->nloop; l++) push_loop(L, x->g, l), lua_rawseti(L, -2, (lua_Integer)l + 1);
+  lua_setfield(L, -2, "loops");
+  return 1;
+}
+
+void lcg_open_adjoint(lua_State *L) {
+  lua_pushcfunction(L, l_kernel_loops);
+  lua_setfield(L, -2, "kernel_loops");
+}
