@@ -109,6 +109,8 @@ install: all
 	           $(DESTDIR)$(EXAMPLESDIR)/lua $(DESTDIR)$(EXAMPLESDIR)/graphs
 	install -m 755 $(MODULE) $(DESTDIR)$(LIBDIR)/cgwb/core.so
 	install -m 644 lua/cgwb/*.lua $(DESTDIR)$(LUADIR)/cgwb/
+	install -d $(DESTDIR)$(LUADIR)/cgwb/runtime
+	install -m 644 lua/cgwb/runtime/cgwb_adstack.h $(DESTDIR)$(LUADIR)/cgwb/runtime/
 	CGWB_LUADIR='$(LUADIR)' CGWB_LIBDIR='$(LIBDIR)' $(LUA) -e "$$SET_LAUNCHER_PATHS" \
 	  <scripts/cgwb >$(DESTDIR)$(BINDIR)/cgwb
 	chmod 755 $(DESTDIR)$(BINDIR)/cgwb

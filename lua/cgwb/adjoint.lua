@@ -1,0 +1,1154 @@
+--- cgwb.adjoint: adjoint C code of a kernel (doc/adjoint-code.md).
+-- The restoration scheme (Hascoet, Fidanova & Held, Fig. 1): every function
+-- g reached from F gets g_fwd (the primal, pushing the old value of every
+-- overwritten variable and the control: branches taken, trip counts; its
+-- locals' final values at its end) and g_rev (pops its locals, then each
+-- statement in reverse: pop the old value of its left side, then the
+-- statement's adjoint from the restored operand values).  F_b = F_fwd,
+-- F_rev, then a plain copy F_p of F for F's results.  Loops the analysis
+-- accepts as independent (core.kernel_loops) are adjoined per iteration
+-- (ibid., sec. 3, Fig. 4): each iteration's taped forward immediately
+-- followed by its reverse; a terminal loop does that in the forward sweep,
+-- any other is dry-run there (no tape, a snapshot of what it overwrites)
+-- and re-run that way when the reverse sweep reaches it (ibid., Fig. 5).
+--
+--   adjoint.emit(kernel, fname, opts) -> code, report | nil, message
+local core = require "cgwb.core"
+local unparse = require "cgwb.kparse.unparse"
+
+local M = {}
+
+local LAY = core.kernel_layout()
+local GOPS = core.graph_ops()
+local KIND_LOCAL = LAY.sym_kinds["local"]
+local KIND_TEMP = LAY.sym_kinds.temp
+local KIND_PARAM = LAY.sym_kinds.param
+local KIND_GLOBAL = LAY.sym_kinds.global
+
+local function failf(fmt, ...) error({ msg = fmt:format(...) }, 0) end
+
+-- Replaces A0..A2 and R in an operation table spelling (as cgwb.tangent).
+local function spell(text, args, r)
+  if text:find("%f[%w_]C%f[^%w_]") or text:find("%f[%w_]XI%f[^%w_]") then
+    failf("adjoint code: a partial reading the operation's constant: %s", text)
+  end
+  return (text:gsub("%f[%w_]([AR]%d?)%f[^%w_]", function(t)
+    if t == "R" then return r end
+    local i = tonumber(t:sub(2))
+    return i and args[i + 1] or t
+  end))
+end
+
+-- {==== one function: the forward and the reverse sweep ====}
+
+local E = {}
+E.__index = E
+
+function E:get(tab, id, f) return self.u:get(tab, id, f) end
+function E:op(e) return LAY.exprs[self:get("expr", e, "OP") + 1] end
+function E:etype(e) return LAY.types[self:get("expr", e, "TYPE") + 1] end
+function E:sym_of(e) return self:get("expr", e, "SYM") end
+function E:is_double(s) return LAY.types[self:get("sym", s, "BASE") + 1] == "double" end
+function E:is_ptr(s) return self:get("sym", s, "PTR") == 1 end
+function E:ndim(s) return self:get("sym", s, "NDIM") end
+function E:kind(s) return self:get("sym", s, "KIND") end
+function E:stmt_kind(st) return LAY.stmts[self:get("stmt", st, "KIND") + 1] end
+function E:x(st, i) return self:get("stmt", st, "X" .. i) end
+function E:pos(st) return self:get("stmt", st, "LINE"), self:get("stmt", st, "COL") end
+function E:ex(e) return self.u:expr(e, true) end
+function E:list(start, n)
+  local t = {}
+  for i = 1, n do t[i] = self.u.flat.list[start + i] end
+  return t
+end
+
+function E:line(text) self.out[#self.out + 1] = ("  "):rep(self.ind) .. text end
+function E:indent(d) self.ind = self.ind + d end
+
+--- A function-wide temporary of this sweep (declared once at the top).
+function E:temp(ty, base)
+  self.ntemp = self.ntemp + 1
+  local name = self.gen.prefix .. base .. self.ntemp
+  self.temps[#self.temps + 1] = { ty = ty, name = name }
+  return name
+end
+
+--- Whether access e (VAR or ELEM of a double) may touch an active object.
+function E:active_at(e)
+  if self.all_active then
+    local s = self:sym_of(e)
+    return self:kind(s) ~= KIND_GLOBAL
+  end
+  return self.gen.active_expr[e] or false
+end
+
+--- The adjoint of an lvalue or use e (VAR or ELEM of a double) as C.
+function E:adj(e)
+  local s = self:sym_of(e)
+  local b = self.gen.bname[s]
+  if self:op(e) == "var" then
+    if self:is_ptr(s) then return "(*" .. b .. ")" end
+    if self:kind(s) == KIND_PARAM then return self.gen.prefix .. b end -- the local accumulator
+    return b
+  end
+  return b .. self.u:subs(e, s)
+end
+
+--- The shadow (adjoint pointer) of a double pointer expression e.
+function E:shadow(e)
+  local op, s = self:op(e), self:sym_of(e)
+  if op == "var" then
+    if self:kind(s) == KIND_GLOBAL then return self.gen:zero_global(s) end
+    return self.gen.bname[s]
+  end
+  if op == "addr" then
+    local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
+    local t
+    if self:kind(s) == KIND_GLOBAL then t = self.gen:zero_global(s) else t = self.gen.bname[s] end
+    if a < 0 then
+      if self:ndim(s) > 0 or self:is_ptr(s) then return t end
+      if self:kind(s) == KIND_PARAM then return "&" .. self.gen.prefix .. t end
+      return "&" .. t
+    end
+    if self:ndim(s) == 2 and b < 0 then return t .. "[" .. self:ex(a) .. "]" end
+    return "&" .. t .. self.u:subs(e, s)
+  end
+  if op == "ptradd" then
+    return "(" .. self:shadow(self:get("expr", e, "A")) .. " + " .. self.u:expr(self:get("expr", e, "B")) .. ")"
+  end
+  if op == "cond" then
+    return "(" .. self.u:expr(self:get("expr", e, "A")) .. " ? " .. self:shadow(self:get("expr", e, "B"))
+      .. " : " .. self:shadow(self:get("expr", e, "C")) .. ")"
+  end
+  failf("adjoint code: no shadow for the pointer expression %s", self:ex(e))
+end
+
+--- Whether expression e reads an active double.
+function E:has_active(e)
+  if e < 0 or self:etype(e) ~= "double" then return false end
+  local op = self:op(e)
+  if op == "var" or op == "elem" then return self:active_at(e) end
+  if op == "const_d" or op == "cast" then return false end
+  for _, f in ipairs { "A", "B", "C" } do
+    local c = self:get("expr", e, f)
+    if c >= 0 and (op ~= "cond" or f ~= "A") and self:has_active(c) then return true end
+  end
+  return false
+end
+
+--- Propagates the adjoint b (a C name or product) into expression e, with
+-- the operands' partials on the current (restored) state.
+function E:prop(e, b)
+  if not self:has_active(e) then return end
+  local op = self:op(e)
+  local A, B, C = self:get("expr", e, "A"), self:get("expr", e, "B"), self:get("expr", e, "C")
+  if op == "var" or op == "elem" then
+    self:line(self:adj(e) .. " += " .. b .. ";")
+    return
+  end
+  -- a composite operand gets its adjoint through a temporary
+  local function into(x, factor)
+    if not self:has_active(x) then return end
+    local v = factor and (b .. " * (" .. factor .. ")") or b
+    local xo = self:op(x)
+    if xo == "var" or xo == "elem" then
+      self:line(self:adj(x) .. " += " .. v .. ";")
+    else
+      local t = self:temp("double", "t")
+      self:line(t .. " = " .. v .. ";")
+      self:prop(x, t)
+    end
+  end
+  if op == "add" then into(A); into(B)
+  elseif op == "sub" then into(A); into(B, "-1.0")
+  elseif op == "neg" then into(A, "-1.0")
+  elseif op == "mul" then into(A, self:ex(B)); into(B, self:ex(A))
+  elseif op == "div" then
+    into(A, "1.0 / (" .. self:ex(B) .. ")")
+    into(B, "-(" .. self:ex(e) .. ") / (" .. self:ex(B) .. ")")
+  elseif op == "cond" then
+    self:line("if (" .. self:ex(A) .. ") {")
+    self:indent(1); into(B); self:indent(-1)
+    self:line("} else {")
+    self:indent(1); into(C); self:indent(-1)
+    self:line("}")
+  elseif op == "intrin" then
+    local g = GOPS[LAY.gop[LAY.intrinsics[self:sym_of(e) + 1]]]
+    local args = { "(" .. self:ex(A) .. ")", B >= 0 and ("(" .. self:ex(B) .. ")") or nil }
+    for i, x in ipairs { A, B } do
+      if x >= 0 and i <= g.arity then into(x, spell(g.partials[i], args, "(" .. self:ex(e) .. ")")) end
+    end
+  else
+    failf("adjoint code: no adjoint for the operation %s", op)
+  end
+end
+
+-- The push and pop of a scalar or cell lvalue e of type ty.
+local PUSH = { double = "cgwb_push_d", int = "cgwb_push_i" }
+local POP = { double = "cgwb_pop_d()", int = "cgwb_pop_i()" }
+
+--- The tape lines saving lvalue e (before it is overwritten).
+function E:push_old(e)
+  local s = self:sym_of(e)
+  local lv = self:ex(e)
+  if self:is_ptr(s) and self:op(e) == "var" then
+    self:line("cgwb_push_p(" .. lv .. ");")
+    if self:is_double(s) then self:line("cgwb_push_p(" .. self.gen.bname[s] .. ");") end
+  else
+    self:line(PUSH[self:is_double(s) and "double" or "int"] .. "(" .. lv .. ");")
+  end
+end
+
+--- The reverse of push_old.
+function E:pop_old(e)
+  local s = self:sym_of(e)
+  local lv = self:ex(e)
+  if self:is_ptr(s) and self:op(e) == "var" then
+    if self:is_double(s) then self:line(self.gen.bname[s] .. " = (double *)cgwb_pop_p();") end
+    self:line(lv .. " = cgwb_pop_p();")
+  else
+    self:line(lv .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";")
+  end
+end
+
+-- Refuses what the scheme does not handle (yet).
+function E:refuse(st, what)
+  local l, c = self:pos(st)
+  failf("%s:%d:%d: adjoint code: %s is not supported yet", self.gen.file, l, c, what)
+end
+
+--- The arguments of call st for g_fwd / g_rev: primal, and after each
+-- double or double * parameter its adjoint (by-value: bvals[i], a name).
+function E:call_args(st, bvals)
+  local g, first, n = self:x(st, 0), self:x(st, 1), self:x(st, 2)
+  local sym0 = self:get("func", g, "SYM0")
+  local args = {}
+  for i = 1, n do
+    local a, p = self.u.flat.args[first + i], sym0 + i - 1
+    args[#args + 1] = self:ex(a)
+    if self:is_double(p) then
+      if self:is_ptr(p) or self:ndim(p) > 0 then
+        if not self.all_active then self:check_pointer_arg(st, a) end
+        args[#args + 1] = self:shadow(a)
+      else
+        args[#args + 1] = "&" .. bvals[i]
+      end
+    end
+  end
+  return args
+end
+
+--- A pointer argument into a passive parameter of F would let the callee
+-- write its adjoint: refused (F's passive adjoints are never touched).
+function E:check_pointer_arg(st, a)
+  local op = self:op(a)
+  while op == "ptradd" or op == "cond" do
+    a = self:get("expr", a, op == "ptradd" and "A" or "B")
+    op = self:op(a)
+  end
+  local s = self:sym_of(a)
+  if s < 0 then return end
+  local name = self.u.cname[s]
+  if self:kind(s) == KIND_PARAM and not self.gen.active_name[name] then
+    local l, c = self:pos(st)
+    failf("%s:%d:%d: adjoint code: passing the passive parameter %s to %s is not supported yet",
+      self.gen.file, l, c, name, self.u:name_of("func", self:x(st, 0)))
+  end
+end
+
+-- {==== the forward sweep ====}
+
+function E:fwd_slice(start, n)
+  for _, st in ipairs(self:list(start, n)) do self:fwd(st) end
+end
+
+function E:fwd(st)
+  local kind = self:stmt_kind(st)
+  local l = self:pos(st)
+  if self.chosen and self.chosen[st + 1] then return self:fwd_chosen(st, self.chosen[st + 1]) end
+  if kind == "assign" then
+    local lhs, rhs = self:x(st, 0), self:x(st, 1)
+    local s = self:sym_of(lhs)
+    self:push_old(lhs)
+    self:line(self.u:simple(st) .. "; /* " .. l .. " */")
+    if self:is_ptr(s) and self:op(lhs) == "var" and self:is_double(s) then
+      self:line(self.gen.bname[s] .. " = " .. self:shadow(rhs) .. ";")
+    end
+  elseif kind == "call" then
+    local g, lhs = self:x(st, 0), self:x(st, 3)
+    local n = self:x(st, 2)
+    local dummy = {}
+    for i = 1, n do dummy[i] = self.gen.prefix .. "unused" end
+    self.uses_dummy = true
+    local call = self.gen.fwd_name[g] .. "(" .. table.concat(self:call_args(st, dummy), ", ") .. ")"
+    if lhs >= 0 then
+      local ty = LAY.types[self:get("func", g, "RET") + 1]
+      local r = self:temp(ty, "r")
+      self:line(r .. " = " .. call .. "; /* " .. l .. " */")
+      self:push_old(lhs) -- the state at the callee's end
+      self:line(self:ex(lhs) .. " = " .. r .. ";")
+    else
+      self:line(call .. "; /* " .. l .. " */")
+    end
+  elseif kind == "if" then
+    local c = self:temp("int", "c")
+    self:line(c .. " = " .. self:ex(self:x(st, 0)) .. " ? 1 : 0; /* " .. l .. " */")
+    self:line("if (" .. c .. ") {")
+    self:indent(1); self:fwd_slice(self:x(st, 1), self:x(st, 2)); self:indent(-1)
+    if self:x(st, 4) > 0 then
+      self:line("} else {")
+      self:indent(1); self:fwd_slice(self:x(st, 3), self:x(st, 4)); self:indent(-1)
+    end
+    self:line("}")
+    self:line("cgwb_push_i(" .. c .. ");")
+  elseif kind == "loop" then
+    local n = self:temp("int", "n")
+    local is_do = LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] == "do"
+    self:line(n .. " = 0; /* " .. l .. ": " .. LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] .. " loop */")
+    self:line("for (;;) {")
+    self:indent(1)
+    local function test()
+      self:fwd_slice(self:x(st, 5), self:x(st, 6))
+      if self:x(st, 0) >= 0 then self:line("if (!(" .. self:ex(self:x(st, 0)) .. ")) break;") end
+    end
+    if not is_do then test() end
+    self:fwd_slice(self:x(st, 1), self:x(st, 2))
+    self:fwd_slice(self:x(st, 3), self:x(st, 4))
+    self:line(n .. "++;")
+    if is_do then test() end
+    self:indent(-1)
+    self:line("}")
+    self:line("cgwb_push_i(" .. n .. ");")
+  elseif kind == "return" then
+    local x = self:x(st, 0)
+    if x >= 0 then self:line(self.ret_var .. " = " .. self:ex(x) .. "; /* " .. l .. " */") end
+  else
+    self:refuse(st, kind)
+  end
+end
+
+-- {==== the reverse sweep ====}
+
+function E:rev_slice(start, n)
+  local sts = self:list(start, n)
+  for i = #sts, 1, -1 do self:rev(sts[i]) end
+end
+
+function E:stmt_active(st)
+  if self.all_active then return true end
+  return self.gen.active_stmt[st + 1] or false
+end
+
+function E:rev(st)
+  local kind = self:stmt_kind(st)
+  local l = self:pos(st)
+  if self.chosen and self.chosen[st + 1] then return self:rev_chosen(st, self.chosen[st + 1]) end
+  if kind == "assign" then
+    local lhs, rhs = self:x(st, 0), self:x(st, 1)
+    local s = self:sym_of(lhs)
+    self:pop_old(lhs)
+    if self:is_double(s) and not (self:is_ptr(s) and self:op(lhs) == "var") and self:active_at(lhs) then
+      local lb = self:adj(lhs)
+      if self:stmt_active(st) and self:has_active(rhs) then
+        local b = self:temp("double", "b")
+        self:line(b .. " = " .. lb .. "; /* " .. l .. ": " .. self.u:simple(st) .. " */")
+        self:line(lb .. " = 0.0;")
+        self:prop(rhs, b)
+      else
+        self:line(lb .. " = 0.0; /* " .. l .. " */")
+      end
+    end
+  elseif kind == "call" then
+    local g, lhs = self:x(st, 0), self:x(st, 3)
+    local first, n = self:x(st, 1), self:x(st, 2)
+    local sym0 = self:get("func", g, "SYM0")
+    local rb = "0.0"
+    if lhs >= 0 then
+      self:pop_old(lhs)
+      local s = self:sym_of(lhs)
+      if self:is_double(s) and self:active_at(lhs) then
+        rb = self:temp("double", "rb")
+        self:line(rb .. " = " .. self:adj(lhs) .. "; /* " .. l .. " */")
+        self:line(self:adj(lhs) .. " = 0.0;")
+      end
+    end
+    local bvals, byval = {}, {}
+    for i = 1, n do
+      local p = sym0 + i - 1
+      if self:is_double(p) and not self:is_ptr(p) and self:ndim(p) == 0 then
+        bvals[i] = self:temp("double", "a")
+        byval[#byval + 1] = i
+        self:line(bvals[i] .. " = 0.0;")
+      end
+    end
+    local args = self:call_args(st, bvals)
+    if LAY.types[self:get("func", g, "RET") + 1] == "double" then args[#args + 1] = rb end
+    self:line(self.gen.rev_name[g] .. "(" .. table.concat(args, ", ") .. "); /* " .. l .. " */")
+    for _, i in ipairs(byval) do self:prop(self.u.flat.args[first + i], bvals[i]) end
+  elseif kind == "if" then
+    local c = self:temp("int", "c")
+    self:line(c .. " = cgwb_pop_i(); /* " .. l .. ": if */")
+    self:line("if (" .. c .. ") {")
+    self:indent(1); self:rev_slice(self:x(st, 1), self:x(st, 2)); self:indent(-1)
+    if self:x(st, 4) > 0 then
+      self:line("} else {")
+      self:indent(1); self:rev_slice(self:x(st, 3), self:x(st, 4)); self:indent(-1)
+    end
+    self:line("}")
+  elseif kind == "loop" then
+    local n, k = self:temp("int", "n"), self:temp("int", "k")
+    local is_do = LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] == "do"
+    self:line(n .. " = cgwb_pop_i(); /* " .. l .. ": the trip count */")
+    if not is_do then self:rev_slice(self:x(st, 5), self:x(st, 6)) end -- the last, failed test
+    self:line(("for (%s = 0; %s < %s; %s++) {"):format(k, k, n, k))
+    self:indent(1)
+    if is_do then self:rev_slice(self:x(st, 5), self:x(st, 6)) end
+    self:rev_slice(self:x(st, 3), self:x(st, 4))
+    self:rev_slice(self:x(st, 1), self:x(st, 2))
+    if not is_do then self:rev_slice(self:x(st, 5), self:x(st, 6)) end
+    self:indent(-1)
+    self:line("}")
+  elseif kind == "return" then
+    return -- its adjoint is the first thing of the reverse sweep
+  else
+    self:refuse(st, kind)
+  end
+end
+
+-- {==== plain code (dry runs, loop control) ====}
+
+--- Statement st as plain C (callees' plain copies g_p); snap: {[sym] =
+-- true} arrays whose cells are saved before each write, count: the C name
+-- counting them.
+function E:plain(st, snap, count)
+  local kind = self:stmt_kind(st)
+  local l = self:pos(st)
+  local function save(lhs)
+    if lhs >= 0 and snap and self:op(lhs) == "elem" and snap[self:sym_of(lhs)] then
+      local s = self:sym_of(lhs)
+      local fn = self:is_double(s) and "cgwb_snap_cd" or "cgwb_snap_ci"
+      self:line(("%s(%d, %s, &%s);"):format(fn, snap[s] - 1, self:base(s), self:ex(lhs)))
+      self:line(count .. "++;")
+    end
+  end
+  if kind == "assign" then
+    save(self:x(st, 0))
+    self:line(self.u:simple(st) .. "; /* " .. l .. " */")
+  elseif kind == "call" then
+    save(self:x(st, 3))
+    local g = self:x(st, 0)
+    local text = self.u:call_text(st)
+    local name = self.u:name_of("func", g)
+    text = text:gsub("%f[%w_]" .. name .. "%(", self.gen.plain_name[g] .. "(", 1)
+    self:line(text .. "; /* " .. l .. " */")
+  elseif kind == "if" then
+    self:line("if (" .. self:ex(self:x(st, 0)) .. ") {")
+    self:indent(1)
+    for _, s in ipairs(self:list(self:x(st, 1), self:x(st, 2))) do self:plain(s, snap, count) end
+    self:indent(-1)
+    if self:x(st, 4) > 0 then
+      self:line("} else {")
+      self:indent(1)
+      for _, s in ipairs(self:list(self:x(st, 3), self:x(st, 4))) do self:plain(s, snap, count) end
+      self:indent(-1)
+    end
+    self:line("}")
+  elseif kind == "loop" then
+    self:loop_frame(st, function(s) self:plain(s, snap, count) end, function()
+      for _, s in ipairs(self:list(self:x(st, 1), self:x(st, 2))) do self:plain(s, snap, count) end
+    end)
+  else
+    self:refuse(st, kind)
+  end
+end
+
+--- A loop with control (pre, test, step) done by ctl(stmt) and its body by
+-- body(): for (;;) { pre; test; body; step } (do: the test last).
+function E:loop_frame(st, ctl, body)
+  local is_do = LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] == "do"
+  self:line("for (;;) {")
+  self:indent(1)
+  local function test()
+    for _, s in ipairs(self:list(self:x(st, 5), self:x(st, 6))) do ctl(s) end
+    if self:x(st, 0) >= 0 then self:line("if (!(" .. self:ex(self:x(st, 0)) .. ")) break;") end
+  end
+  if not is_do then test() end
+  body()
+  for _, s in ipairs(self:list(self:x(st, 3), self:x(st, 4))) do ctl(s) end
+  if is_do then test() end
+  self:indent(-1)
+  self:line("}")
+end
+
+-- {==== loops adjoined per iteration ====}
+
+--- The scalars a chosen loop's control (pre and step slices) writes; it
+-- refuses control that writes anything else.
+function E:control_syms(st)
+  local syms, seen = {}, {}
+  for _, p in ipairs { 3, 5 } do
+    for _, s in ipairs(self:list(self:x(st, p), self:x(st, p + 1))) do
+      local lhs = self:stmt_kind(s) == "assign" and self:x(s, 0) or self:x(s, 3)
+      if self:stmt_kind(s) == "call" then self:refuse(s, "a call in the control of a loop adjoined per iteration") end
+      if lhs >= 0 then
+        if self:op(lhs) ~= "var" or self:is_double(self:sym_of(lhs)) then
+          self:refuse(s, "a loop control writing a double or a cell, adjoined per iteration,")
+        end
+        local sym = self:sym_of(lhs)
+        if not seen[sym] then seen[sym] = true; syms[#syms + 1] = sym end
+      end
+    end
+  end
+  table.sort(syms)
+  return syms
+end
+
+--- The first cell of array or pointer s as a pointer.
+function E:base(s)
+  if self:ndim(s) == 2 and not self:is_ptr(s) then return "&" .. self.u.cname[s] .. "[0][0]" end
+  if self:kind(s) == KIND_GLOBAL then failf("adjoint code: a snapshot of the global %s", self.u.cname[s]) end
+  return self.u.cname[s]
+end
+
+--- The arrays of a loop's snapshot: {[sym] = id (1-based)} and the list.
+function E:snap_arrays(row)
+  local ids, list = {}, {}
+  for _, v in ipairs(row.snapshot or {}) do
+    local s = v.sym - 1
+    if not (v.scalar or (self:ndim(s) == 0 and not self:is_ptr(s))) then
+      list[#list + 1] = s
+      ids[s] = #list
+    end
+  end
+  return ids, list
+end
+
+function E:ctype(s) return self:is_ptr(s) and "void *" or (self:is_double(s) and "double" or "int") end
+
+--- The per-iteration loop: each iteration's forward (taped) immediately
+-- followed by its reverse, the control run plainly.
+function E:fused(st)
+  self:loop_frame(st, function(s) self:plain(s) end, function()
+    local body = self:list(self:x(st, 1), self:x(st, 2))
+    for _, s in ipairs(body) do self:fwd(s) end
+    for i = #body, 1, -1 do self:rev(body[i]) end
+  end)
+end
+
+function E:fwd_chosen(st, row)
+  local l = self:pos(st)
+  local ctl = self:control_syms(st)
+  for _, s in ipairs(ctl) do self:line(PUSH[self:is_double(s) and "double" or "int"] .. "(" .. self.u.cname[s] .. ");") end
+  if row.terminal then
+    self:line(("/* %d: terminal independent loop, each iteration's adjoint right after it "
+      .. "(Hascoet, Fidanova & Held, Fig. 4) */"):format(l))
+    self:fused(st)
+    return
+  end
+  self:line(("/* %d: independent loop, dry run: no tape, a snapshot of what it overwrites "
+    .. "(Hascoet, Fidanova & Held, Fig. 5) */"):format(l))
+  local snap_arrays = self:snap_arrays(row)
+  for _, v in ipairs(row.snapshot or {}) do
+    local s = v.sym - 1
+    if v.scalar or (self:ndim(s) == 0 and not self:is_ptr(s)) then
+      local fn = self:is_ptr(s) and "cgwb_snap_p" or (self:is_double(s) and "cgwb_snap_d" or "cgwb_snap_i")
+      self:line(fn .. "(" .. self.u.cname[s] .. ");")
+    end
+  end
+  local count = next(snap_arrays) and self:temp("size_t", "s")
+  if count then self:line(count .. " = 0;") end
+  self:loop_frame(st, function(s) self:plain(s) end, function()
+    for _, s in ipairs(self:list(self:x(st, 1), self:x(st, 2))) do self:plain(s, count and snap_arrays, count) end
+  end)
+  if count then self:line("cgwb_snap_count(" .. count .. ");") end
+end
+
+function E:rev_chosen(st, row)
+  local l = self:pos(st)
+  local ctl = self:control_syms(st)
+  if not row.terminal then
+    self:line(("/* %d: the dry-run loop again, each iteration's adjoint right after it */"):format(l))
+    local _, list = self:snap_arrays(row)
+    if #list > 0 then
+      local count = self:temp("size_t", "s")
+      self:line(count .. " = cgwb_unsnap_count();")
+      local bases = self:temp("bases" .. #list, "bases")
+      local t = {}
+      for i, s in ipairs(list) do t[i] = ("%s[%d] = (void *)%s;"):format(bases, i - 1, self:base(s)) end
+      self:line(table.concat(t, " "))
+      self:line(("while (%s-- > 0) cgwb_unsnap_cell(%s);"):format(count, bases))
+    end
+    local snaps = row.snapshot or {}
+    for i = #snaps, 1, -1 do
+      local s = snaps[i].sym - 1
+      if snaps[i].scalar or (self:ndim(s) == 0 and not self:is_ptr(s)) then
+        local fn = self:is_ptr(s) and "cgwb_unsnap_p()" or (self:is_double(s) and "cgwb_unsnap_d()" or "cgwb_unsnap_i()")
+        self:line(self.u.cname[s] .. " = " .. fn .. ";")
+      end
+    end
+    local saved = {}
+    for i = #ctl, 1, -1 do
+      local s = ctl[i]
+      saved[i] = self:temp(self:ctype(s), "v")
+      self:line(saved[i] .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";")
+      self:line(self.u.cname[s] .. " = " .. saved[i] .. ";")
+    end
+    self:fused(st)
+    for i, s in ipairs(ctl) do self:line(self.u.cname[s] .. " = " .. saved[i] .. ";") end
+  else
+    self:line(("/* %d: terminal loop, adjoined in the forward sweep */"):format(l))
+    for i = #ctl, 1, -1 do
+      local s = ctl[i]
+      self:line(self.u.cname[s] .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";")
+    end
+  end
+end
+
+-- {==== a function's three bodies ====}
+
+--- The locals of the sweeps: declarations of the primal locals (zeroed),
+-- of the adjoints, and the symbols whose values cross from g_fwd to g_rev.
+function E:locals()
+  local u, gen, f = self.u, self.gen, self.fid
+  local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
+  local decl, adecl, cross, across = {}, {}, {}, {}
+  local written = {}
+  for st = 0, u.nflatstmt - 1 do
+    if self:get("stmt", st, "FUNC") == f then
+      local k = self:stmt_kind(st)
+      local lhs = k == "assign" and self:x(st, 0) or (k == "call" and self:x(st, 3) or -1)
+      if lhs >= 0 and self:op(lhs) == "var" then written[self:sym_of(lhs)] = true end
+    end
+  end
+  for s = sym0, sym0 + ns - 1 do
+    local is_param = s < sym0 + np
+    if not is_param then
+      local init = (self:ndim(s) > 0 and not self:is_ptr(s)) and (self:ndim(s) == 2 and " = {{0}}" or " = {0}")
+        or (self:is_ptr(s) and " = 0" or (self:is_double(s) and " = 0.0" or " = 0"))
+      local d = u:sym_decl(s):gsub("^const ", self:is_ptr(s) and "const " or "")
+      decl[#decl + 1] = d .. init .. ";"
+    end
+    if not is_param or written[s] then cross[#cross + 1] = s end
+    if self:is_double(s) then
+      local b = gen.bname[s]
+      if self:is_ptr(s) and not is_param then
+        adecl[#adecl + 1] = "double *" .. b .. " = 0;"
+      elseif not is_param and self:ndim(s) > 0 then
+        local d0, d1 = self:get("sym", s, "DIM0"), self:get("sym", s, "DIM1")
+        adecl[#adecl + 1] = "double " .. b .. "[" .. d0 .. "]" .. (self:ndim(s) == 2 and ("[" .. d1 .. "] = {{0.0}};") or " = {0.0};")
+        across[#across + 1] = b
+      elseif not is_param then
+        adecl[#adecl + 1] = "double " .. b .. " = 0.0;"
+        across[#across + 1] = b
+      elseif not self:is_ptr(s) and self:ndim(s) == 0 then
+        adecl[#adecl + 1] = "double " .. gen.prefix .. b .. " = 0.0;" -- a by-value parameter's adjoint, added at the end
+        across[#across + 1] = gen.prefix .. b
+      end
+    end
+  end
+  return decl, adecl, cross, across
+end
+
+--- Pushes (or pops, reversed) the values of the symbols in cross.
+function E:cross_lines(cross, pop)
+  local u = self.u
+  local lines = {}
+  for _, s in ipairs(cross) do
+    local n = u.cname[s]
+    if self:ndim(s) > 0 and not self:is_ptr(s) then
+      lines[#lines + 1] = pop and ("cgwb_pop_n(" .. n .. ", sizeof " .. n .. ");") or ("cgwb_push_n(" .. n .. ", sizeof " .. n .. ");")
+    elseif self:is_ptr(s) then
+      if pop then
+        if self:is_double(s) then lines[#lines + 1] = { self.gen.bname[s] .. " = (double *)cgwb_pop_p();", n .. " = cgwb_pop_p();" } else
+          lines[#lines + 1] = n .. " = cgwb_pop_p();" end
+      else
+        lines[#lines + 1] = "cgwb_push_p(" .. n .. ");"
+        if self:is_double(s) then lines[#lines + 1] = "cgwb_push_p(" .. self.gen.bname[s] .. ");" end
+      end
+    else
+      local ty = self:is_double(s) and "double" or "int"
+      lines[#lines + 1] = pop and (n .. " = " .. POP[ty] .. ";") or (PUSH[ty] .. "(" .. n .. ");")
+    end
+  end
+  local out = {}
+  if pop then
+    for i = #lines, 1, -1 do
+      local x = lines[i]
+      if type(x) == "table" then for _, y in ipairs(x) do out[#out + 1] = y end else out[#out + 1] = x end
+    end
+  else
+    out = lines
+  end
+  return out
+end
+
+--- The body of a sweep: emits into self.out with temporaries declared.
+function E:sweep(head, decl, run, post)
+  self.out, self.temps, self.ind = {}, {}, 1
+  run()
+  local body = self.out
+  local out = { head .. " {" }
+  for _, d in ipairs(decl) do out[#out + 1] = "  " .. d end
+  local by = {}
+  for _, t in ipairs(self.temps) do
+    by[t.ty] = by[t.ty] or {}
+    table.insert(by[t.ty], t.name)
+  end
+  for _, t in ipairs(self.temps) do
+    local n = t.ty:match("^bases(%d+)$")
+    if n then out[#out + 1] = "  void *" .. t.name .. "[" .. n .. "];" end
+  end
+  for _, ty in ipairs { "int", "double", "size_t", "void *" } do
+    if by[ty] then
+      for i = 1, #by[ty], 10 do
+        out[#out + 1] = "  " .. (ty == "void *" and "void" or ty) .. " " .. (ty == "void *" and "*" or "")
+          .. table.concat(by[ty], ty == "void *" and ", *" or ", ", i, math.min(#by[ty], i + 9)) .. ";"
+      end
+    end
+  end
+  for _, l in ipairs(post or {}) do out[#out + 1] = "  " .. l end
+  for _, l in ipairs(body) do out[#out + 1] = l end
+  out[#out + 1] = "}"
+  return table.concat(out, "\n")
+end
+
+--- The void casts of every name (a local may be set and never read).
+local function voids(names)
+  local out = {}
+  for i = 1, #names, 8 do
+    local t = {}
+    for j = i, math.min(#names, i + 7) do t[#t + 1] = "(void)" .. names[j] .. ";" end
+    out[#out + 1] = table.concat(t, " ")
+  end
+  return out
+end
+
+function E:emit()
+  local u, gen, f = self.u, self.gen, self.fid
+  local ret = LAY.types[self:get("func", f, "RET") + 1]
+  local body = self:list(self:get("func", f, "BODY"), self:get("func", f, "NBODY"))
+  -- only a return as the last statement of the function
+  local function scan(sts, top)
+    for i, st in ipairs(sts) do
+      local k = self:stmt_kind(st)
+      if k == "return" and not (top and i == #sts) then self:refuse(st, "return before the end of a function") end
+      if k == "break" or k == "continue" then self:refuse(st, k) end
+      if k == "if" then
+        scan(self:list(self:x(st, 1), self:x(st, 2)), false)
+        scan(self:list(self:x(st, 3), self:x(st, 4)), false)
+      elseif k == "loop" then
+        for _, p in ipairs { 1, 3, 5 } do scan(self:list(self:x(st, p), self:x(st, p + 1)), false) end
+      end
+    end
+  end
+  scan(body, true)
+  local decl, adecl, cross, across = self:locals()
+  local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
+  local names = {}
+  for s = sym0, sym0 + ns - 1 do
+    names[#names + 1] = u.cname[s]
+    if self:is_double(s) then
+      names[#names + 1] = gen.bname[s]
+      if s < sym0 + np and not self:is_ptr(s) and self:ndim(s) == 0 then names[#names + 1] = gen.prefix .. gen.bname[s] end
+    end
+  end
+  local sig_tail = gen:adj_params(f)
+  local P = gen.prefix
+  self.ret_var = P .. "ret"
+  -- the forward sweep
+  self.ntemp = 0
+  local fdecl = {}
+  for _, d in ipairs(decl) do fdecl[#fdecl + 1] = d end
+  for _, d in ipairs(adecl) do fdecl[#fdecl + 1] = d end
+  if ret ~= "void" then fdecl[#fdecl + 1] = ret .. " " .. self.ret_var .. " = 0;" end
+  fdecl[#fdecl + 1] = "double " .. P .. "unused = 0.0;"
+  local fwd_voids = { P .. "unused" }
+  for _, n in ipairs(names) do fwd_voids[#fwd_voids + 1] = n end
+  local fwd = self:sweep(("static %s %s(%s)"):format(ret, gen.fwd_name[f], sig_tail), fdecl, function()
+    for _, st in ipairs(body) do self:fwd(st) end
+    for _, l in ipairs(self:cross_lines(cross, false)) do self:line(l) end
+    if self.terminal_fused then -- what the loops adjoined here added to adjoints of locals
+      for _, b in ipairs(across) do self:line("cgwb_push_n(&" .. b .. ", sizeof " .. b .. ");") end
+    end
+    if ret ~= "void" then self:line("return " .. self.ret_var .. ";") end
+  end, voids(fwd_voids))
+  -- the reverse sweep
+  self.ntemp = 0
+  local rdecl = {}
+  for _, d in ipairs(decl) do rdecl[#rdecl + 1] = d end
+  for _, d in ipairs(adecl) do rdecl[#rdecl + 1] = d end
+  rdecl[#rdecl + 1] = "double " .. P .. "unused = 0.0;" -- the by-value adjoints of g_fwd calls in fused loops
+  names[#names + 1] = P .. "unused"
+  local rsig = sig_tail
+  local retb = gen.ret_name[f]
+  if ret == "double" then rsig = (rsig == "void" and "" or (rsig .. ", ")) .. "double " .. retb end
+  local rev = self:sweep(("static void %s(%s)"):format(gen.rev_name[f], rsig), rdecl, function()
+    if self.terminal_fused then for i = #across, 1, -1 do
+      local b = across[i]
+      self:line("cgwb_pop_n(&" .. b .. ", sizeof " .. b .. ");")
+    end end
+    for _, l in ipairs(self:cross_lines(cross, true)) do self:line(l) end
+    local last = body[#body]
+    if last and self:stmt_kind(last) == "return" and ret == "double" and self:x(last, 0) >= 0 then
+      local x = self:x(last, 0)
+      local l = self:pos(last)
+      self:line("/* " .. l .. ": return */")
+      self:prop(x, retb)
+    end
+    for i = #body, 1, -1 do self:rev(body[i]) end
+    for s = sym0, sym0 + np - 1 do
+      if self:is_double(s) and not self:is_ptr(s) and self:ndim(s) == 0
+          and (self.all_active or gen.active_name[u.cname[s]]) then
+        self:line("*" .. gen.bname[s] .. " += " .. P .. gen.bname[s] .. ";")
+      end
+    end
+  end, voids(names))
+  return fwd, rev
+end
+
+-- }====
+
+-- {==== the file ====}
+
+local G = {}
+G.__index = G
+
+--- F's parameter list with each double and double * parameter followed by
+-- its adjoint pointer.
+function G:adj_params(f)
+  local u = self.u
+  local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
+  local parts = {}
+  for s = sym0, sym0 + np - 1 do
+    parts[#parts + 1] = u:param(s)
+    if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
+      local ind = u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0
+      if ind then
+        local old = u.cname[s]
+        u.cname[s] = self.bname[s]
+        local t = u:param(s):gsub("^const ", "")
+        u.cname[s] = old
+        parts[#parts + 1] = t
+      else
+        parts[#parts + 1] = "double *" .. self.bname[s]
+      end
+    end
+  end
+  return #parts == 0 and "void" or table.concat(parts, ", ")
+end
+
+--- A zero adjoint of a global array (globals are constants; what a callee
+-- adds to it is dropped).
+function G:zero_global(s)
+  local u = self.u
+  if not self.zeros[s] then
+    local name = self.prefix .. "zero_" .. u.cname[s]
+    self.zeros[s] = name
+    local d0, d1 = u:get("sym", s, "DIM0"), u:get("sym", s, "DIM1")
+    local two = u:get("sym", s, "NDIM") == 2
+    self.zero_list[#self.zero_list + 1] = "static double " .. name .. "[" .. math.max(d0, 1) .. "]"
+      .. (two and ("[" .. d1 .. "] = {{0.0}};") or " = {0.0};")
+  end
+  return self.zeros[s]
+end
+
+-- The functions reachable from f (0-based ids, f first, then by id).
+local function reachable(u, f)
+  local seen, list = { [f] = true }, { f }
+  local i = 1
+  while i <= #list do
+    local g = list[i]
+    local stack = {}
+    for j = 1, u:get("func", g, "NBODY") do stack[#stack + 1] = u.flat.list[u:get("func", g, "BODY") + j] end
+    while #stack > 0 do
+      local st = table.remove(stack)
+      local kind = LAY.stmts[u:get("stmt", st, "KIND") + 1]
+      if kind == "call" then
+        local h = u:get("stmt", st, "X0")
+        if not seen[h] then seen[h] = true; list[#list + 1] = h end
+      elseif kind == "if" or kind == "loop" then
+        for _, p in ipairs(kind == "if" and { 1, 3 } or { 1, 3, 5 }) do
+          for j = 1, u:get("stmt", st, "X" .. (p + 1)) do
+            stack[#stack + 1] = u.flat.list[u:get("stmt", st, "X" .. p) + j]
+          end
+        end
+      end
+    end
+    i = i + 1
+  end
+  local rest = { table.unpack(list, 2) }
+  table.sort(rest)
+  return { f, table.unpack(rest) }
+end
+
+-- A prefix no C name of the file starts with.
+local function choose_prefix(u)
+  local names = {}
+  for s = 0, u.nsym - 1 do names[#names + 1] = u.cname[s] end
+  for f = 0, u.nfunc - 1 do names[#names + 1] = u:name_of("func", f) end
+  local n = 0
+  while true do
+    local p = n == 0 and "cg_" or ("cg" .. n .. "_")
+    local clash = false
+    for _, x in ipairs(names) do if x:sub(1, #p) == p then clash = true; break end end
+    if not clash then return p end
+    n = n + 1
+  end
+end
+
+local KEYWORDS = {}
+for w in ([[auto break case char const continue default do double else enum extern float for goto if
+  inline int long register restrict return short signed sizeof static struct switch typedef union
+  unsigned void volatile while main]]):gmatch("%a+") do KEYWORDS[w] = true end
+
+-- Adjoint names NAMEb, unique among the function's names and the file's.
+local function adjoint_names(u, funcs, fnames)
+  local file = {}
+  for f = 0, u.nfunc - 1 do file[u:name_of("func", f)] = true end
+  for _, n in ipairs(fnames) do file[n] = true end
+  for _, n in ipairs(LAY.intrinsics) do file[n] = true end
+  for s = 0, u.nsym - 1 do
+    if u:get("sym", s, "KIND") == KIND_GLOBAL then file[u.cname[s]] = true end
+  end
+  local bname, ret_name = {}, {}
+  for _, f in ipairs(funcs) do
+    local taken = setmetatable({}, { __index = file })
+    local sym0, ns = u:get("func", f, "SYM0"), u:get("func", f, "NSYM")
+    for s = sym0, sym0 + ns - 1 do taken[u.cname[s]] = true end
+    local base, t, n = u:name_of("func", f) .. "_retb", u:name_of("func", f) .. "_retb", 1
+    while taken[t] do n = n + 1; t = base .. "_" .. n end
+    taken[t], ret_name[f] = true, t
+    for s = sym0, sym0 + ns - 1 do
+      if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
+        local base2, t2, n2 = u.cname[s] .. "b", u.cname[s] .. "b", 1
+        while taken[t2] or KEYWORDS[t2] do n2 = n2 + 1; t2 = base2 .. "_" .. n2 end
+        taken[t2] = true
+        bname[s] = t2
+      end
+    end
+  end
+  return bname, ret_name
+end
+
+-- A 2-D global's initializer with a brace per row (-Wall's missing-braces).
+local function nest_rows(u, s, text)
+  if u:get("sym", s, "NDIM") ~= 2 then return text end
+  local head, list = text:match("^(.- = ){(.*)};$")
+  if not head then return text end
+  local vals, rows, n = {}, {}, u:get("sym", s, "DIM1")
+  for v in (list .. ", "):gmatch("(.-), ") do vals[#vals + 1] = v end
+  for i = 1, #vals, n do rows[#rows + 1] = "{" .. table.concat(vals, ", ", i, math.min(#vals, i + n - 1)) .. "}" end
+  return head .. "{" .. table.concat(rows, ", ") .. "};"
+end
+
+--- A plain copy of function f named name (calls renamed to plain copies).
+function G:plain_func(f)
+  local u = self.u
+  local fn = setmetatable({ u = u, gen = self, fid = f, ntemp = 0 }, E)
+  local sym0, ns, np = u:get("func", f, "SYM0"), u:get("func", f, "NSYM"), u:get("func", f, "NPARAM")
+  local decl = {}
+  for s = sym0 + np, sym0 + ns - 1 do decl[#decl + 1] = u:sym_decl(s) .. ";" end
+  local parts = {}
+  for s = sym0, sym0 + np - 1 do parts[#parts + 1] = u:param(s) end
+  local ret = LAY.types[u:get("func", f, "RET") + 1]
+  local head = ("static %s %s(%s)"):format(ret, self.plain_name[f], #parts == 0 and "void" or table.concat(parts, ", "))
+  return fn:sweep(head, decl, function()
+    for _, st in ipairs(fn:list(u:get("func", f, "BODY"), u:get("func", f, "NBODY"))) do
+      if fn:stmt_kind(st) == "return" then
+        local x = fn:x(st, 0)
+        fn:line(x >= 0 and ("return " .. fn:ex(x) .. ";") or "return;")
+      else
+        fn:plain(st)
+      end
+    end
+  end)
+end
+
+-- The loops to adjoin per iteration: {[stmt id 1-based] = info row}, the
+-- outermost chosen ones only; or raises a refusal.
+local function choose_loops(gen, info, sel)
+  local chosen, transformed = {}, {}
+  if sel == nil or sel == "none" then return chosen, transformed end
+  local lines = nil
+  if type(sel) == "table" then
+    lines = {}
+    for _, l in ipairs(sel) do lines[l] = true end
+    for _, l in ipairs(sel) do
+      local found = false
+      for _, row in ipairs(info.loops) do if row.line == l then found = true end end
+      if not found then failf("%s: --loops: no loop starts at line %s", gen.file, tostring(l)) end
+    end
+  elseif sel ~= "auto" and type(sel) ~= "function" then
+    failf("--loops: '%s' is not auto, none, a list of lines or a function", tostring(sel))
+  end
+  for i, row in ipairs(info.loops) do
+    local want
+    if sel == "auto" then want = row.verdict == "accept"
+    elseif lines then want = lines[row.line] or false
+    else want = sel(row) and true or false end
+    if want and row.verdict ~= "accept" then
+      failf("%s:%d:%d: loop at line %d is not independent: %s", gen.file, row.line, row.col, row.line,
+        tostring(row.reason))
+    end
+    if want then
+      local p, nested = row.parent, false
+      while p do
+        if transformed[p] then nested = true end
+        p = info.loops[p].parent
+      end
+      if not nested then
+        transformed[i] = true
+        chosen[row.stmt] = row
+      end
+    end
+  end
+  return chosen, transformed
+end
+
+--- The activity of F: active statements, the access expressions that may
+-- touch an active object, active names; or raises.
+local function activity(gen, k, fname, opts)
+  local a, err = core.kernel_analyze(k, fname, { assume = opts.assume, alias = opts.alias,
+    independents = opts.independents, dependents = opts.dependents })
+  if not a then failf("%s", err) end
+  local act = {}
+  for _, n in ipairs(a.activity.active_symbols) do act[n] = true end
+  for _, n in ipairs(a.activity.dependents) do act[n] = true end
+  local stmt = {}
+  for _, s in ipairs(a.activity.active_stmts) do stmt[s] = true end
+  local objname = {}
+  for i, o in ipairs(a.alias.objects) do objname[i] = o.name end
+  local setact = {}
+  for _, st in ipairs(a.alias.sets) do
+    local on = false
+    for _, o in ipairs(st.objects) do if act[objname[o]] then on = true end end
+    setact[st.id] = on
+  end
+  local expr = {}
+  for _, ac in ipairs(a.alias.accesses) do
+    if ac.expr and setact[ac.set] then expr[ac.expr - 1] = true end
+  end
+  gen.active_stmt, gen.active_expr, gen.active_name = stmt, expr, act
+  return a.activity
+end
+
+--- Adjoint code of function fname of kernel k and every function it
+-- calls: C text and the report (doc/adjoint-code.md), or nil, message.
+function M.emit(k, fname, opts)
+  opts = opts or {}
+  local ok, code, report = pcall(M.emit_raw, k, fname, opts)
+  if ok then return code, report end
+  if type(code) == "table" and code.msg then return nil, code.msg end
+  error(code, 0)
+end
+
+function M.emit_raw(k, fname, opts)
+  local fid, ferr = k:function_id(fname)
+  if not fid then failf("%s", ferr) end
+  local flat = k:flat()
+  local u = unparse.writer(flat, LAY)
+  u.nflatstmt = #flat.stmt // LAY.width.stmt
+  local gen = setmetatable({ u = u, file = k:file(), zeros = {}, zero_list = {}, fwd_name = {}, rev_name = {},
+                             plain_name = {} }, G)
+  local funcs = reachable(u, fid - 1)
+  local fnames, taken = {}, {}
+  for g = 0, u.nfunc - 1 do taken[u:name_of("func", g)] = true end
+  for _, f in ipairs(funcs) do
+    local n = u:name_of("func", f)
+    gen.fwd_name[f], gen.rev_name[f], gen.plain_name[f] = n .. "_fwd", n .. "_rev", n .. "_p"
+    for _, x in ipairs { n .. "_fwd", n .. "_rev", n .. "_p", n .. "_b", n .. "_b_stats", n .. "_b_reset" } do
+      if taken[x] then failf("%s: the adjoint code of %s needs the name %s, a function of the file", gen.file, n, x) end
+      fnames[#fnames + 1] = x
+    end
+  end
+  gen.prefix = choose_prefix(u)
+  gen.bname, gen.ret_name = adjoint_names(u, funcs, fnames)
+  local act = activity(gen, k, fid, opts)
+  -- the loops
+  local sel = opts.loops or "none"
+  local info = opts.info
+  if sel ~= "none" and not info then
+    if not core.kernel_loops then failf("--loops: this build has no loop analysis (core.kernel_loops)") end
+    local err
+    info, err = core.kernel_loops(k, fid, { assume = opts.assume, alias = opts.alias,
+      independents = opts.independents, dependents = opts.dependents })
+    if not info then failf("%s", err) end
+  end
+  local chosen, transformed = {}, {}
+  if info then chosen, transformed = choose_loops(gen, info, sel) end
+  local texts, protos = {}, {}
+  local main = fid - 1
+  for _, f in ipairs(funcs) do
+    local fn = setmetatable({ u = u, gen = gen, fid = f, all_active = f ~= main, ntemp = 0 }, E)
+    if f == main then
+      fn.chosen = chosen
+      for _, row in pairs(chosen) do if row.terminal then fn.terminal_fused = true end end
+    end
+    local fwd, rev = fn:emit()
+    texts[#texts + 1] = fwd
+    texts[#texts + 1] = rev
+    texts[#texts + 1] = gen:plain_func(f)
+    local ret = LAY.types[u:get("func", f, "RET") + 1]
+    local sig = gen:adj_params(f)
+    protos[#protos + 1] = ("static %s %s(%s);"):format(ret, gen.fwd_name[f], sig)
+    local rsig = sig
+    if ret == "double" then rsig = (sig == "void" and "" or (sig .. ", ")) .. "double " .. gen.ret_name[f] end
+    protos[#protos + 1] = ("static void %s(%s);"):format(gen.rev_name[f], rsig)
+    local parts = {}
+    local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
+    for s = sym0, sym0 + np - 1 do parts[#parts + 1] = u:param(s) end
+    protos[#protos + 1] = ("static %s %s(%s);"):format(ret, gen.plain_name[f],
+      #parts == 0 and "void" or table.concat(parts, ", "))
+  end
+  -- F_b
+  local name = u:name_of("func", main)
+  local ret = LAY.types[u:get("func", main, "RET") + 1]
+  local sig = gen:adj_params(main)
+  local bsig = sig
+  if ret == "double" then bsig = (sig == "void" and "" or (sig .. ", ")) .. "double " .. gen.ret_name[main] end
+  local sym0, np = u:get("func", main, "SYM0"), u:get("func", main, "NPARAM")
+  local args, pargs = {}, {}
+  for s = sym0, sym0 + np - 1 do
+    args[#args + 1] = u.cname[s]
+    pargs[#pargs + 1] = u.cname[s]
+    if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then args[#args + 1] = gen.bname[s] end
+  end
+  local rargs = { table.unpack(args) }
+  if ret == "double" then rargs[#rargs + 1] = gen.ret_name[main] end
+  local fb = { ("%s %s_b(%s) {"):format(ret, name, bsig) }
+  fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "(void)", gen.fwd_name[main], table.concat(args, ", "))
+  fb[#fb + 1] = ("  %s(%s);"):format(gen.rev_name[main], table.concat(rargs, ", "))
+  fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "return ", gen.plain_name[main], table.concat(pargs, ", "))
+  fb[#fb + 1] = "}"
+  fb[#fb + 1] = ("void %s_b_stats(cgwb_adstats *out) {\n  cgwb_adstats_get(out);\n}"):format(name)
+  fb[#fb + 1] = ("void %s_b_reset(void) {\n  cgwb_adstats_reset();\n}"):format(name)
+  local head = { "/* Adjoint code of " .. name .. " (cgwb adjoint; doc/adjoint-code.md). */",
+    "#include <math.h>", "#include <stddef.h>", '#include "cgwb_adstack.h"' }
+  local body = table.concat(texts, "\n\n") .. "\n\n" .. table.concat(fb, "\n")
+  for s = 0, u.nsym - 1 do
+    if u:get("sym", s, "KIND") == KIND_GLOBAL and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
+      u.out = {}
+      u:global(s)
+      head[#head + 1] = nest_rows(u, s, u.out[1])
+    end
+  end
+  for _, z in ipairs(gen.zero_list) do head[#head + 1] = z end
+  for _, p in ipairs(protos) do head[#head + 1] = p end
+  head[#head + 1] = ("%s %s_b(%s);"):format(ret, name, bsig)
+  head[#head + 1] = ("void %s_b_stats(cgwb_adstats *out);"):format(name)
+  head[#head + 1] = ("void %s_b_reset(void);"):format(name)
+  -- the report
+  local rep = { ["function"] = name, independents = act.independents, dependents = act.dependents, loops = {} }
+  for i, row in ipairs(info and info.loops or {}) do
+    local access = {}
+    for _, a in ipairs(row.access or {}) do access[a.name] = a.class end
+    local snap = {}
+    for _, v in ipairs(row.snapshot or {}) do snap[#snap + 1] = v.name end
+    rep.loops[#rep.loops + 1] = { line = row.line, independent = row.independent, verdict = row.verdict,
+      reason = row.reason, access = access, terminal = row.terminal, dry_run = row.dry_run, snapshot = snap,
+      transformed = transformed[i] or false, pragma = row.pragma_status or row.pragma or false }
+  end
+  return table.concat(head, "\n") .. "\n\n" .. body .. "\n", rep
+end
+
+return M

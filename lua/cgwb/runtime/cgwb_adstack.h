@@ -1,0 +1,119 @@
+/*
+ * cgwb_adstack.h: the stacks of generated adjoint code (cgwb adjoint,
+ * doc/adjoint-code.md).  Header only, static functions: each translation
+ * unit that includes it has its own tape (the values the forward sweep
+ * saves for the reverse sweep) and its own snapshot stack (what a dry-run
+ * loop overwrites, restored before the loop is re-run; Hascoet, Fidanova &
+ * Held, Fig. 5).  Both count bytes pushed and their high-water marks.
+ * A failed allocation prints a message and aborts: generated code has no
+ * error path to return through.
+ */
+#ifndef CGWB_ADSTACK_H
+#define CGWB_ADSTACK_H
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  size_t pushed;        /* bytes pushed on the tape since the last reset */
+  size_t high_water;    /* the most bytes the tape held at once */
+  size_t snapshot;      /* bytes pushed on the snapshot stack */
+  size_t snapshot_high; /* the most bytes the snapshot stack held at once */
+} cgwb_adstats;
+
+typedef struct {
+  unsigned char *buf;
+  size_t top, cap;
+} cgwb_adstack_;
+
+static cgwb_adstack_ cgwb_tape_, cgwb_snaps_;
+static cgwb_adstats cgwb_stats_;
+
+static inline void cgwb_grow_(cgwb_adstack_ *s, size_t n) {
+  size_t cap = s->cap ? s->cap : 4096;
+  unsigned char *p;
+  while (cap - s->top < n) {
+    if (cap > (size_t)-1 / 2) { fprintf(stderr, "cgwb_adstack: stack too large\n"); abort(); }
+    cap *= 2;
+  }
+  p = (unsigned char *)realloc(s->buf, cap);
+  if (!p) { fprintf(stderr, "cgwb_adstack: out of memory (%lu bytes)\n", (unsigned long)cap); abort(); }
+  s->buf = p;
+  s->cap = cap;
+}
+
+static inline void cgwb_put_(cgwb_adstack_ *s, const void *v, size_t n, size_t *count, size_t *high) {
+  if (s->cap - s->top < n) cgwb_grow_(s, n);
+  memcpy(s->buf + s->top, v, n);
+  s->top += n;
+  *count += n;
+  if (s->top > *high) *high = s->top;
+}
+
+static inline void cgwb_get_(cgwb_adstack_ *s, void *v, size_t n) {
+  if (s->top < n) { fprintf(stderr, "cgwb_adstack: pop from an empty stack\n"); abort(); }
+  s->top -= n;
+  memcpy(v, s->buf + s->top, n);
+}
+
+/* The tape. */
+static inline void cgwb_push_d(double v) { cgwb_put_(&cgwb_tape_, &v, sizeof v, &cgwb_stats_.pushed, &cgwb_stats_.high_water); }
+static inline void cgwb_push_i(int v) { cgwb_put_(&cgwb_tape_, &v, sizeof v, &cgwb_stats_.pushed, &cgwb_stats_.high_water); }
+static inline void cgwb_push_p(const void *v) {
+  cgwb_put_(&cgwb_tape_, (const void *)&v, sizeof v, &cgwb_stats_.pushed, &cgwb_stats_.high_water);
+}
+static inline void cgwb_push_n(const void *p, size_t n) { /* n bytes at p (a local array) */
+  cgwb_put_(&cgwb_tape_, p, n, &cgwb_stats_.pushed, &cgwb_stats_.high_water);
+}
+static inline double cgwb_pop_d(void) { double v; cgwb_get_(&cgwb_tape_, &v, sizeof v); return v; }
+static inline int cgwb_pop_i(void) { int v; cgwb_get_(&cgwb_tape_, &v, sizeof v); return v; }
+static inline void *cgwb_pop_p(void) { void *v; cgwb_get_(&cgwb_tape_, &v, sizeof v); return v; }
+static inline void cgwb_pop_n(void *p, size_t n) { cgwb_get_(&cgwb_tape_, p, n); }
+
+/* The snapshot stack: scalars by value, array cells with their address. */
+static inline void cgwb_snap_(const void *v, size_t n) {
+  cgwb_put_(&cgwb_snaps_, v, n, &cgwb_stats_.snapshot, &cgwb_stats_.snapshot_high);
+}
+static inline void cgwb_snap_d(double v) { cgwb_snap_(&v, sizeof v); }
+static inline void cgwb_snap_i(int v) { cgwb_snap_(&v, sizeof v); }
+static inline void cgwb_snap_p(const void *v) { cgwb_snap_((const void *)&v, sizeof v); }
+/* A cell of array `id` of a loop's snapshot: its value, its offset from the
+ * array's first cell, the id, a tag (0 double, 1 int).  By offset, not
+ * address: a local array of the forward sweep is another object in the
+ * reverse sweep's frame. */
+static inline void cgwb_snap_cd(int id, const double *base, const double *cell) {
+  ptrdiff_t off = cell - base;
+  int t = 0;
+  cgwb_snap_(cell, sizeof *cell); cgwb_snap_(&off, sizeof off); cgwb_snap_(&id, sizeof id); cgwb_snap_(&t, sizeof t);
+}
+static inline void cgwb_snap_ci(int id, const int *base, const int *cell) {
+  ptrdiff_t off = cell - base;
+  int t = 1;
+  cgwb_snap_(cell, sizeof *cell); cgwb_snap_(&off, sizeof off); cgwb_snap_(&id, sizeof id); cgwb_snap_(&t, sizeof t);
+}
+static inline void cgwb_snap_count(size_t n) { cgwb_snap_(&n, sizeof n); } /* the cells saved by one run */
+static inline double cgwb_unsnap_d(void) { double v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
+static inline int cgwb_unsnap_i(void) { int v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
+static inline void *cgwb_unsnap_p(void) { void *v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
+static inline size_t cgwb_unsnap_count(void) { size_t n; cgwb_get_(&cgwb_snaps_, &n, sizeof n); return n; }
+/* Restores the last cell saved; bases: the loop's arrays by id. */
+static inline void cgwb_unsnap_cell(void *const *bases) {
+  int t = cgwb_unsnap_i(), id = cgwb_unsnap_i();
+  ptrdiff_t off;
+  cgwb_get_(&cgwb_snaps_, &off, sizeof off);
+  if (t == 0) ((double *)bases[id])[off] = cgwb_unsnap_d();
+  else ((int *)bases[id])[off] = cgwb_unsnap_i();
+}
+
+/* The counters; reset also frees both stacks. */
+static inline void cgwb_adstats_get(cgwb_adstats *out) { *out = cgwb_stats_; }
+static inline void cgwb_adstats_reset(void) {
+  free(cgwb_tape_.buf);
+  free(cgwb_snaps_.buf);
+  memset(&cgwb_tape_, 0, sizeof cgwb_tape_);
+  memset(&cgwb_snaps_, 0, sizeof cgwb_snaps_);
+  memset(&cgwb_stats_, 0, sizeof cgwb_stats_);
+}
+
+#endif

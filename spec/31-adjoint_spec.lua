@@ -1,0 +1,392 @@
+-- spec/31-adjoint_spec.lua: adjoint code (doc/adjoint-code.md).
+-- Each case is compiled (cc -std=c99 -Wall -Wextra -Werror -pedantic) with a
+-- driver (spec/addriver.lua) and checked against independent computations:
+-- the primal results equal the kernel's own F (compiled from its text) bit
+-- for bit; the dot-product test <yb, J xd> = <J^T yb, xd> with J xd from
+-- central finite differences of the compiled kernel (1e-6 relative) and
+-- from the interpreter's tangent mode (k:jacobian, 1e-12); the standard and
+-- the per-iteration (transformed) adjoint agree to 1e-12 relative; the
+-- transformed tape does not grow with the loop length.
+local H = require "spec.helper"
+local cgwb = require "cgwb"
+local adjoint = require "cgwb.adjoint"
+local rng = require "rng"
+local T = require "tdriver"
+local A = require "addriver"
+
+-- {==== helpers ====}
+
+local function close(a, b, tol)
+  if a == b then return true end
+  return math.abs(a - b) <= tol * math.max(1, math.abs(a), math.abs(b))
+end
+
+-- Random seeds of every double cell (and the result) and a random direction.
+local function seeds_and_dir(call, fn, r)
+  local yb, xd = { arrays = {}, args = {} }, { arrays = {}, args = {} }
+  for i, a in ipairs(call.arrays) do
+    if (a.type or "double") == "double" then
+      yb.arrays[i], xd.arrays[i] = {}, {}
+      for j = 1, #a.values do yb.arrays[i][j], xd.arrays[i][j] = r:float(-1, 1), r:float(-1, 1) end
+    end
+  end
+  for i, a in ipairs(call.args) do if a.double then xd.args[i] = r:float(-1, 1) end end
+  if fn.ret == "double" then yb.ret = r:float(-1, 1) end
+  return yb, xd
+end
+
+-- <J^T yb, xd> from an adjoint run (adjoints of the entry values).
+local function adj_dot(res, call, xd)
+  local s = 0
+  for i = 1, #call.arrays do
+    for j, v in ipairs((xd.arrays or {})[i] or {}) do s = s + res.B[i][j] * v end
+  end
+  for i = 1, #call.args do if xd.args[i] then s = s + res.S[i] * xd.args[i] end end
+  return s
+end
+
+-- <yb, J xd> by the interpreter's tangent mode (rows: cells it writes;
+-- an unwritten cell passes its seed through, counted here as identity).
+local function interp_dot(k, text, fname, call, yb, xd)
+  if yb.ret then -- through a wrapper storing the result in a cell of its own (as spec 24)
+    local text, name = T.subject(text, k, fname)
+    k, fname = assert(cgwb.read_kernel(text, "wrap.c")), name
+    call = { arrays = { table.unpack(call.arrays) }, args = { table.unpack(call.args) } }
+    call.arrays[#call.arrays + 1] = { name = "OUT", type = "double", values = { 0.0 } }
+    call.args[#call.args + 1] = { array = #call.arrays, offset = 0 }
+    local ret = yb.ret
+    yb = { arrays = { table.unpack(yb.arrays, 1, #call.arrays - 1) } }
+    yb.arrays[#call.arrays] = { ret }
+    xd = { arrays = { table.unpack(xd.arrays, 1, #call.arrays - 1) }, args = xd.args }
+    xd.arrays[#call.arrays] = { 0.0 }
+  end
+  local J = assert(k:jacobian(fname, call))
+  local colv = {}
+  for j, c in ipairs(J.cols) do
+    colv[j] = c.param and (xd.args[c.param] or 0) or (xd.arrays[c.array] or {})[c.cell + 1] or 0
+  end
+  local s, isrow = 0, {}
+  for r, row in ipairs(J.rows) do
+    local w
+    if row.array then
+      isrow[row.array .. ":" .. row.cell] = true
+      w = yb.arrays[row.array][row.cell + 1]
+    else
+      w = yb.ret or 0
+    end
+    for j = 1, #J.cols do s = s + w * J.values[r][j] * colv[j] end
+  end
+  for i = 1, #call.arrays do
+    for j, v in ipairs(xd.arrays[i] or {}) do
+      if not isrow[i .. ":" .. (j - 1)] then s = s + yb.arrays[i][j] * v end
+    end
+  end
+  return s
+end
+
+local function stmt_of_line(k, fname, line)
+  for _, s in ipairs(k:statements(fname)) do
+    if s.kind == "loop" and s.line == line then return s.id end
+  end
+  error("no loop at line " .. line)
+end
+
+--- Compiles and checks one case; returns the runs {std = res, tr = res}.
+-- opts: loops (for the transformed variant; default "auto"), info, flags,
+-- no_interp (skip the interpreter's check), emit (options of emit).
+local function check(text, fname, call, opts)
+  opts = opts or {}
+  local r = rng.new(opts.seed or 31)
+  local k = assert(cgwb.read_kernel(text, "case.c"))
+  local fn
+  for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
+  local eo = opts.emit or {}
+  local std = assert(adjoint.emit(k, fname, { independents = eo.independents, dependents = eo.dependents,
+    loops = "none" }))
+  local tr, rep = adjoint.emit(k, fname, { independents = eo.independents, dependents = eo.dependents,
+    loops = opts.loops or "auto", info = opts.info })
+  assert(tr, rep)
+  local out = { rep = rep, code = tr }
+  local yb, xd = seeds_and_dir(call, fn, r)
+  for _, variant in ipairs { { "std", std }, { "tr", tr } } do
+    local exe = A.compile_adjoint(variant[2], fname, text, { flags = opts.flags })
+    local res = A.run(exe, call, yb)
+    local p = A.primal(exe, call)
+    -- the primal results: F's, bit for bit
+    for i = 1, #call.arrays do
+      if p.P[i] then H.assert_bits(p.P[i], res.P[i], variant[1] .. ": primal of array " .. i) end
+    end
+    if fn.ret == "double" then assert.is_true(H.same_bits(p.R, res.R), "result") end
+    -- the dot-product test against finite differences of the compiled kernel
+    local lhs = A.fd(exe, call, xd, yb)
+    local rhs = adj_dot(res, call, xd)
+    assert(close(lhs, rhs, 1e-6), ("%s: finite differences %.17g, adjoint %.17g\n%s"):format(variant[1], lhs, rhs,
+      variant[2]))
+    out[variant[1]] = res
+    out[variant[1] .. "_exe"] = exe
+  end
+  -- standard and transformed agree
+  for i = 1, #call.arrays do
+    for j, v in ipairs(out.std.B[i] or {}) do
+      assert(close(v, out.tr.B[i][j], 1e-12), ("array %d cell %d: standard %.17g, transformed %.17g"):format(i, j, v,
+        out.tr.B[i][j]))
+    end
+  end
+  for i, v in pairs(out.std.S) do assert(close(v, out.tr.S[i], 1e-12), "scalar adjoint " .. i) end
+  -- the interpreter's tangent mode
+  if not opts.no_interp then
+    local lhs = interp_dot(k, text, fname, call, yb, xd)
+    local rhs = adj_dot(out.std, call, xd)
+    assert(close(lhs, rhs, 1e-12), ("interpreter %.17g, adjoint %.17g"):format(lhs, rhs))
+  end
+  if not opts.keep then A.free(out.std_exe); A.free(out.tr_exe) end
+  return out
+end
+
+local function arr(ty, vals) return { type = ty, values = vals } end
+local function ramp(n, a, b)
+  local t = {}
+  for i = 1, n do t[i] = a + (b - a) * (i - 1) / math.max(1, n - 1) end
+  return t
+end
+
+-- }====
+
+describe("the standard and transformed adjoints", function()
+  it("scalar chain with a double result", function()
+    local text = [[
+#include <math.h>
+double f(double x, double y) {
+  double t = x * y;
+  t = sin(t) + x / y;
+  t = t * t - exp(-x);
+  return t * sqrt(y);
+}
+]]
+    check(text, "f", { arrays = {}, args = { { double = 0.7 }, { double = 1.3 } } })
+  end)
+
+  it("x = x * y self-reference, in-out array", function()
+    local text = [[
+#include <math.h>
+void g(double *restrict x, const double *restrict y, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    x[i] = x[i] * y[i];
+    x[i] = x[i] * x[i] + y[i];
+  }
+}
+]]
+    local res = check(text, "g", { arrays = { arr("double", ramp(6, 0.5, 1.5)), arr("double", ramp(6, -1, 2)) },
+      args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { int = 6 } } })
+    assert.is_true(res.rep.loops[1].transformed)
+  end)
+
+  it("ints and moving pointers, if/else, while and do loops", function()
+    local text = [[
+#include <math.h>
+void h(double *a, const double *b, int n) {
+  double *p = a;
+  const double *q = b + 1;
+  int i = 0;
+  int m = 0;
+  while (i < n) {
+    if (i % 2 == 0) {
+      *p = *p * q[0] + (double)i;
+    } else {
+      *p = cos(*p) - q[-1];
+    }
+    p = p + 1;
+    q = q + 1;
+    i++;
+  }
+  do {
+    m = m + 1;
+    a[m] = a[m] * a[m - 1];
+  } while (m < 3);
+}
+]]
+    check(text, "h", { arrays = { arr("double", ramp(8, 0.2, 1.1)), arr("double", ramp(8, -0.5, 0.9)) },
+      args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { int = 5 } } })
+  end)
+
+  it("nested loops and local arrays (2-D too)", function()
+    local text = [[
+void m(const double *x, double *y, int n) {
+  double L[3];
+  double M[2][2];
+  int i, j;
+  for (i = 0; i < 3; i++) L[i] = x[i] * x[i];
+  M[0][0] = L[0]; M[0][1] = L[1]; M[1][0] = L[2]; M[1][1] = x[3];
+  for (i = 0; i < n; i++) {
+    y[i] = 0.0;
+    for (j = 0; j < 2; j++) {
+      y[i] = y[i] + M[j][i % 2] * x[i + j];
+    }
+  }
+}
+]]
+    check(text, "m", { arrays = { arr("double", ramp(8, 0.3, 1.7)), arr("double", ramp(8, 0, 0)) },
+      args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { int = 5 } } })
+  end)
+
+  it("calls with by-value and pointer arguments and double results", function()
+    local text = [[
+#include <math.h>
+static double sq(double v) { return v * v; }
+static void acc(double *s, const double *w, double v) {
+  *s += w[1] * v;
+  v = v * 2.0;
+  *s += sin(v);
+}
+static double dot2(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1]; }
+void c(const double *x, double *y, double t, int n) {
+  double s = 0.0;
+  int i;
+  for (i = 0; i < n; i++) {
+    acc(&s, x + i, sq(x[i]) * t);
+    y[i] = dot2(x + i, y + i) + s;
+  }
+  y[0] = sq(s + t);
+}
+]]
+    check(text, "c", { arrays = { arr("double", ramp(8, 0.3, 1.7)), arr("double", ramp(8, -1, 1)) },
+      args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { double = 0.8 }, { int = 5 } } },
+      { no_interp = false })
+  end)
+
+  it("a passive double parameter's adjoint stays untouched", function()
+    local text = [[
+void p(int n, const double *x, double *y, double c) {
+  int i;
+  for (i = 0; i < n; i++) y[i] = c * x[i] * x[i];
+}
+]]
+    local k = assert(cgwb.read_kernel(text, "p.c"))
+    local code = assert(adjoint.emit(k, "p", { independents = { "x" }, dependents = { "y" } }))
+    local exe = A.compile_adjoint(code, "p", text)
+    local call = { arrays = { arr("double", { 1, 2, 3 }), arr("double", { 0, 0, 0 }) },
+      args = { { int = 3 }, { array = 1, offset = 0 }, { array = 2, offset = 0 }, { double = 1.5 } } }
+    local res = A.run(exe, call, { arrays = { [2] = { 1, 1, 1 } }, args = { [4] = 7.25 } })
+    A.free(exe)
+    assert.equal(7.25, res.S[4]) -- never written
+    assert.same({ 3.0, 6.0, 9.0 }, res.B[1]) -- 2 c x[i]
+    assert.same({ 0.0, 0.0, 0.0 }, res.B[2]) -- the dependents' adjoints consumed
+    assert.is_nil(code:find("cg_cb +=", 1, true))
+  end)
+
+  it("a reduction needs no special code; the dry-run loop's tape stays flat", function()
+    local text = [[
+#include <math.h>
+void r(int n, const double *x, double *out) {
+  double s = 0.0;
+  int i;
+  for (i = 0; i < n; i++) {
+    double t = x[i] * x[i];
+    s = s + sin(t);
+  }
+  out[0] = s * s;
+}
+]]
+    local function call(n)
+      return { arrays = { arr("double", ramp(n, 0.1, 1.3)), arr("double", { 0.0 }) },
+        args = { { int = n }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
+    end
+    local a = check(text, "r", call(10))
+    local b = check(text, "r", call(40))
+    assert.equal("reduction", a.rep.loops[1].access.s)
+    assert.is_true(a.rep.loops[1].dry_run)
+    assert.is_true(a.rep.loops[1].transformed)
+    assert.equal(a.tr.stats.high_water, b.tr.stats.high_water) -- independent of the loop length
+    assert.is_true(b.std.stats.high_water > 3 * a.std.stats.high_water) -- the standard tape grows
+  end)
+
+  it("a terminal own-index loop: tape high-water independent of n, n and 4n", function()
+    local text = [[
+#include <math.h>
+void t(int n, const double *restrict x, double *restrict y, double c) {
+  int i;
+  for (i = 0; i < n; i++) {
+    double u = x[i] * c;
+    y[i] = u * exp(-u) + y[i] * y[i];
+  }
+}
+]]
+    local function call(n)
+      return { arrays = { arr("double", ramp(n, 0.1, 1.3)), arr("double", ramp(n, 0.5, -0.5)) },
+        args = { { int = n }, { array = 1, offset = 0 }, { array = 2, offset = 0 }, { double = 0.9 } } }
+    end
+    local a = check(text, "t", call(16))
+    local b = check(text, "t", call(64))
+    assert.is_true(a.rep.loops[1].terminal)
+    assert.equal(a.tr.stats.high_water, b.tr.stats.high_water)
+    assert.is_true(b.std.stats.high_water > 3 * a.std.stats.high_water)
+  end)
+
+  it("a hand-made analysis: a dry-run loop that overwrites what it reads, snapshot restored", function()
+    local text = [[
+void d(int n, double *restrict q, double *restrict y) {
+  int i;
+  y[0] = q[0] * q[1];
+  for (i = 0; i < n; i++) {
+    q[i] = q[i] * q[i] + 1.0;
+  }
+  y[1] = y[0] + q[2];
+}
+]]
+    local k = assert(cgwb.read_kernel(text, "d.c"))
+    local st = stmt_of_line(k, "d", 4)
+    local syms = {}
+    for i, s in ipairs(k:symbols("d")) do syms[s.name] = i end
+    local info = { loops = { { stmt = st, line = 4, col = 3, depth = 1, parent = false, index = "i", verdict = "accept",
+      independent = true, reason = "no loop-carried dependence", terminal = false, dry_run = true,
+      snapshot = { { name = "q", sym = syms.q, scalar = false } }, access = {} } } }
+    local call = { arrays = { arr("double", ramp(6, 0.4, 1.4)), arr("double", { 0, 0 }) },
+      args = { { int = 6 }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
+    local a = check(text, "d", call, { info = info, loops = { 4 } })
+    assert.equal(6 * 24 + 8, a.tr.stats.snapshot) -- six cells (value, offset, array, tag) and their count
+  end)
+
+  it("the example kernels: meshflux, roe, flux1d", function()
+    local r = rng.new(7)
+    for _, c in ipairs { { "examples/kernels/meshflux.c", "residual" }, { "examples/kernels/roe.c", "roe" },
+                         { "examples/kernels/flux1d.c", "flux1d" } } do
+      local text = H.read(c[1])
+      local k = assert(cgwb.read_kernel(text, c[1]))
+      local call = T.any_call(k, c[2], r, false)
+      if c[2] == "residual" then call.args[1] = { int = 5 } end
+      if c[2] == "roe" then -- a physical state: positive densities and pressures
+        call = { arrays = { arr("double", { 1.0, 0.3, 0.2, 2.5 }), arr("double", { 0.9, 0.25, -0.1, 2.2 }),
+          arr("double", { 0, 0, 0, 0 }) }, args = { { array = 1, offset = 0 }, { array = 2, offset = 0 },
+          { double = 0.6 }, { double = 0.8 }, { double = 1.4 }, { array = 3, offset = 0 } } }
+      end
+      check(text, c[2], call)
+    end
+  end)
+end)
+
+describe("refusals", function()
+  it("break, continue and an early return", function()
+    for _, body in ipairs { "for (i = 0; i < n; i++) { if (x[i] > 0.0) break; y[i] = x[i]; }",
+                            "for (i = 0; i < n; i++) { if (x[i] > 0.0) continue; y[i] = x[i]; }",
+                            "if (n > 2) return; y[0] = x[0];" } do
+      local k = assert(cgwb.read_kernel("void f(int n, const double *x, double *y) {\n  int i;\n  " .. body .. "\n}\n",
+        "b.c"))
+      local code, err = adjoint.emit(k, "f")
+      assert.is_nil(code)
+      assert.matches("^b%.c:3:%d+: adjoint code: %a[%a ]+ is not supported yet", err)
+    end
+  end)
+
+  it("a loop the analysis refuses, asked for by line", function()
+    local text = "void f(int n, double *q) {\n  int i;\n  for (i = 1; i < n; i++) {\n    q[i] = q[i - 1] * q[i];\n  }\n}\n"
+    local k = assert(cgwb.read_kernel(text, "c.c"))
+    local code, err = adjoint.emit(k, "f", { loops = { 3 } })
+    assert.is_nil(code)
+    assert.matches("^c%.c:3:%d+: loop at line 3 is not independent: ", err)
+    local code2, rep = adjoint.emit(k, "f", { loops = "auto" })
+    assert.truthy(code2)
+    assert.is_false(rep.loops[1].transformed)
+    assert.equal("refuse", rep.loops[1].verdict)
+  end)
+end)
