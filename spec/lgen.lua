@@ -42,6 +42,7 @@
 --          in a planted defect, whose ties random values do not meet),
 --       branchy = bool (ifs: each condition reads only x[i], so a call
 --          whose x repeats its first n cells takes the same branches),
+--       thresholds = {t, ...}: the constants the ifs compare x[i] with,
 --     }
 --   Planted defects (the reason must name the variable):
 --     shift    y[i + 1] = 0.5 * y[i] + e: a flow carried to the next iteration;
@@ -52,9 +53,11 @@
 --     overlap  a[i] = ... b[i] ..., a and b without restrict (may overlap).
 --   lgen.call(rng, info, n [, base]) -> CALL (k:run's form) with n, m =
 --     (2n + 2) // 3, every array of 3n + 3 cells (map: ints in 0..m-1,
---     repeats certain; doubles in [-1, 1]); base (a call of the same kernel
---     for a smaller n0): x's cells i < n repeat base's x[i % n0], so every
---     iteration takes the branches of one of base's iterations.
+--     repeats certain; doubles in [-1, 1], x 1e-4 or more away from every
+--     threshold, so central differences with steps below that are smooth);
+--     base (a call of the same kernel
+--     for a smaller n0, m0): x's cells i < n repeat base's x[i % m0], so
+--     every iteration takes the branches of one of base's iterations.
 --     The CALL also has .n, .m, .size and .by_name = {[param] = arg index}.
 local M = {}
 
@@ -69,7 +72,7 @@ G.__index = G
 
 local function new_gen(rng, opts)
   return setmetatable({ r = rng, opts = opts, lines = {}, ind = 1, ntemp = 0, used = {},
-    loops = {}, items = {}, name = opts.name or "F", branchy = false }, G)
+    loops = {}, items = {}, name = opts.name or "F", branchy = false, thresholds = {} }, G)
 end
 
 function G:emit(s) self.lines[#self.lines + 1] = ("  "):rep(self.ind) .. s end
@@ -271,7 +274,9 @@ function G:statement(ctx)
   if k == 4 and not ctx.inner and ctx.depth < 2 then
     self.branchy = true
     self:use("x")
-    self:emit(("if (x[i] %s %.3f) {"):format(pick(r, { ">", "<" }), r:float(-0.5, 0.5)))
+    local t = ("%.3f"):format(r:float(-0.5, 0.5))
+    self.thresholds[#self.thresholds + 1] = tonumber(t)
+    self:emit(("if (x[i] %s %s) {"):format(pick(r, { ">", "<" }), t))
     self:scoped(ctx, function() self:stmts(ctx, r:int(1, 2), ctx.depth + 1) end)
     if r:int(1, 2) == 1 then
       self:emit("} else {")
@@ -596,7 +601,7 @@ function M.kernel(rng, opts)
     assert(lines[L.line] and lines[L.line]:find("for (int ", 1, true), "lgen: a loop's line is off")
   end
   return text, { name = g.name, helper = helper_used and g.helper or nil, params = params, loops = g.loops,
-    smooth = true, branchy = g.branchy }
+    smooth = true, branchy = g.branchy, thresholds = g.thresholds }
 end
 
 --- A binding for a kernel of lgen.kernel (see the top of the file).
@@ -613,9 +618,16 @@ function M.call(rng, info, n, base)
       for j = 1, size do
         if p.type == "int *" then vals[j] = rng:int(0, m - 1) else vals[j] = rng:float(-1, 1) end
       end
+      if p.name == "x" then -- 1e-4 or more from every threshold of an if: central differences see no jump
+        for j = 1, size do
+          for _, t in ipairs(info.thresholds) do
+            if math.abs(vals[j] - t) < 1e-4 then vals[j] = t + (vals[j] < t and -2e-4 or 2e-4) end
+          end
+        end
+      end
       if p.name == "x" and base then
         local bx = base.arrays[base.args[base.by_name.x].array].values
-        for j = 1, n do vals[j] = bx[(j - 1) % base.n + 1] end
+        for j = 1, n do vals[j] = bx[(j - 1) % base.m + 1] end -- cells every loop of base reads (m <= n)
       end
       arrays[#arrays + 1] = { name = p.name, type = p.type == "int *" and "int" or "double", values = vals }
       args[i] = { array = #arrays, offset = 0 }
