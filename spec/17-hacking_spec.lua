@@ -41,6 +41,7 @@ describe("doc/hacking.md", function()
       util = {}, tape = { util = true }, graph = { util = true, tape = true },
       sched = { graph = true, util = true }, elim = { graph = true, util = true },
       kernel = { graph = true, util = true },
+      adjoint = { kernel = true, graph = true, util = true },
     }
     local tape_free = { ["csrc/graph/cg_graph.h"] = true, ["csrc/graph/cg_gbuild.h"] = true,
                         ["csrc/graph/cg_gops.h"] = true }

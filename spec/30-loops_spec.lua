@@ -134,6 +134,56 @@ describe("core.kernel_loops on the paper's loops", function()
   end)
 end)
 
+describe("calls, early exits and loops without a counter", function()
+  local k = load_text([[
+static double sq(double a) { return a * a; }
+static void put(double *o, double v) { o[0] = v; }
+static double rd(double *o) { return o[0]; }
+void calls(int n, const double *restrict x, double *restrict y, double *restrict z) {
+  int i;
+  for (i = 0; i < n; i++) {
+    y[i] = sq(x[i]);
+  }
+  for (i = 0; i < n; i++) {
+    put(z, x[i]);
+  }
+  for (i = 0; i < n; i++) {
+    y[i] = rd(z + i);
+  }
+}
+void exits(int n, const double *restrict x, double *restrict y) {
+  int i;
+  for (i = 0; i < n; i++) {
+    if (x[i] < 0.0) break;
+    y[i] = x[i];
+  }
+  i = 0;
+  while (i < n) {
+    y[i] = 2.0 * x[i];
+    i++;
+  }
+}]])
+
+  it("a by-value call is an expression; a callee writing through a pointer refuses; one only reading it does not", function()
+    local info = assert(loops.analyse(k, "calls"))
+    local a, b, c = info.loops[1], info.loops[2], info.loops[3]
+    assert.equal("n=read-only x=read-only y=own-index write", classes(a))
+    assert.same({ "accept", false, true }, { a.verdict, a.terminal, a.dry_run }) -- the third loop writes y again
+    assert.same({ "refuse", "call to put at 10:5 may write z" }, { b.verdict, b.reason })
+    assert.equal("n=read-only x=read-only z=other", classes(b))
+    assert.equal("n=read-only y=own-index write z=read-only", classes(c))
+    assert.same({ "accept", true }, { c.verdict, c.terminal })
+  end)
+
+  it("a break refuses an independent loop; a while loop has no counter", function()
+    local info = assert(loops.analyse(k, "exits"))
+    local a, b = info.loops[1], info.loops[2]
+    assert.same({ "refuse", true, "a break or return leaves the loop before its last iteration" },
+      { a.verdict, a.independent, a.reason })
+    assert.same({ "refuse", false, false }, { b.verdict, b.independent, b.index })
+  end)
+end)
+
 describe("the dependence graph", function()
   it("has the edges of a small case as counted by hand", function()
     local k = load_text([[
@@ -169,6 +219,42 @@ void f(int n, const double *restrict x, double *restrict y) {
     assert.equal("accept", l.verdict)
   end)
 
+  it("a local array filled by an inner loop of known range is private; half filled it is not", function()
+    local src = [[
+void f(int n, const double *restrict x, double *restrict y) {
+  int i, k;
+  double g[3];
+  for (i = 0; i < n; i++) {
+    for (k = 0; k < KMAX; k++) {
+      g[k] = x[i] * k;
+    }
+    y[i] = g[0] + g[1] + g[2];
+  }
+}]]
+    local l = assert(loops.analyse(load_text((src:gsub("KMAX", "3"))), "f")).loops[1]
+    assert.equal("g=private k=private n=read-only x=read-only y=own-index write", classes(l))
+    assert.equal("accept", l.verdict)
+    l = assert(loops.analyse(load_text((src:gsub("KMAX", "2"))), "f")).loops[1]
+    assert.equal("g=other k=private n=read-only x=read-only y=own-index write", classes(l))
+    assert.equal("refuse", l.verdict)
+    assert.truthy(l.reason:find("g[", 1, true), l.reason)
+  end)
+
+  it("a scalar read before it is written in the iteration carries a dependence", function()
+    local info = assert(loops.analyse(load_text([[
+void f(int n, const double *restrict x, double *restrict y) {
+  int i;
+  double t = 0.0;
+  for (i = 0; i < n; i++) {
+    t = 0.5 * t + x[i];
+    y[i] = t;
+  }
+}]]), "f"))
+    local l = info.loops[1]
+    assert.equal("n=read-only t=other x=read-only y=own-index write", classes(l))
+    assert.equal("t at 5:15 is read in another iteration than line 5 writes it", l.reason)
+  end)
+
   it("draws DOT: a node per statement, carried edges dashed with the loop's line", function()
     local info = analyse("hfh-carried.c", "carried")
     local dot = loops.dot(info)
@@ -177,7 +263,7 @@ void f(int n, const double *restrict x, double *restrict y) {
     for _ in dot:gmatch("\n  n%d+ %[label=") do n = n + 1 end
     assert.equal(#info.ddg.nodes, n)
     assert.truthy(dot:find('label="y flow, carried 5", style=dashed', 1, true))
-    assert.truthy(dot:find('[label="6: y[i] = y[(i - 1)] + x[i]"]', 1, true))
+    assert.truthy(dot:find('[label="6: y[i] = y[i - 1] + x[i]"]', 1, true))
     assert.equal(loops.dot(info), loops.dot(analyse("hfh-carried.c", "carried")))
   end)
 end)
@@ -232,8 +318,10 @@ end)
 -- Runs function fname of kernel k on call and returns, per loop at depth 1,
 -- the cells touched by its iterations: cells[key] = {writes = {iter=true},
 -- touches = {iter=true}, flow = bool (a read in one iteration of a value
--- another wrote)}, keys "name[cell]"; incr[key]: every access of it in the
--- loop is part of an increment statement.
+-- another wrote), names = the variables naming the cell}.  An iteration ends
+-- when the loop's step writes its counter; the accesses of a callee's frame
+-- count while the loop's statements run.  Keys: "#A[c]" for cell c of
+-- caller array A, "x@frame[c]" for a local.
 local function trace_loops(k, info, fname, call)
   local id = k:function_id(fname)
   local out = assert(k:run(fname, call, { trace = true }))
@@ -242,11 +330,14 @@ local function trace_loops(k, info, fname, call)
     symname[s.id] = s.name
     if s.kind == "param" then params[#params + 1] = s.name end
   end
-  local arrname = {}
-  for p, a in ipairs(call.args) do if a.array then arrname[a.array] = params[p] end end
-  local function name_of(acc)
-    if acc.object > 0 then return arrname[acc.object] end
-    return symname[-acc.object]
+  local bound = {}
+  for p, a in ipairs(call.args) do
+    if a.array then bound[a.array] = bound[a.array] or {}; table.insert(bound[a.array], params[p]) end
+  end
+  local function key_of(acc)
+    if acc.object > 0 then return ("#%d[%d]"):format(acc.object, acc.cell), bound[acc.object] or {} end
+    local nm = acc.frame == 0 and symname[-acc.object] or nil
+    return ("%s@%d[%d]"):format(nm or ("sym" .. -acc.object), acc.frame, acc.cell), { nm }
   end
   -- each statement's parent (statements come depth first)
   local stmts, parent, stack = k:statements(id), {}, {}
@@ -256,7 +347,7 @@ local function trace_loops(k, info, fname, call)
   end
   local res = {}
   for li, l in ipairs(info.loops) do
-    if l.depth == 1 then
+    if l.depth == 1 and l.index then
       local inside, step = {}, nil
       for _, s in ipairs(stmts) do
         local p = parent[s.id]
@@ -264,19 +355,23 @@ local function trace_loops(k, info, fname, call)
         if p then inside[s.id] = true end
         if s.part == "step" and parent[s.id] and parent[s.id].id == l.stmt then step = s.id end
       end
-      local iter, cells, last = 0, {}, {}
+      local iter, cells, last, active = 0, {}, {}, false
       for _, acc in ipairs(out.trace) do
-        if acc.stmt == step and acc.write then iter = iter + 1
-        elseif acc.stmt and inside[acc.stmt] and acc.stmt ~= step then
-          local nm = name_of(acc)
-          if nm and nm ~= l.index then
-            local key = ("%s[%d]"):format(nm, acc.cell)
-            local c = cells[key] or { writes = {}, touches = {}, flow = false, name = nm }
-            cells[key] = c
-            if acc.write then c.writes[iter] = true; last[key] = iter
-            elseif last[key] ~= nil and last[key] ~= iter then c.flow = true end
-            c.touches[iter] = true
-          end
+        local counted = false
+        if acc.frame == 0 then
+          if acc.stmt == step and acc.write then iter = iter + 1 end
+          active = acc.stmt ~= nil and inside[acc.stmt] == true and acc.stmt ~= step
+          counted = active and not (acc.object < 0 and symname[-acc.object] == l.index)
+        else
+          counted = active
+        end
+        if counted then
+          local key, names = key_of(acc)
+          local c = cells[key] or { writes = {}, touches = {}, flow = false, names = names }
+          cells[key] = c
+          if acc.write then c.writes[iter] = true; last[key] = iter
+          elseif last[key] ~= nil and last[key] ~= iter then c.flow = true end
+          c.touches[iter] = true
         end
       end
       res[li] = cells
@@ -285,8 +380,49 @@ local function trace_loops(k, info, fname, call)
   return res
 end
 
+-- Checks the accepted loops of info against the trace's cells (per, from
+-- trace_loops): no cell written in one iteration is touched in another
+-- unless every variable naming it is an increment or reduction of the loop;
+-- a private one is never read in another iteration than the one that
+-- wrote it.  Refused loops with refuse_crosses must show a crossing cell.
+-- Returns the number of cells checked.
+local crosses
+local function check_trace(info, per, refuse_crosses)
+  local checked = 0
+  for li = 1, #info.loops do
+    local cells, l = per[li], info.loops[li]
+    if cells then
+      local class = {}
+      for _, a in ipairs(l.access) do class[a.name] = a.class end
+      local keys = {}
+      for key in pairs(cells) do keys[#keys + 1] = key end
+      table.sort(keys)
+      local crossed = 0
+      for _, key in ipairs(keys) do
+        local cell = cells[key]
+        local touched = {} -- the variables naming the cell that the loop touches (a shared array: one)
+        for _, nm in ipairs(cell.names) do if class[nm] then touched[#touched + 1] = nm end end
+        local cl = #touched == 1 and class[touched[1]] or nil
+        if crosses(cell) then crossed = crossed + 1 end
+        if l.verdict == "accept" then
+          checked = checked + 1
+          if cl == "private" then
+            assert.is_false(cell.flow, key .. " private but read across iterations")
+          elseif cl ~= "increment" and cl ~= "reduction" then
+            assert.is_false(crosses(cell), ("%s (%s) crosses iterations of the loop at line %d"):format(key, tostring(cl), l.line))
+          end
+        end
+      end
+      if l.verdict == "refuse" and refuse_crosses ~= false then
+        assert.is_true(crossed > 0, "loop at line " .. l.line .. " refused but no cell crosses")
+      end
+    end
+  end
+  return checked
+end
+
 -- Whether a cell is written in one iteration and touched in another.
-local function crosses(c)
+function crosses(c)
   for w in pairs(c.writes) do
     for t in pairs(c.touches) do if t ~= w then return true end end
   end
@@ -321,6 +457,11 @@ describe("the analysis against the interpreter's access trace", function()
     { "hfh-pragma.c", "pragma", { arrays = { { name = "x", type = "double", values = x },
         { name = "v", type = "double", values = darray(n, function() return 0 end) } },
       args = { { int = n }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } } },
+    { "meshflux.c", "residual", { arrays = {
+        { name = "tri", type = "int", values = { 0, 1, 2, 2, 1, 3, 3, 4, 2, 0, 4, 1 } },
+        { name = "q", type = "double", values = x }, { name = "res", type = "double", values = darray(n, function() return 0 end) } },
+      args = { { int = 4 }, { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 },
+               { double = 0.25 } } }, { assume = { "q!=res" } } },
     { "hfh-carried.c", "carried", { arrays = { { name = "x", type = "double", values = x },
         { name = "y", type = "double", values = x } },
       args = { { int = n }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } } },
@@ -331,37 +472,66 @@ describe("the analysis against the interpreter's access trace", function()
   for _, c in ipairs(cases) do
     it(c[1] .. ": accepted loops touch no cell across iterations but as their classes allow", function()
       local k = assert(cgwb.read_kernel(K .. c[1]))
-      local info = assert(loops.analyse(k, c[2]))
+      local info = assert(loops.analyse(k, c[2], c[4]))
       local per = trace_loops(k, info, c[2], c[3])
-      local checked = 0
-      for li, cells in pairs(per) do
-        local l = info.loops[li]
-        local class = {}
-        for _, a in ipairs(l.access) do class[a.name] = a.class end
-        local keys = {}
-        for key in pairs(cells) do keys[#keys + 1] = key end
-        table.sort(keys)
-        local crossed = {}
-        for _, key in ipairs(keys) do
-          local cell = cells[key]
-          local cl = class[cell.name]
-          if crosses(cell) then crossed[#crossed + 1] = key end
-          if l.verdict == "accept" then
-            checked = checked + 1
-            if cl == "private" then
-              assert.is_false(cell.flow, key .. " private but read across iterations")
-            elseif cl ~= "increment" and cl ~= "reduction" then
-              assert.is_false(crosses(cell), ("%s (%s) crosses iterations of the loop at line %d"):format(key, tostring(cl), l.line))
-            end
-          end
-        end
-        if l.verdict == "refuse" then -- the refused loops here do carry a dependence
-          assert.is_true(#crossed > 0, "loop at line " .. l.line .. " refused but no cell crosses")
-        end
-      end
+      local checked = check_trace(info, per)
       assert.is_true(checked > 0 or c[2] == "carried" or c[2] == "minmax")
     end)
   end
 end)
 
 -- }====
+
+describe("stepped loops against the trace", function()
+  it("y[i] and y[i + 1] with i += 2 are own-index; with i += 1 they are carried", function()
+    local src = [[
+void stepped(int n, const double *restrict x, double *restrict y) {
+  int i;
+  for (i = 0; i < n; i += STEP) {
+    y[i] = x[i] * x[i];
+    y[i + 1] = 2.0 * x[i + 1];
+  }
+}]]
+    local call = { arrays = { { name = "x", type = "double", values = darray(9, function(i) return i / 4 end) },
+                              { name = "y", type = "double", values = darray(9, function() return 0 end) } },
+                   args = { { int = 8 }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
+    for _, step in ipairs { 2, 1 } do
+      local k = load_text((src:gsub("STEP", tostring(step))))
+      local info = assert(loops.analyse(k, "stepped"))
+      local l = info.loops[1]
+      assert.equal(step == 2 and "accept" or "refuse", l.verdict)
+      assert.equal(step == 2 and "n=read-only x=read-only y=own-index write" or "n=read-only x=read-only y=other",
+        classes(l))
+      check_trace(info, trace_loops(k, info, "stepped", call))
+    end
+  end)
+end)
+
+describe("random kernels (spec/kgen.lua) against the interpreter's access trace", function()
+  local kgen, rng = require "kgen", require "rng"
+  it("no accepted top-level loop touches a cell across iterations but as its classes allow", function()
+    local r = rng.new(3030)
+    local kernels, accepted, cells = 0, 0, 0
+    for _ = 1, 300 do
+      local text, kinfo = kgen.kernel(r, { stmts = 10 })
+      local path = H.tmp(".c")
+      H.write(path, text)
+      local k = assert(cgwb.read_kernel(path))
+      local info = assert(loops.analyse(k, kinfo.name))
+      if #info.loops > 0 then
+        kernels = kernels + 1
+        for _, l in ipairs(info.loops) do if l.verdict == "accept" and l.depth == 1 then accepted = accepted + 1 end end
+        local call = kgen.call(rng.new(r:int(1, 1 << 30)), kinfo)
+        local ok, per = pcall(trace_loops, k, info, kinfo.name, call)
+        if ok then
+          local cok, err = pcall(check_trace, info, per, false)
+          if not cok then error(err .. "\n" .. text, 0) end
+          cells = cells + err
+        end
+      end
+    end
+    assert.is_true(kernels > 200, "kernels with loops: " .. kernels)
+    assert.is_true(accepted > 40, "accepted loops: " .. accepted)
+    assert.is_true(cells > 250, "cells checked: " .. cells)
+  end)
+end)

@@ -78,6 +78,9 @@ void cg_addg_free(cg_addg *g);
 const char *cg_addg_class_name(int c);
 const char *cg_addg_edge_name(int kind);
 const char *cg_addg_node_name(int kind);
+/* Drops the parentheses cg_kexpr_text puts around a whole subscript, in
+ * place: "y[(i - 1)]" -> "y[i - 1]". */
+void cg_addg_tidy(char *text);
 /* Whether object o is a scalar (a variable of one cell, not a region). */
 int cg_addg_obj_scalar(const cg_kalias *al, int32_t o);
 

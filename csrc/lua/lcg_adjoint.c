@@ -62,6 +62,7 @@ static void add_expr(luaL_Buffer *b, const cg_kernel *k, int32_t x) {
   size_t n, i;
   int depth = 0, outer = 0;
   cg_kexpr_text(k, x, buf, sizeof buf);
+  cg_addg_tidy(buf);
   n = strlen(buf);
   if (n > 2 && buf[0] == '(' && buf[n - 1] == ')')
     for (i = 0, outer = 1; i < n - 1 && outer; i++) { /* the first ( closes at the end only */
@@ -75,22 +76,21 @@ static void add_expr(luaL_Buffer *b, const cg_kernel *k, int32_t x) {
 /* A node's text: "y[i] = x[i] * 2", "g(a, b)", "if (c)", "for (i < n)". */
 static void push_node_text(lua_State *L, const cg_kernel *k, int32_t s) {
   luaL_Buffer b;
-  char buf[256];
   int32_t i, a0, na;
   luaL_buffinit(L, &b);
   switch (CG_KSTMT(k, s, KIND)) {
     case CG_KST_ASSIGN:
-      cg_kexpr_text(k, CG_KSTMT(k, s, X0), buf, sizeof buf), luaL_addstring(&b, buf), luaL_addstring(&b, " = ");
+      add_expr(&b, k, CG_KSTMT(k, s, X0)), luaL_addstring(&b, " = ");
       add_expr(&b, k, CG_KSTMT(k, s, X1));
       break;
     case CG_KST_CALL:
       if (CG_KSTMT(k, s, X3) >= 0)
-        cg_kexpr_text(k, CG_KSTMT(k, s, X3), buf, sizeof buf), luaL_addstring(&b, buf), luaL_addstring(&b, " = ");
+        add_expr(&b, k, CG_KSTMT(k, s, X3)), luaL_addstring(&b, " = ");
       luaL_addstring(&b, k->names[CG_KFUNC(k, CG_KSTMT(k, s, X0), NAME)]), luaL_addstring(&b, "(");
       a0 = CG_KSTMT(k, s, X1), na = CG_KSTMT(k, s, X2);
       for (i = 0; i < na; i++) {
         if (i) luaL_addstring(&b, ", ");
-        cg_kexpr_text(k, k->args[a0 + i], buf, sizeof buf), luaL_addstring(&b, buf);
+        add_expr(&b, k, k->args[a0 + i]);
       }
       luaL_addstring(&b, ")");
       break;

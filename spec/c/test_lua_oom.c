@@ -137,6 +137,7 @@ static const lcase CASES[] = {
     {"dot lin string", "return lg:dot()", NULL},
     {"write_eliad", "return lg:write_eliad()", NULL},
     {"read_cg", "return core.read_cg(lg:write_cg())", NULL},
+    {"kernel_loops", "return core.kernel_loops(K, 'f')", NULL},
     {"flatten values", "return FL.values(CALL, {instance = 2})", NULL},
     {"flatten lingraph",
      "local b = 0 for i, bl in ipairs(FL.blocks) do if #bl.lines > 0 and b == 0 then b = i end end "
