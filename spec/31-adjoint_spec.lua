@@ -390,3 +390,99 @@ describe("refusals", function()
     assert.equal("refuse", rep.loops[1].verdict)
   end)
 end)
+
+describe("cgwb adjoint", function()
+  local K = "examples/kernels/meshflux.c"
+
+  it("--help names the options", function()
+    local out, _, code = H.cgwb("adjoint --help")
+    assert.equal(0, code)
+    for _, o in ipairs { "--function", "--independents", "--dependents", "--loops", "--assume", "--output", "--report",
+                         "--call" } do
+      assert.truthy(out:find(o, 1, true), o)
+    end
+  end)
+
+  it("writes the code, the runtime header next to it and the report; measures both variants on a call", function()
+    local dir = H.tmp("-dir")
+    os.execute("mkdir -p " .. dir)
+    local call = H.write(dir .. "/call.json", [[
+{"arrays": {"T": [0,1,2,1,2,3,2,3,0], "Q": [0.5,1.5,-0.25,2], "R": [0,0,0,0]},
+ "args": {"ntri": 3, "tri": ["T", 0], "q": ["Q", 0], "res": ["R", 0], "c": 0.7}}
+]])
+    local _, err, code = H.cgwb(("adjoint %s --function residual --loops auto -o %s/r_b.c --report %s/r.json --call %s")
+      :format(K, dir, dir, call))
+    assert.equal(0, code, err)
+    local rep = require("cgwb.json").decode(H.read(dir .. "/r.json"))
+    assert.equal("residual", rep["function"])
+    assert.same({ "res" }, rep.dependents)
+    assert.equal(3, #rep.loops)
+    for _, l in ipairs(rep.loops) do
+      for _, key in ipairs { "line", "independent", "verdict", "reason", "access", "terminal", "dry_run", "snapshot",
+                             "transformed" } do
+        assert.is_not_nil(l[key], key)
+      end
+    end
+    assert.equal(14, rep.loops[1].line)
+    assert.equal("refuse", rep.loops[1].verdict)
+    assert.equal("increment", rep.loops[3].access.res)
+    for _, v in ipairs { "standard", "transformed" } do
+      for _, key in ipairs { "tape_bytes", "tape_high_water", "snapshot_bytes", "snapshot_high_water" } do
+        assert.is_number(rep.variants[v][key], v .. " " .. key)
+      end
+    end
+    assert.equal(0, rep.variants.standard.snapshot_bytes)
+    assert.is_true(rep.variants.transformed.tape_high_water < rep.variants.standard.tape_high_water)
+    -- the file compiles on its own with the header written next to it
+    assert.is_true(os.execute(("%s -I%s -c -o %s/r_b.o %s/r_b.c"):format(A.CC, dir, dir, dir)) == true)
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("bad input: exit 2 with the position, no output file", function()
+    local dir = H.tmp("-dir")
+    os.execute("mkdir -p " .. dir)
+    local bad = H.write(dir .. "/b.c", "void f(int n, double *y) {\n  int i;\n  for (i = 0; i < n; i++) { if (y[i] > 0.0) break; y[i] = 1.0; }\n}\n")
+    local _, err, code = H.cgwb(("adjoint %s -o %s/o.c"):format(bad, dir))
+    assert.equal(2, code)
+    assert.matches("b%.c:3:%d+: adjoint code: break is not supported yet", err)
+    assert.is_nil(io.open(dir .. "/o.c"))
+    assert.is_nil(io.open(dir .. "/cgwb_adstack.h"))
+    local cases = {
+      ("%s --function residual"):format(K), -- no -o
+      ("%s --function nosuch -o %s/o.c"):format(K, dir),
+      ("%s --function residual --loops 3x -o %s/o.c"):format(K, dir),
+      ("%s --function residual --loops 15 -o %s/o.c"):format(K, dir), -- no loop there
+      ("%s --function residual --loops 14 -o %s/o.c"):format(K, dir), -- refused: q and res may overlap
+      ("%s --function residual --independents zz -o %s/o.c"):format(K, dir),
+      ("%s --function residual -o %s/o.c --call %s/none.json --report %s/r.json"):format(K, dir, dir, dir),
+    }
+    for _, c in ipairs(cases) do
+      local _, e, st = H.cgwb("adjoint " .. c)
+      assert.equal(2, st, c .. ": " .. e)
+      assert.is_nil(io.open(dir .. "/o.c"), c)
+      assert.is_nil(io.open(dir .. "/r.json"), c)
+    end
+    local _, e = H.cgwb(("adjoint %s --function residual --loops 14 -o %s/o.c"):format(K, dir))
+    assert.matches("meshflux%.c:14:%d+: loop at line 14 is not independent: q and res may overlap", e)
+    os.execute("rm -rf " .. dir)
+  end)
+end)
+
+describe("under AddressSanitizer and UndefinedBehaviorSanitizer", function()
+  local ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
+    .. "2>/dev/null") == true
+  local run = ok and it or pending
+  run("the examples and a dry-run loop with a local array run clean, standard and transformed", function()
+    local flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g"
+    local text = H.read("examples/kernels/meshflux.c")
+    local call = { arrays = { arr("int", { 0, 1, 2, 1, 2, 3, 2, 3, 0 }), arr("double", { 0.5, 1.5, -0.25, 2 }),
+      arr("double", { 0, 0, 0, 0 }) }, args = { { int = 3 }, { array = 1, offset = 0 }, { array = 2, offset = 0 },
+      { array = 3, offset = 0 }, { double = 0.7 } } }
+    local res = check(text, "residual", call, { flags = flags, no_interp = true })
+    assert.is_true(res.rep.loops[2].transformed and res.rep.loops[2].dry_run)
+    local r = rng.new(5)
+    local ftext = H.read("examples/kernels/flux1d.c")
+    local fk = assert(cgwb.read_kernel(ftext, "flux1d.c"))
+    check(ftext, "flux1d", T.any_call(fk, "flux1d", r, false), { flags = flags, no_interp = true })
+  end)
+end)
