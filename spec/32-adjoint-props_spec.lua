@@ -529,9 +529,6 @@ local function check_adjoint(c, sd, g, J)
       return ("adjoint of argument %d: standard %.17g, transformed %.17g"):format(i, v[1], g.CT[i][1])
     end
   end
-  -- <J^T Y, D> from the adjoint
-  local adj, mag = dot(g.BT, sd.D)
-  for i, v in pairs(g.CT or {}) do adj = adj + v[1] * sd.Dp[i]; mag = mag + math.abs(v[1] * sd.Dp[i]) end
   -- <Y, J D> from the interpreter's tangent mode (cells not written: the identity)
   local out = {}
   for a, d in pairs(sd.D) do out[a] = {} for j, v in ipairs(d) do out[a][j] = v end end
@@ -546,16 +543,23 @@ local function check_adjoint(c, sd, g, J)
     end
   end
   local tan, tmag = dot(sd.Y, out)
-  if math.abs(adj - tan) > 1e-10 * math.max(1, mag, tmag) then
-    return ("dot-product test: <J^T yb, xd> = %.17g by the adjoint, <yb, J xd> = %.17g by the interpreter"):format(adj, tan)
-  end
   -- central differences of the compiled kernel
   local fd = 0
   for a, y in pairs(sd.Y) do
     for j, w in ipairs(y) do fd = fd + w * (g.FP[a][j] - g.FM[a][j]) / (2 * FD_H) end
   end
-  if math.abs(adj - fd) > 1e-6 * math.max(1, mag) then
-    return ("central differences: %.17g, the adjoint %.17g"):format(fd, adj)
+  for _, V in ipairs { "S", "T" } do
+    -- <J^T Y, D> from each adjoint
+    local adj, mag = dot(g["B" .. V], sd.D)
+    for i, v in pairs(g["C" .. V] or {}) do adj = adj + v[1] * sd.Dp[i]; mag = mag + math.abs(v[1] * sd.Dp[i]) end
+    local which = V == "S" and "standard" or "transformed"
+    if math.abs(adj - tan) > 1e-10 * math.max(1, mag, tmag) then
+      return ("dot-product test: <J^T yb, xd> = %.17g by the %s adjoint, <yb, J xd> = %.17g by the interpreter")
+        :format(adj, which, tan)
+    end
+    if math.abs(adj - fd) > 1e-6 * math.max(1, mag) then
+      return ("central differences: %.17g, the %s adjoint %.17g"):format(fd, which, adj)
+    end
   end
   return nil
 end
@@ -605,7 +609,20 @@ local function fails_alone(c, sd, text)
   return err ~= nil or check_adjoint(c, sd, got[1], J) ~= nil
 end
 
-local ADJ -- per case: {got =, sd =, J =}, filled by the first test
+local ADJ -- per case: the batch's output, filled by the first test
+
+describe("the shrinking of a failing case", function()
+  it("keeps only the statement lines the failure needs", function()
+    local text = "void f(double *y) {\n  y[0] = 1.0;\n  y[1] = fmax(y[0], 2.0);\n  y[2] = 3.0;\n}\n"
+    assert.equal("void f(double *y) {\n  y[1] = fmax(y[0], 2.0);\n}\n",
+      shrink(text, function(t) return t:find("fmax", 1, true) ~= nil end))
+  end)
+
+  it("does not count a case that passes alone as failing", function()
+    local c = CASES[1]
+    assert.is_false(fails_alone(c, seeds(c, c.call, rng.new(200000 + c.seed)), c.text))
+  end)
+end)
 
 describe("the adjoints of generated loop kernels", function()
   it("standard and transformed agree to 1e-12, pass the dot-product test and central differences, keep the primal bits", function()
