@@ -63,7 +63,7 @@ static int mentions(const cg_kernel *k, int32_t x, int32_t s) {
 
 /* Increment v = v + e, v = e + v, v = v - e (e not naming v): the
  * expression of the self-read, else -1. */
-static int32_t incr_self(const cg_kernel *k, int32_t st) {
+int32_t cg_addg_incr_self(const cg_kernel *k, int32_t st) {
   int32_t lhs, rhs, a, b, s;
   int op;
   if (CG_KSTMT(k, st, KIND) != CG_KST_ASSIGN) return -1;
@@ -385,6 +385,8 @@ static void pair_edges(run *r, int32_t a1, int32_t a2) {
   cg_kalias *al = r->al;
   int32_t s1 = al->acc_stmt[a1], s2 = al->acc_stmt[a2], l;
   if (r->g->stmt_node[widx(al, s1)] < 0 || r->g->stmt_node[widx(al, s2)] < 0) return;
+  if (!(al->acc_kind[a1] == CG_KA_DEF && r->acc_eff[a1]) && !(al->acc_kind[a2] == CG_KA_DEF && r->acc_eff[a2]))
+    return; /* two reads: no dependence */
   if (r->acc_incr[a1] && r->acc_incr[a2] && r->acc_obj[a1] == r->acc_obj[a2]) return; /* increments commute */
   if (a1 != a2 && s1 != s2 && cg_kalias_relation(al, (uint32_t)al->acc_set[a1], (uint32_t)al->acc_set[a2]) != CG_KREL_NO)
     add_edge(r, a1, a2, -1);
@@ -646,6 +648,7 @@ typedef struct grp {
   const char *name;   /* the object's */
   int32_t obj, first; /* the first access (walk order) */
   int cls, written, read, callw, minmax, product;
+  int read_value; /* read other than by an increment of itself: the value matters */
   int32_t why; /* the access naming the problem: a call's, the min/max or product write */
 } grp;
 
@@ -675,11 +678,13 @@ static void classify(run *r, int32_t l, const int32_t *acc, uint32_t n, grp *gp)
   int64_t lo = 0, hi = 0;
   int32_t o = gp->obj;
   gp->first = acc[0], gp->written = gp->read = gp->callw = gp->minmax = gp->product = 0, gp->why = -1;
+  gp->read_value = 0;
   for (i = 0; i < n; i++) {
     int32_t a = acc[i], st = al->acc_stmt[a];
     ownf f;
     int def = al->acc_kind[a] == CG_KA_DEF && r->acc_eff[a];
     if (al->acc_kind[a] == CG_KA_USE) gp->read = 1;
+    if (al->acc_kind[a] == CG_KA_USE && !r->acc_incr[a]) gp->read_value = 1;
     if (def) gp->written = 1;
     if (def && CG_KSTMT(k, st, KIND) == CG_KST_CALL && al->acc_expr[a] != CG_KSTMT(k, st, X3) && !gp->callw)
       gp->callw = 1, gp->why = a;
@@ -815,7 +820,7 @@ static int read_around(run *r, int32_t l, int32_t o) {
   while (r->g->l_parent[top] >= 0) top = r->g->l_parent[top];
   for (i = 0; i < al->nacc; i++) {
     int32_t s = al->acc_set[i];
-    if (al->acc_kind[i] != CG_KA_USE) continue;
+    if (al->acc_kind[i] != CG_KA_USE || r->acc_incr[i]) continue; /* an increment needs no value */
     if (i >= first && !(top != l && in_loop(r, al->acc_stmt[i], top))) continue;
     for (j = 0; j < al->set_n[s]; j++)
       if (al->obj_class[al->addr[al->set_off[s] + j].obj] == c) return 1;
@@ -930,7 +935,8 @@ static int loop_snapshot(run *r, int32_t l, const grp *gs, uint32_t ng) {
   g->ls_off[l] = g->nls_tmp;
   if (!g->l_accept[l] || g->l_terminal[l]) return CG_OK;
   for (i = 0; i < ng; i++) {
-    if (!gs[i].written || !(gs[i].read || gs[i].cls == -1 || read_around(r, l, gs[i].obj))) continue;
+    int in_place = gs[i].read_value && gs[i].cls != CG_AC_PRIVATE; /* a private is written first */
+    if (!gs[i].written || !(in_place || gs[i].cls == -1 || read_around(r, l, gs[i].obj))) continue;
     if (push_i32(g->A, &g->ls_obj, &g->cap_ls, g->nls_tmp, gs[i].obj)) return CG_ENOMEM;
     g->nls_tmp++;
   }
@@ -1004,6 +1010,18 @@ static void run_free(run *r) {
   CG_FREE(A, r->lacc_off, uint32_t, nl + 2), CG_FREE(A, r->lacc, int32_t, r->nlacc + 1);
 }
 
+/* Whether text (pragmas joined by newlines) has a line equal to want. */
+static int has_line(const char *text, const char *want) {
+  size_t n = strlen(want);
+  while (text) {
+    const char *nl = strchr(text, '\n');
+    size_t len = nl ? (size_t)(nl - text) : strlen(text);
+    if (len == n && !strncmp(text, want, n)) return 1;
+    text = nl ? nl + 1 : NULL;
+  }
+  return 0;
+}
+
 /* Nodes, loops, counters, the accesses' facts. */
 static int prepare(run *r) {
   cg_addg *g = r->g;
@@ -1061,7 +1079,7 @@ static int prepare(run *r) {
     int64_t step = 0;
     g->l_parent[i] = loop_parent(r, (int32_t)i);
     for (v = g->l_parent[i], g->l_depth[i] = 1; v >= 0; v = loop_parent(r, v)) g->l_depth[i]++;
-    g->l_pragma[i] = (uint8_t)(pr >= 0 && !strcmp(k->names[pr], "independent"));
+    g->l_pragma[i] = (uint8_t)(pr >= 0 && has_line(k->names[pr], "independent"));
     g->l_counter[i] = counter_of(k, L, &step);
     r->l_step[i] = g->l_counter[i] >= 0 ? step : 0;
     r->l_exit[i] = (uint8_t)has_exit(k, CG_KSTMT(k, L, X1), CG_KSTMT(k, L, X2), 1);
@@ -1074,7 +1092,7 @@ static int prepare(run *r) {
     }
   }
   for (a = 0; a < al->nacc; a++) {
-    int32_t st = al->acc_stmt[a], x = al->acc_expr[a], sx = incr_self(k, st);
+    int32_t st = al->acc_stmt[a], x = al->acc_expr[a], sx = cg_addg_incr_self(k, st);
     r->acc_obj[a] = first_obj(al, (int32_t)a);
     r->acc_eff[a] = al->acc_kind[a] == CG_KA_DEF;
     if (r->acc_eff[a] && CG_KSTMT(k, st, KIND) == CG_KST_CALL && x != CG_KSTMT(k, st, X3)) {

@@ -78,6 +78,9 @@ void cg_addg_free(cg_addg *g);
 const char *cg_addg_class_name(int c);
 const char *cg_addg_edge_name(int kind);
 const char *cg_addg_node_name(int kind);
+/* Whether statement st is an increment v = v + e, v = e + v or v = v - e
+ * (e not naming v): the expression of its read of v, else -1. */
+int32_t cg_addg_incr_self(const cg_kernel *k, int32_t st);
 /* Drops the parentheses cg_kexpr_text puts around a whole subscript, in
  * place: "y[(i - 1)]" -> "y[i - 1]". */
 void cg_addg_tidy(char *text);

@@ -111,12 +111,13 @@ static void push_ddg(lua_State *L, const cg_addg *g) {
   lua_createtable(L, (int)g->nnode, 0);
   for (i = 0; i < g->nnode; i++) {
     int32_t s = g->node_stmt[i];
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
     lcg_push_id(L, (uint64_t)s), lua_setfield(L, -2, "stmt");
     lua_pushinteger(L, CG_KSTMT(k, s, LINE)), lua_setfield(L, -2, "line");
     lua_pushinteger(L, CG_KSTMT(k, s, COL)), lua_setfield(L, -2, "col");
     lua_pushstring(L, cg_addg_node_name(g->node_kind[i])), lua_setfield(L, -2, "kind");
     push_node_text(L, k, s), lua_setfield(L, -2, "text");
+    lua_pushboolean(L, cg_addg_incr_self(k, s) >= 0), lua_setfield(L, -2, "increment");
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   lua_setfield(L, -2, "nodes");

@@ -32,12 +32,15 @@ local function dot_string(s) return '"' .. s:gsub('[\\"]', "\\%0"):gsub("\n", "\
 --- The data-dependence graph as DOT: a node per statement ("line: text"),
 -- an edge per dependence labelled with its variable and kind; edges
 -- carried by a loop dashed and labelled "carried L" (L the loop's line);
--- loops and conditions drawn as diamonds.
+-- loops and conditions drawn as diamonds, increments (which have no edge
+-- between each other) rounded and marked "(increment)".
 function M.dot(info)
   local out = { ("digraph %s {"):format(dot_string("ddg " .. info.func)), "  node [shape=box, fontname=monospace];" }
   for i, n in ipairs(info.ddg.nodes) do
-    local shape = (n.kind == "loop" or n.kind == "cond") and ", shape=diamond" or ""
-    out[#out + 1] = ("  n%d [label=%s%s];"):format(i, dot_string(("%d: %s"):format(n.line, n.text)), shape)
+    local shape = (n.kind == "loop" or n.kind == "cond") and ", shape=diamond"
+      or n.increment and ", style=rounded" or ""
+    local label = ("%d: %s%s"):format(n.line, n.text, n.increment and " (increment)" or "")
+    out[#out + 1] = ("  n%d [label=%s%s];"):format(i, dot_string(label), shape)
   end
   for _, e in ipairs(info.ddg.edges) do
     local label = e.var .. " " .. e.kind
