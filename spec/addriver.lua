@@ -30,8 +30,9 @@ local T = require "tdriver"
 
 local M = {}
 
-M.CC = T.CC
+M.CC = T.CC .. " -Wno-unknown-pragmas" -- the kernels' own #pragma cgwb lines
 M.RUNTIME = "lua/cgwb/runtime" -- cgwb_adstack.h
+M.TIMEOUT = 60 -- seconds a run may take (a wrong adjoint may loop forever)
 
 -- The parameter list of fname in kernel k.
 local function fn_of(k, fname)
@@ -203,7 +204,7 @@ end
 -- Runs exe on input text: the parsed output.
 local function exec(exe, text)
   local inp, outp, errp = H.write(H.tmp(".in"), text), H.tmp(".out"), H.tmp(".err")
-  local ok, _, code = os.execute(("%s <%s >%s 2>%s"):format(exe.path, inp, outp, errp))
+  local ok, _, code = os.execute(("timeout %d %s <%s >%s 2>%s"):format(M.TIMEOUT, exe.path, inp, outp, errp))
   local out, err = H.read(outp), H.read(errp)
   os.remove(inp); os.remove(outp); os.remove(errp)
   if not ok then error(("addriver: %s exited with %s:\n%s"):format(exe.fname, tostring(code), err:sub(1, 4000)), 3) end

@@ -199,15 +199,16 @@ function E:push_old(e)
   end
 end
 
---- The reverse of push_old.
-function E:pop_old(e)
+--- The reverse of push_old; l: the statement's line, for a comment.
+function E:pop_old(e, l)
   local s = self:sym_of(e)
   local lv = self:ex(e)
+  local note = l and (" /* " .. l .. " */") or ""
   if self:is_ptr(s) and self:op(e) == "var" then
-    if self:is_double(s) then self:line(self.gen.bname[s] .. " = (double *)cgwb_pop_p();") end
-    self:line(lv .. " = cgwb_pop_p();")
+    if self:is_double(s) then self:line(self.gen.bname[s] .. " = (double *)cgwb_pop_p();" .. note) end
+    self:line(lv .. " = cgwb_pop_p();" .. note)
   else
-    self:line(lv .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";")
+    self:line(lv .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";" .. note)
   end
 end
 
@@ -346,7 +347,7 @@ function E:rev(st)
   if kind == "assign" then
     local lhs, rhs = self:x(st, 0), self:x(st, 1)
     local s = self:sym_of(lhs)
-    self:pop_old(lhs)
+    self:pop_old(lhs, l)
     if self:is_double(s) and not (self:is_ptr(s) and self:op(lhs) == "var") and self:active_at(lhs) then
       local lb = self:adj(lhs)
       if self:stmt_active(st) and self:has_active(rhs) then
@@ -364,7 +365,7 @@ function E:rev(st)
     local sym0 = self:get("func", g, "SYM0")
     local rb = "0.0"
     if lhs >= 0 then
-      self:pop_old(lhs)
+      self:pop_old(lhs, l)
       local s = self:sym_of(lhs)
       if self:is_double(s) and self:active_at(lhs) then
         rb = self:temp("double", "rb")
@@ -525,24 +526,68 @@ end
 
 function E:ctype(s) return self:is_ptr(s) and "void *" or (self:is_double(s) and "double" or "int") end
 
+--- The loop's counter (the analysis's row names it) when the body writes it
+-- (a while loop's `i++` in its body): a symbol id, or nil.
+function E:body_counter(st, row)
+  if not row.index then return nil end
+  local f = self.fid
+  local sym0, ns = self:get("func", f, "SYM0"), self:get("func", f, "NSYM")
+  local ctr
+  for s = sym0, sym0 + ns - 1 do
+    if self.u:name_of("sym", s) == row.index and not self:is_double(s) and self:ndim(s) == 0 then ctr = s end
+  end
+  if not ctr then return nil end
+  local function writes(sts) -- whether a statement of sts (nested too) assigns ctr
+    for _, x in ipairs(sts) do
+      local k = self:stmt_kind(x)
+      if k == "assign" and self:op(self:x(x, 0)) == "var" and self:sym_of(self:x(x, 0)) == ctr then return true end
+      if k == "if" and (writes(self:list(self:x(x, 1), self:x(x, 2))) or writes(self:list(self:x(x, 3), self:x(x, 4)))) then
+        return true
+      end
+      if k == "loop" then
+        for _, p in ipairs { 1, 3, 5 } do if writes(self:list(self:x(x, p), self:x(x, p + 1))) then return true end end
+      end
+    end
+    return false
+  end
+  return writes(self:list(self:x(st, 1), self:x(st, 2))) and ctr or nil
+end
+
 --- The per-iteration loop: each iteration's forward (taped) immediately
--- followed by its reverse, the control run plainly.
-function E:fused(st)
+-- followed by its reverse, the control run plainly; a counter the body
+-- advances keeps its advanced value across the iteration's reverse.
+function E:fused(st, row)
+  local ctr = self:body_counter(st, row)
   self:loop_frame(st, function(s) self:plain(s) end, function()
     local body = self:list(self:x(st, 1), self:x(st, 2))
     for _, s in ipairs(body) do self:fwd(s) end
+    local keep = ctr and self:temp(self:ctype(ctr), "w")
+    if keep then self:line(keep .. " = " .. self.u.cname[ctr] .. "; /* the counter after this iteration */") end
     for i = #body, 1, -1 do self:rev(body[i]) end
+    if keep then self:line(self.u.cname[ctr] .. " = " .. keep .. ";") end
   end)
+end
+
+-- The scalars saved around a chosen loop: its control's and its counter.
+function E:saved_syms(st, row)
+  local ctl = self:control_syms(st)
+  local ctr = self:body_counter(st, row)
+  if ctr then
+    local have = false
+    for _, s in ipairs(ctl) do if s == ctr then have = true end end
+    if not have then ctl[#ctl + 1] = ctr; table.sort(ctl) end
+  end
+  return ctl
 end
 
 function E:fwd_chosen(st, row)
   local l = self:pos(st)
-  local ctl = self:control_syms(st)
+  local ctl = self:saved_syms(st, row)
   for _, s in ipairs(ctl) do self:line(PUSH[self:is_double(s) and "double" or "int"] .. "(" .. self.u.cname[s] .. ");") end
   if row.terminal then
     self:line(("/* %d: terminal independent loop, each iteration's adjoint right after it "
       .. "(Hascoet, Fidanova & Held, Fig. 4) */"):format(l))
-    self:fused(st)
+    self:fused(st, row)
     return
   end
   self:line(("/* %d: independent loop, dry run: no tape, a snapshot of what it overwrites "
@@ -565,7 +610,7 @@ end
 
 function E:rev_chosen(st, row)
   local l = self:pos(st)
-  local ctl = self:control_syms(st)
+  local ctl = self:saved_syms(st, row)
   if not row.terminal then
     self:line(("/* %d: the dry-run loop again, each iteration's adjoint right after it */"):format(l))
     local _, list = self:snap_arrays(row)
@@ -593,7 +638,7 @@ function E:rev_chosen(st, row)
       self:line(saved[i] .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";")
       self:line(self.u.cname[s] .. " = " .. saved[i] .. ";")
     end
-    self:fused(st)
+    self:fused(st, row)
     for i, s in ipairs(ctl) do self:line(self.u.cname[s] .. " = " .. saved[i] .. ";") end
   else
     self:line(("/* %d: terminal loop, adjoined in the forward sweep */"):format(l))
@@ -1068,13 +1113,13 @@ function M.emit_raw(k, fname, opts)
   -- the loops
   local sel = opts.loops or "none"
   local info = opts.info
-  if sel ~= "none" and not info then
-    if not core.kernel_loops then failf("--loops: this build has no loop analysis (core.kernel_loops)") end
+  if not info and core.kernel_loops then -- with "none" too: the report lists the loops
     local err
     info, err = core.kernel_loops(k, fid, { assume = opts.assume, alias = opts.alias,
       independents = opts.independents, dependents = opts.dependents })
-    if not info then failf("%s", err) end
+    if not info and sel ~= "none" then failf("%s", err) end
   end
+  if not info and sel ~= "none" then failf("--loops: this build has no loop analysis (core.kernel_loops)") end
   local chosen, transformed = {}, {}
   if info then chosen, transformed = choose_loops(gen, info, sel) end
   local texts, protos = {}, {}
