@@ -586,7 +586,7 @@ local function shrink(text, check)
   for l in text:gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
   local i = #lines
   while i >= 1 do
-    if lines[i]:match(";%s*$") and not lines[i]:match("^%s*for") then
+    if lines[i]:match(";%s*$") and not lines[i]:match("^%s*for") and not lines[i]:match("^%s*return") then
       local try = {}
       for j, l in ipairs(lines) do if j ~= i then try[#try + 1] = l end end
       local t = table.concat(try, "\n") .. "\n"
@@ -609,7 +609,25 @@ local function fails_alone(c, sd, text)
   return err ~= nil or check_adjoint(c, sd, got[1], J) ~= nil
 end
 
-local ADJ -- per case: the batch's output, filled by the first test
+--- Both adjoints of every case compiled and run, once (the tests below share it):
+-- items (case, text, seeds) and the outputs, per case.
+local ITEMS, ADJ
+local function adjoint_runs()
+  if ADJ then return ITEMS, ADJ end
+  local items, got = {}, {}
+  for n, c in ipairs(CASES) do
+    items[n] = { c = c, text = c.text, sd = seeds(c, c.call, rng.new(200000 + c.seed)) }
+  end
+  for b0 = 1, #items, 50 do
+    local part = { table.unpack(items, b0, math.min(#items, b0 + 49)) }
+    local g, err, bad = run_batch(part)
+    if bad then fail(part[bad].c, err) end
+    if not g or err then error(err, 0) end
+    for i = 1, #part do got[b0 + i - 1] = g[i] end
+  end
+  ITEMS, ADJ = items, got
+  return items, got
+end
 
 describe("the shrinking of a failing case", function()
   it("keeps only the statement lines the failure needs", function()
@@ -626,21 +644,7 @@ end)
 
 describe("the adjoints of generated loop kernels", function()
   it("standard and transformed agree to 1e-12, pass the dot-product test and central differences, keep the primal bits", function()
-    ADJ = {}
-    local items = {}
-    for n, c in ipairs(CASES) do
-      local sd = seeds(c, c.call, rng.new(200000 + c.seed))
-      items[n] = { c = c, text = c.text, sd = sd }
-    end
-    local got = {}
-    for b0 = 1, #items, 50 do
-      local part = { table.unpack(items, b0, math.min(#items, b0 + 49)) }
-      local g, err, bad = run_batch(part)
-      if bad then fail(part[bad].c, err) end
-      if not g then error(err, 0) end
-      if err then error(err, 0) end
-      for i = 1, #part do got[b0 + i - 1] = g[i] end
-    end
+    local items, got = adjoint_runs()
     for n, c in ipairs(CASES) do
       local k = assert(cgwb.read_kernel(c.text, "lgen.c"))
       local J = assert(k:jacobian(c.info.name, c.call))
@@ -649,15 +653,14 @@ describe("the adjoints of generated loop kernels", function()
         local small = shrink(c.text, function(t) return fails_alone(c, items[n].sd, t) end)
         fail(c, msg .. "\n-- shrunk:\n" .. small)
       end
-      ADJ[n] = got[n]
     end
   end)
 
   it("keep the transformed tape flat in n when every loop is accepted; the standard tape grows", function()
-    assert(ADJ, "needs the previous test")
+    local _, got = adjoint_runs()
     local flat = 0
     for n, c in ipairs(CASES) do
-      local g = ADJ[n]
+      local g = got[n]
       local s, gs = g.SS[0], g.SGS[0]
       local t, gt = g.ST[0], g.SGT[0]
       if not (gs[2] > s[2]) then fail(c, ("the standard tape's high-water mark: %d at n, %d at 4n"):format(s[2], gs[2])) end
@@ -694,8 +697,9 @@ describe("the adjoints of generated loop kernels", function()
     assert(got, err)
     assert.is_nil(err)
     assert.is_falsy((etext or ""):find("runtime error", 1, true), etext)
+    local _, all = adjoint_runs()
     for n, it in ipairs(items) do
-      for a, vals in pairs(ADJ and ADJ[n] and ADJ[n].BT or {}) do
+      for a, vals in pairs(all[n].BT) do
         H.assert_bits(vals, got[n].BT[a], it.c.label .. ": the sanitized build's adjoint of array " .. a)
       end
     end
