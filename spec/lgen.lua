@@ -492,7 +492,6 @@ function G:after_loop(L, rec)
   if L.written.a then W.a = true; R.b = true end
   for _, a in ipairs(L.accs) do I[a] = true; L.classes[a] = "reduction" end
   if L.defect == "product" then W[L.dvar] = true; R[L.dvar] = true end
-  if self.used.x then L.classes.x = L.classes.x or nil end
   self.items[#self.items + 1] = { R = R, W = W, I = I, loop = rec }
   -- the stores of the accumulators, and maybe a statement touching an array
   for _, a in ipairs(L.accs) do
