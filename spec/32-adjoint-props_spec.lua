@@ -166,7 +166,7 @@ describe("the loop kernel generator (spec/lgen.lua)", function()
     end
     for _, k in ipairs { "shift", "mapread", "minmax", "product", "incread", "overlap", "inner", "terminal",
                          "dry-run", "pragma" } do
-      assert.is_true((seen[k] or 0) >= math.min(10, NK // 20), k .. ": " .. tostring(seen[k]))
+      assert.is_true((seen[k] or 0) >= (NK >= 100 and 10 or 0), k .. ": " .. tostring(seen[k])) -- a small CGWB_LPROPS may miss one
     end
   end)
 
