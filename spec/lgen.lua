@@ -519,6 +519,10 @@ function G:after_loop(L, rec)
     self:use(v); self:use("s")
     self:emit(("s[3] += 0.5 * %s[2];"):format(v))
     self.items[#self.items + 1] = { R = { [v] = true }, W = {}, I = { s = true } }
+  elseif k == 4 then -- its adjoint needs v[1]'s value: a later dry-run loop writing v must snapshot it
+    self:use(v); self:use("s")
+    self:emit(("s[2] += %s[1] * %s[1];"):format(v, v))
+    self.items[#self.items + 1] = { R = { [v] = true }, W = {}, I = { s = true } }
   end
 end
 
