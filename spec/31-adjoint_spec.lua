@@ -138,6 +138,18 @@ local function check(text, fname, call, opts)
     local lhs = interp_dot(k, text, fname, call, yb, xd)
     local rhs = adj_dot(out.std, call, xd)
     assert(close(lhs, rhs, 1e-12), ("interpreter %.17g, adjoint %.17g"):format(lhs, rhs))
+    -- the dependents' adjoints are consumed: a cell F writes without reading its entry value ends at 0
+    local J = assert(k:jacobian(fname, call))
+    local read = {}
+    for _, c in ipairs(J.cols) do if c.array then read[c.array .. ":" .. c.cell] = true end end
+    for _, row in ipairs(J.rows) do
+      if row.array and not read[row.array .. ":" .. row.cell] then
+        for _, v in ipairs { "std", "tr" } do
+          assert(out[v].B[row.array][row.cell + 1] == 0, ("%s: the adjoint of array %d cell %d is not consumed"):format(v,
+            row.array, row.cell))
+        end
+      end
+    end
   end
   if not opts.keep then A.free(out.std_exe); A.free(out.tr_exe) end
   return out
@@ -208,6 +220,27 @@ void h(double *a, const double *b, int n) {
 ]]
     check(text, "h", { arrays = { arr("double", ramp(8, 0.2, 1.1)), arr("double", ramp(8, -0.5, 0.9)) },
       args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { int = 5 } } })
+  end)
+
+  it("calls in loop conditions (the pre slice), while and do", function()
+    local text = [[
+#include <math.h>
+static double g(double v, int i) { return v * (double)(3 - i); }
+void h(double *a, int n) {
+  int i = 0;
+  double s = a[0];
+  while (g(s, i) > 0.0 && i < n) {
+    s = s * a[i + 1] + sin(s);
+    i = i + 1;
+  }
+  a[0] = s;
+  do {
+    a[i] = a[i] * s;
+    i = i - 1;
+  } while (g(a[i + 1], i) > -5.0 && i > 0);
+}
+]]
+    check(text, "h", { arrays = { arr("double", ramp(8, 0.6, 1.1)) }, args = { { array = 1, offset = 0 }, { int = 3 } } })
   end)
 
   it("nested loops and local arrays (2-D too)", function()
@@ -473,6 +506,57 @@ describe("the paper's loops (examples/kernels/hfh-*.c)", function()
   end)
 end)
 
+describe("every example kernel", function()
+  it("every function of examples/kernels/*.c through both adjoints (roe at a physical state)", function()
+    local r = rng.new(43)
+    local p = io.popen("ls examples/kernels/*.c")
+    local n = 0
+    for path in p:lines() do
+      local text = H.read(path)
+      local k = assert(cgwb.read_kernel(text, path))
+      for _, f in ipairs(k:functions()) do
+        if text:find("static%s+[%w_]+%s+" .. f.name .. "%(") then goto next end -- the driver cannot call it
+        local call = T.any_call(k, f.name, r, false)
+        for i, prm in ipairs(f.params) do if prm.type == "int" then call.args[i] = { int = 3 } end end
+        if f.name == "roe" then
+          call.arrays[1].values = { 1.0, 0.3, 0.2, 2.5 }
+          call.arrays[2].values = { 0.9, 0.25, -0.1, 2.2 }
+          call.args[1].offset, call.args[2].offset = 0, 0
+          call.args[5] = { double = 1.4 }
+        end
+        check(text, f.name, call, { seed = n })
+        n = n + 1
+        ::next::
+      end
+    end
+    p:close()
+    assert.is_true(n >= 20)
+  end)
+end)
+
+describe("aliased pointer parameters", function()
+  it("every example kernel with its pointers into one array (what restrict does not forbid)", function()
+    local r = rng.new(41)
+    local files = { { "examples/kernels/meshflux.c", "residual" }, { "examples/kernels/hfh-overlap.c", "overlap" },
+                    { "examples/kernels/stencil1d.c" }, { "examples/kernels/hovland-fig1-aliased.c" },
+                    { "examples/kernels/utke-fig2.c" } }
+    local n = 0
+    for _, c in ipairs(files) do
+      local text = H.read(c[1])
+      local k = assert(cgwb.read_kernel(text, c[1]))
+      for _, f in ipairs(k:functions()) do
+        if not c[2] or c[2] == f.name then
+          local call = T.any_call(k, f.name, r, true)
+          for i, prm in ipairs(f.params) do if prm.type == "int" then call.args[i] = { int = 3 } end end
+          check(text, f.name, call, { seed = n })
+          n = n + 1
+        end
+      end
+    end
+    assert.is_true(n >= 5)
+  end)
+end)
+
 describe("choosing loops", function()
   it("by a list of lines and by a Lua function of the loop's row", function()
     local text = H.read("examples/kernels/hfh-dryrun.c")
@@ -504,6 +588,20 @@ describe("refusals", function()
       assert.is_nil(code)
       assert.matches("^b%.c:3:%d+: adjoint code: %a[%a ]+ is not supported yet", err)
     end
+  end)
+
+  it("a call in an accepted loop's condition: standard with auto, refused by line", function()
+    local text = "static double g(double v) { return v; }\nvoid f(int n, const double *restrict x, double *restrict y) {\n"
+      .. "  int i;\n  for (i = 0; g(x[i]) > -1.0e300 && i < n; i++) {\n    y[i] = x[i] * x[i];\n  }\n}\n"
+    local k = assert(cgwb.read_kernel(text, "g.c"))
+    local info = assert(require("cgwb.core").kernel_loops(k, "f"))
+    info.loops[1].verdict, info.loops[1].terminal = "accept", true -- whatever the analysis says of it
+    local code, rep = adjoint.emit(k, "f", { loops = "auto", info = info })
+    assert.truthy(code, rep)
+    assert.is_false(rep.loops[1].transformed)
+    local code2, err = adjoint.emit(k, "f", { loops = { 4 }, info = info })
+    assert.is_nil(code2)
+    assert.matches("^g%.c:4:%d+: adjoint code: a call in the control of a loop adjoined per iteration is not supported yet", err)
   end)
 
   it("a loop the analysis refuses, asked for by line", function()

@@ -1009,6 +1009,28 @@ function G:plain_func(f)
   end)
 end
 
+-- What keeps loop st's control (pre and step slices) from running plainly
+-- around the per-iteration adjoint (a call, a write of a double or a cell),
+-- or nil.
+local function control_problem(u, st)
+  for _, p in ipairs { 3, 5 } do
+    local start, n = u:get("stmt", st, "X" .. p), u:get("stmt", st, "X" .. (p + 1))
+    for i = 1, n do
+      local x = u.flat.list[start + i]
+      local kind = LAY.stmts[u:get("stmt", x, "KIND") + 1]
+      if kind == "call" then return "a call in the control of a loop adjoined per iteration" end
+      if kind == "assign" then
+        local lhs = u:get("stmt", x, "X0")
+        local sym = u:get("expr", lhs, "SYM")
+        if LAY.exprs[u:get("expr", lhs, "OP") + 1] ~= "var" or LAY.types[u:get("sym", sym, "BASE") + 1] == "double" then
+          return "a loop control writing a double or a cell, adjoined per iteration,"
+        end
+      end
+    end
+  end
+  return nil
+end
+
 -- The loops to adjoin per iteration: {[stmt id 1-based] = info row}, the
 -- outermost chosen ones only; or raises a refusal.
 local function choose_loops(gen, info, sel)
@@ -1034,6 +1056,11 @@ local function choose_loops(gen, info, sel)
     if want and row.verdict ~= "accept" then
       failf("%s:%d:%d: loop at line %d is not independent: %s", gen.file, row.line, row.col, row.line,
         tostring(row.reason))
+    end
+    local bad = want and control_problem(gen.u, row.stmt - 1)
+    if bad then
+      if lines then failf("%s:%d:%d: adjoint code: %s is not supported yet", gen.file, row.line, row.col, bad) end
+      want = false -- auto or a function: this loop keeps the standard adjoint
     end
     if want then
       local p, nested = row.parent, false
@@ -1078,17 +1105,8 @@ local function activity(gen, k, fname, opts)
   return a.activity
 end
 
---- Adjoint code of function fname of kernel k and every function it
--- calls: C text and the report (doc/adjoint-code.md), or nil, message.
-function M.emit(k, fname, opts)
-  opts = opts or {}
-  local ok, code, report = pcall(M.emit_raw, k, fname, opts)
-  if ok then return code, report end
-  if type(code) == "table" and code.msg then return nil, code.msg end
-  error(code, 0)
-end
-
-function M.emit_raw(k, fname, opts)
+-- emit's work; refusals raise {msg = ...}.
+local function emit_raw(k, fname, opts)
   local fid, ferr = k:function_id(fname)
   if not fid then failf("%s", ferr) end
   local flat = k:flat()
@@ -1197,6 +1215,16 @@ function M.emit_raw(k, fname, opts)
       transformed = transformed[i] or false, pragma = row.pragma_status or row.pragma or false }
   end
   return table.concat(head, "\n") .. "\n\n" .. body .. "\n", rep
+end
+
+--- Adjoint code of function fname of kernel k and every function it
+-- calls: C text and the report (doc/adjoint-code.md), or nil, message.
+function M.emit(k, fname, opts)
+  opts = opts or {}
+  local ok, code, report = pcall(emit_raw, k, fname, opts)
+  if ok then return code, report end
+  if type(code) == "table" and code.msg then return nil, code.msg end
+  error(code, 0)
 end
 
 -- {==== measuring the adjoints on a call ====}
