@@ -637,7 +637,12 @@ describe("the shrinking of a failing case", function()
   end)
 
   it("does not count a case that passes alone as failing", function()
-    local c = CASES[1]
+    local c -- the first case without a dry-run loop: the simplest adjoint
+    for _, x in ipairs(CASES) do
+      local dry = false
+      for _, L in ipairs(x.info.loops) do if L.top and L.verdict == "accept" and not L.terminal then dry = true end end
+      if not dry and not c then c = x end
+    end
     assert.is_false(fails_alone(c, seeds(c, c.call, rng.new(200000 + c.seed)), c.text))
   end)
 end)
