@@ -798,7 +798,7 @@ static int terminal(run *r, int32_t l, const grp *gs, uint32_t ng, cls_use *cu) 
     int32_t c = al->obj_class[gs[i].obj];
     if (al->obj_base[gs[i].obj] != CG_KT_DOUBLE) continue; /* ints carry no adjoint */
     if (gs[i].written) cu->wr[c] = 1, cu->wincr[c] |= (uint8_t)(gs[i].cls == CG_AC_INCR || gs[i].cls == CG_AC_REDUCTION ? 1 : 2);
-    if (gs[i].read) cu->rd[c] = 1;
+    if (gs[i].read && gs[i].cls != CG_AC_INCR && gs[i].cls != CG_AC_REDUCTION) cu->rd[c] = 1; /* an increment reads nothing (sec. 2: category i) */
   }
   for (i = last + 1; i < al->nacc && ok; i++) {
     int32_t s = al->acc_set[i];
