@@ -221,7 +221,14 @@ maps included). Adjoint variables: the adjoints of its `double` parameters (ADOL
 adjoint vector, 8 bytes per location of its value store, `NUM_MAX_LIVES`). Dry-running:
 the snapshot stack's high-water mark (a saved cell is its value with its array and
 offset, `lua/cgwb/runtime/cgwb_adstack.h`; what each loop saves is listed under "The
-loops"). Tape: the tape's high-water mark (`cgwb_adstats`); for ADOL-C the trace
+loops"; each cell at most once per dry run, the bitmaps that say so counted too). Most of
+it is the increment targets of loops 3, 5 and 6 (`rx`..`py`, `dual`, `res0`..`res3`):
+neither the re-run nor the adjoint needs their values, but `nsloops_b` recomputes the
+primal results from the entry state the reverse sweep restores, and the analysis cannot
+prove that loop 1's zeroing covers every cell the maps reach, so their entry values are
+kept. Saving them is also most of the transformed adjoint's extra time over the standard
+one (without them: 101,600 bytes and +2 %%, but wrong primal results whenever a target's
+entry value is used). Tape: the tape's high-water mark (`cgwb_adstats`); for ADOL-C the trace
 (operations 1 byte, locations 4, values 8: %s bytes) plus the value stack its forward
 sweep keeps for the reverse sweep (%s bytes). The paper's figures are its own (bytes, for
 another kernel and machine); they are shown for the shape of the table, not for a match.

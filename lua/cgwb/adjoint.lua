@@ -896,94 +896,6 @@ function G:zero_global(s)
   return self.zeros[s]
 end
 
--- The functions reachable from f (0-based ids, f first, then by id).
-local function reachable(u, f)
-  local seen, list = { [f] = true }, { f }
-  local i = 1
-  while i <= #list do
-    local g = list[i]
-    local stack = {}
-    for j = 1, u:get("func", g, "NBODY") do stack[#stack + 1] = u.flat.list[u:get("func", g, "BODY") + j] end
-    while #stack > 0 do
-      local st = table.remove(stack)
-      local kind = LAY.stmts[u:get("stmt", st, "KIND") + 1]
-      if kind == "call" then
-        local h = u:get("stmt", st, "X0")
-        if not seen[h] then seen[h] = true; list[#list + 1] = h end
-      elseif kind == "if" or kind == "loop" then
-        for _, p in ipairs(kind == "if" and { 1, 3 } or { 1, 3, 5 }) do
-          for j = 1, u:get("stmt", st, "X" .. (p + 1)) do
-            stack[#stack + 1] = u.flat.list[u:get("stmt", st, "X" .. p) + j]
-          end
-        end
-      end
-    end
-    i = i + 1
-  end
-  local rest = { table.unpack(list, 2) }
-  table.sort(rest)
-  return { f, table.unpack(rest) }
-end
-
--- A prefix no C name of the file starts with.
-local function choose_prefix(u)
-  local names = {}
-  for s = 0, u.nsym - 1 do names[#names + 1] = u.cname[s] end
-  for f = 0, u.nfunc - 1 do names[#names + 1] = u:name_of("func", f) end
-  local n = 0
-  while true do
-    local p = n == 0 and "cg_" or ("cg" .. n .. "_")
-    local clash = false
-    for _, x in ipairs(names) do if x:sub(1, #p) == p then clash = true; break end end
-    if not clash then return p end
-    n = n + 1
-  end
-end
-
-local KEYWORDS = {}
-for w in ([[auto break case char const continue default do double else enum extern float for goto if
-  inline int long register restrict return short signed sizeof static struct switch typedef union
-  unsigned void volatile while main]]):gmatch("%a+") do KEYWORDS[w] = true end
-
--- Adjoint names NAMEb, unique among the function's names and the file's.
-local function adjoint_names(u, funcs, fnames)
-  local file = {}
-  for f = 0, u.nfunc - 1 do file[u:name_of("func", f)] = true end
-  for _, n in ipairs(fnames) do file[n] = true end
-  for _, n in ipairs(LAY.intrinsics) do file[n] = true end
-  for s = 0, u.nsym - 1 do
-    if u:get("sym", s, "KIND") == KIND_GLOBAL then file[u.cname[s]] = true end
-  end
-  local bname, ret_name = {}, {}
-  for _, f in ipairs(funcs) do
-    local taken = setmetatable({}, { __index = file })
-    local sym0, ns = u:get("func", f, "SYM0"), u:get("func", f, "NSYM")
-    for s = sym0, sym0 + ns - 1 do taken[u.cname[s]] = true end
-    local base, t, n = u:name_of("func", f) .. "_retb", u:name_of("func", f) .. "_retb", 1
-    while taken[t] do n = n + 1; t = base .. "_" .. n end
-    taken[t], ret_name[f] = true, t
-    for s = sym0, sym0 + ns - 1 do
-      if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
-        local base2, t2, n2 = u.cname[s] .. "b", u.cname[s] .. "b", 1
-        while taken[t2] or KEYWORDS[t2] do n2 = n2 + 1; t2 = base2 .. "_" .. n2 end
-        taken[t2] = true
-        bname[s] = t2
-      end
-    end
-  end
-  return bname, ret_name
-end
-
--- A 2-D global's initializer with a brace per row (-Wall's missing-braces).
-local function nest_rows(u, s, text)
-  if u:get("sym", s, "NDIM") ~= 2 then return text end
-  local head, list = text:match("^(.- = ){(.*)};$")
-  if not head then return text end
-  local vals, rows, n = {}, {}, u:get("sym", s, "DIM1")
-  for v in (list .. ", "):gmatch("(.-), ") do vals[#vals + 1] = v end
-  for i = 1, #vals, n do rows[#rows + 1] = "{" .. table.concat(vals, ", ", i, math.min(#vals, i + n - 1)) .. "}" end
-  return head .. "{" .. table.concat(rows, ", ") .. "};"
-end
 
 --- A plain copy of function f named name (calls renamed to plain copies).
 function G:plain_func(f)
@@ -1113,7 +1025,7 @@ local function emit_raw(k, fname, opts)
   u.nflatstmt = #flat.stmt // LAY.width.stmt
   local gen = setmetatable({ u = u, file = k:file(), zeros = {}, zero_list = {}, fwd_name = {}, rev_name = {},
                              plain_name = {} }, G)
-  local funcs = reachable(u, fid - 1)
+  local funcs = u:reachable(fid - 1)
   local fnames, taken = {}, {}
   for g = 0, u.nfunc - 1 do taken[u:name_of("func", g)] = true end
   for _, f in ipairs(funcs) do
@@ -1124,8 +1036,8 @@ local function emit_raw(k, fname, opts)
       fnames[#fnames + 1] = x
     end
   end
-  gen.prefix = choose_prefix(u)
-  gen.bname, gen.ret_name = adjoint_names(u, funcs, fnames)
+  gen.prefix = u:free_prefix()
+  gen.bname, gen.ret_name = u:derivative_names(funcs, fnames, "b", "_retb")
   local act = activity(gen, k, fid, opts)
   -- the loops
   local sel = opts.loops or "none"
@@ -1192,7 +1104,7 @@ local function emit_raw(k, fname, opts)
     if u:get("sym", s, "KIND") == KIND_GLOBAL and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
       u.out = {}
       u:global(s)
-      head[#head + 1] = nest_rows(u, s, u.out[1])
+      head[#head + 1] = u:nest_rows(s, u.out[1])
     end
   end
   for _, z in ipairs(gen.zero_list) do head[#head + 1] = z end

@@ -1189,84 +1189,7 @@ function G:count(fid, sg, c)
   self.report_subs[key.b][key.s] = c
 end
 
--- The functions reachable from f (0-based ids, f first, then by id).
-local function reachable(u, f)
-  local seen, list = { [f] = true }, { f }
-  local i = 1
-  while i <= #list do
-    local g = list[i]
-    local stack = {}
-    for j = 1, u:get("func", g, "NBODY") do stack[#stack + 1] = u.flat.list[u:get("func", g, "BODY") + j] end
-    while #stack > 0 do
-      local st = table.remove(stack)
-      local kind = LAY.stmts[u:get("stmt", st, "KIND") + 1]
-      if kind == "call" then
-        local h = u:get("stmt", st, "X0")
-        if not seen[h] then seen[h] = true; list[#list + 1] = h end
-      elseif kind == "if" or kind == "loop" then
-        for _, p in ipairs(kind == "if" and { 1, 3 } or { 1, 3, 5 }) do
-          for j = 1, u:get("stmt", st, "X" .. (p + 1)) do
-            stack[#stack + 1] = u.flat.list[u:get("stmt", st, "X" .. p) + j]
-          end
-        end
-      end
-    end
-    i = i + 1
-  end
-  local rest = { table.unpack(list, 2) }
-  table.sort(rest)
-  return { f, table.unpack(rest) }
-end
-
--- A prefix no C name of the file starts with (the generated locals' names).
-local function choose_prefix(u)
-  local names = {}
-  for s = 0, u.nsym - 1 do names[#names + 1] = u.cname[s] end
-  for f = 0, u.nfunc - 1 do names[#names + 1] = u:name_of("func", f) end
-  local n = 0
-  while true do
-    local p = n == 0 and "cg_" or ("cg" .. n .. "_")
-    local clash = false
-    for _, x in ipairs(names) do if x:sub(1, #p) == p then clash = true; break end end
-    if not clash then return p end
-    n = n + 1
-  end
-end
-
 -- Tangent names: NAMEd, unique among the function's names and the file's.
-local KEYWORDS = {}
-for w in ([[auto break case char const continue default do double else enum extern float for goto if
-  inline int long register restrict return short signed sizeof static struct switch typedef union
-  unsigned void volatile while main]]):gmatch("%a+") do KEYWORDS[w] = true end
-
-local function tangent_names(u, funcs, fname_d)
-  local file = {}
-  for f = 0, u.nfunc - 1 do file[u:name_of("func", f)] = true end
-  for _, n in pairs(fname_d) do file[n] = true end
-  for _, n in ipairs(LAY.intrinsics) do file[n] = true end
-  for s = 0, u.nsym - 1 do
-    if u:get("sym", s, "KIND") == LAY.sym_kinds.global then file[u.cname[s]] = true end
-  end
-  local tname, ret_name = {}, {}
-  for _, f in ipairs(funcs) do
-    local taken = setmetatable({}, { __index = file })
-    local sym0, ns = u:get("func", f, "SYM0"), u:get("func", f, "NSYM")
-    for s = sym0, sym0 + ns - 1 do taken[u.cname[s]] = true end
-    local base, t, n = u:name_of("func", f) .. "_ret_d", u:name_of("func", f) .. "_ret_d", 1
-    while taken[t] do n = n + 1; t = base .. "_" .. n end
-    taken[t], ret_name[f] = true, t
-    for s = sym0, sym0 + ns - 1 do
-      if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
-        local base, t, n = u.cname[s] .. "d", u.cname[s] .. "d", 1
-        while taken[t] or KEYWORDS[t] do n = n + 1; t = base .. "_" .. n end
-        taken[t] = true
-        tname[s] = t
-      end
-    end
-  end
-  return tname, ret_name
-end
-
 -- The flattening options for function f (F's own options only for F).
 local function flatten_opts(opts, is_main)
   local split = opts.split or "minimal"
@@ -1301,16 +1224,6 @@ local function flatten(k, f, opts, is_main)
   return res
 end
 
--- A 2-D global's initializer with a brace per row (-Wall's missing-braces).
-local function nest_rows(u, s, text)
-  if u:get("sym", s, "NDIM") ~= 2 then return text end
-  local head, list = text:match("^(.- = ){(.*)};$")
-  if not head then return text end
-  local vals, rows, n = {}, {}, u:get("sym", s, "DIM1")
-  for v in (list .. ", "):gmatch("(.-), ") do vals[#vals + 1] = v end
-  for i = 1, #vals, n do rows[#rows + 1] = "{" .. table.concat(vals, ", ", i, math.min(#vals, i + n - 1)) .. "}" end
-  return head .. "{" .. table.concat(rows, ", ") .. "};"
-end
 
 --- Flattens every function of funcs (F, gen.main, with opts; the others
 -- with the defaults) and indexes its subgraphs by statement: F's result, or
@@ -1344,7 +1257,7 @@ function G:head(funcs, body)
     if u:get("sym", s, "KIND") == LAY.sym_kinds.global and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
       u.out = {}
       u:global(s)
-      head[#head + 1] = nest_rows(u, s, u.out[1])
+      head[#head + 1] = u:nest_rows(s, u.out[1])
     end
   end
   if self.vector then
@@ -1371,7 +1284,7 @@ function M.emit(k, fname, opts)
   local u = unparse.writer(flat, LAY)
   local gen = setmetatable({ u = u, spec = spec, opts = opts, zeros = {}, zero_list = {}, report_subs = {},
                              sub_of = {}, key_of = {}, fname_d = {}, vector = opts.vector and true or false }, G)
-  local funcs = reachable(u, fid - 1)
+  local funcs = u:reachable(fid - 1)
   for _, f in ipairs(funcs) do gen.fname_d[f] = u:name_of("func", f) .. (gen.vector and "_dv" or "_d") end
   for _, f in ipairs(funcs) do
     for g = 0, u.nfunc - 1 do
@@ -1381,8 +1294,10 @@ function M.emit(k, fname, opts)
       end
     end
   end
-  gen.prefix, gen.main = choose_prefix(u), fid - 1
-  gen.tname, gen.ret_name = tangent_names(u, funcs, gen.fname_d)
+  gen.prefix, gen.main = u:free_prefix(), fid - 1
+  local taken = {}
+  for _, f in ipairs(funcs) do taken[#taken + 1] = gen.fname_d[f] end
+  gen.tname, gen.ret_name = u:derivative_names(funcs, taken, "d", "_ret_d")
   local main_res, err = gen:flatten_all(k, funcs, opts)
   if not main_res then return nil, err end
   local texts = {}

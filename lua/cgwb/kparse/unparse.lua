@@ -252,10 +252,102 @@ function U:func(f)
   self:put(0, "}")
 end
 
+--- The functions reachable from f by calls (0-based ids, f first, then by
+-- id): what a derivative-code generator (cgwb.tangent, cgwb.adjoint) emits.
+function U:reachable(f)
+  local seen, list = { [f] = true }, { f }
+  local i = 1
+  while i <= #list do
+    local g = list[i]
+    local stack = {}
+    for j = 1, self:get("func", g, "NBODY") do stack[#stack + 1] = self.flat.list[self:get("func", g, "BODY") + j] end
+    while #stack > 0 do
+      local st = table.remove(stack)
+      local kind = self.lay.stmts[self:get("stmt", st, "KIND") + 1]
+      if kind == "call" then
+        local h = self:get("stmt", st, "X0")
+        if not seen[h] then seen[h] = true; list[#list + 1] = h end
+      elseif kind == "if" or kind == "loop" then
+        for _, p in ipairs(kind == "if" and { 1, 3 } or { 1, 3, 5 }) do
+          for j = 1, self:get("stmt", st, "X" .. (p + 1)) do
+            stack[#stack + 1] = self.flat.list[self:get("stmt", st, "X" .. p) + j]
+          end
+        end
+      end
+    end
+    i = i + 1
+  end
+  local rest = { table.unpack(list, 2) }
+  table.sort(rest)
+  return { f, table.unpack(rest) }
+end
+
+--- A prefix no C name of the file starts with (generated locals' names).
+function U:free_prefix()
+  local names = {}
+  for s = 0, self.nsym - 1 do names[#names + 1] = self.cname[s] end
+  for f = 0, self.nfunc - 1 do names[#names + 1] = self:name_of("func", f) end
+  local n = 0
+  while true do
+    local p = n == 0 and "cg_" or ("cg" .. n .. "_")
+    local clash = false
+    for _, x in ipairs(names) do if x:sub(1, #p) == p then clash = true; break end end
+    if not clash then return p end
+    n = n + 1
+  end
+end
+
+--- C's keywords: names a generated identifier must avoid.
+M.KEYWORDS = KEYWORDS
+
+--- Names of derivative variables: NAME .. suffix for every double symbol of
+-- the functions funcs (0-based ids), and FUNC .. ret_suffix for each one's
+-- result, unique among the function's names and the file's (its
+-- functions, the names in taken_file, the intrinsics, the globals, C's
+-- keywords).  -> {[sym] = name}, {[func] = name}
+function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
+  local file = {}
+  for f = 0, self.nfunc - 1 do file[self:name_of("func", f)] = true end
+  for _, n in ipairs(taken_file) do file[n] = true end
+  for _, n in ipairs(self.lay.intrinsics) do file[n] = true end
+  for s = 0, self.nsym - 1 do
+    if self:get("sym", s, "KIND") == self.lay.sym_kinds.global then file[self.cname[s]] = true end
+  end
+  local dname, ret_name = {}, {}
+  local function fresh(taken, base)
+    local t, n = base, 1
+    while taken[t] or M.KEYWORDS[t] do n = n + 1; t = base .. "_" .. n end
+    taken[t] = true
+    return t
+  end
+  for _, f in ipairs(funcs) do
+    local taken = setmetatable({}, { __index = file })
+    local sym0, ns = self:get("func", f, "SYM0"), self:get("func", f, "NSYM")
+    for s = sym0, sym0 + ns - 1 do taken[self.cname[s]] = true end
+    ret_name[f] = fresh(taken, self:name_of("func", f) .. ret_suffix)
+    for s = sym0, sym0 + ns - 1 do
+      if self.lay.types[self:get("sym", s, "BASE") + 1] == "double" then dname[s] = fresh(taken, self.cname[s] .. suffix) end
+    end
+  end
+  return dname, ret_name
+end
+
+--- A 2-D global's initializer text with a brace per row (-Wall's missing-braces).
+function U:nest_rows(s, text)
+  if self:get("sym", s, "NDIM") ~= 2 then return text end
+  local head, list = text:match("^(.- = ){(.*)};$")
+  if not head then return text end
+  local vals, rows, n = {}, {}, self:get("sym", s, "DIM1")
+  for v in (list .. ", "):gmatch("(.-), ") do vals[#vals + 1] = v end
+  for i = 1, #vals, n do rows[#rows + 1] = "{" .. table.concat(vals, ", ", i, math.min(#vals, i + n - 1)) .. "}" end
+  return head .. "{" .. table.concat(rows, ", ") .. "};"
+end
+
 --- The writer of flat's canonical form with its C names chosen, for tools
 -- that print statements and expressions of their own (cgwb.tangent):
 -- w:expr(e, top), w:subs(e, s), w:simple(st), w:sym_decl(s), w:param(s),
--- w:signature(f), w:get(tab, id, field), w.cname[s] (ids 0-based).
+-- w:signature(f), w:get(tab, id, field), w:reachable(f), w:free_prefix(),
+-- w.cname[s] (ids 0-based).
 function M.writer(flat, lay)
   local u = setmetatable({ flat = flat, lay = lay, out = {}, cname = {}, taken = {},
     nsym = #flat.sym // lay.width.sym, nfunc = #flat.func // lay.width.func }, U)

@@ -95,8 +95,9 @@ static inline void *cgwb_realloc_(void *p, size_t n) {
   return q;
 }
 
-/* The byte of bitmap id holding offset off, grown as needed. */
-static inline unsigned char *cgwb_seen_byte_(int id, size_t off) {
+/* The byte of bitmap id holding offset off, after growing the bitmaps
+ * (the slow path of cgwb_snap_cell_, apart so that the fast path inlines). */
+static inline unsigned char *cgwb_seen_grow_(int id, size_t off) {
   size_t i = off / 8;
   if ((size_t)id >= cgwb_seen_.nid) {
     size_t n = (size_t)id + 1, k;
@@ -120,17 +121,26 @@ static inline unsigned char *cgwb_seen_byte_(int id, size_t off) {
 
 /* A cell of array `id` of a loop's snapshot, unless this run saved it
  * already: its value, its offset from the array's first cell, the id, a tag
- * (0 double, 1 int); 1 if saved.  By offset, not address: a local array of
- * the forward sweep is another object in the reverse sweep's frame. */
+ * (0 double, 1 int), as one entry; 1 if saved.  By offset, not address: a
+ * local array of the forward sweep is another object in the reverse sweep's
+ * frame. */
 static inline int cgwb_snap_cell_(int id, ptrdiff_t off, const void *cell, size_t size, int t) {
+  unsigned char e[sizeof(double) + sizeof(ptrdiff_t) + 2 * sizeof(int)];
+  size_t n = 0;
   if (off >= 0) {
-    unsigned char *b = cgwb_seen_byte_(id, (size_t)off);
+    size_t i = (size_t)off / 8;
+    unsigned char *b = (size_t)id < cgwb_seen_.nid && i < cgwb_seen_.nbits[id] ? cgwb_seen_.bits[id] + i
+                                                                                : cgwb_seen_grow_(id, (size_t)off);
     unsigned char m = (unsigned char)(1u << ((size_t)off % 8));
     if (*b & m) return 0;
     *b |= m;
   }
-  cgwb_snap_(cell, size); cgwb_snap_(&off, sizeof off); cgwb_snap_(&id, sizeof id); cgwb_snap_(&t, sizeof t);
-  if (cgwb_snaps_.top + cgwb_seen_.bytes > cgwb_stats_.snapshot_high)
+  memcpy(e, cell, size), n += size;
+  memcpy(e + n, &off, sizeof off), n += sizeof off;
+  memcpy(e + n, &id, sizeof id), n += sizeof id;
+  memcpy(e + n, &t, sizeof t), n += sizeof t;
+  cgwb_put_(&cgwb_snaps_, e, n, &cgwb_stats_.snapshot, &cgwb_stats_.snapshot_high);
+  if (cgwb_seen_.bytes && cgwb_snaps_.top + cgwb_seen_.bytes > cgwb_stats_.snapshot_high)
     cgwb_stats_.snapshot_high = cgwb_snaps_.top + cgwb_seen_.bytes;
   return 1;
 }
