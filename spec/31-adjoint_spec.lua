@@ -658,6 +658,34 @@ describe("cgwb adjoint", function()
     os.execute("rm -rf " .. dir)
   end)
 
+  it("--loops FILE.lua: a function of the loop's row decides, the analysis still checks", function()
+    local dir = H.tmp("-dir")
+    os.execute("mkdir -p " .. dir)
+    local _, err, code = H.cgwb(("adjoint examples/kernels/nsloops.c --loops examples/adjoint-big-loops.lua -o %s/n.c "
+      .. "--report %s/n.json"):format(dir, dir))
+    assert.equal(0, code, err)
+    local rep = require("cgwb.json").decode(H.read(dir .. "/n.json"))
+    local top = 0
+    for _, l in ipairs(rep.loops) do
+      if l.transformed then top = top + 1 end
+    end
+    assert.equal(7, top) -- the kernel's seven top-level loops, every one accepted
+    local all = H.write(dir .. "/all.lua", "return function(loop) return true end\n")
+    _, err, code = H.cgwb(("adjoint %s --function residual --loops %s -o %s/o.c"):format(K, all, dir))
+    assert.equal(2, code)
+    assert.matches("meshflux%.c:14:%d+: loop at line 14 is not independent: q and res may overlap", err)
+    local boom = H.write(dir .. "/boom.lua", "return function(loop) error('boom') end\n")
+    _, err, code = H.cgwb(("adjoint %s --function residual --loops %s -o %s/o.c"):format(K, boom, dir))
+    assert.equal(2, code)
+    assert.matches("the loops' function: .*boom", err)
+    local num = H.write(dir .. "/num.lua", "return 3\n")
+    _, err, code = H.cgwb(("adjoint %s --function residual --loops %s -o %s/o.c"):format(K, num, dir))
+    assert.equal(2, code)
+    assert.matches("must return a function decide%(loop%) %(returned a number%)", err)
+    assert.is_nil(io.open(dir .. "/o.c"))
+    os.execute("rm -rf " .. dir)
+  end)
+
   it("bad input: exit 2 with the position, no output file", function()
     local dir = H.tmp("-dir")
     os.execute("mkdir -p " .. dir)

@@ -963,7 +963,11 @@ local function choose_loops(gen, info, sel)
     local want
     if sel == "auto" then want = row.verdict == "accept"
     elseif lines then want = lines[row.line] or false
-    else want = sel(row) and true or false end
+    else
+      local ok, r = pcall(sel, row)
+      if not ok then failf("the loops' function: %s", tostring(r)) end
+      want = r and true or false
+    end
     if want and row.verdict ~= "accept" then
       failf("%s:%d:%d: loop at line %d is not independent: %s", gen.file, row.line, row.col, row.line,
         tostring(row.reason))
@@ -1042,13 +1046,12 @@ local function emit_raw(k, fname, opts)
   -- the loops
   local sel = opts.loops or "none"
   local info = opts.info
-  if not info and core.kernel_loops then -- with "none" too: the report lists the loops
+  if not info then -- with "none" too: the report lists the loops
     local err
     info, err = core.kernel_loops(k, fid, { assume = opts.assume, alias = opts.alias,
       independents = opts.independents, dependents = opts.dependents })
     if not info and sel ~= "none" then failf("%s", err) end
   end
-  if not info and sel ~= "none" then failf("--loops: this build has no loop analysis (core.kernel_loops)") end
   local chosen, transformed = {}, {}
   if info then chosen, transformed = choose_loops(gen, info, sel) end
   local texts, protos = {}, {}

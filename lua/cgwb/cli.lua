@@ -1133,9 +1133,11 @@ order[#order + 1] = "loops"
 
 -- {==== adjoint: adjoint code, loops adjoined per iteration ====}
 
--- --loops: "auto", "none", or a comma-separated list of line numbers.
+-- --loops: "auto", "none", a comma-separated list of line numbers, or a Lua
+-- file returning a function of a loop's row (true: adjoin it per iteration).
 local function loops_choice(s)
   if s == "auto" or s == "none" then return s end
+  if s:match("%.lua$") then return check(require("cgwb.flatten").load_split(s, "decide(loop)")) end
   local out = {}
   for item in (s .. ","):gmatch("([^,]*),") do
     local v = math.tointeger(tonumber(item))
@@ -1156,7 +1158,9 @@ commands.adjoint = {
     option(p, "--independents", "Independent parameters, comma separated (default: the double parameters read).")
     option(p, "--dependents", "Dependent parameters (or return), comma separated (default: those written).")
     option(p, "--loops", "Which loops are adjoined per iteration: auto (every one the analysis accepts), "
-      .. "none (the standard adjoint), or the lines of their `for`, comma separated.", "auto")
+      .. "none (the standard adjoint), the lines of their `for`, comma separated, or FILE.lua returning "
+      .. "a function decide(loop) of the loop's row (doc/adjoint-loops.md); a loop the analysis refuses is "
+      .. "refused with its reason either way.", "auto")
     option(p, "--assume", "An assumption on pointer parameters, 'a!=b' or 'a==b' (repeatable)."):count("*")
     option(p, "-o --output", "The C file to write (cgwb_adstack.h is written next to it).")
     option(p, "--report", "Write the loops' verdicts and the function's activity as JSON to FILE.")

@@ -19,8 +19,10 @@ local BUILTIN = { minimal = true, statement = true }
 
 --- Loads a split strategy from a Lua file: the chunk runs in an environment
 -- of its own (reading through to the globals, with `cgwb` preloaded) and must
--- return a function split(info).  -> function | nil, "FILE: message".
-function M.load_split(path)
+-- return a function split(info) (what: the text naming it in the message;
+-- cgwb adjoint loads its loops' function the same way).
+-- -> function | nil, "FILE: message".
+function M.load_split(path, what)
   local env = setmetatable({ cgwb = require "cgwb" }, { __index = _G })
   local chunk, err = loadfile(path, "t", env)
   if not chunk then -- "cannot open FILE: why" or "FILE:LINE: syntax error"
@@ -35,7 +37,7 @@ function M.load_split(path)
     return nil, msg
   end
   if type(fn) ~= "function" then
-    return nil, ("%s: must return a function split(info) (returned a %s)"):format(path, type(fn))
+    return nil, ("%s: must return a function %s (returned a %s)"):format(path, what or "split(info)", type(fn))
   end
   return fn
 end
