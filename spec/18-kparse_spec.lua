@@ -370,6 +370,7 @@ local function cc_ok(text)
   local src, obj = H.tmp(".c"), H.tmp(".o")
   H.write(src, text)
   local ok = os.execute(("cc -std=c99 -Wall -Werror -Wno-unused-variable -Wno-unused-but-set-variable "
+    .. "-Wno-unknown-pragmas " -- #pragma cgwb lines (the kernel language's, C's compilers ignore them)
     .. "-c %s -o %s 2>%s.err"):format(src, obj, src))
   local err = H.read(src .. ".err")
   os.remove(src); os.remove(obj); os.remove(src .. ".err")
