@@ -133,6 +133,10 @@ struct cg_lin **lcg_newlin(lua_State *L, cg_alloc **A);
  * the call returned lives while the box does (lcg_kernel.c). */
 struct cg_kcall;
 struct cg_kcall *lcg_kcall(lua_State *L, int32_t f, int idx, int oidx);
+/* The alias-override callback of cg_kalias_override_all for opts.alias at
+ * stack index 3 (ud: the lua_State; lcg_kflat.c, used by lcg_adjoint.c too). */
+struct cg_kalias;
+int lcg_alias_override(void *ud, const struct cg_kalias *al, uint32_t s1, uint32_t s2, struct cg_error *e);
 
 void lcg_open_tape(lua_State *L);
 void lcg_open_elim(lua_State *L);

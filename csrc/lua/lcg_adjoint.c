@@ -23,39 +23,6 @@ static void loops_release(void *p, cg_alloc *A) {
   memset(x, 0, sizeof *x);
 }
 
-/* The address text of set s (as kernel_flatten's). */
-static void push_set_text(lua_State *L, const cg_kalias *al, uint32_t s) {
-  luaL_Buffer b;
-  uint32_t i;
-  char buf[256];
-  luaL_buffinit(L, &b);
-  for (i = 0; i < al->set_n[s]; i++) {
-    if (i) luaL_addstring(&b, " | ");
-    cg_kalias_addr_text(al, &al->addr[al->set_off[s] + i], buf, sizeof buf);
-    luaL_addstring(&b, buf);
-  }
-  luaL_pushresult(&b);
-}
-
-/* opts.alias(text1, text2): "no", "must", "may" or nil, as kernel_flatten. */
-static int override_cb(void *ud, const cg_kalias *al, uint32_t s1, uint32_t s2, cg_error *e) {
-  lua_State *L = (lua_State *)ud;
-  const char *r;
-  int rel = -1;
-  (void)e;
-  lua_getfield(L, 3, "alias");
-  push_set_text(L, al, s1), push_set_text(L, al, s2);
-  lua_call(L, 2, 1);
-  r = lua_tostring(L, -1);
-  if (!lua_isnil(L, -1) && !(r && (!strcmp(r, "no") || !strcmp(r, "must") || !strcmp(r, "may"))))
-    luaL_error(L, "opts.alias: returned %s; expected \"no\", \"must\", \"may\" or nil",
-               luaL_tolstring(L, -1, NULL));
-  if (r && !strcmp(r, "no")) rel = CG_KREL_NO;
-  if (r && !strcmp(r, "must")) rel = CG_KREL_MUST;
-  lua_pop(L, 1);
-  return rel;
-}
-
 /* Expression x's text without the parentheses around all of it. */
 static void add_expr(luaL_Buffer *b, const cg_kernel *k, int32_t x) {
   char buf[256];
@@ -236,7 +203,7 @@ static int l_kernel_loops(lua_State *L) {
   lua_getfield(L, 3, "alias");
   if (!lua_isnil(L, -1)) {
     luaL_argexpected(L, lua_isfunction(L, -1), 3, "a function as opts.alias");
-    if (cg_kalias_override_all(x->al, override_cb, L, &e)) return lcg_fail(L, &e);
+    if (cg_kalias_override_all(x->al, lcg_alias_override, L, &e)) return lcg_fail(L, &e);
   }
   lua_pop(L, 1);
   if (!(x->g = cg_addg_run(&x->A, x->al, &e))) return lcg_fail(L, &e);

@@ -218,8 +218,9 @@ static void push_set_text(lua_State *L, const cg_kalias *al, uint32_t s) {
 }
 
 /* opts.alias(text1, text2) for a "may" pair of sets: "no", "must", "may"
- * or nil (an error raises through: everything is owned by the box). */
-static int override_cb(void *ud, const cg_kalias *al, uint32_t s1, uint32_t s2, cg_error *e) {
+ * or nil (an error raises through: everything is owned by the box).  ud:
+ * the lua_State, opts at index 3 (core.kernel_flatten's, core.kernel_loops'). */
+int lcg_alias_override(void *ud, const cg_kalias *al, uint32_t s1, uint32_t s2, cg_error *e) {
   lua_State *L = (lua_State *)ud;
   const char *r;
   int rel = -1;
@@ -470,7 +471,7 @@ static int l_kernel_flatten(lua_State *L) {
   lua_getfield(L, 3, "alias");
   if (!lua_isnil(L, -1)) {
     luaL_argexpected(L, lua_isfunction(L, -1), 3, "a function as opts.alias");
-    if (cg_kalias_override_all(x->al, override_cb, L, &e)) return lcg_fail(L, &e);
+    if (cg_kalias_override_all(x->al, lcg_alias_override, L, &e)) return lcg_fail(L, &e);
   }
   lua_pop(L, 1);
   if (!(x->ch = cg_kchains_run(&x->A, x->al, &e))) return lcg_fail(L, &e);
