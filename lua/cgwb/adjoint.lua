@@ -27,16 +27,11 @@ local KIND_GLOBAL = LAY.sym_kinds.global
 
 local function failf(fmt, ...) error({ msg = fmt:format(...) }, 0) end
 
--- Replaces A0..A2 and R in an operation table spelling (as cgwb.tangent).
+-- An operation table spelling with its operands and result (unparse.spell_partial).
 local function spell(text, args, r)
-  if text:find("%f[%w_]C%f[^%w_]") or text:find("%f[%w_]XI%f[^%w_]") then
-    failf("adjoint code: a partial reading the operation's constant: %s", text)
-  end
-  return (text:gsub("%f[%w_]([AR]%d?)%f[^%w_]", function(t)
-    if t == "R" then return r end
-    local i = tonumber(t:sub(2))
-    return i and args[i + 1] or t
-  end))
+  local s, err = unparse.spell_partial(text, args, r)
+  if not s then failf("adjoint code: %s", err) end
+  return s
 end
 
 -- {==== one function: the forward and the reverse sweep ====}

@@ -634,14 +634,9 @@ end
 -- Replaces A0..A2 and R in an operation table spelling (the kernels'
 -- operations read no constant C and no XI: a row that did is refused).
 local function spell(text, args, r)
-  if text:find("%f[%w_]C%f[^%w_]") or text:find("%f[%w_]XI%f[^%w_]") then
-    error("tangent: a partial reading the operation's constant: " .. text, 0)
-  end
-  return (text:gsub("%f[%w_]([AR]%d?)%f[^%w_]", function(t)
-    if t == "R" then return r end
-    local i = tonumber(t:sub(2))
-    return i and args[i + 1] or t
-  end))
+  local s, err = unparse.spell_partial(text, args, r)
+  if not s then error("tangent: " .. err, 0) end
+  return s
 end
 
 --- Forward-mode tangent of a side-effect-free double expression e as C

@@ -343,6 +343,21 @@ function U:nest_rows(s, text)
   return head .. "{" .. table.concat(rows, ", ") .. "};"
 end
 
+--- An operation table's C spelling of a partial (cgwb.core.graph_ops())
+-- with its operands A0..A2 replaced by args[1..3] and its result R by r,
+-- for the derivative-code generators; nil, message for a spelling that
+-- reads the operation's constant (C, XI), which kernels never give.
+function M.spell_partial(text, args, r)
+  if text:find("%f[%w_]C%f[^%w_]") or text:find("%f[%w_]XI%f[^%w_]") then
+    return nil, "a partial reading the operation's constant: " .. text
+  end
+  return (text:gsub("%f[%w_]([AR]%d?)%f[^%w_]", function(t)
+    if t == "R" then return r end
+    local i = tonumber(t:sub(2))
+    return i and args[i + 1] or t
+  end))
+end
+
 --- The writer of flat's canonical form with its C names chosen, for tools
 -- that print statements and expressions of their own (cgwb.tangent):
 -- w:expr(e, top), w:subs(e, s), w:simple(st), w:sym_decl(s), w:param(s),
