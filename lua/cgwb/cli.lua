@@ -862,15 +862,20 @@ local function kernel_stream(k, ids, a)
   if a.json then io.write(#ids > 0 and "\n  ]\n}\n" or "]\n}\n") end
 end
 
+-- The decoded CALL.json at path (cgwb kernel --call, cgwb adjoint --call).
+local function read_call(path)
+  local fh = io.open(readable(path), "rb")
+  local text = fh:read("a")
+  fh:close()
+  return check(require("cgwb.json").decode(text, path))
+end
+
 -- Runs the interpreter (--call, --jacobian) and prints the issue's JSON.
 local function kernel_call(k, a)
   local ids = kernel_functions(k, a["function"])
   if #ids ~= 1 then fail(2, "--call needs --function (the kernel has several functions)") end
-  local fh = io.open(readable(a.call), "rb")
-  local text = fh:read("a")
-  fh:close()
   local json = require "cgwb.json"
-  local c = check(json.decode(text, a.call))
+  local c = read_call(a.call)
   local r, err, kind = k:call(ids[1], c, { name = a.call })
   if not r then fail(kind == "input" and 2 or 1, err) end
   local out = { arrays = r.arrays, scalars = r.scalars, ["return"] = r["return"] }
@@ -1182,11 +1187,7 @@ commands.adjoint = {
                    dependents = name_list(a.dependents, "--dependents") }
     local call
     if a.call then
-      local fh = io.open(readable(a.call), "rb")
-      local text = fh:read("a")
-      fh:close()
-      local c = check(require("cgwb.json").decode(text, a.call))
-      call = check(require("cgwb.kernel").core_call(k, id, c, { name = a.call }))
+      call = check(require("cgwb.kernel").core_call(k, id, read_call(a.call), { name = a.call }))
     end
     local code, report = adjoint.emit(k, fname, opts)
     if not code then fail(2, report) end
@@ -1196,19 +1197,14 @@ commands.adjoint = {
     local hdr = fh:read("a")
     fh:close()
     if call then
-      local std = opts.loops == "none" and code or check(adjoint.emit(k, fname, (function()
+      local function with_loops(loops) -- opts with another loop choice
         local o = {}
         for key, v in pairs(opts) do o[key] = v end
-        o.loops = "none"
+        o.loops = loops
         return o
-      end)()))
-      local tr = code
-      if opts.loops == "none" then
-        local o = {}
-        for key, v in pairs(opts) do o[key] = v end
-        o.loops = "auto"
-        tr = check(adjoint.emit(k, fname, o))
       end
+      local std = opts.loops == "none" and code or check(adjoint.emit(k, fname, with_loops("none")))
+      local tr = opts.loops == "none" and check(adjoint.emit(k, fname, with_loops("auto"))) or code
       local m = check(adjoint.measure(k, fname, { standard = std, transformed = tr }, call))
       report.variants = m
     end
