@@ -1256,6 +1256,7 @@ local function build_parser(only)
   p:command("help", "Show the help of a command: cgwb help COMMAND."):argument("topic"):args("?")
   return p, subs
 end
+M.build_parser = build_parser -- for the tests: the parser of one command against the whole one
 
 -- A negative number after an option that takes a value is that value:
 -- "--seed -3" becomes "--seed=-3" (argparse would take "-3" for an option).
