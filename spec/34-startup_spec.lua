@@ -135,3 +135,75 @@ describe("the parser of the command being run", function()
     assert.truthy(o:find('"mults": 44240', 1, true))
   end)
 end)
+
+describe("the launcher's cache of compiled modules", function()
+  -- A build directory of its own: the core through a link, the cache empty.
+  local function fresh_build()
+    local dir = H.tmp("-build")
+    assert(os.execute(("mkdir -p %s && ln -s %s/%s/cgwb %s/cgwb"):format(dir, os.getenv("PWD"), H.build, dir)))
+    return dir
+  end
+  local function run(dir, args)
+    local out, err = H.tmp(".out"), H.tmp(".err")
+    local _, _, code = os.execute(("CGWB_BUILD=%s scripts/cgwb %s >%s 2>%s"):format(dir, args, out, err))
+    local o, e = H.read(out), H.read(err)
+    os.remove(out)
+    os.remove(err)
+    return o, e, code
+  end
+
+  it("keeps each module's chunk with the path and text it was compiled from", function()
+    local dir = fresh_build()
+    local o, _, code = run(dir, "--version")
+    assert.are.equal(0, code)
+    assert.truthy(o:find("^cgwb "))
+    for _, name in ipairs({ "argparse", "cgwb", "cgwb.cli" }) do
+      local c = H.read(dir .. "/luac-" .. name)
+      local path, src, pos = string.unpack("<s8s8", c)
+      assert.are.equal(H.read(path), src, name) -- the text of the module's file now
+      assert.truthy(load(c:sub(pos), "=" .. name, "b"), name) -- and its chunk
+    end
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("uses a chunk made from the module's text and no other", function()
+    local dir = fresh_build()
+    assert.are.equal(0, select(3, run(dir, "--version")))
+    local file = dir .. "/luac-cgwb.cli"
+    local path, src = string.unpack("<s8s8", H.read(file))
+    local other = string.dump(load('return { main = function() print("from the cache") return 0 end }'))
+    -- made from the same text: used (the command is the chunk's)
+    H.write(file, string.pack("<s8s8", path, src) .. other)
+    assert.are.equal("from the cache\n", (run(dir, "--version")))
+    -- made from another text (the module was edited since): compiled again, and the cache renewed
+    H.write(file, string.pack("<s8s8", path, src .. "\n-- edited\n") .. other)
+    local o, _, code = run(dir, "--version")
+    assert.are.equal(0, code)
+    assert.truthy(o:find("^cgwb "))
+    assert.are.equal(src, select(2, string.unpack("<s8s8", H.read(file))))
+    -- unreadable as a chunk: the source serves
+    H.write(file, string.pack("<s8s8", path, src) .. "not a chunk")
+    o = run(dir, "--version")
+    assert.truthy(o:find("^cgwb "))
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("runs commands as from the source when the cache cannot be read or written", function()
+    local dir = fresh_build()
+    for _, name in ipairs({ "argparse", "cgwb", "cgwb.cli", "cgwb.elim" }) do
+      assert(os.execute(("mkdir %s/luac-%s"):format(dir, name))) -- a directory where a chunk would be
+    end
+    local args = "jacobian examples/tapes/bratu.tap --at examples/tapes/bratu.x --json"
+    local o2, e2, c2 = run(dir, args)
+    local o3, e3, c3 = run(H.build, args)
+    assert.are.equal(0, c2)
+    assert.are.equal(c3, c2)
+    assert.are.equal(e3, e2)
+    assert.are.equal((o3:gsub('"seconds": [^\n]*\n', "")), (o2:gsub('"seconds": [^\n]*\n', "")))
+    local p = io.popen("ls " .. dir)
+    local left = p:read("a")
+    p:close()
+    assert.is_nil(left:find("tmp", 1, true)) -- the chunks written aside were removed
+    os.execute("rm -rf " .. dir)
+  end)
+end)
