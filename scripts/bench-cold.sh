@@ -66,7 +66,8 @@ fresh copy of the tape set each time (copied before the clock starts: ADOL-C del
 tapes it reads). The page cache is warm (the tapes were read before); caches are not
 dropped on a shared machine. Warm in-process: \`scripts/bench/elim_jac.c\`, best of $REPS
 runs in one process (read to write, no Lua); cold in-process: the same pipeline as the
-only run of a fresh process (median of $N).
+only run of a fresh process (median of $N). On a shared machine the absolute times swing
+with its load; the ratios come from one run, side by side.
 
 | tape | what | wall (ms) | peak memory (MiB) | ratio to ADOL-C (time) | ratio to ADOL-C (memory) |
 | --- | --- | --- | --- | --- | --- |
@@ -94,8 +95,12 @@ Aims and where they stand in this run:
   ($(met "$(ratio "$(f "$CS" 3)" "$(f "$AS" 3)")" 1)).
 
 A process that only starts Lua and prints the version sets the floor of any \`cgwb\` command
-(the last two rows). The command sets up only its own options (\`lua/cgwb/cli.lua\`,
-\`build_parser\`), and \`cgwb jacobian\` frees the tape as soon as the graph exists. What
+(the last two rows). The launcher loads cgwb's modules precompiled (doc/usage.md), the
+command sets up only its own options (\`lua/cgwb/cli.lua\`, \`build_parser\`), a point file's
+lines go through \`tonumber\` first, and \`cgwb jacobian\` frees the tape as soon as the graph
+exists: when they were made, together they about halved the processor time of the Bratu process (23-32 ms before,
+13-15 ms after, \`perf stat\` in turns against the launcher and Lua modules of before, same core)
+and took 2.5 MiB off the peak on shallow. What
 remains on the one-output tape is the pipeline itself: ADOL-C's \`gradient()\` is one
 reverse sweep over the tape, while cgwb builds the graph, linearizes it and eliminates
 every intermediate under Markowitz to count the multiplications it reports (the counts
