@@ -1,4 +1,4 @@
--- spec/34-startup_spec.lua: the faster paths of a command's start, each
+-- spec/38-startup_spec.lua: the faster paths of a command's start, each
 -- against the plain path it replaces: a point file read with tonumber on
 -- whole lines (against the comment-stripping trim on every line), and the
 -- command line parser set up for the one command being run (against the
