@@ -240,8 +240,10 @@ int cg_colour_check(cg_alloc *A, const cg_pattern *P, const cg_colouring *C, cg_
   return check_done(A, P, C, cs, cr, who, seen, CG_OK);
 }
 
+/* ColPack's RANDOM is left out (not reproducible); it knows no other name
+ * for partial distance-2 colouring (it prints "Unknown Ordering Method"). */
 const char *const cg_colpack_orders[] = {"SMALLEST_LAST", "NATURAL", "LARGEST_FIRST",
-                                         "INCIDENCE_DEGREE", "DYNAMIC_LARGEST_FIRST", NULL};
+                                         "INCIDENCE_DEGREE", NULL};
 
 /* The index of order in cg_colpack_orders, or -1. */
 static int colpack_order(const char *order) {
@@ -289,7 +291,7 @@ int cg_colour_colpack(cg_alloc *A, const cg_pattern *P, int side, const char *or
   if (!order) order = cg_colpack_orders[0];
   if (colpack_order(order) < 0)
     return cg_seterr(e, CG_EUSAGE, "unknown colouring order '%s' (SMALLEST_LAST, NATURAL, "
-                     "LARGEST_FIRST, INCIDENCE_DEGREE or DYNAMIC_LARGEST_FIRST)", order);
+                     "LARGEST_FIRST or INCIDENCE_DEGREE)", order);
   C->side = side;
   C->count = side == CG_SIDE_COLUMN ? P->n : P->m;
   if (!(C->colour = CG_NEW(A, uint32_t, C->count)))

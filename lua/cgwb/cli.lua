@@ -511,9 +511,6 @@ local function run_strategy(lg, a, what)
   local elim = require "cgwb.elim"
   local st = elim.strategy(a.strategy) -- argparse checked the name against the registry
   if a.json and a.output == "-" then fail(2, "--json and -o - would both write to standard output") end
-  if a.strategy ~= "colouring" and (a.side or a.colouring_order) then
-    fail(2, "--side and --colouring-order go with --strategy colouring")
-  end
   local counts = lg:counts()
   local out = { n = counts.independents, m = counts.dependents, strategy = a.strategy,
                 vertices = counts.vertices, edges = counts.edges, intermediates = counts.intermediates }
@@ -561,6 +558,9 @@ end
 -- Eliminates lg under the options; reports; writes the Jacobian.
 local function run_elimination(lg, a, what)
   local elim = require "cgwb.elim"
+  if a.strategy ~= "colouring" and (a.side or a.colouring_order) then
+    fail(2, "--side and --colouring-order go with --strategy colouring")
+  end
   if a.strategy ~= "elimination" then return run_strategy(lg, a, what) end
   if a.order:match("%.lua$") then readable(a.order) end
   local spec, err = elim.resolve(a.order, a.mode)
