@@ -1,4 +1,4 @@
--- The Jacobian by colouring on the linearized graph (Gebremedhin, Manne & Pothen 2005, sec. 3):
+-- The Jacobian by colouring on the linearized graph (Gebremedhin, Manne & Pothen 2005):
 -- the structural pattern, ColPack's partial distance-2 colouring of the columns or rows,
 -- one compressed tangent or adjoint sweep per colour, each entry read off its colour's
 -- sweep; the strategies registry (elim.strategies) and `--strategy` on the command line.

@@ -1,6 +1,6 @@
 /* cg_colour.h: the Jacobian by colouring, the standard alternative to
- * elimination on the same linearized graph (Gebremedhin, Manne & Pothen
- * 2005, "What color is your Jacobian?", sec. 3): the structural sparsity
+ * elimination on the same linearized graph
+ * (Gebremedhin, Manne & Pothen 2005, its four-step procedure): the structural sparsity
  * pattern, a partial distance-2 colouring of its columns (or rows), one
  * compressed tangent (or adjoint) sweep per colour, and the direct recovery
  * of each entry from its colour's compressed column (or row).  The colouring

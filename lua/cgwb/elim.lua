@@ -349,7 +349,7 @@ M.modes.face = x_driver(M.face_builtin, "eliminate_faces",
 
 -- How the Jacobian is accumulated on the linearized graph: by elimination
 -- (the orderings above) or by compressed sweeps over the same graph, the
--- standard alternative (Gebremedhin, Manne & Pothen 2005, sec. 3): the
+-- standard alternative (Gebremedhin, Manne & Pothen 2005): the
 -- sparsity pattern, a colouring of its columns or rows, one tangent or
 -- adjoint sweep per colour, each entry read off its colour's sweep.  A row:
 -- name, about (for --help), run(lg, a) -> J, info (or nil, message), with a

@@ -1,5 +1,5 @@
 /* test_colour.c: the Jacobian by colouring (cg_colour.h, Gebremedhin, Manne
- * & Pothen 2005, sec. 3) against independent computations:
+ * & Pothen 2005) against independent computations:
  *  - the structural pattern equals a propagation of independent sets along
  *    the vertex order (not a search), and holds every nonzero of the forward
  *    sweep (cg_lin_jac_forward);
