@@ -29,7 +29,7 @@ OPT     ?= -O2 -DNDEBUG
 CFLAGS  ?=
 ALLCFLAGS = $(WARN) $(OPT) -fPIC -fvisibility=hidden -D_POSIX_C_SOURCE=200809L $(CFLAGS)
 LIBFLAG ?= -shared
-LDLIBS  = -lm -lColPack -lstdc++
+LDLIBS  = -lm -lColPack -lgomp -lstdc++
 
 BUILD   ?= build/release
 CORE_SRC = $(sort $(wildcard csrc/util/*.c csrc/tape/*.c csrc/graph/*.c csrc/sched/*.c csrc/elim/*.c csrc/kernel/*.c csrc/adjoint/*.c))
