@@ -227,6 +227,26 @@ describe("colouring: lg:jacobian_coloured", function()
     end
   end)
 
+  it("no path from an independent to a dependent: an empty pattern, no colour, no sweep", function()
+    local lg = assert(core.read_cg("X: 0 1\nY: 2\n0:\n1:\n2:\n", "empty.cg"))
+    for _, side in ipairs { "column", "row" } do
+      local J, info = assert(lg:jacobian_coloured { side = side })
+      assert.are.same({ 0, 0, 0, 0 }, { J.nnz, info.colours, info.sweeps, info.mults })
+      assert.are.same(side == "column" and { 0, 0 } or { 0 }, info.colour)
+    end
+    local _, info = lg:jacobian_coloured { trivial = true } -- forward mode: one sweep per independent
+    assert.are.same({ 2, 2, 0 }, { info.colours, info.sweeps, info.mults })
+  end)
+
+  it("the graph is left as it was (counts, edges, weights)", function()
+    local lg = assert(elim.linearize("examples/tapes/cavity.tap"))
+    local before, text = lg:counts(), lg:write_cg()
+    lg:jacobian_coloured { side = "row" }
+    elim.strategy("reverse").run(lg, {})
+    assert.are.same(before, lg:counts())
+    assert.are.equal(text, lg:write_cg())
+  end)
+
   it("bad options: an unknown ordering is nil, message; a wrong side raises", function()
     local lg = assert(cgwb.read_graph("examples/graphs/lighthouse.cg"))
     local J, err = lg:jacobian_coloured { order = "ALPHABETICAL" }
