@@ -86,6 +86,26 @@ local function reach_pattern(lg)
   return pat
 end
 
+-- The additions of the sweeps, recounted: per colour, each vertex with d
+-- edges in the sweep's direction adds d - 1 products, and one more when it
+-- was seeded in that colour (it already holds its seed).
+local function recount_adds(lg, info)
+  local col = info.side == "column"
+  local ids = col and lg:x() or lg:y()
+  local adds = 0
+  for c = 1, info.colours do
+    local seeded = {}
+    for k, v in ipairs(ids) do
+      if info.colour[k] == c then seeded[v] = true end
+    end
+    for v = 1, lg:nv() do
+      local d = col and lg:in_degree(v) or lg:out_degree(v)
+      if d > 0 then adds = adds + d - 1 + (seeded[v] and 1 or 0) end
+    end
+  end
+  return adds
+end
+
 -- Checks lg's ColPack colourings of both sides and (unless no_trivial: the
 -- strategies' spec does them on the big tapes) the trivial ones; returns the infos.
 local function check_graph(lg, label, tol, no_trivial)
@@ -106,6 +126,7 @@ local function check_graph(lg, label, tol, no_trivial)
       assert(info.colours >= bound, what .. ": fewer colours than the densest row or column")
       assert.are.equal(edges * info.colours, info.mults, what)
       assert.are.equal(info.colours, info.sweeps, what)
+      if info.colours <= 64 then assert.are.equal(recount_adds(lg, info), info.adds, what) end
       assert(info.mults_nontrivial <= info.mults, what)
       if trivial then assert.are.equal(side == "column" and J.n or J.m, info.colours, what) end
       infos[side .. (trivial and "-trivial" or "")] = info

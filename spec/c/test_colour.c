@@ -184,6 +184,7 @@ static void test_hand(void) {
   CHECK(cg_lin_jac_coloured(g, &P, &C, &J, &c, &e) == CG_OK && J.nnz == 6);
   for (k = 0; k < 6 && J.nnz == 6; k++) CHECK(J.val[k] == want[k]);
   CHECK(c.mults == 15 && c.mults_nontrivial == 6);
+  CHECK(c.adds == 6); /* v3 and v5 add two products each sweep */
   cg_jac_free(NULL, &J);
   /* not structurally orthogonal: columns 1 and 3 share row 2 */
   C.colour[0] = 0, C.colour[1] = 1, C.colour[2] = 0;
@@ -199,6 +200,10 @@ static void test_hand(void) {
   CHECK(cg_colour_colpack(NULL, &P, CG_SIDE_ROW, "NO_SUCH", &C, &e) == CG_EUSAGE);
   CHECK(cg_colour_colpack(NULL, &P, CG_SIDE_ROW, "LARGEST_FIRST", &C, &e) == CG_OK);
   CHECK(C.ncolours == 2 && C.colour[0] == C.colour[2] && cg_colour_check(NULL, &P, &C, &e) == CG_OK);
+  memset(&c, 0, sizeof c); /* adjoint sweeps: v3 adds twice (once a sweep), x2 = y2 once (seeded) */
+  CHECK(cg_lin_jac_coloured(g, &P, &C, &J, &c, &e) == CG_OK && c.adds == 3 && c.mults == 10);
+  for (k = 0; k < 6 && J.nnz == 6; k++) CHECK(J.val[k] == want[k]);
+  cg_jac_free(NULL, &J);
   cg_colouring_free(NULL, &C);
   cg_pattern_free(NULL, &P);
   cg_lin_free(g);
