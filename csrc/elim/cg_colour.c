@@ -22,6 +22,7 @@ typedef struct pat_work {
   size_t np, cap;
 } pat_work;
 
+/* cg_lin_pattern's one exit: frees the workspace, returns rc. */
 static int pat_done(cg_alloc *A, const cg_lin *g, pat_work *w, uint32_t nids, int rc) {
   CG_FREE(A, w->ls, uint32_t, (size_t)g->nv + 1);
   CG_FREE(A, w->lid, uint32_t, nids);
@@ -325,6 +326,7 @@ typedef struct sweep_work {
   size_t *istart, *estart;
 } sweep_work;
 
+/* cg_lin_jac_coloured's one exit: frees the workspace, returns rc. */
 static int sweep_done(cg_alloc *A, const cg_lin *g, const cg_pattern *P, const cg_colouring *C,
                       sweep_work *w, int rc) {
   CG_FREE(A, w->t, double, g->nv), CG_FREE(A, w->seeded, uint32_t, g->nv);
