@@ -218,6 +218,16 @@ describe("colouring: lg:jacobian_coloured", function()
     end
   end)
 
+  it("the ADOL-C tape sets (at the points the examples recorded): both sides equal the sweeps", function()
+    for tag, name in ipairs { "bratu", "shallow", "cavity" } do
+      local t = assert(cgwb.read_tape(("examples/tapes/ADOLC-Operations_%d.tap"):format(tag)))
+      local x = assert(cgwb.read_point("examples/tapes/" .. name .. ".x"))
+      local lg = assert(elim.linearize(t, { at = x }))
+      check_graph(lg, "ADOL-C " .. name, 1e-12, true)
+      lg:free()
+    end
+  end)
+
   it("200 generated graphs: the pattern is reachability; both sides equal the sweeps", function()
     local rnd = RNG.new(37)
     for i = 1, 200 do
