@@ -76,11 +76,12 @@ debug:
 FUZZ_TARGETS ?= adolc classic text cg pipeline kernel
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
+FUZZ_CXX     ?= clang++
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BIN      = $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
 
 fuzz-build: deps
-	@$(MAKE) -s BUILD=build/fuzz CC=$(FUZZ_CC) OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	@$(MAKE) -s BUILD=build/fuzz CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
 	        build/fuzz/libcgwbcore.a
 	@$(MAKE) -s $(FUZZ_BIN)
 
