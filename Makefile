@@ -29,12 +29,14 @@ OPT     ?= -O2 -DNDEBUG
 CFLAGS  ?=
 ALLCFLAGS = $(WARN) $(OPT) -fPIC -fvisibility=hidden -D_POSIX_C_SOURCE=200809L $(CFLAGS)
 LIBFLAG ?= -shared
-LDLIBS  = -lm
+LDLIBS  = -lm -lColPack -lgomp -lstdc++
 
 BUILD   ?= build/release
 CORE_SRC = $(sort $(wildcard csrc/util/*.c csrc/tape/*.c csrc/graph/*.c csrc/sched/*.c csrc/elim/*.c csrc/kernel/*.c csrc/adjoint/*.c))
 LUA_SRC  = $(sort $(wildcard csrc/lua/*.c))
-CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
+# The one C++ file: the extern "C" shim over ColPack (Debian's libcolpack-dev).
+CORE_CXX = csrc/elim/cg_colpack.cpp
+CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o) $(CORE_CXX:%.cpp=$(BUILD)/%.o)
 LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o)
 MODULE   = $(BUILD)/cgwb/core.so
 CORELIB  = $(BUILD)/libcgwbcore.a
@@ -48,6 +50,10 @@ all: $(MODULE) $(CORELIB)
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -I$(LUA_INCDIR) -c $< -o $@
+
+$(BUILD)/%.o: %.cpp $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++11 -Wall -Wextra $(OPT) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
 
 $(MODULE): $(CORE_OBJ) $(LUA_OBJ)
 	@mkdir -p $(dir $@)
@@ -70,11 +76,12 @@ debug:
 FUZZ_TARGETS ?= adolc classic text cg pipeline kernel
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
+FUZZ_CXX     ?= clang++
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BIN      = $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
 
 fuzz-build: deps
-	@$(MAKE) -s BUILD=build/fuzz CC=$(FUZZ_CC) OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	@$(MAKE) -s BUILD=build/fuzz CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
 	        build/fuzz/libcgwbcore.a
 	@$(MAKE) -s $(FUZZ_BIN)
 

@@ -279,6 +279,26 @@ queue, re-asked for the neighbours of each eliminated vertex) against the built-
 
 Target: within 5x.
 EOT
+# {==== strategies: elimination against colouring on the same graph ====}
+ES1=$(scripts/cgwb run scripts/bench/strategies.lua examples/tapes/bratu.tap "$REPS")
+ES2=$(scripts/cgwb run scripts/bench/strategies.lua examples/tapes/shallow.tap "$REPS")
+strat_row() { # tape label, output, strategy name
+  echo "$2" | awk -v t="$1" -v k="$3" '$1 == k { printf "| %s | %s | %s | %s | %s |\n", t, k, $3, ($4 == 0 ? "" : $4), $2 }'
+}
+cat >> doc/benchmarks.md <<EOT
+
+Strategies on the same linearized graph (\`scripts/bench/strategies.lua\`, \`--strategy\`,
+doc/elimination.md): Markowitz vertex elimination against ColPack's partial distance-2
+colouring with one compressed sweep per colour (column side: tangent sweeps, row side:
+adjoint sweeps) and the plain reverse sweeps (one per dependent), each from the linearized
+graph to the Jacobian in Lua, warm, best of $REPS; multiplications as cg_cost counts them
+(the sweeps: edges x colours).
+
+| tape | strategy | multiplications | colours | seconds |
+| --- | --- | --- | --- | --- |
+$(for k in elimination colouring-column colouring-row reverse; do strat_row "bratu 40x80" "$ES1" $k; done)
+$(for k in elimination colouring-column colouring-row reverse; do strat_row "shallow" "$ES2" $k; done)
+EOT
 sh scripts/bench-cold.sh
 sh scripts/bench-kernel.sh
 sh scripts/bench-flatten.sh

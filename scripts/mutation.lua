@@ -44,7 +44,7 @@ local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 local function test_command(t)
   local c = t:match("^c:(.+)$")
   if c then
-    return ("cc -std=c99 -O1 -Icsrc spec/c/%s.c build/release/libcgwbcore.a -lm -o build/%s && build/%s")
+    return ("cc -std=c99 -O1 -Icsrc spec/c/%s.c build/release/libcgwbcore.a -lColPack -lgomp -lstdc++ -lm -o build/%s && build/%s")
       :format(c, c, c)
   end
   return "CGWB_BUILD=build/release CGWB_TMP=build/release/spec-tmp lua5.4 /usr/bin/busted " .. t

@@ -71,7 +71,7 @@ c_tests() {
       *test_lua_*) extra_src="-I${LUA_INCDIR:-/usr/include/lua5.4} $build/csrc/lua/*.o" extra_lib="-llua5.4" ;;
     esac
     # shellcheck disable=SC2086 # extra_src holds several words
-    if ! cc -std=c99 -Wall -Wextra $flags -Icsrc "$src" $extra_src "$build/libcgwbcore.a" $extra_lib -lm -o "$exe"; then
+    if ! cc -std=c99 -Wall -Wextra $flags -Icsrc "$src" $extra_src "$build/libcgwbcore.a" $extra_lib -lColPack -lgomp -lstdc++ -lm -o "$exe"; then
       echo "$src: does not compile"
       failed=$((failed + 1))
       continue

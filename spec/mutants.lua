@@ -190,4 +190,18 @@ return {
   { name = "addg-overlap-independent", file = "csrc/adjoint/cg_addg.c",
     from = "g->l_indep[l] = (uint8_t)(!overlap && bad < 0);", to = "g->l_indep[l] = (uint8_t)(bad < 0);",
     tests = { "spec/32-adjoint-props_spec.lua" } },
+  -- {==== the Jacobian by colouring (cg_colour.c) ====}
+  { name = "colour-check-blind", file = "csrc/elim/cg_colour.c",
+    from = "if (seen[k] == l + 1) {", to = "if (seen[k] == l + 2) {",
+    tests = { "c:test_colour" } },
+  { name = "colour-recover-row-side", file = "csrc/elim/cg_colour.c",
+    from = "J->val[q] = w.t[col ? g->y[w.rowof[q]] : g->x[P->col[q]]];",
+    to = "J->val[q] = w.t[col ? g->y[w.rowof[q]] : g->x[P->col[0]]];",
+    tests = { "c:test_colour", "spec/37-colouring_spec.lua" } },
+  { name = "colour-adds-seeded", file = "csrc/elim/cg_colour.c",
+    from = "*adds += a->n - 1 + (w->seeded[v] == k + 1);", to = "*adds += a->n - 1;",
+    tests = { "c:test_colour" } },
+  { name = "colour-pattern-start", file = "csrc/elim/cg_colour.c",
+    from = "w->stack[sp++] = s, w->stamp[s] = me + 1;", to = "w->stamp[s] = me + 1;",
+    tests = { "c:test_colour" } },
 }

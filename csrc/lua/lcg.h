@@ -146,6 +146,12 @@ void lcg_open_kernel(lua_State *L);
 void lcg_open_kanalysis(lua_State *L);
 void lcg_open_kflat(lua_State *L);
 void lcg_open_adjoint(lua_State *L);
+void lcg_open_colour(lua_State *L);
+/* The graph of a cgwb.LinGraph argument (raises otherwise, and after free())
+ * and a Jacobian pushed as lg:jacobian() pushes it (lcg_elim.c). */
+struct cg_jac;
+struct cg_lin *lcg_checklin(lua_State *L, int idx);
+void lcg_push_jac(lua_State *L, const struct cg_jac *J);
 
 /* Kernel analysis options (lcg_kanalysis.c), read from the table at
  * argument 3: opts.assume as assumptions (pushes a scratch userdata; on bad

@@ -447,6 +447,11 @@ static void push_jac(lua_State *L, const cg_jac *J) {
   lua_setfield(L, -2, "vals");
 }
 
+/* For the other binding files: the graph of a cgwb.LinGraph argument, and
+ * push_jac. */
+struct cg_lin *lcg_checklin(lua_State *L, int idx) { return checklin(L, idx)->g; }
+void lcg_push_jac(lua_State *L, const struct cg_jac *J) { push_jac(L, J); }
+
 static void jac_release(void *J, cg_alloc *A) { cg_jac_free(A, (cg_jac *)J); }
 
 /* The Jacobian of u read off as the option at idx says, in a box it pushes

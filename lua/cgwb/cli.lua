@@ -451,6 +451,18 @@ local function elim_options(p)
   option(p, "--budget", "Evaluations for anneal, an integer from 0 to 10000000.", "200")
     :convert(int_in("--budget", 0, 10000000))
   p:flag("--list-orderings", "List the built-in orderings and the modes that have them, then exit.")
+  -- strategies (elim.strategies): sweeps over the same graph instead of elimination
+  local strategies = {}
+  for _, st in ipairs(require("cgwb.elim").strategies) do strategies[#strategies + 1] = st.name .. ": " .. st.about end
+  option(p, "--strategy", "How to accumulate the Jacobian: " .. table.concat(strategies, "; ") .. ".",
+    "elimination"):choices(require("cgwb.elim").strategy_names())
+  option(p, "--side", "For --strategy colouring: colour the columns (tangent sweeps) or the rows "
+    .. "(adjoint sweeps); default column."):choices { "column", "row" }
+  option(p, "--colouring-order", "For --strategy colouring: ColPack's vertex ordering, one of "
+    .. table.concat(cgwb().core.colouring_orders(), ", ") .. " (default "
+    .. cgwb().core.colouring_orders()[1] .. ").")
+  p:flag("--compare", "With a --strategy other than elimination: also eliminate a copy of the graph "
+    .. "under --order and --mode and report its multiplications (elim_mults).")
 end
 
 -- The largest relative difference between two sorted sparse Jacobians
@@ -480,9 +492,76 @@ end
 
 local CHECK_TOL = 1e-10
 
+-- Writes J as Matrix Market to path ("-" or nil: standard output).
+local function write_jac(J, path)
+  local lines = { ("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n"):format(J.m, J.n, J.nnz) }
+  for i = 1, J.nnz do lines[#lines + 1] = ("%d %d %.17g\n"):format(J.rows[i], J.cols[i], J.vals[i]) end
+  if not path or path == "-" then return io.write(table.concat(lines)) end
+  local f, err = io.open(path, "w")
+  if not f then fail(1, err) end
+  local ok, werr = f:write(table.concat(lines))
+  local cok, cerr = f:close()
+  if not ok or not cok then fail(1, ("%s: %s"):format(path, werr or cerr)) end
+end
+
+-- Accumulates the Jacobian of lg by a strategy other than elimination
+-- (elim.strategies); reports strategy, colours, sweeps and its own mults,
+-- with --compare the elimination's (elim_mults) on a copy of the same graph.
+local function run_strategy(lg, a, what)
+  local elim = require "cgwb.elim"
+  local st = elim.strategy(a.strategy) -- argparse checked the name against the registry
+  if a.json and a.output == "-" then fail(2, "--json and -o - would both write to standard output") end
+  local counts = lg:counts()
+  local out = { n = counts.independents, m = counts.dependents, strategy = a.strategy,
+                vertices = counts.vertices, edges = counts.edges, intermediates = counts.intermediates }
+  if a.compare then
+    if a.order:match("%.lua$") then readable(a.order) end
+    local spec, err = elim.resolve(a.order, a.mode)
+    if not spec then fail(2, err) end
+    local c <close> = lg:copy()
+    local opts = { order = spec, mode = a.mode, seed = a.seed, budget = a.budget }
+    local J0, info = elim.strategy("elimination").run(c, opts)
+    if not J0 then fail(2, info) end
+    out.elim_mults, out.elim_mults_nontrivial, out.elim_order = info.mults, info.mults_nontrivial, info.name
+  end
+  local t0 = os.clock()
+  local J, info = st.run(lg, { side = a.side, colouring_order = a.colouring_order })
+  if not J then fail(2, info) end
+  out.seconds = os.clock() - t0
+  out.nnz, out.mults, out.mults_nontrivial, out.adds = J.nnz, info.mults, info.mults_nontrivial, info.adds
+  out.colours, out.sweeps, out.side, out.colouring = info.colours, info.sweeps, info.side, info.colouring
+  if a.check then
+    if not counts.weighted then fail(2, what .. ": --check needs a weighted graph") end
+    out.check_forward = jac_diff(J, lg:jacobian("forward"))
+    out.check_reverse = jac_diff(J, lg:jacobian("reverse"))
+  end
+  if a.output and a.output ~= "-" then write_jac(J, a.output) end
+  if a.json then
+    io.write(require("cgwb.json").encode(out, 2), "\n")
+  else
+    if not a.output or a.output == "-" then write_jac(J) end
+    io.stderr:write(("%s: %s strategy: %d colours (%s side), %d sweeps, %d multiplications (%d nontrivial), "
+      .. "%d additions, nnz %d%s\n"):format(what, out.strategy, out.colours, out.side, out.sweeps, out.mults,
+      out.mults_nontrivial, out.adds, out.nnz,
+      out.elim_mults and (("; %s elimination: %d multiplications"):format(out.elim_order, out.elim_mults)) or ""))
+  end
+  if a.check then
+    if out.check_forward > CHECK_TOL or out.check_reverse > CHECK_TOL then
+      fail(1, ("Jacobian differs from the sweeps: largest relative difference %.3g (forward), %.3g (reverse), "
+        .. "tolerance %g"):format(out.check_forward, out.check_reverse, CHECK_TOL))
+    end
+    io.stderr:write(("%s: check passed (largest relative difference %.3g and %.3g, tolerance %g)\n")
+      :format(what, out.check_forward, out.check_reverse, CHECK_TOL))
+  end
+end
+
 -- Eliminates lg under the options; reports; writes the Jacobian.
 local function run_elimination(lg, a, what)
   local elim = require "cgwb.elim"
+  if a.strategy ~= "colouring" and (a.side or a.colouring_order) then
+    fail(2, "--side and --colouring-order go with --strategy colouring")
+  end
+  if a.strategy ~= "elimination" then return run_strategy(lg, a, what) end
   if a.order:match("%.lua$") then readable(a.order) end
   local spec, err = elim.resolve(a.order, a.mode)
   if not spec then fail(2, err) end
