@@ -56,6 +56,12 @@ struct cg_lin **lcg_newlin(lua_State *L, cg_alloc **A) {
   return &u->g;
 }
 
+struct cg_lin *lcg_checklin(lua_State *L, int idx, int **busy) {
+  llin *u = checkidle(L, idx);
+  *busy = &u->busy;
+  return u->g;
+}
+
 static uint32_t checkvertex(lua_State *L, llin *u, int idx) {
   return lcg_check_id(L, idx, u->g->nv, "vertex");
 }
