@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../elim/cg_search.h"
 #include "lcg.h"
@@ -278,7 +279,15 @@ static const luaL_Reg view_methods[] = {{"intermediates", view_intermediates}, {
                                         {"succs", view_succs},                 {"markowitz", view_markowitz},
                                         {NULL, NULL}};
 
+/* core.stderr_is_terminal() -> whether progress lines can be redrawn there */
+static int l_stderr_is_terminal(lua_State *L) {
+  lua_pushboolean(L, isatty(2));
+  return 1;
+}
+
 void lcg_open_search(lua_State *L) {
+  lua_pushcfunction(L, l_stderr_is_terminal); /* the core's table is at the top */
+  lua_setfield(L, -2, "stderr_is_terminal");
   luaL_newmetatable(L, LCG_VIEW);
   lua_newtable(L);
   luaL_setfuncs(L, view_methods, 0);
