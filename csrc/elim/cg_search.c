@@ -60,6 +60,8 @@ typedef struct srch {
   uint64_t *st;
   size_t lvl;
   uint64_t *mark;          /* W words: the bound's path packing */
+  uint64_t *reach, *term;  /* m * W: outsiders reached; m: each member's term of the bound */
+  uint32_t *nx;            /* m: independents reaching each member */
   uint32_t *cand, *path, *best, *gbuf; /* m * m candidates, m path, m best (vertices), m hook buffer */
   uint64_t *fv, *mk;       /* m * m: f and cost of each candidate */
   uint64_t U;
@@ -188,10 +190,54 @@ static uint64_t disjoint_paths(srch *s, uint64_t *L, uint32_t i, int side) {
   return n;
 }
 
+/* The outsiders (independents, side 0; dependents, side 1) connected to
+ * each remaining member in level L, into s->reach (m rows of W words):
+ * members in ascending order are topological (edges ascend, fill too). */
+static void outsiders(srch *s, uint64_t *L, int side) {
+  uint32_t a, w, k;
+  for (a = 0; a < s->m; a++) {
+    uint32_t i = side ? s->m - 1 - a : a;
+    uint64_t *acc = s->reach + (size_t)i * s->W;
+    memset(acc, 0, (size_t)s->W * 8);
+    if (!BIT(remaining(s, L), s->m2l[i])) continue;
+    for (w = 0; w < s->W; w++)
+      for (uint64_t b = row(s, L, side, i)[w]; b; b &= b - 1) {
+        uint32_t p = w * 64 + ctz(b), j = s->l2m[p];
+        if (j == NONE) SETBIT(acc, p);
+        else
+          for (k = 0; k < s->W; k++) acc[k] |= s->reach[(size_t)j * s->W + k];
+      }
+  }
+}
+
+/* The built-in bound of level d: the sum over the remaining v of
+ * paths_in(v) * paths_out(v) (the comment at the top), where the vertex
+ * eliminated last pays exactly |X(v)| * |Y(v)|, the independents reaching v
+ * times the dependents it reaches (nothing else of the component is left
+ * then): so the least excess of that over v's term adds to the bound. */
+static uint64_t builtin_bound(srch *s, uint64_t *L) {
+  uint64_t h = 0, extra = DONE, *R = remaining(s, L);
+  uint32_t w;
+  outsiders(s, L, 0);
+  for (w = 0; w < s->W; w++)
+    for (uint64_t b = R[w]; b; b &= b - 1) {
+      uint32_t i = s->l2m[w * 64 + ctz(b)];
+      uint64_t t = disjoint_paths(s, L, i, 0) * disjoint_paths(s, L, i, 1);
+      s->term[i] = t, h += t;
+      s->nx[i] = count_bits(s->reach + (size_t)i * s->W, s->W);
+    }
+  outsiders(s, L, 1);
+  for (w = 0; w < s->W; w++)
+    for (uint64_t b = R[w]; b; b &= b - 1) {
+      uint32_t i = s->l2m[w * 64 + ctz(b)];
+      uint64_t last = (uint64_t)s->nx[i] * count_bits(s->reach + (size_t)i * s->W, s->W);
+      if (last - s->term[i] < extra) extra = last - s->term[i]; /* last >= term: paths end at distinct outsiders */
+    }
+  return extra == DONE ? h : h + extra;
+}
+
 /* The lower bound of what is left to pay from level d (reached at cost g). */
 static uint64_t bound(srch *s, uint32_t d, uint64_t g) {
-  uint64_t *L = level(s, d), *R = remaining(s, L), h = 0;
-  uint32_t w;
   if (s->o->bound) {
     cg_sview v;
     double x;
@@ -201,14 +247,7 @@ static uint64_t bound(srch *s, uint32_t d, uint64_t g) {
     if (!(x > 0)) return 0; /* negative (or an error) */
     return x >= 1.8e19 ? DONE / 2 : (uint64_t)(x + 0.999999999); /* integral costs: round up */
   }
-  for (w = 0; w < s->W; w++) {
-    uint64_t b = R[w];
-    for (; b; b &= b - 1) {
-      uint32_t i = s->l2m[w * 64 + ctz(b)];
-      h += disjoint_paths(s, L, i, 0) * disjoint_paths(s, L, i, 1);
-    }
-  }
-  return h;
+  return builtin_bound(s, level(s, d));
 }
 
 /* }==== */
@@ -381,7 +420,7 @@ static uint64_t dfs(srch *s, uint32_t d, uint64_t g, uint64_t f) {
     r = dfs(s, d + 1, g + s->mk[(size_t)d * s->m + k], fk);
     if (r != DONE && (r > fk ? r : fk) < ret) ret = r > fk ? r : fk;
   }
-  return ret;
+  return ret != DONE && ret < f ? f : ret; /* f bounds the whole subtree */
 }
 
 /* }==== */
@@ -415,6 +454,9 @@ static void free_comp(srch *s) {
   CG_FREE(A, s->ismem, uint64_t, s->W);
   CG_FREE(A, s->st, uint64_t, (size_t)(m + 1) * s->lvl);
   CG_FREE(A, s->mark, uint64_t, s->W);
+  CG_FREE(A, s->reach, uint64_t, (size_t)m * s->W);
+  CG_FREE(A, s->term, uint64_t, m);
+  CG_FREE(A, s->nx, uint32_t, m);
   CG_FREE(A, s->cand, uint32_t, (size_t)m * m);
   CG_FREE(A, s->fv, uint64_t, (size_t)m * m);
   CG_FREE(A, s->mk, uint64_t, (size_t)m * m);
@@ -422,7 +464,8 @@ static void free_comp(srch *s) {
   CG_FREE(A, s->best, uint32_t, m);
   CG_FREE(A, s->gbuf, uint32_t, m);
   s->vert = s->l2m = s->m2l = s->cand = s->path = s->best = s->gbuf = NULL;
-  s->ismem = s->st = s->mark = s->fv = s->mk = NULL;
+  s->ismem = s->st = s->mark = s->fv = s->mk = s->reach = s->term = NULL;
+  s->nx = NULL;
 }
 
 /* Local ids: the members and their outside neighbours, in ascending vertex
@@ -447,6 +490,9 @@ static int build_comp(srch *s, const uint32_t *members, uint32_t m, uint32_t *lo
   s->cand = CG_NEW(s->A, uint32_t, (size_t)m * m), s->fv = CG_NEW(s->A, uint64_t, (size_t)m * m);
   s->mk = CG_NEW(s->A, uint64_t, (size_t)m * m), s->path = CG_NEW(s->A, uint32_t, m);
   s->best = CG_NEW(s->A, uint32_t, m), s->gbuf = CG_NEW(s->A, uint32_t, m);
+  s->reach = CG_NEW(s->A, uint64_t, (size_t)m * s->W), s->term = CG_NEW(s->A, uint64_t, m);
+  s->nx = CG_NEW(s->A, uint32_t, m);
+  if (!s->reach || !s->term || !s->nx) return CG_ENOMEM;
   if (!s->vert || !s->l2m || !s->m2l || !s->ismem || !s->st || !s->mark || !s->cand || !s->fv ||
       !s->mk || !s->path || !s->best || !s->gbuf)
     return CG_ENOMEM;
