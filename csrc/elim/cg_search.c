@@ -65,9 +65,9 @@ typedef struct srch {
   uint32_t *cand, *path, *best, *gbuf; /* m * m candidates, m path, m best (vertices), m hook buffer */
   uint64_t *fv, *mk;       /* m * m: f and cost of each candidate */
   uint64_t U;
-  /* transposition table: slots of (g + 1, key W words); g + 1 == 0: empty */
-  uint64_t *tt;
-  size_t ttn, ttcap, ttw;  /* slots in use (power of 2), slots allocated, words per slot (Wmax + 1) */
+  /* transposition table: slots of (epoch, g, key W words), free unless of this epoch */
+  uint64_t *tt, epoch;     /* epoch: the component's, from 1 */
+  size_t ttcap, ttw;       /* slots (a power of 2), words per slot (Wmax + 2) */
   /* the run */
   uint64_t nodes, comp_nodes;
   uint64_t base_u, base_l;  /* sums over the components done (progress) */
@@ -265,22 +265,24 @@ static uint64_t hash_key(const uint64_t *k, uint32_t W) {
 }
 
 /* 1 if the state key was met with cost <= g; else records g (when a slot
- * is free near its hash: a full table stops recording, it does not fail). */
+ * is free near its hash: a full table stops recording, it does not fail).
+ * A slot is (epoch, g, key): one of an earlier component's epoch is free,
+ * so starting a component costs nothing. */
 static int tt_seen(srch *s, const uint64_t *key, uint64_t g) {
   uint64_t h;
   uint32_t probe;
   if (!s->tt) return 0;
   h = hash_key(key, s->W);
   for (probe = 0; probe < 16; probe++) {
-    uint64_t *e = s->tt + ((h + probe) & (s->ttn - 1)) * s->ttw;
-    if (e[0] == 0) {
-      e[0] = g + 1;
-      memcpy(e + 1, key, (size_t)s->W * 8);
+    uint64_t *e = s->tt + ((h + probe) & (s->ttcap - 1)) * s->ttw;
+    if (e[0] != s->epoch) {
+      e[0] = s->epoch, e[1] = g;
+      memcpy(e + 2, key, (size_t)s->W * 8);
       return 0;
     }
-    if (!memcmp(e + 1, key, (size_t)s->W * 8)) {
-      if (e[0] - 1 <= g) return 1;
-      e[0] = g + 1;
+    if (!memcmp(e + 2, key, (size_t)s->W * 8)) {
+      if (e[1] <= g) return 1;
+      e[1] = g;
       return 0;
     }
   }
@@ -291,20 +293,11 @@ static int tt_seen(srch *s, const uint64_t *key, uint64_t g) {
 static void tt_alloc(srch *s, uint32_t Wmax) {
   size_t n = s->o->tt_entries ? s->o->tt_entries : (size_t)1 << 20, p = 1024;
   while (p < n) p *= 2;
-  s->ttw = (size_t)Wmax + 1;
+  s->ttw = (size_t)Wmax + 2;
   for (; p >= 1024 && !s->tt; p /= 2) {
     s->tt = CG_NEW(s->A, uint64_t, p * s->ttw);
-    if (s->tt) s->ttcap = p;
+    if (s->tt) s->ttcap = p, memset(s->tt, 0, p * s->ttw * 8);
   }
-}
-
-/* Clears the part of the table a component of m members needs. */
-static void tt_reset(srch *s) {
-  size_t want = 1024;
-  if (!s->tt) return;
-  while (want < s->ttcap && (s->m >= 40 || want < ((size_t)2 << s->m))) want *= 2;
-  s->ttn = want;
-  memset(s->tt, 0, s->ttn * s->ttw * 8);
 }
 
 /* }==== */
@@ -549,7 +542,7 @@ static void search_comp(srch *s, cg_search_comp *c, uint32_t *loc_member, uint8_
   for (k = 0; k < s->m; k++) loc_member[s->vert[s->m2l[k]]] = NONE;
   s->stats.incumbent = s->base_u + s->U;
   s->comp_nodes = 0;
-  tt_reset(s);
+  s->epoch++; /* a fresh table */
   h0 = bound(s, 0, 0);
   s->stats.bound = s->base_l + h0;
   c->size = s->m, c->root_bound = h0;
