@@ -166,7 +166,7 @@ static int call_branch(void *ud, const cg_sview *v, uint32_t *cand, uint32_t n) 
 static void show_progress(void *ud, const cg_search_stats *st) {
   hooks *h = (hooks *)ud;
   double gap = st->incumbent ? 100.0 * (double)(st->incumbent - st->bound) / (double)st->incumbent : 0;
-  fprintf(stderr, "\rexact: %llu nodes, %.0f nodes/s, incumbent %llu, bound %llu, gap %.2f%%, %.1f/%.0f s  ",
+  fprintf(stderr, "\rexact: %llu nodes, %.0f nodes/s, incumbent %llu, bound %llu, gap %.2f%%, %.1f/%g s  ",
           (unsigned long long)st->nodes, st->seconds > 0 ? (double)st->nodes / st->seconds : 0.0,
           (unsigned long long)st->incumbent, (unsigned long long)st->bound, gap, st->seconds,
           st->time_limit);
