@@ -85,7 +85,8 @@ static int view_index(lua_State *L) {
   return 1;
 }
 
-/* Records a hook's failure (message at the top of the stack, popped). */
+/* Records a hook's failure (message at the top of the stack, popped):
+ * no allocation, as memory may have run out. */
 static void hook_fail(hooks *h, const char *what) {
   const char *m = lua_tostring(h->L, -1);
   snprintf(h->msg, sizeof h->msg, "exact: the %s function: %s", what, m ? m : "error");
@@ -97,69 +98,91 @@ static void set_view(hooks *h, const cg_sview *v) {
   ((lview *)lua_touserdata(h->L, h->view))->v = v;
 }
 
-static double call_bound(void *ud, const cg_sview *v, int *err) {
-  hooks *h = (hooks *)ud;
-  lua_State *L = h->L;
-  double x = 0;
-  int isnum;
-  lua_pushvalue(L, h->bound);
-  lua_pushvalue(L, h->view);
-  set_view(h, v);
-  if (lua_pcall(L, 1, 1, 0)) hook_fail(h, "bound");
-  else {
-    x = lua_tonumberx(L, -1, &isnum);
-    if (!isnum || x != x) {
-      lua_pushfstring(L, "returned %s, not a number", isnum ? "nan" : luaL_typename(L, -1));
-      lua_remove(L, -2);
-      hook_fail(h, "bound");
-    } else lua_pop(L, 1);
-  }
-  set_view(h, NULL);
-  *err = h->failed;
-  return x;
-}
+/* One hook call: everything that may raise runs under lua_pcall, so that no
+ * error jumps over the search's C memory. */
+typedef struct hookcall {
+  hooks *h;
+  int branch;      /* 0: bound, 1: branch */
+  uint32_t *cand;  /* branch: the candidates, reordered in place */
+  uint32_t n;
+  double x;        /* bound: the value */
+} hookcall;
 
 /* Reads the reordered candidates (a permutation of cand) from the table at
- * the top into cand; 0 if it is one. */
-static int read_perm(lua_State *L, uint32_t *cand, uint32_t n) {
+ * index t into cand; 0 if it is one. */
+static int read_perm(lua_State *L, int t, uint32_t *cand, uint32_t n) {
   uint32_t *orig = (uint32_t *)lua_newuserdatauv(L, (size_t)n * 5, 0), i, k;
   uint8_t *taken = (uint8_t *)(orig + n);
   memcpy(orig, cand, (size_t)n * 4);
   memset(taken, 0, n);
-  if (luaL_len(L, -2) != (lua_Integer)n) return 1;
+  if (luaL_len(L, t) != (lua_Integer)n) return 1;
   for (i = 0; i < n; i++) {
     lua_Integer x;
-    lua_geti(L, -2, (lua_Integer)i + 1);
+    lua_geti(L, t, (lua_Integer)i + 1);
     x = lua_tointeger(L, -1);
     lua_pop(L, 1);
     for (k = 0; k < n && (orig[k] + 1 != x || taken[k]); k++) {}
     if (k == n) return 1;
-    taken[k] = 1, cand[i] = orig[k];
+    taken[k] = 1;
   }
-  lua_pop(L, 1);
+  for (i = 0; i < n; i++) { /* a permutation: now write it */
+    lua_geti(L, t, (lua_Integer)i + 1);
+    cand[i] = (uint32_t)(lua_tointeger(L, -1) - 1);
+    lua_pop(L, 1);
+  }
   return 0;
 }
 
-static int call_branch(void *ud, const cg_sview *v, uint32_t *cand, uint32_t n) {
-  hooks *h = (hooks *)ud;
+/* protected_hook(hookcall, f, view) */
+static int protected_hook(lua_State *L) {
+  hookcall *c = (hookcall *)lua_touserdata(L, 1);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 3);
+  if (c->branch) lcg_push_ids(L, c->cand, c->n);
+  lua_call(L, c->branch ? 2 : 1, 1);
+  if (!c->branch) {
+    int isnum;
+    c->x = lua_tonumberx(L, -1, &isnum);
+    if (!isnum || c->x != c->x) return luaL_error(L, "returned %s, not a number", isnum ? "nan" : luaL_typename(L, -1));
+  } else if (!lua_istable(L, -1)) {
+    return luaL_error(L, "returned %s, not a table of the candidates", luaL_typename(L, -1));
+  } else if (read_perm(L, lua_gettop(L), c->cand, c->n)) {
+    return luaL_error(L, "returned a table that is not a reordering of the candidates");
+  }
+  return 0;
+}
+
+/* Runs a hook; 1 (and h->failed) if it failed. */
+static int run_hook(hooks *h, hookcall *c, const cg_sview *v) {
   lua_State *L = h->L;
-  int top = lua_gettop(L);
-  lua_pushvalue(L, h->branch);
+  if (!lua_checkstack(L, 6)) {
+    snprintf(h->msg, sizeof h->msg, "exact: the %s function: not enough memory (Lua stack)",
+             c->branch ? "branch" : "bound");
+    return h->failed = 1;
+  }
+  lua_pushcfunction(L, protected_hook);
+  lua_pushlightuserdata(L, c);
+  lua_pushvalue(L, c->branch ? h->branch : h->bound);
   lua_pushvalue(L, h->view);
-  lcg_push_ids(L, cand, n);
   set_view(h, v);
-  if (lua_pcall(L, 2, 1, 0)) hook_fail(h, "branch");
-  else if (!lua_istable(L, -1)) {
-    lua_pushfstring(L, "returned %s, not a table of the candidates", luaL_typename(L, -1));
-    lua_remove(L, -2);
-    hook_fail(h, "branch");
-  } else if (read_perm(L, cand, n)) {
-    lua_settop(L, top);
-    lua_pushliteral(L, "returned a table that is not a reordering of the candidates");
-    hook_fail(h, "branch");
-  } else lua_pop(L, 1);
+  if (lua_pcall(L, 3, 0, 0)) hook_fail(h, c->branch ? "branch" : "bound");
   set_view(h, NULL);
   return h->failed;
+}
+
+static double call_bound(void *ud, const cg_sview *v, int *err) {
+  hookcall c;
+  memset(&c, 0, sizeof c);
+  c.h = (hooks *)ud;
+  *err = run_hook(c.h, &c, v);
+  return c.x;
+}
+
+static int call_branch(void *ud, const cg_sview *v, uint32_t *cand, uint32_t n) {
+  hookcall c;
+  memset(&c, 0, sizeof c);
+  c.h = (hooks *)ud, c.branch = 1, c.cand = cand, c.n = n;
+  return run_hook(c.h, &c, v);
 }
 
 /* One progress line, redrawn in place on stderr. */
