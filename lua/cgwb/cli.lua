@@ -572,7 +572,8 @@ commands.jacobian = {
     elim_options(p)
   end,
   run = function(a)
-    local g = build(a)
+    local g, tape = build(a)
+    tape:free() -- the graph does not refer to it: less memory held through the elimination
     check_branches(g, a, "the Jacobian there would be the recorded branch's, not f's")
     local lg = check(cgwb().core.linearize(g))
     g:free()
@@ -1250,8 +1251,11 @@ local function version_text()
   return ("cgwb %s (%s)"):format(cgwb().version, _VERSION)
 end
 
--- The parser and one sub-parser per command (for their usage lines).
-local function build_parser()
+-- The parser and one sub-parser per command (for their usage lines).  With
+-- `only` (a command's name), only that command's options are set up: a
+-- process runs one command, and the other commands' options (some ask the
+-- core for lists of names) would only cost start-up time.
+local function build_parser(only)
   local p = argparse("cgwb", "A Lua-scriptable research workbench for automatic differentiation.")
     :epilog("Examples:\n  cgwb run examples/markowitz.lua examples/tapes/bratu.tap\n"
       .. "  cgwb help jacobian\n\n`cgwb help COMMAND` or `cgwb COMMAND --help` for a command's options; "
@@ -1263,13 +1267,16 @@ local function build_parser()
   for _, name in ipairs(order) do
     local c = commands[name]
     local sub = p:command(name, c.help)
-    c.setup(sub)
-    sub:epilog("Example:\n  " .. c.example)
+    if not only or only == name then
+      c.setup(sub)
+      sub:epilog("Example:\n  " .. c.example)
+    end
     subs[name] = sub
   end
   p:command("help", "Show the help of a command: cgwb help COMMAND."):argument("topic"):args("?")
   return p, subs
 end
+M.build_parser = build_parser -- for the tests: the parser of one command against the whole one
 
 -- A negative number after an option that takes a value is that value:
 -- "--seed -3" becomes "--seed=-3" (argparse would take "-3" for an option).
@@ -1317,13 +1324,14 @@ end
 
 --- Runs the command line `args` (an arg table); returns the exit status.
 function M.main(args)
-  local parser, subs = build_parser()
   local list = {}
   for i = 1, #args do list[i] = args[i] end
   if list[1] == "--version" then
     print(version_text())
     return 0
   end
+  local only = list[1] == "help" and list[2] or list[1]
+  local parser, subs = build_parser(commands[only] and only or nil)
   if list[1] == "help" then
     local topic = list[2]
     if topic == nil then io.write(parser:get_help(), "\n") return 0 end

@@ -102,15 +102,20 @@ function M.read_point(path)
   local x, n = {}, 0
   for line in fh:lines() do
     n = n + 1
-    local s = line:gsub("#.*", ""):match("^%s*(.-)%s*$")
-    if s ~= "" then
-      local v = tonumber(s)
-      if not v then
-        fh:close()
-        return nil, ("%s:%d: not a number: %s"):format(path, n, s)
+    -- the commonest line is a number alone: tonumber skips the spaces around
+    -- it as the trim below does, and the trim's pattern costs more than the rest
+    local v = tonumber(line)
+    if not v then
+      local s = line:gsub("#.*", ""):match("^%s*(.-)%s*$")
+      if s ~= "" then
+        v = tonumber(s)
+        if not v then
+          fh:close()
+          return nil, ("%s:%d: not a number: %s"):format(path, n, s)
+        end
       end
-      x[#x + 1] = v
     end
+    if v then x[#x + 1] = v end
   end
   fh:close()
   return x
