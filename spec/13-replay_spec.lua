@@ -194,18 +194,14 @@ describe("replay: vertex orderings", function()
       local lg = G[2]
       for _, name in ipairs(VERTEX) do
         local c <close> = lg:copy()
-        local cost, order = elim.eliminate(c, name, { max_component = 20, budget = 40, seed = 3 })
+        local cost, order = elim.eliminate(c, name, { budget = 40, seed = 3, time_limit = 0.5 })
         local what = G[1] .. ", " .. name
-        if name == "exact" and not cost and order:find("is larger than 20", 1, true) then
-          goto next -- no proven optimum for components this large: nothing returned
-        end
         assert(cost, what .. ": " .. tostring(order))
         complete_order(lg, order, what)
         same_cost(cost, core_vertex_replay(lg, order), what .. " (core replay)", true)
         local lc, S = lua_vertex_cost(lg, order)
         same_cost(cost, lc, what .. " (Lua replay)")
         same_marks(S, c, what)
-        ::next::
       end
     end
   end)

@@ -128,6 +128,9 @@ int32_t lcg_checkkfunc(lua_State *L, const struct cg_kernel *k, int idx);
  * put into the slot it returns is freed with it, its A to be set to *A. */
 struct cg_lin;
 struct cg_lin **lcg_newlin(lua_State *L, cg_alloc **A);
+/* The graph of a cgwb.LinGraph argument not busy, and its busy flag (set
+ * it while Lua callbacks run on the graph; busy may be NULL). */
+struct cg_lin *lcg_checklin(lua_State *L, int idx, int **busy);
 /* Reads the CALL table at idx (as k:run takes it; options max_steps,
  * max_calls at oidx) for kernel function f into a box pushed on the stack;
  * the call returned lives while the box does (lcg_kernel.c). */
@@ -147,11 +150,10 @@ void lcg_open_kanalysis(lua_State *L);
 void lcg_open_kflat(lua_State *L);
 void lcg_open_adjoint(lua_State *L);
 void lcg_open_colour(lua_State *L);
-/* The graph of a cgwb.LinGraph argument (raises otherwise, and after free())
- * and a Jacobian pushed as lg:jacobian() pushes it (lcg_elim.c). */
+/* A Jacobian pushed as lg:jacobian() pushes it (lcg_elim.c). */
 struct cg_jac;
-struct cg_lin *lcg_checklin(lua_State *L, int idx);
 void lcg_push_jac(lua_State *L, const struct cg_jac *J);
+void lcg_open_search(lua_State *L); /* after lcg_open_elim: adds lg:search */
 
 /* Kernel analysis options (lcg_kanalysis.c), read from the table at
  * argument 3: opts.assume as assumptions (pushes a scratch userdata; on bad

@@ -59,7 +59,7 @@ static void push_info(lua_State *L, const colour_box *b, const cg_cost *c, const
 /* lg:jacobian_coloured([{side = "column"|"row", order = COLPACK_ORDER,
  * trivial = bool}]) -> J, info | nil, msg */
 static int lin_jacobian_coloured(lua_State *L) {
-  const cg_lin *g = lcg_checklin(L, 1);
+  const cg_lin *g = lcg_checklin(L, 1, NULL);
   int side, trivial, rc;
   const char *order;
   cg_error e;

@@ -56,6 +56,12 @@ struct cg_lin **lcg_newlin(lua_State *L, cg_alloc **A) {
   return &u->g;
 }
 
+struct cg_lin *lcg_checklin(lua_State *L, int idx, int **busy) {
+  llin *u = checkidle(L, idx);
+  if (busy) *busy = &u->busy;
+  return u->g;
+}
+
 static uint32_t checkvertex(lua_State *L, llin *u, int idx) {
   return lcg_check_id(L, idx, u->g->nv, "vertex");
 }
@@ -447,9 +453,7 @@ static void push_jac(lua_State *L, const cg_jac *J) {
   lua_setfield(L, -2, "vals");
 }
 
-/* For the other binding files: the graph of a cgwb.LinGraph argument, and
- * push_jac. */
-struct cg_lin *lcg_checklin(lua_State *L, int idx) { return checklin(L, idx)->g; }
+/* For the other binding files: push_jac. */
 void lcg_push_jac(lua_State *L, const struct cg_jac *J) { push_jac(L, J); }
 
 static void jac_release(void *J, cg_alloc *A) { cg_jac_free(A, (cg_jac *)J); }

@@ -292,6 +292,7 @@ LCG_EXPORT int luaopen_cgwb_core(lua_State *L) {
   lcg_open_sched(L);
   lcg_open_elim(L);
   lcg_open_colour(L);
+  lcg_open_search(L);
   lcg_open_kernel(L);
   lcg_open_kanalysis(L);
   lcg_open_kflat(L);

@@ -463,6 +463,17 @@ local function elim_options(p)
     .. cgwb().core.colouring_orders()[1] .. ").")
   p:flag("--compare", "With a --strategy other than elimination: also eliminate a copy of the graph "
     .. "under --order and --mode and report its multiplications (elim_mults).")
+  -- the exact search
+  option(p, "--time-limit", "Seconds for --order exact's search, a number > 0; when it runs out, the best order "
+    .. "found is used and its gap to the proven lower bound reported.", "60")
+    :convert(function(s)
+      local v = tonumber(s)
+      if not v or not (v > 0) or v == math.huge then
+        return nil, ("--time-limit takes a number of seconds > 0, got '%s'"):format(s)
+      end
+      return v
+    end)
+  p:flag("--quiet", "No progress line on stderr (--order exact shows one when stderr is a terminal).")
 end
 
 -- The largest relative difference between two sorted sparse Jacobians
@@ -574,12 +585,13 @@ local function run_elimination(lg, a, what)
   end
   local counts = lg:counts()
   local t0 = os.clock()
-  local cost, order, name
-  local opts = { seed = a.seed, budget = a.budget }
+  local cost, order, name, extra
+  local opts = { seed = a.seed, budget = a.budget, time_limit = a.time_limit,
+                 progress = not a.quiet and not a.json and cgwb().core.stderr_is_terminal() }
   if a.mode == "vertex" then
-    cost, order, name = elim.eliminate(lg, spec, opts)
+    cost, order, name, extra = elim.eliminate(lg, spec, opts)
   else
-    cost, order, name = elim.modes[a.mode](lg, spec, opts)
+    cost, order, name, extra = elim.modes[a.mode](lg, spec, opts)
   end
   if not cost then fail(2, order) end
   local seconds = os.clock() - t0
@@ -591,6 +603,9 @@ local function run_elimination(lg, a, what)
     vertices = counts.vertices, edges = counts.edges, intermediates = counts.intermediates,
     seconds = seconds,
   }
+  if type(extra) == "table" and extra.lower_bound then -- the exact search
+    out.lower_bound, out.proven, out.nodes = extra.lower_bound, extra.proven, extra.nodes
+  end
   if a.check then
     out.check_forward = jac_diff(J, ref_f)
     out.check_reverse = jac_diff(J, ref_r)
@@ -607,6 +622,11 @@ local function run_elimination(lg, a, what)
   if not a.json then
     io.stderr:write(("%s: %s %s elimination: %d multiplications (%d nontrivial), %d additions, %d fill-in, nnz %d\n")
       :format(what, out.order, out.mode, out.mults, out.mults_nontrivial, out.adds, out.fill, out.nnz))
+    if out.lower_bound then
+      io.stderr:write(out.proven and ("%s: proven optimal (%d states searched)\n"):format(what, out.nodes)
+        or ("%s: gap %.2f%% to the proven lower bound %d (%d states searched, time limit reached)\n")
+          :format(what, 100 * (out.mults - out.lower_bound) / math.max(out.mults, 1), out.lower_bound, out.nodes))
+    end
   end
   if a.check then
     if out.check_forward > CHECK_TOL or out.check_reverse > CHECK_TOL then

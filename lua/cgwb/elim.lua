@@ -37,7 +37,7 @@ for _, o in ipairs {
   { name = "anneal", modes = "V", driver = true,
     about = "simulated annealing from the Markowitz order (--seed, --budget evaluations)" },
   { name = "exact", modes = "V", driver = true,
-    about = "the proven optimum, per component of at most 20 intermediates" },
+    about = "the optimum by branch and bound (--time-limit; else the best order found and a proven lower bound)" },
   { name = "best", modes = "VEF", driver = true, about = "the cheapest of the rules above for the mode" },
 } do M.orderings[#M.orderings + 1] = o end
 
@@ -172,6 +172,38 @@ function M.best(lg, opts)
   return best_order, best, best_name
 end
 
+-- {==== the exact search ====}
+
+M.DEFAULT_TIME_LIMIT = 60
+
+--- The optimal vertex order by branch and bound over elimination states
+-- (csrc/elim/cg_search.c), per component of intermediates; lg is not changed.
+-- opts: time_limit (seconds for the search, > 0, default 60), incumbent (a
+-- vertex order to start from; default: the cheaper of M.best's and
+-- M.anneal's), bound (function(view) -> a lower bound of what is left to
+-- pay), branch (function(view, candidates) -> the candidates reordered),
+-- progress (a line on stderr), max_nodes, seed and budget (for anneal).
+-- Returns { mults, lower_bound, proven, order, nodes, seconds, root_bound,
+-- components = { {size, mults, lower_bound, root_bound, nodes, proven}, ... } }
+-- or nil, message.
+function M.exact(lg, opts)
+  opts = opts or {}
+  local limit = opts.time_limit or M.DEFAULT_TIME_LIMIT
+  if type(limit) ~= "number" or not (limit > 0) or limit == math.huge then
+    return nil, ("exact: time_limit must be a number of seconds > 0, got %s"):format(tostring(limit))
+  end
+  local incumbent = opts.incumbent
+  if incumbent == nil then
+    local border, bmults = M.best(lg, opts)
+    local aorder, amults = M.anneal(lg, opts)
+    incumbent = amults < bmults and aorder or border
+  end
+  return lg:search { time_limit = limit, incumbent = incumbent, bound = opts.bound, branch = opts.branch,
+                     progress = opts.progress, max_nodes = opts.max_nodes }
+end
+
+-- }====
+
 -- Runs a { choose = f } spec: f(lg, candidates) -> vertex, each step.
 local function run_choose(lg, f, name)
   local order, total = {}, { mults = 0, mults_nontrivial = 0, adds = 0, fill = 0, steps = 0, peak_edges = 0 }
@@ -198,9 +230,9 @@ function M.eliminate(lg, spec, opts)
   if spec == "exact" or spec == "anneal" or spec == "best" then
     local order, name, _ -- `_` too: an undeclared one is a global write
     if spec == "exact" then
-      local mults, o = lg:exact(opts.max_component or 20)
-      if not mults then return nil, o end
-      order = o
+      local res, err = M.exact(lg, opts)
+      if not res then return nil, err end
+      return lg:replay(res.order, "exact"), res.order, "exact", res
     elseif spec == "anneal" then
       order = M.anneal(lg, opts)
     else

@@ -123,6 +123,10 @@ static const lcase CASES[] = {
     {"eliminate raising",
      "local c = lg:copy() return c:eliminate(function(v) if v > 5 then error('boom') end return v end)",
      "boom"},
+    {"search", "return lg:search{}", NULL},
+    {"search with hooks",
+     "return lg:search{bound = function(v) return #v:intermediates() end, "
+     "branch = function(v, c) return c end}", NULL},
     {"edges", "local c = lg:copy() return c:eliminate_edges('markowitz')", NULL},
     {"faces", "local c = lg:copy() return c:eliminate_faces('markowitz')", NULL},
     {"replay_faces",

@@ -1,0 +1,719 @@
+/*
+ * cg_search.c: the optimal vertex elimination order by depth-first branch
+ * and bound over elimination states (cg_search.h).
+ *
+ * States.  As cg_exact.c explains, the graph left after eliminating a set S
+ * of intermediates does not depend on the order within S, and connected
+ * components of intermediates are independent; so the search runs per
+ * component over the sets S, a state's cost so far g(S) being that of the
+ * path that reached it.  A state keeps, per remaining member, its current
+ * predecessor and successor sets as bitsets over the component's local ids
+ * (members and the independents and dependents next to them, numbered in
+ * ascending vertex order); eliminating v costs |pred(v)| * |succ(v)| and
+ * joins pred(v) to the predecessor sets of v's successors and succ(v) to the
+ * successor sets of v's predecessors.
+ *
+ * The lower bound (admissible).  Let S0 be the current set and S a later one
+ * (S0 within S, v not in S).  In the graph of S0, every path from an
+ * independent to v has a last vertex u before v outside S (independents
+ * are never eliminated), and the part from u to v runs through S: so u is a
+ * predecessor of v when S is eliminated.  Vertex-disjoint paths (sharing
+ * only v) give distinct such u, so when v is eliminated it has at least as
+ * many predecessors as there are vertex-disjoint paths from the
+ * independents to v in the graph of S0 (Menger: at most the minimal vertex
+ * cut between them), likewise successors and paths to the dependents.  The
+ * count found by a greedy path packing (each path found by a depth-first
+ * search over unmarked vertices, marks kept) is a set of disjoint paths, so
+ * at most that number: the bound is the sum over the remaining v of
+ * paths_in(v) * paths_out(v), a lower bound of what is left to pay.
+ *
+ * The search.  Depth-first from the empty set; the children of a state are
+ * the remaining members, each scored by f = g + cost + bound of the child,
+ * tried in ascending f (ties: cheaper Markowitz degree, then lower id) and
+ * cut when f >= U, the cost of the best order found (the incumbent, at first
+ * the order given).  A transposition table keeps, per state met (hashed
+ * bitset), the least g it was reached with; a state met again with no less
+ * is cut, its subtree being already searched or waiting on the stack.  When
+ * the time or node limit stops the search, the proven lower bound is the
+ * least f of the work left (the children not tried yet at every level of the
+ * stack, and for a child stopped inside its subtree, its own bound), and U
+ * if less; when the search completes it is U, which is then optimal.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "cg_search.h"
+
+#define NONE UINT32_MAX
+#define DONE UINT64_MAX /* dfs: the subtree is searched */
+
+typedef struct srch {
+  const cg_lin *g;
+  cg_alloc *A;
+  const cg_search_opts *o;
+  /* the component */
+  uint32_t m, nl, W;       /* members, local ids, bitset words */
+  uint32_t *vert;          /* local id -> vertex (ascending) */
+  uint32_t *l2m, *m2l;     /* local id -> member index (NONE: outsider), member -> local */
+  uint64_t *ismem;         /* W words */
+  /* levels 0..m: pred rows (m * W), succ rows (m * W), remaining (W) */
+  uint64_t *st;
+  size_t lvl;
+  uint64_t *mark;          /* W words: the bound's path packing */
+  uint64_t *reach, *term;  /* m * W: outsiders reached; m: each member's term of the bound */
+  uint32_t *nx;            /* m: independents reaching each member */
+  uint32_t *cand, *path, *best, *gbuf; /* m * m candidates, m path, m best (vertices), m hook buffer */
+  uint64_t *fv, *mk;       /* m * m: f and cost of each candidate */
+  uint64_t U;
+  /* transposition table: slots of (epoch, g, key W words), free unless of this epoch */
+  uint64_t *tt, epoch;     /* epoch: the component's, from 1 */
+  size_t ttcap, ttw;       /* slots (a power of 2), words per slot (Wmax + 2) */
+  /* the run */
+  uint64_t nodes, comp_nodes;
+  uint64_t base_u, base_l;  /* sums over the components done (progress) */
+  double t0, next_progress;
+  int aborted, err;
+  cg_search_stats stats;
+} srch;
+
+struct cg_sview {
+  const srch *s;
+  uint32_t d;
+  uint64_t cost;
+};
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint32_t popc(uint64_t x) {
+#if defined(__GNUC__)
+  return (uint32_t)__builtin_popcountll(x);
+#else
+  uint32_t n = 0;
+  for (; x; x &= x - 1) n++;
+  return n;
+#endif
+}
+
+static uint32_t ctz(uint64_t x) {
+#if defined(__GNUC__)
+  return (uint32_t)__builtin_ctzll(x);
+#else
+  uint32_t n = 0;
+  while (!(x & 1)) x >>= 1, n++;
+  return n;
+#endif
+}
+
+#define BIT(b, i) ((b)[(i) / 64] >> ((i) % 64) & 1)
+#define SETBIT(b, i) ((b)[(i) / 64] |= 1ull << ((i) % 64))
+#define CLRBIT(b, i) ((b)[(i) / 64] &= ~(1ull << ((i) % 64)))
+
+static uint64_t *level(const srch *s, uint32_t d) { return s->st + (size_t)d * s->lvl; }
+/* Row of member i on a side (0 preds, 1 succs) in level L. */
+static uint64_t *row(const srch *s, uint64_t *L, int side, uint32_t i) {
+  return L + ((size_t)side * s->m + i) * s->W;
+}
+static uint64_t *remaining(const srch *s, uint64_t *L) { return L + (size_t)2 * s->m * s->W; }
+
+static uint32_t count_bits(const uint64_t *b, uint32_t W) {
+  uint32_t w, n = 0;
+  for (w = 0; w < W; w++) n += popc(b[w]);
+  return n;
+}
+
+static uint64_t markowitz(const srch *s, uint64_t *L, uint32_t i) {
+  return (uint64_t)count_bits(row(s, L, 0, i), s->W) * count_bits(row(s, L, 1, i), s->W);
+}
+
+/* Level d + 1 = level d with member i eliminated; returns its cost. */
+static uint64_t eliminate(const srch *s, uint32_t d, uint32_t i) {
+  uint64_t *L = level(s, d), *N = level(s, d + 1);
+  const uint64_t *P = row(s, L, 0, i), *X = row(s, L, 1, i);
+  uint32_t w, side, li = s->m2l[i];
+  memcpy(N, L, s->lvl * 8);
+  for (side = 0; side < 2; side++) {
+    const uint64_t *from = side ? X : P, *add = side ? P : X; /* preds get succ(v), succs get pred(v) */
+    for (w = 0; w < s->W; w++) {
+      uint64_t b = from[w];
+      for (; b; b &= b - 1) {
+        uint32_t j = s->l2m[w * 64 + ctz(b)], k;
+        uint64_t *r;
+        if (j == NONE) continue;
+        r = row(s, N, side ? 0 : 1, j);
+        for (k = 0; k < s->W; k++) r[k] |= add[k];
+        CLRBIT(r, li);
+      }
+    }
+  }
+  CLRBIT(remaining(s, N), li);
+  return markowitz(s, L, i);
+}
+
+/* {==== the bound ====} */
+
+/* Depth-first search from member local id l (marked) for an unmarked
+ * outsider along side (0: against the edges, to an independent). */
+static int reach_free(srch *s, uint64_t *L, uint32_t l, int side) {
+  const uint64_t *r = row(s, L, side, s->l2m[l]);
+  uint32_t w;
+  for (w = 0; w < s->W; w++) {
+    uint64_t b = r[w];
+    for (; b; b &= b - 1) {
+      uint32_t p = w * 64 + ctz(b);
+      if (BIT(s->mark, p)) continue;
+      SETBIT(s->mark, p);
+      if (s->l2m[p] == NONE || reach_free(s, L, p, side)) return 1;
+    }
+  }
+  return 0;
+}
+
+/* Greedy vertex-disjoint paths from the independents (side 0) or to the
+ * dependents (side 1) to member i, sharing only i. */
+static uint64_t disjoint_paths(srch *s, uint64_t *L, uint32_t i, int side) {
+  uint32_t w, n = 0;
+  memset(s->mark, 0, (size_t)s->W * 8);
+  SETBIT(s->mark, s->m2l[i]);
+  for (w = 0; w < s->W; w++) {
+    uint64_t b = row(s, L, side, i)[w];
+    for (; b; b &= b - 1) {
+      uint32_t p = w * 64 + ctz(b);
+      if (BIT(s->mark, p)) continue;
+      SETBIT(s->mark, p);
+      if (s->l2m[p] == NONE || reach_free(s, L, p, side)) n++;
+    }
+  }
+  return n;
+}
+
+/* The outsiders (independents, side 0; dependents, side 1) connected to
+ * each remaining member in level L, into s->reach (m rows of W words):
+ * members in ascending order are topological (edges ascend, fill too). */
+static void outsiders(srch *s, uint64_t *L, int side) {
+  uint32_t a, w, k;
+  for (a = 0; a < s->m; a++) {
+    uint32_t i = side ? s->m - 1 - a : a;
+    uint64_t *acc = s->reach + (size_t)i * s->W;
+    memset(acc, 0, (size_t)s->W * 8);
+    if (!BIT(remaining(s, L), s->m2l[i])) continue;
+    for (w = 0; w < s->W; w++)
+      for (uint64_t b = row(s, L, side, i)[w]; b; b &= b - 1) {
+        uint32_t p = w * 64 + ctz(b), j = s->l2m[p];
+        if (j == NONE) SETBIT(acc, p);
+        else
+          for (k = 0; k < s->W; k++) acc[k] |= s->reach[(size_t)j * s->W + k];
+      }
+  }
+}
+
+/* The built-in bound of level d: the sum over the remaining v of
+ * paths_in(v) * paths_out(v) (the comment at the top), where the vertex
+ * eliminated last pays exactly |X(v)| * |Y(v)|, the independents reaching v
+ * times the dependents it reaches (nothing else of the component is left
+ * then): so the least excess of that over v's term adds to the bound. */
+static uint64_t builtin_bound(srch *s, uint64_t *L) {
+  uint64_t h = 0, extra = DONE, *R = remaining(s, L);
+  uint32_t w;
+  outsiders(s, L, 0);
+  for (w = 0; w < s->W; w++)
+    for (uint64_t b = R[w]; b; b &= b - 1) {
+      uint32_t i = s->l2m[w * 64 + ctz(b)];
+      uint64_t t = disjoint_paths(s, L, i, 0) * disjoint_paths(s, L, i, 1);
+      s->term[i] = t, h += t;
+      s->nx[i] = count_bits(s->reach + (size_t)i * s->W, s->W);
+    }
+  outsiders(s, L, 1);
+  for (w = 0; w < s->W; w++)
+    for (uint64_t b = R[w]; b; b &= b - 1) {
+      uint32_t i = s->l2m[w * 64 + ctz(b)];
+      uint64_t last = (uint64_t)s->nx[i] * count_bits(s->reach + (size_t)i * s->W, s->W);
+      if (last - s->term[i] < extra) extra = last - s->term[i]; /* last >= term: paths end at distinct outsiders */
+    }
+  return extra == DONE ? h : h + extra;
+}
+
+/* The lower bound of what is left to pay from level d (reached at cost g). */
+static uint64_t bound(srch *s, uint32_t d, uint64_t g) {
+  if (s->o->bound) {
+    cg_sview v;
+    double x;
+    v.s = s, v.d = d, v.cost = g;
+    x = s->o->bound(s->o->ud, &v, &s->err);
+    if (s->err) s->aborted = 1;
+    if (!(x > 0)) return 0; /* negative (or an error) */
+    return x >= 1.8e19 ? DONE / 2 : (uint64_t)(x + 0.999999999); /* integral costs: round up */
+  }
+  return builtin_bound(s, level(s, d));
+}
+
+/* }==== */
+
+/* {==== transposition table ====} */
+
+static uint64_t hash_key(const uint64_t *k, uint32_t W) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  uint32_t w;
+  for (w = 0; w < W; w++) {
+    h ^= k[w] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xbf58476d1ce4e5b9ull;
+  }
+  return h ^ (h >> 31);
+}
+
+/* 1 if the state key was met with cost <= g; else records g (when a slot
+ * is free near its hash: a full table stops recording, it does not fail).
+ * A slot is (epoch, g, key): one of an earlier component's epoch is free,
+ * so starting a component costs nothing. */
+static int tt_seen(srch *s, const uint64_t *key, uint64_t g) {
+  uint64_t h;
+  uint32_t probe;
+  if (!s->tt) return 0;
+  h = hash_key(key, s->W);
+  for (probe = 0; probe < 16; probe++) {
+    uint64_t *e = s->tt + ((h + probe) & (s->ttcap - 1)) * s->ttw;
+    if (e[0] != s->epoch) {
+      e[0] = s->epoch, e[1] = g;
+      memcpy(e + 2, key, (size_t)s->W * 8);
+      return 0;
+    }
+    if (!memcmp(e + 2, key, (size_t)s->W * 8)) {
+      if (e[1] <= g) return 1;
+      e[1] = g;
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/* Allocates the table once (halving until it fits; none if nothing fits). */
+static void tt_alloc(srch *s, uint32_t Wmax) {
+  size_t n = s->o->tt_entries ? s->o->tt_entries : (size_t)1 << 20, p = 1024;
+  while (p < n) p *= 2;
+  s->ttw = (size_t)Wmax + 2;
+  for (; p >= 1024 && !s->tt; p /= 2) {
+    s->tt = CG_NEW(s->A, uint64_t, p * s->ttw);
+    if (s->tt) s->ttcap = p, memset(s->tt, 0, p * s->ttw * 8);
+  }
+}
+
+/* }==== */
+
+/* {==== the search ====} */
+
+/* Time, node limit and progress; sets aborted. */
+static void check_limits(srch *s) {
+  double t = now_seconds() - s->t0;
+  const cg_search_opts *o = s->o;
+  if ((o->time_limit > 0 && t >= o->time_limit) || (o->max_nodes && s->nodes >= o->max_nodes))
+    s->aborted = 1;
+  if (o->progress && t >= s->next_progress) {
+    s->stats.nodes = s->nodes;
+    s->stats.seconds = t;
+    o->progress(o->progress_ud, &s->stats);
+    s->next_progress = t + (o->progress_every > 0 ? o->progress_every : 0.25);
+  }
+}
+
+/* Sorts the n candidates of level d by (f, cost, id). */
+static void sort_cands(srch *s, uint32_t d, uint32_t n) {
+  uint32_t *c = s->cand + (size_t)d * s->m, a, b;
+  uint64_t *f = s->fv + (size_t)d * s->m, *k = s->mk + (size_t)d * s->m;
+  for (a = 1; a < n; a++) {
+    uint32_t cv = c[a];
+    uint64_t fv = f[a], kv = k[a];
+    for (b = a; b > 0 && (f[b - 1] > fv || (f[b - 1] == fv && (k[b - 1] > kv ||
+                                                                 (k[b - 1] == kv && c[b - 1] > cv))));
+         b--)
+      c[b] = c[b - 1], f[b] = f[b - 1], k[b] = k[b - 1];
+    c[b] = cv, f[b] = fv, k[b] = kv;
+  }
+}
+
+/* The branch hook: reorders the candidates of level d (a permutation). */
+static void hook_branch(srch *s, uint32_t d, uint32_t n, uint64_t g) {
+  uint32_t *c = s->cand + (size_t)d * s->m, a, b;
+  uint64_t *f = s->fv + (size_t)d * s->m, *k = s->mk + (size_t)d * s->m;
+  cg_sview v;
+  v.s = s, v.d = d, v.cost = g;
+  for (a = 0; a < n; a++) s->gbuf[a] = s->vert[s->m2l[c[a]]];
+  if (s->o->branch(s->o->ud, &v, s->gbuf, n)) {
+    s->err = 1, s->aborted = 1;
+    return;
+  }
+  for (a = 0; a < n; a++) { /* move the entry of gbuf[a] to place a */
+    for (b = a; b < n && s->vert[s->m2l[c[b]]] != s->gbuf[a]; b++) {}
+    if (b == n) { /* not a permutation: the binding checks, this is a safety net */
+      s->err = 1, s->aborted = 1;
+      return;
+    }
+    {
+      uint32_t tc = c[a];
+      uint64_t tf = f[a], tk = k[a];
+      c[a] = c[b], f[a] = f[b], k[a] = k[b];
+      c[b] = tc, f[b] = tf, k[b] = tk;
+    }
+  }
+}
+
+/* The children of level d (reached at g) worth trying; their number. */
+static uint32_t expand(srch *s, uint32_t d, uint64_t g) {
+  uint64_t *R = remaining(s, level(s, d));
+  uint32_t w, n = 0;
+  for (w = 0; w < s->W && !s->aborted; w++) {
+    uint64_t b = R[w];
+    for (; b && !s->aborted; b &= b - 1) {
+      uint32_t i = s->l2m[w * 64 + ctz(b)];
+      uint64_t c = markowitz(s, level(s, d), i), f;
+      if (g + c >= s->U) continue;
+      eliminate(s, d, i);
+      if (tt_seen(s, remaining(s, level(s, d + 1)), g + c)) continue;
+      f = g + c + bound(s, d + 1, g + c);
+      if (f >= s->U) continue;
+      s->cand[(size_t)d * s->m + n] = i;
+      s->fv[(size_t)d * s->m + n] = f;
+      s->mk[(size_t)d * s->m + n] = c;
+      n++;
+    }
+  }
+  return n;
+}
+
+/* Searches below level d (cost g, bound f).  Returns DONE when the subtree
+ * is searched, else (stopped) a lower bound of what is left in it. */
+static uint64_t dfs(srch *s, uint32_t d, uint64_t g, uint64_t f) {
+  uint32_t n, k;
+  uint64_t ret = DONE;
+  if (d == s->m) {
+    if (g < s->U) {
+      s->U = g, s->stats.incumbent = s->base_u + g;
+      for (k = 0; k < d; k++) s->best[k] = s->vert[s->m2l[s->path[k]]];
+    }
+    return DONE;
+  }
+  s->nodes++, s->comp_nodes++;
+  if ((s->nodes & 15) == 0) check_limits(s);
+  if (s->aborted) return f;
+  n = expand(s, d, g);
+  sort_cands(s, d, n);
+  if (s->o->branch && n > 1 && !s->aborted) hook_branch(s, d, n, g);
+  for (k = 0; k < n; k++) {
+    uint32_t i = s->cand[(size_t)d * s->m + k];
+    uint64_t fk = s->fv[(size_t)d * s->m + k], r;
+    if (fk >= s->U) continue;
+    if (s->aborted) {
+      if (fk < ret) ret = fk;
+      continue;
+    }
+    eliminate(s, d, i);
+    s->path[d] = i;
+    r = dfs(s, d + 1, g + s->mk[(size_t)d * s->m + k], fk);
+    if (r != DONE && (r > fk ? r : fk) < ret) ret = r > fk ? r : fk;
+  }
+  return ret != DONE && ret < f ? f : ret; /* f bounds the whole subtree */
+}
+
+/* }==== */
+
+/* {==== components ====} */
+
+/* Collects the component of intermediate v (through intermediate edges). */
+static uint32_t gather(const cg_lin *g, uint32_t v, uint8_t *seen, uint32_t *members) {
+  uint32_t n = 0, head = 0, k;
+  members[n++] = v;
+  seen[v] = 1;
+  while (head < n) {
+    uint32_t u = members[head++];
+    for (k = 0; k < g->in[u].n + g->out[u].n; k++) {
+      uint32_t w = k < g->in[u].n ? g->tail[g->in[u].e[k]] : g->head[g->out[u].e[k - g->in[u].n]];
+      if (g->kind[w] == CG_V_INTER && !seen[w]) {
+        seen[w] = 1;
+        members[n++] = w;
+      }
+    }
+  }
+  return n;
+}
+
+static void free_comp(srch *s) {
+  cg_alloc *A = s->A;
+  uint32_t m = s->m;
+  CG_FREE(A, s->vert, uint32_t, s->nl);
+  CG_FREE(A, s->l2m, uint32_t, s->nl);
+  CG_FREE(A, s->m2l, uint32_t, m);
+  CG_FREE(A, s->ismem, uint64_t, s->W);
+  CG_FREE(A, s->st, uint64_t, (size_t)(m + 1) * s->lvl);
+  CG_FREE(A, s->mark, uint64_t, s->W);
+  CG_FREE(A, s->reach, uint64_t, (size_t)m * s->W);
+  CG_FREE(A, s->term, uint64_t, m);
+  CG_FREE(A, s->nx, uint32_t, m);
+  CG_FREE(A, s->cand, uint32_t, (size_t)m * m);
+  CG_FREE(A, s->fv, uint64_t, (size_t)m * m);
+  CG_FREE(A, s->mk, uint64_t, (size_t)m * m);
+  CG_FREE(A, s->path, uint32_t, m);
+  CG_FREE(A, s->best, uint32_t, m);
+  CG_FREE(A, s->gbuf, uint32_t, m);
+  s->vert = s->l2m = s->m2l = s->cand = s->path = s->best = s->gbuf = NULL;
+  s->ismem = s->st = s->mark = s->fv = s->mk = s->reach = s->term = NULL;
+  s->nx = NULL;
+}
+
+/* Local ids: the members and their outside neighbours, in ascending vertex
+ * order (loc: vertex -> local id scratch, all NONE on entry and exit). */
+static int build_comp(srch *s, const uint32_t *members, uint32_t m, uint32_t *loc, uint32_t *tmp) {
+  const cg_lin *g = s->g;
+  uint32_t i, k, nl = 0, v;
+  for (i = 0; i < m; i++) {
+    v = members[i];
+    if (loc[v] == NONE) loc[v] = 0, tmp[nl++] = v;
+    for (k = 0; k < g->in[v].n + g->out[v].n; k++) {
+      uint32_t w = k < g->in[v].n ? g->tail[g->in[v].e[k]] : g->head[g->out[v].e[k - g->in[v].n]];
+      if (loc[w] == NONE) loc[w] = 0, tmp[nl++] = w;
+    }
+  }
+  for (i = 0; i < nl; i++) loc[tmp[i]] = NONE;
+  s->m = m, s->nl = nl, s->W = (nl + 63) / 64;
+  s->lvl = (size_t)(2 * m + 1) * s->W;
+  s->vert = CG_NEW(s->A, uint32_t, nl), s->l2m = CG_NEW(s->A, uint32_t, nl);
+  s->m2l = CG_NEW(s->A, uint32_t, m), s->ismem = CG_NEW(s->A, uint64_t, s->W);
+  s->st = CG_NEW(s->A, uint64_t, (size_t)(m + 1) * s->lvl), s->mark = CG_NEW(s->A, uint64_t, s->W);
+  s->cand = CG_NEW(s->A, uint32_t, (size_t)m * m), s->fv = CG_NEW(s->A, uint64_t, (size_t)m * m);
+  s->mk = CG_NEW(s->A, uint64_t, (size_t)m * m), s->path = CG_NEW(s->A, uint32_t, m);
+  s->best = CG_NEW(s->A, uint32_t, m), s->gbuf = CG_NEW(s->A, uint32_t, m);
+  s->reach = CG_NEW(s->A, uint64_t, (size_t)m * s->W), s->term = CG_NEW(s->A, uint64_t, m);
+  s->nx = CG_NEW(s->A, uint32_t, m);
+  if (!s->reach || !s->term || !s->nx) return CG_ENOMEM;
+  if (!s->vert || !s->l2m || !s->m2l || !s->ismem || !s->st || !s->mark || !s->cand || !s->fv ||
+      !s->mk || !s->path || !s->best || !s->gbuf)
+    return CG_ENOMEM;
+  /* ascending vertex ids: a counting pass over the vertex range would cost nv; sort instead */
+  memcpy(s->vert, tmp, (size_t)nl * 4);
+  for (i = 1; i < nl; i++) { /* insertion sort: components are searched, so small */
+    uint32_t x = s->vert[i];
+    for (k = i; k > 0 && s->vert[k - 1] > x; k--) s->vert[k] = s->vert[k - 1];
+    s->vert[k] = x;
+  }
+  memset(s->ismem, 0, (size_t)s->W * 8);
+  memset(level(s, 0), 0, s->lvl * 8);
+  for (i = 0; i < nl; i++) loc[s->vert[i]] = i, s->l2m[i] = NONE;
+  for (i = 0, k = 0; i < nl; i++)
+    if (g->kind[s->vert[i]] == CG_V_INTER) s->l2m[i] = k, s->m2l[k] = i, SETBIT(s->ismem, i), k++;
+  for (i = 0; i < m; i++) {
+    uint64_t *L = level(s, 0);
+    v = s->vert[s->m2l[i]];
+    SETBIT(remaining(s, L), s->m2l[i]);
+    for (k = 0; k < g->in[v].n; k++) SETBIT(row(s, L, 0, i), loc[g->tail[g->in[v].e[k]]]);
+    for (k = 0; k < g->out[v].n; k++) SETBIT(row(s, L, 1, i), loc[g->head[g->out[v].e[k]]]);
+  }
+  for (i = 0; i < nl; i++) loc[s->vert[i]] = NONE;
+  return CG_OK;
+}
+
+/* The cost of the incumbent restricted to the component (members it lacks
+ * follow in ascending order); fills best. */
+static uint64_t incumbent(srch *s, const uint32_t *loc_member, uint8_t *used) {
+  const cg_search_opts *o = s->o;
+  uint32_t k, d = 0;
+  uint64_t cost = 0;
+  memset(used, 0, s->m);
+  for (k = 0; o->incumbent && k < o->nincumbent; k++) {
+    uint32_t i = loc_member[o->incumbent[k]];
+    if (i == NONE || used[i]) continue;
+    used[i] = 1, s->path[d++] = i;
+  }
+  for (k = 0; k < s->m; k++)
+    if (!used[k]) s->path[d++] = k;
+  for (k = 0; k < s->m; k++) {
+    cost += eliminate(s, k, s->path[k]);
+    s->best[k] = s->vert[s->m2l[s->path[k]]];
+  }
+  return cost;
+}
+
+/* Searches one component (built); fills c and appends its order. */
+static void search_comp(srch *s, cg_search_comp *c, uint32_t *loc_member, uint8_t *used) {
+  uint64_t h0, r = DONE;
+  uint32_t k;
+  for (k = 0; k < s->m; k++) loc_member[s->vert[s->m2l[k]]] = k;
+  s->U = incumbent(s, loc_member, used);
+  for (k = 0; k < s->m; k++) loc_member[s->vert[s->m2l[k]]] = NONE;
+  s->stats.incumbent = s->base_u + s->U;
+  s->comp_nodes = 0;
+  s->epoch++; /* a fresh table */
+  h0 = bound(s, 0, 0);
+  s->stats.bound = s->base_l + h0;
+  c->size = s->m, c->root_bound = h0;
+  check_limits(s);
+  if (s->aborted) r = h0;
+  else if (h0 < s->U) {
+    tt_seen(s, remaining(s, level(s, 0)), 0);
+    r = dfs(s, 0, 0, h0);
+  }
+  c->mults = s->U;
+  c->lower_bound = r == DONE || r > s->U ? s->U : r;
+  c->proven = c->lower_bound == s->U;
+  c->nodes = s->comp_nodes;
+  s->base_u += c->mults, s->base_l += c->lower_bound;
+}
+
+/* }==== */
+
+void cg_search_result_free(cg_alloc *A, cg_search_result *r) {
+  CG_FREE(A, r->comps, cg_search_comp, r->ncomps);
+  r->comps = NULL;
+  r->ncomps = 0;
+}
+
+typedef struct work {
+  uint8_t *seen, *used;
+  uint32_t *members, *loc, *tmp, *start, *locm;
+} work;
+
+static void free_work(cg_alloc *A, work *w, size_t nv) {
+  CG_FREE(A, w->seen, uint8_t, nv);
+  CG_FREE(A, w->used, uint8_t, nv);
+  CG_FREE(A, w->members, uint32_t, nv);
+  CG_FREE(A, w->loc, uint32_t, nv);
+  CG_FREE(A, w->tmp, uint32_t, nv);
+  CG_FREE(A, w->start, uint32_t, nv + 1);
+  CG_FREE(A, w->locm, uint32_t, nv);
+}
+
+/* The components, members grouped in w->members, w->start[c] .. [c + 1];
+ * returns their number and the largest bitset width. */
+static uint32_t components(const cg_lin *g, work *w, uint32_t *Wmax) {
+  uint32_t v, n = 0, nc = 0;
+  *Wmax = 1;
+  for (v = 0; v < g->nv; v++) {
+    uint32_t k, mm, deg = 0;
+    if (g->kind[v] != CG_V_INTER || w->seen[v]) continue;
+    w->start[nc++] = n;
+    mm = gather(g, v, w->seen, w->members + n);
+    for (k = 0; k < mm; k++) deg += g->in[w->members[n + k]].n + g->out[w->members[n + k]].n;
+    if ((mm + deg + 63) / 64 > *Wmax) *Wmax = (mm + deg + 63) / 64; /* at most that many local ids */
+    n += mm;
+  }
+  w->start[nc] = n;
+  return nc;
+}
+
+int cg_lin_search(const cg_lin *g, const cg_search_opts *o, cg_search_result *r,
+                  uint32_t *order_out, cg_error *e) {
+  srch s;
+  work w;
+  size_t nv = g->nv;
+  uint32_t nc = 0, c, Wmax = 1, k;
+  int rc = CG_OK;
+  memset(&s, 0, sizeof s);
+  memset(&w, 0, sizeof w);
+  memset(r, 0, sizeof *r);
+  for (k = 0; o->incumbent && k < o->nincumbent; k++)
+    if (o->incumbent[k] >= g->nv)
+      return cg_seterr(e, CG_EUSAGE, "exact: incumbent vertex %u out of range", o->incumbent[k] + 1);
+  s.g = g, s.A = g->A, s.o = o, s.t0 = now_seconds();
+  s.stats.time_limit = o->time_limit;
+  s.next_progress = o->progress_every > 0 ? o->progress_every : 0.25;
+  w.seen = CG_NEW(s.A, uint8_t, nv), w.used = CG_NEW(s.A, uint8_t, nv);
+  w.members = CG_NEW(s.A, uint32_t, nv), w.loc = CG_NEW(s.A, uint32_t, nv);
+  w.tmp = CG_NEW(s.A, uint32_t, nv), w.start = CG_NEW(s.A, uint32_t, nv + 1);
+  w.locm = CG_NEW(s.A, uint32_t, nv);
+  if (!w.seen || !w.used || !w.members || !w.loc || !w.tmp || !w.start || !w.locm) rc = CG_ENOMEM;
+  if (!rc) {
+    memset(w.seen, 0, nv);
+    memset(w.loc, 0xff, nv * 4);
+    memset(w.locm, 0xff, nv * 4);
+    nc = components(g, &w, &Wmax);
+    r->comps = CG_NEW(s.A, cg_search_comp, nc);
+    if (!r->comps) rc = CG_ENOMEM;
+    else r->ncomps = nc;
+  }
+  if (!rc) tt_alloc(&s, Wmax);
+  for (c = 0; !rc && c < nc; c++) {
+    uint32_t m = w.start[c + 1] - w.start[c];
+    rc = build_comp(&s, w.members + w.start[c], m, w.loc, w.tmp);
+    if (!rc) {
+      search_comp(&s, &r->comps[c], w.locm, w.used);
+      if (s.err) rc = CG_ERUNTIME;
+      memcpy(order_out + r->norder, s.best, (size_t)m * 4);
+      r->norder += m;
+      r->mults += r->comps[c].mults, r->lower_bound += r->comps[c].lower_bound;
+      r->root_bound += r->comps[c].root_bound, r->nodes += r->comps[c].nodes;
+    }
+    free_comp(&s);
+  }
+  CG_FREE(s.A, s.tt, uint64_t, s.ttcap * s.ttw);
+  free_work(s.A, &w, nv);
+  if (rc) {
+    cg_search_result_free(s.A, r);
+    if (rc == CG_ENOMEM) return cg_seterr(e, rc, "exact: out of memory");
+    return cg_seterr(e, rc, "exact: a search hook failed");
+  }
+  r->proven = r->lower_bound == r->mults;
+  r->seconds = now_seconds() - s.t0;
+  if (o->progress) {
+    s.stats.nodes = s.nodes, s.stats.seconds = r->seconds;
+    s.stats.incumbent = r->mults, s.stats.bound = r->lower_bound;
+    o->progress(o->progress_ud, &s.stats);
+  }
+  return CG_OK;
+}
+
+/* {==== the view ====} */
+
+uint32_t cg_sview_count(const cg_sview *v) {
+  const srch *s = v->s;
+  return count_bits(remaining(s, level(s, v->d)), s->W);
+}
+
+uint32_t cg_sview_at(const cg_sview *v, uint32_t i) {
+  const srch *s = v->s;
+  const uint64_t *R = remaining(s, level(s, v->d));
+  uint32_t w;
+  for (w = 0; w < s->W; w++) {
+    uint32_t n = popc(R[w]);
+    uint64_t b = R[w];
+    if (i >= n) {
+      i -= n;
+      continue;
+    }
+    while (i--) b &= b - 1;
+    return s->vert[w * 64 + ctz(b)];
+  }
+  return NONE;
+}
+
+/* Local id of vertex v, or NONE (binary search: vert ascends). */
+static uint32_t local_of(const srch *s, uint32_t v) {
+  uint32_t lo = 0, hi = s->nl;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (s->vert[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < s->nl && s->vert[lo] == v ? lo : NONE;
+}
+
+int cg_sview_remaining(const cg_sview *v, uint32_t vertex) {
+  const srch *s = v->s;
+  uint32_t l = local_of(s, vertex);
+  return l != NONE && s->l2m[l] != NONE && BIT(remaining(s, level(s, v->d)), l);
+}
+
+uint32_t cg_sview_adj(const cg_sview *v, uint32_t vertex, int side, uint32_t *out) {
+  const srch *s = v->s;
+  uint32_t l = local_of(s, vertex), w, n = 0;
+  const uint64_t *r;
+  if (!cg_sview_remaining(v, vertex)) return 0;
+  r = row(s, level(s, v->d), side, s->l2m[l]);
+  for (w = 0; w < s->W; w++)
+    for (uint64_t b = r[w]; b; b &= b - 1) out[n++] = s->vert[w * 64 + ctz(b)];
+  return n;
+}
+
+uint32_t cg_sview_room(const cg_sview *v) { return v->s->nl; }
+uint64_t cg_sview_cost(const cg_sview *v) { return v->cost; }
+
+/* }==== */
