@@ -448,7 +448,8 @@ local function elim_options(p)
   p:flag("--check", "Also compare with forward and reverse sweeps (exit 1 on a mismatch).")
   option(p, "--seed", "Seed for random and anneal, an integer from 0 to 2^53.", "1")
     :convert(int_in("--seed", 0, 2 ^ 53))
-  option(p, "--budget", "Evaluations for anneal, an integer from 0 to 10000000.", "200")
+  option(p, "--budget", "Evaluations for anneal (edge and face modes: also of exact's search over edge "
+    .. "steps), an integer from 0 to 10000000.", "200")
     :convert(int_in("--budget", 0, 10000000))
   p:flag("--list-orderings", "List the built-in orderings and the modes that have them, then exit.")
 end
@@ -495,12 +496,12 @@ local function run_elimination(lg, a, what)
   end
   local counts = lg:counts()
   local t0 = os.clock()
-  local cost, order, name
+  local cost, order, name, extra
   local opts = { seed = a.seed, budget = a.budget }
   if a.mode == "vertex" then
-    cost, order, name = elim.eliminate(lg, spec, opts)
+    cost, order, name, extra = elim.eliminate(lg, spec, opts)
   else
-    cost, order, name = elim.modes[a.mode](lg, spec, opts)
+    cost, order, name, extra = elim.modes[a.mode](lg, spec, opts)
   end
   if not cost then fail(2, order) end
   local seconds = os.clock() - t0
@@ -512,6 +513,12 @@ local function run_elimination(lg, a, what)
     vertices = counts.vertices, edges = counts.edges, intermediates = counts.intermediates,
     seconds = seconds,
   }
+  if a.mode ~= "vertex" and extra and extra.vertex_mults then -- edge and face best, anneal, exact
+    out.vertex_mults, out.better = extra.vertex_mults, extra.better
+    for _, k in ipairs { "lower_bound", "proven", "nodes" } do
+      if out[k] == nil then out[k] = extra[k] end
+    end
+  end
   if a.check then
     out.check_forward = jac_diff(J, ref_f)
     out.check_reverse = jac_diff(J, ref_r)
@@ -528,6 +535,9 @@ local function run_elimination(lg, a, what)
   if not a.json then
     io.stderr:write(("%s: %s %s elimination: %d multiplications (%d nontrivial), %d additions, %d fill-in, nnz %d\n")
       :format(what, out.order, out.mode, out.mults, out.mults_nontrivial, out.adds, out.fill, out.nnz))
+    if out.better then
+      io.stderr:write(("%s: strictly better than vertex elimination (%d)\n"):format(what, out.vertex_mults))
+    end
   end
   if a.check then
     if out.check_forward > CHECK_TOL or out.check_reverse > CHECK_TOL then
