@@ -267,13 +267,18 @@ describe("replay: edge orderings", function()
       local cost, steps, name = elim.modes.edge(c, "best")
       same_cost(cost, lua_edge_cost(G[2], steps), G[1] .. " " .. name)
       local r <close> = G[2]:copy()
-      same_cost(cost, (r:eliminate_edges({ (name:gsub("^best:", "")) })), G[1] .. " " .. name)
+      if name == "best:vertex" then -- the vertex mode's best order, translated
+        assert.are.equal(select(2, elim.best(G[2])), cost.mults, G[1] .. " " .. name)
+      else
+        same_cost(cost, (r:eliminate_edges({ (name:gsub("^best:", "")) })), G[1] .. " " .. name)
+      end
     end
   end)
 
   it("the mode's list is the registry's", function()
     local core_names = {}
-    for _, n in ipairs(EDGE) do if n ~= "best" then core_names[#core_names + 1] = n end end
+    local driver = { best = true, anneal = true, exact = true }
+    for _, n in ipairs(EDGE) do if not driver[n] then core_names[#core_names + 1] = n end end
     assert.are.same(core_names, elim.edge_builtin)
   end)
 end)

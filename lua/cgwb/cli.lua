@@ -448,7 +448,8 @@ local function elim_options(p)
   p:flag("--check", "Also compare with forward and reverse sweeps (exit 1 on a mismatch).")
   option(p, "--seed", "Seed for random and anneal, an integer from 0 to 2^53.", "1")
     :convert(int_in("--seed", 0, 2 ^ 53))
-  option(p, "--budget", "Evaluations for anneal, an integer from 0 to 10000000.", "200")
+  option(p, "--budget", "Evaluations for anneal (edge and face modes: also of exact's search over edge "
+    .. "steps), an integer from 0 to 10000000.", "200")
     :convert(int_in("--budget", 0, 10000000))
   p:flag("--list-orderings", "List the built-in orderings and the modes that have them, then exit.")
   -- strategies (elim.strategies): sweeps over the same graph instead of elimination
@@ -603,8 +604,10 @@ local function run_elimination(lg, a, what)
     vertices = counts.vertices, edges = counts.edges, intermediates = counts.intermediates,
     seconds = seconds,
   }
-  if type(extra) == "table" and extra.lower_bound then -- the exact search
+  if type(extra) == "table" then
+    -- the exact search (vertex, edge): its bound; edge and face drivers: the vertex figure
     out.lower_bound, out.proven, out.nodes = extra.lower_bound, extra.proven, extra.nodes
+    if a.mode ~= "vertex" then out.vertex_mults, out.better = extra.vertex_mults, extra.better end
   end
   if a.check then
     out.check_forward = jac_diff(J, ref_f)
@@ -626,6 +629,9 @@ local function run_elimination(lg, a, what)
       io.stderr:write(out.proven and ("%s: proven optimal (%d states searched)\n"):format(what, out.nodes)
         or ("%s: gap %.2f%% to the proven lower bound %d (%d states searched, time limit reached)\n")
           :format(what, 100 * (out.mults - out.lower_bound) / math.max(out.mults, 1), out.lower_bound, out.nodes))
+    end
+    if out.better then
+      io.stderr:write(("%s: strictly better than vertex elimination (%d)\n"):format(what, out.vertex_mults))
     end
   end
   if a.check then

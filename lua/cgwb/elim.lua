@@ -352,17 +352,315 @@ local function x_best(lg, names, run, opts)
   return best_steps, best, best_name
 end
 
--- A driver for `cgwb ... --mode edge|face`: (lg, spec, opts) -> cost, order, name.
-local function x_driver(names, method, replay)
+-- {==== translations: vertex and edge orders as edge and face steps ====}
+
+--- The edge steps of a vertex order (Hovland, Norris, Utke & Strout, sec. 1):
+-- eliminating v is back-eliminating each of its out-edges (v, k) in turn,
+-- |in(v)| multiplications each, the same products w(i, v) * w(v, k) added
+-- into the same edges (i, k), the last one removing v.  Returns
+-- {{v, k, "back"}, ...} (1-based), which replay to the order's
+-- multiplications and Jacobian; or nil and a message (lg is unchanged).
+function M.vertex_to_edges(lg, order)
+  local c <close> = lg:copy()
+  local steps = {}
+  for q, v in ipairs(order) do
+    if math.type(v) ~= "integer" or v < 1 or v > c:nv() or c:kind(v) ~= "intermediate" then
+      return nil, ("vertex_to_edges: step %d: %s is not a remaining intermediate"):format(q, tostring(v))
+    end
+    for _, k in ipairs(c:succs(v)) do steps[#steps + 1] = { v, k, "back" } end
+    c:elim_vertex(v, "vertex_to_edges")
+  end
+  return steps
+end
+
+--- The face steps of edge steps (Naumann 2004): front-eliminating (i, j) is
+-- eliminating the faces (i, j) -> (j, k) for every out-edge (j, k), back-
+-- eliminating (j, k) the faces (i, j) -> (j, k) for every in-edge (i, j); the
+-- intermediates edge steps leave are finished as replay does (by vertex, in
+-- id order: all faces through them).  While the steps are these, the line
+-- graph stays the line graph of the edge-eliminated graph (one vertex per
+-- label, so every rank is the first), each product is absorbed exactly
+-- where the edge step adds into an existing edge, and the count is the
+-- same.  Returns {{i, j, k}, ...} or nil and a message.
+function M.edges_to_faces(lg, steps)
+  local c <close> = lg:copy()
+  local faces = {}
+  for q, st in ipairs(steps) do
+    local i, k, side = st[1], st[2], st[3]
+    local mid = side == "front" and k or i
+    if (side ~= "front" and side ~= "back") or math.type(i) ~= "integer" or math.type(k) ~= "integer"
+        or i < 1 or k < 1 or i > c:nv() or k > c:nv() or c:kind(mid) ~= "intermediate"
+        or not c:weight(i, k) then
+      return nil, ("edges_to_faces: step %d: no eliminable edge %s -> %s (%s)")
+        :format(q, tostring(i), tostring(k), tostring(side))
+    end
+    if side == "front" then
+      for _, l in ipairs(c:succs(k)) do faces[#faces + 1] = { i, k, l } end
+    else
+      for _, h in ipairs(c:preds(i)) do faces[#faces + 1] = { h, i, k } end
+    end
+    c:elim_edge(i, k, side, "edges_to_faces")
+  end
+  for _, v in ipairs(c:intermediates()) do
+    for _, h in ipairs(c:preds(v)) do
+      for _, l in ipairs(c:succs(v)) do faces[#faces + 1] = { h, v, l } end
+    end
+    c:elim_vertex(v, "edges_to_faces")
+  end
+  return faces
+end
+
+--- The face steps of a vertex order: vertex_to_edges, then edges_to_faces.
+function M.vertex_to_faces(lg, order)
+  local steps, err = M.vertex_to_edges(lg, order)
+  if not steps then return nil, err end
+  return M.edges_to_faces(lg, steps)
+end
+
+-- {==== edge-level search ====}
+
+-- Replays edge steps on a copy of lg, skipping the ones that are not
+-- possible then (the edge is gone, or its middle vertex is no intermediate
+-- any more), and finishes the intermediates left by back-eliminating their
+-- out-edges (vertex elimination, in id order).  Returns the multiplications
+-- (math.huge past the memory limit) and the steps done.
+local function edge_decode(lg, steps)
+  local c <close> = lg:copy()
+  local done, mults = {}, 0
+  local function step(i, k, side)
+    local ok, cost = pcall(c.elim_edge, c, i, k, side, "anneal")
+    if not ok then
+      if over_limit(cost) then return false end
+      error(cost, 0)
+    end
+    mults = mults + cost.mults
+    done[#done + 1] = { i, k, side }
+    return true
+  end
+  for _, st in ipairs(steps) do
+    local i, k, side = st[1], st[2], st[3]
+    if c:kind(side == "front" and k or i) == "intermediate" and c:weight(i, k) then
+      if not step(i, k, side) then return math.huge, done end
+    end
+  end
+  for _, v in ipairs(c:intermediates()) do
+    for _, k in ipairs(c:succs(v)) do
+      if not step(v, k, "back") then return math.huge, done end
+    end
+  end
+  return mults, done
+end
+
+-- Simulated annealing over edge step sequences (seeded, budgeted), from
+-- `steps` (a complete sequence costing `mults`).  A move swaps two steps,
+-- moves one step elsewhere or switches a step's side (front <-> back: the
+-- other end becomes the middle); the sequence is then decoded (edge_decode:
+-- impossible steps skipped, the rest finished), so every state is a valid
+-- elimination.  Returns the best steps and their multiplications.
+local function edge_anneal(lg, steps, mults, opts)
+  local budget = check_int(opts.budget, "anneal: budget", M.MAX_BUDGET) or 200
+  local rand = rng(check_int(opts.seed, "anneal: seed", M.MAX_SEED) or 1)
+  local cur, cur_steps = mults, steps
+  local best, best_steps = mults, steps
+  local temp = math.max(1, cur * 0.02)
+  if #steps < 1 then return best_steps, best end
+  for _ = 1, budget do
+    local s, n = {}, #cur_steps
+    for q = 1, n do s[q] = cur_steps[q] end
+    local move, p = rand(1, 3), rand(1, n)
+    if move == 1 then
+      local q = rand(1, n)
+      s[p], s[q] = s[q], s[p]
+    elseif move == 2 then
+      local st = table.remove(s, p)
+      table.insert(s, rand(1, n), st)
+    else
+      local st = s[p]
+      s[p] = { st[1], st[2], st[3] == "front" and "back" or "front" }
+    end
+    local c, done = edge_decode(lg, s)
+    if c <= cur or math.exp((cur - c) / temp) > rand(0, 1000000) / 1e6 then
+      cur, cur_steps = c, done
+      if c < best then best, best_steps = c, done end
+    end
+    temp = temp * 0.97
+  end
+  return best_steps, best
+end
+
+-- The edges of c as a string (the state of an edge elimination: its future
+-- costs depend on nothing else).
+local function edge_state(c)
+  local parts = {}
+  for v = 1, c:nv() do
+    local s = c:succs(v)
+    if #s > 0 then parts[#parts + 1] = v .. ">" .. table.concat(s, ",") end
+  end
+  return table.concat(parts, ";")
+end
+
+-- Are all intermediates of c alive with in- and out-edges (the invariant
+-- the lower bound below needs)?
+local function live_intermediates(c)
+  local n = 0
+  for _, v in ipairs(c:intermediates()) do
+    if c:in_degree(v) == 0 or c:out_degree(v) == 0 then return nil end
+    n = n + 1
+  end
+  return n
+end
+
+--- Branch and bound over edge elimination states (depth first, cheapest
+-- step first, states memoised with the cheapest cost they were reached at),
+-- from an incumbent.  The lower bound of a state is its cost plus the
+-- number of intermediates left.  Proof: when every intermediate has in- and
+-- out-edges, the steps keep it so (a front step removing j's last in-edge
+-- removes j, a back step removing its last out-edge too).  Then an in-edge
+-- (i, j) of an intermediate j leaves only by a front step with middle j, or
+-- by a back step with middle i that adds (h, j) for every in-edge (h, i) of
+-- i, of which there is one: so in(j) never empties, and j never goes,
+-- without a step whose middle is j (likewise out(j)).  Steps with different
+-- middles are different steps, and each costs |out(j)| or |in(j)| >= 1.
+-- (Edge elimination can beat vertex elimination, so the vertex optimum is
+-- no bound here.)  A graph whose intermediates lack in- or out-edges gets
+-- the bound 0 beyond the cost.  Returns steps, mults, lower_bound, nodes;
+-- the search is complete (lower_bound = mults) unless the deadline stopped it.
+local function edge_bnb(lg, steps, mults, deadline)
+  local best, best_steps = mults, steps
+  local seen, path, nodes, complete = {}, {}, 0, true
+  local bounded = live_intermediates(lg) ~= nil
+  local function rec(c, cost)
+    nodes = nodes + 1
+    if os.clock() > deadline then complete = false return end
+    local inter = c:intermediates()
+    local left = bounded and #inter or 0
+    if #inter == 0 then
+      if cost < best then best, best_steps = cost, { table.unpack(path) } end
+      return
+    end
+    if cost + left >= best then return end
+    local key = edge_state(c)
+    if seen[key] and seen[key] <= cost then return end
+    seen[key] = cost
+    local kids = {}
+    for _, j in ipairs(inter) do
+      local ins, outs = c:preds(j), c:succs(j)
+      for _, i in ipairs(ins) do kids[#kids + 1] = { i, j, "front", #outs } end
+      for _, k in ipairs(outs) do kids[#kids + 1] = { j, k, "back", #ins } end
+    end
+    if #kids == 0 then -- intermediates without in- or out-edges only: free to finish
+      if cost < best then best, best_steps = cost, { table.unpack(path) } end
+      return
+    end
+    table.sort(kids, function(a, b)
+      if a[4] ~= b[4] then return a[4] < b[4] end
+      if a[1] ~= b[1] then return a[1] < b[1] end
+      if a[2] ~= b[2] then return a[2] < b[2] end
+      return a[3] < b[3]
+    end)
+    for _, kid in ipairs(kids) do
+      if cost + kid[4] + math.max(left - 1, 0) >= best or not complete then break end
+      local d <close> = c:copy()
+      local r = d:elim_edge(kid[1], kid[2], kid[3], "exact")
+      path[#path + 1] = { kid[1], kid[2], kid[3] }
+      rec(d, cost + r.mults)
+      path[#path] = nil
+    end
+  end
+  local root <close> = lg:copy()
+  rec(root, 0)
+  if complete then return best_steps, best, best, nodes end
+  return best_steps, best, math.min(bounded and live_intermediates(lg) or 0, best), nodes
+end
+
+-- {==== edge and face drivers ====}
+
+M.X_EXACT_MAX = 20 -- intermediates, as the vertex mode's subset dynamic programming
+
+-- The vertex mode's result for a driver spec ("best", "anneal", "exact"):
+-- order, mults, the exact search's result (when it ran).  Exact without
+-- the exact search (elim.exact) uses the subset dynamic programming where
+-- every component is small enough, else the best heuristic.
+local function vertex_result(lg, spec, opts)
+  if spec == "best" then
+    local o, m = M.best(lg, opts)
+    return o, m
+  elseif spec == "anneal" then
+    local o, m = M.anneal(lg, opts)
+    return o, m
+  end
+  if M.exact then
+    local r = M.exact(lg, opts)
+    return r.order, r.mults, r
+  end
+  local c <close> = lg:copy()
+  local ok, m, o = pcall(c.exact, c, opts.max_component or M.X_EXACT_MAX)
+  if ok and m then return o, m end
+  if not ok and not over_limit(m) then error(m, 0) end
+  local o2, m2 = M.best(lg, opts)
+  return o2, m2
+end
+
+local function run_edges(g, s) return g:eliminate_edges(s) end
+local function run_faces(g, s) return g:eliminate_faces(s) end
+
+-- Edge mode's best, anneal or exact: steps, mults, name, extra.  The
+-- candidates: the vertex mode's order for the same spec translated (so the
+-- result never costs more), the edge rules' best; anneal and exact then
+-- search edge step sequences from the cheaper, exact last runs the branch
+-- and bound where the graph has at most opts.max_component (X_EXACT_MAX)
+-- intermediates.
+local function edge_result(lg, spec, opts)
+  local t0 = os.clock() -- exact: one time limit for the vertex search and the edge one together
+  local vorder, vmults, vres = vertex_result(lg, spec, opts)
+  local steps, mults, name = assert(M.vertex_to_edges(lg, vorder)), vmults, "vertex"
+  local hsteps, hcost, hname = x_best(lg, M.edge_builtin, run_edges, opts)
+  if hcost.mults < mults then steps, mults, name = hsteps, hcost.mults, hname end
+  local extra = { vertex_mults = vmults }
+  if spec ~= "best" then
+    local s, m = edge_anneal(lg, steps, mults, opts)
+    if m < mults then steps, mults, name = s, m, "search" end
+  end
+  if spec == "exact" then
+    local limit = opts.time_limit or 60
+    local small = lg:counts().intermediates <= (opts.max_component or M.X_EXACT_MAX)
+    local lb, nodes = math.min(live_intermediates(lg) or 0, mults), 0
+    if small then
+      local s, m
+      s, m, lb, nodes = edge_bnb(lg, steps, mults, t0 + limit)
+      if m < mults then steps, mults, name = s, m, "branch-and-bound" end
+    end
+    extra.lower_bound, extra.proven, extra.nodes = lb, lb == mults, nodes
+    if vres and vres.lower_bound then extra.vertex_lower_bound = vres.lower_bound end
+  end
+  extra.better = mults < vmults
+  return steps, mults, name, extra
+end
+
+-- Face mode's best, anneal or exact: the edge mode's result for the same
+-- spec translated (so neither the vertex nor the edge result is cheaper)
+-- and the face rules' best.
+local function face_result(lg, spec, opts)
+  local esteps, emults, ename, eextra = edge_result(lg, spec, opts)
+  local steps, mults, name = assert(M.edges_to_faces(lg, esteps)), emults, "edge-" .. ename
+  local hsteps, hcost, hname = x_best(lg, M.face_builtin, run_faces, opts)
+  if hcost.mults < mults then steps, mults, name = hsteps, hcost.mults, hname end
+  local extra = { vertex_mults = eextra.vertex_mults, edge_mults = emults, better = mults < eextra.vertex_mults }
+  return steps, mults, name, extra
+end
+
+-- A driver for `cgwb ... --mode edge|face`: (lg, spec, opts) -> cost, steps, name [, extra].
+local function x_driver(names, method, replay, result)
   return function(lg, spec, opts)
     opts = opts or {}
     local run = function(g, s) return g[method](g, s) end
-    if spec == "best" then
-      local steps, _, name = x_best(lg, names, run, opts)
-      return replay(lg, steps, "best:" .. name), steps, "best:" .. name
+    if spec == "best" or spec == "anneal" or spec == "exact" then
+      local steps, _, name, extra = result(lg, spec, opts)
+      name = spec .. ":" .. name
+      return replay(lg, steps, name), steps, name, extra
     end
     if type(spec) == "table" and spec.replay then return replay(lg, spec.replay, "replay"), spec.replay, "replay" end
-    if spec == "exact" or spec == "anneal" or (type(spec) == "table" and spec.choose) then
+    if type(spec) == "table" and spec.choose then
       return nil, "this ordering is available for vertex elimination only"
     end
     local cs, err = M.x_spec(spec, names, opts)
@@ -372,10 +670,19 @@ local function x_driver(names, method, replay)
   end
 end
 
+-- The drivers anneal and exact serve edge and face modes too (edge_result).
+for _, o in ipairs(M.orderings) do
+  if o.name == "anneal" or o.name == "exact" then
+    o.modes = "VEF"
+    o.about = o.about .. (o.name == "anneal" and "; edge, face: over edge steps from the vertex result"
+      or "; edge: branch and bound (20 intermediates), face: the edge result")
+  end
+end
+
 M.modes = M.modes or {}
-M.modes.edge = x_driver(M.edge_builtin, "eliminate_edges", replay_edges)
+M.modes.edge = x_driver(M.edge_builtin, "eliminate_edges", replay_edges, edge_result)
 M.modes.face = x_driver(M.face_builtin, "eliminate_faces",
-                        function(lg, steps, name) return lg:replay_faces(steps, name) end)
+                        function(lg, steps, name) return lg:replay_faces(steps, name) end, face_result)
 
 -- {==== strategies ====}
 
