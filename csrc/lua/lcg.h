@@ -128,6 +128,8 @@ int32_t lcg_checkkfunc(lua_State *L, const struct cg_kernel *k, int idx);
  * put into the slot it returns is freed with it, its A to be set to *A. */
 struct cg_lin;
 struct cg_lin **lcg_newlin(lua_State *L, cg_alloc **A);
+/* The linearized graph of a cgwb.LinGraph argument (raises after free()). */
+struct cg_lin *lcg_checklin(lua_State *L, int idx);
 /* Reads the CALL table at idx (as k:run takes it; options max_steps,
  * max_calls at oidx) for kernel function f into a box pushed on the stack;
  * the call returned lives while the box does (lcg_kernel.c). */
@@ -146,6 +148,7 @@ void lcg_open_kernel(lua_State *L);
 void lcg_open_kanalysis(lua_State *L);
 void lcg_open_kflat(lua_State *L);
 void lcg_open_adjoint(lua_State *L);
+void lcg_open_jplan(lua_State *L);
 
 /* Kernel analysis options (lcg_kanalysis.c), read from the table at
  * argument 3: opts.assume as assumptions (pushes a scratch userdata; on bad

@@ -56,6 +56,8 @@ struct cg_lin **lcg_newlin(lua_State *L, cg_alloc **A) {
   return &u->g;
 }
 
+struct cg_lin *lcg_checklin(lua_State *L, int idx) { return checklin(L, idx)->g; }
+
 static uint32_t checkvertex(lua_State *L, llin *u, int idx) {
   return lcg_check_id(L, idx, u->g->nv, "vertex");
 }
