@@ -331,3 +331,72 @@ describe("jacobian plans: generated tapes", function()
     assert.is_true(checked >= 250)
   end)
 end)
+
+-- {==== cgwb jacobian --points ====}
+
+describe("cgwb jacobian --points", function()
+  local branchy = "assign_ind 1 2.0\nplus_a_d 2 1 -1.0\ngt_zero 2\nmult_a_a 3 1 1\nassign_dep 3\n"
+
+  it("a Matrix Market block per point, each the one `--at` gives", function()
+    local x0 = read_x("examples/tapes/cavity.x")
+    local r, lines, points = rng.new(7), { "# two points" }, {}
+    for k = 1, 2 do
+      points[k] = near(r, x0, 0.02)
+      local s = {}
+      for i, v in ipairs(points[k]) do s[i] = ("%.17g"):format(v) end
+      lines[#lines + 1] = table.concat(s, " ")
+    end
+    local pts = H.write(H.tmp(".pts"), table.concat(lines, "\n") .. "\n")
+    local out, err, code = H.cgwb("jacobian examples/tapes/cavity.tap --points " .. pts)
+    assert.are.equal(0, code, err)
+    local blocks = {}
+    local at = 1
+    while true do -- split before each header
+      local nxt = out:find("%%MatrixMarket", at + 1, true)
+      blocks[#blocks + 1] = out:sub(at, nxt and nxt - 1)
+      if not nxt then break end
+      at = nxt
+    end
+    assert.are.equal(2, #blocks)
+    assert.matches("%% point 2 %(" .. pts:gsub("%p", "%%%0") .. ":3%)", out)
+    for k = 1, 2 do
+      local at = H.write(H.tmp(".x"), table.concat(lines, "\n", k + 1, k + 1):gsub(" ", "\n") .. "\n")
+      local one, _, c1 = H.cgwb("jacobian examples/tapes/cavity.tap --at " .. at .. " -o -")
+      assert.are.equal(0, c1)
+      -- the same entries: the plan replays the same elimination
+      assert.are.equal(one:gsub("^[^\n]*\n", ""), blocks[k]:gsub("^[^\n]*\n[^\n]*\n", ""))
+    end
+    local js = H.cgwb("jacobian examples/tapes/cavity.tap --points " .. pts .. " --json --check")
+    local t = require("cgwb.json").decode(js)
+    assert.are.equal(2, t.points)
+    assert.are.equal(75306, t.mults)
+    assert.is_true(t.seconds_per_point > 0)
+    assert.is_true(t.check <= 1e-10)
+  end)
+
+  it("exit 3 at the first point across a branch, naming its line and record", function()
+    local tape = H.write(H.tmp(".txt"), branchy)
+    local pts = H.write(H.tmp(".pts"), "3\n# skip\n\n4\n0.5\n5\n")
+    local out, err, code = H.cgwb("jacobian " .. tape .. " --points " .. pts)
+    assert.are.equal(3, code)
+    assert.matches(":5: point 3: 1 branch or conditional outcome(s) differ from the recorded point, "
+      .. "first at record 3 (gt_zero)", err, 1, true)
+    assert.matches("1 1 8\n", out, 1, true) -- the points before it
+  end)
+
+  it("bad input: exit 2", function()
+    local tape = H.write(H.tmp(".txt"), branchy)
+    local _, err, code = H.cgwb("jacobian " .. tape .. " --points " .. H.write(H.tmp(".pts"), "3 4\n"))
+    assert.are.equal(2, code)
+    assert.matches(":1: 2 values for 1 independents", err, 1, true)
+    _, err, code = H.cgwb("jacobian " .. tape .. " --points " .. H.write(H.tmp(".pts"), "x\n"))
+    assert.are.equal(2, code)
+    assert.matches(":1: not a number: x", err, 1, true)
+    _, err, code = H.cgwb("jacobian " .. tape .. " --mode edge --points " .. H.write(H.tmp(".pts"), "3\n"))
+    assert.are.equal(2, code)
+    assert.matches("--mode vertex only", err, 1, true)
+    _, err, code = H.cgwb("jacobian " .. tape .. " --points " .. H.tmp(".missing"))
+    assert.are.equal(2, code)
+    assert.matches("cannot open", err, 1, true)
+  end)
+end)
