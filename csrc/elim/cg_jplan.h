@@ -27,6 +27,8 @@
 #ifndef CG_JPLAN_H
 #define CG_JPLAN_H
 
+#include <stdio.h>
+
 #include "cg_lin.h"
 
 #define CG_JP_ADD 0x80000000u /* in a program's dst: accumulate */
@@ -72,5 +74,24 @@ int cg_jplan_jvp(cg_jplan *p, const double *x, const double *v, double *y, doubl
                  cg_branch *br, cg_error *e);
 int cg_jplan_vjp(cg_jplan *p, const double *x, const double *wt, double *y, double *wj,
                  cg_branch *br, cg_error *e);
+
+/* {==== C code of a plan (cg_jplan_code.c) ====} */
+
+/* What cg_jplan_codegen wrote. */
+typedef struct cg_jcstats {
+  uint64_t functions, statements, bytes;
+} cg_jcstats;
+
+/* Writes one C99 file computing the plan at any x (Bischof & Hu 1991, sec. 3:
+ * the graph's evaluation as straight-line code, here with the local
+ * partials, then the recorded multiply-adds): NAME_jac_checked(x, y, J)
+ * returns the number of recorded branch conditions and guards whose outcome
+ * differs at x (0: J is valid; else J is left unchanged), NAME_jac(x, y, J)
+ * calls it; NAME_jac_nnz, NAME_jac_rows[], NAME_jac_cols[] give the pattern
+ * (1-based, rows the dependents).  Statements go into functions of at most
+ * chunk statements (0: 2000) so gcc -O2 copes.  source names the tape in
+ * the header comment (may be NULL). */
+int cg_jplan_codegen(const cg_jplan *p, const char *name, const char *source, uint32_t chunk,
+                     FILE *fp, cg_jcstats *st, cg_error *e);
 
 #endif

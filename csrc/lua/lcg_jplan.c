@@ -197,7 +197,36 @@ static int jp_program(lua_State *L) {
   return 1;
 }
 
+/* plan:codegen([path [, {name=, source=, chunk=}]]) -> true, stats (written
+ * to path) or code, stats | nil, msg: the plan as C (cg_jplan_codegen). */
+static int jp_codegen(lua_State *L) {
+  cg_jplan *p = checkplan(L, 1);
+  const char *path = luaL_optstring(L, 2, NULL), *name = "f", *source = NULL;
+  lua_Integer chunk = 0;
+  cg_jcstats st;
+  cg_error e;
+  lcg_sink *out;
+  int rc;
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    if (lua_getfield(L, 3, "name") != LUA_TNIL) name = luaL_checkstring(L, -1);
+    if (lua_getfield(L, 3, "source") != LUA_TNIL) source = luaL_checkstring(L, -1);
+    if (lua_getfield(L, 3, "chunk") != LUA_TNIL) chunk = luaL_checkinteger(L, -1);
+    lua_pop(L, 3);
+  }
+  if (chunk < 0 || chunk > 100000000) luaL_argerror(L, 3, "chunk must be in 1..1e8");
+  if (!(out = lcg_sink_open(L, path, &e))) return lcg_fail(L, &e);
+  rc = cg_jplan_codegen(p, name, source, (uint32_t)chunk, out->fp, &st, &e);
+  if (lcg_sink_close(L, out, rc, &e) != 1) return 2;
+  lua_createtable(L, 0, 3);
+  lua_pushinteger(L, (lua_Integer)st.functions), lua_setfield(L, -2, "functions");
+  lua_pushinteger(L, (lua_Integer)st.statements), lua_setfield(L, -2, "statements");
+  lua_pushinteger(L, (lua_Integer)st.bytes), lua_setfield(L, -2, "bytes");
+  return 2;
+}
+
 static const luaL_Reg jp_methods[] = {
+    {"codegen", jp_codegen},
     {"_at", jp_at},         {"_jvp", jp_jvp},     {"_vjp", jp_vjp},
     {"pattern", jp_pattern}, {"costs", jp_costs}, {"program", jp_program},
     {"free", jp_free},      {NULL, NULL}};

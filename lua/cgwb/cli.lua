@@ -346,6 +346,40 @@ commands.eval = {
   end,
 }
 
+-- {==== cgwb codegen --jacobian ====}
+
+-- The C code of a kept Jacobian plan (cgwb.jacobian_plan, plan:codegen).
+local function run_jac_codegen(a)
+  if a.name and not a.name:match("^[%a_][%w_]*$") then
+    fail(2, ("--name '%s' is not a C identifier"):format(a.name))
+  end
+  if a.parallel or a.form ~= "levels" or a.inline_leaves or a.histogram then
+    fail(2, "--jacobian writes straight-line code: no --parallel, --form, --inline-leaves or --histogram")
+  end
+  if a.order:match("%.lua$") then readable(a.order) end
+  local spec, err = require("cgwb.elim").resolve(a.order, "vertex")
+  if not spec then fail(2, err) end
+  local tape = read_tape(a.tape)
+  local plan, perr, changes = cgwb().jacobian_plan(tape, {
+    assign_removal = not a.no_assign_removal, hoist = not a.no_hoist, dead_roots = not a.no_dead_roots,
+    recover_hoists = not a.paper_hoists, guards = not a.no_guards, order = spec,
+    at = a.at and read_point(a.at, tape:n()),
+  })
+  if not plan then fail(changes and 3 or 2, a.tape .. ": " .. perr) end
+  io.stdout:flush()
+  local ok, st = plan:codegen(out_path(a.output), { name = a.name, source = a.tape:match("[^/]*$"),
+                                                     chunk = a.chunk })
+  if not ok then fail(1, st) end
+  local c, pat = plan:costs(), plan:pattern()
+  local res = { file = a.tape, output = a.output, name = a.name .. "_jac", order = c.order, mults = c.mults,
+                nnz = pat.nnz, n = pat.n, m = pat.m, functions = st.functions,
+                statements = st.statements, bytes = st.bytes }
+  if a.json and a.output ~= "-" then io.write(require("cgwb.json").encode(res, 2), "\n") end
+  io.stderr:write(("%s: %s_jac: %d multiply-adds (%s), nnz %d, %d statements in %d functions\n")
+    :format(a.tape, a.name, c.mults, c.order, pat.nnz, st.statements, st.functions))
+end
+-- }====
+
 commands.codegen = {
   help = "C code for the graph, scheduled by levels, slots from the live analysis (Bischof & Hu 1991, sec. 3).",
   example = "cgwb codegen examples/tapes/cavity.tap --form chunked -o cavity.c",
@@ -367,8 +401,12 @@ commands.codegen = {
     p:flag("--inline-leaves", "Levels form: read independents and constants in place (no slot).")
     option(p, "--histogram", "Write the level distribution (Figure 11) to FILE.csv or FILE.png.")
     p:flag("--json", "Machine-readable summary.")
+    p:flag("--jacobian", "The Jacobian instead: NAME_jac(x, y, J), NAME_jac_checked (the branch changes "
+      .. "at x), NAME_jac_nnz, NAME_jac_rows, NAME_jac_cols (doc/codegen.md, \"Jacobian code\").")
+    option(p, "--order", "With --jacobian: the vertex ordering recorded (as cgwb jacobian --order).", "markowitz")
   end,
   run = function(a)
+    if a.jacobian then return run_jac_codegen(a) end
     local sched = require "cgwb.sched"
     if a.parallel and a.form ~= "levels" then fail(2, "--parallel needs --form levels") end
     if a.name and not a.name:match("^[%a_][%w_]*$") then

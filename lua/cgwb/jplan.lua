@@ -67,6 +67,11 @@ end
 --- plan:program() -> {dst=, a=, b=, add=}: the recorded products.
 function Plan:program() return self.core:program() end
 
+--- plan:codegen([path [, {name=, source=, chunk=}]]) -> true, stats or the
+-- code, stats | nil, message: the plan as one C file (doc/codegen.md,
+-- "Jacobian code"): NAME_jac, NAME_jac_checked, NAME_jac_nnz, _rows, _cols.
+function Plan:codegen(path, opts) return self.core:codegen(path, opts) end
+
 --- plan:free(): releases the plan and its graph now.
 function Plan:free()
   self.core:free()
