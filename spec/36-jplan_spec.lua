@@ -400,3 +400,108 @@ describe("cgwb jacobian --points", function()
     assert.matches("cannot open", err, 1, true)
   end)
 end)
+
+-- {==== cgwb codegen --jacobian ====}
+
+-- Compiles the generated file with a driver reading points from stdin (n
+-- numbers each) and printing, per point, the value of NAME_jac_checked, then
+-- y and J; returns the output's numbers per point as {checked=, y=, J=}.
+local function compiled(code_path, name, n, m, points)
+  local drv = H.write(H.tmp(".c"), ([[
+#include <stdio.h>
+int NAME_jac_checked(const double *x, double *y, double *J);
+void NAME_jac(const double *x, double *y, double *J);
+extern const int NAME_jac_nnz, NAME_jac_rows[], NAME_jac_cols[];
+static double x[N + 1], y[M + 1], J[NNZ + 1];
+int main(void) {
+  for (;;) {
+    int i, c;
+    for (i = 0; i < N; i++) if (scanf("%lf", &x[i]) != 1) return 0;
+    for (i = 0; i < NAME_jac_nnz; i++) J[i] = -7.0;
+    c = NAME_jac_checked(x, y, J);
+    printf("%d\n", c);
+    for (i = 0; i < M; i++) printf("%.17g\n", y[i]);
+    for (i = 0; i < NAME_jac_nnz; i++) printf("%d %d %.17g\n", NAME_jac_rows[i], NAME_jac_cols[i], J[i]);
+  }
+}
+]]):gsub("NAME", name):gsub("NNZ", "4000000"):gsub("N", tostring(n)):gsub("M", tostring(m)))
+  local exe = H.tmp(".exe")
+  assert(os.execute(("gcc -std=c99 -O2 -Wall -Wextra -Werror %s %s -lm -o %s"):format(code_path, drv, exe)))
+  local lines = {}
+  for i, x in ipairs(points) do
+    local s = {}
+    for j, v in ipairs(x) do s[j] = ("%.17g"):format(v) end
+    lines[i] = table.concat(s, " ")
+  end
+  local pts = H.write(H.tmp(".pts"), table.concat(lines, "\n") .. "\n")
+  local fh = io.popen(exe .. " < " .. pts)
+  local out = fh:read("a")
+  fh:close()
+  local res, it = {}, out:gmatch("[^\n]+")
+  for _ = 1, #points do
+    local r = { checked = tonumber(it()), y = {}, J = { vals = {}, rows = {}, cols = {} } }
+    for i = 1, m do r.y[i] = tonumber(it()) end
+    res[#res + 1] = r
+    r.lines = r.checked
+  end
+  return res, out
+end
+
+describe("cgwb codegen --jacobian", function()
+  it("F_jac compiled with gcc -O2 -Werror == plan:at on generated tapes", function()
+    for seed = 1, 8 do
+      local recs, x0 = gen.random_records(seed, { n = 2 + seed % 3, m = 1 + seed % 3, len = 40, store = 8 })
+      local path = H.tmp(".tap")
+      assert(gen.tape(recs, x0):write(path))
+      local code = H.tmp(".c")
+      local _, err, rc = H.cgwb(("codegen %s --jacobian --order %s -o %s --name g%d --chunk 7")
+        :format(path, seed % 2 == 0 and "forward" or "markowitz", code, seed))
+      assert.are.equal(0, rc, err)
+      local p = assert(cgwb.jacobian_plan(path, { order = seed % 2 == 0 and "forward" or "markowitz" }))
+      local pat = p:pattern()
+      local r, points = rng.new(seed), {}
+      for k = 1, 5 do points[k] = near(r, x0, 0.3) end
+      local _, out = compiled(code, "g" .. seed, pat.n, pat.m, points)
+      local it = out:gmatch("[^\n]+")
+      for k, x in ipairs(points) do
+        local J, y, changes = p:at(x)
+        local checked = tonumber(it())
+        if J then
+          assert.are.equal(0, checked)
+          for i = 1, pat.m do assert.is_true(close(tonumber(it()), y[i]), "y") end
+          for q = 1, J.nnz do
+            local row, col, v = it():match("^(%d+) (%d+) (%S+)$")
+            assert.are.equal(J.rows[q], tonumber(row))
+            assert.are.equal(J.cols[q], tonumber(col))
+            if not close(tonumber(v), J.vals[q]) then
+              error(("seed %d point %d entry %d: %s, plan %.17g"):format(seed, k, q, v, J.vals[q]))
+            end
+          end
+        else
+          assert.are.equal(changes, checked)
+          for _ = 1, pat.m + pat.nnz do it() end
+        end
+      end
+      p:free()
+    end
+  end)
+
+  it("a point across a branch: F_jac_checked > 0 and J untouched", function()
+    local tape = H.write(H.tmp(".txt"), "assign_ind 1 2.0\nplus_a_d 2 1 -1.0\ngt_zero 2\n"
+      .. "mult_a_d 3 1 10.0\nmult_a_a 4 1 1\ncond_assign 5 2 4 3 1.0\nassign_dep 5\n")
+    local code = H.tmp(".c")
+    local _, err, rc = H.cgwb(("codegen %s --jacobian -o %s --name b"):format(tape, code))
+    assert.are.equal(0, rc, err)
+    local _, out = compiled(code, "b", 1, 1, { { 3 }, { 0.5 } })
+    assert.are.equal("0\n9\n1 1 6\n2\n5\n1 1 -7\n", out) -- 0.5 takes the other branch: 10 x
+  end)
+
+  it("usage: --name must be a C identifier; no --parallel", function()
+    local _, err, rc = H.cgwb("codegen examples/tapes/cavity.tap --jacobian --name 1x -o " .. H.tmp(".c"))
+    assert.are.equal(2, rc)
+    assert.matches("not a C identifier", err, 1, true)
+    _, err, rc = H.cgwb("codegen examples/tapes/cavity.tap --jacobian --parallel -o " .. H.tmp(".c"))
+    assert.are.equal(2, rc)
+    assert.matches("straight-line code", err, 1, true)
+  end)
+end)

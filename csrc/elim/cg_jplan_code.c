@@ -229,7 +229,8 @@ int cg_jplan_codegen(const cg_jplan *p, const char *name, const char *source, ui
   }
   if (G.in_fn) put(&G, "}\n\n");
   put(&G, "int %s_jac_checked(const double *restrict x, double *restrict y, double *restrict J) {\n", name);
-  put(&G, "  %s_sw = 0;\n", name);
+  put(&G, "  (void)J, (void)%s_w; /* a Jacobian without entries uses neither */\n  %s_sw = 0;\n",
+      name, name);
   for (k = 0; k < nchunks_eval; k++) put(&G, "  %s_jac_%lu(x);\n", name, (unsigned long)k);
   put_guards(&G);
   for (k = 0; k < p->m; k++)
