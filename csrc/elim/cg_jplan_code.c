@@ -150,6 +150,15 @@ static void put_pattern(jgen *G) {
   }
 }
 
+/* A static table of indices, NAME_<what>[] (one entry at least: C has no
+ * empty arrays). */
+static void put_table(jgen *G, const char *what, const uint32_t *v, uint64_t n) {
+  uint64_t k;
+  put(G, "static const unsigned %s_%s[%lu] = {", G->name, what, (unsigned long)(n ? n : 1));
+  for (k = 0; k < n; k++) put(G, "%s%lu", k % 16 ? ", " : (k ? ",\n  " : "\n  "), (unsigned long)v[k]);
+  put(G, n ? "};\n" : "0};\n");
+}
+
 /* The guards (cg_graph.h), as cg_graph_eval checks them. */
 static void put_guards(jgen *G) {
   const cg_graph *gr = G->p->gr;
@@ -228,18 +237,19 @@ int cg_jplan_codegen(const cg_jplan *p, const char *name, const char *source, ui
     G.st.statements++;
   }
   if (G.in_fn) put(&G, "}\n\n");
+  put_table(&G, "dep", gr->dep, p->m);
+  put_table(&G, "unit", p->uslot, p->nunit);
+  put_table(&G, "out", p->oslot, p->nnz);
   put(&G, "int %s_jac_checked(const double *restrict x, double *restrict y, double *restrict J) {\n", name);
-  put(&G, "  (void)J, (void)%s_w; /* a Jacobian without entries uses neither */\n  %s_sw = 0;\n",
+  put(&G, "  long i;\n  (void)J, (void)%s_w; /* a Jacobian without entries uses neither */\n  %s_sw = 0;\n",
       name, name);
   for (k = 0; k < nchunks_eval; k++) put(&G, "  %s_jac_%lu(x);\n", name, (unsigned long)k);
   put_guards(&G);
-  for (k = 0; k < p->m; k++)
-    put(&G, "  y[%lu] = %s_v[%lu];\n", (unsigned long)k, name, (unsigned long)gr->dep[k]);
+  put(&G, "  for (i = 0; i < %lu; i++) y[i] = %s_v[%s_dep[i]];\n", (unsigned long)p->m, name, name);
   put(&G, "  if (%s_sw) return (int)(%s_sw < 2147483647ul ? %s_sw : 2147483647ul);\n", name, name, name);
-  for (k = 0; k < p->nunit; k++) put(&G, "  %s_w[%lu] = 1.0;\n", name, (unsigned long)p->uslot[k]);
+  put(&G, "  for (i = 0; i < %lu; i++) %s_w[%s_unit[i]] = 1.0;\n", (unsigned long)p->nunit, name, name);
   for (k = nchunks_eval; k < G.nfn; k++) put(&G, "  %s_jac_%lu(x);\n", name, (unsigned long)k);
-  for (q = 0; q < p->nnz; q++)
-    put(&G, "  J[%lu] = %s_w[%lu];\n", (unsigned long)q, name, (unsigned long)p->oslot[q]);
+  put(&G, "  for (i = 0; i < %lu; i++) J[i] = %s_w[%s_out[i]];\n", (unsigned long)p->nnz, name, name);
   put(&G, "  return 0;\n}\n\n");
   put(&G, "void %s_jac(const double *restrict x, double *restrict y, double *restrict J) {\n", name);
   put(&G, "  (void)%s_jac_checked(x, y, J);\n}\n", name);
