@@ -22,10 +22,13 @@ cc -std=c99 -O2 -c "$B/bratu_jac.c" -o "$B/bratu_jac.o"
 cc_seconds=$(( $(date +%s) - t0 ))
 cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra scripts/bench/jplan_driver.c "$B/bratu_jac.o" \
   -o "$B/jplan_driver"
+cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Icsrc scripts/bench/jplan_c.c \
+  build/release/libcgwbcore.a -lm -o "$B/jplan_c"
 g++ -O2 -Wall scripts/bench/adolc_sparse_jac.cpp -ladolc -lColPack -o "$B/adolc_sparse_jac"
 : > "$B/runs"
 for _ in $(seq "$TURNS"); do
   scripts/cgwb run scripts/bench/jplan_at.lua examples/tapes/bratu.tap "$B/points" "$B/interp.mtx" >> "$B/runs"
+  "$B/jplan_c" examples/tapes/bratu.tap "$B/points" >> "$B/runs"
   "$B/jplan_driver" 3200 3200 "$B/points" "$B/compiled.mtx" >> "$B/runs"
   cp examples/tapes/ADOLC-*_1.tap "$B/adolc/" # ADOL-C deletes a tape it only reads
   (cd "$B/adolc" && ../adolc_sparse_jac 1 3200 3200 ../points ../adolc.mtx) >> "$B/runs"
@@ -40,19 +43,21 @@ for line in io.lines(runs) do
   per = tonumber(per)
   if not best[what] or per < best[what].per then best[what] = { per = per, nnz = nnz, build = build } end
 end
-local i, c, a = best.interpretive, best.compiled, best.sparse_jac
+local i, ic, c, a = best.interpretive, best.interpretive_c, best.compiled, best.sparse_jac
 local text = table.concat({
   "## Jacobians at many points",
   "",
   ("Bratu 40x80 (3200 x 3200, %s nonzeros) at %s seeded points near the tape's own, CPU time per "
     .. "point, best of the runs of `scripts/bench-jplan.sh` (`make bench`), all three in the same run:"):format(i.nnz, np),
   "",
-  "| method | ms / point | against ADOL-C |",
+  "| method | ms / point | against ADOL-C (> 1: faster) |",
   "| --- | ---: | ---: |",
   ("| ADOL-C `sparse_jac`, repeat = 1 (one compressed `fov_forward` + recovery) | %.3f | 1 |"):format(a.per * 1e3),
-  ("| cgwb kept plan, interpreted (`plan:at`, from Lua, J table reused) | %.3f | %.2fx faster |")
+  ("| cgwb kept plan, interpreted (`plan:at`, from Lua, J table reused) | %.3f | %.2f |")
     :format(i.per * 1e3, a.per / i.per),
-  ("| cgwb kept plan, compiled (`cgwb codegen --jacobian`, gcc -O2) | %.3f | %.2fx faster |")
+  ("| cgwb kept plan, interpreted (`cg_jplan_at` from C, no Lua tables) | %.3f | %.2f |")
+    :format(ic.per * 1e3, a.per / ic.per),
+  ("| cgwb kept plan, compiled (`cgwb codegen --jacobian`, gcc -O2) | %.3f | %.2f |")
     :format(c.per * 1e3, a.per / c.per),
   "",
   ("Making the plan (read, build, linearize, Markowitz, record) took %.3f s once; compiling the "

@@ -245,13 +245,22 @@ static inline void node_partials(const cg_graph *gr, const double *val, uint32_t
 /* Evaluates the graph at x and, unless a branch changed, puts the local
  * partials into the slots of the linearized graph's edges. */
 static int weights_at(cg_jplan *p, const double *x, double *y, cg_branch *br, cg_error *e) {
+  const cg_graph *gr = p->gr;
   const uint32_t *ps = p->pslot;
   double *w = p->w, d[3];
   uint32_t k, i;
   int rc = cg_graph_eval(p->gr, x, p->val, y, br, e);
   if (rc || br->count) return rc;
   for (k = 0; k < p->np; k++, ps += 3) {
-    node_partials(p->gr, p->val, p->pnode[k], d);
+    uint32_t v = p->pnode[k], o = gr->op_start[v];
+    const uint32_t *kid = gr->kids + gr->kid_start[v];
+    switch (gr->op_start[v + 1] - o == 1 ? gr->op[o] : CG_G_COUNT) { /* the commonest, inline */
+      case CG_G_ADD: d[0] = d[1] = 1; break;
+      case CG_G_SUB: d[0] = 1, d[1] = -1; break;
+      case CG_G_MUL: d[0] = p->val[kid[1]], d[1] = p->val[kid[0]]; break;
+      case CG_G_MULC: d[0] = gr->opc[o]; break;
+      default: node_partials(gr, p->val, v, d); break; /* the table's rows (cg_gops.h) */
+    }
     for (i = 0; i < 3; i++)
       if (ps[i] != NONE) {
         if (ps[i] & CG_JP_ADD) w[ps[i] & ~CG_JP_ADD] += d[i];
