@@ -40,6 +40,8 @@ void cg_jplan_free(cg_jplan *p) {
   CG_FREE(A, p->x, uint32_t, p->n), CG_FREE(A, p->y, uint32_t, p->m);
   CG_FREE(A, p->val, double, p->gr->n), CG_FREE(A, p->w, double, p->nslots);
   CG_FREE(A, p->t, double, p->nv);
+  CG_FREE(A, p->yout, double, p->m), CG_FREE(A, p->jout, double, p->nnz);
+  CG_FREE(A, p->vout, double, p->n > p->m ? p->n : p->m);
   CG_FREE(A, p, cg_jplan, 1);
 }
 
@@ -216,7 +218,10 @@ cg_jplan *cg_jplan_new(cg_alloc *A, const cg_graph *gr, const cg_lin *lg, const 
   p->nslots = W.c->ne;
   p->val = CG_NEW(p->A, double, gr->n), p->w = CG_NEW(p->A, double, p->nslots);
   p->t = CG_NEW(p->A, double, p->nv);
-  if (!p->val || !p->w || !p->t) return cg_seterr(e, CG_ENOMEM, "out of memory"), jp_done(&W, p, 0);
+  p->yout = CG_NEW(p->A, double, p->m), p->jout = CG_NEW(p->A, double, p->nnz);
+  p->vout = CG_NEW(p->A, double, p->n > p->m ? p->n : p->m);
+  if (!p->val || !p->w || !p->t || !p->yout || !p->jout || !p->vout)
+    return cg_seterr(e, CG_ENOMEM, "out of memory"), jp_done(&W, p, 0);
   return jp_done(&W, p, 1);
 }
 

@@ -53,6 +53,7 @@ typedef struct cg_jplan {
   /* workspace */
   uint32_t nslots;
   double *val, *w, *t;      /* gr->n node values, nslots weights, nv sweep values */
+  double *yout, *jout, *vout; /* for a caller's results: m, nnz, max(n, m) values */
 } cg_jplan;
 
 /* Makes a plan, allocated with A, from graph gr, its linearized graph lg (at gr's values, not

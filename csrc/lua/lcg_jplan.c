@@ -109,8 +109,7 @@ static void fill_numbers(lua_State *L, const double *v, size_t n) {
 static int jp_at(lua_State *L) {
   cg_jplan *p = checkplan(L, 1);
   const double *x = checkpoint(L, 2, p->n, "at");
-  double *y = (double *)lua_newuserdatauv(L, (size_t)p->m * 8 + 8, 0);
-  double *J = (double *)lua_newuserdatauv(L, (size_t)p->nnz * 8 + 8, 0);
+  double *y = p->yout, *J = p->jout; /* the plan's: read before the next call */
   cg_branch br;
   cg_error e;
   if (cg_jplan_at(p, x, y, J, &br, &e)) return lcg_fail(L, &e);
@@ -136,8 +135,7 @@ static int sweep(lua_State *L, int reverse) {
   const double *x = checkpoint(L, 2, p->n, reverse ? "vjp" : "jvp");
   const double *v = checkpoint(L, 3, reverse ? p->m : p->n, reverse ? "vjp" : "jvp");
   uint32_t nout = reverse ? p->n : p->m;
-  double *y = (double *)lua_newuserdatauv(L, (size_t)p->m * 8 + 8, 0);
-  double *r = (double *)lua_newuserdatauv(L, (size_t)nout * 8 + 8, 0);
+  double *y = p->yout, *r = p->vout;
   cg_branch br;
   cg_error e;
   int rc = reverse ? cg_jplan_vjp(p, x, v, y, r, &br, &e) : cg_jplan_jvp(p, x, v, y, r, &br, &e);
