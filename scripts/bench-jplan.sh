@@ -20,7 +20,7 @@ scripts/cgwb codegen examples/tapes/bratu.tap --jacobian --name bratu -o "$B/bra
 t0=$(date +%s)
 cc -std=c99 -O2 -c "$B/bratu_jac.c" -o "$B/bratu_jac.o"
 cc_seconds=$(( $(date +%s) - t0 ))
-cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra scripts/bench/jplan_driver.c "$B/bratu_jac.o" \
+cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra scripts/bench/jplan_driver.c "$B/bratu_jac.o" -lm \
   -o "$B/jplan_driver"
 cc -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Icsrc scripts/bench/jplan_c.c \
   build/release/libcgwbcore.a -lm -o "$B/jplan_c"
