@@ -108,6 +108,7 @@ examples: all
 bench: deps all examples
 	@sh scripts/bench.sh
 	@sh scripts/bench-adjoint.sh
+	@sh scripts/bench-jplan.sh
 
 # The installed launcher carries the final LUADIR and LIBDIR (never DESTDIR's
 # staging path), so it finds its modules from any directory; the examples go

@@ -82,6 +82,8 @@ local METHOD_VAR = {
   ["cgwb.Tape"] = "t", ["cgwb.Graph"] = "g", ["cgwb.Schedule"] = "s", ["cgwb.LinGraph"] = "lg",
   ["cgwb.GraphBuilder"] = "b", ["cgwb.Kernel"] = "k",
 }
+METHOD_VAR["cgwb.JPlan"] = "jp"
+MODULES[#MODULES + 1] = { name = "cgwb.jplan", prefixes = { "jplan.", "cgwb.jplan." } }
 
 -- Metamethods every type has, documented once for the whole page, and the
 -- fields every metatable has; others (__tostring, __len, ...) must be named
@@ -372,7 +374,8 @@ describe("doc/api.md covers the public API", function()
 
   it("finds the six userdata types, so the walk is not empty", function()
     require "cgwb.kernel" -- adds the Kernel's Lua methods, which the walk then checks
-    assert.same({ "cgwb.Graph", "cgwb.GraphBuilder", "cgwb.Kernel", "cgwb.LinGraph", "cgwb.Schedule", "cgwb.Tape" },
+    assert.same({ "cgwb.Graph", "cgwb.GraphBuilder", "cgwb.JPlan", "cgwb.Kernel", "cgwb.LinGraph", "cgwb.Schedule",
+                  "cgwb.Tape" },
                 userdata_types(debug.getregistry()))
   end)
 

@@ -154,6 +154,7 @@ void lcg_open_colour(lua_State *L);
 struct cg_jac;
 void lcg_push_jac(lua_State *L, const struct cg_jac *J);
 void lcg_open_search(lua_State *L); /* after lcg_open_elim: adds lg:search */
+void lcg_open_jplan(lua_State *L);
 
 /* Kernel analysis options (lcg_kanalysis.c), read from the table at
  * argument 3: opts.assume as assumptions (pushes a scratch userdata; on bad

@@ -346,6 +346,40 @@ commands.eval = {
   end,
 }
 
+-- {==== cgwb codegen --jacobian ====}
+
+-- The C code of a kept Jacobian plan (cgwb.jacobian_plan, plan:codegen).
+local function run_jac_codegen(a)
+  if a.name and not a.name:match("^[%a_][%w_]*$") then
+    fail(2, ("--name '%s' is not a C identifier"):format(a.name))
+  end
+  if a.parallel or a.form ~= "levels" or a.inline_leaves or a.histogram then
+    fail(2, "--jacobian writes straight-line code: no --parallel, --form, --inline-leaves or --histogram")
+  end
+  if a.order:match("%.lua$") then readable(a.order) end
+  local spec, err = require("cgwb.elim").resolve(a.order, "vertex")
+  if not spec then fail(2, err) end
+  local tape = read_tape(a.tape)
+  local plan, perr, changes = cgwb().jacobian_plan(tape, {
+    assign_removal = not a.no_assign_removal, hoist = not a.no_hoist, dead_roots = not a.no_dead_roots,
+    recover_hoists = not a.paper_hoists, guards = not a.no_guards, order = spec,
+    at = a.at and read_point(a.at, tape:n()),
+  })
+  if not plan then fail(changes and 3 or 2, a.tape .. ": " .. perr) end
+  io.stdout:flush()
+  local ok, st = plan:codegen(out_path(a.output), { name = a.name, source = a.tape:match("[^/]*$"),
+                                                     chunk = a.chunk })
+  if not ok then fail(1, st) end
+  local c, pat = plan:costs(), plan:pattern()
+  local res = { file = a.tape, output = a.output, name = a.name .. "_jac", order = c.order, mults = c.mults,
+                nnz = pat.nnz, n = pat.n, m = pat.m, functions = st.functions,
+                statements = st.statements, bytes = st.bytes }
+  if a.json and a.output ~= "-" then io.write(require("cgwb.json").encode(res, 2), "\n") end
+  io.stderr:write(("%s: %s_jac: %d multiply-adds (%s), nnz %d, %d statements in %d functions\n")
+    :format(a.tape, a.name, c.mults, c.order, pat.nnz, st.statements, st.functions))
+end
+-- }====
+
 commands.codegen = {
   help = "C code for the graph, scheduled by levels, slots from the live analysis (Bischof & Hu 1991, sec. 3).",
   example = "cgwb codegen examples/tapes/cavity.tap --form chunked -o cavity.c",
@@ -367,8 +401,12 @@ commands.codegen = {
     p:flag("--inline-leaves", "Levels form: read independents and constants in place (no slot).")
     option(p, "--histogram", "Write the level distribution (Figure 11) to FILE.csv or FILE.png.")
     p:flag("--json", "Machine-readable summary.")
+    p:flag("--jacobian", "The Jacobian instead: NAME_jac(x, y, J), NAME_jac_checked (the branch changes "
+      .. "at x), NAME_jac_nnz, NAME_jac_rows, NAME_jac_cols (doc/codegen.md, \"Jacobian code\").")
+    option(p, "--order", "With --jacobian: the vertex ordering recorded (as cgwb jacobian --order).", "markowitz")
   end,
   run = function(a)
+    if a.jacobian then return run_jac_codegen(a) end
     local sched = require "cgwb.sched"
     if a.parallel and a.form ~= "levels" then fail(2, "--parallel needs --form levels") end
     if a.name and not a.name:match("^[%a_][%w_]*$") then
@@ -645,6 +683,99 @@ local function run_elimination(lg, a, what)
   end
 end
 
+-- {==== Jacobians at many points (--points) ====}
+
+-- Reads a points file: one point a line (n numbers separated by blanks or
+-- commas; '#' starts a comment, blank lines are skipped).  Returns the
+-- points and the line of each.
+local function read_points(path, n)
+  local fh = assert(io.open(readable(path), "r"))
+  local points, lines, ln = {}, {}, 0
+  for line in fh:lines() do
+    ln = ln + 1
+    local s = line:gsub("#.*", "")
+    if s:match("%S") then
+      local x = {}
+      for word in s:gmatch("[^%s,]+") do
+        local v = tonumber(word)
+        if not v then fh:close() fail(2, ("%s:%d: not a number: %s"):format(path, ln, word)) end
+        x[#x + 1] = v
+      end
+      if #x ~= n then fh:close() fail(2, ("%s:%d: %d values for %d independents"):format(path, ln, #x, n)) end
+      points[#points + 1], lines[#lines + 1] = x, ln
+    end
+  end
+  fh:close()
+  return points, lines
+end
+
+-- cgwb jacobian TAPE --points FILE: one kept plan (cgwb.jacobian_plan), the
+-- Jacobian at each point; a Matrix Market block per point (doc/usage.md),
+-- exit 3 at the first point that leaves a recorded branch.
+local function run_points(a)
+  if a.mode ~= "vertex" then fail(2, "--points keeps a vertex elimination: --mode vertex only") end
+  if a.strategy ~= "elimination" then fail(2, "--points keeps an elimination: --strategy elimination only") end
+  if a.json and a.output == "-" then fail(2, "--json and -o - would both write to standard output") end
+  local elim = require "cgwb.elim"
+  if a.order:match("%.lua$") then readable(a.order) end
+  local spec, err = elim.resolve(a.order, "vertex")
+  if not spec then fail(2, err) end
+  local tape = read_tape(a.tape)
+  local opts = {
+    assign_removal = not a.no_assign_removal, hoist = not a.no_hoist, dead_roots = not a.no_dead_roots,
+    recover_hoists = not a.paper_hoists, guards = not a.no_guards, order = spec, seed = a.seed,
+    budget = a.budget, at = a.at and read_point(a.at, tape:n()),
+  }
+  local points, lines = read_points(a.points, tape:n())
+  local plan, perr, changes = cgwb().jacobian_plan(tape, opts)
+  if not plan then fail(changes and 3 or 2, a.tape .. ": " .. perr) end
+  local out = io.stdout
+  if a.output and a.output ~= "-" then out = assert(io.open(a.output, "w")) end
+  local quiet = a.json and out == io.stdout
+  local seconds, J, worst = 0, nil, 0
+  for k, x in ipairs(points) do
+    local msg, ch
+    local t0 = os.clock()
+    J, msg, ch = plan:at(x, J)
+    seconds = seconds + (os.clock() - t0)
+    if not J then
+      if out ~= io.stdout then out:close() end
+      fail(ch and 3 or 2, ("%s:%d: point %d: %s"):format(a.points, lines[k], k, msg))
+    end
+    if not quiet then
+      local b = { ("%%%%MatrixMarket matrix coordinate real general\n%% point %d (%s:%d)\n%d %d %d\n")
+        :format(k, a.points, lines[k], J.m, J.n, J.nnz) }
+      for i = 1, J.nnz do b[i + 1] = ("%d %d %.17g\n"):format(J.rows[i], J.cols[i], J.vals[i]) end
+      out:write(table.concat(b))
+    end
+    if a.check then
+      local lg = check(cgwb().linearize(tape, { at = x }))
+      worst = math.max(worst, jac_diff(J, lg:jacobian("forward")), jac_diff(J, lg:jacobian("reverse")))
+      lg:free()
+    end
+  end
+  if out ~= io.stdout then out:close() end
+  local c = plan:costs()
+  local res = {
+    n = J and J.n or plan:pattern().n, m = plan:pattern().m, nnz = plan:pattern().nnz, mults = c.mults,
+    mults_nontrivial = c.mults_nontrivial, adds = c.adds, fill = c.fill, order = c.order, mode = "vertex",
+    points = #points, seconds_per_point = #points > 0 and seconds / #points or 0,
+  }
+  if a.check then res.check = worst end
+  if a.json then io.write(require("cgwb.json").encode(res, 2), "\n") end
+  io.stderr:write(("%s: %d points, %s vertex elimination kept: %d multiplications a point, nnz %d, "
+    .. "%.3g s a point\n"):format(a.tape, res.points, res.order, res.mults, res.nnz, res.seconds_per_point))
+  if a.check then
+    if worst > CHECK_TOL then
+      fail(1, ("Jacobians differ from the sweeps at a fresh build: largest relative difference %.3g, "
+        .. "tolerance %g"):format(worst, CHECK_TOL))
+    end
+    io.stderr:write(("%s: check passed at the %d points (largest relative difference %.3g, tolerance %g)\n")
+      :format(a.tape, #points, worst, CHECK_TOL))
+  end
+end
+-- }====
+
 commands.jacobian = {
   help = "Accumulates the Jacobian of a tape by elimination on its linearized graph "
     .. "(exit 3 if --at leaves a recorded branch).",
@@ -655,8 +786,11 @@ commands.jacobian = {
     p:flag("--ignore-branches", "Go on when --at leaves a recorded branch (the Jacobian is then the "
       .. "recorded branch's, not f's; a warning on stderr).")
     elim_options(p)
+    option(p, "--points", "A file of points, one a line (n numbers): the Jacobian at each from one kept "
+      .. "plan (a Matrix Market block per point; exit 3 at the first point that leaves a recorded branch).")
   end,
   run = function(a)
+    if a.points then return run_points(a) end
     local g, tape = build(a)
     tape:free() -- the graph does not refer to it: less memory held through the elimination
     check_branches(g, a, "the Jacobian there would be the recorded branch's, not f's")

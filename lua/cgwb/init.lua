@@ -56,6 +56,12 @@ function M.linearize(tape, opts)
   return require("cgwb.elim").linearize(tape, opts)
 end
 
+--- A kept Jacobian plan of a tape (path or cgwb.Tape): the Jacobian, J*v and
+-- w^T*J at many points without a rebuild; see cgwb.jplan.
+function M.jacobian_plan(tape, opts)
+  return require("cgwb.jplan").new(tape, opts)
+end
+
 M.read_cg = core.read_cg -- (text [, name]) -> cgwb.LinGraph | nil, msg
 
 --- The names of the built-in orderings of a mode ("vertex", "edge" or
