@@ -542,6 +542,17 @@ end
 
 local CHECK_TOL = 1e-10
 
+-- --check's verdict: exit 1 when a sweep differs, else a line on stderr.
+local function check_verdict(out, what, nnz)
+  if out.check_forward > CHECK_TOL or out.check_reverse > CHECK_TOL then
+    fail(1, ("Jacobian differs from the sweeps: largest relative difference %.3g (forward), %.3g (reverse), "
+      .. "tolerance %g"):format(out.check_forward, out.check_reverse, CHECK_TOL))
+  end
+  io.stderr:write(("%s: check passed: the %d entries match the forward and reverse sweeps "
+    .. "(largest relative difference %.3g and %.3g, tolerance %g)\n")
+    :format(what, nnz, out.check_forward, out.check_reverse, CHECK_TOL))
+end
+
 -- Writes J as Matrix Market to path ("-" or nil: standard output).
 local function write_jac(J, path)
   local lines = { ("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n"):format(J.m, J.n, J.nnz) }
@@ -569,7 +580,7 @@ local function run_strategy(lg, a, what)
     local spec, err = elim.resolve(a.order, a.mode)
     if not spec then fail(2, err) end
     local c <close> = lg:copy()
-    local opts = { order = spec, mode = a.mode, seed = a.seed, budget = a.budget }
+    local opts = { order = spec, mode = a.mode, seed = a.seed, budget = a.budget, time_limit = a.time_limit }
     local J0, info = elim.strategy("elimination").run(c, opts)
     if not J0 then fail(2, info) end
     out.elim_mults, out.elim_mults_nontrivial, out.elim_order = info.mults, info.mults_nontrivial, info.name
@@ -596,12 +607,7 @@ local function run_strategy(lg, a, what)
       out.elim_mults and (("; %s elimination: %d multiplications"):format(out.elim_order, out.elim_mults)) or ""))
   end
   if a.check then
-    if out.check_forward > CHECK_TOL or out.check_reverse > CHECK_TOL then
-      fail(1, ("Jacobian differs from the sweeps: largest relative difference %.3g (forward), %.3g (reverse), "
-        .. "tolerance %g"):format(out.check_forward, out.check_reverse, CHECK_TOL))
-    end
-    io.stderr:write(("%s: check passed (largest relative difference %.3g and %.3g, tolerance %g)\n")
-      :format(what, out.check_forward, out.check_reverse, CHECK_TOL))
+    check_verdict(out, what, J.nnz)
   end
 end
 
@@ -673,13 +679,7 @@ local function run_elimination(lg, a, what)
     end
   end
   if a.check then
-    if out.check_forward > CHECK_TOL or out.check_reverse > CHECK_TOL then
-      fail(1, ("Jacobian differs from the sweeps: largest relative difference %.3g (forward), %.3g (reverse), "
-        .. "tolerance %g"):format(out.check_forward, out.check_reverse, CHECK_TOL))
-    end
-    io.stderr:write(("%s: check passed: the %d entries match the forward and reverse sweeps "
-      .. "(largest relative difference %.3g and %.3g, tolerance %g)\n")
-      :format(what, J.nnz, out.check_forward, out.check_reverse, CHECK_TOL))
+    check_verdict(out, what, J.nnz)
   end
 end
 
