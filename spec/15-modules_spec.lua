@@ -12,6 +12,7 @@ local modules = { "cgwb", "cgwb.cli", "cgwb.elim", "cgwb.sched", "cgwb.report", 
 modules[#modules + 1] = "cgwb.tangent"
 modules[#modules + 1] = "cgwb.loops"
 modules[#modules + 1] = "cgwb.adjoint"
+modules[#modules + 1] = "cgwb.jplan"
 
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()
