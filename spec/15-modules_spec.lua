@@ -253,6 +253,17 @@ local function runs()
       assert(adjoint.runtime_header())
       assert(not adjoint.emit(k, "nope"))
     end,
+    ["cgwb.jplan"] = function()
+      local cgwb, jplan = require "cgwb", require "cgwb.jplan"
+      local tape = assert(cgwb.read_tape("examples/tapes/bratu.tap"))
+      local plan = assert(jplan.new(tape, {}))
+      local x = assert(cgwb.read_point("examples/tapes/bratu.x"))
+      local v, w = {}, {}
+      for i = 1, #x do v[i] = 1 end
+      for i = 1, plan:pattern().m do w[i] = 1 end
+      assert(plan:at(x) and plan:jvp(x, v) and plan:vjp(x, w) and plan:costs() and plan:program())
+      plan:free()
+    end,
   }
 end
 
