@@ -20,24 +20,47 @@
  * predecessor of v when S is eliminated.  Vertex-disjoint paths (sharing
  * only v) give distinct such u, so when v is eliminated it has at least as
  * many predecessors as there are vertex-disjoint paths from the
- * independents to v in the graph of S0 (Menger: at most the minimal vertex
+ * independents to v in the graph of S0 (Menger: as many as the least vertex
  * cut between them), likewise successors and paths to the dependents.  The
- * count found by a greedy path packing (each path found by a depth-first
- * search over unmarked vertices, marks kept) is a set of disjoint paths, so
- * at most that number: the bound is the sum over the remaining v of
- * paths_in(v) * paths_out(v), a lower bound of what is left to pay.
+ * term of v is paths_in(v) * paths_out(v); three built-in bounds, each at
+ * least the one before it at every state:
+ *   "paths": the terms with the paths packed greedily (each found by a
+ *     depth-first search over unmarked vertices, marks kept: disjoint paths,
+ *     so at most the maximum), their sum, plus the last vertex's excess: the
+ *     vertex eliminated last pays exactly |X(v)| * |Y(v)| (the independents
+ *     reaching v times the dependents it reaches), so the least excess of
+ *     that over v's term adds to the sum;
+ *   "flow": the same with the maximum numbers of disjoint paths (augmenting
+ *     paths, unit vertex capacities);
+ *   "pairs" (the default): "flow", plus pairs.  If u goes before w, w is
+ *     eliminated in a state that contains u's elimination, so w pays at
+ *     least its term in the state S0 + u (the argument above from there);
+ *     that term is at least w's term in S0 (a vertex cut in the graph of
+ *     S0 + u is one in the graph of S0: the paths through u became shorter
+ *     paths over a subset of their vertices).  So u and w together pay at
+ *     least term(u) + term(w) + min(rise of w when u goes first, rise of u
+ *     when w goes first), and for disjoint pairs the excesses add.  The
+ *     pairs are adjacent intermediates, matched greedily by excess; the
+ *     last vertex's excess is counted with its own pair's given up.  The
+ *     children of a state are scored by a quick form (the parent's terms
+ *     without the child's vertex: no term falls, as just shown), the full
+ *     bound computed when the search enters a state.
  *
  * The search.  Depth-first from the empty set; the children of a state are
  * the remaining members, each scored by f = g + cost + bound of the child,
- * tried in ascending f (ties: cheaper Markowitz degree, then lower id) and
- * cut when f >= U, the cost of the best order found (the incumbent, at first
- * the order given).  A transposition table keeps, per state met (hashed
- * bitset), the least g it was reached with; a state met again with no less
- * is cut, its subtree being already searched or waiting on the stack.  When
- * the time or node limit stops the search, the proven lower bound is the
- * least f of the work left (the children not tried yet at every level of the
- * stack, and for a child stopped inside its subtree, its own bound), and U
- * if less; when the search completes it is U, which is then optimal.
+ * tried in ascending f (ties: cheaper Markowitz degree, then lower id).  A
+ * transposition table keeps, per state met (hashed bitset), the least g it
+ * was reached with; a state met again with no less is cut, its subtree being
+ * already searched (this round) or waiting on the stack.  With a time or node
+ * limit, a first phase cuts at f >= U, the best order's cost (the incumbent,
+ * at first the order given), for a quarter of the limit, to improve U; then
+ * rounds (iterative deepening on the bound, Korf 1985) cut at f >= t + 1 for
+ * the proven bound t (at first the root's): a round that completes has found
+ * every order cheaper than t + 1, so none exists if U > t, and the least f it
+ * cut becomes the next t.  When a limit stops a round, the proven bound is
+ * the least f of the work left (the children not tried at every level of the
+ * stack, a child stopped inside its subtree counting its own bound, those cut
+ * counting the cut), and at least t; when the rounds reach U, it is optimal.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -68,10 +91,13 @@ typedef struct srch {
   uint64_t *dl;            /* m * m: dl[u * m + w], w's term's rise when u goes first */
   uint32_t *pu, *pw, *mate; /* m * m, m * m: adjacent pairs; m: the matching */
   uint64_t *pe;            /* m * m: the pairs' excesses */
+  uint64_t hsum, ex1, ex2; /* the state last bounded: its terms' sum, the least two last - term */
+  uint32_t ex1at;          /* whose is ex1 */
   int builtin;             /* the built-in bound's row in builtin_bounds */
   uint32_t *cand, *path, *best, *gbuf; /* m * m candidates, m path, m best (vertices), m hook buffer */
   uint64_t *fv, *mk;       /* m * m: f and cost of each candidate */
   uint64_t U;
+  uint64_t cut, next_t;    /* this round's cut: f >= cut is not searched; the least f so cut (next round's) */
   /* transposition table: slots of (epoch, g, key W words), free unless of this epoch */
   uint64_t *tt, epoch;     /* epoch: the component's, from 1 */
   size_t ttcap, ttw;       /* slots (a power of 2), words per slot (Wmax + 2) */
@@ -79,6 +105,8 @@ typedef struct srch {
   uint64_t nodes, comp_nodes;
   uint64_t base_u, base_l;  /* sums over the components done (progress) */
   double t0, next_progress;
+  double phase_t;           /* the first phase (improving the incumbent) stops at this time */
+  uint64_t phase_nodes;     /* or this many states (0: no first phase) */
   int aborted, err;
   cg_search_stats stats;
 } srch;
@@ -294,6 +322,7 @@ static uint64_t terms(srch *s, uint64_t *L, paths_fn paths) {
 static uint64_t last_excess(srch *s, uint64_t *L, const uint64_t *lose) {
   uint64_t extra = DONE, *R = remaining(s, L);
   uint32_t w;
+  s->ex1 = s->ex2 = DONE, s->ex1at = NONE;
   outsiders(s, L, 0);
   for (w = 0; w < s->W; w++)
     for (uint64_t b = R[w]; b; b &= b - 1) {
@@ -305,7 +334,10 @@ static uint64_t last_excess(srch *s, uint64_t *L, const uint64_t *lose) {
     for (uint64_t b = R[w]; b; b &= b - 1) {
       uint32_t i = s->l2m[w * 64 + ctz(b)];
       uint64_t last = (uint64_t)s->nx[i] * count_bits(s->reach + (size_t)i * s->W, s->W);
-      uint64_t x = (last > s->term[i] ? last - s->term[i] : 0) + (lose ? lose[i] : 0);
+      uint64_t x = last > s->term[i] ? last - s->term[i] : 0;
+      if (x < s->ex1) s->ex2 = s->ex1, s->ex1 = x, s->ex1at = i;
+      else if (x < s->ex2) s->ex2 = x;
+      if (lose) x += lose[i];
       if (x < extra) extra = x;
     }
   return extra == DONE ? 0 : extra;
@@ -354,6 +386,7 @@ static void rises(srch *s, uint64_t *L) {
 static uint64_t bound_pairs(srch *s, uint64_t *L) {
   uint64_t h = terms(s, L, flow_paths), M = 0, *R = remaining(s, L);
   uint32_t w, k, np = 0, a;
+  s->hsum = h;
   rises(s, L);
   for (w = 0; w < s->W; w++)
     for (uint64_t b = R[w]; b; b &= b - 1) {
@@ -387,19 +420,35 @@ static uint64_t bound_pairs(srch *s, uint64_t *L) {
   return h + last_excess(s, L, s->pe);
 }
 
+static int cut(srch *s, uint64_t f);
+
+/* The quick bound of the child eliminating member i of the state "pairs"
+ * bounded last: every other term and last-vertex product as they were
+ * (neither falls when a vertex is eliminated, see the top), without pairs. */
+static uint64_t inherit(srch *s, uint64_t *L, uint32_t i) {
+  uint64_t ex = s->ex1at == i ? s->ex2 : s->ex1;
+  (void)L;
+  return ex == DONE ? 0 : s->hsum - s->term[i] + ex;
+}
+
 /* The built-in bounds, each at least the one before it at every state (a
- * maximal flow packs at least the greedy paths; the pairs only add). */
+ * maximal flow packs at least the greedy paths; the pairs only add); quick:
+ * a cheaper one scoring the children, the bound itself computed only for
+ * the states the search enters (NULL: the bound does both). */
 static const struct {
   const char *name;
   uint64_t (*fn)(srch *s, uint64_t *L);
-} builtin_bounds[] = {{"paths", bound_paths}, {"flow", bound_flow}, {"pairs", bound_pairs}};
+  uint64_t (*quick)(srch *s, uint64_t *L, uint32_t i);
+} builtin_bounds[] = {{"paths", bound_paths, NULL}, {"flow", bound_flow, NULL}, {"pairs", bound_pairs, inherit}};
 
 #define NBOUNDS (sizeof builtin_bounds / sizeof builtin_bounds[0])
 
 const char *cg_search_bound_name(uint32_t k) { return k < NBOUNDS ? builtin_bounds[k].name : NULL; }
 
-/* The lower bound of what is left to pay from level d (reached at cost g). */
-static uint64_t bound(srch *s, uint32_t d, uint64_t g) {
+/* The lower bound of what is left to pay from level d (reached at cost g);
+ * i: the member the parent eliminated to reach it, for a built-in's quick
+ * form if it has one (NONE: the bound itself). */
+static uint64_t bound(srch *s, uint32_t d, uint64_t g, uint32_t i) {
   if (s->o->bound) {
     cg_sview v;
     double x;
@@ -409,7 +458,18 @@ static uint64_t bound(srch *s, uint32_t d, uint64_t g) {
     if (!(x > 0)) return 0; /* negative (or an error) */
     return x >= 1.8e19 ? DONE / 2 : (uint64_t)(x + 0.999999999); /* integral costs: round up */
   }
+  if (i != NONE && builtin_bounds[s->builtin].quick) return builtin_bounds[s->builtin].quick(s, level(s, d), i);
   return builtin_bounds[s->builtin].fn(s, level(s, d));
+}
+
+/* A state entered with a quick bound f: the full bound raises f; 1 if
+ * that cuts it. */
+static int refine(srch *s, uint32_t d, uint64_t g, uint64_t *f) {
+  uint64_t full;
+  if (s->o->bound || !builtin_bounds[s->builtin].quick) return 0;
+  full = g + builtin_bounds[s->builtin].fn(s, level(s, d));
+  if (full > *f) *f = full;
+  return cut(s, *f);
 }
 
 /* }==== */
@@ -472,6 +532,7 @@ static void check_limits(srch *s) {
   const cg_search_opts *o = s->o;
   if ((o->time_limit > 0 && t >= o->time_limit) || (o->max_nodes && s->nodes >= o->max_nodes))
     s->aborted = 1;
+  if (s->phase_nodes && (t >= s->phase_t || s->nodes >= s->phase_nodes)) s->aborted = 1;
   if (o->progress && t >= s->next_progress) {
     s->stats.nodes = s->nodes;
     s->stats.seconds = t;
@@ -521,6 +582,14 @@ static void hook_branch(srch *s, uint32_t d, uint32_t n, uint64_t g) {
   }
 }
 
+/* 1 if a state of bound f is not searched this round (f >= the cut); the
+ * least such f below U is where the next round's cut goes. */
+static int cut(srch *s, uint64_t f) {
+  if (f < s->cut && f < s->U) return 0;
+  if (f < s->next_t) s->next_t = f;
+  return 1;
+}
+
 /* The children of level d (reached at g) worth trying; their number. */
 static uint32_t expand(srch *s, uint32_t d, uint64_t g) {
   uint64_t *R = remaining(s, level(s, d));
@@ -530,11 +599,11 @@ static uint32_t expand(srch *s, uint32_t d, uint64_t g) {
     for (; b && !s->aborted; b &= b - 1) {
       uint32_t i = s->l2m[w * 64 + ctz(b)];
       uint64_t c = markowitz(s, level(s, d), i), f;
-      if (g + c >= s->U) continue;
+      if (cut(s, g + c)) continue; /* f >= g + c */
       eliminate(s, d, i);
       if (tt_seen(s, remaining(s, level(s, d + 1)), g + c)) continue;
-      f = g + c + bound(s, d + 1, g + c);
-      if (f >= s->U) continue;
+      f = g + c + bound(s, d + 1, g + c, i);
+      if (cut(s, f)) continue;
       s->cand[(size_t)d * s->m + n] = i;
       s->fv[(size_t)d * s->m + n] = f;
       s->mk[(size_t)d * s->m + n] = c;
@@ -559,13 +628,14 @@ static uint64_t dfs(srch *s, uint32_t d, uint64_t g, uint64_t f) {
   s->nodes++, s->comp_nodes++;
   if ((s->nodes & 15) == 0) check_limits(s);
   if (s->aborted) return f;
+  if (refine(s, d, g, &f)) return DONE; /* cut at f >= the cut: searched for this round */
   n = expand(s, d, g);
   sort_cands(s, d, n);
   if (s->o->branch && n > 1 && !s->aborted) hook_branch(s, d, n, g);
   for (k = 0; k < n; k++) {
     uint32_t i = s->cand[(size_t)d * s->m + k];
     uint64_t fk = s->fv[(size_t)d * s->m + k], r;
-    if (fk >= s->U) continue;
+    if (cut(s, fk)) continue;
     if (s->aborted) {
       if (fk < ret) ret = fk;
       continue;
@@ -716,9 +786,30 @@ static uint64_t incumbent(srch *s, const uint32_t *loc_member, uint8_t *used) {
   return cost;
 }
 
+/* The first phase, when there is a limit: depth-first branch and bound
+ * cut at U only, for a quarter of the time (or states) left, to improve
+ * the incumbent; the rounds that follow cut lower and raise the proven
+ * bound, but find only orders below their cut.  Returns the bound proven. */
+static uint64_t improve(srch *s, uint64_t h0) {
+  const cg_search_opts *o = s->o;
+  double left = o->time_limit > 0 ? o->time_limit - (now_seconds() - s->t0) : 0;
+  uint64_t r;
+  if (!(o->time_limit > 0) && !o->max_nodes) return h0; /* no limit: the rounds find the optimum */
+  s->phase_t = o->time_limit > 0 ? o->time_limit - left * 0.75 : 1e300;
+  s->phase_nodes = o->max_nodes ? s->nodes + (o->max_nodes - s->nodes) / 4 + 1 : UINT64_MAX;
+  s->cut = DONE, s->next_t = DONE;
+  s->epoch++;
+  tt_seen(s, remaining(s, level(s, 0)), 0);
+  r = dfs(s, 0, 0, h0);
+  s->phase_nodes = 0;
+  if (r == DONE) return s->U; /* searched: U is optimal */
+  if (!s->err) s->aborted = 0, check_limits(s); /* only the phase's limit stops the rounds */
+  return r > h0 ? (r < s->U ? r : s->U) : h0;
+}
+
 /* Searches one component (built); fills c and appends its order. */
 static void search_comp(srch *s, cg_search_comp *c, uint32_t *loc_member, uint8_t *used) {
-  uint64_t h0, r = DONE;
+  uint64_t h0, r, t;
   uint32_t k;
   for (k = 0; k < s->m; k++) loc_member[s->vert[s->m2l[k]]] = k;
   s->U = incumbent(s, loc_member, used);
@@ -726,17 +817,22 @@ static void search_comp(srch *s, cg_search_comp *c, uint32_t *loc_member, uint8_
   s->stats.incumbent = s->base_u + s->U;
   s->comp_nodes = 0;
   s->epoch++; /* a fresh table */
-  h0 = bound(s, 0, 0);
-  s->stats.bound = s->base_l + h0;
+  h0 = bound(s, 0, 0, NONE);
   c->size = s->m, c->root_bound = h0;
   check_limits(s);
-  if (s->aborted) r = h0;
-  else if (h0 < s->U) {
+  t = h0; /* proven: no order of the component costs less than t */
+  if (!s->aborted && t < s->U) t = improve(s, h0);
+  while (!s->aborted && t < s->U) { /* rounds: f < t + 1, then the least f cut, ... */
+    s->stats.bound = s->base_l + t;
+    s->cut = t + 1, s->next_t = s->U;
+    s->epoch++;
     tt_seen(s, remaining(s, level(s, 0)), 0);
     r = dfs(s, 0, 0, h0);
+    if (!s->aborted) t = s->next_t; /* every order below the cut found, the rest cut at f >= next_t */
+    else t = t > r ? t : r < s->cut ? r : s->cut; /* left: f >= r, or cut at f >= cut */
   }
   c->mults = s->U;
-  c->lower_bound = r == DONE || r > s->U ? s->U : r;
+  c->lower_bound = t < s->U ? t : s->U;
   c->proven = c->lower_bound == s->U;
   c->nodes = s->comp_nodes;
   s->base_u += c->mults, s->base_l += c->lower_bound;
