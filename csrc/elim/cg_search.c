@@ -51,10 +51,10 @@
  * tried in ascending f (ties: cheaper Markowitz degree, then lower id).  A
  * transposition table keeps, per state met (hashed bitset), the least g it
  * was reached with; a state met again with no less is cut, its subtree being
- * already searched (this round) or waiting on the stack.  With a time or node
- * limit, a first phase cuts at f >= U, the best order's cost (the incumbent,
- * at first the order given), for a quarter of the limit, to improve U; then
- * rounds (iterative deepening on the bound, Korf 1985) cut at f >= t + 1 for
+ * already searched (this round) or waiting on the stack.  A first phase cuts
+ * at f >= U, the best order's cost (the incumbent, at first the order
+ * given), to improve U: to the end without a limit (U is then optimal), for a
+ * quarter of a time or node limit; then (iterative deepening on the bound, Korf 1985) cut at f >= t + 1 for
  * the proven bound t (at first the root's): a round that completes has found
  * every order cheaper than t + 1, so none exists if U > t, and the least f it
  * cut becomes the next t.  When a limit stops a round, the proven bound is
@@ -786,17 +786,19 @@ static uint64_t incumbent(srch *s, const uint32_t *loc_member, uint8_t *used) {
   return cost;
 }
 
-/* The first phase, when there is a limit: depth-first branch and bound
- * cut at U only, for a quarter of the time (or states) left, to improve
- * the incumbent; the rounds that follow cut lower and raise the proven
- * bound, but find only orders below their cut.  Returns the bound proven. */
+/* The first phase: depth-first branch and bound cut at U only, for a
+ * quarter of the time (or states) left when there is a limit, else to the
+ * optimum; it improves the incumbent.  The rounds that follow cut lower and
+ * raise the proven bound, but find only orders below their cut.  Returns
+ * the bound proven. */
 static uint64_t improve(srch *s, uint64_t h0) {
   const cg_search_opts *o = s->o;
   double left = o->time_limit > 0 ? o->time_limit - (now_seconds() - s->t0) : 0;
   uint64_t r;
-  if (!(o->time_limit > 0) && !o->max_nodes) return h0; /* no limit: the rounds find the optimum */
-  s->phase_t = o->time_limit > 0 ? o->time_limit - left * 0.75 : 1e300;
-  s->phase_nodes = o->max_nodes ? s->nodes + (o->max_nodes - s->nodes) / 4 + 1 : UINT64_MAX;
+  if (o->time_limit > 0 || o->max_nodes) { /* else no phase limit: to the optimum */
+    s->phase_t = o->time_limit > 0 ? o->time_limit - left * 0.75 : 1e300;
+    s->phase_nodes = o->max_nodes ? s->nodes + (o->max_nodes - s->nodes) / 4 + 1 : UINT64_MAX;
+  }
   s->cut = DONE, s->next_t = DONE;
   s->epoch++;
   tt_seen(s, remaining(s, level(s, 0)), 0);
