@@ -53,14 +53,15 @@
  * was reached with; a state met again with no less is cut, its subtree being
  * already searched (this round) or waiting on the stack.  A first phase cuts
  * at f >= U, the best order's cost (the incumbent, at first the order
- * given), to improve U: to the end without a limit (U is then optimal), for a
- * quarter of a time or node limit; then (iterative deepening on the bound, Korf 1985) cut at f >= t + 1 for
- * the proven bound t (at first the root's): a round that completes has found
- * every order cheaper than t + 1, so none exists if U > t, and the least f it
- * cut becomes the next t.  When a limit stops a round, the proven bound is
- * the least f of the work left (the children not tried at every level of the
- * stack, a child stopped inside its subtree counting its own bound, those cut
- * counting the cut), and at least t; when the rounds reach U, it is optimal.
+ * given), to improve U: to the end without a limit (U is then optimal), for
+ * a quarter of a time or node limit; then rounds (iterative deepening on the
+ * bound, Korf 1985) cut at f >= t + 1 for the proven bound t (at first the
+ * root's): a round that completes has found every order cheaper than t + 1,
+ * so none exists if U > t, and the least f it cut becomes the next t.  When a
+ * limit stops a round, the proven bound is the least f of the work left (the
+ * children not tried at every level of the stack, a child stopped inside its
+ * subtree counting its own bound, those cut counting the cut), and at least
+ * t; when the rounds reach U, it is optimal.
  */
 #include <stdlib.h>
 #include <string.h>
