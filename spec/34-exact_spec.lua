@@ -150,6 +150,24 @@ describe("exact search: limits", function()
     assert.is_true(r.nodes <= 116 and r.lower_bound <= r.mults)
   end)
 
+  it("property: stopped at any node count, the proven bound stays at most the optimum, and rises above the root's", function()
+    local r0 = rng.new(37)
+    local rose = 0
+    for seed = 1, 200 do
+      local k = r0:int(4, 16)
+      local lg = gen.graph(3000 + seed, r0:int(1, 5), k, r0:int(1, 4), { window = r0:int(2, 8) })
+      local opt = lg:exact(24)
+      local r = lg:search { max_nodes = r0:int(1, 400) }
+      local what = ("seed %d, %d intermediates"):format(seed, k)
+      assert.is_true(r.lower_bound <= opt and opt <= r.mults, what)
+      assert.is_true(r.root_bound <= r.lower_bound, what)
+      assert.are.equal(r.proven, r.lower_bound == r.mults, what)
+      assert.are.equal(r.mults, replayed(lg, r.order), what)
+      if r.lower_bound > r.root_bound and not r.proven then rose = rose + 1 end
+    end
+    assert.is_true(rose > 5, ("rose on %d graphs"):format(rose))
+  end)
+
   it("refuses a bad time limit", function()
     local lg = gen.graph(1, 2, 3, 1)
     for _, bad in ipairs { 0, -1, "x", math.huge, 0 / 0 } do
