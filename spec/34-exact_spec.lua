@@ -112,6 +112,10 @@ describe("exact search: against the subset dynamic programming", function()
     assert.is_true(rose.flow > 10 and rose.pairs > 10, ("flow %d, pairs %d"):format(rose.flow, rose.pairs))
     assert.has_error(function() gen.graph(1, 2, 3, 1):search { builtin = "nope" } end,
       "exact: no built-in bound 'nope'")
+    local lg = gen.graph(11, 4, 16, 3) -- elim.exact passes it through (flow 32, pairs 36 at the root)
+    local r = assert(elim.exact(lg, { builtin = "flow", time_limit = 5 }))
+    assert.are.equal(lg:search { builtin = "flow" }.root_bound, r.root_bound)
+    assert.are.equal(lg:exact(24), r.mults)
   end)
 
   it("elim.exact starts from the heuristics: never above elim.best, nor above a given incumbent", function()
