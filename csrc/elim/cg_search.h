@@ -42,7 +42,7 @@ typedef void (*cg_progress_fn)(void *ud, const cg_search_stats *st);
 
 typedef struct cg_search_opts {
   double time_limit;           /* seconds for the whole run; <= 0: none */
-  uint64_t max_nodes;          /* states expanded; 0: none */
+  uint64_t max_nodes;          /* states entered (a state cut on entry counts); 0: none */
   size_t tt_entries;           /* transposition table slots (0: 2^20); fewer if memory is short */
   const uint32_t *incumbent;   /* a vertex order (0-based) to start from, or NULL */
   uint32_t nincumbent;
