@@ -822,6 +822,7 @@ static void search_comp(srch *s, cg_search_comp *c, uint32_t *loc_member, uint8_
   s->epoch++; /* a fresh table */
   h0 = bound(s, 0, 0, NONE);
   c->size = s->m, c->root_bound = h0;
+  s->stats.bound = s->base_l + h0;
   check_limits(s);
   t = h0; /* proven: no order of the component costs less than t */
   if (!s->aborted && t < s->U) t = improve(s, h0);
