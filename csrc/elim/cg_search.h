@@ -42,17 +42,22 @@ typedef void (*cg_progress_fn)(void *ud, const cg_search_stats *st);
 
 typedef struct cg_search_opts {
   double time_limit;           /* seconds for the whole run; <= 0: none */
-  uint64_t max_nodes;          /* states expanded; 0: none */
+  uint64_t max_nodes;          /* states entered (a state cut on entry counts); 0: none */
   size_t tt_entries;           /* transposition table slots (0: 2^20); fewer if memory is short */
   const uint32_t *incumbent;   /* a vertex order (0-based) to start from, or NULL */
   uint32_t nincumbent;
   cg_bound_fn bound;           /* NULL: the built-in bound */
+  uint32_t builtin;            /* the built-in bound: 0 the strongest, k the one named cg_search_bound_name(k - 1) */
   cg_branch_fn branch;         /* NULL: the built-in order */
   void *ud;                    /* for bound and branch */
   cg_progress_fn progress;     /* NULL: none */
   void *progress_ud;
   double progress_every;       /* seconds (0: 0.25) */
 } cg_search_opts;
+
+/* The built-in bounds' names, weakest first (each at least the one
+ * before it at every state): "paths", "flow", "pairs"; NULL past the last. */
+const char *cg_search_bound_name(uint32_t k);
 
 /* The answer for one component of intermediates. */
 typedef struct cg_search_comp {

@@ -216,6 +216,14 @@ static void read_opts(lua_State *L, cg_search_opts *o, hooks *h, uint32_t nv) {
   n = luaL_optinteger(L, -1, 0);
   luaL_argcheck(L, n >= 0 && n <= ((lua_Integer)1 << 32), 2, "tt_entries must be from 0 to 2^32");
   o->tt_entries = (size_t)n;
+  lua_getfield(L, 2, "builtin"); /* a built-in bound by name (default: the strongest) */
+  if (!lua_isnil(L, -1)) {
+    const char *name = luaL_checkstring(L, -1);
+    uint32_t k;
+    for (k = 0; cg_search_bound_name(k) && strcmp(cg_search_bound_name(k), name); k++) {}
+    if (!cg_search_bound_name(k)) luaL_error(L, "exact: no built-in bound '%s'", name);
+    o->builtin = k + 1;
+  }
   lua_getfield(L, 2, "progress");
   o->progress = lua_toboolean(L, -1) ? show_progress : NULL;
   o->progress_ud = h;
@@ -263,7 +271,7 @@ static void push_comps(lua_State *L, const cg_search_result *r) {
   }
 }
 
-/* lg:search{time_limit=, max_nodes=, tt_entries=, incumbent=, bound=, branch=,
+/* lg:search{time_limit=, max_nodes=, tt_entries=, incumbent=, bound=, builtin=, branch=,
  * progress=} -> {mults=, lower_bound=, root_bound=, proven=, order=, nodes=,
  * seconds=, components=} | nil, msg (out of memory); hook errors raise. */
 static int lin_search(lua_State *L) {

@@ -1,4 +1,4 @@
--- The built-in bound of the exact search, in Lua (csrc/elim/cg_search.c
+-- The built-in "paths" bound of the exact search, in Lua (csrc/elim/cg_search.c
 -- explains why it is a lower bound): each remaining v pays at least
 -- paths_in(v) * paths_out(v), the numbers of vertex-disjoint paths from the
 -- independents to v and from v to the dependents, found greedily; the vertex

@@ -181,8 +181,10 @@ M.DEFAULT_TIME_LIMIT = 60
 -- opts: time_limit (seconds for the search, > 0, default 60), incumbent (a
 -- vertex order to start from; default: the cheaper of M.best's and
 -- M.anneal's), bound (function(view) -> a lower bound of what is left to
--- pay), branch (function(view, candidates) -> the candidates reordered),
--- progress (a line on stderr), max_nodes, seed and budget (for anneal).
+-- pay), builtin (the built-in bound used without one: "paths", "flow" or
+-- "pairs", the default and strongest), branch (function(view, candidates) ->
+-- the candidates reordered), progress (a line on stderr), max_nodes, seed and
+-- budget (for anneal).
 -- Returns { mults, lower_bound, proven, order, nodes, seconds, root_bound,
 -- components = { {size, mults, lower_bound, root_bound, nodes, proven}, ... } }
 -- or nil, message.
@@ -199,7 +201,7 @@ function M.exact(lg, opts)
     incumbent = amults < bmults and aorder or border
   end
   return lg:search { time_limit = limit, incumbent = incumbent, bound = opts.bound, branch = opts.branch,
-                     progress = opts.progress, max_nodes = opts.max_nodes }
+                     progress = opts.progress, max_nodes = opts.max_nodes, builtin = opts.builtin }
 end
 
 -- }====

@@ -84,22 +84,34 @@ static uint32_t intermediates(const cg_lin *g) {
   return n;
 }
 
+/* Every built-in bound (0: the default, 1..3 by row), and each one's root
+ * bound at least the weaker one's. */
 static void agrees_with_dp(void) {
-  uint64_t seed;
+  uint64_t seed, before = 0;
   int bad = 0;
-  for (seed = 1; seed <= 200; seed++) {
-    cg_lin *g = gen_graph(NULL, seed, 1 + seed % 4, 1 + seed % 15, 1 + seed % 3);
+  uint32_t builtin;
+  CHECK(cg_search_bound_name(2) && !strcmp(cg_search_bound_name(2), "pairs") && !cg_search_bound_name(3));
+  for (seed = 1; seed <= 200 * 4; seed++) {
+    cg_lin *g = gen_graph(NULL, (seed + 3) / 4, 1 + (seed + 3) / 4 % 4, 1 + (seed + 3) / 4 % 15, 1 + (seed + 3) / 4 % 3);
     uint32_t *o1 = (uint32_t *)malloc((g->nv + 1) * 4), *o2 = (uint32_t *)malloc((g->nv + 1) * 4), n1;
     uint64_t best;
     cg_search_opts so;
     cg_search_result r;
     cg_error e;
     memset(&so, 0, sizeof so);
+    builtin = (uint32_t)((seed - 1) % 4);
+    if (!builtin) {
+      so.builtin = 4; /* out of range */
+      CHECK(cg_lin_search(g, &so, &r, o2, &e) == CG_EUSAGE);
+    }
+    so.builtin = builtin;
     CHECK(cg_lin_exact(g, 24, &best, o1, &n1, &e) == CG_OK);
     CHECK(cg_lin_search(g, &so, &r, o2, &e) == CG_OK);
     if (r.mults != best || !r.proven || r.lower_bound != best || r.root_bound > best ||
         r.norder != intermediates(g) || replay(g, o2, r.norder) != best)
       bad++;
+    if (builtin >= 2 && r.root_bound < before) bad++; /* flow >= paths, pairs >= flow */
+    before = builtin == 0 ? 0 : r.root_bound;
     cg_search_result_free(g->A, &r);
     cg_lin_free(g);
     free(o1);
