@@ -154,8 +154,7 @@ static int solve_comp(comp *C, uint64_t *best_out, uint32_t *order, uint32_t *no
   return CG_OK;
 }
 
-/* Collects the component of intermediate v (through intermediate edges). */
-static uint32_t gather(const cg_lin *g, uint32_t v, uint8_t *seen, uint32_t *members) {
+uint32_t cg_lin_component(const cg_lin *g, uint32_t v, uint8_t *seen, uint32_t *members) {
   uint32_t n = 0, head = 0, k;
   members[n++] = v;
   seen[v] = 1;
@@ -191,7 +190,7 @@ int cg_lin_exact(const cg_lin *g, uint32_t max_comp, uint64_t *best, uint32_t *o
     comp C;
     uint32_t m, nb = 0;
     if (g->kind[v] != CG_V_INTER || seen[v]) continue;
-    m = gather(g, v, seen, members);
+    m = cg_lin_component(g, v, seen, members);
     if (m > max_comp) {
       rc = cg_seterr(e, CG_EUSAGE,
                      "exact: a component of %u intermediates (vertex %u) is larger than %u",

@@ -209,6 +209,13 @@ int cg_lin_eliminate_seq(cg_lin *g, const uint32_t *seq, uint32_t len, cg_cost *
 int cg_lin_exact(const cg_lin *g, uint32_t max_comp, uint64_t *best, uint32_t *order_out,
                  uint32_t *nout, cg_error *e);
 
+/* The connected component of intermediate v (joined through edges between
+ * intermediates), breadth first from v: its vertices go to members, each
+ * marked in seen (nv bytes, v's unmarked on entry); returns their number.
+ * Components never touch each other's costs (cg_exact.c), so the exact
+ * eliminations solve them one by one. */
+uint32_t cg_lin_component(const cg_lin *g, uint32_t v, uint8_t *seen, uint32_t *members);
+
 /* Markowitz degree |in(v)| * |out(v)|. */
 uint64_t cg_lin_markowitz(const cg_lin *g, uint32_t v);
 

@@ -651,25 +651,7 @@ static uint64_t dfs(srch *s, uint32_t d, uint64_t g, uint64_t f) {
 
 /* }==== */
 
-/* {==== components ====} */
-
-/* Collects the component of intermediate v (through intermediate edges). */
-static uint32_t gather(const cg_lin *g, uint32_t v, uint8_t *seen, uint32_t *members) {
-  uint32_t n = 0, head = 0, k;
-  members[n++] = v;
-  seen[v] = 1;
-  while (head < n) {
-    uint32_t u = members[head++];
-    for (k = 0; k < g->in[u].n + g->out[u].n; k++) {
-      uint32_t w = k < g->in[u].n ? g->tail[g->in[u].e[k]] : g->head[g->out[u].e[k - g->in[u].n]];
-      if (g->kind[w] == CG_V_INTER && !seen[w]) {
-        seen[w] = 1;
-        members[n++] = w;
-      }
-    }
-  }
-  return n;
-}
+/* {==== components (cg_lin_component) ====} */
 
 static void free_comp(srch *s) {
   cg_alloc *A = s->A;
@@ -874,7 +856,7 @@ static uint32_t components(const cg_lin *g, work *w, uint32_t *Wmax) {
     uint32_t k, mm, deg = 0;
     if (g->kind[v] != CG_V_INTER || w->seen[v]) continue;
     w->start[nc++] = n;
-    mm = gather(g, v, w->seen, w->members + n);
+    mm = cg_lin_component(g, v, w->seen, w->members + n);
     for (k = 0; k < mm; k++) deg += g->in[w->members[n + k]].n + g->out[w->members[n + k]].n;
     if ((mm + deg + 63) / 64 > *Wmax) *Wmax = (mm + deg + 63) / 64; /* at most that many local ids */
     n += mm;
