@@ -38,7 +38,7 @@ void cg_jplan_free(cg_jplan *p) {
   CG_FREE(A, p->etail, uint32_t, p->ne0), CG_FREE(A, p->ehead, uint32_t, p->ne0);
   CG_FREE(A, p->eslot, uint32_t, p->ne0);
   CG_FREE(A, p->x, uint32_t, p->n), CG_FREE(A, p->y, uint32_t, p->m);
-  CG_FREE(A, p->val, double, p->gr->n), CG_FREE(A, p->w, double, p->nslots);
+  CG_FREE(A, p->val, double, p->nval), CG_FREE(A, p->w, double, p->nslots);
   CG_FREE(A, p->t, double, p->nv);
   CG_FREE(A, p->yout, double, p->m), CG_FREE(A, p->jout, double, p->nnz);
   CG_FREE(A, p->vout, double, p->n > p->m ? p->n : p->m);
@@ -216,6 +216,7 @@ cg_jplan *cg_jplan_new(cg_alloc *A, const cg_graph *gr, const cg_lin *lg, const 
                        "uneliminated", i + 1), jp_done(&W, p, 0);
   if (output_map(p, W.c, W.col_of, e)) return jp_done(&W, p, 0);
   p->nslots = W.c->ne;
+  p->nval = gr->n;
   p->val = CG_NEW(p->A, double, gr->n), p->w = CG_NEW(p->A, double, p->nslots);
   p->t = CG_NEW(p->A, double, p->nv);
   p->yout = CG_NEW(p->A, double, p->m), p->jout = CG_NEW(p->A, double, p->nnz);

@@ -36,6 +36,7 @@
 typedef struct cg_jplan {
   cg_alloc *A;
   const cg_graph *gr;       /* not owned */
+  uint32_t nval;            /* entries of val: the graph's nodes (the graph may go first) */
   uint32_t n, m, nv;        /* independents, dependents, vertices of the linearized graph */
   /* the partial program */
   uint32_t np, *pnode, *pslot; /* np entries; 3 slots each (NONE, or CG_JP_ADD | slot) */

@@ -132,8 +132,26 @@ static void test_oom(void) {
   cg_tape_free(t);
 }
 
+/* A plan freed after its graph and linearized graph (Lua's collector may
+ * finalize them in either order): freeing it reads neither (under ASan a
+ * read of the freed graph fails this test). */
+static void test_graph_first(void) {
+  cg_error e;
+  cg_tape *t = check_tape_text(NULL, "jplan.txt", TEXT, &e);
+  cg_graph *g = cg_graph_build(NULL, t, NULL, NULL, &e);
+  cg_lin *lg = cg_lin_from_graph(g, &e);
+  uint32_t seq[64], len = markowitz_order(lg, seq);
+  cg_jplan *p = cg_jplan_new(NULL, g, lg, seq, len, &e);
+  CHECK(p != NULL);
+  cg_lin_free(lg);
+  cg_graph_free(g);
+  cg_jplan_free(p);
+  cg_tape_free(t);
+}
+
 int main(void) {
   test_points();
   test_oom();
+  test_graph_first();
   return check_report("test_jplan");
 }
