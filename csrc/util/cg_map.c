@@ -79,22 +79,40 @@ uint32_t cg_map_get(const cg_map *m, uint32_t key) {
   return CG_MAP_NONE;
 }
 
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
+/* Sorts n pairs (key << 32 | index) by key: least significant digit first,
+ * three passes of 11 bits over the key (keys are distinct: no tie to keep);
+ * tmp holds n too.  Returns the array that holds the result. */
+static uint64_t *radix_by_key(uint64_t *a, uint64_t *tmp, size_t n) {
+  size_t cnt[2049], i;
+  int shift;
+  for (shift = 32; shift < 64; shift += 11) {
+    uint64_t *t;
+    memset(cnt, 0, sizeof cnt);
+    for (i = 0; i < n; i++) cnt[(a[i] >> shift & 0x7ff) + 1]++;
+    for (i = 1; i <= 2048; i++) cnt[i] += cnt[i - 1];
+    for (i = 0; i < n; i++) tmp[cnt[a[i] >> shift & 0x7ff]++] = a[i];
+    t = a, a = tmp, tmp = t;
+  }
+  return a;
 }
 
 int cg_map_rank(cg_map *m, uint32_t **keys) {
-  uint32_t *k = CG_NEW(m->A, uint32_t, m->n);
-  size_t s;
-  if (!k) return CG_ENOMEM;
-  for (s = 0; s < m->cap; s++)
-    if (m->idx[s] != CG_MAP_NONE) k[m->idx[s]] = m->key[s];
-  qsort(k, m->n, sizeof *k, cmp_u32);
-  for (s = 0; s < m->cap; s++) /* the keys are distinct: the rank is where bsearch finds it */
-    if (m->idx[s] != CG_MAP_NONE)
-      m->idx[s] = (uint32_t)((uint32_t *)bsearch(&m->key[s], k, m->n, sizeof *k, cmp_u32) - k);
-  if (keys) *keys = k;
-  else CG_FREE(m->A, k, uint32_t, m->n);
-  return CG_OK;
+  size_t n = m->n, s, i;
+  uint64_t *pair = CG_NEW(m->A, uint64_t, n), *tmp = CG_NEW(m->A, uint64_t, n);
+  uint32_t *k = CG_NEW(m->A, uint32_t, n), *rank = CG_NEW(m->A, uint32_t, n);
+  int rc = CG_ENOMEM;
+  if (pair && tmp && k && rank) {
+    for (s = 0, i = 0; s < m->cap; s++)
+      if (m->idx[s] != CG_MAP_NONE) pair[i++] = (uint64_t)m->key[s] << 32 | m->idx[s];
+    const uint64_t *r = radix_by_key(pair, tmp, n); /* O(n): every sparse tape, every location */
+    for (i = 0; i < n; i++) k[i] = (uint32_t)(r[i] >> 32), rank[(uint32_t)r[i]] = (uint32_t)i;
+    for (s = 0; s < m->cap; s++)
+      if (m->idx[s] != CG_MAP_NONE) m->idx[s] = rank[m->idx[s]];
+    rc = CG_OK;
+  }
+  CG_FREE(m->A, pair, uint64_t, n), CG_FREE(m->A, tmp, uint64_t, n);
+  CG_FREE(m->A, rank, uint32_t, n);
+  if (!rc && keys) *keys = k;
+  else CG_FREE(m->A, k, uint32_t, n);
+  return rc;
 }

@@ -41,7 +41,7 @@ uint32_t cg_map_get(const cg_map *m, uint32_t key);
  * keys that are consecutive integers get consecutive indices.  With keys
  * != NULL, *keys gets the keys in increasing order (n entries, at least 1
  * allocated, through m->A: the caller frees them).  CG_ENOMEM leaves the map
- * unchanged.  O(n log n). */
+ * unchanged.  O(n + cap): a radix sort. */
 int cg_map_rank(cg_map *m, uint32_t **keys);
 
 #endif

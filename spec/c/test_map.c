@@ -89,12 +89,15 @@ static void test_rank(void) {
   cg_map m;
   uint32_t i, idx, *keys = NULL;
   int bad = 0;
+  long k;
   cg_map_init(&m, &A);
   for (i = 0; i < 6; i++) cg_map_put(&m, in[i], &idx);
-  c.fail_at = c.calls + 1;
-  CHECK(cg_map_rank(&m, &keys) == CG_ENOMEM && keys == NULL);
-  for (i = 0; i < 6; i++)
-    if (cg_map_get(&m, in[i]) != i) bad++; /* still in order of insertion */
+  for (k = 1; k <= 4; k++) { /* each of its allocations failing */
+    c.fail_at = c.calls + k;
+    CHECK(cg_map_rank(&m, &keys) == CG_ENOMEM && keys == NULL);
+    for (i = 0; i < 6; i++)
+      if (cg_map_get(&m, in[i]) != i) bad++; /* still in order of insertion */
+  }
   CHECK(bad == 0);
   c.fail_at = 0;
   CHECK(cg_map_rank(&m, &keys) == CG_OK && keys != NULL);
@@ -105,6 +108,35 @@ static void test_rank(void) {
   CHECK(cg_map_rank(&m, NULL) == CG_OK && cg_map_get(&m, 52) == 4);
   cg_map_free(&m);
   CHECK(c.live == 0);
+}
+
+static int cmp_key(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Ranks of 200000 random keys (every bit of the key in play) against qsort. */
+static void test_rank_many(void) {
+  enum { N = 200000 };
+  uint32_t *in = (uint32_t *)malloc(N * sizeof *in), *ref = (uint32_t *)malloc(N * sizeof *ref);
+  uint32_t i, idx, n = 0, *keys = NULL, x = 2463534242u;
+  cg_map m;
+  int bad = 0;
+  cg_map_init(&m, NULL);
+  for (i = 0; i < N; i++) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5; /* xorshift32 */
+    if (cg_map_put(&m, x, &idx) == 1) in[n] = ref[n] = x, n++;
+  }
+  qsort(ref, n, sizeof *ref, cmp_key);
+  CHECK(cg_map_rank(&m, &keys) == CG_OK && m.n == n);
+  for (i = 0; keys && i < n; i++) {
+    if (keys[i] != ref[i]) bad++;
+    if (keys[cg_map_get(&m, in[i])] != in[i]) bad++;
+  }
+  CHECK(bad == 0);
+  CG_FREE(NULL, keys, uint32_t, n);
+  cg_map_free(&m);
+  free(in), free(ref);
 }
 
 /* Every allocation fails in turn: CG_ENOMEM, the map as it was, no leak. */
@@ -137,6 +169,7 @@ int main(void) {
   test_many();
   test_reserve();
   test_rank();
+  test_rank_many();
   test_oom();
   return check_report("test_map");
 }
