@@ -17,26 +17,7 @@ local RNG = require "spec.rng"
 
 -- Largest relative difference of two sorted sparse Jacobians without
 -- explicit zeros (huge when the patterns differ).
-local function jdiff(a, b)
-  local function nz(J)
-    local r = { m = J.m, n = J.n, rows = {}, cols = {}, vals = {}, nnz = 0 }
-    for k = 1, J.nnz do
-      if J.vals[k] ~= 0 then
-        r.nnz = r.nnz + 1
-        r.rows[r.nnz], r.cols[r.nnz], r.vals[r.nnz] = J.rows[k], J.cols[k], J.vals[k]
-      end
-    end
-    return r
-  end
-  a, b = nz(a), nz(b)
-  if a.nnz ~= b.nnz or a.m ~= b.m or a.n ~= b.n then return math.huge end
-  local d = 0
-  for k = 1, a.nnz do
-    if a.rows[k] ~= b.rows[k] or a.cols[k] ~= b.cols[k] then return math.huge end
-    d = math.max(d, math.abs(a.vals[k] - b.vals[k]) / math.max(1, math.abs(b.vals[k])))
-  end
-  return d
-end
+local function jdiff(a, b) return H.jdiff(H.nozeros(a), H.nozeros(b)) end
 
 -- A random DAG as a .cg graph: nx independents, ni intermediates, ny
 -- dependents, 1..3 predecessors per vertex, every intermediate used.

@@ -44,6 +44,31 @@ function M.assert_bits(a, b, what)
   end
 end
 
+-- Largest relative difference of two sorted sparse Jacobians (huge when the
+-- patterns differ).
+function M.jdiff(a, b)
+  if a.nnz ~= b.nnz or a.m ~= b.m or a.n ~= b.n then return math.huge end
+  local d = 0
+  for k = 1, a.nnz do
+    if a.rows[k] ~= b.rows[k] or a.cols[k] ~= b.cols[k] then return math.huge end
+    d = math.max(d, math.abs(a.vals[k] - b.vals[k]) / math.max(1, math.abs(b.vals[k])))
+  end
+  return d
+end
+
+-- The Jacobian without explicit zeros (sweeps drop them; elimination may
+-- keep an entry that cancels to zero).
+function M.nozeros(J)
+  local r = { m = J.m, n = J.n, rows = {}, cols = {}, vals = {}, nnz = 0 }
+  for k = 1, J.nnz do
+    if J.vals[k] ~= 0 then
+      r.nnz = r.nnz + 1
+      r.rows[r.nnz], r.cols[r.nnz], r.vals[r.nnz] = J.rows[k], J.cols[k], J.vals[k]
+    end
+  end
+  return r
+end
+
 --- Runs the cgwb command; returns stdout, stderr, exit status.
 function M.cgwb(args)
   local out, err = M.tmp(".out"), M.tmp(".err")
