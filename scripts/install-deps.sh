@@ -5,7 +5,8 @@
 # no `lua` before, point it at lua5.4 (cgwb always runs lua5.4 by name).
 set -e
 PKGS="make gcc g++ lua5.4 liblua5.4-dev lua-lpeg lua-busted lua-argparse lua-term
-      graphviz gnuplot-nox libxml2-utils lua-expat libadolc-dev libcolpack-dev luarocks clang libclang-rt-14-dev"
+      graphviz gnuplot-nox libxml2-utils lua-expat libadolc-dev libcolpack-dev luarocks clang libclang-rt-14-dev
+      lua-ldoc parallel pkgconf fonts-dejavu-core"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
