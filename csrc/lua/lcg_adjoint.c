@@ -220,3 +220,16 @@ void lcg_open_adjoint(lua_State *L) {
   lua_pushcfunction(L, l_kernel_loops);
   lua_setfield(L, -2, "kernel_loops");
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, adjoints of parallel loops: the loops' verdicts.
+@module cgwb.core
+*/
+
+/*** core.kernel_loops(k, f [, opts]) -> {func, ddg, loops} | nil, msg
+@function kernel_loops
+*/
+
+/* }==== */

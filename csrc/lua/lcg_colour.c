@@ -101,3 +101,25 @@ void lcg_open_colour(lua_State *L) {
   lua_pushcfunction(L, l_colouring_orders);
   lua_setfield(L, -2, "colouring_orders");
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, the Jacobian by colouring and compressed sweeps.
+@module cgwb.core
+*/
+
+/*** core.colouring_orders() -> {names}: ColPack's orderings offered, the default first.
+@function colouring_orders
+*/
+
+/*** More methods of LinGraph.
+@type LinGraph
+*/
+
+/*** lg:jacobian_coloured([{side = "column"|"row", order = COLPACK_ORDER, trivial = bool}]) ->
+J, info | nil, msg
+@function LinGraph:jacobian_coloured
+*/
+
+/* }==== */

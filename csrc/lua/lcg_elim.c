@@ -796,3 +796,166 @@ void lcg_open_elim(lua_State *L) {
   lcg_newclass(L, LCG_LIN, lin_methods, lin_meta);
   luaL_setfuncs(L, lin_funcs, 0);
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, linearized graphs, eliminations, graph files.
+@module cgwb.core
+*/
+
+/*** core.linearize(graph) -> LinGraph | nil, msg
+@function linearize
+*/
+
+/*** core.orderings() -> the registry's rows in order (push_ordering): the names lg:eliminate,
+lg:eliminate_edges and lg:eliminate_faces take.
+@function orderings
+*/
+
+/*** core.read_cg(text [, name]) -> LinGraph | nil, msg
+@function read_cg
+*/
+
+/*** core.read_eliad(text [, name]) -> LinGraph | nil, msg
+@function read_eliad
+*/
+
+/*** A linearized computational graph: a DAG with local partials on its edges (cgwb.LinGraph;
+Hovland, Norris, Utke & Strout, sec. 1; doc/elimination.md). Made by cgwb.linearize,
+cgwb.read_cg or cgwb.read_graph; eliminations change it in place and return a cost table
+{mults=, mults_nontrivial=, adds=, fill=, steps=, peak_edges=}; tostring(lg) ->
+cgwb.LinGraph (N vertices, N edges, N independents, N dependents).
+@type LinGraph
+*/
+
+/*** lg:branch_changes() -> count, first record (1-based) or nil, its opcode or nil: as
+g:branch_changes() of the graph lg was linearized from.
+@function LinGraph:branch_changes
+*/
+
+/*** lg:check() -> true | nil, what is wrong: the graph's invariants (a debugging aid).
+@function LinGraph:check
+*/
+
+/*** lg:copy() -> an independent copy of the linearized graph (branch changes kept).
+@function LinGraph:copy
+*/
+
+/*** lg:counts() -> {vertices=, independents=, dependents=, intermediates=, edges=, weighted=}.
+@function LinGraph:counts
+*/
+
+/*** lg:dot([path]) -> true (written to path) or the DOT text | nil, msg.
+@function LinGraph:dot
+*/
+
+/*** lg:elim_edge(i, k, "front"|"back" [, ordering]) -> cost
+@function LinGraph:elim_edge
+*/
+
+/*** lg:elim_vertex(v [, ordering]) -> cost (ordering: the name a memory limit message gives
+the caller's order)
+@function LinGraph:elim_vertex
+*/
+
+/*** lg:eliminate(spec) -> cost, {order} spec: a rule name, a score function, or a table {rule,
+rule, ..., radius = 1, lowest_first = false, seed = 1} where each rule is a name or a
+score function (lower first).
+@function LinGraph:eliminate
+*/
+
+/*** lg:eliminate_edges(spec) -> cost, {{i, k, "front"|"back"}...}: edge elimination under a
+built-in rule name, a score function f(i, j, side, lg) (lower first) or a chain table
+(lowest_first, seed, sides = "front"|"back"|"both").
+@function LinGraph:eliminate_edges
+*/
+
+/*** lg:eliminate_faces(spec) -> cost, {{i, j, k}...}: face elimination under a built-in rule
+name, a score function f(i, j, k, lg) (lower first) or a chain table.
+@function LinGraph:eliminate_faces
+*/
+
+/*** lg:exact([max_component]) -> multiplications, {order} | nil, msg
+@function LinGraph:exact
+*/
+
+/*** lg:free(): releases the graph now (also __gc and __close); tostring(lg) then says (freed).
+@function LinGraph:free
+*/
+
+/*** lg:in_degree(v) -> the number of predecessors of v now.
+@function LinGraph:in_degree
+*/
+
+/*** lg:intermediates() -> remaining intermediate vertices, in id order
+@function LinGraph:intermediates
+*/
+
+/*** lg:jacobian(["bipartite"|"forward"|"reverse"]) -> table | nil, msg
+@function LinGraph:jacobian
+*/
+
+/*** lg:kind(v) -> "intermediate", "independent", "dependent" or "eliminated".
+@function LinGraph:kind
+*/
+
+/*** lg:markowitz(v) -> in_degree * out_degree of v now (the Markowitz degree).
+@function LinGraph:markowitz
+*/
+
+/*** lg:node(v) -> the graph node (1-based) or file id a vertex stands for
+@function LinGraph:node
+*/
+
+/*** lg:nv() -> the number of vertices (also #lg).
+@function LinGraph:nv
+*/
+
+/*** lg:out_degree(v) -> the number of successors of v now.
+@function LinGraph:out_degree
+*/
+
+/*** lg:preds(v) -> the predecessors of v, sorted.
+@function LinGraph:preds
+*/
+
+/*** lg:replay({v...} [, ordering]) -> cost (ordering: the name a memory limit message gives
+the order)
+@function LinGraph:replay
+*/
+
+/*** lg:replay_faces({{i, j, k}, ...} [, ordering]) -> cost
+@function LinGraph:replay_faces
+*/
+
+/*** lg:succs(v) -> the successors of v, sorted.
+@function LinGraph:succs
+*/
+
+/*** lg:weight(i, k) -> w, mark | nil
+@function LinGraph:weight
+*/
+
+/*** lg:write_cg([path]) -> true (written to path) or the .cg text | nil, msg.
+@function LinGraph:write_cg
+*/
+
+/*** lg:write_eliad() -> text | nil, msg
+@function LinGraph:write_eliad
+*/
+
+/*** lg:write_mtx([path [, how]]) -> true | text | nil, msg: the Jacobian as Matrix Market, to
+a file or (no path) returned as a string
+@function LinGraph:write_mtx
+*/
+
+/*** lg:x() -> the independent vertices, in order.
+@function LinGraph:x
+*/
+
+/*** lg:y() -> the dependent vertices, in order.
+@function LinGraph:y
+*/
+
+/* }==== */

@@ -691,3 +691,184 @@ void lcg_open_graph(lua_State *L) {
   lcg_newclass(L, LCG_GBUILD, builder_methods, builder_meta);
   luaL_setfuncs(L, graph_funcs, 0);
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, graphs and the graph builder.
+@module cgwb.core
+*/
+
+/*** core.build_graph(tape [, {assign_removal=, hoist=, dead_roots=, recover_hoists=, guards=,
+death_unlink=, mem_limit=, at={x...}}]) -> Graph, branch changes, first changed record |
+nil, msg. mem_limit: bytes (0 = none), by default the state's memory limit (lcg_budget).
+@function build_graph
+*/
+
+/*** core.graph_builder([{assign_removal=, hoist=, dead_roots=, recover_hoists=, guards=,
+death_unlink=, values=true, name=}]) -> cgwb.GraphBuilder
+@function graph_builder
+*/
+
+/*** core.graph_ops() -> {{name=, arity=, constant=, value=, partials=, marks=}...}: the
+operations of b:op, from the operation table (cg_gops.h), in its order, with their C
+spellings.
+@function graph_ops
+*/
+
+/*** A computational graph of supernodes (cgwb.Graph; Bischof & Hu 1991, sec. 2; doc/graph.md).
+Made by cgwb.build_graph or a GraphBuilder's finish; tostring(g) -> cgwb.Graph (N nodes, N
+independents, N dependents).
+@type Graph
+*/
+
+/*** g:branch_changes() -> count, first record (1-based) or nil, its opcode or nil: the branch
+records and conditionals whose outcome at the point the graph was built at differs from
+taping (0 at the tape's own point).
+@function Graph:branch_changes
+*/
+
+/*** g:chain(i) -> {"add", "exp"}, {constants}
+@function Graph:chain
+*/
+
+/*** g:children(v) -> the operands of node v.
+@function Graph:children
+*/
+
+/*** g:dependents() -> the dependent nodes, in tape order.
+@function Graph:dependents
+*/
+
+/*** g:depth(v) -> the depth of node v (roots 0; computed once).
+@function Graph:depth
+*/
+
+/*** g:dot([path [, root [, limit]]]) -> true (written to path) or the DOT text; root restricts
+to a subgraph of at most limit nodes (default 500).
+@function Graph:dot
+*/
+
+/*** g:eval([x]) -> {y...}, branch changes, first node (1-based) | nil, msg
+@function Graph:eval
+*/
+
+/*** g:flags(v) -> {dependent=, guarded=, uninitialized=}.
+@function Graph:flags
+*/
+
+/*** g:free(): releases the graph now (also __gc and __close).
+@function Graph:free
+*/
+
+/*** g:guards() -> {{node=, kind=, taped=, record=, origin=}...}: node 1-based, kind "gt_zero"
+... or "value", record the tape record (1-based; nil for a guard the builder made under no
+record origin), origin as g:origin (only for a graph made through the builder).
+@function Graph:guards
+*/
+
+/*** g:height(v) -> the height of node v (leaves 0; computed once).
+@function Graph:height
+*/
+
+/*** g:independents() -> the independent nodes, in tape order.
+@function Graph:independents
+*/
+
+/*** g:leaves() -> the nodes without children, in id order.
+@function Graph:leaves
+*/
+
+/*** g:n() -> the number of nodes (also #g).
+@function Graph:n
+*/
+
+/*** for v in g:nodes() do ... end: every node in topological order, no copy.
+@function Graph:nodes
+*/
+
+/*** g:origin(i) -> "file:line:col" | "record N" | nil (built without origins)
+@function Graph:origin
+*/
+
+/*** g:parents(v) -> the nodes that read node v.
+@function Graph:parents
+*/
+
+/*** g:print([path [, root [, limit]]]) -> true (written to path) or the text dump; root and
+limit as for g:dot.
+@function Graph:print
+*/
+
+/*** g:roots() -> the nodes without parents, in id order.
+@function Graph:roots
+*/
+
+/*** g:stats() -> the numbers of Tables 2 and 4 of Bischof & Hu 1991, histograms, memory
+@function Graph:stats
+*/
+
+/*** g:to_tape() -> the graph written back as a cgwb.Tape (Table 3)
+@function Graph:to_tape
+*/
+
+/*** g:value(v) -> the value of node v (nil when the graph has no values).
+@function Graph:value
+*/
+
+/*** g:warnings() -> the build's warnings as text ("" when none).
+@function Graph:warnings
+*/
+
+/*** A graph made verb by verb through the graph-building interface (cgwb.GraphBuilder;
+doc/graph.md, Building graphs). Each verb returns true or nil, msg; locations are the
+caller's integers >= 0; tostring(b) -> cgwb.GraphBuilder or cgwb.GraphBuilder (spent).
+@type GraphBuilder
+*/
+
+/*** b:assign(r, a): r = a
+@function GraphBuilder:assign
+*/
+
+/*** b:constant(loc, c)
+@function GraphBuilder:constant
+*/
+
+/*** b:dependent(loc)
+@function GraphBuilder:dependent
+*/
+
+/*** b:finish() -> cgwb.Graph | nil, msg; the builder is spent either way.
+@function GraphBuilder:finish
+*/
+
+/*** b:free(): releases an unfinished builder (also __gc and __close).
+@function GraphBuilder:free
+*/
+
+/*** b:guard(loc, kind [, taped]): kind "eq_zero" ... "lt_zero" or "value".
+@function GraphBuilder:guard
+*/
+
+/*** b:independent(loc [, value])
+@function GraphBuilder:independent
+*/
+
+/*** b:op(out, name, {inputs} [, c]): name as cgwb.core.graph_ops() lists it.
+@function GraphBuilder:op
+*/
+
+/*** b:origin("file", line, col) or b:origin(record): where what follows comes from (record
+1-based, as g:branch_changes reports them).
+@function GraphBuilder:origin
+*/
+
+/*** b:unlink(lo [, hi]): locations lo..hi (default lo) die
+@function GraphBuilder:unlink
+*/
+
+/*** b:value(loc) -> the value at loc | nil, msg
+@function GraphBuilder:value
+*/
+
+/* }==== */

@@ -235,3 +235,63 @@ void lcg_open_jplan(lua_State *L) {
   lua_pushcfunction(L, l_jplan_new);
   lua_setfield(L, -2, "jacobian_plan");
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, kept Jacobian plans.
+@module cgwb.core
+*/
+
+/*** core.jacobian_plan(graph, lg, order) -> cgwb.JPlan | nil, msg: lg the graph's linearized
+graph (not eliminated), order its vertex order (1-based).
+@function jacobian_plan
+*/
+
+/*** The C side of a kept Jacobian plan (cgwb.JPlan): a recorded elimination replayed at new
+points. cgwb.jacobian_plan (cgwb.jplan.new) wraps it in a Lua object whose at, jvp and vjp
+call the underscored methods.
+@type JPlan
+*/
+
+/*** plan:_at(x [, J]) -> J, y | nil, "branch", changes, node: J is a new table, or the given
+one (a J of this plan) with its vals overwritten.
+@function JPlan:_at
+*/
+
+/*** plan:_jvp(x, v) -> J*v, y | nil, "branch", changes, node: the tangent sweep that jplan's
+plan:jvp wraps.
+@function JPlan:_jvp
+*/
+
+/*** plan:_vjp(x, w) -> w^T*J, y | nil, "branch", changes, node: the adjoint sweep that jplan's
+plan:vjp wraps.
+@function JPlan:_vjp
+*/
+
+/*** plan:codegen([path [, {name=, source=, chunk=}]]) -> true, stats (written to path) or
+code, stats | nil, msg: the plan as C (cg_jplan_codegen).
+@function JPlan:codegen
+*/
+
+/*** plan:costs() -> {mults=, mults_nontrivial=, adds=, fill=, steps=, ops=, partials=, slots=,
+edges=}: the recorded elimination's counts (as cg_cost), the program's products, the nodes
+whose partials a point computes, the edge slots, the linearized graph's edges (a sweep's
+mults).
+@function JPlan:costs
+*/
+
+/*** plan:free(): releases the plan (also __gc and __close).
+@function JPlan:free
+*/
+
+/*** plan:pattern() -> {m=, n=, nnz=, rows=, cols=}
+@function JPlan:pattern
+*/
+
+/*** plan:program() -> {dst=, a=, b=, add=}: the recorded products as arrays (slots 1-based;
+add[k] true for dst += a b, false for dst = a b).
+@function JPlan:program
+*/
+
+/* }==== */

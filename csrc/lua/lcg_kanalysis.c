@@ -418,3 +418,16 @@ void lcg_open_kanalysis(lua_State *L) {
   lua_pushcfunction(L, l_kernel_analyze);
   lua_setfield(L, -2, "kernel_analyze");
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, kernel analyses: alias sets, ud/du-chains, activity.
+@module cgwb.core
+*/
+
+/*** core.kernel_analyze(k, f [, opts]) -> {func, alias, chains, activity, stats} | nil, msg
+@function kernel_analyze
+*/
+
+/* }==== */

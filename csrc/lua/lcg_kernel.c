@@ -798,3 +798,71 @@ void lcg_open_kernel(lua_State *L) {
   lua_pushcfunction(L, l_kernel_load);
   lua_setfield(L, -2, "kernel_load");
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, kernels: loading, control flow, the interpreter.
+@module cgwb.core
+*/
+
+/*** core.kernel_layout() -> {func=, sym=, expr=, stmt= (field name -> 1-based offset), width =
+{func=, sym=, expr=, stmt=}, types=, exprs=, stmts=, intrinsics=, sym_kinds=, loop_kinds=
+(name -> code and code + 1 -> name), arity = {intrinsic name -> arity}, qual = {const=,
+restrict=, addr=}, max_depth=}: what kparse.lua writes, read from cg_kernel.h.
+@function kernel_layout
+*/
+
+/*** core.kernel_load(flat) -> cgwb.Kernel | nil, "FILE: kernel form: ...": flat as
+kparse.parse gives it ({file=, names=, func=, sym=, expr=, stmt=, list=, args=, dconst=}:
+rows back to back, 0-based ids). Raises when a field is not an array of the right values
+(a front end's bug).
+@function kernel_load
+*/
+
+/*** A kernel in the C subset, loaded into the intermediate form (cgwb.Kernel; doc/kernels.md,
+doc/kernel-ir.md). Made by cgwb.read_kernel; cgwb.kernel adds the Lua methods (analyze,
+functions, symbols, ...); tostring(k) -> cgwb.Kernel (FILE: N functions, N statements).
+@type Kernel
+*/
+
+/*** k:cfg(f) -> {func=, entry=, exit=, vertices={{id=, kind=, stmts={...}, stmt=, succ={...},
+pred={...}}...}, stmt_vertex={[stmt]=vertex}}: the control flow graph of function f (a
+name or a 1-based id), every id 1-based. A BRANCH's and a LOOP's succ: the then/body side
+first.
+@function Kernel:cfg
+*/
+
+/*** k:cfg_dot(f) -> the control flow graph of function f as DOT text.
+@function Kernel:cfg_dot
+*/
+
+/*** k:cfg_text(f) -> the control flow graph of function f as text, one vertex a line.
+@function Kernel:cfg_text
+*/
+
+/*** k:free(): releases the kernel now (also __gc and __close).
+@function Kernel:free
+*/
+
+/*** k:ir() -> the flat table the kernel was loaded from (the same fields and values, 0-based
+ids).
+@function Kernel:ir
+*/
+
+/*** k:jacobian(f, call [, opts]) -> {rows = {{array=, cell=}...}, cols = {{array=, cell=} |
+{param=}...}, values = {{...} per row}} | nil, msg: rows every caller cell written, cols
+every caller cell read before written and every by-value double parameter read (array
+order, then parameter order; arrays and parameters 1-based, cells 0-based), values by
+tangent mode in chunks of 64 directions.
+@function Kernel:jacobian
+*/
+
+/*** k:run(f, call [, {max_steps=, max_calls=, trace=true}]) -> {arrays = {{name=,
+values={...}, init={booleans}}...}, ret = value | nil, steps = n, trace = {{stmt=, expr=,
+object=, cell=, write=, frame=, block=, value=}...} (with opts.trace)} | nil,
+"FILE:LINE:COL: message".
+@function Kernel:run
+*/
+
+/* }==== */

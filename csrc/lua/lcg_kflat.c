@@ -506,3 +506,16 @@ void lcg_open_kflat(lua_State *L) {
   lua_pushcfunction(L, l_kernel_flatten);
   lua_setfield(L, -2, "kernel_flatten");
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, flattening kernels into term graphs.
+@module cgwb.core
+*/
+
+/*** core.kernel_flatten(k, f [, opts]) -> {func, strategy, pruned, blocks} | nil, msg
+@function kernel_flatten
+*/
+
+/* }==== */

@@ -373,3 +373,74 @@ void lcg_open_sched(lua_State *L) {
   lcg_newclass(L, LCG_SCHED, sched_methods, sched_meta);
   luaL_setfuncs(L, sched_funcs, 0);
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, levels, schedules and code generation.
+@module cgwb.core
+*/
+
+/*** core.level_schemes() -> {"height", "depth", "asap", "alap"}
+@function level_schemes
+*/
+
+/*** core.levels(g [, scheme]) -> {level of node 1, ...} (validated)
+@function levels
+*/
+
+/*** core.schedule(g [, scheme [, {inline_leaves=, sequential=}]]) -> Schedule scheme: a
+built-in name, a function level(id, g) -> integer, or an array.
+@function schedule
+*/
+
+/*** Levels plus storage slots of a graph (cgwb.Schedule; Bischof & Hu 1991, sec. 3;
+doc/codegen.md). Made by cgwb.schedule; tostring(s) -> cgwb.Schedule (N nodes, N levels, N
+slots).
+@type Schedule
+*/
+
+/*** s:codegen([path [, opts]]) -> true, stats (written to path) or code, stats
+@function Schedule:codegen
+*/
+
+/*** s:eval([x [, reverse]]) -> {y...}, {value of each node} | nil, msg Evaluates level by
+level through the slots only (Bischof & Hu 1991, sec. 3.3).
+@function Schedule:eval
+*/
+
+/*** s:free(): releases the schedule now (also __gc and __close).
+@function Schedule:free
+*/
+
+/*** s:histogram() -> {nodes on level 0, on level 1, ...} (Figure 11)
+@function Schedule:histogram
+*/
+
+/*** s:levels() -> level of each node (nil entries impossible: sequential schedules give node i
+level i - 1).
+@function Schedule:levels
+*/
+
+/*** s:nlevels() -> the number of levels.
+@function Schedule:nlevels
+*/
+
+/*** s:nslots() -> the number of storage slots.
+@function Schedule:nslots
+*/
+
+/*** s:order() -> node ids in evaluation order
+@function Schedule:order
+*/
+
+/*** s:slots() -> slot of each node, 0-based as in the generated code; -1 for a leaf read in
+place.
+@function Schedule:slots
+*/
+
+/*** s:stats() -> {nodes, levels, slots, stack_moves, widest, sequential}
+@function Schedule:stats
+*/
+
+/* }==== */

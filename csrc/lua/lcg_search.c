@@ -331,3 +331,47 @@ void lcg_open_search(lua_State *L) {
   lua_setfield(L, -2, "search");
   lua_pop(L, 2);
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, the exact search's hooks.
+@module cgwb.core
+*/
+
+/*** core.stderr_is_terminal() -> whether progress lines can be redrawn there
+@function stderr_is_terminal
+*/
+
+/*** What the hooks of lg:search see of the graph being searched (cgwb.SearchView), valid
+during the call only; view.cost is the cost so far.
+@type SearchView
+*/
+
+/*** view:intermediates() -> the remaining intermediates, ascending
+@function SearchView:intermediates
+*/
+
+/*** view:markowitz(v) -> |preds| |succs| now
+@function SearchView:markowitz
+*/
+
+/*** view:preds(v) -> the current predecessors of v, ascending.
+@function SearchView:preds
+*/
+
+/*** view:succs(v) -> the current successors of v, ascending.
+@function SearchView:succs
+*/
+
+/*** More methods of LinGraph.
+@type LinGraph
+*/
+
+/*** lg:search{time_limit=, max_nodes=, tt_entries=, incumbent=, bound=, builtin=, branch=,
+progress=} -> {mults=, lower_bound=, root_bound=, proven=, order=, nodes=, seconds=,
+components=} | nil, msg (out of memory); hook errors raise.
+@function LinGraph:search
+*/
+
+/* }==== */

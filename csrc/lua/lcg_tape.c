@@ -367,3 +367,96 @@ void lcg_open_tape(lua_State *L) {
   lcg_newclass(L, LCG_TAPE, tape_methods, tape_meta);
   luaL_setfuncs(L, tape_funcs, 0);
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module, tapes.
+@module cgwb.core
+*/
+
+/*** core.opcodes() -> array of {code, name, nloc, nval, nout, adolc, inplace}
+@function opcodes
+*/
+
+/*** core.read_tape(path) -> Tape | nil, msg
+@function read_tape
+*/
+
+/*** core.read_text(string [, name]) -> Tape | nil, msg
+@function read_text
+*/
+
+/*** core.stats(path) -> table | nil, msg (streams the file)
+@function stats
+*/
+
+/*** core.tape_new() -> an empty tape to push records into
+@function tape_new
+*/
+
+/*** A tape: the records of one evaluation (cgwb.Tape; doc/formats.md). Made by cgwb.read_tape,
+cgwb.read_text, cgwb.new_tape or cgwb.trace; tostring(tape) -> cgwb.Tape (N records, N
+independents, N dependents).
+@type Tape
+*/
+
+/*** tape:forward([x]) -> {y...}, branches, first_branch_record | nil, msg
+@function Tape:forward
+*/
+
+/*** tape:free(): releases the tape now (also __gc and __close).
+@function Tape:free
+*/
+
+/*** tape:info() -> table of what the source file's header said
+@function Tape:info
+*/
+
+/*** tape:len() -> the number of records (also #tape).
+@function Tape:len
+*/
+
+/*** tape:m() -> the number of dependents.
+@function Tape:m
+*/
+
+/*** tape:n() -> the number of independents.
+@function Tape:n
+*/
+
+/*** tape:nstore() -> the number of locations (dense after renumbering).
+@function Tape:nstore
+*/
+
+/*** tape:push(opname, loc..., val...) in canonical operand order
+@function Tape:push
+*/
+
+/*** tape:record(i) -> opname, {locs}, {vals} (i 1-based; walks from the start, so use
+tape:records() to visit them all)
+@function Tape:record
+*/
+
+/*** for i, name, locs, vals in tape:records() do ... end
+@function Tape:records
+*/
+
+/*** tape:set_x0({x...})
+@function Tape:set_x0
+*/
+
+/*** tape:size() -> operations (death notices excluded), their classic-tape bytes, death
+notices, their bytes: Table 3's measures
+@function Tape:size
+*/
+
+/*** tape:write(path [, "classic"|"text"]) -> true | nil, msg
+@function Tape:write
+*/
+
+/*** tape:x0() -> {x...} | nil
+@function Tape:x0
+*/
+
+/* }==== */

@@ -304,3 +304,21 @@ LCG_EXPORT int luaopen_cgwb_core(lua_State *L) {
   lua_setfield(L, -2, "version");
   return 1;
 }
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module: tapes, graphs, schedules, linearized graphs and eliminations, kernels.
+`require "cgwb"` re-exports most of it (as cgwb.read_tape for core.read_tape, ...);
+each binding file csrc/lua/lcg_*.c documents its functions and classes at its end.
+Ids seen from Lua are 1-based; expected failures return nil, msg; every object has
+free(), __gc and __close.
+@module cgwb.core
+*/
+
+/*** core.memory_limit([bytes]) -> limit, bytes in use: the limit on what the core allocates
+for this state (0: none), set when bytes is given.
+@function memory_limit
+*/
+
+/* }==== */

@@ -13,6 +13,7 @@
 -- and re-run that way when the reverse sweep reaches it (ibid., Fig. 5).
 --
 --   adjoint.emit(kernel, fname, opts) -> code, report | nil, message
+-- @module cgwb.adjoint
 local core = require "cgwb.core"
 local unparse = require "cgwb.kparse.unparse"
 

@@ -2,6 +2,7 @@
 -- Results go to stdout, everything else to stderr.  Exit status 0 on success,
 -- 1 on a runtime error, 2 on bad usage or bad input, 3 when a point leaves the
 -- branch recorded on the tape (doc/usage.md, "Exit status").
+-- @module cgwb.cli
 local argparse = require "argparse"
 
 local M = {}

@@ -14,6 +14,7 @@
 --   * a table { choose = function(lg, candidates) -> v } called at each step
 --     with the remaining intermediates (full control, O(V) per step);
 --   * a table { replay = {v1, v2, ...} }: a recorded order.
+-- @module cgwb.elim
 local core = require "cgwb.core"
 
 local M = {}

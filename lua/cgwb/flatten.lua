@@ -5,6 +5,7 @@
 -- and calls core.kernel_flatten; describe() is the --json table, text() its
 -- readable form, dot() the graphs as DOT.  Every list in their output is in
 -- source or vertex order: nothing comes from pairs().
+-- @module cgwb.flatten
 local core = require "cgwb.core"
 local json = require "cgwb.json"
 

@@ -2,6 +2,7 @@
 -- `local cgwb = require "cgwb"` gives the whole Lua face; the C core is
 -- `cgwb.core`.  Expected failures return `nil, message`; programmer errors
 -- raise.  Submodules load on first use.
+-- @module cgwb
 local core = require "cgwb.core"
 
 local M = {

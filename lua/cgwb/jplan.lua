@@ -3,6 +3,7 @@
 -- elimination order recorded once as a flat program of multiply-adds over
 -- edge slots (Hovland, Norris, Utke & Strout, sec. 1); at each new point only
 -- the graph's evaluation, the new local partials and the program run.
+-- @module cgwb.jplan
 local core = require "cgwb.core"
 local elim = require "cgwb.elim"
 

@@ -1,6 +1,7 @@
 --- A small deterministic JSON encoder: object keys sorted, integers exact,
 -- other numbers as %.17g (non-finite numbers become null); and a strict
 -- decoder (RFC 8259) that keeps the order of each object's keys.
+-- @module cgwb.json
 local M = {}
 
 --- The value written as `null` (a key whose value is nil is left out).

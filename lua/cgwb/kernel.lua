@@ -6,6 +6,7 @@
 -- csrc/kernel/cg_kernel.h, through core.kernel_layout), the analyses as one
 -- call, and the interpreter fed in the CALL.json form (arrays by name,
 -- arguments by name or in order) with results by name.  Ids are 1-based.
+-- @module cgwb.kernel
 local core = require "cgwb.core"
 local json = require "cgwb.json"
 

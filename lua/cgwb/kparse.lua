@@ -10,6 +10,7 @@
 -- flat = {file=, names={strings}, func=, sym=, expr=, stmt=, list=, args=
 -- (int arrays: rows back to back, field order from core.kernel_layout(),
 -- ids 0-based, -1 for none), dconst={doubles}}.
+-- @module cgwb.kparse
 local grammar = require "cgwb.kparse.grammar"
 local lower = require "cgwb.kparse.lower"
 require "cgwb.kparse.stmt"

@@ -5,6 +5,7 @@
 -- the graph, text() the loops' table, report() the --json loops array.
 -- Every list in their output is in source order or sorted by name: nothing
 -- comes from pairs().
+-- @module cgwb.loops
 local core = require "cgwb.core"
 local json = require "cgwb.json"
 

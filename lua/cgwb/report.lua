@@ -1,4 +1,5 @@
 --- Text reports: the tables of Bischof & Hu 1991, sec. 4, laid out for people.
+-- @module cgwb.report
 local M = {}
 
 M.adolc_stat_names = {

@@ -1,5 +1,6 @@
 --- cgwb.sched: level schemes from Lua files, the level distribution
 -- (Bischof & Hu 1991, Figure 11) as CSV and PNG, and a one-call code generator.
+-- @module cgwb.sched
 local core = require "cgwb.core"
 
 local M = {}

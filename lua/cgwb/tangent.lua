@@ -11,6 +11,7 @@
 --
 --   tangent.emit(kernel, fname, opts) -> code, report | nil, message
 --   tangent.costs(res [, opts]) -> report
+-- @module cgwb.tangent
 local core = require "cgwb.core"
 local elim = require "cgwb.elim"
 local unparse = require "cgwb.kparse.unparse"

@@ -1,4 +1,4 @@
---[[
+--[[--
 cgwb.trace: record a tape from a Lua function by operator overloading.
 
   local trace = require "cgwb.trace"
@@ -58,6 +58,7 @@ Messages.  Every error names the user's file and line, never one of this
 file: the innermost frame outside it (see user_where); what f returns and a
 misuse in f's own tail call name the line where f is defined.
 doc/tracer.md is the manual.
+@module cgwb.trace
 ]]
 
 local M = {}

@@ -7,6 +7,7 @@
 -- doc/flattening.md (Utke, Flattening Basic Blocks, Algorithms 1 and 2,
 -- sec. 6.2), independently of the C engine, and returns the table
 -- flatten.describe gives, so the round trip compares two implementations.
+-- @module cgwb.xaif
 local core = require "cgwb.core"
 local json = require "cgwb.json"
 
