@@ -61,7 +61,7 @@ end
 function E:line(text) self.out[#self.out + 1] = ("  "):rep(self.ind) .. text end
 function E:indent(d) self.ind = self.ind + d end
 
---- A function-wide temporary of this sweep (declared once at the top).
+-- A function-wide temporary of this sweep (declared once at the top).
 function E:temp(ty, base)
   self.ntemp = self.ntemp + 1
   local name = self.gen.prefix .. base .. self.ntemp
@@ -69,7 +69,7 @@ function E:temp(ty, base)
   return name
 end
 
---- Whether access e (VAR or ELEM of a double) may touch an active object.
+-- Whether access e (VAR or ELEM of a double) may touch an active object.
 function E:active_at(e)
   if self.all_active then
     local s = self:sym_of(e)
@@ -78,7 +78,7 @@ function E:active_at(e)
   return self.gen.active_expr[e] or false
 end
 
---- The adjoint of an lvalue or use e (VAR or ELEM of a double) as C.
+-- The adjoint of an lvalue or use e (VAR or ELEM of a double) as C.
 function E:adj(e)
   local s = self:sym_of(e)
   local b = self.gen.bname[s]
@@ -90,7 +90,7 @@ function E:adj(e)
   return b .. self.u:subs(e, s)
 end
 
---- The shadow (adjoint pointer) of a double pointer expression e.
+-- The shadow (adjoint pointer) of a double pointer expression e.
 function E:shadow(e)
   local op, s = self:op(e), self:sym_of(e)
   if op == "var" then
@@ -119,7 +119,7 @@ function E:shadow(e)
   failf("adjoint code: no shadow for the pointer expression %s", self:ex(e))
 end
 
---- Whether expression e reads an active double.
+-- Whether expression e reads an active double.
 function E:has_active(e)
   if e < 0 or self:etype(e) ~= "double" then return false end
   local op = self:op(e)
@@ -132,7 +132,7 @@ function E:has_active(e)
   return false
 end
 
---- Propagates the adjoint b (a C name or product) into expression e, with
+-- Propagates the adjoint b (a C name or product) into expression e, with
 -- the operands' partials on the current (restored) state.
 function E:prop(e, b)
   if not self:has_active(e) then return end
@@ -183,7 +183,7 @@ end
 local PUSH = { double = "cgwb_push_d", int = "cgwb_push_i" }
 local POP = { double = "cgwb_pop_d()", int = "cgwb_pop_i()" }
 
---- The tape lines saving lvalue e (before it is overwritten).
+-- The tape lines saving lvalue e (before it is overwritten).
 function E:push_old(e)
   local s = self:sym_of(e)
   local lv = self:ex(e)
@@ -195,7 +195,7 @@ function E:push_old(e)
   end
 end
 
---- The reverse of push_old; l: the statement's line, for a comment.
+-- The reverse of push_old; l: the statement's line, for a comment.
 function E:pop_old(e, l)
   local s = self:sym_of(e)
   local lv = self:ex(e)
@@ -214,7 +214,7 @@ function E:refuse(st, what)
   failf("%s:%d:%d: adjoint code: %s is not supported yet", self.gen.file, l, c, what)
 end
 
---- The arguments of call st for g_fwd / g_rev: primal, and after each
+-- The arguments of call st for g_fwd / g_rev: primal, and after each
 -- double or double * parameter its adjoint (by-value: bvals[i], a name).
 function E:call_args(st, bvals)
   local g, first, n = self:x(st, 0), self:x(st, 1), self:x(st, 2)
@@ -235,7 +235,7 @@ function E:call_args(st, bvals)
   return args
 end
 
---- A pointer argument into a passive parameter of F would let the callee
+-- A pointer argument into a passive parameter of F would let the callee
 -- write its adjoint: refused (F's passive adjoints are never touched).
 function E:check_pointer_arg(st, a)
   local op = self:op(a)
@@ -414,7 +414,7 @@ end
 
 -- {==== plain code (dry runs, loop control) ====}
 
---- Statement st as plain C (callees' plain copies g_p); snap: {[sym] =
+-- Statement st as plain C (callees' plain copies g_p); snap: {[sym] =
 -- true} arrays whose cells are saved before each write, count: the C name
 -- counting them.
 function E:plain(st, snap, count)
@@ -458,7 +458,7 @@ function E:plain(st, snap, count)
   end
 end
 
---- A loop with control (pre, test, step) done by ctl(stmt) and its body by
+-- A loop with control (pre, test, step) done by ctl(stmt) and its body by
 -- body(): for (;;) { pre; test; body; step } (do: the test last).
 function E:loop_frame(st, ctl, body)
   local is_do = LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] == "do"
@@ -478,7 +478,7 @@ end
 
 -- {==== loops adjoined per iteration ====}
 
---- The scalars a chosen loop's control (pre and step slices) writes; it
+-- The scalars a chosen loop's control (pre and step slices) writes; it
 -- refuses control that writes anything else.
 function E:control_syms(st)
   local syms, seen = {}, {}
@@ -499,14 +499,14 @@ function E:control_syms(st)
   return syms
 end
 
---- The first cell of array or pointer s as a pointer.
+-- The first cell of array or pointer s as a pointer.
 function E:base(s)
   if self:ndim(s) == 2 and not self:is_ptr(s) then return "&" .. self.u.cname[s] .. "[0][0]" end
   if self:kind(s) == KIND_GLOBAL then failf("adjoint code: a snapshot of the global %s", self.u.cname[s]) end
   return self.u.cname[s]
 end
 
---- The arrays of a loop's snapshot: {[sym] = id (1-based)} and the list.
+-- The arrays of a loop's snapshot: {[sym] = id (1-based)} and the list.
 function E:snap_arrays(row)
   local ids, list = {}, {}
   for _, v in ipairs(row.snapshot or {}) do
@@ -521,7 +521,7 @@ end
 
 function E:ctype(s) return self:is_ptr(s) and "void *" or (self:is_double(s) and "double" or "int") end
 
---- The loop's counter (the analysis's row names it) when the body writes it
+-- The loop's counter (the analysis's row names it) when the body writes it
 -- (a while loop's `i++` in its body): a symbol id, or nil.
 function E:body_counter(st, row)
   if not row.index then return nil end
@@ -548,7 +548,7 @@ function E:body_counter(st, row)
   return writes(self:list(self:x(st, 1), self:x(st, 2))) and ctr or nil
 end
 
---- The per-iteration loop: each iteration's forward (taped) immediately
+-- The per-iteration loop: each iteration's forward (taped) immediately
 -- followed by its reverse, the control run plainly; a counter the body
 -- advances keeps its advanced value across the iteration's reverse.
 function E:fused(st, row)
@@ -646,7 +646,7 @@ end
 
 -- {==== a function's three bodies ====}
 
---- The locals of the sweeps: declarations of the primal locals (zeroed),
+-- The locals of the sweeps: declarations of the primal locals (zeroed),
 -- of the adjoints, and the symbols whose values cross from g_fwd to g_rev.
 function E:locals()
   local u, gen, f = self.u, self.gen, self.fid
@@ -689,7 +689,7 @@ function E:locals()
   return decl, adecl, cross, across
 end
 
---- Pushes (or pops, reversed) the values of the symbols in cross.
+-- Pushes (or pops, reversed) the values of the symbols in cross.
 function E:cross_lines(cross, pop)
   local u = self.u
   local lines = {}
@@ -722,7 +722,7 @@ function E:cross_lines(cross, pop)
   return out
 end
 
---- The body of a sweep: emits into self.out with temporaries declared.
+-- The body of a sweep: emits into self.out with temporaries declared.
 function E:sweep(head, decl, run, post)
   self.out, self.temps, self.ind = {}, {}, 1
   run()
@@ -853,7 +853,7 @@ end
 local G = {}
 G.__index = G
 
---- F's parameter list with each double and double * parameter followed by
+-- F's parameter list with each double and double * parameter followed by
 -- its adjoint pointer.
 function G:adj_params(f)
   local u = self.u
@@ -877,7 +877,7 @@ function G:adj_params(f)
   return #parts == 0 and "void" or table.concat(parts, ", ")
 end
 
---- A zero adjoint of a global array (globals are constants; what a callee
+-- A zero adjoint of a global array (globals are constants; what a callee
 -- adds to it is dropped).
 function G:zero_global(s)
   local u = self.u
@@ -893,7 +893,7 @@ function G:zero_global(s)
 end
 
 
---- A plain copy of function f named name (calls renamed to plain copies).
+-- A plain copy of function f named name (calls renamed to plain copies).
 function G:plain_func(f)
   local u = self.u
   local fn = setmetatable({ u = u, gen = self, fid = f, ntemp = 0 }, E)

@@ -13,6 +13,8 @@ Fail.__index = Fail
 Fail.__tostring = function(f) return f.msg end
 
 local function fail(code, msg) error(setmetatable({ code = code, msg = msg }, Fail), 0) end
+--- Raises an error that carries its exit status: fail(code, msg) (the commands' way out).
+-- @function fail
 M.fail = fail
 
 -- Unwraps `nil, msg` results of the API as bad-input failures.
@@ -1496,6 +1498,8 @@ local function build_parser(only)
   p:command("help", "Show the help of a command: cgwb help COMMAND."):argument("topic"):args("?")
   return p, subs
 end
+--- The argparse parser of the command line: () -> parser, subcommands (for the tests).
+-- @function build_parser
 M.build_parser = build_parser -- for the tests: the parser of one command against the whole one
 
 -- A negative number after an option that takes a value is that value:

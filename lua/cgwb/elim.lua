@@ -98,6 +98,9 @@ end
 local function over_limit(err)
   return type(err) == "string" and err:find("(CGWB_MEMORY_LIMIT)", 1, true) ~= nil
 end
+--- Whether an error is the memory limit's: (err) -> boolean (CGWB_MEMORY_LIMIT; a driver
+-- trying several orders skips the ones that do not fit).
+-- @function over_limit
 M.over_limit = over_limit
 
 -- Cost of replaying `order` on a copy of lg (math.huge past the memory limit).
@@ -109,7 +112,7 @@ local function replay_cost(lg, order)
   error(cost, 0)
 end
 
---- Simulated annealing over elimination orders (seeded, budgeted): starts
+-- Simulated annealing over elimination orders (seeded, budgeted): starts
 -- from the Markowitz order; a move swaps two positions.
 -- opts.budget: evaluations, an integer from 0 to M.MAX_BUDGET (default 200);
 -- opts.seed: an integer from 0 to 2^53 (default 1).
@@ -122,6 +125,9 @@ local function check_int(v, what, hi)
   return v and math.tointeger(v)
 end
 
+--- Simulated annealing over vertex elimination orders: (lg, opts) -> cost, {order};
+-- starts from the Markowitz order, seeded (opts.seed) and budgeted (opts.budget
+-- evaluations, default 200; see above).
 function M.anneal(lg, opts)
   opts = opts or {}
   local budget = check_int(opts.budget, "anneal: budget", M.MAX_BUDGET) or 200
@@ -683,7 +689,13 @@ for _, o in ipairs(M.orderings) do
 end
 
 M.modes = M.modes or {}
+--- The edge-elimination driver: (lg, spec) -> cost, steps; spec as lg:eliminate_edges takes
+-- it, plus the drivers anneal and exact.
+-- @function modes.edge
 M.modes.edge = x_driver(M.edge_builtin, "eliminate_edges", replay_edges, edge_result)
+--- The face-elimination driver: (lg, spec) -> cost, steps; spec as lg:eliminate_faces takes
+-- it, plus the drivers anneal and exact.
+-- @function modes.face
 M.modes.face = x_driver(M.face_builtin, "eliminate_faces",
                         function(lg, steps, name) return lg:replay_faces(steps, name) end, face_result)
 

@@ -158,7 +158,7 @@ function M.active_blocks(res)
   return out
 end
 
---- The --json table of a flattening result (doc/flattening.md, "cgwb
+--- The JSON table of a flattening result (doc/flattening.md, "cgwb
 -- flatten"): function, strategy, the function's independents and dependents,
 -- and per block with active assignments its lines, subgraph counts, dead
 -- lines and subgraphs.  costs (tangent.costs' report) adds each subgraph's

@@ -15,6 +15,25 @@ local M = {
   opcodes = core.opcodes,       -- () -> array of opcode descriptions
 }
 
+--- Reads a tape file: (path) -> cgwb.Tape | nil, msg.  A classic, text or ADOL-C tape
+-- (any one file of a set), detected from the content (core.read_tape; doc/formats.md).
+-- @function read_tape
+
+--- A tape from the text of a text tape: (text [, name]) -> cgwb.Tape | nil, msg
+-- (core.read_text; name appears in messages).
+-- @function read_text
+
+--- An empty tape to push records into: () -> cgwb.Tape (core.tape_new).
+-- @function new_tape
+
+--- The statistics of a tape file, streamed: (path) -> table | nil, msg (core.stats;
+-- Table 1 of Bischof & Hu 1991, cgwb.report.table1 lays it out).
+-- @function tape_stats
+
+--- The opcode table, in code order: () -> {{code=, name=, nloc=, nval=, nout=, adolc=,
+-- inplace=, foreign=}...} (core.opcodes).
+-- @function opcodes
+
 --- Builds the computational graph of a tape (a cgwb.Tape or a path).
 -- opts: assign_removal, hoist, dead_roots, recover_hoists, guards,
 -- death_unlink (booleans, all on by default), at (the point).
@@ -33,17 +52,23 @@ end
 -- constant, op, assign, guard, value, dependent, unlink, origin) act on the
 -- caller's locations (integers >= 0) and whose finish() gives a cgwb.Graph.
 -- opts: the switches of build_graph, values (default true), name.
+-- @function graph_builder
 M.graph_builder = core.graph_builder
 --- The graph operations b:op takes: {{name=, arity=, constant=}...}.
+-- @function graph_ops
 M.graph_ops = core.graph_ops
 
 --- Levels of graph g for a scheme: a built-in name ("height", "depth",
 -- "asap", "alap"), a function level(id, g) -> integer, or an array; checked
 -- (every child strictly below its parents).  Returns an array of levels.
+-- @function levels
 M.levels = core.levels
 --- A schedule (Bischof & Hu 1991, sec. 3.1): levels plus storage slots from the
 -- double-stack live analysis.  (g [, scheme [, {inline_leaves=, sequential=}]])
+-- @function schedule
 M.schedule = core.schedule
+--- The built-in level schemes: {"height", "depth", "asap", "alap"} (core.level_schemes).
+-- @function level_schemes
 M.level_schemes = core.level_schemes
 
 --- C code for graph g (Bischof & Hu 1991, sec. 3.2); see cgwb.sched.codegen.
@@ -63,6 +88,9 @@ function M.jacobian_plan(tape, opts)
   return require("cgwb.jplan").new(tape, opts)
 end
 
+--- A linearized graph from the text of a .cg graph file: (text [, name]) -> cgwb.LinGraph | nil, msg
+-- (core.read_cg; doc/elimination.md).
+-- @function read_cg
 M.read_cg = core.read_cg -- (text [, name]) -> cgwb.LinGraph | nil, msg
 
 --- The names of the built-in orderings of a mode ("vertex", "edge" or

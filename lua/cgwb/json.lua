@@ -27,6 +27,7 @@ end
 -- An array is a table whose keys are exactly 1..n (an empty table is an object
 -- unless marked with M.array).
 local array_mark = setmetatable({}, { __mode = "k" })
+--- Marks t as a JSON array (so an empty table is written as []): (t) -> t.
 function M.array(t) array_mark[t] = true; return t end
 
 local function is_array(t)

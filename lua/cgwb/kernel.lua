@@ -207,6 +207,7 @@ local function flat(k)
 end
 
 --- The 1-based id of function f (a name or an id), or nil and a message.
+-- @function Kernel:function_id
 function K.function_id(k, f)
   local fl = flat(k)
   local n = #fl.func // layout().width.func
@@ -228,6 +229,7 @@ local function func_row(k, f)
 end
 
 --- {{id=, name=, ret=, params={{name=, type=, const=, restrict=}...}, line=, col=}...}
+-- @function Kernel:functions
 function K.functions(k)
   local fl, out = flat(k), {}
   for g = 0, #fl.func // layout().width.func - 1 do
@@ -247,6 +249,7 @@ function K.functions(k)
 end
 
 --- The symbols of function f: parameters first, then locals and temporaries.
+-- @function Kernel:symbols
 function K.symbols(k, f)
   local fl, g = flat(k), func_row(k, f)
   local out, s0 = {}, get(fl, "func", g, "SYM0")
@@ -257,6 +260,7 @@ end
 --- The statements of function f, depth first in source order: {id=, kind=,
 -- line=, col=, depth=, part=, text=, pragma=} (part: "body" at the top,
 -- "then"/"else" in an if, "pre"/"body"/"step" in a loop).
+-- @function Kernel:statements
 function K.statements(k, f)
   local fl, g = flat(k), func_row(k, f)
   local out = {}
@@ -265,6 +269,7 @@ function K.statements(k, f)
 end
 
 --- The global (file-scope, read-only) symbols.
+-- @function Kernel:globals
 function K.globals(k)
   local fl, out = flat(k), {}
   for s = 0, #fl.sym // layout().width.sym - 1 do
@@ -274,12 +279,15 @@ function K.globals(k)
 end
 
 --- The file name the kernel was read as.
+-- @function Kernel:file
 function K.file(k) return flat(k).file end
 
 --- The front end's flat rows (doc/kernel-ir.md), as kparse gave them.
+-- @function Kernel:flat
 function K.flat(k) return flat(k) end
 
 --- The analyses of function f (doc/kernel-analyses.md): core.kernel_analyze.
+-- @function Kernel:analyze
 function K.analyze(k, f, opts)
   return core.kernel_analyze(k, K.function_id(k, f) or f, opts)
 end
@@ -428,6 +436,9 @@ local function convert(k, f, c, opts)
   if type(call) == "table" and call.call then return nil, call.call end
   error(call, 0)
 end
+--- Converts a call in the CALL.json form for function f: (k, f, c [, opts]) -> the core's
+-- CALL table, params | nil, message.
+-- @function core_call
 M.core_call = convert
 
 --- Runs function f on c, a call in the CALL.json form ({arrays = {A = {...}},
@@ -436,6 +447,7 @@ M.core_call = convert
 -- {arrays = {A = {...}}, scalars = {x = 0.5}, ["return"] = v or json.null,
 -- steps = n}, or nil, message, kind ("input": the call is wrong; "run": the
 -- kernel failed at run time, the message names its line).
+-- @function Kernel:call
 function K.call(k, f, c, opts)
   local call, params = convert(k, f, c, opts)
   if not call then return nil, params, "input" end
@@ -463,6 +475,7 @@ end
 --- The Jacobian of function f at c (the CALL.json form) with rows and
 -- columns named: {rows = {"A[2]", ...}, cols = {"A[0]", "x", ...},
 -- values = {{...}, ...}}, or nil, message, kind (as k:call).
+-- @function Kernel:jacobian_named
 function K.jacobian_named(k, f, c, opts)
   local call, params = convert(k, f, c, opts)
   if not call then return nil, params, "input" end

@@ -70,7 +70,7 @@ local function syntax_error(lw, text, pos, exp)
   lw:err(pos, "found %s, expected %s", describe(tok), expected_text(exp))
 end
 
---- Where the nesting of brackets first passes limit (nil if it never
+-- Where the nesting of brackets first passes limit (nil if it never
 -- does); spec/18 checks it against a plain byte-by-byte scan.  Only brackets, comments and preprocessor lines matter, so the scan
 -- jumps from one `( ) [ ] { } / #` to the next with string.find rather than
 -- stepping through every byte (a 10^5-statement kernel is 3 MB of text); a
@@ -78,6 +78,9 @@ end
 -- so brackets inside them do not count.
 local OPEN = { [40] = true, [91] = true, [123] = true }   -- ( [ {
 local CLOSE = { [41] = true, [93] = true, [125] = true }  -- ) ] }
+
+--- Where the nesting of brackets in text first passes limit: (text, limit) -> position | nil
+-- (the scan described above).
 function M.too_deep(text, limit)
   local skip, find, byte = grammar.skip, string.find, string.byte
   local depth = 0
@@ -146,6 +149,7 @@ function M.read(path)
   return M.parse(text, path)
 end
 
+--- The C text of flat rows (the front end's arrays): (flat) -> text.
 function M.unparse(flat) return require("cgwb.kparse.unparse").unparse(flat, M.layout()) end
 
 return M

@@ -102,7 +102,7 @@ end
 
 -- {==== report ====}
 
---- The loops as the --json / --report array: per loop its line, independent,
+--- The loops as the JSON array of the json and report options: per loop its line, independent,
 -- verdict, reason, access (name -> class), terminal, dry_run, snapshot
 -- (names), pragma (false, "confirmed" or "refused").
 function M.report(info)

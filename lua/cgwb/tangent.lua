@@ -543,20 +543,20 @@ function F:etype(e) return LAY.types[self:get("expr", e, "TYPE") + 1] end
 function F:is_double_sym(s) return LAY.types[self:get("sym", s, "BASE") + 1] == "double" end
 function F:is_global(s) return self:get("sym", s, "KIND") == LAY.sym_kinds.global end
 
---- Appends a line to the current sink: def, the local it sets (a line whose
+-- Appends a line to the current sink: def, the local it sets (a line whose
 -- def nothing reads is dropped), uses, the locals it reads.
 function F:line(text, def, uses)
   local sink = self.sinks[#self.sinks]
   sink[#sink + 1] = { ind = self.ind, text = text, def = def, uses = uses }
 end
 
---- The tangent of symbol s as C (a global: a zero of its shape, made once).
+-- The tangent of symbol s as C (a global: a zero of its shape, made once).
 function F:tname(s)
   if self:is_global(s) then return self.gen:zero_global(s) end
   return self.gen.tname[s]
 end
 
---- The tangent of an lvalue or use e (VAR or ELEM of a double) as C; in
+-- The tangent of an lvalue or use e (VAR or ELEM of a double) as C; in
 -- vector mode its direction cg_i (a line of a loop over the directions).
 function F:tlvalue(e)
   local s = self:get("expr", e, "SYM")
@@ -568,7 +568,7 @@ function F:tlvalue(e)
   return self:tname(s) .. self.u:subs(e, s)
 end
 
---- Vector mode: the nd tangents of the cell of e (VAR or ELEM) as a
+-- Vector mode: the nd tangents of the cell of e (VAR or ELEM) as a
 -- pointer; cell c of an array or pointer at its tangent + c * nd.
 function F:tcell(e)
   local s = self:get("expr", e, "SYM")
@@ -576,7 +576,7 @@ function F:tcell(e)
   return "(" .. self:tname(s) .. " + " .. self:cells(e, s) .. " * " .. self.gen.prefix .. "nd)"
 end
 
---- The row-major cell index of ELEM or ADDR e on symbol s, as C.
+-- The row-major cell index of ELEM or ADDR e on symbol s, as C.
 function F:cells(e, s)
   local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
   if self:get("sym", s, "NDIM") == 2 then
@@ -587,14 +587,14 @@ function F:cells(e, s)
   return "(" .. self.u:expr(a, true) .. ")"
 end
 
---- A tangent local by name: itself (star: through the pointer), in vector
+-- A tangent local by name: itself (star: through the pointer), in vector
 -- mode its direction cg_i.
 function F:dref(name, star)
   if self.gen.vector then return name .. "[" .. self.gen.prefix .. "i]" end
   return (star or "") .. name
 end
 
---- A line setting tangents: in vector mode the loop over the directions.
+-- A line setting tangents: in vector mode the loop over the directions.
 function F:tline(text, def, uses)
   if self.gen.vector then
     local P = self.gen.prefix
@@ -603,7 +603,7 @@ function F:tline(text, def, uses)
   self:line(text, def, uses)
 end
 
---- The tangent of a pointer expression (the tangent pointer aliases as the
+-- The tangent of a pointer expression (the tangent pointer aliases as the
 -- primal: `a + k` -> `ad + k`).
 function F:tpointer(e)
   local op = self:op(e)
@@ -640,7 +640,7 @@ local function spell(text, args, r)
   return s
 end
 
---- Forward-mode tangent of a side-effect-free double expression e as C
+-- Forward-mode tangent of a side-effect-free double expression e as C
 -- (return values and by-value arguments, which are in no graph).
 function F:texpr(e)
   if self:etype(e) ~= "double" then return "0.0" end
@@ -675,7 +675,7 @@ end
 
 -- {==== statements outside the graphs ====}
 
---- A passive assignment: ints and pointers copied (a double pointer's
+-- A passive assignment: ints and pointers copied (a double pointer's
 -- tangent moves with it); a double written without a graph gets tangent 0.
 function F:passive_assign(st)
   local lhs, rhs = self:get("stmt", st, "X0"), self:get("stmt", st, "X1")
@@ -695,7 +695,7 @@ function F:passive_assign(st)
   end
 end
 
---- A call G(...) -> G_d(...) with each double and double * argument
+-- A call G(...) -> G_d(...) with each double and double * argument
 -- followed by its tangent, a double result's tangent through a pointer.
 function F:call(st)
   local u, gen = self.u, self.gen
@@ -735,7 +735,7 @@ function F:call(st)
   self:line((lhs >= 0 and (u:expr(lhs, true) .. " = ") or "") .. call .. ";")
 end
 
---- A function-wide temporary double (declared once); vec: an array of
+-- A function-wide temporary double (declared once); vec: an array of
 -- CG_MAXDIR (vector mode's tangents).
 function F:temp(base, vec)
   local name = self.gen.prefix .. base
@@ -751,7 +751,7 @@ function F:slice(start, n)
   for i = 1, n do self:stmt(self.u.flat.list[start + i]) end
 end
 
---- A loop as `for (;;)`: pre slice and test at the top (at the bottom for
+-- A loop as `for (;;)`: pre slice and test at the top (at the bottom for
 -- do), the body, a label for `continue` before the step slice.
 function F:loop(st)
   local x = {}
@@ -822,7 +822,7 @@ end
 
 -- {==== a subgraph ====}
 
---- Opens subgraph sub: its lines go to a sink of their own until close.
+-- Opens subgraph sub: its lines go to a sink of their own until close.
 function F:open(sub)
   local P = self.gen.prefix
   local sg = sub.sg
@@ -844,7 +844,7 @@ function F:open(sub)
   self.ind = self.ind + 1
 end
 
---- The value of expression e inside the open subgraph, as C: a vertex's
+-- The value of expression e inside the open subgraph, as C: a vertex's
 -- local (computed here at its first use), else the passive text.
 function F:val(e)
   local g, u = self.g, self.u
@@ -900,7 +900,7 @@ function F:val(e)
   return g.V[v]
 end
 
---- The local partials of the edges into vertex v (one weight per source:
+-- The local partials of the edges into vertex v (one weight per source:
 -- the sum over its argument slots; +1 and -1 edges need none).
 function F:partials(v, args)
   local g = self.g
@@ -917,7 +917,7 @@ function F:partials(v, args)
   end
 end
 
---- An active assignment of the open subgraph: its vertices, the capture of
+-- An active assignment of the open subgraph: its vertices, the capture of
 -- its dependents' tangent cells, the primal write in place.
 function F:active(st)
   local g, u = self.g, self.u
@@ -953,7 +953,7 @@ local function keep_read(lines)
   return kept
 end
 
---- The dependents' tangents of the open subgraph, in statement order (of
+-- The dependents' tangents of the open subgraph, in statement order (of
 -- two that may share a cell the later stays, as in the block): the number
 -- of multiplications.
 function F:rows(w, pred)
@@ -973,7 +973,7 @@ function F:rows(w, pred)
   return app
 end
 
---- The declarations of the open subgraph's locals that kept lines set:
+-- The declarations of the open subgraph's locals that kept lines set:
 -- vertex values, independents' tangents, weights (by name), conditions,
 -- captured cells.
 function F:declare(kept)
@@ -1003,7 +1003,7 @@ function F:declare(kept)
   end
 end
 
---- Closes the open subgraph: elimination, the dependents' tangents in
+-- Closes the open subgraph: elimination, the dependents' tangents in
 -- statement order, then, in a C block, the declarations and the lines
 -- whose local is read.
 function F:close()
@@ -1032,7 +1032,7 @@ end
 
 -- }====
 
---- The text of function fid (0-based) as F_d.
+-- The text of function fid (0-based) as F_d.
 function F:emit()
   local u, gen, f = self.u, self.gen, self.fid
   local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
@@ -1119,7 +1119,7 @@ end
 local G = {}
 G.__index = G
 
---- The declaration of symbol s under another name (const kept on what a
+-- The declaration of symbol s under another name (const kept on what a
 -- pointer points to).
 function G:decl_as(s, name, param)
   local u = self.u
@@ -1130,7 +1130,7 @@ function G:decl_as(s, name, param)
   return t
 end
 
---- The zero tangent of global s (globals are constants): "0.0" for a
+-- The zero tangent of global s (globals are constants): "0.0" for a
 -- scalar, a static zero array of its shape for an array.
 function G:zero_global(s)
   local u = self.u
@@ -1149,7 +1149,7 @@ function G:zero_global(s)
   return self.zeros[s]
 end
 
---- F_d's signature: each double and double * parameter followed by its
+-- F_d's signature: each double and double * parameter followed by its
 -- tangent; a double result's tangent through a trailing double *.
 function G:signature(f)
   local u = self.u
@@ -1177,7 +1177,7 @@ function G:signature(f)
   return ret .. " " .. self.fname_d[f] .. "(" .. (#parts == 0 and "void" or table.concat(parts, ", ")) .. ")"
 end
 
---- Records the costs of subgraph sg of function fid.
+-- Records the costs of subgraph sg of function fid.
 function G:count(fid, sg, c)
   if fid ~= self.main then return end
   local key = self.key_of[fid][sg]
@@ -1221,7 +1221,7 @@ local function flatten(k, f, opts, is_main)
 end
 
 
---- Flattens every function of funcs (F, gen.main, with opts; the others
+-- Flattens every function of funcs (F, gen.main, with opts; the others
 -- with the defaults) and indexes its subgraphs by statement: F's result, or
 -- nil, message.
 function G:flatten_all(k, funcs, opts)
@@ -1243,7 +1243,7 @@ function G:flatten_all(k, funcs, opts)
   return main_res
 end
 
---- The file's head: a comment, math.h, the globals the body reads, the
+-- The file's head: a comment, math.h, the globals the body reads, the
 -- zero tangents of global arrays, the prototypes.
 function G:head(funcs, body)
   local u = self.u

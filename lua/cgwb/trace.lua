@@ -223,7 +223,7 @@ local function c_pow(a, c)
   return a ^ c -- luai_numpow calls C pow() for every other exponent
 end
 
--- True when atan and pow(., 2) come from the core (bit-exact), false on fallback.
+--- True when atan and pow(., 2) come from the core (bit-exact), false on fallback.
 function M.exact()
   return get_core() ~= nil
 end
@@ -753,7 +753,7 @@ function record(f, x0, opts, handler)
                  branches = R.branches }
 end
 
--- trace.record(f, x0 [, opts]) -> tape (or opts.sink), info.
+--- trace.record(f, x0 [, opts]) -> tape (or opts.sink), info: records f at x0 (see above).
 function M.record(f, x0, opts)
   return record(f, x0, opts, position_strings)
 end
@@ -813,7 +813,7 @@ local function key_where(path, key)
   return path .. ": "
 end
 
--- Loads SCRIPT.lua (which returns { name, x0, f [, options] }) and records it.
+--- Loads SCRIPT.lua (which returns { name, x0, f [, options] }) and records it.
 -- Returns tape, info (info.name = script name) or nil, "file:line: message";
 -- the line is the script's, where its code raised or misused an active.
 function M.run_script(path, opts)
