@@ -110,6 +110,14 @@ bench: deps all examples
 	@sh scripts/bench-adjoint.sh
 	@sh scripts/bench-jplan.sh
 
+# The API reference: LDoc over lua/cgwb/*.lua and the binding files csrc/lua/*.c
+# (doc/config.ld) into build/doc/api/; a warning (a broken reference) fails it.
+# doc/manual.md is the manual; spec/42-manual_spec.lua checks both.
+.PHONY: doc
+doc:
+	@rm -rf build/doc/api && mkdir -p build/doc/api
+	$(LUA) "$$(command -v ldoc)" --fatalwarnings --testing -c doc/config.ld .
+
 # The installed launcher carries the final LUADIR and LIBDIR (never DESTDIR's
 # staging path), so it finds its modules from any directory; the examples go
 # to EXAMPLESDIR (the main job: cgwb run $(EXAMPLESDIR)/markowitz.lua TAPE).

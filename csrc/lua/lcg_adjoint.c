@@ -224,7 +224,7 @@ void lcg_open_adjoint(lua_State *L) {
 /* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
 
 /***
-The C module, adjoints of parallel loops: the loops' verdicts.
+The C module: tapes, graphs, schedules, linearized graphs and eliminations, kernels.
 @module cgwb.core
 */
 

@@ -105,7 +105,7 @@ void lcg_open_colour(lua_State *L) {
 /* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
 
 /***
-The C module, the Jacobian by colouring and compressed sweeps.
+The C module: tapes, graphs, schedules, linearized graphs and eliminations, kernels.
 @module cgwb.core
 */
 

@@ -422,7 +422,7 @@ void lcg_open_kanalysis(lua_State *L) {
 /* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
 
 /***
-The C module, kernel analyses: alias sets, ud/du-chains, activity.
+The C module: tapes, graphs, schedules, linearized graphs and eliminations, kernels.
 @module cgwb.core
 */
 

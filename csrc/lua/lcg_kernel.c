@@ -802,7 +802,7 @@ void lcg_open_kernel(lua_State *L) {
 /* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
 
 /***
-The C module, kernels: loading, control flow, the interpreter.
+The C module: tapes, graphs, schedules, linearized graphs and eliminations, kernels.
 @module cgwb.core
 */
 

@@ -335,7 +335,7 @@ void lcg_open_search(lua_State *L) {
 /* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
 
 /***
-The C module, the exact search's hooks.
+The C module: tapes, graphs, schedules, linearized graphs and eliminations, kernels.
 @module cgwb.core
 */
 

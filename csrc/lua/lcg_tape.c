@@ -371,7 +371,7 @@ void lcg_open_tape(lua_State *L) {
 /* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
 
 /***
-The C module, tapes.
+The C module: tapes, graphs, schedules, linearized graphs and eliminations, kernels.
 @module cgwb.core
 */
 
