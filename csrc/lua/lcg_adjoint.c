@@ -229,6 +229,14 @@ The C module: tapes, graphs, schedules, linearized graphs and eliminations, kern
 */
 
 /*** core.kernel_loops(k, f [, opts]) -> {func, ddg, loops} | nil, msg
+The data-dependence graph of function f (a name or 1-based id) of kernel k and every loop's
+verdict (Hascoet, Fidanova & Held, sec. 2 and 3): ddg = {nodes = {{stmt=, line=, col=,
+kind=, text=, increment=}...}, edges = {{from=, to=, var=, kind = "flow"|"anti"|"output",
+carried=, line=, col=}...}}; loops = {{stmt=, line=, col=, depth=, parent=, index=, pragma=,
+independent=, verdict = "accept"|"refuse", reason=, pragma_status=, access=, carried=,
+terminal=, dry_run=, snapshot=, writes=, reads=}...} (doc/adjoint-loops.md).
+opts: assume, alias (as core.kernel_flatten), independents, dependents (checked names).
+cgwb.loops.analyse calls it.
 @function kernel_loops
 */
 

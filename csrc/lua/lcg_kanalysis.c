@@ -427,6 +427,15 @@ The C module: tapes, graphs, schedules, linearized graphs and eliminations, kern
 */
 
 /*** core.kernel_analyze(k, f [, opts]) -> {func, alias, chains, activity, stats} | nil, msg
+The analyses of function f (a name or 1-based id) of kernel k, one plain table (the kernel
+analyses; doc/kernel-analyses.md gives the whole shape): alias = {objects, sets (address
+sets), accesses, relation = function(s1, s2) -> "no"|"may"|"must", assumed}; chains = {ud, du}
+(reaching definitions, Hovland, Norris, Utke & Strout); activity = {independents,
+dependents, active_stmts, passive_stmts, varied_stmts, useful_stmts, active_symbols,
+passive_symbols, active_accesses}; stats = {objects, sets, widened_sets, accesses}.
+opts: assume ({"a!=b", ...}), alias (a function answering "may" pairs with "no" or "must"),
+independents and dependents (parameter names, for activity). k:analyze(f, opts) of
+cgwb.kernel calls it.
 @function kernel_analyze
 */
 

@@ -515,6 +515,18 @@ The C module: tapes, graphs, schedules, linearized graphs and eliminations, kern
 */
 
 /*** core.kernel_flatten(k, f [, opts]) -> {func, strategy, pruned, blocks} | nil, msg
+The basic blocks of function f flattened into term graphs (Utke, Flattening, Algorithm 2):
+{func=, strategy=, pruned=, independents = {names}, dependents = {names}, blocks =
+{{vertex=, block_statements=, lines=, dead=, n_subgraphs=, statement_level_subgraphs=,
+subgraphs = {{lines=, statements=, vertices=, edges=, independents=, dependents=,
+reads=}...}}...}} with three functions: graph(block, sub, values [, passive]) -> cgwb.Graph
+of a subgraph; values(call [, opts]) -> the values of each subgraph's independents, passive
+arguments and dependents when the interpreter runs call; lingraph(block, sub, values [,
+passive]) -> the subgraph's cgwb.LinGraph and its vertex map (doc/flattening.md, "Values
+at a point and linearized graphs"). opts: strategy ("minimal", "statement"), split (a
+function info -> true to split, or a built-in strategy's name; an illegal join gives nil,
+"FILE:LINE:COL: the split strategy joins ..."), assume, alias, prune, independents,
+dependents. cgwb.flatten.run calls it.
 @function kernel_flatten
 */
 
