@@ -228,7 +228,7 @@ The C module: tapes, graphs, schedules, linearized graphs and eliminations, kern
 @module cgwb.core
 */
 
-/*** core.kernel_loops(k, f [, opts]) -> {func, ddg, loops} | nil, msg
+/*** core.kernel_loops(k, f [, opts]) -> {func, ddg, loops} | nil, msg.
 The data-dependence graph of function f (a name or 1-based id) of kernel k and every loop's
 verdict (Hascoet, Fidanova & Held, sec. 2 and 3): ddg = {nodes = {{stmt=, line=, col=,
 kind=, text=, increment=}...}, edges = {{from=, to=, var=, kind = "flow"|"anti"|"output",

@@ -426,7 +426,7 @@ The C module: tapes, graphs, schedules, linearized graphs and eliminations, kern
 @module cgwb.core
 */
 
-/*** core.kernel_analyze(k, f [, opts]) -> {func, alias, chains, activity, stats} | nil, msg
+/*** core.kernel_analyze(k, f [, opts]) -> {func, alias, chains, activity, stats} | nil, msg.
 The analyses of function f (a name or 1-based id) of kernel k, one plain table (the kernel
 analyses; doc/kernel-analyses.md gives the whole shape): alias = {objects, sets (address
 sets), accesses, relation = function(s1, s2) -> "no"|"may"|"must", assumed}; chains = {ud, du}

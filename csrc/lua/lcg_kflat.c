@@ -514,7 +514,7 @@ The C module: tapes, graphs, schedules, linearized graphs and eliminations, kern
 @module cgwb.core
 */
 
-/*** core.kernel_flatten(k, f [, opts]) -> {func, strategy, pruned, blocks} | nil, msg
+/*** core.kernel_flatten(k, f [, opts]) -> {func, strategy, pruned, blocks} | nil, msg.
 The basic blocks of function f flattened into term graphs (Utke, Flattening, Algorithm 2):
 {func=, strategy=, pruned=, independents = {names}, dependents = {names}, blocks =
 {{vertex=, block_statements=, lines=, dead=, n_subgraphs=, statement_level_subgraphs=,
