@@ -1670,7 +1670,7 @@ commands.sweep = {
     end
     r:finish()
     if a.job then return end
-    io.stderr:write(("cgwb sweep: %s: %d jobs, %d run, %d already done\n"):format(plan.path, #jobs, #todo,
+    io.stderr:write(("cgwb sweep: %s: %d jobs, %d run, %d already recorded\n"):format(plan.path, #jobs, #todo,
       #jobs - #todo))
     sweep_merge(dir, a)
   end,
