@@ -1607,12 +1607,15 @@ commands.sweep = {
       :choices { "local", "parallel", "ssh", "slurm" }
     option(p, "--jobs", "Jobs at once for the parallel and ssh runners (GNU parallel's --jobs; "
       .. "default one a core).")
-      :convert(int_in("--jobs", 1, 100000))
+      :argname("N"):convert(int_in("--jobs", 1, 100000))
     option(p, "--sshloginfile", "For --runner ssh: GNU parallel's list of machines (':' is this one).")
-    option(p, "--out", "The sweep's directory: jobs/<id>.json, results.csv (default sweep-NAME).")
+      :argname("FILE")
+    option(p, "--out", "The sweep's directory: jobs/<id>.json, results.csv (default sweep-NAME, "
+      .. "NAME the plan's name).")
+      :argname("DIR")
     option(p, "--timeout", "Seconds a job may take (over the plan's timeout); a job past it is "
       .. "recorded as timed out.")
-      :convert(function(s)
+      :argname("S"):convert(function(s)
         local v = tonumber(s)
         if not v or not (v > 0) or v == math.huge then return nil, ("--timeout takes seconds > 0, got '%s'"):format(s) end
         return v
@@ -1620,9 +1623,12 @@ commands.sweep = {
     p:flag("--dry-run", "List the jobs (id, state, command) and run nothing.")
     p:flag("--rerun-failed", "Run again the jobs recorded as failed or timed out (ok ones never run again).")
     option(p, "--job", "Run one job of the plan, by index (1-based) or id: its record goes to "
-      .. "--out DIR's jobs/, or without --out to standard output.")
+      .. "--out DIR's jobs/ (unless it is recorded ok), or without --out to standard output.")
+      :argname("K")
     option(p, "--merge", "Merge DIR's records: DIR/results.csv (or -o) and the summary; no plan.")
-    option(p, "-o --output", "With --merge: the CSV file to write (default DIR/results.csv).")
+      :argname("DIR")
+    option(p, "-o --output", "The merged CSV file to write (default DIR/results.csv).")
+      :argname("FILE.csv")
     p:flag("--json", "Print the summary as JSON.")
     p:flag("--quiet", "No progress on stderr.")
   end,
@@ -1642,6 +1648,14 @@ commands.sweep = {
     end
     local dir = a.out or ("sweep-" .. plan.name)
     if a.runner == "ssh" and not a.sshloginfile then fail(2, "--runner ssh needs --sshloginfile FILE") end
+    if a.runner ~= "ssh" and a.sshloginfile then fail(2, "--sshloginfile goes with --runner ssh") end
+    if a.jobs and a.runner ~= "parallel" and a.runner ~= "ssh" then
+      fail(2, "--jobs goes with --runner parallel or ssh")
+    end
+    if (a.runner == "parallel" or a.runner == "ssh") and not a.dry_run
+        and not os.execute("command -v parallel >/dev/null 2>&1") then
+      fail(2, "--runner " .. a.runner .. " needs GNU parallel on the PATH (Debian package parallel)")
+    end
     if a.runner == "slurm" then return sweep_slurm(plan, jobs, dir, a) end
     local todo = {}
     for _, j in ipairs(a.job and { sweep_find(jobs, a.job) } or jobs) do
