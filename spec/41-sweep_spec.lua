@@ -225,6 +225,15 @@ return {
     out = cgwb_sweep(plan_path .. " --dry-run --out " .. d .. "/local")
     assert.truthy(out:find(jobs[2].id .. " ok cgwb 'eliminate'", 1, true), out)
     assert.truthy(out:find("\n12 jobs, 0 to run\n", 1, true), out)
+    -- a run merges its plan's jobs; --merge DIR every record there
+    local fewer = H.write(d .. "/fewer.lua", H.read(plan_path):gsub('"markowitz", "forward"', '"forward"'))
+    local fout, ferr = cgwb_sweep(fewer .. " --out " .. d .. "/local -o " .. d .. "/fewer.csv")
+    assert.truthy(ferr:find("6 jobs, 0 run, 6 already recorded", 1, true), ferr)
+    assert.truthy(fout:find("6 jobs: 6 ok", 1, true), fout)
+    assert.equal(7, select(2, H.read(d .. "/fewer.csv"):gsub("\n", "")))
+    local _, _, mcode = cgwb_sweep("--merge " .. d .. "/local -o " .. d .. "/all.csv")
+    assert.equal(0, mcode)
+    assert.equal(base, H.read(d .. "/all.csv"))
     local _, err3, code3 = cgwb_sweep(plan_path .. " --job 13")
     assert.equal(2, code3)
     assert.truthy(err3:find("--job 13: no such job", 1, true), err3)
@@ -278,7 +287,8 @@ describe("sweep: merge, CSV and summary", function()
     local function put(id, order, input, mults, status, msg)
       assert(sweep.write_record(d, { id = id, status = status or "ok", exit = status and 2 or 0, stderr = msg or "",
         seconds = 0.5, params = { command = "eliminate", input = input, order = order, mode = "vertex", seed = 1,
-        budget = 200, extra = json.array {} }, result = status == nil and { mults = mults, lower_bound = 0.1 } or nil }))
+        budget = 200, extra = json.array {} },
+        result = status == nil and { mults = mults, lower_bound = 0.1 } or nil }))
     end
     put("000000000000000a", "markowitz", "b.cg", 10)
     put("000000000000000b", "markowitz", "a.cg", 40)
@@ -290,7 +300,8 @@ describe("sweep: merge, CSV and summary", function()
     local lines = {}
     for l in csv:gmatch("[^\n]+") do lines[#lines + 1] = l end
     assert.equal(table.concat(sweep.COLUMNS, ","), lines[1])
-    assert.truthy(lines[2]:find('^a%.cg,eliminate,vertex,forward,1,200,,failed,2,.*,"x%.lua:1: ""no"", really",000000000000000e$'),
+    assert.truthy(lines[2]:find(
+      '^a%.cg,eliminate,vertex,forward,1,200,,failed,2,.*,"x%.lua:1: ""no"", really",000000000000000e$'),
       lines[2])
     assert.truthy(lines[3]:find("^a%.cg,eliminate,vertex,markowitz,.*,40,.*,0%.10000000000000001,,,000000000000000b$"),
       lines[3])

@@ -1488,10 +1488,11 @@ local function sweep_find(jobs, which)
   fail(2, ("--job %s: no such job (an index from 1 to %d or a job's id)"):format(which, #jobs))
 end
 
--- Writes DIR/results.csv (or --output) and prints the summary (--json: as JSON).
-local function sweep_merge(dir, a)
+-- Writes DIR/results.csv (or --output) and prints the summary (--json: as
+-- JSON); only: the ids of the plan's jobs (a run merges its plan's records).
+local function sweep_merge(dir, a, only)
   local sweep = require "cgwb.sweep"
-  local rows = check(sweep.merge(dir))
+  local rows = check(sweep.merge(dir, only))
   write_text(a.output or (dir .. "/results.csv"), sweep.csv(rows))
   local s = sweep.summary(rows)
   if a.json then io.write(require("cgwb.json").encode(s, 2), "\n") else io.write(sweep.summary_text(s)) end
@@ -1617,7 +1618,9 @@ commands.sweep = {
       .. "recorded as timed out.")
       :argname("S"):convert(function(s)
         local v = tonumber(s)
-        if not v or not (v > 0) or v == math.huge then return nil, ("--timeout takes seconds > 0, got '%s'"):format(s) end
+        if not v or not (v > 0) or v == math.huge then
+          return nil, ("--timeout takes seconds > 0, got '%s'"):format(s)
+        end
         return v
       end)
     p:flag("--dry-run", "List the jobs (id, state, command) and run nothing.")
@@ -1686,7 +1689,9 @@ commands.sweep = {
     if a.job then return end
     io.stderr:write(("cgwb sweep: %s: %d jobs, %d run, %d already recorded\n"):format(plan.path, #jobs, #todo,
       #jobs - #todo))
-    sweep_merge(dir, a)
+    local ids = {}
+    for _, j in ipairs(jobs) do ids[j.id] = true end
+    sweep_merge(dir, a, ids)
   end,
 }
 order[#order + 1] = "sweep"

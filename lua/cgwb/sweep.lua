@@ -78,7 +78,8 @@ function M.check_plan(plan, plan_path, src)
   end
   p.name = plan.name or (plan_path:match("([^/]*)$"):gsub("%.lua$", ""))
   if plan.inputs == nil then return bad(nil, "the plan has no inputs") end
-  local lists = { { "inputs", "string" }, { "orderings", "string", { "markowitz" } }, { "modes", "string", { "vertex" } },
+  local lists = { { "inputs", "string" }, { "orderings", "string", { "markowitz" } },
+                  { "modes", "string", { "vertex" } },
                   { "seeds", "integer", { 1 } }, { "budgets", "integer", { 200 } } }
   for _, l in ipairs(lists) do
     local key, ty, default = l[1], l[2], l[3]
@@ -93,7 +94,8 @@ function M.check_plan(plan, plan_path, src)
   for i, mode in ipairs(p.modes) do
     if not M.MODES[mode] then return bad("modes", ("modes[%d]: '%s' is not vertex, edge or face"):format(i, mode)) end
   end
-  if plan.timeout ~= nil and (type(plan.timeout) ~= "number" or not (plan.timeout > 0) or plan.timeout == math.huge) then
+  local t = plan.timeout
+  if t ~= nil and (type(t) ~= "number" or not (t > 0) or t == math.huge) then
     return bad("timeout", "timeout must be a number of seconds > 0")
   end
   p.timeout = plan.timeout
@@ -412,13 +414,14 @@ local function row_less(a, b)
   return false
 end
 
---- Reads every DIR/jobs/*.json; returns the rows sorted by parameters, or
--- nil, message (a record that is not JSON names its file).
-function M.merge(dir)
+--- Reads every DIR/jobs/*.json (with only, a set of ids: only those);
+-- returns the rows sorted by parameters, or nil, message (a record that is
+-- not JSON names its file).
+function M.merge(dir, only)
   local p = io.popen("ls -A -- " .. shell_quote(dir .. "/jobs") .. " 2>/dev/null")
   local names = {}
   for name in p:lines() do
-    if name:match("^%x+%.json$") then names[#names + 1] = name end
+    if name:match("^%x+%.json$") and (not only or only[name:sub(1, -6)]) then names[#names + 1] = name end
   end
   p:close()
   local rows = {}
