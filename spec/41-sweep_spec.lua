@@ -198,6 +198,11 @@ return {
       "PATH=" .. ROOT .. "/scripts:$PATH")
     assert.equal(0, code, err)
     assert.equal(base, H.read(d .. "/ssh/results.csv"))
+    -- cgwb must be on the PATH where the jobs run: refused up front when that is here
+    local _, err2, code2 = cgwb_sweep(plan_path .. " --runner ssh --sshloginfile " .. logins .. " --out "
+      .. d .. "/ssh2", "PATH=/usr/bin:/bin")
+    assert.equal(2, code2)
+    assert.truthy(err2:find("runs `cgwb` on each machine's PATH", 1, true), err2)
   end)
 
   it("the Slurm script, run by hand for each array task, gives the same CSV", function()

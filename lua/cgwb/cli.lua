@@ -1519,10 +1519,14 @@ local function sweep_parallel(plan, todo, dir, a, r)
   if timeout then opts[#opts + 1] = ("--timeout %.17g"):format(timeout * 1.5 + 10) end -- after timeout(1)'s own
   local only_here = true -- every login is ':' (this machine): nothing to copy
   for line in io.lines(readable(a.sshloginfile or "/dev/null")) do
-    if not line:match("^%s*:?%s*$") and not line:match("^%s*#") then only_here = false end
+    local here = line:match("^%s*:?%s*$") or line:match("^%s*%d+/:%s*$") or line:match("^%s*#")
+    if not here then only_here = false end
   end
   if remote then
     opts[#opts + 1] = "--sshloginfile " .. q(a.sshloginfile) .. " --workdir ."
+  end
+  if remote and only_here and not os.execute("command -v cgwb >/dev/null 2>&1") then
+    fail(2, "--runner ssh runs `cgwb` on each machine's PATH, and this machine (':') has none")
   end
   if remote and not only_here then
     local files, seen = { plan.path }, {}
@@ -1556,8 +1560,9 @@ local function sweep_parallel(plan, todo, dir, a, r)
       local rec = killed and timeout
         and sweep.lost_record(byid[id], "timeout", 124, ("killed by GNU parallel's --timeout after %.17g s")
           :format(timeout * 1.5 + 10), tonumber(f[4]))
-        or sweep.lost_record(byid[id], "failed", tonumber(f[7]) or 1,
-          ("no record from the job (exit %s, signal %s)"):format(f[7], f[8]), tonumber(f[4]))
+        or sweep.lost_record(byid[id], "failed", tonumber(f[7]) or 1, f[7] == "127"
+          and ("%s: cgwb: command not found (it must be on the PATH there)"):format(f[2])
+          or ("no record from the job (exit %s, signal %s)"):format(f[7], f[8]), tonumber(f[4]))
       check(sweep.write_record(dir, rec), nil, 1)
     end
   end
