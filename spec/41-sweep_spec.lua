@@ -128,6 +128,9 @@ describe("sweep: plans and their jobs", function()
       { 'return { inputs = { "%s" }, command = "stats" }\n', "command must be jacobian or eliminate" },
       { 'return { inputs = { "nosuch*.cg" } }\n', "inputs[1]: no file matches 'nosuch*.cg'" },
       { 'return { orderings = { "markowitz" } }\n', "plan.lua: the plan has no inputs" },
+      { 'return { inputs = { "%s" }, orderings = { "markowitz", "lmmd" }, modes = { "vertex", "face" } }\n',
+        "plan.lua: orderings[2]: unknown ordering 'lmmd' for face elimination" },
+      { 'return { inputs = { "%s" }, orderings = { "mine.lua" } }\n', "plan.lua: orderings[1]: no file 'mine.lua'" },
       { 'return 42\n', "a plan returns a table, got number" },
       { 'return {\n', "plan.lua:2:" },
     }

@@ -222,14 +222,36 @@ local function key_text(j)
     tostring(j.budget), table.concat(j.extra, "\0") }, "\n")
 end
 
+-- Refuses, before any job runs, an ordering name that a mode does not have
+-- (elim.resolve, as --order) and a Lua ordering file that does not exist.
+local function check_orderings(plan, where_)
+  local elim = require "cgwb.elim"
+  for i, order in ipairs(plan.orderings) do
+    if order:match("%.lua$") then
+      local f = io.open(resolve(plan.dir or ".", order), "rb")
+      if not f then return nil, ("%sorderings[%d]: no file '%s'"):format(where_, i, order) end
+      f:close()
+    else
+      for _, mode in ipairs(plan.modes) do
+        local ok, err = elim.resolve(order, mode)
+        if not ok then return nil, ("%sorderings[%d]: %s"):format(where_, i, err) end
+      end
+    end
+  end
+  return true
+end
+
 --- Expands a checked plan into its jobs, in the order inputs (each pattern's
 -- files sorted), orderings, modes, seeds, budgets.  Each job: id, index
 -- (1-based), command, input, order, mode, seed, budget, extra (as written in
 -- the plan, relative to its directory), timeout, and args (the cgwb command
 -- line, paths resolved against the plan's directory).  Returns jobs or nil,
--- message (a pattern that names no file; two jobs with one id).
+-- message (a pattern that names no file, an ordering a mode does not have, a
+-- Lua ordering file that is not there).
 function M.expand(plan)
   local dir, jobs, seen = plan.dir or ".", {}, {}
+  local ok, err = check_orderings(plan, (plan.path or "plan") .. ": ")
+  if not ok then return nil, err end
   for i, pattern in ipairs(plan.inputs) do
     local files = glob(dir, pattern)
     if not files[1] then
