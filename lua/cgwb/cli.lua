@@ -1664,7 +1664,7 @@ commands.sweep = {
         and not os.execute("command -v parallel >/dev/null 2>&1") then
       fail(2, "--runner " .. a.runner .. " needs GNU parallel on the PATH (Debian package parallel)")
     end
-    if a.runner == "slurm" then return sweep_slurm(plan, jobs, dir, a) end
+    if a.runner == "slurm" and not a.dry_run then return sweep_slurm(plan, jobs, dir, a) end
     local todo = {}
     for _, j in ipairs(a.job and { sweep_find(jobs, a.job) } or jobs) do
       if sweep.pending(dir, j, a.rerun_failed or a.job ~= nil) then todo[#todo + 1] = j end

@@ -22,6 +22,7 @@ M.COMMANDS = { jacobian = true, eliminate = true }
 -- messages about a key then point at it.
 local function key_line(src, key)
   local ln = 0
+  key = key:gsub("%p", "%%%0")
   for line in (src .. "\n"):gmatch("([^\n]*)\n") do
     ln = ln + 1
     if line:match("^%s*" .. key .. "%s*=") or line:match("[{,;]%s*" .. key .. "%s*=") then return ln end
