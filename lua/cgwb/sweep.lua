@@ -446,7 +446,7 @@ function M.merge(dir, only)
   for name in p:lines() do
     if name:match("^%x+%.json$") and (not only or only[name:sub(1, -6)]) then names[#names + 1] = name end
   end
-  p:close()
+  if not p:close() then return nil, ("%s: no jobs/ directory: not a sweep's directory"):format(dir) end
   local rows = {}
   for _, name in ipairs(names) do
     local path = dir .. "/jobs/" .. name
