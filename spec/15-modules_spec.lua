@@ -13,6 +13,7 @@ modules[#modules + 1] = "cgwb.tangent"
 modules[#modules + 1] = "cgwb.loops"
 modules[#modules + 1] = "cgwb.adjoint"
 modules[#modules + 1] = "cgwb.jplan"
+modules[#modules + 1] = "cgwb.sweep"
 
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()
@@ -252,6 +253,22 @@ local function runs()
       assert(adjoint.emit(k, "dryrun", { loops = "auto" }))
       assert(adjoint.runtime_header())
       assert(not adjoint.emit(k, "nope"))
+    end,
+    ["cgwb.sweep"] = function()
+      local sweep = require "cgwb.sweep"
+      local plan = assert(sweep.load_plan("examples/sweep/orderings.lua"))
+      local jobs = assert(sweep.expand(plan))
+      jobs[1].timeout = 30
+      local rec = sweep.run_job(jobs[1], { cgwb = "env CGWB_BUILD=" .. H.build .. " scripts/cgwb" })
+      assert(rec.status == "ok", rec.stderr)
+      local dir = H.tmp("-sweep")
+      os.execute("mkdir -p " .. dir .. "/jobs")
+      assert(sweep.write_record(dir, rec) and sweep.read_record(dir, rec.id))
+      assert(not sweep.pending(dir, jobs[1], true) and sweep.pending(dir, jobs[2]))
+      local rows = assert(sweep.merge(dir))
+      assert(sweep.csv(rows) and sweep.summary_text(sweep.summary(rows)))
+      sweep.progress("sweep jobs", 1, false):finish()
+      assert(not sweep.check_plan({ inputs = { "x" }, nosuch = 1 }, "p.lua"))
     end,
     ["cgwb.jplan"] = function()
       local cgwb, jplan = require "cgwb", require "cgwb.jplan"

@@ -1465,6 +1465,247 @@ commands.adjoint = {
 order[#order + 1] = "adjoint"
 
 -- }====
+-- {==== sweep: many jobs from a plan, one JSON line each, merged (doc/sweep.md) ====}
+
+-- The command a sweep's jobs run: the launcher this process runs as (made
+-- absolute), else CGWB_COMMAND, else cgwb on the PATH.
+local function sweep_cgwb()
+  local self = arg and arg[0]
+  if type(self) == "string" and self:match("cgwb$") and self:find("/") then
+    local p = io.popen("realpath -- " .. require("cgwb.sweep").shell_quote(self) .. " 2>/dev/null")
+    local abs = p:read("l")
+    p:close()
+    if abs and abs ~= "" then return abs end
+  end
+  return os.getenv("CGWB_COMMAND") or "cgwb"
+end
+
+-- The job --job names: a 1-based index into the plan's jobs or an id.
+local function sweep_find(jobs, which)
+  if #which == 16 and which:match("^%x+$") then
+    for _, j in ipairs(jobs) do if j.id == which then return j end end
+  else
+    local k = math.tointeger(tonumber(which))
+    if k and jobs[k] then return jobs[k] end
+  end
+  fail(2, ("--job %s: no such job (an index from 1 to %d or a job's id)"):format(which, #jobs))
+end
+
+-- Writes DIR/results.csv (or --output) and prints the summary (--json: as
+-- JSON); only: the ids of the plan's jobs (a run merges its plan's records).
+local function sweep_merge(dir, a, only)
+  local sweep = require "cgwb.sweep"
+  local rows = check(sweep.merge(dir, only))
+  write_text(a.output or (dir .. "/results.csv"), sweep.csv(rows))
+  local s = sweep.summary(rows)
+  if a.json then io.write(require("cgwb.json").encode(s, 2), "\n") else io.write(sweep.summary_text(s)) end
+end
+
+-- The parallel and ssh runners: GNU parallel runs `cgwb sweep PLAN --job ID`
+-- (here or on the machines of --sshloginfile); each job prints its record,
+-- which is written here; a job parallel killed (--timeout) or that printed
+-- nothing gets a record from parallel's job log.
+local function sweep_parallel(plan, todo, dir, a, r)
+  local sweep = require "cgwb.sweep"
+  local q = sweep.shell_quote
+  local ids, byid = {}, {}
+  for i, j in ipairs(todo) do ids[i], byid[j.id] = j.id, j end
+  write_text(dir .. "/todo.txt", table.concat(ids, "\n") .. "\n")
+  local log = dir .. "/parallel.log"
+  os.remove(log)
+  local timeout = a.timeout or plan.timeout
+  local remote = a.runner == "ssh"
+  local job = ("CGWB_PROGRESS=never %s sweep %s --job {} --quiet%s"):format(remote and "cgwb" or q(sweep_cgwb()),
+    q(plan.path), timeout and (" --timeout %.17g"):format(timeout) or "")
+  local opts = { "parallel", "--will-cite", "--joblog", q(log), "-a", q(dir .. "/todo.txt") }
+  if a.jobs then opts[#opts + 1] = "--jobs " .. a.jobs end
+  if timeout then opts[#opts + 1] = ("--timeout %.17g"):format(timeout * 1.5 + 10) end -- after timeout(1)'s own
+  local only_here = true -- every login is ':' (this machine): nothing to copy
+  for line in io.lines(readable(a.sshloginfile or "/dev/null")) do
+    local here = line:match("^%s*:?%s*$") or line:match("^%s*%d+/:%s*$") or line:match("^%s*#")
+    if not here then only_here = false end
+  end
+  if remote then
+    opts[#opts + 1] = "--sshloginfile " .. q(a.sshloginfile) .. " --workdir ."
+  end
+  if remote and only_here and not os.execute("command -v cgwb >/dev/null 2>&1") then
+    fail(2, "--runner ssh runs `cgwb` on each machine's PATH, and this machine (':') has none")
+  end
+  if remote and not only_here then
+    local files, seen = { plan.path }, {}
+    for _, j in ipairs(todo) do
+      for _, f in ipairs(sweep.job_files(j)) do files[#files + 1] = f end
+    end
+    for _, f in ipairs(files) do
+      if not seen[f] then seen[f] = true; opts[#opts + 1] = "--basefile " .. q(f) end
+    end
+  end
+  local p = io.popen(table.concat(opts, " ") .. " " .. q(job) .. " </dev/null")
+  local got, done = {}, 0
+  for line in p:lines() do
+    local rec = require("cgwb.json").decode(line, "job output")
+    if type(rec) == "table" and byid[rec.id] and not got[rec.id] then
+      got[rec.id] = true
+      check(sweep.write_record(dir, rec), nil, 1)
+      done = done + 1
+      r:update(done)
+    end
+  end
+  p:close()
+  local fh = io.open(log, "r")
+  for line in fh and fh:lines() or function() end do
+    local f = {}
+    for x in (line .. "\t"):gmatch("([^\t]*)\t") do f[#f + 1] = x end
+    local id = f[9] and f[9]:match("%-%-job (%x+)")
+    if id and byid[id] and not got[id] then
+      got[id] = true
+      local killed = tonumber(f[8]) ~= 0
+      local rec = killed and timeout
+        and sweep.lost_record(byid[id], "timeout", 124, ("killed by GNU parallel's --timeout after %.17g s")
+          :format(timeout * 1.5 + 10), tonumber(f[4]))
+        or sweep.lost_record(byid[id], "failed", tonumber(f[7]) or 1, f[7] == "127"
+          and ("%s: cgwb: command not found (it must be on the PATH there)"):format(f[2])
+          or ("no record from the job (exit %s, signal %s)"):format(f[7], f[8]), tonumber(f[4]))
+      check(sweep.write_record(dir, rec), nil, 1)
+    end
+  end
+  if fh then fh:close() end
+  for _, j in ipairs(todo) do
+    if not got[j.id] then
+      check(sweep.write_record(dir, sweep.lost_record(j, "failed", 1, "GNU parallel did not run the job")), nil, 1)
+    end
+  end
+end
+
+-- The slurm runner: DIR/sweep.sbatch, one array task a job (by index).
+local function sweep_slurm(plan, jobs, dir, a)
+  local q = require("cgwb.sweep").shell_quote
+  local p = io.popen("pwd")
+  local cwd = p:read("l")
+  p:close()
+  local timeout = a.timeout or plan.timeout
+  local lines = {
+    "#!/bin/sh",
+    ("# cgwb sweep %s: %d jobs, one array task each (doc/sweep.md); submit with: sbatch %s/sweep.sbatch")
+      :format(plan.path, #jobs, dir),
+    "#SBATCH --job-name=cgwb-" .. plan.name,
+    ("#SBATCH --array=1-%d"):format(#jobs),
+    ("#SBATCH --output=%s/slurm/%%A_%%a.log"):format(dir),
+  }
+  if timeout then lines[#lines + 1] = ("#SBATCH --time=%d"):format(math.ceil(timeout / 60) + 1) end
+  lines[#lines + 1] = "cd " .. q(cwd) .. " || exit 1"
+  lines[#lines + 1] = ("exec %s sweep %s --job \"$SLURM_ARRAY_TASK_ID\" --out %s --quiet%s%s"):format(q(sweep_cgwb()),
+    q(plan.path), q(dir), timeout and (" --timeout %.17g"):format(timeout) or "",
+    a.rerun_failed and " --rerun-failed" or "")
+  os.execute("mkdir -p " .. q(dir .. "/slurm"))
+  write_text(dir .. "/sweep.sbatch", table.concat(lines, "\n") .. "\n")
+  io.write(("%s/sweep.sbatch: %d array tasks; submit with `sbatch %s/sweep.sbatch`, then merge with "
+    .. "`cgwb sweep --merge %s`\n"):format(dir, #jobs, dir, dir))
+end
+
+commands.sweep = {
+  help = "Runs a plan of jobs (inputs x orderings x modes x seeds x budgets), one JSON line each, "
+    .. "here, with GNU parallel, over ssh or as a Slurm array; merges them into a CSV and a summary.",
+  example = "cgwb sweep examples/sweep/orderings.lua --runner parallel --jobs 2 --out sweep-orderings\n"
+    .. "  cgwb sweep --merge sweep-orderings -o orderings.csv",
+  setup = function(p)
+    p:argument("plan", "A Lua file returning the plan's table (doc/sweep.md)."):args("?")
+    option(p, "--runner", "Where the jobs run: local (one after the other), parallel (GNU parallel here), "
+      .. "ssh (GNU parallel on the machines of --sshloginfile; cgwb on their PATH), slurm (writes "
+      .. "DIR/sweep.sbatch, a job array, and does not submit it).", "local")
+      :choices { "local", "parallel", "ssh", "slurm" }
+    option(p, "--jobs", "Jobs at once for the parallel and ssh runners (GNU parallel's --jobs; "
+      .. "default one a core).")
+      :argname("N"):convert(int_in("--jobs", 1, 100000))
+    option(p, "--sshloginfile", "For --runner ssh: GNU parallel's list of machines (':' is this one).")
+      :argname("FILE")
+    option(p, "--out", "The sweep's directory: jobs/<id>.json, results.csv (default sweep-NAME, "
+      .. "NAME the plan's name).")
+      :argname("DIR")
+    option(p, "--timeout", "Seconds a job may take (over the plan's timeout); a job past it is "
+      .. "recorded as timed out.")
+      :argname("S"):convert(function(s)
+        local v = tonumber(s)
+        if not v or not (v > 0) or v == math.huge then
+          return nil, ("--timeout takes seconds > 0, got '%s'"):format(s)
+        end
+        return v
+      end)
+    p:flag("--dry-run", "List the jobs (id, state, command) and run nothing.")
+    p:flag("--rerun-failed", "Run again the jobs recorded as failed or timed out (ok ones never run again).")
+    option(p, "--job", "Run one job of the plan, by index (1-based) or id: its record goes to "
+      .. "--out DIR's jobs/ (unless it is recorded ok), or without --out to standard output.")
+      :argname("K")
+    option(p, "--merge", "Merge DIR's records: DIR/results.csv (or -o) and the summary; no plan.")
+      :argname("DIR")
+    option(p, "-o --output", "The merged CSV file to write (default DIR/results.csv).")
+      :argname("FILE.csv")
+    p:flag("--json", "Print the summary as JSON.")
+    p:flag("--quiet", "No progress on stderr.")
+  end,
+  run = function(a)
+    local sweep = require "cgwb.sweep"
+    if a.merge then
+      if a.plan then fail(2, "--merge DIR takes no plan") end
+      return sweep_merge(a.merge, a)
+    end
+    if not a.plan then fail(2, "cgwb sweep needs a PLAN.lua (or --merge DIR)") end
+    local plan = check(sweep.load_plan(readable(a.plan)))
+    local jobs = check(sweep.expand(plan))
+    if a.timeout then for _, j in ipairs(jobs) do j.timeout = a.timeout end end
+    if a.job and not a.out then -- a job's record on stdout (the parallel and ssh runners read it)
+      io.write(sweep.record_line(sweep.run_job(sweep_find(jobs, a.job), { cgwb = sweep_cgwb() })))
+      return
+    end
+    local dir = a.out or ("sweep-" .. plan.name)
+    if a.runner == "ssh" and not a.sshloginfile then fail(2, "--runner ssh needs --sshloginfile FILE") end
+    if a.runner ~= "ssh" and a.sshloginfile then fail(2, "--sshloginfile goes with --runner ssh") end
+    if a.jobs and a.runner ~= "parallel" and a.runner ~= "ssh" then
+      fail(2, "--jobs goes with --runner parallel or ssh")
+    end
+    if (a.runner == "parallel" or a.runner == "ssh") and not a.dry_run
+        and not os.execute("command -v parallel >/dev/null 2>&1") then
+      fail(2, "--runner " .. a.runner .. " needs GNU parallel on the PATH (Debian package parallel)")
+    end
+    if a.runner == "slurm" and not a.dry_run then return sweep_slurm(plan, jobs, dir, a) end
+    local todo = {}
+    for _, j in ipairs(a.job and { sweep_find(jobs, a.job) } or jobs) do
+      if sweep.pending(dir, j, a.rerun_failed or a.job ~= nil) then todo[#todo + 1] = j end
+    end
+    if a.dry_run then
+      for _, j in ipairs(jobs) do
+        local rec = sweep.read_record(dir, j.id)
+        local cmd = {}
+        for i, x in ipairs(j.args) do cmd[i] = sweep.shell_quote(x) end
+        io.write(("%s %s cgwb %s\n"):format(j.id, rec and rec.status or "todo", table.concat(cmd, " ")))
+      end
+      io.write(("%d jobs, %d to run\n"):format(#jobs, #todo))
+      return
+    end
+    os.execute("mkdir -p " .. sweep.shell_quote(dir .. "/jobs"))
+    local r = sweep.progress("sweep jobs", #todo, a.quiet)
+    if a.runner == "local" then
+      local cmd = sweep_cgwb()
+      for k, j in ipairs(todo) do
+        check(sweep.write_record(dir, sweep.run_job(j, { cgwb = cmd })), nil, 1)
+        r:update(k)
+      end
+    elseif #todo > 0 then
+      sweep_parallel(plan, todo, dir, a, r)
+    end
+    r:finish()
+    if a.job then return end
+    io.stderr:write(("cgwb sweep: %s: %d jobs, %d run, %d already recorded\n"):format(plan.path, #jobs, #todo,
+      #jobs - #todo))
+    local ids = {}
+    for _, j in ipairs(jobs) do ids[j.id] = true end
+    sweep_merge(dir, a, ids)
+  end,
+}
+order[#order + 1] = "sweep"
+
+-- }====
+
 M.commands, M.order = commands, order
 
 -- {==== main ====}
