@@ -87,10 +87,11 @@ $(CLIB_A): $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# libcgwb.so.0.1.0, soname libcgwb.so.0, with the links libcgwb.so.0 and libcgwb.so.
+# libcgwb.so.0.1.0, soname libcgwb.so.0, with the links libcgwb.so.0 and libcgwb.so; calls
+# inside the library bind to its own functions (no PLT), as in cgwb/core.so.
 $(CLIB_SO): $(CORE_OBJ) csrc/libcgwb.map
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -shared -Wl,-soname,libcgwb.so.$(SOMAJOR) -Wl,--version-script=csrc/libcgwb.map \
+	$(CC) $(ALLCFLAGS) -shared -Wl,-soname,libcgwb.so.$(SOMAJOR) -Wl,--version-script=csrc/libcgwb.map -Wl,-Bsymbolic-functions \
 	  -o $@ $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
 	ln -sf libcgwb.so.$(VERSION) $(BUILD)/lib/libcgwb.so.$(SOMAJOR)
 	ln -sf libcgwb.so.$(SOMAJOR) $(BUILD)/lib/libcgwb.so
