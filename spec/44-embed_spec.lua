@@ -171,7 +171,8 @@ end)
 
 -- Objects of writable sections (.data, .bss and their variants, not the
 -- read-only-after-relocation .data.rel.ro) in the object files, as
--- "file:symbol", less the allow-list.
+-- "file:symbol", less the allow-list and the sanitizers' own (ASan's ODR
+-- indicators, in the debug build).
 local function mutable_objects(files, allowed)
   local found = {}
   for _, f in ipairs(files) do
@@ -180,7 +181,8 @@ local function mutable_objects(files, allowed)
       obj = l:match("^(%S+%.o):%s+file format") or obj
       local sec, name = l:match("^%x+ [lgw! ]+O (%S+)%s+%x+ (%S+)$")
       if sec and (sec:match("^%.data") or sec:match("^%.bss") or sec == "*COM*")
-         and not sec:match("^%.data%.rel%.ro") and not allowed[name] then
+         and not sec:match("^%.data%.rel%.ro") and not allowed[name]
+         and not name:match("^__odr_asan") and not name:match("^__asan") and not name:match("^__ubsan") then
         found[#found + 1] = obj .. ":" .. name
       end
     end
