@@ -136,6 +136,9 @@ staged=$tmp/final stage=$tmp/destdir
 if (cd "$src" && make -s install DESTDIR="$stage" PREFIX="$staged") >"$tmp/log" 2>&1; then ok
 else bad "make install DESTDIR"; cat "$tmp/log"; fi
 if grep -qF "$stage" "$stage$staged/bin/cgwb" 2>/dev/null; then bad "DESTDIR in the launcher"; else ok; fi
+if [ -f "$stage$staged/lib/pkgconfig/cgwb.pc" ] && ! grep -qF "$stage" "$stage$staged/lib/pkgconfig/cgwb.pc" &&
+   grep -qF "prefix=$staged" "$stage$staged/lib/pkgconfig/cgwb.pc"; then ok
+else bad "make install DESTDIR: cgwb.pc missing or naming the staging directory"; fi
 mkdir -p "$staged" && mv "$stage$staged"/* "$staged"/ 2>/dev/null
 check_command "$staged/bin/cgwb" "$staged/share/cgwb/examples" "make install DESTDIR"
 
