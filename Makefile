@@ -1,6 +1,7 @@
 # cgwb: build, set-up, tests, benchmarks.  See README.md.
 # Honours LUA_INCDIR, LIBFLAG, PREFIX, LIBDIR, LUADIR, BINDIR, EXAMPLESDIR, DESTDIR
-# (luarocks "make" type).
+# (luarocks "make" type), and INCLUDEDIR, CLIBDIR, PKGCONFIGDIR for the C
+# library (doc/c-api.md).
 
 LUA        ?= lua5.4
 LUA_INCDIR ?= /usr/include/lua5.4
@@ -11,6 +12,12 @@ LIBDIR     ?= $(PREFIX)/lib/lua/5.4
 LUADIR     ?= $(PREFIX)/share/lua/5.4
 BINDIR     ?= $(PREFIX)/bin
 EXAMPLESDIR ?= $(PREFIX)/share/cgwb/examples
+# The C library: headers in $(INCLUDEDIR)/cgwb/, libcgwb.a, libcgwb.so, cgwb.pc.
+INCLUDEDIR ?= $(PREFIX)/include
+CLIBDIR    ?= $(PREFIX)/lib
+PKGCONFIGDIR ?= $(CLIBDIR)/pkgconfig
+VERSION    = 0.1.0
+SOMAJOR    = 0
 
 # Copies the launcher (stdin to stdout) with its `LUADIR, LIBDIR` line set to
 # the environment's CGWB_LUADIR and CGWB_LIBDIR; fails if the line is missing.
@@ -27,7 +34,12 @@ WARN    = -std=c99 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototyp
           -Wpointer-arith -Wcast-qual -Wwrite-strings -Wundef -pedantic
 OPT     ?= -O2 -DNDEBUG
 CFLAGS  ?=
-ALLCFLAGS = $(WARN) $(OPT) -fPIC -fvisibility=hidden -D_POSIX_C_SOURCE=200809L $(CFLAGS)
+# Hidden by default; the public headers (csrc/cgwb.h) switch their declarations
+# to default visibility for libcgwb.so, and version scripts keep the Lua module
+# exporting luaopen_cgwb_core alone.  No semantic interposition: calls inside
+# the core stay direct and inlinable, as when everything was hidden.
+ALLCFLAGS = $(WARN) $(OPT) -fPIC -fvisibility=hidden -fno-semantic-interposition \
+            -D_POSIX_C_SOURCE=200809L $(CFLAGS)
 LIBFLAG ?= -shared
 LDLIBS  = -lm -lColPack -lgomp -lstdc++
 
@@ -41,11 +53,17 @@ LUA_OBJ  = $(LUA_SRC:%.c=$(BUILD)/%.o)
 MODULE   = $(BUILD)/cgwb/core.so
 CORELIB  = $(BUILD)/libcgwbcore.a
 HEADERS  = $(wildcard csrc/*/*.h)
+# The C library as installed (doc/c-api.md): the core's objects, no Lua.
+CLIB_A   = $(BUILD)/lib/libcgwb.a
+CLIB_SO  = $(BUILD)/lib/libcgwb.so.$(VERSION)
+CLIB_PC  = $(BUILD)/lib/cgwb.pc
+# The public headers: every header of the core but the internal ones.
+PUBLIC_HEADERS = $(filter-out %_impl.h csrc/elim/cg_cand.h csrc/elim/cg_colpack.h csrc/lua/%,$(HEADERS))
 
-.PHONY: all debug deps run test test-release test-debug examples bench install clean distclean \
-        fuzz fuzz-build
+.PHONY: all debug deps run test test-release test-debug examples bench install install-clib \
+        clean distclean fuzz fuzz-build FORCE
 
-all: $(MODULE) $(CORELIB)
+all: $(MODULE) $(CORELIB) $(CLIB_A) $(CLIB_SO) $(CLIB_PC)
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -55,13 +73,38 @@ $(BUILD)/%.o: %.cpp $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++11 -Wall -Wextra $(OPT) -fPIC -fvisibility=hidden $(CFLAGS) -c $< -o $@
 
-$(MODULE): $(CORE_OBJ) $(LUA_OBJ)
+$(MODULE): $(CORE_OBJ) $(LUA_OBJ) csrc/lua/core.map
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $(LIBFLAG) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	$(CC) $(ALLCFLAGS) $(LIBFLAG) -Wl,--version-script=csrc/lua/core.map -o $@ \
+	  $(CORE_OBJ) $(LUA_OBJ) $(LDFLAGS) $(LDLIBS)
 
 $(CORELIB): $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+$(CLIB_A): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	ar rcs $@ $^
+
+# libcgwb.so.0.1.0, soname libcgwb.so.0, with the links libcgwb.so.0 and libcgwb.so; calls
+# inside the library bind to its own functions (no PLT), as in cgwb/core.so.
+$(CLIB_SO): $(CORE_OBJ) csrc/libcgwb.map
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -shared -Wl,-soname,libcgwb.so.$(SOMAJOR) -Wl,--version-script=csrc/libcgwb.map -Wl,-Bsymbolic-functions \
+	  -o $@ $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
+	ln -sf libcgwb.so.$(VERSION) $(BUILD)/lib/libcgwb.so.$(SOMAJOR)
+	ln -sf libcgwb.so.$(SOMAJOR) $(BUILD)/lib/libcgwb.so
+
+# cgwb.pc names the final directories (never DESTDIR's staging path); it is
+# rewritten when they change.
+$(CLIB_PC): csrc/cgwb.pc.in FORCE
+	@mkdir -p $(dir $@)
+	@sed -e 's|@PREFIX@|$(PREFIX)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@CLIBDIR@|$(CLIBDIR)|; s|@VERSION@|$(VERSION)|' \
+	  csrc/cgwb.pc.in >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+FORCE:
 
 # Assertions, AddressSanitizer and UndefinedBehaviorSanitizer.
 debug:
@@ -121,7 +164,7 @@ doc:
 # The installed launcher carries the final LUADIR and LIBDIR (never DESTDIR's
 # staging path), so it finds its modules from any directory; the examples go
 # to EXAMPLESDIR (the main job: cgwb run $(EXAMPLESDIR)/markowitz.lua TAPE).
-install: all
+install: all install-clib
 	install -d $(DESTDIR)$(LIBDIR)/cgwb $(DESTDIR)$(LUADIR)/cgwb $(DESTDIR)$(BINDIR) \
 	           $(DESTDIR)$(EXAMPLESDIR)/lua $(DESTDIR)$(EXAMPLESDIR)/graphs
 	install -m 755 $(MODULE) $(DESTDIR)$(LIBDIR)/cgwb/core.so
@@ -134,6 +177,22 @@ install: all
 	install -m 644 examples/markowitz.lua $(DESTDIR)$(EXAMPLESDIR)/
 	install -m 644 examples/lua/*.lua $(DESTDIR)$(EXAMPLESDIR)/lua/
 	install -m 644 examples/graphs/* $(DESTDIR)$(EXAMPLESDIR)/graphs/
+
+# The C library: the public headers under $(INCLUDEDIR)/cgwb/ in csrc/'s layout
+# (they include each other as "../util/cg_util.h") with the umbrella cgwb.h,
+# libcgwb.a, libcgwb.so (versioned) and cgwb.pc.
+install-clib: $(CLIB_A) $(CLIB_SO) $(CLIB_PC)
+	install -d $(DESTDIR)$(INCLUDEDIR)/cgwb $(DESTDIR)$(CLIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 csrc/cgwb.h $(DESTDIR)$(INCLUDEDIR)/cgwb/
+	for h in $(PUBLIC_HEADERS); do \
+	  d=$(DESTDIR)$(INCLUDEDIR)/cgwb/$$(basename $$(dirname $$h)); \
+	  install -d $$d && install -m 644 $$h $$d/ || exit 1; \
+	done
+	install -m 644 $(CLIB_A) $(DESTDIR)$(CLIBDIR)/
+	install -m 755 $(CLIB_SO) $(DESTDIR)$(CLIBDIR)/
+	ln -sf libcgwb.so.$(VERSION) $(DESTDIR)$(CLIBDIR)/libcgwb.so.$(SOMAJOR)
+	ln -sf libcgwb.so.$(SOMAJOR) $(DESTDIR)$(CLIBDIR)/libcgwb.so
+	install -m 644 $(CLIB_PC) $(DESTDIR)$(PKGCONFIGDIR)/
 
 clean:
 	rm -rf build

@@ -27,6 +27,10 @@ build = {
     LIBDIR = "$(LIBDIR)",
     LUADIR = "$(LUADIR)",
     BINDIR = "$(BINDIR)",
+    -- The C library (doc/c-api.md) stays in the rock's directory: LuaRocks
+    -- deploys a rock's lib/ as Lua C modules.
+    INCLUDEDIR = "$(PREFIX)/c/include",
+    CLIBDIR = "$(PREFIX)/c/lib",
   },
 }
 -- LuaRocks' wrapper of a Lua command sets the paths of the configured trees

@@ -28,6 +28,10 @@
  */
 #ifndef CG_ADDG_H
 #define CG_ADDG_H
+
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
 #include "../kernel/cg_kalias.h"
 
 #define CG_ADDG_REASON 256 /* bytes of a reason */
@@ -86,5 +90,9 @@ int32_t cg_addg_incr_self(const cg_kernel *k, int32_t st);
 void cg_addg_tidy(char *text);
 /* Whether object o is a scalar (a variable of one cell, not a region). */
 int cg_addg_obj_scalar(const cg_kalias *al, int32_t o);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #ifndef CG_COLOUR_H
 #define CG_COLOUR_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "cg_lin.h"
 
 /* The structural pattern of the Jacobian, CSR by rows (rows = dependents,
@@ -70,5 +74,9 @@ int cg_colour_check(cg_alloc *A, const cg_pattern *P, const cg_colouring *C, cg_
  * already set, steps = sweeps.  J has P's entries, sorted row-major. */
 int cg_lin_jac_coloured(const cg_lin *g, const cg_pattern *P, const cg_colouring *C,
                         cg_jac *J, cg_cost *c, cg_error *e);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

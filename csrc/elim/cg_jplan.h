@@ -27,6 +27,10 @@
 #ifndef CG_JPLAN_H
 #define CG_JPLAN_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include <stdio.h>
 
 #include "cg_lin.h"
@@ -95,5 +99,9 @@ typedef struct cg_jcstats {
  * the header comment (may be NULL). */
 int cg_jplan_codegen(const cg_jplan *p, const char *name, const char *source, uint32_t chunk,
                      FILE *fp, cg_jcstats *st, cg_error *e);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

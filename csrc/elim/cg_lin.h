@@ -36,6 +36,10 @@
 #ifndef CG_LIN_H
 #define CG_LIN_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "../graph/cg_graph.h"
 
 /* What is known of an edge's weight without its value: the marks of the
@@ -312,5 +316,9 @@ cg_lin *cg_lin_read_eliad(cg_alloc *A, const char *name, const char *buf, size_t
  * triviality 1, others 2.  Independents must be sources and dependents sinks
  * of g, as the format cannot say otherwise (else CG_EUSAGE). */
 int cg_lin_write_eliad(const cg_lin *g, FILE *fp, cg_error *e);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #ifndef CG_MTX_H
 #define CG_MTX_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "cg_lin.h"
 
 /* Writes J to an open stream; CG_OK, CG_EUSAGE for a NULL argument, or
@@ -24,5 +28,9 @@ int cg_jac_write_mtx_fp(const cg_jac *J, FILE *fp);
  * (cg_open_out), so a failure leaves no partial file.  CG_OK, CG_EUSAGE,
  * or CG_EIO with the message in e. */
 int cg_jac_write_mtx(const cg_jac *J, const char *path, cg_error *e);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

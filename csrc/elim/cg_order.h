@@ -25,6 +25,10 @@
 #ifndef CG_ORDER_H
 #define CG_ORDER_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "cg_lin.h"
 
 /* The modes a row serves (cg_ordering_modes). */
@@ -101,5 +105,9 @@ int cg_ordering_check(int kind, unsigned mode, const cg_ordering **row, cg_error
 /* The line graph as face scores see it (cg_face.c): whether the product of
  * face (a, b) would be absorbed into an existing vertex (no fill). */
 int cg_face_absorbed(const cg_score_ctx *c, uint32_t a, uint32_t b);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #ifndef CG_SEARCH_H
 #define CG_SEARCH_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "cg_lin.h"
 
 /* A state of the search, as the hooks see it (valid only during the call):
@@ -82,5 +86,9 @@ typedef struct cg_search_result {
 int cg_lin_search(const cg_lin *g, const cg_search_opts *o, cg_search_result *r,
                   uint32_t *order_out, cg_error *e);
 void cg_search_result_free(cg_alloc *A, cg_search_result *r);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

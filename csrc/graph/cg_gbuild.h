@@ -34,6 +34,10 @@
 #ifndef CG_GBUILD_H
 #define CG_GBUILD_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "cg_graph.h"
 
 typedef struct cg_gbuild cg_gbuild;
@@ -119,5 +123,9 @@ cg_graph *cg_gbuild_finish(cg_gbuild *b);
 
 /* Frees a builder without making a graph (NULL: nothing). */
 void cg_gbuild_abort(cg_gbuild *b);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

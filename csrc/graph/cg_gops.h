@@ -2,6 +2,10 @@
 #ifndef CG_GOPS_H
 #define CG_GOPS_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "../util/cg_util.h"
 
 /* {==== the operation table ====}
@@ -225,5 +229,9 @@ double cg_gop_apply(unsigned g, double c, const double *a, uint64_t *sw);
 /* The partials of operation g into d[0..2] and mk[0..2] (the row's partials
  * function; zeros and CG_PM_VAR for g out of range). */
 void cg_gop_partials(unsigned g, double c, const double *a, double r, double *d, uint8_t *mk);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -28,6 +28,10 @@
 #ifndef CG_GRAPH_H
 #define CG_GRAPH_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "cg_gops.h"
 
 /* Node flags */
@@ -151,5 +155,9 @@ int cg_origin_print(const cg_graph *g, const cg_origin *o, FILE *fp);
  * 1991, sec. 3.3).  With origins, each node line ends "  at ORIGIN" and the
  * guards follow, one line each: "guard K: node V KIND at ORIGIN". */
 int cg_graph_print(const cg_graph *g, uint32_t root, uint32_t limit, FILE *fp);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #ifndef CG_GTAPE_H
 #define CG_GTAPE_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "../tape/cg_tape.h"
 #include "cg_graph.h"
 
@@ -34,5 +38,9 @@ uint64_t cg_graph_estimate(const cg_tape *t);
 /* Writes the graph back as a tape (Table 3): one location per live value,
  * reused once its last parent has read it.  counts: records and bytes. */
 cg_tape *cg_graph_to_tape(const cg_graph *g, cg_error *e);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

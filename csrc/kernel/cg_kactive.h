@@ -9,6 +9,10 @@
  */
 #ifndef CG_KACTIVE_H
 #define CG_KACTIVE_H
+
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
 #include "cg_kchains.h"
 
 typedef struct cg_kactive {
@@ -33,5 +37,9 @@ cg_kactive *cg_kactive_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *c
 void cg_kactive_free(cg_kactive *ac);
 /* Whether set s holds a double cell (its objects' cell type). */
 int cg_kalias_set_double(const cg_kalias *al, uint32_t s);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

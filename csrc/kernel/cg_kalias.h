@@ -24,6 +24,10 @@
  */
 #ifndef CG_KALIAS_H
 #define CG_KALIAS_H
+
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
 #include "cg_kernel.h"
 #include "../util/cg_map.h"
 
@@ -143,5 +147,9 @@ void cg_kalias_addr_text(const cg_kalias *al, const cg_kaddr *a, char *buf, size
 const char *cg_kalias_obj_name(const cg_kalias *al, uint32_t o);
 /* Writes expression x as C text ("a[i + 1]") into buf (truncated to size). */
 void cg_kexpr_text(const cg_kernel *k, int32_t x, char *buf, size_t size);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

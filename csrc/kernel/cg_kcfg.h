@@ -30,6 +30,10 @@
  */
 #ifndef CG_KCFG_H
 #define CG_KCFG_H
+
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
 #include <stdio.h>
 
 #include "cg_kernel.h"
@@ -72,5 +76,9 @@ int cg_kcfg_print(const cg_kernel *k, const cg_kcfg *g, FILE *fp, cg_error *e);
 /* The graph in DOT: a node per vertex labelled with its kind and source
  * lines, edges labelled T/F out of BRANCH and LOOP vertices. */
 int cg_kcfg_dot(const cg_kernel *k, const cg_kcfg *g, FILE *fp, cg_error *e);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

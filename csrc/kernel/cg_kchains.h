@@ -27,6 +27,10 @@
  */
 #ifndef CG_KCHAINS_H
 #define CG_KCHAINS_H
+
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
 #include "cg_kalias.h"
 
 typedef struct cg_kchains {
@@ -54,5 +58,9 @@ typedef struct cg_kchains {
  * join, a snapshot or widening). */
 cg_kchains *cg_kchains_run(cg_alloc *A, cg_kalias *al, cg_error *e);
 void cg_kchains_free(cg_kchains *ch);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -30,6 +30,10 @@
  */
 #ifndef CG_KERNEL_H
 #define CG_KERNEL_H
+
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
 #include "../util/cg_util.h"
 #include "../graph/cg_gops.h"
 
@@ -255,5 +259,9 @@ cg_kernel *cg_kernel_load(cg_alloc *A, const cg_ksrc *src, cg_error *e);
 void cg_kernel_free(cg_kernel *k);
 /* The function called name, or -1. */
 int32_t cg_kernel_find(const cg_kernel *k, const char *name);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -66,6 +66,10 @@
  */
 #ifndef CG_KFLAT_H
 #define CG_KFLAT_H
+
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
 #include "cg_kactive.h"
 #include "cg_kcfg.h"
 #include "../graph/cg_gbuild.h"
@@ -215,5 +219,9 @@ cg_graph *cg_kflat_graph(cg_alloc *A, const cg_kflat *fl, uint32_t g, const doub
  * cg_kflat_graph's. */
 cg_graph *cg_kflat_term_graph(cg_alloc *A, const cg_kflat *fl, uint32_t g, const double *indep,
                               cg_kflat_passive pv, void *ud, uint32_t *node_of, cg_error *e);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -58,6 +58,10 @@
  */
 #ifndef CG_KINTERP_H
 #define CG_KINTERP_H
+
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
 #include "cg_kernel.h"
 
 #define CG_KMAX_STEPS 1000000000ull /* default step limit */
@@ -147,5 +151,9 @@ typedef struct cg_kresult {
 int cg_kinterp_run(cg_alloc *A, const cg_kernel *k, const cg_kcall *c, cg_kresult *r,
                    cg_error *e);
 void cg_kresult_free(cg_kresult *r);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

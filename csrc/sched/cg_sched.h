@@ -23,6 +23,10 @@
 #ifndef CG_SCHED_H
 #define CG_SCHED_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "../graph/cg_graph.h"
 
 #define CG_NOSLOT UINT32_MAX
@@ -113,5 +117,9 @@ typedef struct cg_cgstats {
  * Output depends only on the inputs (deterministic). */
 int cg_codegen(const cg_graph *g, const cg_sched *s, const cg_cgopts *o, FILE *fp,
                cg_cgstats *st, cg_error *e);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

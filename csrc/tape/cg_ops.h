@@ -22,6 +22,10 @@
 #ifndef CG_OPS_H
 #define CG_OPS_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include <stdint.h>
 
 /* flags */
@@ -197,5 +201,9 @@ const cg_opinfo *cg_op(unsigned op);
 
 /* The code for a name, or -1. */
 int cg_op_byname(const char *name);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

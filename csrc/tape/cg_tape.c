@@ -2,6 +2,7 @@
 #include "cg_tape.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -20,11 +21,16 @@ static const char *const op_perm[256] = {
 #undef CG_OP_PERM
 };
 
+/* op_full and op_plain are filled once per process, through pthread_once, and
+ * only read after: several threads (each with its own lua_State, doc/c-api.md)
+ * may open tapes at once.  op_ready, read with acquire order, spares the
+ * readers' hot paths the call of pthread_once once the tables are there. */
 static cg_opinfo op_full[256];
 /* op_plain[c]: records of code c have fixed counts and every location is a
  * store index, so cg_tape_push needs no check beyond the counts. */
 static uint8_t op_plain[256];
-static int op_ready = 0; /* benign race: every thread writes the same bytes */
+static pthread_once_t op_once = PTHREAD_ONCE_INIT;
+static int op_ready = 0;
 
 static void op_init(void) {
   unsigned c, i;
@@ -39,16 +45,26 @@ static void op_init(void) {
                   c != CG_OP_death_not && c != CG_OP_ext_diff && c != CG_OP_vec_copy &&
                   c != CG_OP_vec_dot && c != CG_OP_vec_axpy;
   }
-  op_ready = 1;
+#ifdef __GNUC__
+  __atomic_store_n(&op_ready, 1, __ATOMIC_RELEASE);
+#endif
+}
+
+/* The tables, filled on first use. */
+static void op_ensure(void) {
+#ifdef __GNUC__
+  if (__atomic_load_n(&op_ready, __ATOMIC_ACQUIRE)) return;
+#endif
+  pthread_once(&op_once, op_init);
 }
 
 int cg_op_plain(unsigned op) {
-  if (!op_ready) op_init();
+  op_ensure();
   return op < 256 && op_plain[op];
 }
 
 const cg_opinfo *cg_op(unsigned op) {
-  if (!op_ready) op_init();
+  op_ensure();
   return &op_full[op & 255];
 }
 

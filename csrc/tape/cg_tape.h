@@ -15,6 +15,10 @@
 #ifndef CG_TAPE_H
 #define CG_TAPE_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "../util/cg_util.h"
 #include "cg_ops.h"
 
@@ -241,5 +245,9 @@ typedef struct cg_stats {
 
 /* Two streaming passes over the file: counts, then live ranges. */
 int cg_tape_stats(cg_alloc *A, const char *path, cg_stats *s, cg_error *e);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

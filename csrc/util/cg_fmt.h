@@ -9,6 +9,10 @@
 #ifndef CG_FMT_H
 #define CG_FMT_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include <stdint.h>
 #include <string.h>
 
@@ -42,5 +46,9 @@ static inline char *cg_fmt_u64(char *p, uint64_t x) {
   if (y < 1000) return *p = (char)('0' + hi), memcpy(p + 1, cg_fmt_dig2 + 2 * lo, 2), p + 3;
   return memcpy(p, cg_fmt_dig2 + 2 * hi, 2), memcpy(p + 2, cg_fmt_dig2 + 2 * lo, 2), p + 4;
 }
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #ifndef CG_MAP_H
 #define CG_MAP_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include "cg_util.h"
 
 #define CG_MAP_NONE UINT32_MAX
@@ -43,5 +47,9 @@ uint32_t cg_map_get(const cg_map *m, uint32_t key);
  * allocated, through m->A: the caller frees them).  CG_ENOMEM leaves the map
  * unchanged.  O(n + cap): a radix sort. */
 int cg_map_rank(cg_map *m, uint32_t **keys);
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #ifndef CG_UTIL_H
 #define CG_UTIL_H
 
+#ifdef __GNUC__ /* the public API: exported from libcgwb.so (doc/c-api.md) */
+#pragma GCC visibility push(default)
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -130,5 +134,9 @@ typedef struct cg_branch {
   uint64_t first;       /* index of the first one */
   unsigned first_op;
 } cg_branch;
+
+#ifdef __GNUC__
+#pragma GCC visibility pop
+#endif
 
 #endif
