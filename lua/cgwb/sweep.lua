@@ -6,6 +6,7 @@
 -- A job's id is a hash of its parameters (never of its position in the
 -- plan), so adding an input or an ordering to a plan leaves the ids, and the
 -- records, of the jobs already done unchanged.
+-- @module cgwb.sweep
 local json = require "cgwb.json"
 
 local M = {}
@@ -56,7 +57,7 @@ local function list_of(v, key, ty)
   return v
 end
 
--- Checks a plan table; returns it with defaults filled in, or nil, message
+--- Checks a plan table; returns it with defaults filled in, or nil, message
 -- (the message names the key, and the file:line when the source is known).
 function M.check_plan(plan, plan_path, src)
   plan_path = plan_path or "plan"
@@ -149,13 +150,16 @@ local function normalize(path)
   return s == "" and "." or s
 end
 
--- A path relative to the plan's directory, as the filesystem sees it.
+--- A path relative to the plan's directory, as the filesystem sees it.
+-- @function resolve
 local function resolve(dir, path)
   if path:sub(1, 1) == "/" or dir == "." then return path end
   return normalize(dir .. "/" .. path)
 end
 M.resolve = resolve
 
+--- s quoted for a POSIX shell (single quotes).
+-- @function shell_quote
 local function shell_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 M.shell_quote = shell_quote
 
@@ -198,7 +202,8 @@ local function glob(dir, pattern)
   return names
 end
 
--- FNV-1a, 64 bits, as 16 hex digits: the job's id from its parameters.
+--- FNV-1a, 64 bits, as 16 hex digits: the job's id from its parameters.
+-- @function hash
 local function hash(s)
   local h = -3750763034362895579 -- 0xcbf29ce484222325
   for i = 1, #s do
@@ -319,8 +324,8 @@ function M.lost_record(job, status, exit, message, seconds)
            params = params(job) }
 end
 
---- Runs one job in a subprocess (`cgwb COMMAND ... --json --quiet`, under
--- timeout(1) when the job has a timeout); returns its record: id, status
+--- Runs one job in a subprocess, under timeout(1) when the job has a
+-- timeout (the command line: `cgwb COMMAND ... --json --quiet`); returns its record: id, status
 -- (ok, failed, timeout), exit, stderr (its last line), seconds (wall clock),
 -- params, result (the command's JSON, when ok).
 -- opts.cgwb: the cgwb command (default "cgwb" on the PATH).
