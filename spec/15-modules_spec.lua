@@ -13,6 +13,7 @@ modules[#modules + 1] = "cgwb.tangent"
 modules[#modules + 1] = "cgwb.loops"
 modules[#modules + 1] = "cgwb.adjoint"
 modules[#modules + 1] = "cgwb.jplan"
+modules[#modules + 1] = "cgwb.progress"
 
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()

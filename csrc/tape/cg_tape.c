@@ -453,16 +453,22 @@ cg_tape *cg_tape_from_reader(cg_alloc *A, cg_reader *R, cg_error *e) {
   const cg_tapeinfo *info = cg_reader_info(R);
   const double *x0;
   cg_rec rb[LOAD_BATCH];
+  uint64_t mark = 0, total = info->n_ops; /* read before the text readers count */
   int rc = 0, n;
   if (!t) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   if (!op_ready) op_init();
   snprintf(t->source, sizeof t->source, "%s", cg_reader_path(R));
   presize(t, info);
   for (;;) { /* runs of plain records, and the others one by one between them */
+    if (t->nops >= mark) { /* about every 2^16 records; total: the header's count */
+      cg_progress_at(A, "reading tape", t->nops, t->nops < total ? total : 0);
+      mark = (t->nops | CG_PROGRESS_MASK) + 1;
+    }
     if ((rc = load_runs(t, R, e)) != 0) break;
     if ((n = cg_reader_next_batch(R, rb, R->next_run ? 1 : LOAD_BATCH, e)) == 0) break;
     if ((rc = n < 0 ? n : load_batch(t, R, rb, n, e)) != 0) break;
   }
+  cg_progress_end(A, "reading tape", t->nops);
   t->info = *info;     /* text readers complete it while reading */
   x0 = cg_reader_x0(R); /* likewise */
   if (rc == 0 && x0) rc = cg_tape_set_x0(t, x0, (size_t)t->n_indep, e);

@@ -101,6 +101,7 @@ void cg_budget_init(cg_budget *b, cg_alloc base, size_t limit, cg_alloc *A) {
   b->used = 0;
   b->limit = limit;
   b->hit = 0;
+  b->progress.fn = NULL, b->progress.ud = NULL;
   if (A) A->f = cg_budget_allocf, A->ud = b;
 }
 

@@ -12,6 +12,7 @@ local M = {
   new_tape = core.tape_new,     -- () -> empty cgwb.Tape
   tape_stats = core.stats,      -- (path) -> table | nil, msg (streams)
   opcodes = core.opcodes,       -- () -> array of opcode descriptions
+  progress = require "cgwb.progress", -- progress lines on stderr (start, quiet, enabled)
 }
 
 --- Builds the computational graph of a tape (a cgwb.Tape or a path).
