@@ -132,7 +132,7 @@ void lcg_progress_finish(lcg_progress *p, const char *what, uint64_t done, doubl
   t = lcg_progress_now();
   stage(p, what, t0, t);
   p->done = done;
-  if (p->total < done) p->total = 0; /* unknown after all */
+  if (p->total < done) p->total = done; /* a header's count can fall short */
   if (p->tty) {
     if (p->drawn || t - p->t0 >= p->delay) draw(p, t, 1);
   } else if (t - p->t0 >= p->delay) {
