@@ -32,14 +32,17 @@
 enum { PM_NEVER, PM_AUTO, PM_ALWAYS };
 
 /* The renderer: the mode read once from the environment, the quiet flag,
- * and the piece of work under way (what[0] == 0: none). */
+ * and the piece of work under way (what[0] == 0: none).  Work may nest (a
+ * Lua loop over eliminations): a new `what` takes the line over without a
+ * newline, and the outer work, reported again with its t0, takes it back. */
 struct lcg_progress {
   int mode, tty, quiet;
   double delay;
   char what[64];
-  double t0, last; /* start of the work; last redraw (< 0: none yet) */
+  double t0, last; /* start of the work; the last redraw of any (< 0: none yet) */
+  int shown;       /* the work under way has been drawn */
   uint64_t done, total;
-  int drawn; /* a line of this work is on the terminal */
+  int onscreen; /* a line not closed by a newline is on the terminal */
   char extra[160];
 };
 
@@ -75,7 +78,8 @@ static void fmt_count(char *buf, size_t size, double x) {
   else snprintf(buf, size, "%.0f", x);
 }
 
-/* Draws the line in place; `end`: the last one, with the time taken. */
+/* Draws the line in place; `end`: the last one, with the time taken, and
+ * a newline. */
 static void draw(lcg_progress *p, double t, int end) {
   double el = t - p->t0, rate = el > 0 ? (double)p->done / el : 0;
   char r[32];
@@ -90,14 +94,15 @@ static void draw(lcg_progress *p, double t, int end) {
     fprintf(stderr, " %.1f s left", (double)(p->total - p->done) / rate);
   fprintf(stderr, "%s\033[K%s", p->extra, end ? "\n" : "");
   fflush(stderr);
-  p->drawn = !end;
+  p->onscreen = !end;
+  p->shown = 1;
   p->last = t;
 }
 
-/* Closes the line of the work under way (a newline if one is drawn). */
+/* Closes a line left on the terminal (before other output: an error). */
 static void close_line(lcg_progress *p) {
-  if (p->drawn) fputc('\n', stderr), fflush(stderr);
-  p->drawn = 0;
+  if (p->onscreen) fputc('\n', stderr), fflush(stderr);
+  p->onscreen = 0;
   p->what[0] = 0;
 }
 
@@ -107,10 +112,9 @@ static void stage(lcg_progress *p, const char *what, double t0, double t) {
     if (t0 >= 0) p->t0 = t0;
     return;
   }
-  close_line(p);
   snprintf(p->what, sizeof p->what, "%s", what);
   p->t0 = t0 >= 0 ? t0 : t;
-  p->last = -1;
+  p->shown = 0;
   p->extra[0] = 0;
 }
 
@@ -132,14 +136,17 @@ void lcg_progress_finish(lcg_progress *p, const char *what, uint64_t done, doubl
   t = lcg_progress_now();
   stage(p, what, t0, t);
   p->done = done;
+  if (done == 0 && !p->shown) { /* nothing was to be done: no line */
+    p->what[0] = 0;
+    return;
+  }
   if (p->total < done) p->total = done; /* a header's count can fall short */
   if (p->tty) {
-    if (p->drawn || t - p->t0 >= p->delay) draw(p, t, 1);
+    if (p->shown || t - p->t0 >= p->delay) draw(p, t, 1);
   } else if (t - p->t0 >= p->delay) {
     fprintf(stderr, "cgwb: %s: %llu in %.2f s\n", p->what, (unsigned long long)done, t - p->t0);
     fflush(stderr);
   }
-  p->drawn = 0;
   p->what[0] = 0;
 }
 

@@ -1549,6 +1549,7 @@ local function dispatch(name, a)
     io.stdout:flush()
     return 0
   end
+  require("cgwb.progress").quiet(true) -- closes a progress line left open before the message
   io.stderr:write("cgwb ", name, ": ", err.msg, "\n")
   if err.trace and os.getenv("CGWB_DEBUG") then io.stderr:write(err.trace, "\n") end
   return err.code
