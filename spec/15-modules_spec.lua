@@ -265,6 +265,17 @@ local function runs()
       assert(plan:at(x) and plan:jvp(x, v) and plan:vjp(x, w) and plan:costs() and plan:program())
       plan:free()
     end,
+    ["cgwb.progress"] = function()
+      local progress = require "cgwb.progress"
+      local was = progress.quiet()
+      progress.quiet(true)
+      local r = progress.start("probing", 2)
+      r:update(1)
+      r:finish(2)
+      assert(progress.run("probing", 1, function(q) q:update(1) return true end))
+      assert(not progress.enabled())
+      progress.quiet(was)
+    end,
   }
 end
 

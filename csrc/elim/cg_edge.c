@@ -287,7 +287,7 @@ int cg_lin_eliminate_edges(cg_lin *g, const cg_xorder *o, cg_cost *c, cg_steps *
   uint64_t k;
   int rc = erun_init(&R, g, o, e);
   for (k = 0; !rc && R.C.nheap; k++) { /* total unknown: a step can make edges */
-    if ((k & CG_PROGRESS_MASK) == 0) cg_progress_at(g->A, "eliminating edges", k, 0);
+    if ((k & CG_PROGRESS_MASK) == 0 && k) cg_progress_at(g->A, "eliminating edges", k, 0);
     rc = estep(&R, cg_cand_pop(&R.C), c, steps, &vs, &capvs, e);
   }
   if (!rc) cg_progress_end(g->A, "eliminating edges", k);

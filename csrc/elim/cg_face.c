@@ -468,7 +468,7 @@ static int frun_loop(frun *R, cg_cost *c, cg_steps *steps, cg_error *e) {
       return cg_seterr(e, CG_ENOMEM, "out of memory");
   if ((rc = flush_dirty(R)) != 0) goto fail;
   for (x = 0; R->C.nheap; x++) { /* total unknown: a step can make faces */
-    if ((x & CG_PROGRESS_MASK) == 0) cg_progress_at(R->g->A, "eliminating faces", x, 0);
+    if ((x & CG_PROGRESS_MASK) == 0 && x) cg_progress_at(R->g->A, "eliminating faces", x, 0);
     if ((rc = fstep(R, cg_cand_pop(&R->C), c, steps)) != 0) goto fail;
   }
   cg_progress_end(R->g->A, "eliminating faces", x);

@@ -41,7 +41,7 @@ struct lcg_progress {
   char what[64];
   double t0, last; /* start of the work; the last redraw of any (< 0: none yet) */
   int shown;       /* the work under way has been drawn */
-  uint64_t done, total;
+  uint64_t done0, done, total; /* done0: at the first report (the rate counts from it) */
   int onscreen; /* a line not closed by a newline is on the terminal */
   char extra[160];
 };
@@ -81,7 +81,7 @@ static void fmt_count(char *buf, size_t size, double x) {
 /* Draws the line in place; `end`: the last one, with the time taken, and
  * a newline. */
 static void draw(lcg_progress *p, double t, int end) {
-  double el = t - p->t0, rate = el > 0 ? (double)p->done / el : 0;
+  double el = t - p->t0, rate = el > 0 && p->done > p->done0 ? (double)(p->done - p->done0) / el : 0;
   char r[32];
   fprintf(stderr, "\rcgwb: %s", p->what);
   if (p->total && p->done <= p->total)
@@ -107,13 +107,14 @@ static void close_line(lcg_progress *p) {
 }
 
 /* Makes `what` the work under way (started at t0, or now when t0 < 0). */
-static void stage(lcg_progress *p, const char *what, double t0, double t) {
+static void stage(lcg_progress *p, const char *what, uint64_t done, double t0, double t) {
   if (p->what[0] && !strcmp(p->what, what)) {
     if (t0 >= 0) p->t0 = t0;
     return;
   }
   snprintf(p->what, sizeof p->what, "%s", what);
   p->t0 = t0 >= 0 ? t0 : t;
+  p->done0 = t0 >= 0 ? 0 : done; /* a start the caller knows: counts from 0 */
   p->shown = 0;
   p->extra[0] = 0;
 }
@@ -123,7 +124,7 @@ void lcg_progress_update(lcg_progress *p, const char *what, uint64_t done, uint6
   double t;
   if (!lcg_progress_enabled(p)) return;
   t = lcg_progress_now();
-  stage(p, what, t0, t);
+  stage(p, what, done, t0, t);
   p->done = done, p->total = total;
   if (extra) snprintf(p->extra, sizeof p->extra, "%s", extra);
   if (!p->tty || t - p->t0 < p->delay || (done == 0 && !extra)) return;
@@ -134,7 +135,7 @@ void lcg_progress_finish(lcg_progress *p, const char *what, uint64_t done, doubl
   double t;
   if (!lcg_progress_enabled(p)) return;
   t = lcg_progress_now();
-  stage(p, what, t0, t);
+  stage(p, what, done, t0, t);
   p->done = done;
   if (done == 0 && !p->shown) { /* nothing was to be done: no line */
     p->what[0] = 0;

@@ -461,7 +461,7 @@ cg_tape *cg_tape_from_reader(cg_alloc *A, cg_reader *R, cg_error *e) {
   presize(t, info);
   for (;;) { /* runs of plain records, and the others one by one between them */
     if (t->nops >= mark) { /* about every 2^16 records; total: the header's count */
-      cg_progress_at(A, "reading tape", t->nops, t->nops < total ? total : 0);
+      if (t->nops || total) cg_progress_at(A, "reading tape", t->nops, t->nops < total ? total : 0);
       mark = (t->nops | CG_PROGRESS_MASK) + 1;
     }
     if ((rc = load_runs(t, R, e)) != 0) break;

@@ -69,8 +69,9 @@ void *cg_realloc_n(cg_alloc *A, void *p, size_t on, size_t nn, size_t size);
 /* Progress of long work: fn(ud, what, done, total) is called by the core's
  * long loops every 2^14..2^16 units (CG_PROGRESS_MASK), with `what` a static
  * string naming the work ("reading tape", "building graph", "linearizing",
- * "eliminating", ...), done counting up from 0 and total 0 when unknown;
- * the last call of a piece of work has done == total (its end).  The callee
+ * "eliminating", ...), done counting up and total 0 when unknown; the last
+ * call of a piece of work has done == total (its end: cg_progress_end), so
+ * work of unknown total makes its first report at done > 0.  The callee
  * throttles by time; it must not longjmp (no Lua error) nor call Lua: it
  * runs inside core code.  A zeroed cg_progress is none. */
 typedef void (*cg_progressf)(void *ud, const char *what, uint64_t done, uint64_t total);
