@@ -128,7 +128,7 @@ void lcg_progress_update(lcg_progress *p, const char *what, uint64_t done, uint6
   p->done = done, p->total = total;
   if (extra) snprintf(p->extra, sizeof p->extra, "%s", extra);
   if (!p->tty || t - p->t0 < p->delay || (done == 0 && !extra)) return;
-  if (p->last < 0 || t - p->last >= REDRAW) draw(p, t, 0);
+  if (!p->shown || t - p->last >= REDRAW) draw(p, t, 0); /* a new work draws at once */
 }
 
 void lcg_progress_finish(lcg_progress *p, const char *what, uint64_t done, double t0) {

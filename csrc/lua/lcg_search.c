@@ -192,7 +192,7 @@ static void show_progress(void *ud, const cg_search_stats *st) {
   hooks *h = (hooks *)ud;
   double gap = st->incumbent ? 100.0 * (double)(st->incumbent - st->bound) / (double)st->incumbent : 0;
   char extra[160];
-  snprintf(extra, sizeof extra, ", incumbent %llu, bound %llu, gap %.2f%%, %.1f/%g s",
+  snprintf(extra, sizeof extra, "; incumbent %llu, bound %llu, gap %.2f%%, %.1f/%g s",
            (unsigned long long)st->incumbent, (unsigned long long)st->bound, gap, st->seconds,
            st->time_limit);
   lcg_progress_update(h->progress, "exact search", st->nodes, 0, h->t0, extra);

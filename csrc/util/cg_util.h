@@ -104,10 +104,14 @@ static inline size_t cg_alloc_limit(const cg_alloc *A) {
  * the budget no hook).  Callers test a loop counter against
  * CG_PROGRESS_MASK first, so the cost when off is a mask test, then this
  * pointer test. */
+void cg_progress_report(const cg_alloc *A, const char *what, uint64_t done, uint64_t total)
+#if defined(__GNUC__)
+    __attribute__((cold, noinline)) /* out of the hot loops that call it */
+#endif
+    ;
 static inline void cg_progress_at(const cg_alloc *A, const char *what, uint64_t done,
                                   uint64_t total) {
-  const cg_budget *b = cg_budget_of(A);
-  if (b && b->progress.fn) b->progress.fn(b->progress.ud, what, done, total);
+  if (A) cg_progress_report(A, what, done, total);
 }
 /* Whether A's budget has a progress hook (to skip counting a total). */
 static inline int cg_progress_on(const cg_alloc *A) {
