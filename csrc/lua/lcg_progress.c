@@ -39,7 +39,7 @@ struct lcg_progress {
   int mode, tty, quiet;
   double delay;
   char what[64];
-  double t0, last; /* start of the work; the last redraw of any (< 0: none yet) */
+  double t0, last; /* start of the work; the last redraw of any work (< 0: none yet) */
   int shown;       /* the work under way has been drawn */
   uint64_t done0, done, total; /* done0: at the first report (the rate counts from it) */
   int onscreen; /* a line not closed by a newline is on the terminal */
@@ -115,6 +115,7 @@ static void stage(lcg_progress *p, const char *what, uint64_t done, double t0, d
   snprintf(p->what, sizeof p->what, "%s", what);
   p->t0 = t0 >= 0 ? t0 : t;
   p->done0 = t0 >= 0 ? 0 : done; /* a start the caller knows: counts from 0 */
+  p->done = p->total = 0;
   p->shown = 0;
   p->extra[0] = 0;
 }
