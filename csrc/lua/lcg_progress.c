@@ -142,7 +142,7 @@ void lcg_progress_finish(lcg_progress *p, const char *what, uint64_t done, doubl
     p->what[0] = 0;
     return;
   }
-  if (p->total < done) p->total = done; /* a header's count can fall short */
+  p->total = done; /* the work is done: a header's count or an estimate may have been off */
   if (p->tty) {
     if (p->shown || t - p->t0 >= p->delay) draw(p, t, 1);
   } else if (t - p->t0 >= p->delay) {
