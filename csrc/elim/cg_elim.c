@@ -563,7 +563,7 @@ static int eliminate_markowitz(run *R, cg_cost *c, uint32_t *order_out, uint32_t
   const uint64_t *top = R->set[R->nlev - 1], mask = (1ull << R->shift) - 1;
   const uint8_t *kind = g->kind;
   int rc = CG_OK, low = R->low;
-  uint32_t last = g->nv - 1;
+  uint32_t last = g->nv - 1, done = *count; /* in a register: the progress test reads it */
   while (R->nheap || top[0]) {
     uint32_t v = pop_markowitz(R, top, mask, low, last), ni = g->in[v].n, no = g->out[v].n, k,
              n = 0;
@@ -590,9 +590,10 @@ static int eliminate_markowitz(run *R, cg_cost *c, uint32_t *order_out, uint32_t
       if ((rc = cg_lin_elim_vertex(g, v, c, e))) break;
       for (k = 0; k < n; k++) rescore(R, nb[k]);
     }
-    if (order_out) order_out[*count] = v;
-    if ((++*count & CG_PROGRESS_MASK) == 0) cg_progress_at(g->A, "eliminating", *count, R->total);
+    if (order_out) order_out[done] = v;
+    if ((++done & CG_PROGRESS_MASK) == 0) cg_progress_at(g->A, "eliminating", done, R->total);
   }
+  *count = done;
   return rc;
 }
 
