@@ -80,6 +80,24 @@ describe("progress on a terminal (CGWB_PROGRESS=always)", function()
   end)
 end)
 
+describe("the exact search's line", function()
+  local EXACT = "eliminate examples/graphs/lion.cg --order exact"
+
+  it("is drawn by the same renderer: states, then incumbent, bound and gap", function()
+    local _, err, code = run("CGWB_PROGRESS=always CGWB_PROGRESS_DELAY=0", EXACT .. " -o /dev/null")
+    assert.equal(0, code)
+    assert.truthy(err:match("\rcgwb: exact search %d+[^\r\n]* in [%d.]+ s; incumbent 12, bound 12, gap 0%.00%%, "
+      .. "[%d.]+/60 s\27%[K\n"), err)
+  end)
+
+  it("is left out with --json, as before", function()
+    local _, err, code = run("CGWB_PROGRESS=always CGWB_PROGRESS_DELAY=0", EXACT .. " --json")
+    assert.equal(0, code)
+    assert.is_nil(err:find("exact search", 1, true))
+    assert.truthy(err:find("cgwb: annealing", 1, true)) -- the rest of the work still shows
+  end)
+end)
+
 describe("--quiet and CGWB_PROGRESS=never", function()
   it("--quiet leaves stderr empty", function()
     local out, err, code = run("CGWB_PROGRESS=always CGWB_PROGRESS_DELAY=0", JAC .. " --quiet")
