@@ -5,6 +5,9 @@
 # Each phase prints "N passed, N failed"; the last line adds them up.
 set -u
 cd "$(dirname "$0")/.."
+# No progress lines on the specs' stderr (spec/39-progress_spec.lua sets its own).
+CGWB_PROGRESS=never
+export CGWB_PROGRESS
 TOTAL_P=0
 TOTAL_F=0
 FAILED_PHASES=""

@@ -85,6 +85,7 @@ local METHOD_VAR = {
 METHOD_VAR["cgwb.JPlan"] = "jp"
 MODULES[#MODULES + 1] = { name = "cgwb.jplan", prefixes = { "jplan.", "cgwb.jplan." } }
 MODULES[#MODULES + 1] = { name = "cgwb.sweep", prefixes = { "sweep.", "cgwb.sweep." } }
+MODULES[#MODULES + 1] = { name = "cgwb.progress", prefixes = { "progress.", "cgwb.progress." } }
 
 -- Metamethods every type has, documented once for the whole page, and the
 -- fields every metatable has; others (__tostring, __len, ...) must be named

@@ -14,6 +14,7 @@ modules[#modules + 1] = "cgwb.loops"
 modules[#modules + 1] = "cgwb.adjoint"
 modules[#modules + 1] = "cgwb.jplan"
 modules[#modules + 1] = "cgwb.sweep"
+modules[#modules + 1] = "cgwb.progress"
 
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()
@@ -280,6 +281,17 @@ local function runs()
       for i = 1, plan:pattern().m do w[i] = 1 end
       assert(plan:at(x) and plan:jvp(x, v) and plan:vjp(x, w) and plan:costs() and plan:program())
       plan:free()
+    end,
+    ["cgwb.progress"] = function()
+      local progress = require "cgwb.progress"
+      local was = progress.quiet()
+      progress.quiet(true)
+      local r = progress.start("probing", 2)
+      r:update(1)
+      r:finish(2)
+      assert(progress.run("probing", 1, function(q) q:update(1) return true end))
+      assert(not progress.enabled())
+      progress.quiet(was)
     end,
   }
 end

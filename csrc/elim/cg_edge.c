@@ -284,8 +284,13 @@ int cg_lin_eliminate_edges(cg_lin *g, const cg_xorder *o, cg_cost *c, cg_steps *
   erun R;
   uint32_t *vs = NULL;
   size_t capvs = 0;
+  uint64_t k;
   int rc = erun_init(&R, g, o, e);
-  while (!rc && R.C.nheap) rc = estep(&R, cg_cand_pop(&R.C), c, steps, &vs, &capvs, e);
+  for (k = 0; !rc && R.C.nheap; k++) { /* total unknown: a step can make edges */
+    if ((k & CG_PROGRESS_MASK) == 0 && k) cg_progress_at(g->A, "eliminating edges", k, 0);
+    rc = estep(&R, cg_cand_pop(&R.C), c, steps, &vs, &capvs, e);
+  }
+  if (!rc) cg_progress_end(g->A, "eliminating edges", k);
   if (!rc) { /* left: intermediates without in-edges (front only) or isolated */
     uint32_t v;
     for (v = 0; v < g->nv && !rc; v++)

@@ -61,6 +61,7 @@ typedef struct run {
   size_t lo;          /* no set bit lies below word lo of the bit level */
   size_t zw;          /* words 0 .. zw - 1 of the bit level are valid, the others unwritten */
   int radius, err;
+  uint64_t total;     /* intermediates to eliminate, for the progress hook (0: off) */
 } run;
 
 /* {==== scores ====} */
@@ -562,7 +563,7 @@ static int eliminate_markowitz(run *R, cg_cost *c, uint32_t *order_out, uint32_t
   const uint64_t *top = R->set[R->nlev - 1], mask = (1ull << R->shift) - 1;
   const uint8_t *kind = g->kind;
   int rc = CG_OK, low = R->low;
-  uint32_t last = g->nv - 1;
+  uint32_t last = g->nv - 1, done = *count; /* in a register: the progress test reads it */
   while (R->nheap || top[0]) {
     uint32_t v = pop_markowitz(R, top, mask, low, last), ni = g->in[v].n, no = g->out[v].n, k,
              n = 0;
@@ -589,10 +590,20 @@ static int eliminate_markowitz(run *R, cg_cost *c, uint32_t *order_out, uint32_t
       if ((rc = cg_lin_elim_vertex(g, v, c, e))) break;
       for (k = 0; k < n; k++) rescore(R, nb[k]);
     }
-    if (order_out) order_out[*count] = v;
-    (*count)++;
+    if (order_out) order_out[done] = v;
+    if ((++done & CG_PROGRESS_MASK) == 0) cg_progress_at(g->A, "eliminating", done, R->total);
   }
+  *count = done;
   return rc;
+}
+
+/* The intermediates of g, the total of the progress line (0 when off). */
+static uint64_t inter_total(const cg_lin *g) {
+  uint64_t n = 0;
+  uint32_t v;
+  if (!cg_progress_on(g->A)) return 0;
+  for (v = 0; v < g->nv; v++) n += g->kind[v] == CG_V_INTER;
+  return n;
 }
 
 int cg_lin_eliminate(cg_lin *g, const cg_order *o, cg_cost *c, uint32_t *order_out,
@@ -600,18 +611,21 @@ int cg_lin_eliminate(cg_lin *g, const cg_order *o, cg_cost *c, uint32_t *order_o
   run R;
   int rc = run_init(&R, g, o, e);
   uint32_t count = 0;
+  R.total = inter_total(g);
+  if (R.total) cg_progress_at(g->A, "eliminating", 0, R.total); /* 0: an end, or off */
   if (!rc && R.markowitz) rc = eliminate_markowitz(&R, c, order_out, &count, e);
   while (!rc && cand_any(&R)) {
     uint32_t v = cand_pop(&R);
     collect(&R, v);
     if (!(rc = cg_lin_elim_vertex(g, v, c, e))) {
       if (order_out) order_out[count] = v;
-      count++;
+      if ((++count & CG_PROGRESS_MASK) == 0) cg_progress_at(g->A, "eliminating", count, R.total);
       update(&R);
       if (R.err) rc = cg_seterr(e, CG_ERUNTIME, "the ordering's score function failed");
     }
   }
   if (nout) *nout = count;
+  if (!rc) cg_progress_end(g->A, "eliminating", count);
   run_free(&R);
   return rc;
 }

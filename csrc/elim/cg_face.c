@@ -467,8 +467,11 @@ static int frun_loop(frun *R, cg_cost *c, cg_steps *steps, cg_error *e) {
     if (R->V[x].alive && push_u32(R->g->A, &R->dirty, &R->ndirty, &R->capdirty, (uint32_t)x))
       return cg_seterr(e, CG_ENOMEM, "out of memory");
   if ((rc = flush_dirty(R)) != 0) goto fail;
-  while (R->C.nheap)
+  for (x = 0; R->C.nheap; x++) { /* total unknown: a step can make faces */
+    if ((x & CG_PROGRESS_MASK) == 0 && x) cg_progress_at(R->g->A, "eliminating faces", x, 0);
     if ((rc = fstep(R, cg_cand_pop(&R->C), c, steps)) != 0) goto fail;
+  }
+  cg_progress_end(R->g->A, "eliminating faces", x);
   if (read_off(R, c)) return cg_seterr(e, CG_ENOMEM, "out of memory");
   return CG_OK;
 fail:

@@ -274,6 +274,7 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
     uint8_t mk[3], m0, m1, m2, rv = rel[v];
     uint32_t from; /* bit i: child i reached from an independent (a leaf: itself) */
     int simple;
+    if ((v & CG_PROGRESS_MASK) == 0) cg_progress_at(gr->A, "linearizing", v, n);
     k1 = ks[v + 1], p1 = ps[v + 1], o1 = os[v + 1];
     nk = k1 - k0, kid = kids + k0;
     from = 0;
@@ -484,6 +485,7 @@ cg_lin *cg_lin_from_graph(const cg_graph *gr, cg_error *e) {
   if (!(g = cg_lin_alloc(gr->A, nv, 0, e))) return lin_done(&W, NULL, 0); /* lists, nodes: below */
   if (reserve_slab(g, gr)) return cg_seterr(e, CG_ENOMEM, "out of memory"), lin_done(&W, g, 0);
   kept = node_vertices(g, gr, W.rel, W.vid);
+  cg_progress_end(gr->A, "linearizing", gr->n);
   nv = number_copies(gr, W.rel, kept, REL_ON_PATH, W.ycopy);
   if (nv != g->nv && fit_vertices(g, nv))
     return cg_seterr(e, CG_ENOMEM, "out of memory"), lin_done(&W, g, 0);

@@ -999,6 +999,7 @@ static void build_all(builder *B) {
   for (i = 0; i < t->nops && !B->rc; i++) {
     unsigned op = t->op[i];
     const bnorm *d = &B->norm[op];
+    if ((i & CG_PROGRESS_MASK) == 0) cg_progress_at(B->A, "building graph", i, t->nops);
     uint32_t v, k0, k1, k2;
     double c;
     cg_rec r;
@@ -1415,6 +1416,7 @@ cg_graph *cg_graph_build(cg_alloc *A, const cg_tape *t, const double *x, const c
     return NULL;
   }
   build_all(&B);
+  cg_progress_end(A, "building graph", t->nops);
   if ((g = b_graph(&B)) != NULL) {
     g->st.tape_ops = t->nops - B.st.death_notices; /* every record but death notices */
     snprintf(g->source, sizeof g->source, "%s", t->source);

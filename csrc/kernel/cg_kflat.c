@@ -707,9 +707,11 @@ static cg_kflat *run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch, con
   number_blocks(&c, cfg);
   fl->g_st0[0] = fl->g_v0[0] = fl->g_e0[0] = fl->g_d0[0] = fl->g_r0[0] = 0;
   for (b = 0; b < fl->nblock && st == CG_OK; b++) {
+    cg_progress_at(A, "flattening", b, fl->nblock); /* per block: few, each long */
     fl->block_st0[b] = fl->nst, fl->block_g0[b] = fl->ng;
     st = flatten_block(&c, cfg, (uint32_t)fl->block_vertex[b], b);
   }
+  if (st == CG_OK) cg_progress_end(A, "flattening", fl->nblock);
   ctx_done(&c, A);
   if (st != CG_OK) { /* the hook's failure or a refused join: e says which */
     cg_kflat_free(fl);

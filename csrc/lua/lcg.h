@@ -141,6 +141,25 @@ struct cg_kcall *lcg_kcall(lua_State *L, int32_t f, int idx, int oidx);
 struct cg_kalias;
 int lcg_alias_override(void *ud, const struct cg_kalias *al, uint32_t s1, uint32_t s2, struct cg_error *e);
 
+/* {==== progress (lcg_progress.c) ====}
+ * The state's progress renderer: made on first use, in the registry, with
+ * its hook hung on the state's budget unless CGWB_PROGRESS=never or quiet. */
+typedef struct lcg_progress lcg_progress;
+lcg_progress *lcg_progress_of(lua_State *L);
+/* Whether progress is shown at all (not never, not quiet). */
+int lcg_progress_enabled(const lcg_progress *p);
+/* Work `what` has done `done` of `total` (0: unknown) units since t0 (a
+ * progress_clock time; < 0: since its first report); extra (may be NULL)
+ * is appended to the line.  Draws when due; never raises or calls Lua. */
+void lcg_progress_update(lcg_progress *p, const char *what, uint64_t done, uint64_t total,
+                         double t0, const char *extra);
+/* Work `what` ended with `done` units: its last line. */
+void lcg_progress_finish(lcg_progress *p, const char *what, uint64_t done, double t0);
+/* Seconds on the renderer's monotonic clock (for t0). */
+double lcg_progress_now(void);
+void lcg_open_progress(lua_State *L);
+/* }==== */
+
 void lcg_open_tape(lua_State *L);
 void lcg_open_elim(lua_State *L);
 void lcg_open_graph(lua_State *L);

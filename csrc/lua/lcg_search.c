@@ -22,7 +22,8 @@ typedef struct hooks {
   int bound, branch, view; /* stack indices (0: none) */
   int failed;
   char msg[400];
-  int progress_shown;
+  lcg_progress *progress; /* the state's renderer */
+  double t0;              /* the search's start on the renderer's clock */
 } hooks;
 
 static const cg_sview *checkview(lua_State *L) {
@@ -185,16 +186,16 @@ static int call_branch(void *ud, const cg_sview *v, uint32_t *cand, uint32_t n) 
   return run_hook(c.h, &c, v);
 }
 
-/* One progress line, redrawn in place on stderr. */
+/* The search's progress line, through the state's renderer (lcg_progress.c):
+ * states searched, their rate, and how far the incumbent is from the bound. */
 static void show_progress(void *ud, const cg_search_stats *st) {
   hooks *h = (hooks *)ud;
   double gap = st->incumbent ? 100.0 * (double)(st->incumbent - st->bound) / (double)st->incumbent : 0;
-  fprintf(stderr, "\rexact: %llu nodes, %.0f nodes/s, incumbent %llu, bound %llu, gap %.2f%%, %.1f/%g s  ",
-          (unsigned long long)st->nodes, st->seconds > 0 ? (double)st->nodes / st->seconds : 0.0,
-          (unsigned long long)st->incumbent, (unsigned long long)st->bound, gap, st->seconds,
-          st->time_limit);
-  fflush(stderr);
-  h->progress_shown = 1;
+  char extra[160];
+  snprintf(extra, sizeof extra, "; incumbent %llu, bound %llu, gap %.2f%%, %.1f/%g s",
+           (unsigned long long)st->incumbent, (unsigned long long)st->bound, gap, st->seconds,
+           st->time_limit);
+  lcg_progress_update(h->progress, "exact search", st->nodes, 0, h->t0, extra);
 }
 
 static void release_result(void *p, cg_alloc *A) { cg_search_result_free(A, (cg_search_result *)p); }
@@ -284,13 +285,15 @@ static int lin_search(lua_State *L) {
   cg_search_result *r;
   memset(&h, 0, sizeof h);
   h.L = L;
+  h.progress = lcg_progress_of(L);
+  h.t0 = lcg_progress_now();
   read_opts(L, &o, &h, g->nv);
   order = (uint32_t *)lua_newuserdatauv(L, (size_t)g->nv * 4 + 4, 0); /* 8 */
   r = (cg_search_result *)lcg_box(L, sizeof *r, release_result);  /* 9 */
   *busy = 1;
   rc = cg_lin_search(g, &o, r, order, &e);
   *busy = 0;
-  if (h.progress_shown) fputc('\n', stderr);
+  if (o.progress) lcg_progress_finish(h.progress, "exact search", r->nodes, h.t0);
   if (h.failed) return luaL_error(L, "%s", h.msg);
   if (rc) return lcg_fail(L, &e);
   lua_createtable(L, 0, 8);

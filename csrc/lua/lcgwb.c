@@ -298,6 +298,7 @@ LCG_EXPORT int luaopen_cgwb_core(lua_State *L) {
   lcg_open_kflat(L);
   lcg_open_adjoint(L);
   lcg_open_jplan(L);
+  lcg_open_progress(L);
   lua_pushcfunction(L, l_memory_limit);
   lua_setfield(L, -2, "memory_limit");
   lua_pushliteral(L, "0.1.0");

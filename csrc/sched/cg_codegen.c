@@ -224,7 +224,8 @@ static void put_assign(gen *G, uint32_t v) {
   put(G, "  %s_t[%lu] = ", G->o->name, (unsigned long)G->slot[v]);
   put_expr(G, v);
   put(G, ";\n");
-  G->st.statements++;
+  if ((G->st.statements++ & CG_PROGRESS_MASK) == 0)
+    cg_progress_at(G->g->A, "generating code", G->st.statements - 1, G->g->n);
 }
 
 /* {==== levels form ====} */
@@ -387,7 +388,8 @@ static void put_chunk(gen *G, uint32_t c, uint32_t a, uint32_t z) {
     put(G, "  const double v%lu = ", (unsigned long)v);
     put_expr(G, v);
     put(G, ";\n");
-    G->st.statements++;
+    if ((G->st.statements++ & CG_PROGRESS_MASK) == 0)
+      cg_progress_at(G->g->A, "generating code", G->st.statements - 1, G->g->n);
     if (G->slot[v] != NONE)
       put(G, "  %s_t[%lu] = v%lu;\n", G->o->name, (unsigned long)G->slot[v], (unsigned long)v);
     for (j = G->first_dep[v]; j != NONE; j = G->dep_next[j]) /* a node may be several */
@@ -521,6 +523,7 @@ int cg_codegen(const cg_graph *g, const cg_sched *s, const cg_cgopts *o, FILE *f
   G.fp = fp;
   G.form = o->form;
   rc = o->form == CG_FORM_LEVELS ? gen_levels(&G, s) : gen_sequential(&G);
+  cg_progress_end(g->A, "generating code", G.st.statements);
   if (rc) return cg_seterr(e, rc, "out of memory");
   if (ferror(fp)) return cg_seterr(e, CG_EIO, "codegen: write error");
   G.st.slots = G.nslots;

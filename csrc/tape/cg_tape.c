@@ -464,21 +464,36 @@ static int load_runs(cg_tape *t, cg_reader *R, cg_error *e) {
   }
 }
 
+/* Reports `done` records read of total (the header's count; past it:
+ * unknown); returns the count at which to report next (about every 2^16).
+ * Out of line: the loading loop keeps its registers (callgrind). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint64_t read_tick(const cg_alloc *A, uint64_t done, uint64_t total) {
+  cg_progress_at(A, "reading tape", done, done < total ? total : 0);
+  return (done | CG_PROGRESS_MASK) + 1;
+}
+
 cg_tape *cg_tape_from_reader(cg_alloc *A, cg_reader *R, cg_error *e) {
   cg_tape *t = cg_tape_new(A);
   const cg_tapeinfo *info = cg_reader_info(R);
   const double *x0;
   cg_rec rb[LOAD_BATCH];
+  uint64_t total = info->n_ops, mark = CG_PROGRESS_MASK + 1; /* read before the text readers count */
   int rc = 0, n;
   if (!t) return cg_seterr(e, CG_ENOMEM, "out of memory"), NULL;
   if (!op_ready) op_init();
   snprintf(t->source, sizeof t->source, "%s", cg_reader_path(R));
   presize(t, info);
+  if (total) cg_progress_at(A, "reading tape", 0, total);
   for (;;) { /* runs of plain records, and the others one by one between them */
     if ((rc = load_runs(t, R, e)) != 0) break;
     if ((n = cg_reader_next_batch(R, rb, R->next_run ? 1 : LOAD_BATCH, e)) == 0) break;
     if ((rc = n < 0 ? n : load_batch(t, R, rb, n, e)) != 0) break;
+    if (t->nops >= mark) mark = read_tick(A, t->nops, total);
   }
+  cg_progress_end(A, "reading tape", t->nops);
   t->info = *info;     /* text readers complete it while reading */
   x0 = cg_reader_x0(R); /* likewise */
   if (rc == 0 && x0) rc = cg_tape_set_x0(t, x0, (size_t)t->n_indep, e);

@@ -70,10 +70,26 @@ void *cg_realloc_n(cg_alloc *A, void *p, size_t on, size_t nn, size_t size);
  * cg_budget_stop) until the caller clears it, so a message can say which
  * limit was reached.  Requests with ptr NULL must have osize 0 (cg_malloc
  * and cg_realloc pass 0). */
+/* Progress of long work: fn(ud, what, done, total) is called by the core's
+ * long loops every 2^14..2^16 units (CG_PROGRESS_MASK), with `what` a static
+ * string naming the work ("reading tape", "building graph", "linearizing",
+ * "eliminating", ...), done counting up and total 0 when unknown; the last
+ * call of a piece of work has done == total (its end: cg_progress_end), so
+ * work of unknown total makes its first report at done > 0.  The callee
+ * throttles by time; it must not longjmp (no Lua error) nor call Lua: it
+ * runs inside core code.  A zeroed cg_progress is none. */
+typedef void (*cg_progressf)(void *ud, const char *what, uint64_t done, uint64_t total);
+typedef struct cg_progress {
+  cg_progressf fn;
+  void *ud;
+} cg_progress;
+#define CG_PROGRESS_MASK 0xffffu /* a loop reports when (i & mask) == 0 */
+
 typedef struct cg_budget {
   cg_alloc base;      /* the allocator counted */
   size_t used, limit; /* bytes in blocks handed out; limit 0: none */
   int hit;
+  cg_progress progress; /* the progress hook of the work done with it (zeroed: none) */
 } cg_budget;
 void *cg_budget_allocf(void *ud, void *ptr, size_t osize, size_t nsize);
 /* A budget of `limit` bytes (0: none) over base; A (may be NULL) gets the
@@ -87,6 +103,28 @@ static inline cg_budget *cg_budget_of(const cg_alloc *A) {
 static inline size_t cg_alloc_limit(const cg_alloc *A) {
   const cg_budget *b = cg_budget_of(A);
   return b ? b->limit : 0;
+}
+/* Reports progress to A's budget's hook (a no-op when A has no budget or
+ * the budget no hook).  Callers test a loop counter against
+ * CG_PROGRESS_MASK first, so the cost when off is a mask test, then this
+ * pointer test. */
+void cg_progress_report(const cg_alloc *A, const char *what, uint64_t done, uint64_t total)
+#if defined(__GNUC__)
+    __attribute__((cold, noinline)) /* out of the hot loops that call it */
+#endif
+    ;
+static inline void cg_progress_at(const cg_alloc *A, const char *what, uint64_t done,
+                                  uint64_t total) {
+  if (A) cg_progress_report(A, what, done, total);
+}
+/* Whether A's budget has a progress hook (to skip counting a total). */
+static inline int cg_progress_on(const cg_alloc *A) {
+  const cg_budget *b = cg_budget_of(A);
+  return b && b->progress.fn;
+}
+/* The end of a piece of work of n units: cg_progress_at with done == total. */
+static inline void cg_progress_end(const cg_alloc *A, const char *what, uint64_t n) {
+  cg_progress_at(A, what, n, n);
 }
 /* Records that a step stopped because it would pass A's limit (a no-op
  * without a budget). */

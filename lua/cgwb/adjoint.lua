@@ -16,6 +16,7 @@
 -- @module cgwb.adjoint
 local core = require "cgwb.core"
 local unparse = require "cgwb.kparse.unparse"
+local progress = require "cgwb.progress"
 
 local M = {}
 
@@ -1052,7 +1053,9 @@ local function emit_raw(k, fname, opts)
   if info then chosen, transformed = choose_loops(gen, info, sel) end
   local texts, protos = {}, {}
   local main = fid - 1
-  for _, f in ipairs(funcs) do
+  local r = progress.start("adjoint code", #funcs) -- per function
+  for i, f in ipairs(funcs) do
+    r:update(i - 1)
     local fn = setmetatable({ u = u, gen = gen, fid = f, all_active = f ~= main, ntemp = 0 }, E)
     if f == main then
       fn.chosen = chosen
@@ -1074,6 +1077,7 @@ local function emit_raw(k, fname, opts)
     protos[#protos + 1] = ("static %s %s(%s);"):format(ret, gen.plain_name[f],
       #parts == 0 and "void" or table.concat(parts, ", "))
   end
+  r:finish(#funcs)
   -- F_b
   local name = u:name_of("func", main)
   local ret = LAY.types[u:get("func", main, "RET") + 1]
@@ -1226,8 +1230,10 @@ function M.measure(k, fname, variants, call, opts)
   for _, n in ipairs(names) do
     put(n .. ".c", variants[n])
     local exe = dir .. "/" .. n
+    local r = progress.start("compiling the " .. n .. " adjoint", 1)
     local ok = os.execute(("%s -std=c99 -O2 -I'%s' -o '%s' '%s/%s.c' '%s/main.c' -lm 2>'%s/cc.log'"):format(cc, dir, exe,
       dir, n, dir, dir))
+    r:finish(1)
     if not ok then
       local lf = io.open(dir .. "/cc.log", "rb")
       err = "--call: the " .. n .. " adjoint does not compile: " .. (lf and lf:read("a") or "")

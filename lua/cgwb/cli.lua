@@ -515,7 +515,6 @@ local function elim_options(p)
       end
       return v
     end)
-  p:flag("--quiet", "No progress line on stderr (--order exact shows one when stderr is a terminal).")
 end
 
 -- The largest relative difference between two sorted sparse Jacobians
@@ -635,7 +634,7 @@ local function run_elimination(lg, a, what)
   local t0 = os.clock()
   local cost, order, name, extra
   local opts = { seed = a.seed, budget = a.budget, time_limit = a.time_limit,
-                 progress = not a.quiet and not a.json and cgwb().core.stderr_is_terminal() }
+                 progress = not a.json } -- drawn or not by the renderer (cgwb.progress)
   if a.mode == "vertex" then
     cost, order, name, extra = elim.eliminate(lg, spec, opts)
   else
@@ -1641,7 +1640,6 @@ commands.sweep = {
     option(p, "-o --output", "The merged CSV file to write (default DIR/results.csv).")
       :argname("FILE.csv")
     p:flag("--json", "Print the summary as JSON.")
-    p:flag("--quiet", "No progress on stderr.")
   end,
   run = function(a)
     local sweep = require "cgwb.sweep"
@@ -1718,6 +1716,16 @@ end
 -- `only` (a command's name), only that command's options are set up: a
 -- process runs one command, and the other commands' options (some ask the
 -- core for lists of names) would only cost start-up time.
+-- Whether sub-parser `sub` has an option named `name` already.
+local function has_option(sub, name)
+  for _, o in ipairs(sub._options) do
+    for _, alias in ipairs(o._aliases) do
+      if alias == name then return true end
+    end
+  end
+  return false
+end
+
 local function build_parser(only)
   local p = argparse("cgwb", "A Lua-scriptable research workbench for automatic differentiation.")
     :epilog("Examples:\n  cgwb run examples/markowitz.lua examples/tapes/bratu.tap\n"
@@ -1732,6 +1740,9 @@ local function build_parser(only)
     local sub = p:command(name, c.help)
     if not only or only == name then
       c.setup(sub)
+      if not has_option(sub, "--quiet") then -- a command may say more about it
+        sub:flag("--quiet", "No progress on stderr (doc/usage.md, \"Progress and --quiet\").")
+      end
       sub:epilog("Example:\n  " .. c.example)
     end
     subs[name] = sub
@@ -1774,6 +1785,7 @@ end
 -- Runs command `name` with the parsed arguments `a`; returns the exit status.
 local function dispatch(name, a)
   a.command = name
+  if a.quiet then require("cgwb.progress").quiet(true) end
   local ok, err = xpcall(commands[name].run, function(e)
     if getmetatable(e) == Fail then return e end
     return { code = 1, msg = tostring(e), trace = debug.traceback() }
@@ -1782,6 +1794,7 @@ local function dispatch(name, a)
     io.stdout:flush()
     return 0
   end
+  require("cgwb.progress").quiet(true) -- closes a progress line left open before the message
   io.stderr:write("cgwb ", name, ": ", err.msg, "\n")
   if err.trace and os.getenv("CGWB_DEBUG") then io.stderr:write(err.trace, "\n") end
   return err.code

@@ -16,6 +16,7 @@
 --   * a table { replay = {v1, v2, ...} }: a recorded order.
 -- @module cgwb.elim
 local core = require "cgwb.core"
+local progress = require "cgwb.progress"
 
 local M = {}
 
@@ -138,7 +139,9 @@ function M.anneal(lg, opts)
   local best, best_order = cur, { table.unpack(order) }
   local temp = math.max(1, cur * 0.02)
   if #order < 2 then return best_order, best end
-  for _ = 1, budget do
+  local r = progress.start("annealing", budget)
+  for k = 1, budget do
+    r:update(k - 1)
     local i, j = rand(1, #order), rand(1, #order)
     order[i], order[j] = order[j], order[i]
     local c = replay_cost(lg, order)
@@ -150,6 +153,7 @@ function M.anneal(lg, opts)
     end
     temp = temp * 0.97
   end
+  r:finish(budget)
   return best_order, best
 end
 
@@ -163,16 +167,20 @@ function M.best(lg, opts)
     if name ~= "reverse" then names[#names + 1] = name end
   end
   local last_err
-  for _, name in ipairs(names) do
+  local r = progress.start("trying orderings", #names + 1)
+  for i, name in ipairs(names) do
+    r:update(i - 1)
     local c <close> = lg:copy()
     local ok, cost, order = pcall(c.eliminate, c, { name })
     if not ok and not over_limit(cost) then error(cost, 0) end
     if not ok then last_err = cost -- past the memory limit: not a candidate
     elseif not best or cost.mults < best then best, best_order, best_name = cost.mults, order, name end
   end
-  if not best then error(last_err, 0) end
+  if not best then r:finish(); error(last_err, 0) end
+  r:update(#names)
   local c <close> = lg:copy()
   local ok, mults, order = pcall(c.exact, c, opts.max_component or 16)
+  r:finish(#names + 1)
   if not ok and not over_limit(mults) then error(mults, 0) end
   if not ok then mults = nil end -- past the memory limit: not a candidate
   if mults and mults < best then best, best_order, best_name = mults, order, "exact" end
@@ -348,7 +356,9 @@ local function x_best(lg, names, run, opts)
   local best, best_steps, best_name, last_err
   local fixed = {}
   for _, o in ipairs(M.orderings) do fixed[o.name] = not o.driver and not o.needs.seed end
-  for _, name in ipairs(names) do
+  local r = progress.start("trying orderings", #names)
+  for i, name in ipairs(names) do
+    r:update(i - 1)
     if fixed[name] then
       local c <close> = lg:copy()
       local ok, cost, steps = pcall(run, c, M.x_spec(name, names, opts))
@@ -357,6 +367,7 @@ local function x_best(lg, names, run, opts)
       elseif not best or cost.mults < best.mults then best, best_steps, best_name = cost, steps, name end
     end
   end
+  r:finish(#names)
   if not best then error(last_err, 0) end
   return best_steps, best, best_name
 end
@@ -473,7 +484,9 @@ local function edge_anneal(lg, steps, mults, opts)
   local best, best_steps = mults, steps
   local temp = math.max(1, cur * 0.02)
   if #steps < 1 then return best_steps, best end
-  for _ = 1, budget do
+  local r = progress.start("annealing edges", budget)
+  for k = 1, budget do
+    r:update(k - 1)
     local s, n = {}, #cur_steps
     for q = 1, n do s[q] = cur_steps[q] end
     local move, p = rand(1, 3), rand(1, n)
@@ -494,6 +507,7 @@ local function edge_anneal(lg, steps, mults, opts)
     end
     temp = temp * 0.97
   end
+  r:finish(budget)
   return best_steps, best
 end
 

@@ -13,6 +13,7 @@ local M = {
   new_tape = core.tape_new,     -- () -> empty cgwb.Tape
   tape_stats = core.stats,      -- (path) -> table | nil, msg (streams)
   opcodes = core.opcodes,       -- () -> array of opcode descriptions
+  progress = require "cgwb.progress", -- progress lines on stderr (start, quiet, enabled)
 }
 
 --- Reads a tape file: (path) -> cgwb.Tape | nil, msg.  A classic, text or ADOL-C tape
