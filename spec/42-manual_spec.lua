@@ -244,10 +244,12 @@ describe("the API reference (make doc)", function()
     require "cgwb.kernel" -- adds the Kernel's Lua methods to its class
     local tape = assert(cgwb.trace(function(x) return { x[1] * x[2] } end, { 2, 3 }))
     local plan = assert(cgwb.jacobian_plan(tape))
-    local classes = live_classes(debug.getregistry(), { Plan = getmetatable(plan) })
+    local reporter = require("cgwb.progress").start("nothing")
+    local classes = live_classes(debug.getregistry(), { Plan = getmetatable(plan), Reporter = getmetatable(reporter) })
     plan:free()
+    reporter:finish()
     for _, c in ipairs({ "Tape", "Graph", "GraphBuilder", "Schedule", "LinGraph", "JPlan", "Kernel",
-                         "SearchView", "Plan" }) do
+                         "SearchView", "Plan", "Reporter" }) do
       assert(classes[c] and next(classes[c]), "the walk found no methods of " .. c)
     end
     local missing, stray = compare(live_surface(module_names(), require, classes), entries)

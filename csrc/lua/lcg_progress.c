@@ -245,3 +245,33 @@ void lcg_open_progress(lua_State *L) {
 }
 
 /* }==== */
+
+/* {==== API reference: LDoc entries (make doc -> build/doc/api/; doc/manual.md) ====} */
+
+/***
+The C module: tapes, graphs, schedules, linearized graphs and eliminations, kernels.
+@module cgwb.core
+*/
+
+/*** core.progress_update(what, done [, total [, t0]]): reports `done` units of the work `what`
+(of `total`, 0 or nil: unknown) started at `t0` (core.progress_clock()); draws when due.
+@function progress_update
+*/
+
+/*** core.progress_finish(what, done [, t0]): ends the work `what` (its last line).
+@function progress_finish
+*/
+
+/*** core.progress_quiet([flag]) -> flag: silences this state's progress (what `--quiet` sets).
+@function progress_quiet
+*/
+
+/*** core.progress_enabled() -> shown, drawn: whether progress is shown at all, and redrawn in place.
+@function progress_enabled
+*/
+
+/*** core.progress_clock() -> seconds on the renderer's monotonic clock.
+@function progress_clock
+*/
+
+/* }==== */

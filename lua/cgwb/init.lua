@@ -16,6 +16,20 @@ local M = {
   progress = require "cgwb.progress", -- progress lines on stderr (start, quiet, enabled)
 }
 
+--- cgwb.progress.start(what [, total]) -> a reporter r (r:update(done), r:finish());
+-- the module cgwb.progress, also reachable as cgwb.progress.
+-- @function progress.start
+
+--- cgwb.progress.run(what, total, f): runs f(r) between start and finish.
+-- @function progress.run
+
+--- cgwb.progress.quiet([flag]): silences progress for this state
+-- (the command line's `--quiet` sets it).
+-- @function progress.quiet
+
+--- cgwb.progress.enabled() -> shown, drawn: whether progress shows, and redraws in place.
+-- @function progress.enabled
+
 --- Reads a tape file: (path) -> cgwb.Tape | nil, msg.  A classic, text or ADOL-C tape
 -- (any one file of a set), detected from the content (core.read_tape; doc/formats.md).
 -- @function read_tape

@@ -18,6 +18,7 @@
 -- terminal; never shows nothing).  progress.quiet(true), what `--quiet` sets,
 -- silences it for this Lua state (each lua_State has its own renderer).
 -- Nothing is ever written to stdout.
+-- @module cgwb.progress
 local core = require "cgwb.core"
 
 local M = {}
