@@ -76,31 +76,16 @@ local hist = sched:histogram()
 for l = 1, #hist do claims:equal(("level %d: nodes counted against the schedule's"):format(l - 1), nodes[l], hist[l]) end
 local S = R.level_summary(hist, BATCH, 3000)
 
--- Figure 11: the data and the plot (gnuplot's libgd PNG with the DejaVu font
--- named by its file, so no system font lookup; it writes no date).
+-- Figure 11: the data and the plot.
 local csv = { "level,nodes" }
 for l, c in ipairs(hist) do csv[#csv + 1] = ("%d,%d"):format(l - 1, c) end
 write("doc/results/cavity-levels.csv", table.concat(csv, "\n") .. "\n")
-local FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-local dat = "build/results-codegen/cavity-levels.dat"
-write(dat, table.concat(csv, "\n", 2):gsub(",", " ") .. "\n")
-local gp = table.concat({
-  ("set terminal png size 800,500 font '%s' 11"):format(FONT),
-  "set output 'doc/results/cavity-levels.png.tmp'",
-  "set title 'Level distribution of the Cavity graph (by height; Bischof and Hu 1991, Figure 11)'",
-  "set xlabel 'level (height)'", "set ylabel 'nodes'", "set style fill solid 0.6", "set boxwidth 0.8",
-  "set grid ytics", "set xtics 1", "unset key",
-  ("set yrange [0:%d]"):format(math.ceil(S.widest * 1.1 / 1000) * 1000),
-  "set arrow from graph 0, first 3000 to graph 1, first 3000 nohead dashtype 2",
-  "set label 'paper: most levels < 3,000 nodes' right at graph 0.99, first 3300 front",
-  ("set xrange [-0.6:%g]"):format(#hist - 0.4),
-  ("plot '%s' using 1:2 with boxes"):format(dat),
-}, "; ")
-if not os.execute("gnuplot -e \"" .. gp:gsub('"', '\\"') .. "\"") then
-  io.stderr:write("results-codegen: gnuplot failed\n")
+local pok, perr = R.plot_levels(hist, "doc/results/cavity-levels.png", "build/results-codegen/cavity-levels.dat",
+  "Level distribution of the Cavity graph (by height; Bischof and Hu 1991, Figure 11)")
+if not pok then
+  io.stderr:write("results-codegen: ", perr, "\n")
   os.exit(1)
 end
-assert(os.rename("doc/results/cavity-levels.png.tmp", "doc/results/cavity-levels.png"))
 
 -- {==== Table 5: the model's structural inputs ====}
 
