@@ -15,7 +15,7 @@
 # timings have no such section.  Each writer checks the claims its page makes
 # and fails (exit 1, the claim on stderr) when one does not hold; this script
 # stops at the first failure.  Needs `make` and `make examples` (`make results`
-# runs both).  The whole run takes a few minutes on 2 cores, most of it GCC
+# runs both).  The whole run took 9 minutes on 2 cores shared with other jobs, most of it GCC
 # compiling the generated code (at -O1, see compiled-evaluation.md).
 set -eu
 cd "$(dirname "$0")/.."
@@ -25,7 +25,7 @@ step() {
   echo "results: $*" >&2
   t0=$(date +%s)
   "$@"
-  echo "results: $1 done in $(( $(date +%s) - t0 )) s" >&2
+  echo "results: $* done in $(( $(date +%s) - t0 )) s" >&2
 }
 step scripts/cgwb run scripts/results-tape-stats.lua
 step scripts/cgwb run scripts/results-graph.lua
