@@ -161,6 +161,13 @@ doc:
 	@rm -rf build/doc/api && mkdir -p build/doc/api
 	$(LUA) "$$(command -v ldoc)" --fatalwarnings --testing -c doc/config.ld .
 
+# Regenerates every page and figure of doc/results/ from the shipped examples
+# (scripts/results.sh; a few minutes); each page's text above its
+# "## Timings (change from run to run)" section is the same from run to run.
+.PHONY: results
+results: deps all examples
+	@sh scripts/results.sh
+
 # The installed launcher carries the final LUADIR and LIBDIR (never DESTDIR's
 # staging path), so it finds its modules from any directory; the examples go
 # to EXAMPLESDIR (the main job: cgwb run $(EXAMPLESDIR)/markowitz.lua TAPE).

@@ -12,6 +12,7 @@ package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 local cgwb = require "cgwb"
 local core = require "cgwb.core"
 local elim = require "cgwb.elim"
+local R = dofile("scripts/results-lib.lua")
 
 local out_path = arg[1] or "doc/results/elimination.md"
 
@@ -162,6 +163,24 @@ local extras = {
     },
     -- An exhaustive search over edge elimination sequences (run below).
     edge_optimum = true,
+    -- The notes' claims, checked against this run's rows (the script fails otherwise).
+    check = function(res, exact, eopt, besth)
+      local claims = R.claims("results-elim (Lion)")
+      for _, r in ipairs(res) do
+        if r[1] == "vertex" then
+          claims:equal("vertex " .. r[2] .. ": every vertex ordering gives 12", r[3], 12)
+        elseif not r[8] then
+          local want = (r[1] == "face" and r[2] == "markowitz") and 15 or 12
+          claims:equal(r[1] .. " " .. r[2] .. ": the built-in edge and face rules give 12 (face markowitz 15)", r[3], want)
+        end
+        if r[1] == "vertex" and r[2] == "reverse" then claims:equal("vertex reverse: 1 add, as OpenAD", r[5], 1) end
+      end
+      claims:equal("the proven vertex optimum", exact, 12)
+      claims:equal("the edge optimum by exhaustive search", eopt, 11)
+      claims:equal("the edge hand order", besth.edge, 11)
+      claims:equal("the face hand order", besth.face, 11)
+      claims:finish()
+    end,
     notes = {
       "Source: OpenAD/F's `Examples/Lion` (`head.prepped.f90`, point from `driver.f90`), in the copy",
       "github.com/dorugeber/OpenAD at commit e96f8d006d1ba22cee4f5182a6ee0409ee66b589; OpenAD's counts are",
@@ -372,6 +391,7 @@ for _, case in ipairs(cases) do
   rows[#rows + 1] = { "vertex", "exact", best and tostring(best) or "not proven (component > 20)", "", "", "" }
   local eopt = extra and extra.edge_optimum and edge_optimum(lg)
   if eopt then rows[#rows + 1] = { "edge", "optimum (exhaustive search)", tostring(eopt), "", "", "" } end
+  if extra and extra.check then extra.check(res, best, eopt, besth) end
   md[#md + 1] = md_table(rows)
   md[#md + 1] = ""
   md[#md + 1] = ("max rel. diff to the forward sweep over all runs: %.2g"):format(worst)

@@ -371,6 +371,43 @@ for _, ex in ipairs(examples) do
   w("")
 end
 env.maxrel = maxrel == 0 and "0" or ("%.1e"):format(maxrel)
+
+-- {==== the claims the explanation makes, checked (scripts/results-lib.lua) ====}
+
+local R = dofile("scripts/results-lib.lua")
+local claims = R.claims("results-tape-stats")
+local function num(x) return tonumber(x) end
+local lo, hi = math.huge, -math.huge
+for _, ex in ipairs(examples) do
+  local e = env[ex.name]
+  lo, hi = math.min(lo, num(e.paper.pct_copies)), math.max(hi, num(e.paper.pct_copies))
+end
+for _, ex in ipairs(examples) do
+  local e = env[ex.name]
+  claims:equal(ex.name .. ": arithmetic rows of ADOL-C and the tracer agree", e.lua.arith, e.adolc.arith)
+  claims:equal(ex.name .. ": in-place rows of ADOL-C and the tracer agree", e.lua.inplace, e.adolc.inplace)
+  claims:check(num(e.lua.pct_copies) >= lo and num(e.lua.pct_copies) <= hi,
+    ex.name .. ": the tracer's share of copies is in the range of the paper's")
+  claims:check(e.lua.copies > e.adolc.copies, ex.name .. ": the tracer records more copies than ADOL-C")
+  claims:check(num(e.paper.bpo) > num(e.adolc.bpo) and num(e.paper.bpo) > num(e.lua.bpo),
+    ex.name .. ": the paper's bytes per operation are the highest")
+  claims:check(e.adolc.bytes / e.adolc.ops < e.lua.bytes / e.lua.ops,
+    ex.name .. ": ADOL-C 2.x's records are the smallest on average")
+end
+claims:check(math.abs(env.bratu.lua.maxlive - env.bratu.paper.maxlive) <= 0.01 * env.bratu.paper.maxlive,
+  "Bratu: the tracer's max live is close (1%) to the paper's")
+claims:check(math.abs(num(env.shallow.lua.bpo) - num(env.shallow.adolc.bpo)) <= 0.2,
+  "Shallow: the tracer's bytes per operation come close (0.2) to ADOL-C's")
+claims:check(env.shallow.paper.maxlive >= 10 * env.shallow.adolc.locations,
+  "Shallow: the paper's max live is an order of magnitude above our locations")
+claims:check(num(env.bratu.paper.const_share) > num(env.bratu.lua.const_share),
+  "Bratu: a larger share of the paper's operations carry a constant")
+claims:equal("Bratu: the printed total is the rows plus the death notices", env.bratu.paper.ops + env.bratu.paper.deaths,
+  env.bratu.paper_total)
+claims:equal("Cavity: the printed total is the rows plus the death notices", env.cavity.paper.ops + env.cavity.paper.deaths,
+  env.cavity.paper_total)
+claims:equal("Shallow: the printed total is the rows alone", env.shallow.paper.ops, env.shallow.paper_total)
+claims:finish()
 w("## Where and why the numbers differ")
 w("")
 -- code spans stay on one line, like the numbers

@@ -30,6 +30,6 @@ int main(int argc, char **argv) {
     if (d < best) best = d;
   }
   for (i = 0; i < CG_M; i++) sum += y[i];
-  printf("compiled %.6f %.17g\n", best, sum);
+  printf("compiled %.9f %.17g\n", best, sum);
   return 0;
 }
