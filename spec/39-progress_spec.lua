@@ -21,15 +21,7 @@ local mtx = H.tmp(".mtx")
 
 -- Runs cgwb with the environment settings env (VAR=value words): stdout,
 -- stderr, exit status.
-local function run(env, args)
-  local out, err = H.tmp(".out"), H.tmp(".err")
-  local cmd = ("env %s CGWB_BUILD=%s scripts/cgwb %s >%s 2>%s"):format(env, H.build, args, out, err)
-  local _, _, code = os.execute(cmd)
-  local o, e = H.read(out), H.read(err)
-  os.remove(out)
-  os.remove(err)
-  return o, e, code
-end
+local function run(env, args) return H.cgwb(args, env) end
 
 local JAC = "jacobian " .. tape .. " --json -o " .. mtx
 

@@ -69,10 +69,11 @@ function M.nozeros(J)
   return r
 end
 
---- Runs the cgwb command; returns stdout, stderr, exit status.
-function M.cgwb(args)
+--- Runs the cgwb command (with the environment settings env, "VAR=value"
+-- words, when given); returns stdout, stderr, exit status.
+function M.cgwb(args, env)
   local out, err = M.tmp(".out"), M.tmp(".err")
-  local cmd = ("CGWB_BUILD=%s scripts/cgwb %s >%s 2>%s"):format(M.build, args, out, err)
+  local cmd = ("env %s CGWB_BUILD=%s scripts/cgwb %s >%s 2>%s"):format(env or "", M.build, args, out, err)
   local _, _, code = os.execute(cmd)
   local o, e = M.read(out), M.read(err)
   os.remove(out)
