@@ -80,6 +80,130 @@ function M.core_spec(spec)
   return spec
 end
 
+-- {==== scale: what a run will cost, refused up front when too much ====}
+
+--- The thresholds above which a run is refused before it starts (elim.check_scale):
+-- raise one from Lua (`elim.LIMITS.fill_edges = 1e8`) or with `--limit NAME=N`.
+-- Each is a count of work or memory, never a time; the figures are from the
+-- audit in doc/elimination.md, "What each ordering costs" (scripts/audit-scale.sh).
+M.LIMITS = {
+  fill_edges = 1e7,  -- edges an order-blind rule (forward, reverse, random) creates (~37 bytes each)
+  mults = 1e9,       -- multiplications of such a rule
+  lua_steps = 2e6,   -- edge and face anneal/exact: --budget x edges, each edge step a Lua call
+  replay_work = 2e9, -- vertex anneal and exact's incumbent: --budget x (edges + Markowitz degrees)
+  reach_work = 2e9,  -- relative-markowitz's reach counts: (vertices + edges) x (n + m) / 64 word operations
+  sweeps_work = 2e9, -- strategies reverse and forward: sweeps x edges
+}
+
+-- The order-blind rules' figures (cg_lin_scale_counts): forward and reverse
+-- exactly, random taken as their mean (between the two on the shipped graphs).
+local blind = {
+  forward = function(s) return s.forward_mults, s.forward_fill end,
+  reverse = function(s) return s.reverse_mults, s.reverse_fill end,
+  random = function(s) return (s.forward_mults + s.reverse_mults) / 2, (s.forward_fill + s.reverse_fill) / 2 end,
+}
+
+-- A count as a short figure: 52624707 -> "5.3e+07", 1200 -> "1200".
+local function fig(x) return x < 1e5 and ("%d"):format(math.floor(x + 0.5)) or ("%.2g"):format(x) end
+
+-- The first rule of a string spec ("forward,markowitz" -> "forward"): the one that decides the order.
+local function first_rule(spec)
+  return type(spec) == "string" and spec:match("^%s*([^,%s]+)") or nil
+end
+
+--- The cheap counts of lg (lg:scale_counts, capped at LIMITS.reach_work)
+-- and what `spec` in `mode` would cost by them: a table with the counts and
+-- the estimate's fields mults, fill_edges, lua_steps, replay_work,
+-- reach_work, sweeps_work (absent: nothing to say).  opts: budget (for
+-- anneal, exact), strategy ("reverse", "forward": sweeps instead).
+function M.estimate(lg, spec, mode, opts)
+  opts = opts or {}
+  mode = mode or "vertex"
+  local s = lg:scale_counts(M.LIMITS.reach_work)
+  local c = lg:counts()
+  local est = { counts = s, independents = c.independents, dependents = c.dependents }
+  local name = first_rule(spec)
+  local budget = math.tointeger(opts.budget) or 200
+  if opts.strategy == "reverse" or opts.strategy == "forward" then
+    est.sweeps = opts.strategy == "reverse" and c.dependents or c.independents
+    est.sweeps_work = est.sweeps * s.edges
+  elseif blind[name] then
+    est.mults, est.fill_edges = blind[name](s)
+  elseif name == "relative-markowitz" then
+    est.reach_work = (c.vertices + s.edges) * ((c.independents + 63) // 64 + (c.dependents + 63) // 64)
+  elseif name == "anneal" or name == "exact" then
+    est.replay_work = budget * (s.edges + s.markowitz_sum)
+    if mode ~= "vertex" then est.lua_steps = budget * s.edges end
+  end
+  return est
+end
+
+-- Why est is over a limit and what bounds it, or nil.
+local function over(est, name)
+  local L = M.LIMITS
+  if est.fill_edges and (est.fill_edges > L.fill_edges or est.mults > L.mults) then
+    local key = est.fill_edges > L.fill_edges and "fill_edges" or "mults"
+    return ("it would create about %s edges and perform %s multiplications (%s independents, %s dependents, "
+      .. "%s edges), over elim.LIMITS.%s = %s; bound it with --order markowitz (or reverse%s), "
+      .. "or raise the limit with --limit %s=N"):format(fig(est.fill_edges), fig(est.mults),
+      fig(est.independents), fig(est.dependents), fig(est.counts.edges), key, fig(L[key]),
+      name == "reverse" and " on its transpose" or "", key)
+  end
+  if est.lua_steps and est.lua_steps > L.lua_steps then
+    local b = math.max(0, L.lua_steps // math.max(est.counts.edges, 1))
+    return ("--budget %d evaluations x %s edges = %s edge steps replayed in Lua, over elim.LIMITS.lua_steps = %s; "
+      .. "bound it with --budget %d (opts.budget), or raise the limit with --limit lua_steps=N")
+      :format(est.lua_steps // math.max(est.counts.edges, 1), fig(est.counts.edges), fig(est.lua_steps),
+        fig(L.lua_steps), b)
+  end
+  if est.replay_work and est.replay_work > L.replay_work then
+    local per = est.counts.edges + est.counts.markowitz_sum
+    return ("%s replays of %s edges and Markowitz degrees = %s, over elim.LIMITS.replay_work = %s; bound it with "
+      .. "--budget %d (opts.budget), or raise the limit with --limit replay_work=N")
+      :format(fig(est.replay_work / math.max(per, 1)), fig(per), fig(est.replay_work), fig(L.replay_work),
+        math.floor(L.replay_work / math.max(per, 1)))
+  end
+  if est.reach_work and est.reach_work > L.reach_work then
+    return ("its reach counts take %s word operations ((vertices + edges) x (%s + %s) / 64), over "
+      .. "elim.LIMITS.reach_work = %s; bound it with --order markowitz, or raise the limit with "
+      .. "--limit reach_work=N"):format(fig(est.reach_work), fig(est.independents), fig(est.dependents),
+      fig(L.reach_work))
+  end
+  if est.sweeps_work and est.sweeps_work > L.sweeps_work then
+    return ("%s sweeps x %s edges = %s edge visits, over elim.LIMITS.sweeps_work = %s; bound it with "
+      .. "--strategy colouring (or elimination), or raise the limit with --limit sweeps_work=N")
+      :format(fig(est.sweeps), fig(est.counts.edges), fig(est.sweeps_work), fig(L.sweeps_work))
+  end
+  return nil
+end
+
+--- Can `spec` run in `mode` on lg within M.LIMITS?  true, the estimate; or
+-- nil, "<why: the estimate>; bound it with <option>", the estimate.
+-- Costs lg:scale_counts (O(edges x (n + m) / 64) at most LIMITS.reach_work)
+-- and nothing when the spec is a Lua rule or a built-in rule bounded by
+-- itself (markowitz, min-fill, lmmd, momr; best skips the candidates that
+-- do not fit).
+function M.check_scale(lg, spec, mode, opts)
+  opts = opts or {}
+  local name = first_rule(spec)
+  local st = opts.strategy
+  if not (blind[name] or name == "relative-markowitz" or name == "anneal" or name == "exact"
+          or st == "reverse" or st == "forward") then
+    return true
+  end
+  local est = M.estimate(lg, spec, mode, opts)
+  local why = over(est, name)
+  if why then return nil, why, est end
+  return true, est
+end
+
+-- The refusal as the drivers return it: "<ordering> (<mode> elimination): <why>".
+local function refusal(spec, mode, why)
+  return ("%s (%s elimination): %s"):format(first_rule(spec) or "lua", mode, why)
+end
+
+-- }====
+
 -- A small seeded generator (xorshift64*) for anneal.
 local function rng(seed)
   local s = (seed * 2654435761 + 88172645463325252) & 0x7fffffffffffffff
@@ -157,11 +281,13 @@ function M.best(lg, opts)
   end
   local last_err
   for _, name in ipairs(names) do
+    if not M.check_scale(lg, name, "vertex", opts) then goto next end -- over elim.LIMITS: not a candidate
     local c <close> = lg:copy()
     local ok, cost, order = pcall(c.eliminate, c, { name })
     if not ok and not over_limit(cost) then error(cost, 0) end
     if not ok then last_err = cost -- past the memory limit: not a candidate
     elseif not best or cost.mults < best then best, best_order, best_name = cost.mults, order, name end
+    ::next::
   end
   if not best then error(last_err, 0) end
   local c <close> = lg:copy()
@@ -229,6 +355,8 @@ end
 -- Returns cost, order, the ordering's name; or nil and a message.
 function M.eliminate(lg, spec, opts)
   opts = opts or {}
+  local fits, why = M.check_scale(lg, spec, "vertex", opts)
+  if not fits then return nil, refusal(spec, "vertex", why) end
   if spec == "exact" or spec == "anneal" or spec == "best" then
     local order, name, _ -- `_` too: an undeclared one is a global write
     if spec == "exact" then
@@ -342,7 +470,7 @@ local function x_best(lg, names, run, opts)
   local fixed = {}
   for _, o in ipairs(M.orderings) do fixed[o.name] = not o.driver and not o.needs.seed end
   for _, name in ipairs(names) do
-    if fixed[name] then
+    if fixed[name] and M.check_scale(lg, name, names == M.face_builtin and "face" or "edge", opts) then
       local c <close> = lg:copy()
       local ok, cost, steps = pcall(run, c, M.x_spec(name, names, opts))
       if not ok and not over_limit(cost) then error(cost, 0) end
@@ -653,8 +781,11 @@ end
 
 -- A driver for `cgwb ... --mode edge|face`: (lg, spec, opts) -> cost, steps, name [, extra].
 local function x_driver(names, method, replay, result)
+  local mode = method == "eliminate_edges" and "edge" or "face"
   return function(lg, spec, opts)
     opts = opts or {}
+    local fits, why = M.check_scale(lg, spec, mode, opts)
+    if not fits then return nil, refusal(spec, mode, why) end
     local run = function(g, s) return g[method](g, s) end
     if spec == "best" or spec == "anneal" or spec == "exact" then
       local steps, _, name, extra = result(lg, spec, opts)
@@ -702,6 +833,11 @@ M.modes.face = x_driver(M.face_builtin, "eliminate_faces",
 -- Compressed sweeps: J, info with colours and sweeps (lg unchanged).
 local function sweeps(side, trivial)
   return function(lg, a)
+    if trivial then
+      local st = side == "row" and "reverse" or "forward"
+      local fits, why = M.check_scale(lg, nil, "vertex", { strategy = st })
+      if not fits then return nil, ("strategy %s: %s"):format(st, why) end
+    end
     return lg:jacobian_coloured { side = side or a.side or "column", trivial = trivial,
                                   order = not trivial and a.colouring_order or nil }
   end
