@@ -87,20 +87,23 @@ end
 -- Each is a count of work or memory, never a time; the figures are from the
 -- audit in doc/elimination.md, "What each ordering costs" (scripts/audit-scale.sh).
 M.LIMITS = {
-  fill_edges = 1e7,  -- edges an order-blind rule (forward, reverse, random) creates (~37 bytes each)
-  mults = 1e9,       -- multiplications of such a rule
-  lua_steps = 2e6,   -- edge and face anneal/exact: --budget x edges, each edge step a Lua call
-  replay_work = 2e9, -- vertex anneal and exact's incumbent: --budget x (edges + Markowitz degrees)
-  reach_work = 2e9,  -- relative-markowitz's reach counts: (vertices + edges) x (n + m) / 64 word operations
-  sweeps_work = 2e9, -- strategies reverse and forward: sweeps x edges
+  mults = 2e8,        -- vertex forward and reverse: their multiplications (Shallow's forward, 5.3e7: 3 to 14 s)
+  x_mults = 5e6,      -- edge and face forward and reverse (Shallow's forward, 5.3e7: over 100 s)
+  random_mults = 1e7, -- random, any mode: the worse of forward's and reverse's (Shallow: past 3 GiB in 55 s)
+  lua_steps = 2e6,    -- edge and face anneal and exact: --budget x edges steps, each a Lua call (Bratu: 24 s)
+  replay_work = 1e8,  -- vertex anneal, exact: --budget x (edges + sqrt(forward x reverse mults)) (Shallow: 59 s)
+  reach_work = 2e9,   -- relative-markowitz's reach counts: (vertices + edges) x (n + m) / 64 word operations
+  sweeps_work = 2e9,  -- strategies reverse and forward: sweeps x edges
 }
 
--- The order-blind rules' figures (cg_lin_scale_counts): forward and reverse
--- exactly, random taken as their mean (between the two on the shipped graphs).
+-- The order-blind rules' figures (cg_lin_scale_counts): forward's and
+-- reverse's multiplications and fill exactly; random's taken as the worse
+-- of the two (a random order takes no side: on a gradient it fills as
+-- forward does, or worse).
 local blind = {
   forward = function(s) return s.forward_mults, s.forward_fill end,
   reverse = function(s) return s.reverse_mults, s.reverse_fill end,
-  random = function(s) return (s.forward_mults + s.reverse_mults) / 2, (s.forward_fill + s.reverse_fill) / 2 end,
+  random = function(s) return math.max(s.forward_mults, s.reverse_mults), math.max(s.forward_fill, s.reverse_fill) end,
 }
 
 -- A count as a short figure: 52624707 -> "5.3e+07", 1200 -> "1200".
@@ -129,10 +132,12 @@ function M.estimate(lg, spec, mode, opts)
     est.sweeps_work = est.sweeps * s.edges
   elseif blind[name] then
     est.mults, est.fill_edges = blind[name](s)
+    est.mults_limit = name == "random" and "random_mults" or mode == "vertex" and "mults" or "x_mults"
   elseif name == "relative-markowitz" then
     est.reach_work = (c.vertices + s.edges) * ((c.independents + 63) // 64 + (c.dependents + 63) // 64)
   elseif name == "anneal" or name == "exact" then
-    est.replay_work = budget * (s.edges + s.markowitz_sum)
+    est.per_replay = s.edges + math.sqrt(s.forward_mults * s.reverse_mults) -- an order partly scrambled
+    est.replay_work = budget * est.per_replay
     if mode ~= "vertex" then est.lua_steps = budget * s.edges end
   end
   return est
@@ -141,13 +146,12 @@ end
 -- Why est is over a limit and what bounds it, or nil.
 local function over(est, name)
   local L = M.LIMITS
-  if est.fill_edges and (est.fill_edges > L.fill_edges or est.mults > L.mults) then
-    local key = est.fill_edges > L.fill_edges and "fill_edges" or "mults"
-    return ("it would create about %s edges and perform %s multiplications (%s independents, %s dependents, "
-      .. "%s edges), over elim.LIMITS.%s = %s; bound it with --order markowitz (or reverse%s), "
-      .. "or raise the limit with --limit %s=N"):format(fig(est.fill_edges), fig(est.mults),
-      fig(est.independents), fig(est.dependents), fig(est.counts.edges), key, fig(L[key]),
-      name == "reverse" and " on its transpose" or "", key)
+  local key = est.mults_limit
+  if key and est.mults > L[key] then
+    return ("it would perform about %s multiplications and create %s edges (%s independents, %s dependents, "
+      .. "%s edges), over elim.LIMITS.%s = %s; bound it with --order markowitz, "
+      .. "or raise the limit with --limit %s=N"):format(fig(est.mults), fig(est.fill_edges),
+      fig(est.independents), fig(est.dependents), fig(est.counts.edges), key, fig(L[key]), key)
   end
   if est.lua_steps and est.lua_steps > L.lua_steps then
     local b = math.max(0, L.lua_steps // math.max(est.counts.edges, 1))
@@ -157,8 +161,9 @@ local function over(est, name)
         fig(L.lua_steps), b)
   end
   if est.replay_work and est.replay_work > L.replay_work then
-    local per = est.counts.edges + est.counts.markowitz_sum
-    return ("%s replays of %s edges and Markowitz degrees = %s, over elim.LIMITS.replay_work = %s; bound it with "
+    local per = est.per_replay
+    return ("%s replays of about %s (edges + sqrt(forward x reverse multiplications)) = %s, over "
+      .. "elim.LIMITS.replay_work = %s; bound it with "
       .. "--budget %d (opts.budget), or raise the limit with --limit replay_work=N")
       :format(fig(est.replay_work / math.max(per, 1)), fig(per), fig(est.replay_work), fig(L.replay_work),
         math.floor(L.replay_work / math.max(per, 1)))
