@@ -284,15 +284,38 @@ function M.best(lg, opts)
   for _, name in ipairs(M.ordering_names("vertex", true, true)) do
     if name ~= "reverse" then names[#names + 1] = name end
   end
+  -- forward's and reverse's costs are known before they run (lg:scale_counts):
+  -- each runs only if it is the cheapest, so best on a gradient does not pay
+  -- forward's fill to learn it loses.
+  local sc = lg:scale_counts(M.LIMITS.reach_work)
+  local known = not sc.partial and { forward = sc.forward_mults, reverse = sc.reverse_mults } or {}
   local last_err
-  for _, name in ipairs(names) do
-    if not M.check_scale(lg, name, "vertex", opts) then goto next end -- over elim.LIMITS: not a candidate
+  local function try(name) -- mults, order; nil past the memory limit
     local c <close> = lg:copy()
     local ok, cost, order = pcall(c.eliminate, c, { name })
     if not ok and not over_limit(cost) then error(cost, 0) end
-    if not ok then last_err = cost -- past the memory limit: not a candidate
-    elseif not best or cost.mults < best then best, best_order, best_name = cost.mults, order, name end
-    ::next::
+    if not ok then last_err = cost return nil end -- past the memory limit: not a candidate
+    return cost.mults, order
+  end
+  local cands = {}
+  for _, name in ipairs(names) do
+    if M.check_scale(lg, name, "vertex", opts) then -- over elim.LIMITS: not a candidate
+      if known[name] then cands[#cands + 1] = { name = name, mults = known[name] }
+      else
+        local m, o = try(name)
+        if m then cands[#cands + 1] = { name = name, mults = m, order = o } end
+      end
+    end
+  end
+  while not best do -- the first of the cheapest; a deferred one runs now
+    local pick
+    for _, cd in ipairs(cands) do
+      if not cd.dropped and (not pick or cd.mults < pick.mults) then pick = cd end
+    end
+    if not pick then break end
+    if not pick.order then pick.mults, pick.order = try(pick.name) end
+    if pick.order then best, best_order, best_name = pick.mults, pick.order, pick.name
+    else pick.dropped = true end
   end
   if not best then error(last_err, 0) end
   local c <close> = lg:copy()
