@@ -145,7 +145,7 @@ describe("scale: refusals", function()
     assert.matches('"mults": ' .. chain_fill(20, 100), out, 1, true)
     local _, err3, code3 = H.cgwb("eliminate " .. path .. " --order forward --limit nosuch=3")
     assert.equal(2, code3)
-    assert.matches("--limit takes NAME=N with N >= 0 and NAME one of lua_steps, mults, random_mults", err3, 1, true)
+    assert.matches("--limit takes NAME=N with N >= 0 and NAME one of hub_work, lua_steps, mults, random_mults", err3, 1, true)
     os.remove(path)
     local lg <close> = chain(20, 100)
     local cost, msg = with_limit("mults", 1000, function() return elim.eliminate(lg:copy(), "forward") end)
@@ -209,6 +209,22 @@ describe("scale: refusals", function()
       local _, info = assert(elim.strategy(st).run(lg:copy(), {}))
       assert.equal(sweeps * c.edges, info.mults) -- the estimate is the sweeps' multiplications
     end
+  end)
+
+  it("edge min-fill and relative-markowitz: edges x the largest component; vertex mode is not refused", function()
+    local lg <close> = chain(10, 40) -- one component of 40 intermediates
+    local work = lg:counts().edges * 40
+    assert.equal(40, lg:scale_counts().max_component)
+    with_limit("hub_work", work - 1, function()
+      for _, o in ipairs { "min-fill", "relative-markowitz" } do
+        local cost, msg = elim.modes.edge(lg:copy(), o)
+        assert.is_nil(cost)
+        assert.matches(("%d edges x 40 intermediates in the largest component = %d"):format(work // 40, work), msg, 1, true)
+        assert.matches("bound it with --order markowitz (or --mode vertex)", msg, 1, true)
+        assert.truthy(elim.eliminate(lg:copy(), o))
+      end
+    end)
+    with_limit("hub_work", work, function() assert.truthy(elim.modes.edge(lg:copy(), "min-fill")) end)
   end)
 
   it("best skips the candidates over a limit instead of refusing", function()

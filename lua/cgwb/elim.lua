@@ -93,6 +93,7 @@ M.LIMITS = {
   lua_steps = 2e6,    -- edge and face anneal and exact: --budget x edges steps, each a Lua call (Bratu: 24 s)
   replay_work = 1e8,  -- vertex anneal, exact: --budget x (edges + sqrt(forward x reverse mults)) (Shallow: 59 s)
   reach_work = 2e9,   -- relative-markowitz's reach counts: (vertices + edges) x (n + m) / 64 word operations
+  hub_work = 1e9,     -- edge min-fill, relative-markowitz: edges x the largest component (Shallow: 15 s to over 60 s)
   sweeps_work = 2e9,  -- strategies reverse and forward: sweeps x edges
 }
 
@@ -140,6 +141,9 @@ function M.estimate(lg, spec, mode, opts)
     est.replay_work = budget * est.per_replay
     if mode ~= "vertex" then est.lua_steps = budget * s.edges end
   end
+  if mode == "edge" and (name == "min-fill" or name == "relative-markowitz") then
+    est.hub_work = s.edges * s.max_component
+  end
   return est
 end
 
@@ -174,6 +178,12 @@ local function over(est, name)
       .. "--limit reach_work=N"):format(fig(est.reach_work), fig(est.independents), fig(est.dependents),
       fig(L.reach_work))
   end
+  if est.hub_work and est.hub_work > L.hub_work then
+    return ("%s edges x %s intermediates in the largest component = %s, over elim.LIMITS.hub_work = %s (the "
+      .. "edge candidates around a vertex whose lists grow with its component are rescored at every step); "
+      .. "bound it with --order markowitz (or --mode vertex), or raise the limit with --limit hub_work=N")
+      :format(fig(est.counts.edges), fig(est.counts.max_component), fig(est.hub_work), fig(L.hub_work))
+  end
   if est.sweeps_work and est.sweeps_work > L.sweeps_work then
     return ("%s sweeps x %s edges = %s edge visits, over elim.LIMITS.sweeps_work = %s; bound it with "
       .. "--strategy colouring (or elimination), or raise the limit with --limit sweeps_work=N")
@@ -193,6 +203,7 @@ function M.check_scale(lg, spec, mode, opts)
   local name = first_rule(spec)
   local st = opts.strategy
   if not (blind[name] or name == "relative-markowitz" or name == "anneal" or name == "exact"
+          or (mode == "edge" and name == "min-fill")
           or st == "reverse" or st == "forward") then
     return true
   end
