@@ -211,7 +211,7 @@ describe("scale: refusals", function()
     end
   end)
 
-  it("edge min-fill and relative-markowitz: edges x the largest component; vertex mode is not refused", function()
+  it("edge min-fill, relative-markowitz, Lua edge and face rules: edges x the largest component", function()
     local lg <close> = chain(10, 40) -- one component of 40 intermediates
     local work = lg:counts().edges * 40
     assert.equal(40, lg:scale_counts().max_component)
@@ -225,6 +225,17 @@ describe("scale: refusals", function()
       end
     end)
     with_limit("hub_work", work, function() assert.truthy(elim.modes.edge(lg:copy(), "min-fill")) end)
+    local edge_rule = function(i, j, side, g) return side == "front" and g:out_degree(j) or g:in_degree(i) end
+    local face_rule = function(i, j, k, g) return g:in_degree(j) * g:out_degree(j) end
+    with_limit("hub_work", work - 1, function() -- Lua score functions: each rescoring a Lua call
+      local cost, msg = elim.modes.edge(lg:copy(), { edge_rule, "forward" })
+      assert.is_nil(cost)
+      assert.matches("^lua %(edge elimination%): .* %(the Lua score function's candidates", msg)
+      assert.is_nil((elim.modes.face(lg:copy(), face_rule)))
+      assert.truthy(elim.modes.edge(lg:copy(), { "markowitz", lowest_first = true })) -- names only: no Lua
+      assert.truthy(elim.eliminate(lg:copy(), function(_, _, din, dout) return din * dout end))
+    end)
+    assert.truthy(elim.modes.face(lg:copy(), face_rule))
   end)
 
   it("best skips the candidates over a limit instead of refusing", function()

@@ -543,7 +543,9 @@ local function check_scale(lg, a, what)
   local elim = require "cgwb.elim"
   set_limits(a.limit)
   local trivial = a.strategy == "reverse" or a.strategy == "forward"
-  local fits, why = elim.check_scale(lg, not trivial and a.order or nil, a.mode,
+  local spec = not trivial and a.order or nil
+  if spec and spec:match("%.lua$") then spec = elim.resolve(readable(spec), a.mode) end -- a Lua rule: its spec
+  local fits, why = elim.check_scale(lg, spec, a.mode,
                                      { budget = a.budget, strategy = trivial and a.strategy or nil })
   if not fits then fail(2, ("%s on %s: %s"):format(trivial and "strategy " .. a.strategy or a.order, what, why)) end
 end

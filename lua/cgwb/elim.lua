@@ -107,6 +107,17 @@ local blind = {
   random = function(s) return math.max(s.forward_mults, s.reverse_mults), math.max(s.forward_fill, s.reverse_fill) end,
 }
 
+-- Is spec a Lua rule (a score function, or a chain holding one)?
+local function lua_rule(spec)
+  if type(spec) == "function" then return true end
+  if type(spec) ~= "table" or spec.replay then return false end
+  if spec.choose then return true end
+  for _, r in ipairs(spec) do
+    if type(r) == "function" then return true end
+  end
+  return false
+end
+
 -- A count as a short figure: 52624707 -> "5.3e+07", 1200 -> "1200".
 local function fig(x) return x < 1e5 and ("%d"):format(math.floor(x + 0.5)) or ("%.2g"):format(x) end
 
@@ -141,8 +152,9 @@ function M.estimate(lg, spec, mode, opts)
     est.replay_work = budget * est.per_replay
     if mode ~= "vertex" then est.lua_steps = budget * s.edges end
   end
-  if mode == "edge" and (name == "min-fill" or name == "relative-markowitz") then
-    est.hub_work = s.edges * s.max_component
+  if (mode == "edge" and (name == "min-fill" or name == "relative-markowitz"))
+      or (mode ~= "vertex" and lua_rule(spec)) then
+    est.hub_work, est.hub_lua = s.edges * s.max_component, lua_rule(spec)
   end
   return est
 end
@@ -180,9 +192,10 @@ local function over(est, name)
   end
   if est.hub_work and est.hub_work > L.hub_work then
     return ("%s edges x %s intermediates in the largest component = %s, over elim.LIMITS.hub_work = %s (the "
-      .. "edge candidates around a vertex whose lists grow with its component are rescored at every step); "
+      .. "%s candidates around a vertex whose lists grow with its component are rescored at every step%s); "
       .. "bound it with --order markowitz (or --mode vertex), or raise the limit with --limit hub_work=N")
-      :format(fig(est.counts.edges), fig(est.counts.max_component), fig(est.hub_work), fig(L.hub_work))
+      :format(fig(est.counts.edges), fig(est.counts.max_component), fig(est.hub_work), fig(L.hub_work),
+        est.hub_lua and "Lua score function's" or "edge", est.hub_lua and ", each a Lua call" or "")
   end
   if est.sweeps_work and est.sweeps_work > L.sweeps_work then
     return ("%s sweeps x %s edges = %s edge visits, over elim.LIMITS.sweeps_work = %s; bound it with "
@@ -203,7 +216,7 @@ function M.check_scale(lg, spec, mode, opts)
   local name = first_rule(spec)
   local st = opts.strategy
   if not (blind[name] or name == "relative-markowitz" or name == "anneal" or name == "exact"
-          or (mode == "edge" and name == "min-fill")
+          or (mode == "edge" and name == "min-fill") or (mode ~= "vertex" and lua_rule(spec))
           or st == "reverse" or st == "forward") then
     return true
   end
