@@ -83,7 +83,7 @@ end
 -- {==== scale: what a run will cost, refused up front when too much ====}
 
 --- The thresholds above which a run is refused before it starts (elim.check_scale):
--- raise one from Lua (`elim.LIMITS.fill_edges = 1e8`) or with `--limit NAME=N`.
+-- raise one from Lua (`elim.LIMITS.mults = 1e9`) or with `--limit NAME=N`.
 -- Each is a count of work or memory, never a time; the figures are from the
 -- audit in doc/elimination.md, "What each ordering costs" (scripts/audit-scale.sh).
 M.LIMITS = {
@@ -128,8 +128,9 @@ end
 
 --- The cheap counts of lg (lg:scale_counts, capped at LIMITS.reach_work)
 -- and what `spec` in `mode` would cost by them: a table with the counts and
--- the estimate's fields mults, fill_edges, lua_steps, replay_work,
--- reach_work, sweeps_work (absent: nothing to say).  opts: budget (for
+-- the estimate's fields mults, fill_edges and mults_limit (the limit's
+-- name), lua_steps, per_replay, replay_work, reach_work, hub_work (hub_lua:
+-- a Lua rule), sweeps, sweeps_work (absent: nothing to say).  opts: budget (for
 -- anneal, exact), strategy ("reverse", "forward": sweeps instead).
 function M.estimate(lg, spec, mode, opts)
   opts = opts or {}
