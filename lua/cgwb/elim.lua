@@ -93,7 +93,7 @@ M.LIMITS = {
   lua_steps = 2e6,    -- edge and face anneal and exact: --budget x edges steps, each a Lua call (Bratu: 24 s)
   replay_work = 1e8,  -- vertex anneal, exact: --budget x (edges + sqrt(forward x reverse mults)) (Shallow: 59 s)
   reach_work = 2e9,   -- relative-markowitz's reach counts: (vertices + edges) x (n + m) / 64 word operations
-  hub_work = 1e9,     -- edge min-fill, relative-markowitz: edges x the largest component (Shallow: 15 s to over 60 s)
+  hub_work = 1e9,     -- edge min-fill, Lua edge and face rules: edges x the largest component (Shallow: over 60 s)
   sweeps_work = 2e9,  -- strategies reverse and forward: sweeps x edges
 }
 
@@ -153,8 +153,7 @@ function M.estimate(lg, spec, mode, opts)
     est.replay_work = budget * est.per_replay
     if mode ~= "vertex" then est.lua_steps = budget * s.edges end
   end
-  if (mode == "edge" and (name == "min-fill" or name == "relative-markowitz"))
-      or (mode ~= "vertex" and lua_rule(spec)) then
+  if (mode == "edge" and name == "min-fill") or (mode ~= "vertex" and lua_rule(spec)) then
     est.hub_work, est.hub_lua = s.edges * s.max_component, lua_rule(spec)
   end
   return est
