@@ -317,6 +317,29 @@ cg_lin *cg_lin_read_eliad(cg_alloc *A, const char *name, const char *buf, size_t
  * of g, as the format cannot say otherwise (else CG_EUSAGE). */
 int cg_lin_write_eliad(const cg_lin *g, FILE *fp, cg_error *e);
 
+/* {==== scale: what an elimination will cost, from cheap counts ====} */
+
+/* Counts of g that bound what an elimination costs before it runs
+ * (doc/elimination.md, "What each ordering costs"; cg_scale.c).  X(v) are
+ * the independents with a path to v, Y(v) the dependents v reaches.  In
+ * forward order every intermediate predecessor of v is gone when v is
+ * eliminated, so its in-edges are exactly X(v): vertex forward costs
+ * sum |X(v)| out(v) multiplications and leaves up to sum |X(v)| fill edges
+ * (reverse: sum |Y(v)| in(v)).  The reach counts take O(E n / 64) word
+ * operations; past `work` of them (0: no cap) the rest of the sources are
+ * skipped and `partial` is set: every reach figure is then a lower bound. */
+typedef struct cg_lin_scale {
+  uint64_t inter, edges;           /* intermediates, edges alive */
+  double markowitz_sum;            /* sum in(v) out(v) over intermediates */
+  uint32_t max_markowitz;          /* the largest of them */
+  uint32_t max_degree;             /* the largest in- or out-degree of any vertex */
+  double forward_mults, reverse_mults; /* vertex forward's, reverse's multiplications */
+  double forward_fill, reverse_fill;   /* sum |X(v)|, sum |Y(v)| over intermediates */
+  uint32_t components, max_component; /* of the intermediates (edges between them) */
+  int partial;                     /* the reach counts stopped at `work` */
+} cg_lin_scale;
+int cg_lin_scale_counts(const cg_lin *g, double work, cg_lin_scale *s, cg_error *e);
+
 #ifdef __GNUC__
 #pragma GCC visibility pop
 #endif

@@ -171,6 +171,30 @@ static int lin_markowitz(lua_State *L) {
   return 1;
 }
 
+/* lg:scale_counts([work]) -> the cheap counts of cg_lin_scale_counts (the
+ * reach counts capped at `work` word operations, default 0: no cap). */
+static int lin_scale_counts(lua_State *L) {
+  llin *u = checklin(L, 1);
+  double work = luaL_optnumber(L, 2, 0);
+  cg_lin_scale s;
+  cg_error e;
+  if (cg_lin_scale_counts(u->g, work, &s, &e)) return lcg_fail(L, &e);
+  lua_createtable(L, 0, 14);
+  lua_pushinteger(L, (lua_Integer)s.inter), lua_setfield(L, -2, "intermediates");
+  lua_pushinteger(L, (lua_Integer)s.edges), lua_setfield(L, -2, "edges");
+  lua_pushnumber(L, s.markowitz_sum), lua_setfield(L, -2, "markowitz_sum");
+  lua_pushinteger(L, s.max_markowitz), lua_setfield(L, -2, "max_markowitz");
+  lua_pushinteger(L, s.max_degree), lua_setfield(L, -2, "max_degree");
+  lua_pushnumber(L, s.forward_mults), lua_setfield(L, -2, "forward_mults");
+  lua_pushnumber(L, s.reverse_mults), lua_setfield(L, -2, "reverse_mults");
+  lua_pushnumber(L, s.forward_fill), lua_setfield(L, -2, "forward_fill");
+  lua_pushnumber(L, s.reverse_fill), lua_setfield(L, -2, "reverse_fill");
+  lua_pushinteger(L, s.components), lua_setfield(L, -2, "components");
+  lua_pushinteger(L, s.max_component), lua_setfield(L, -2, "max_component");
+  lua_pushboolean(L, s.partial), lua_setfield(L, -2, "partial");
+  return 1;
+}
+
 static int cmp_u32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;
@@ -782,6 +806,7 @@ static const luaL_Reg lin_methods[] = {
     {"check", lin_check},         {"intermediates", lin_intermediates}, {"node", lin_node},
     {"eliminate_edges", lin_eliminate_edges}, {"eliminate_faces", lin_eliminate_faces},
     {"replay_faces", lin_replay_faces}, {"write_eliad", lin_write_eliad},
+    {"scale_counts", lin_scale_counts},
     {"free", lin_free},           {NULL, NULL}};
 
 static const luaL_Reg lin_meta[] = {{"__gc", lin_free}, {"__close", lin_free},

@@ -515,6 +515,41 @@ local function elim_options(p)
       end
       return v
     end)
+  -- scale: the thresholds of elim.LIMITS (doc/elimination.md, "What each ordering costs")
+  local limits = {}
+  for k in pairs(require("cgwb.elim").LIMITS) do limits[#limits + 1] = k end
+  table.sort(limits)
+  option(p, "--limit", "NAME=N (repeatable): raise or lower one of the thresholds above which a run is refused "
+    .. "before it starts (" .. table.concat(limits, ", ") .. "; doc/elimination.md, \"What each ordering costs\")."):count("*")
+end
+
+-- Applies --limit NAME=N to elim.LIMITS (exit 2 on a bad one).
+local function set_limits(list)
+  local elim = require "cgwb.elim"
+  for _, s in ipairs(list or {}) do
+    local name, v = s:match("^([%w_]+)=(.+)$")
+    local n = tonumber(v)
+    if not name or elim.LIMITS[name] == nil or not n or not (n >= 0) then
+      local names = {}
+      for k in pairs(elim.LIMITS) do names[#names + 1] = k end
+      table.sort(names)
+      fail(2, ("--limit takes NAME=N with N >= 0 and NAME one of %s, got '%s'"):format(table.concat(names, ", "), s))
+    end
+    elim.LIMITS[name] = n
+  end
+end
+
+-- Refuses (exit 2), before it starts, a run that elim.check_scale says is
+-- over elim.LIMITS: "<ordering> on <file>: <why: the estimate>; bound it with <option>".
+local function check_scale(lg, a, what)
+  local elim = require "cgwb.elim"
+  set_limits(a.limit)
+  local trivial = a.strategy == "reverse" or a.strategy == "forward"
+  local spec = not trivial and a.order or nil
+  if spec and spec:match("%.lua$") then spec = elim.resolve(readable(spec), a.mode) end -- a Lua rule: its spec
+  local fits, why = elim.check_scale(lg, spec, a.mode,
+                                     { budget = a.budget, strategy = trivial and a.strategy or nil })
+  if not fits then fail(2, ("%s on %s: %s"):format(trivial and "strategy " .. a.strategy or a.order, what, why)) end
 end
 
 -- The largest relative difference between two sorted sparse Jacobians
@@ -619,6 +654,7 @@ local function run_elimination(lg, a, what)
   if a.strategy ~= "colouring" and (a.side or a.colouring_order) then
     fail(2, "--side and --colouring-order go with --strategy colouring")
   end
+  check_scale(lg, a, what)
   if a.strategy ~= "elimination" then return run_strategy(lg, a, what) end
   if a.order:match("%.lua$") then readable(a.order) end
   local spec, err = elim.resolve(a.order, a.mode)
