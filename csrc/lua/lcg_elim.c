@@ -975,6 +975,14 @@ a file or (no path) returned as a string
 @function LinGraph:write_mtx
 */
 
+/*** lg:scale_counts([work]) -> the cheap counts that bound what an elimination costs before it
+runs: inter, edges, markowitz_sum, max_markowitz, max_degree, forward_mults, reverse_mults,
+forward_fill, reverse_fill, components, max_component, partial (the reach counts stopped past
+`work` word operations: those figures are then lower bounds). doc/elimination.md, "What each
+ordering costs".
+@function LinGraph:scale_counts
+*/
+
 /*** lg:x() -> the independent vertices, in order.
 @function LinGraph:x
 */
