@@ -291,6 +291,14 @@ describe("every example in doc/manual.md runs", function()
     assert(n.lua >= 5 and n.sh >= 3, ("expected Lua and shell examples, found %d and %d"):format(n.lua, n.sh))
   end)
 
+  it("lists every command in its table of commands", function()
+    local missing = {}
+    for _, name in ipairs(require("cgwb.cli").order) do
+      if not text:find("\n| `cgwb " .. name .. " ", 1, true) then missing[#missing + 1] = name end
+    end
+    assert(#missing == 0, "commands missing from doc/manual.md's table: " .. table.concat(missing, ", "))
+  end)
+
   it("runs each Lua and shell block", function()
     local dir = scratch()
     local failed = {}
