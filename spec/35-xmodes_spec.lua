@@ -12,6 +12,7 @@ local cgwb = require "cgwb"
 local elim = require "cgwb.elim"
 local gen = require "spec.gen"
 local RNG = require "spec.rng"
+local graphgen = require "spec.graphgen"
 
 -- {==== graphs ====}
 
@@ -19,35 +20,8 @@ local RNG = require "spec.rng"
 -- explicit zeros (huge when the patterns differ).
 local function jdiff(a, b) return H.jdiff(H.nozeros(a), H.nozeros(b)) end
 
--- A random DAG as a .cg graph: nx independents, ni intermediates, ny
--- dependents, 1..3 predecessors per vertex, every intermediate used.
-local function random_dag(seed, nx, ni, ny)
-  local rnd = RNG.new(seed)
-  local nv, by, has, succ = nx + ni + ny, {}, {}, {}
-  local function add(p, v)
-    if has[p .. ":" .. v] then return end
-    has[p .. ":" .. v], succ[p] = true, true
-    by[v] = by[v] or {}
-    by[v][#by[v] + 1] = ("%d:%.17g"):format(p, rnd:float(-2, 2))
-  end
-  for v = nx, nv - 1 do
-    for _ = 1, rnd:int(1, 3) do add(rnd:int(0, math.min(v - 1, nx + ni - 1)), v) end
-  end
-  for u = nx, nx + ni - 1 do
-    if not succ[u] then add(u, rnd:int(u + 1, nv - 1)) end
-  end
-  local x, y = {}, {}
-  for i = 0, nx - 1 do
-    x[#x + 1] = i
-    if not succ[i] then add(i, nx + ni) end
-  end
-  for i = nx + ni, nv - 1 do y[#y + 1] = i end
-  local lines = { "X: " .. table.concat(x, " "), "Y: " .. table.concat(y, " ") }
-  for v = 0, nv - 1 do
-    if by[v] then lines[#lines + 1] = v .. ": " .. table.concat(by[v], " ") end
-  end
-  return assert(core.read_cg(table.concat(lines, "\n") .. "\n", ("dag%d.cg"):format(seed)))
-end
+-- A random weighted DAG as a .cg graph (spec/graphgen.lua).
+local function random_dag(seed, nx, ni, ny) return graphgen.dag(seed, nx, ni, ny) end
 
 -- The linearized graph of a random generated tape.
 local function random_tape_graph(seed)

@@ -8,7 +8,7 @@
 local H = require "spec.helper"
 local core = require "cgwb.core"
 local elim = require "cgwb.elim"
-local RNG = require "spec.rng"
+local graphgen = require "spec.graphgen"
 
 -- A gradient-like chain: n independents, L intermediates, v_k = f(v_{k-1},
 -- x_{k mod n}), one dependent after the last.  Vertex forward fills every
@@ -36,35 +36,8 @@ local function chain_fill(n, L)
   return s
 end
 
--- A random DAG (nx independents, ni intermediates, ny dependents, 1..3
--- predecessors per vertex, every intermediate used), structural.
-local function random_dag(seed, nx, ni, ny)
-  local rnd = RNG.new(seed)
-  local nv, by, has, succ = nx + ni + ny, {}, {}, {}
-  local function add(p, v)
-    if has[p .. ":" .. v] then return end
-    has[p .. ":" .. v], succ[p] = true, true
-    by[v] = by[v] or {}
-    by[v][#by[v] + 1] = tostring(p)
-  end
-  for v = nx, nv - 1 do
-    for _ = 1, rnd:int(1, 3) do add(rnd:int(0, math.min(v - 1, nx + ni - 1)), v) end
-  end
-  for u = nx, nx + ni - 1 do
-    if not succ[u] then add(u, rnd:int(u + 1, nv - 1)) end
-  end
-  local x, y = {}, {}
-  for i = 0, nx - 1 do
-    x[#x + 1] = i
-    if not succ[i] then add(i, nx + ni) end
-  end
-  for i = nx + ni, nv - 1 do y[#y + 1] = i end
-  local lines = { "X: " .. table.concat(x, " "), "Y: " .. table.concat(y, " ") }
-  for v = 0, nv - 1 do
-    if by[v] then lines[#lines + 1] = v .. ": " .. table.concat(by[v], " ") end
-  end
-  return assert(core.read_cg(table.concat(lines, "\n") .. "\n", ("dag%d.cg"):format(seed)))
-end
+-- A random structural DAG (spec/graphgen.lua).
+local function random_dag(seed, nx, ni, ny) return graphgen.dag(seed, nx, ni, ny, true) end
 
 -- Runs f with elim.LIMITS[name] = value, restoring it after.
 local function with_limit(name, value, f)

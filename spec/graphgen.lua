@@ -55,4 +55,35 @@ function M.graph(seed, n, k, m, opts)
   return assert(require("cgwb.core").read_cg(M.cg_text(seed, n, k, m, opts), "gen" .. seed .. ".cg"))
 end
 
+--- A random DAG (a cgwb.LinGraph): nx independents, ni intermediates, ny
+-- dependents, 1..3 predecessors per vertex, every intermediate and every
+-- independent used; edge weights drawn in [-2, 2] unless structural is true.
+function M.dag(seed, nx, ni, ny, structural)
+  local rnd = require("spec.rng").new(seed)
+  local nv, by, has, succ = nx + ni + ny, {}, {}, {}
+  local function add(p, v)
+    if has[p .. ":" .. v] then return end
+    has[p .. ":" .. v], succ[p] = true, true
+    by[v] = by[v] or {}
+    by[v][#by[v] + 1] = structural and tostring(p) or ("%d:%.17g"):format(p, rnd:float(-2, 2))
+  end
+  for v = nx, nv - 1 do
+    for _ = 1, rnd:int(1, 3) do add(rnd:int(0, math.min(v - 1, nx + ni - 1)), v) end
+  end
+  for u = nx, nx + ni - 1 do
+    if not succ[u] then add(u, rnd:int(u + 1, nv - 1)) end
+  end
+  local x, y = {}, {}
+  for i = 0, nx - 1 do
+    x[#x + 1] = i
+    if not succ[i] then add(i, nx + ni) end
+  end
+  for i = nx + ni, nv - 1 do y[#y + 1] = i end
+  local lines = { "X: " .. table.concat(x, " "), "Y: " .. table.concat(y, " ") }
+  for v = 0, nv - 1 do
+    if by[v] then lines[#lines + 1] = v .. ": " .. table.concat(by[v], " ") end
+  end
+  return assert(require("cgwb.core").read_cg(table.concat(lines, "\n") .. "\n", ("dag%d.cg"):format(seed)))
+end
+
 return M
