@@ -541,6 +541,8 @@ end
 
 -- Refuses (exit 2), before it starts, a run that elim.check_scale says is
 -- over elim.LIMITS: "<ordering> on <file>: <why: the estimate>; bound it with <option>".
+-- Returns lg's scale counts when the check took them (the drivers' own check
+-- reuses them: opts.counts), else nil.
 local function check_scale(lg, a, what)
   local elim = require "cgwb.elim"
   set_limits(a.limit)
@@ -550,6 +552,7 @@ local function check_scale(lg, a, what)
   local fits, why = elim.check_scale(lg, spec, a.mode,
                                      { budget = a.budget, strategy = trivial and a.strategy or nil })
   if not fits then fail(2, ("%s on %s: %s"):format(trivial and "strategy " .. a.strategy or a.order, what, why)) end
+  return type(why) == "table" and why.counts or nil -- why: the estimate, when it fits
 end
 
 -- The largest relative difference between two sorted sparse Jacobians
@@ -654,7 +657,7 @@ local function run_elimination(lg, a, what)
   if a.strategy ~= "colouring" and (a.side or a.colouring_order) then
     fail(2, "--side and --colouring-order go with --strategy colouring")
   end
-  check_scale(lg, a, what)
+  local scale_counts = check_scale(lg, a, what)
   if a.strategy ~= "elimination" then return run_strategy(lg, a, what) end
   if a.order:match("%.lua$") then readable(a.order) end
   local spec, err = elim.resolve(a.order, a.mode)
@@ -669,7 +672,7 @@ local function run_elimination(lg, a, what)
   local counts = lg:counts()
   local t0 = os.clock()
   local cost, order, name, extra
-  local opts = { seed = a.seed, budget = a.budget, time_limit = a.time_limit,
+  local opts = { seed = a.seed, budget = a.budget, time_limit = a.time_limit, counts = scale_counts,
                  progress = not a.json } -- drawn or not by the renderer (cgwb.progress)
   if a.mode == "vertex" then
     cost, order, name, extra = elim.eliminate(lg, spec, opts)

@@ -133,11 +133,12 @@ end
 -- the estimate's fields mults, fill_edges and mults_limit (the limit's
 -- name), lua_steps, per_replay, replay_work, reach_work, hub_work (hub_lua:
 -- a Lua rule), sweeps, sweeps_work (absent: nothing to say).  opts: budget (for
--- anneal, exact), strategy ("reverse", "forward": sweeps instead).
+-- anneal, exact), strategy ("reverse", "forward": sweeps instead), counts
+-- (lg:scale_counts(LIMITS.reach_work) of lg as it is, when already known).
 function M.estimate(lg, spec, mode, opts)
   opts = opts or {}
   mode = mode or "vertex"
-  local s = lg:scale_counts(M.LIMITS.reach_work)
+  local s = opts.counts or lg:scale_counts(M.LIMITS.reach_work)
   local c = lg:counts()
   local est = { counts = s, independents = c.independents, dependents = c.dependents }
   local name = first_rule(spec)
@@ -336,7 +337,7 @@ function M.best(lg, opts)
   local cands = {}
   for i, name in ipairs(names) do
     r:update(i - 1)
-    if M.check_scale(lg, name, "vertex", opts) then -- over elim.LIMITS: not a candidate
+    if M.check_scale(lg, name, "vertex", { budget = opts.budget, counts = sc }) then -- over elim.LIMITS: not a candidate
       if known[name] then cands[#cands + 1] = { name = name, mults = known[name] }
       else
         local m, o = try(name)
