@@ -60,7 +60,7 @@ CLIB_PC  = $(BUILD)/lib/cgwb.pc
 # The public headers: every header of the core but the internal ones.
 PUBLIC_HEADERS = $(filter-out %_impl.h csrc/elim/cg_cand.h csrc/elim/cg_colpack.h csrc/lua/%,$(HEADERS))
 
-.PHONY: all debug deps run test test-release test-debug examples bench install install-clib \
+.PHONY: all debug deps run test check test-release test-debug examples bench install install-clib \
         clean distclean fuzz fuzz-build FORCE
 
 all: $(MODULE) $(CORELIB) $(CLIB_A) $(CLIB_SO) $(CLIB_PC)
@@ -142,8 +142,14 @@ deps:
 run: deps all examples
 	scripts/cgwb run examples/markowitz.lua examples/tapes/bratu.tap examples/tapes/cavity.tap
 
+# Every test on every core (scripts/run-tests.sh): what CI runs.
 test: deps all examples
-	@sh scripts/run-tests.sh
+	@bash scripts/run-tests.sh
+
+# The quick subset for the edit-compile-test loop: the release build's C unit
+# tests and busted specs (no sanitizers, fuzzing, mutants or installs).
+check: deps all examples
+	@bash scripts/run-tests.sh --quick
 
 examples: all
 	@$(MAKE) -s -C examples
