@@ -15,7 +15,10 @@ NRANDOM=${NRANDOM:-12}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cgwb-adjac.XXXXXX")
 if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$TMP"' EXIT; else echo "keeping $TMP"; fi
 case "$BUILD" in
-  *debug*) export LD_PRELOAD="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so)"
+  # scripts/run-tests.sh puts its sanitizer Lua first on PATH (the runtimes in
+  # the interpreters only); run alone, preload them into every process.
+  *debug*) [ -x "$ROOT/$BUILD/san/lua5.4" ] && [ "$(command -v lua5.4)" = "$ROOT/$BUILD/san/lua5.4" ] ||
+             export LD_PRELOAD="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so)"
            export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 ;;
 esac
 export CGWB_BUILD="$BUILD"
