@@ -109,7 +109,7 @@ local function check(text, fname, call, opts)
   local out = { rep = rep, code = tr }
   local yb, xd = seeds_and_dir(call, fn, r)
   for _, variant in ipairs { { "std", std }, { "tr", tr } } do
-    local exe = A.compile_adjoint(variant[2], fname, text, { flags = opts.flags })
+    local exe = A.compile_adjoint(variant[2], fname, text, { flags = opts.flags, env = opts.env })
     local res = A.run(exe, call, yb)
     local p = A.primal(exe, call)
     -- the primal results: F's, bit for bit
@@ -739,5 +739,70 @@ describe("under AddressSanitizer and UndefinedBehaviorSanitizer", function()
       for i, prm in ipairs(hk:functions()[1].params) do if prm.type == "int" then call.args[i] = { int = 6 } end end
       check(htext, c[2], call, { flags = flags, no_interp = true })
     end
+  end)
+end)
+
+-- The forward sweep's frame is gone when the reverse sweep runs: a pointer it
+-- saves that holds the address of one of its locals must come back as the same
+-- place in the reverse sweep's own locals (the runtime's frame registry).
+describe("pointers into the locals of a sweep", function()
+  local ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
+    .. "2>/dev/null") == true
+  local run = ok and it or pending
+  local flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g"
+  local env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0"
+  local x = function(vals) return { arrays = { arr("double", vals), arr("double", { 0 }) },
+    args = { { array = 1, offset = 0 }, { array = 2, offset = 0 } } } end
+  run("a pointer into a local array: the gradient of the reported 7-line function", function()
+    local text = [[
+#include <math.h>
+void f(const double *x, double *y) {
+  double t[2];
+  double *p = &t[0];
+  p[0] = x[0] * x[0];
+  p[1] = sin(x[1]);
+  y[0] = p[0] * p[1];
+}
+]]
+    local out = check(text, "f", x { 0.7, 0.3 }, { flags = flags, env = env, no_interp = true, keep = true })
+    local res = A.run(out.std_exe, x { 0.7, 0.3 }, { arrays = { {}, { 1 } } })
+    assert(close(res.B[1][1], 2 * 0.7 * math.sin(0.3), 1e-14) and close(res.B[1][2], 0.49 * math.cos(0.3), 1e-14),
+      ("dy/dx = (%.17g, %.17g)"):format(res.B[1][1], res.B[1][2]))
+    assert.matches("cgwb_frame_region%(t, sizeof t%);", out.code)
+    A.free(out.std_exe); A.free(out.tr_exe)
+  end)
+  run("the address of a scalar local, a block's local array, and a callee's pointers into its caller's locals", function()
+    local text = [[
+#include <math.h>
+static void g(double *q, const double *x) {
+  double *r = q + 1;
+  r[0] = x[0] * x[1];
+  q[0] = sin(r[0]);
+  r = q + 3;
+  r[-1] = r[-1] * x[0];
+}
+void f(const double *x, double *y) {
+  double t[3];
+  double s;
+  double *ps = &s;
+  {
+    double u[2];
+    double *pu = u;
+    pu[1] = x[1] * x[1];
+    t[2] = pu[1];
+  }
+  g(t, x);
+  ps[0] = t[0] * t[1] + t[2];
+  y[0] = s * x[0];
+}
+]]
+    check(text, "f", x { 0.7, 0.3 }, { flags = flags, env = env, no_interp = true })
+  end)
+  it("kernels whose locals no pointer can hold save pointers as they are", function()
+    local text = "void h(int n, const double *x, double *y) {\n  int i;\n  const double *p = x;\n"
+      .. "  for (i = 0; i < n; i++) y[i] = p[i] * p[i];\n}\n"
+    local code = assert(adjoint.emit(assert(cgwb.read_kernel(text, "h.c")), "h", { loops = "none" }))
+    assert.is_nil(code:find("cgwb_frame_", 1, true))
+    assert.truthy(code:find("cgwb_push_p(p);", 1, true))
   end)
 end)

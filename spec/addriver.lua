@@ -156,7 +156,8 @@ end
 
 --- Compiles adjoint text src (defining fname_b) with the kernel text it
 -- comes from and a generated main.  opts: flags (extra cc flags, e.g.
--- sanitizers), cc (instead of M.CC).  Returns an exe handle, or raises
+-- sanitizers), cc (instead of M.CC), env ("VAR=value" words the program
+-- runs with, e.g. ASAN_OPTIONS).  Returns an exe handle, or raises
 -- with the compiler's messages.
 function M.compile_adjoint(src, fname, kernel_src, opts)
   opts = opts or {}
@@ -172,7 +173,7 @@ function M.compile_adjoint(src, fname, kernel_src, opts)
   os.remove(log)
   for _, f in ipairs(files) do os.remove(f) end
   if not ok then error("addriver: the adjoint code does not compile:\n" .. msg:sub(1, 4000), 2) end
-  return { path = exe, fn = fn, fname = fname, warnings = msg }
+  return { path = exe, fn = fn, fname = fname, warnings = msg, env = opts.env }
 end
 
 local function hex(v) return ("%a"):format(v) end
@@ -204,7 +205,8 @@ end
 -- Runs exe on input text: the parsed output.
 local function exec(exe, text)
   local inp, outp, errp = H.write(H.tmp(".in"), text), H.tmp(".out"), H.tmp(".err")
-  local ok, _, code = os.execute(("timeout %d %s <%s >%s 2>%s"):format(M.TIMEOUT, exe.path, inp, outp, errp))
+  local ok, _, code = os.execute(("timeout %d %s%s <%s >%s 2>%s"):format(M.TIMEOUT, exe.env and ("env " .. exe.env .. " ") or "",
+    exe.path, inp, outp, errp))
   local out, err = H.read(outp), H.read(errp)
   os.remove(inp); os.remove(outp); os.remove(errp)
   if not ok then error(("addriver: %s exited with %s:\n%s"):format(exe.fname, tostring(code), err:sub(1, 4000)), 3) end

@@ -184,13 +184,19 @@ end
 local PUSH = { double = "cgwb_push_d", int = "cgwb_push_i" }
 local POP = { double = "cgwb_pop_d()", int = "cgwb_pop_i()" }
 
+-- The runtime's calls that save and restore a pointer: with the frame
+-- registry where a pointer may hold the address of a local (gen.frames).
+local PTR_PLAIN = { push = "cgwb_push_p", pop = "cgwb_pop_p()", snap = "cgwb_snap_p", unsnap = "cgwb_unsnap_p()" }
+local PTR_FRAME = { push = "cgwb_push_fp", pop = "cgwb_pop_fp()", snap = "cgwb_snap_fp", unsnap = "cgwb_unsnap_fp()" }
+function E:ptr_save(what) return (self.gen.frames and PTR_FRAME or PTR_PLAIN)[what] end
+
 -- The tape lines saving lvalue e (before it is overwritten).
 function E:push_old(e)
   local s = self:sym_of(e)
   local lv = self:ex(e)
   if self:is_ptr(s) and self:op(e) == "var" then
-    self:line("cgwb_push_p(" .. lv .. ");")
-    if self:is_double(s) then self:line("cgwb_push_p(" .. self.gen.bname[s] .. ");") end
+    self:line(self:ptr_save("push") .. "(" .. lv .. ");")
+    if self:is_double(s) then self:line(self:ptr_save("push") .. "(" .. self.gen.bname[s] .. ");") end
   else
     self:line(PUSH[self:is_double(s) and "double" or "int"] .. "(" .. lv .. ");")
   end
@@ -202,8 +208,8 @@ function E:pop_old(e, l)
   local lv = self:ex(e)
   local note = l and (" /* " .. l .. " */") or ""
   if self:is_ptr(s) and self:op(e) == "var" then
-    if self:is_double(s) then self:line(self.gen.bname[s] .. " = (double *)cgwb_pop_p();" .. note) end
-    self:line(lv .. " = cgwb_pop_p();" .. note)
+    if self:is_double(s) then self:line(self.gen.bname[s] .. " = (double *)" .. self:ptr_save("pop") .. ";" .. note) end
+    self:line(lv .. " = " .. self:ptr_save("pop") .. ";" .. note)
   else
     self:line(lv .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";" .. note)
   end
@@ -592,7 +598,7 @@ function E:fwd_chosen(st, row)
   for _, v in ipairs(row.snapshot or {}) do
     local s = v.sym - 1
     if v.scalar or (self:ndim(s) == 0 and not self:is_ptr(s)) then
-      local fn = self:is_ptr(s) and "cgwb_snap_p" or (self:is_double(s) and "cgwb_snap_d" or "cgwb_snap_i")
+      local fn = self:is_ptr(s) and self:ptr_save("snap") or (self:is_double(s) and "cgwb_snap_d" or "cgwb_snap_i")
       self:line(fn .. "(" .. self.u.cname[s] .. ");")
     end
   end
@@ -623,7 +629,7 @@ function E:rev_chosen(st, row)
     for i = #snaps, 1, -1 do
       local s = snaps[i].sym - 1
       if snaps[i].scalar or (self:ndim(s) == 0 and not self:is_ptr(s)) then
-        local fn = self:is_ptr(s) and "cgwb_unsnap_p()" or (self:is_double(s) and "cgwb_unsnap_d()" or "cgwb_unsnap_i()")
+        local fn = self:is_ptr(s) and self:ptr_save("unsnap") or (self:is_double(s) and "cgwb_unsnap_d()" or "cgwb_unsnap_i()")
         self:line(self.u.cname[s] .. " = " .. fn .. ";")
       end
     end
@@ -690,6 +696,30 @@ function E:locals()
   return decl, adecl, cross, across
 end
 
+-- The frame registry's lines of the sweeps of function f: its local arrays
+-- and the locals whose address is taken, with their adjoints, the same in
+-- g_fwd and g_rev (the runtime restores a saved pointer into such a local
+-- as the same place in g_rev's copy; g_fwd's frame is gone by then).
+function E:regions()
+  local u, gen, f = self.u, self.gen, self.fid
+  local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
+  local taken = {}
+  for e = 0, u.nflatexpr - 1 do
+    local s = self:sym_of(e)
+    if s >= sym0 + np and s < sym0 + ns and self:op(e) == "addr" and self:get("expr", e, "A") < 0 then taken[s] = true end
+  end
+  local lines = {}
+  local function region(n, array) lines[#lines + 1] = ("cgwb_frame_region(%s%s, sizeof %s);"):format(array and "" or "&", n, n) end
+  for s = sym0 + np, sym0 + ns - 1 do
+    if not self:is_ptr(s) and (self:ndim(s) > 0 or taken[s]) then
+      region(u.cname[s], self:ndim(s) > 0)
+      if self:is_double(s) then region(gen.bname[s], self:ndim(s) > 0) end
+    end
+  end
+  if #lines > 0 then table.insert(lines, 1, "cgwb_frame_enter();") end
+  return lines
+end
+
 -- Pushes (or pops, reversed) the values of the symbols in cross.
 function E:cross_lines(cross, pop)
   local u = self.u
@@ -700,11 +730,12 @@ function E:cross_lines(cross, pop)
       lines[#lines + 1] = pop and ("cgwb_pop_n(" .. n .. ", sizeof " .. n .. ");") or ("cgwb_push_n(" .. n .. ", sizeof " .. n .. ");")
     elseif self:is_ptr(s) then
       if pop then
-        if self:is_double(s) then lines[#lines + 1] = { self.gen.bname[s] .. " = (double *)cgwb_pop_p();", n .. " = cgwb_pop_p();" } else
-          lines[#lines + 1] = n .. " = cgwb_pop_p();" end
+        local pop = self:ptr_save("pop")
+        if self:is_double(s) then lines[#lines + 1] = { self.gen.bname[s] .. " = (double *)" .. pop .. ";", n .. " = " .. pop .. ";" } else
+          lines[#lines + 1] = n .. " = " .. pop .. ";" end
       else
-        lines[#lines + 1] = "cgwb_push_p(" .. n .. ");"
-        if self:is_double(s) then lines[#lines + 1] = "cgwb_push_p(" .. self.gen.bname[s] .. ");" end
+        lines[#lines + 1] = self:ptr_save("push") .. "(" .. n .. ");"
+        if self:is_double(s) then lines[#lines + 1] = self:ptr_save("push") .. "(" .. self.gen.bname[s] .. ");" end
       end
     else
       local ty = self:is_double(s) and "double" or "int"
@@ -805,14 +836,20 @@ function E:emit()
   fdecl[#fdecl + 1] = "double " .. P .. "unused = 0.0;"
   local fwd_voids = { P .. "unused" }
   for _, n in ipairs(names) do fwd_voids[#fwd_voids + 1] = n end
+  local regions = self:regions()
+  local function with_regions(lines)
+    for _, l in ipairs(regions) do lines[#lines + 1] = l end
+    return lines
+  end
   local fwd = self:sweep(("static %s %s(%s)"):format(ret, gen.fwd_name[f], sig_tail), fdecl, function()
     for _, st in ipairs(body) do self:fwd(st) end
     for _, l in ipairs(self:cross_lines(cross, false)) do self:line(l) end
     if self.terminal_fused then -- what the loops adjoined here added to adjoints of locals
       for _, b in ipairs(across) do self:line("cgwb_push_n(&" .. b .. ", sizeof " .. b .. ");") end
     end
+    if #regions > 0 then self:line("cgwb_frame_leave();") end
     if ret ~= "void" then self:line("return " .. self.ret_var .. ";") end
-  end, voids(fwd_voids))
+  end, with_regions(voids(fwd_voids)))
   -- the reverse sweep
   self.ntemp = 0
   local rdecl = {}
@@ -843,7 +880,8 @@ function E:emit()
         self:line("*" .. gen.bname[s] .. " += " .. P .. gen.bname[s] .. ";")
       end
     end
-  end, voids(names))
+    if #regions > 0 then self:line("cgwb_frame_leave();") end
+  end, with_regions(voids(names)))
   return fwd, rev
 end
 
@@ -1024,6 +1062,7 @@ local function emit_raw(k, fname, opts)
   local flat = k:flat()
   local u = unparse.writer(flat, LAY)
   u.nflatstmt = #flat.stmt // LAY.width.stmt
+  u.nflatexpr = #flat.expr // LAY.width.expr
   local gen = setmetatable({ u = u, file = k:file(), zeros = {}, zero_list = {}, fwd_name = {}, rev_name = {},
                              plain_name = {} }, G)
   local funcs = u:reachable(fid - 1)
@@ -1053,6 +1092,9 @@ local function emit_raw(k, fname, opts)
   if info then chosen, transformed = choose_loops(gen, info, sel) end
   local texts, protos = {}, {}
   local main = fid - 1
+  for _, f in ipairs(funcs) do -- a pointer may hold a local's address: save pointers through the frame registry
+    if #setmetatable({ u = u, gen = gen, fid = f }, E):regions() > 0 then gen.frames = true end
+  end
   local r = progress.start("adjoint code", #funcs) -- per function
   for i, f in ipairs(funcs) do
     r:update(i - 1)

@@ -5,12 +5,16 @@
  * saves for the reverse sweep) and its own snapshot stack (what a dry-run
  * loop overwrites, restored before the loop is re-run; Hascoet, Fidanova &
  * Held, Fig. 5).  Both count bytes pushed and their high-water marks.
+ * The frame registry: the local storage of each g_fwd and g_rev whose
+ * address a pointer may hold, so that a pointer saved in g_fwd is restored
+ * in g_rev as the same place in g_rev's own locals (g_fwd's are dead then).
  * A failed allocation prints a message and aborts: generated code has no
  * error path to return through.
  */
 #ifndef CGWB_ADSTACK_H
 #define CGWB_ADSTACK_H
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +61,84 @@ static inline void cgwb_get_(cgwb_adstack_ *s, void *v, size_t n) {
   memcpy(v, s->buf + s->top, n);
 }
 
+/* The frame registry: a stack of frames, each a list of regions (a local
+ * array, or a local whose address is taken).  g_fwd and g_rev register the
+ * same regions in the same order, and their frames nest as the calls do, so
+ * a pointer into a region is saved as (frames down from the top, region,
+ * byte offset) and restored into the region of the frame that is there when
+ * it is popped.  Any other pointer (a parameter's array, the heap, a global)
+ * is saved as it is. */
+typedef struct {
+  uintptr_t base;
+  size_t size;
+} cgwb_region_;
+
+typedef struct {
+  cgwb_region_ *r;
+  size_t nr, capr;
+  size_t *first; /* first[k]: frame k's first region */
+  size_t nf, capf;
+} cgwb_frames_t_;
+static cgwb_frames_t_ cgwb_frames_;
+
+static inline void *cgwb_realloc_(void *p, size_t n);
+static inline void cgwb_frame_enter(void) {
+  cgwb_frames_t_ *F = &cgwb_frames_;
+  if (F->nf == F->capf) {
+    F->capf = F->capf ? 2 * F->capf : 16;
+    F->first = (size_t *)cgwb_realloc_(F->first, F->capf * sizeof *F->first);
+  }
+  F->first[F->nf++] = F->nr;
+}
+static inline void cgwb_frame_region(const void *base, size_t size) {
+  cgwb_frames_t_ *F = &cgwb_frames_;
+  if (F->nr == F->capr) {
+    F->capr = F->capr ? 2 * F->capr : 64;
+    F->r = (cgwb_region_ *)cgwb_realloc_(F->r, F->capr * sizeof *F->r);
+  }
+  F->r[F->nr].base = (uintptr_t)base;
+  F->r[F->nr++].size = size;
+}
+static inline void cgwb_frame_leave(void) {
+  cgwb_frames_t_ *F = &cgwb_frames_;
+  if (F->nf == 0) { fprintf(stderr, "cgwb_adstack: frame_leave without frame_enter\n"); abort(); }
+  F->nr = F->first[--F->nf];
+}
+/* w[0]: the pointer or the offset; w[1]: 0, or 1 + (depth << 32 | region). */
+static inline void cgwb_frame_code_(const void *v, uint64_t w[2]) {
+  const cgwb_frames_t_ *F = &cgwb_frames_;
+  uintptr_t p = (uintptr_t)v;
+  int pass;
+  for (pass = 0; pass < 2; pass++) { /* inside a region first, then one past its end */
+    size_t k = F->nf, q = F->nr;
+    while (k-- > 0) {
+      for (; q > F->first[k]; q--) {
+        const cgwb_region_ *r = &F->r[q - 1];
+        if (pass == 0 ? p - r->base < r->size : p == r->base + r->size) {
+          w[0] = (uint64_t)(p - r->base);
+          w[1] = 1 + ((uint64_t)(F->nf - 1 - k) << 32 | (uint64_t)(q - 1 - F->first[k]));
+          return;
+        }
+      }
+    }
+  }
+  w[0] = (uint64_t)p;
+  w[1] = 0;
+}
+static inline void *cgwb_frame_decode_(const uint64_t w[2]) {
+  const cgwb_frames_t_ *F = &cgwb_frames_;
+  size_t depth, region, k;
+  if (w[1] == 0) return (void *)(uintptr_t)w[0];
+  depth = (size_t)((w[1] - 1) >> 32), region = (size_t)((w[1] - 1) & 0xffffffffu);
+  if (depth >= F->nf) { fprintf(stderr, "cgwb_adstack: a saved pointer names a frame that is gone\n"); abort(); }
+  k = F->nf - 1 - depth;
+  if (F->first[k] + region >= (k + 1 < F->nf ? F->first[k + 1] : F->nr)) {
+    fprintf(stderr, "cgwb_adstack: a saved pointer names a region its frame lacks\n");
+    abort();
+  }
+  return (void *)(F->r[F->first[k] + region].base + (uintptr_t)w[0]);
+}
+
 /* The tape. */
 static inline void cgwb_push_d(double v) { cgwb_put_(&cgwb_tape_, &v, sizeof v, &cgwb_stats_.pushed, &cgwb_stats_.high_water); }
 static inline void cgwb_push_i(int v) { cgwb_put_(&cgwb_tape_, &v, sizeof v, &cgwb_stats_.pushed, &cgwb_stats_.high_water); }
@@ -70,6 +152,13 @@ static inline double cgwb_pop_d(void) { double v; cgwb_get_(&cgwb_tape_, &v, siz
 static inline int cgwb_pop_i(void) { int v; cgwb_get_(&cgwb_tape_, &v, sizeof v); return v; }
 static inline void *cgwb_pop_p(void) { void *v; cgwb_get_(&cgwb_tape_, &v, sizeof v); return v; }
 static inline void cgwb_pop_n(void *p, size_t n) { cgwb_get_(&cgwb_tape_, p, n); }
+/* A pointer that may hold the address of a registered local. */
+static inline void cgwb_push_fp(const void *v) {
+  uint64_t w[2];
+  cgwb_frame_code_(v, w);
+  cgwb_put_(&cgwb_tape_, w, sizeof w, &cgwb_stats_.pushed, &cgwb_stats_.high_water);
+}
+static inline void *cgwb_pop_fp(void) { uint64_t w[2]; cgwb_get_(&cgwb_tape_, w, sizeof w); return cgwb_frame_decode_(w); }
 
 /* The snapshot stack: scalars by value, array cells with their address. */
 static inline void cgwb_snap_(const void *v, size_t n) {
@@ -78,6 +167,7 @@ static inline void cgwb_snap_(const void *v, size_t n) {
 static inline void cgwb_snap_d(double v) { cgwb_snap_(&v, sizeof v); }
 static inline void cgwb_snap_i(int v) { cgwb_snap_(&v, sizeof v); }
 static inline void cgwb_snap_p(const void *v) { cgwb_snap_((const void *)&v, sizeof v); }
+static inline void cgwb_snap_fp(const void *v) { uint64_t w[2]; cgwb_frame_code_(v, w); cgwb_snap_(w, sizeof w); }
 /* Which cells one dry run has saved: a bitmap per array id, over the
  * offsets seen (a cell saved once holds its value before the loop; saving
  * it again, as each increment of the same cell would, only grows the
@@ -168,6 +258,7 @@ static inline void cgwb_snap_count(size_t n) {
 static inline double cgwb_unsnap_d(void) { double v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
 static inline int cgwb_unsnap_i(void) { int v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
 static inline void *cgwb_unsnap_p(void) { void *v; cgwb_get_(&cgwb_snaps_, &v, sizeof v); return v; }
+static inline void *cgwb_unsnap_fp(void) { uint64_t w[2]; cgwb_get_(&cgwb_snaps_, w, sizeof w); return cgwb_frame_decode_(w); }
 static inline size_t cgwb_unsnap_count(void) { size_t n; cgwb_get_(&cgwb_snaps_, &n, sizeof n); return n; }
 /* Restores the last cell saved; bases: the loop's arrays by id. */
 static inline void cgwb_unsnap_cell(void *const *bases) {
@@ -186,6 +277,9 @@ static inline void cgwb_adstats_reset(void) {
   while (cgwb_seen_.nid > 0) free(cgwb_seen_.bits[--cgwb_seen_.nid]);
   free(cgwb_seen_.bits);
   free(cgwb_seen_.nbits);
+  free(cgwb_frames_.r);
+  free(cgwb_frames_.first);
+  memset(&cgwb_frames_, 0, sizeof cgwb_frames_);
   memset(&cgwb_seen_, 0, sizeof cgwb_seen_);
   memset(&cgwb_tape_, 0, sizeof cgwb_tape_);
   memset(&cgwb_snaps_, 0, sizeof cgwb_snaps_);
