@@ -806,3 +806,27 @@ void f(const double *x, double *y) {
     assert.truthy(code:find("cgwb_push_p(p);", 1, true))
   end)
 end)
+
+-- A dry-run loop is re-run from its snapshot: the snapshot holds every cell
+-- the re-run reads before the loop overwrites it, an in-place increment of
+-- its own cell included (the re-run from the updated cells gave y = 12 24 36
+-- where F gives 11 22 33).
+describe("dry-run snapshots", function()
+  it("hold a loop's in-place increments of its own cells: F_b's primal results are F's", function()
+    local text = [[
+void f(int n, const double *a, double *y, double *z) {
+  int i;
+  for (i = 0; i < n; i++) y[i] = y[i] + a[i];
+  for (i = 0; i < n; i++) z[i] = y[i] * y[i];
+}
+]]
+    local call = { arrays = { arr("double", { 1, 2, 3 }), arr("double", { 10, 20, 30 }), arr("double", { 0, 0, 0 }) },
+      args = { { int = 3 }, { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 } } }
+    local out = check(text, "f", call, { emit = { assume = { "a!=y", "y!=z", "a!=z" } }, keep = true })
+    assert.is_true(out.rep.loops[1].dry_run, "the first loop is dry-run")
+    assert.are.same({ "i", "y" }, out.rep.loops[1].snapshot)
+    assert.are.same({ 11, 22, 33 }, out.tr.P[2])
+    assert.are.same({ 121, 484, 1089 }, out.tr.P[3])
+    A.free(out.std_exe); A.free(out.tr_exe)
+  end)
+end)

@@ -648,7 +648,6 @@ typedef struct grp {
   const char *name;   /* the object's */
   int32_t obj, first; /* the first access (walk order) */
   int cls, written, read, callw, minmax, product;
-  int read_value; /* read other than by an increment of itself: the value matters */
   int32_t why; /* the access naming the problem: a call's, the min/max or product write */
 } grp;
 
@@ -678,13 +677,11 @@ static void classify(run *r, int32_t l, const int32_t *acc, uint32_t n, grp *gp)
   int64_t lo = 0, hi = 0;
   int32_t o = gp->obj;
   gp->first = acc[0], gp->written = gp->read = gp->callw = gp->minmax = gp->product = 0, gp->why = -1;
-  gp->read_value = 0;
   for (i = 0; i < n; i++) {
     int32_t a = acc[i], st = al->acc_stmt[a];
     ownf f;
     int def = al->acc_kind[a] == CG_KA_DEF && r->acc_eff[a];
     if (al->acc_kind[a] == CG_KA_USE) gp->read = 1;
-    if (al->acc_kind[a] == CG_KA_USE && !r->acc_incr[a]) gp->read_value = 1;
     if (def) gp->written = 1;
     if (def && CG_KSTMT(k, st, KIND) == CG_KST_CALL && al->acc_expr[a] != CG_KSTMT(k, st, X3) && !gp->callw)
       gp->callw = 1, gp->why = a;
@@ -929,7 +926,8 @@ static int loop_carried(cg_addg *g, int32_t l, const grp *gs, uint32_t ng, int o
 }
 
 /* Appends the snapshot of an accepted loop that is not terminal: the
- * counter, what L reads the value of and writes (in place), and what code
+ * counter, what L reads and writes (in place: the re-run reads the entry
+ * value, an increment of itself included, y[i] = y[i] + a[i]), and what code
  * before L reads the value of.  Increment and reduction targets too,
  * although neither the re-run nor the adjoint needs their values: the
  * adjoint code recomputes F's results from F's entry state once the
@@ -943,7 +941,7 @@ static int loop_snapshot(run *r, int32_t l, const grp *gs, uint32_t ng) {
   if (!g->l_accept[l] || g->l_terminal[l]) return CG_OK;
   for (i = 0; i < ng; i++) {
     int incr = gs[i].cls == CG_AC_INCR || gs[i].cls == CG_AC_REDUCTION; /* for F's entry state: see below */
-    int in_place = (gs[i].read_value || incr) && gs[i].cls != CG_AC_PRIVATE; /* a private is written first */
+    int in_place = (gs[i].read || incr) && gs[i].cls != CG_AC_PRIVATE; /* a private is written first */
     if (!gs[i].written || !(in_place || gs[i].cls == -1 || read_around(r, l, gs[i].obj))) continue;
     if (push_i32(g->A, &g->ls_obj, &g->cap_ls, g->nls_tmp, gs[i].obj)) return CG_ENOMEM;
     g->nls_tmp++;
