@@ -829,4 +829,26 @@ void f(int n, const double *a, double *y, double *z) {
     assert.are.same({ 121, 484, 1089 }, out.tr.P[3])
     A.free(out.std_exe); A.free(out.tr_exe)
   end)
+  it("of a 2-D array parameter compile with -Werror=incompatible-pointer-types (its cells by &A[0][0])", function()
+    local text = [[
+void f(int n, double A[3][3], const double *u, double *x) {
+  int i, j;
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      A[i][j] = A[i][j] * u[j];
+  for (i = 0; i < n; i++)
+    x[i] = x[i] + A[i][0] * A[i][1];
+}
+]]
+    local k = assert(cgwb.read_kernel(text, "case.c"))
+    local call = T.any_call(k, "f", rng.new(7), false)
+    call.args[1] = { int = 3 }
+    local out = check(text, "f", call, { emit = { assume = { "A!=u", "A!=x", "u!=x" } },
+      flags = "-Werror=incompatible-pointer-types", no_interp = true, keep = true })
+    local inner = out.rep.loops[2]
+    assert.is_true(inner.dry_run, "the inner loop is dry-run")
+    assert.are.same({ "A", "j" }, inner.snapshot)
+    assert.truthy(out.code:find("cgwb_snap_cd(0, &A[0][0], &A[i][j])", 1, true))
+    A.free(out.std_exe); A.free(out.tr_exe)
+  end)
 end)

@@ -508,8 +508,8 @@ end
 
 -- The first cell of array or pointer s as a pointer.
 function E:base(s)
-  if self:ndim(s) == 2 and not self:is_ptr(s) then return "&" .. self.u.cname[s] .. "[0][0]" end
   if self:kind(s) == KIND_GLOBAL then failf("adjoint code: a snapshot of the global %s", self.u.cname[s]) end
+  if self:ndim(s) == 2 then return "&" .. self.u.cname[s] .. "[0][0]" end -- a parameter too: double (*)[N] is no double *
   return self.u.cname[s]
 end
 
