@@ -290,6 +290,13 @@ describe("kparse: errors name file:line:col", function()
       "e.c:1:27: a string or character literal is outside the kernel subset (numbers only)" },
     { "double f(double x) { return foo(x); }", "e.c:1:29: unknown function 'foo'" },
     { "double f(double x) { return y; }", "e.c:1:29: unknown identifier 'y'" },
+    { "double f(Wishart w, const double *x) { return x[0]; }", "e.c:1:10: unknown type name 'Wishart' (the types "
+      .. "are int, double and pointers to them; structs, unions and typedefs are outside the kernel subset)" },
+    { "double f(const double *x, Matrix *m) { return x[0]; }", "e.c:1:27: unknown type name 'Matrix' (the types "
+      .. "are int, double and pointers to them; structs, unions and typedefs are outside the kernel subset)" },
+    { "void f(double *y) {\n  Wishart w;\n  y[0] = 1;\n}", "e.c:2:3: unknown type name 'Wishart' (the types "
+      .. "are int, double and pointers to them; structs, unions and typedefs are outside the kernel subset)" },
+    { "void f(double *y, double a, double b) { y[0] = a b; }", "e.c:1:50: found 'b', expected ';'" },
     { "double g = 1.0;\nvoid f(double x) { g = x; }",
       "e.c:2:20: a write to the global 'g' is outside the kernel subset (globals are read-only)" },
     { "static const double c[2] = {1, 2};\nvoid f(void) { double *p = c; }",

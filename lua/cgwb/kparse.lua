@@ -67,6 +67,22 @@ local function syntax_error(lw, text, pos, exp)
   if tok and (tok:sub(1, 1) == '"' or tok:sub(1, 1) == "'") then
     lw:outside(pos, "a string or character literal", "numbers only")
   end
+  -- two identifiers in a row where a declaration starts: the first can only be
+  -- a type name C knows and the subset does not
+  local h0 = math.max(1, pos - 256)
+  local head = text:sub(h0, pos - 1) -- what precedes (a message on a 3 MB text scans no more)
+  local b = head:match("()[%a_][%w_]*%s*$")
+  local before = b and h0 + b - 1
+  local prev = b and head:sub(b):match("^[%a_][%w_]*")
+  local starts = function(upto) return upto == 1 or text:sub(math.max(1, upto - 64), upto - 1):match("[{};(,]%s*$") end
+  local after = tok and tok:match("^[%a_][%w_]*$") and not grammar.keywords[tok] and starts(pos)
+    and text:match("^%s*%**%s*[%a_]", pos + #tok)
+  local unknown = (after and tok) or (prev and starts(before) and not grammar.keywords[prev] and tok
+    and tok:match("^[%a_]") and prev)
+  if unknown then
+    lw:err(unknown == tok and pos or before, "unknown type name '%s' (the types are int, double and pointers to "
+      .. "them; structs, unions and typedefs are outside the kernel subset)", unknown)
+  end
   lw:err(pos, "found %s, expected %s", describe(tok), expected_text(exp))
 end
 
