@@ -477,4 +477,16 @@ describe("cgwb flatten: the parts that other modules provide", function()
       for _, g in ipairs(b.subgraphs) do assert.equal("integer", math.type(g.mults)) end
     end
   end)
+
+  it("a split file sees the preloaded cgwb with --emit tangent as without it", function()
+    local split = H.write(H.tmp(".lua"), 'assert(cgwb and cgwb.read_kernel, "cgwb is preloaded")\n'
+      .. "return function(info) return info.line % 2 == 0 end\n")
+    local out1, err1, code1 = H.cgwb("flatten " .. K .. "flux1d.c --split " .. split)
+    assert.equal(0, code1, err1)
+    local path = H.tmp(".c")
+    local out2, err2, code2 = H.cgwb("flatten " .. K .. "flux1d.c --split " .. split .. " --emit tangent -o " .. path)
+    assert.equal(0, code2, err2)
+    assert.equal(out1, out2)
+    assert.is_true(os.execute(("cc -std=c99 -Wall -Wextra -Werror -c %s -o %s"):format(path, H.tmp(".o"))) == true)
+  end)
 end)

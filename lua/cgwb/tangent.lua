@@ -1191,11 +1191,8 @@ local function flatten_opts(opts, is_main)
   local split = opts.split or "minimal"
   local fo = {}
   if type(split) == "string" and split:match("%.lua$") then
-    local chunk, err = loadfile(split)
-    if not chunk then return nil, err end
-    local ok, fn = pcall(chunk)
-    if not ok then return nil, tostring(fn) end
-    if type(fn) ~= "function" then return nil, split .. ": the split file does not return a function" end
+    local fn, err = require("cgwb.flatten").load_split(split) -- as cgwb flatten --split loads it: cgwb preloaded
+    if not fn then return nil, err end
     split = fn
   end
   if type(split) == "function" then fo.split = split
