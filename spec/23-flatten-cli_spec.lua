@@ -328,6 +328,10 @@ describe("cgwb flatten: bad input exits 2 with the place", function()
     assert.truthy(err:find("^Usage: cgwb flatten"), err)
     bad(K .. "utke-fig1.c --independents 'x,,z'", "--independents 'x,,z': expected parameter names")
     bad(K .. "utke-fig1.c --prune --independents x,q", K .. "utke-fig1.c: independents: 'q' is not a parameter of fig1")
+    bad(K .. "meshflux.c --function residual --independents ntri", K .. "meshflux.c: independents: 'ntri' is an int "
+      .. "parameter of residual (they are double parameters or pointers to double)")
+    bad(K .. "meshflux.c --function residual --dependents return", K .. "meshflux.c: dependents: 'return': residual "
+      .. "does not return a double")
     bad(K .. "utke-fig1.c --order nosuch", "unknown ordering 'nosuch' for vertex elimination")
     bad(K .. "utke-fig1.c --order nosuch.lua", "nosuch.lua: cannot open:")
     bad(K .. "utke-fig1.c --function 7", K .. "utke-fig1.c: no function 7 (the kernel has 1)")

@@ -712,6 +712,12 @@ describe("cgwb adjoint", function()
     end
     local _, e = H.cgwb(("adjoint %s --function residual --loops 14 -o %s/o.c"):format(K, dir))
     assert.matches("meshflux%.c:14:%d+: loop at line 14 is not independent: q and res may overlap", e)
+    _, e = H.cgwb(("adjoint %s --function residual --independents ntri,q -o %s/o.c"):format(K, dir))
+    assert.truthy(e:find("'ntri' is an int parameter of residual (they are double parameters or pointers to double)",
+      1, true), e)
+    _, e = H.cgwb(("adjoint %s --function residual --dependents return -o %s/o.c"):format(K, dir))
+    assert.truthy(e:find("'return': residual does not return a double", 1, true), e)
+    assert.is_nil(io.open(dir .. "/o.c"))
     os.execute("rm -rf " .. dir)
   end)
 end)

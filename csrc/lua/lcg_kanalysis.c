@@ -77,9 +77,17 @@ int32_t *lcg_kparams(lua_State *L, const cg_kernel *k, int32_t f, int opts, cons
     const char *nm;
     lua_geti(L, -2, i);
     nm = luaL_tolstring(L, -1, &len);
-    if (ret && !strcmp(nm, "return")) { *ret = 1, lua_pop(L, 2); continue; }
+    if (ret && !strcmp(nm, "return")) {
+      if (CG_KFUNC(k, f, RET) != CG_KT_DOUBLE)
+        luaL_error(L, "opts.%s: 'return': %s does not return a double", field, k->names[CG_KFUNC(k, f, NAME)]);
+      *ret = 1, lua_pop(L, 2);
+      continue;
+    }
     ps[*n] = param_named(k, f, nm, len);
     if (ps[*n] < 0) luaL_error(L, "opts.%s: '%s' is not a parameter of %s", field, nm, k->names[CG_KFUNC(k, f, NAME)]);
+    if (CG_KSYM(k, ps[*n], BASE) != CG_KT_DOUBLE) /* an int carries no derivative */
+      luaL_error(L, "opts.%s: '%s' is an int parameter of %s (they are double parameters or pointers to double)",
+                 field, nm, k->names[CG_KFUNC(k, f, NAME)]);
     (*n)++;
     lua_pop(L, 2);
   }

@@ -62,24 +62,32 @@ end
 
 -- {==== run ====}
 
--- The parameter names of function id as a set.
+-- The parameters of function id by name (their symbol rows).
 local function param_set(k, id)
   local set = {}
   for _, sy in ipairs(k:symbols(id)) do
-    if sy.kind == "param" then set[sy.name] = true end
+    if sy.kind == "param" then set[sy.name] = sy end
   end
   return set
 end
 
--- Checks a list of parameter names (opts.independents / dependents); the
--- dependents may also name "return".  -> true | nil, message.
+-- Checks a list of parameter names (opts.independents / dependents): double
+-- parameters or pointers to double; the dependents may also name "return"
+-- of a function returning a double.  -> true | nil, message.
 local function check_params(k, id, fname, list, what)
   if list == nil then return true end
   if type(list) ~= "table" then return nil, ("%s: a list of parameter names expected"):format(what) end
   local params = param_set(k, id)
   for _, name in ipairs(list) do
-    if not (params[name] or (what == "dependents" and name == "return")) then
+    if what == "dependents" and name == "return" then
+      if k:functions()[id].ret ~= "double" then
+        return nil, ("%s: dependents: 'return': %s does not return a double"):format(k:file(), fname)
+      end
+    elseif not params[name] then
       return nil, ("%s: %s: '%s' is not a parameter of %s"):format(k:file(), what, tostring(name), fname)
+    elseif params[name].base ~= "double" then
+      return nil, ("%s: %s: '%s' is an int parameter of %s (they are double parameters or pointers to double)")
+        :format(k:file(), what, tostring(name), fname)
     end
   end
   return true
