@@ -297,6 +297,10 @@ describe("kparse: errors name file:line:col", function()
     { "void f(double *y) {\n  Wishart w;\n  y[0] = 1;\n}", "e.c:2:3: unknown type name 'Wishart' (the types "
       .. "are int, double and pointers to them; structs, unions and typedefs are outside the kernel subset)" },
     { "void f(double *y, double a, double b) { y[0] = a b; }", "e.c:1:50: found 'b', expected ';'" },
+    { "", "e.c:1:1: no function definition (a kernel is a file of C functions: doc/kernel-language.md)" },
+    { "double f(double x);\n", "e.c:1:8: no function definition (a kernel is a file of C functions: doc/kernel-language.md)" },
+    { "void f(double *y) { y[0] = 1; }\n\227\129\130", "e.c:2:1: found '\\xe3', expected a declaration" },
+    { "void f(double *y) { y[0] = 1; }\n\0zz", "e.c:2:1: found '\\x00', expected a declaration" },
     { "double g = 1.0;\nvoid f(double x) { g = x; }",
       "e.c:2:20: a write to the global 'g' is outside the kernel subset (globals are read-only)" },
     { "static const double c[2] = {1, 2};\nvoid f(void) { double *p = c; }",

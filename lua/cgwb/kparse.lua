@@ -43,9 +43,10 @@ local function expected_text(exp)
   return table.concat(out, " or ")
 end
 
+-- A token as a message shows it: bytes that are not printable ASCII as \xHH.
 local function describe(tok)
   if not tok or tok == "" then return "end of input" end
-  return "'" .. tok .. "'"
+  return "'" .. tok:gsub("[^\32-\126]", function(c) return ("\\x%02x"):format(c:byte()) end) .. "'"
 end
 
 --- A syntax error message, naming a refused C construct where the token
@@ -59,6 +60,7 @@ local WHY = {
 }
 local function syntax_error(lw, text, pos, exp)
   local tok = grammar.token_at(text, pos)
+  if (not tok or tok == "") and pos <= #text then tok = text:sub(pos, pos) end -- a byte no token starts with (a NUL)
   if tok and grammar.refused[tok] then
     lw:outside(pos, "'" .. tok .. "'", WHY[tok] or "the types are int, double and pointers to them")
   end

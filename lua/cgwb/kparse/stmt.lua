@@ -450,6 +450,10 @@ function L:unit(tree)
       n = n + 1
     end
   end
+  if n == 0 then -- an empty file, or only declarations: nothing to analyse or differentiate
+    self:err(#tree > 0 and tree[#tree].pos or 1, "no function definition (a kernel is a file of C functions: "
+      .. "doc/kernel-language.md)")
+  end
   self.nhoist = 0
   -- Each top-level tree is dropped once lowered: nothing reads it again,
   -- and the collector then neither keeps nor traces it (the syntax tree of
