@@ -333,6 +333,8 @@ describe("cgwb flatten: bad input exits 2 with the place", function()
     bad(K .. "meshflux.c --function residual --dependents return", K .. "meshflux.c: dependents: 'return': residual "
       .. "does not return a double")
     bad(K .. "utke-fig1.c --order nosuch", "unknown ordering 'nosuch' for vertex elimination")
+    bad(K .. "utke-fig1.c --order markowitz,front", "--order: 'front' belongs to edge elimination; tangent code "
+      .. "preaccumulates by vertex elimination (forward, reverse,") -- the message doc/tangent-code.md gives
     bad(K .. "utke-fig1.c --order nosuch.lua", "nosuch.lua: cannot open:")
     bad(K .. "utke-fig1.c --function 7", K .. "utke-fig1.c: no function 7 (the kernel has 1)")
     bad(K .. "hovland-fig1-aliased.c --assume 'a<b'", "--assume 'a<b': expected NAME!=NAME or NAME==NAME")

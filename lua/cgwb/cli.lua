@@ -1349,7 +1349,9 @@ commands.flatten = {
     check_assumptions(k, { id }, a.assume)
     if a.split and a.split:match("%.lua$") then readable(a.split) end
     if a.order:match("%.lua$") then readable(a.order) end
-    local spec = check(require("cgwb.elim").resolve(a.order, "vertex"))
+    local tangent = optional "cgwb.tangent"
+    local spec = check((tangent and tangent.order_spec or function(o) return require("cgwb.elim").resolve(o.order,
+      "vertex") end)({ order = a.order }))
     local flatten, fname = require "cgwb.flatten", k:functions()[id].name
     local opts = { split = a.split, assume = assumptions_for(k, id, a.assume), prune = a.prune,
                    independents = name_list(a.independents, "--independents"),
@@ -1357,7 +1359,6 @@ commands.flatten = {
     collectgarbage() -- the parse's garbage, before the flattening's tables (peak memory)
     local res = check(flatten.run(k, fname, opts))
     collectgarbage() -- the analyses' garbage
-    local tangent = optional "cgwb.tangent"
     local costs = tangent and check(tangent.costs(res, { order = spec, kernel = k, assume = opts.assume, prune = opts.prune,
       independents = opts.independents, dependents = opts.dependents })) -- the kernel: for the statement-level costs
     local outputs = {} -- every text is made before any file is written

@@ -91,8 +91,10 @@ local function structure(sg)
   return st
 end
 
---- The vertex ordering spec of opts (default "markowitz"), or nil, message.
-local function order_spec(opts)
+--- The vertex ordering of tangent code: opts.order (default "markowitz"), checked
+-- (an edge word or another mode refused, as doc/tangent-code.md says; the command
+-- line checks --order with it).  -> spec | nil, message.
+function M.order_spec(opts)
   if opts.mode and opts.mode ~= "vertex" then
     return nil, ("--order: tangent code preaccumulates by vertex elimination; the %s mode is not "
       .. "available here"):format(tostring(opts.mode))
@@ -111,6 +113,7 @@ local function order_spec(opts)
   end
   return spec
 end
+local order_spec = M.order_spec
 
 --- Eliminates st (structure) under spec: the vertex order and the cost.
 local function eliminate(st, spec, opts)
