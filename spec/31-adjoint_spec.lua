@@ -858,3 +858,20 @@ void f(int n, double A[3][3], const double *u, double *x) {
     A.free(out.std_exe); A.free(out.tr_exe)
   end)
 end)
+
+describe("pointers to read-only globals", function()
+  it("as arguments, in a local pointer and as &g[0]: adjoint, interpreter and differences agree", function()
+    local text = [[
+static const double coef[2] = {0.5, 2.0};
+static double dot2(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1]; }
+void f(const double *x, double *y) {
+  const double *p = coef;
+  y[0] = dot2(coef, x) + p[1] * x[0] * x[1];
+  y[1] = dot2(&coef[0], x) * p[0];
+}
+]]
+    local call = { arrays = { arr("double", { 0.7, 0.3 }), arr("double", { 0, 0 }) },
+      args = { { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
+    check(text, "f", call)
+  end)
+end)
