@@ -70,11 +70,16 @@ c_tests() {
 # and spec/support/unpreload.so, which takes LD_PRELOAD out of the environment
 # again, so the compilers and programs a spec runs start without the runtimes
 # while every Lua interpreter (busted, the cgwb command) has them.
+# A spec that runs a program of its own embedding the module, or that sets
+# PATH itself, reads the runtimes and the wrapper's directory from
+# CGWB_SAN_PRELOAD and CGWB_SAN_BIN (spec/helper.lua: H.san_preload, H.san_bin).
 san_env() {
-  PATH="$ROOT/build/debug/san:$PATH"
+  CGWB_SAN_BIN="$ROOT/build/debug/san"
+  CGWB_SAN_PRELOAD="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so)"
+  PATH="$CGWB_SAN_BIN:$PATH"
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-  export PATH ASAN_OPTIONS UBSAN_OPTIONS
+  export PATH ASAN_OPTIONS UBSAN_OPTIONS CGWB_SAN_BIN CGWB_SAN_PRELOAD
 }
 
 san_lua() {

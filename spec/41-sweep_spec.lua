@@ -203,7 +203,7 @@ return {
     assert.equal(base, H.read(d .. "/ssh/results.csv"))
     -- cgwb must be on the PATH where the jobs run: refused up front when that is here
     local _, err2, code2 = cgwb_sweep(plan_path .. " --runner ssh --sshloginfile " .. logins .. " --out "
-      .. d .. "/ssh2", "PATH=/usr/bin:/bin")
+      .. d .. "/ssh2", "PATH=" .. (H.san_bin and (H.san_bin .. ":") or "") .. "/usr/bin:/bin") -- no cgwb there
     assert.equal(2, code2)
     assert.truthy(err2:find("runs `cgwb` on each machine's PATH", 1, true), err2)
   end)

@@ -262,8 +262,8 @@ describe("examples/c-host/host.c", function()
     local out, ok = run(("cc -std=c99 -pedantic -Wall -Wextra -Werror examples/c-host/host.c "
       .. "$(pkg-config --cflags --libs lua5.4) -pthread -o %s"):format(exe))
     assert.is_true(ok, out)
-    out, ok = run(("env -u CGWB_MEMORY_LIMIT %s %s examples/tapes/bratu.tap examples/tapes/cavity.tap")
-      :format(exe, P))
+    out, ok = run(("env -u CGWB_MEMORY_LIMIT %s %s %s examples/tapes/bratu.tap examples/tapes/cavity.tap")
+      :format(H.san_preload and ("LD_PRELOAD='" .. H.san_preload .. "'") or "", exe, P)) -- it loads the module
     assert.is_true(ok, out)
     assert.truthy(out:find("\nhost: 15 passed, 0 failed\n$"), out)
     assert.truthy(out:find("\nok A's limit stops A's job\n", 1, true), out)

@@ -6,6 +6,11 @@ package.cpath = M.build .. "/?.so;" .. package.cpath
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 
 M.tmpdir = os.getenv("CGWB_TMP") or "spec/tmp"
+-- The sanitizer phase (scripts/run-tests.sh): the runtimes a program that
+-- loads the instrumented module must preload, and the directory of the Lua
+-- wrapper that preloads them (first on PATH); nil in the release phase.
+M.san_preload = os.getenv("CGWB_SAN_PRELOAD")
+M.san_bin = os.getenv("CGWB_SAN_BIN")
 os.execute("mkdir -p " .. M.tmpdir)
 
 local counter = 0
