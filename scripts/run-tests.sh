@@ -220,7 +220,7 @@ END=$(date +%s.%N)
 
 # name start runtime exit, from the joblog (Seq Host Starttime JobRuntime Send Receive Exitval Signal Command).
 awk -F'\t' 'NR > 1 { n = split($9, w, " "); name = w[4]; sub(".*/", "", name); sub("\\.log$", "", name)
-  print name "\t" $3 "\t" $4 "\t" ($8 != 0 ? 128 + $8 : $7) }' "$LOG/joblog" >"$LOG/times"
+  print name "\t" $3 "\t" ($4 + 0) "\t" ($8 != 0 ? 128 + $8 : $7) }' "$LOG/joblog" >"$LOG/times"
 mkdir -p build
 cut -f1,3 "$LOG/times" | sort >build/test-times.tsv
 
