@@ -154,7 +154,35 @@ function L:rv_bin(e)
   if aty ~= bty then a, b, ty = self:common(a, b) end
   if CMP[op] then return { op = CMP[op], ty = "int", pos = e.pos, a = a, b = b } end
   if op == "%" and ty ~= "int" then self:err(e.pos, "'%%' needs int operands, not double") end
-  return { op = ARITH[op], ty = ty, pos = e.pos, a = a, b = b }
+  local r = { op = ARITH[op], ty = ty, pos = e.pos, a = a, b = b }
+  if ty == "int" then r.cval = self:int_const(op, a, b, e.pos) end
+  return r
+end
+
+-- The value of an int constant expression a op b (C's int: 32 bits, the
+-- quotient truncated), or nil when an operand is no constant; an overflow
+-- or a division by zero is an error, as the compiler warns (the address
+-- y[65536 * 65536 + 1] wraps in C).
+local INT_MIN, INT_MAX = -2147483648, 2147483647
+local function cval(x) return x.op == "const_i" and x.ival or x.cval end
+function L:int_const(op, a, b, pos)
+  local u, v = cval(a), b and cval(b)
+  if u == nil or (b and v == nil) then return nil end
+  local r
+  if not b then r = -u
+  elseif op == "+" then r = u + v
+  elseif op == "-" then r = u - v
+  elseif op == "*" then r = u * v
+  else
+    if v == 0 then self:err(pos, "division by zero in an integer constant expression") end
+    r = (u // v) + ((u % v ~= 0 and (u < 0) ~= (v < 0)) and 1 or 0) -- C truncates toward zero
+    if op == "%" then r = u - r * v end
+  end
+  if r < INT_MIN or r > INT_MAX then
+    self:err(pos, "integer overflow in a constant expression: %s is outside int",
+      b and ("%d %s %d"):format(u, op, v) or ("-(%d)"):format(u))
+  end
+  return r
 end
 
 --- p + k, k + p, p - k: PTRADD (p - k is PTRADD(p, -k)).
@@ -209,7 +237,9 @@ function L:rv_un(e)
   end
   self:arith(a, e.pos, "unary ", op)
   if op == "+" then return a end
-  return { op = "neg", ty = a.ty, pos = e.pos, a = a }
+  local r = { op = "neg", ty = a.ty, pos = e.pos, a = a }
+  if a.ty == "int" then r.cval = self:int_const("-", a, nil, e.pos) end
+  return r
 end
 
 --- &x, &a[i], &a[i][j], &p[i], &*p.
