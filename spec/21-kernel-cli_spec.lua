@@ -548,6 +548,7 @@ describe("cgwb kernel --call", function()
     -- a1: *z = -(*z * x) makes Z[0] = -(2 * 0.5) = -1; z += 1; a2: y = Z[1] / x = 3 / 0.5 = 6.
     -- d Z[0] / d Z[0] = -x = -0.5, / d x = -Z[0] = -2; Z[1] is only read, Z[2] untouched
     -- (its column is -(0 * x) = -0: the tangent's sign, as %.17g writes it).
+    -- The return y: d y / d Z[0] = 0, / d Z[1] = 1 / x = 2, / d x = -Z[1] / x^2 = -12.
     local out, err, code = H.cgwb("kernel examples/kernels/utke-fig2.c --call examples/kernels/utke-fig2.json --jacobian")
     assert.equal(0, code, err)
     assert.equal([[
@@ -557,9 +558,10 @@ describe("cgwb kernel --call", function()
   },
   "jacobian": {
     "cols": ["Z[0]", "Z[1]", "x"],
-    "rows": ["Z[0]"],
+    "rows": ["Z[0]", "return"],
     "values": [
-      [-0.5, -0, -2]
+      [-0.5, -0, -2],
+      [0, 2, -12]
     ]
   },
   "return": 6,
@@ -693,5 +695,39 @@ describe("doc/kernels.md", function()
       local indented = ("\n" .. out):gsub("\n([^\n])", "\n    %1")
       assert.truthy(doc:find(indented, 1, true), "doc/kernels.md lacks the output of cgwb kernel " .. args)
     end
+  end)
+end)
+
+describe("cgwb kernel --call: what a number can be", function()
+  local K = H.write(H.tmp(".c"), [=[
+#include <math.h>
+double f(const int *idx, const double *x, double *y) {
+  y[idx[0]] = x[0] / x[1];
+  return sqrt(x[0]) * x[1];
+}
+]=])
+  local function call(x0, x1)
+    return H.write(H.tmp(".json"), ('{"arrays": {"I": [0], "X": [%s, %s], "Y": [0.0]}, '
+      .. '"args": {"idx": ["I", 0], "x": ["X", 0], "y": ["Y", 0]}}'):format(x0, x1))
+  end
+  it("a double result has its Jacobian row; an int array has neither rows nor columns", function()
+    local out, err, code = H.cgwb("kernel " .. K .. " --call " .. call("2.0", "3.0") .. " --jacobian")
+    assert.equal(0, code, err)
+    local J = json.decode(out).jacobian
+    assert.are.same({ "X[0]", "X[1]" }, J.cols)
+    assert.are.same({ "Y[0]", "return" }, J.rows)
+    -- d(sqrt(x0) x1): x1 / (2 sqrt(x0)), sqrt(x0)
+    assert(math.abs(J.values[2][1] - 3 / (2 * math.sqrt(2))) < 1e-15 and math.abs(J.values[2][2] - math.sqrt(2)) < 1e-15)
+  end)
+  it("NaN and the infinities are strings, not null; 1e400 on input is an error", function()
+    local out, err, code = H.cgwb("kernel " .. K .. " --call " .. call("-1.0", "0.0"))
+    assert.equal(0, code, err)
+    local r = json.decode(out)
+    assert.equal("-Infinity", r.arrays.Y[1])
+    assert.equal("NaN", r["return"])
+    local path = call("1e400", "2.0")
+    local _, err2, code2 = H.cgwb("kernel " .. K .. " --call " .. path)
+    assert.equal(2, code2)
+    assert.truthy(err2:find(path .. ":1:29: number 1e400 is beyond the largest double", 1, true), err2)
   end)
 end)

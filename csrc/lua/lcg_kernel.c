@@ -653,16 +653,21 @@ typedef struct jcol {
   uint32_t cell;
 } jcol;
 
-/* The rows (cells written) and columns (cells read before written, then
- * by-value double parameters read) from a plain run, pushed as tables;
- * the columns also into a box (returned) with *ncol. */
-static jcol *rows_cols(lua_State *L, const cg_kernel *k, int32_t f, const cg_kresult *r,
+/* Whether the Jacobian has a row or column for caller array a: its cells
+ * are doubles (an int array carries no derivative). */
+static int double_array(const cg_kcall *kc, uint32_t a) { return kc->arrays[a].base == CG_KT_DOUBLE; }
+
+/* The rows (double cells written, then a double return value) and columns
+ * (double cells read before written, then by-value double parameters read)
+ * from a plain run, pushed as tables; the columns also into a box
+ * (returned) with *ncol. */
+static jcol *rows_cols(lua_State *L, const cg_kernel *k, int32_t f, const cg_kcall *kc, const cg_kresult *r,
                        size_t *ncol) {
   jcol *cols;
   size_t nc = 0, nr = 0;
   uint32_t a, i;
   for (a = 0; a < r->narray; a++)
-    for (i = 0; i < r->n[a]; i++) nc += (r->acc[a][i] & CG_KACC_READ) != 0;
+    for (i = 0; i < r->n[a] && double_array(kc, a); i++) nc += (r->acc[a][i] & CG_KACC_READ) != 0;
   for (i = 0; i < r->narg; i++)
     nc += r->arg_read[i] && !CG_KSYM(k, CG_KFUNC(k, f, SYM0) + (int32_t)i, PTR) &&
           CG_KSYM(k, CG_KFUNC(k, f, SYM0) + (int32_t)i, BASE) == CG_KT_DOUBLE;
@@ -671,7 +676,7 @@ static jcol *rows_cols(lua_State *L, const cg_kernel *k, int32_t f, const cg_kre
   lua_newtable(L); /* cols */
   *ncol = 0;
   for (a = 0; a < r->narray; a++)
-    for (i = 0; i < r->n[a]; i++) {
+    for (i = 0; i < r->n[a] && double_array(kc, a); i++) {
       if (r->acc[a][i] & CG_KACC_WRITTEN) {
         lua_createtable(L, 0, 2);
         lua_pushinteger(L, (lua_Integer)a + 1), lua_setfield(L, -2, "array");
@@ -693,6 +698,11 @@ static jcol *rows_cols(lua_State *L, const cg_kernel *k, int32_t f, const cg_kre
     lua_createtable(L, 0, 1);
     lua_pushinteger(L, (lua_Integer)i + 1), lua_setfield(L, -2, "param");
     lua_rawseti(L, -2, (lua_Integer)++*ncol);
+  }
+  if (r->has_ret && r->ret_type == CG_KT_DOUBLE) { /* the last row */
+    lua_createtable(L, 0, 1);
+    lua_pushboolean(L, 1), lua_setfield(L, -2, "ret");
+    lua_rawseti(L, -3, (lua_Integer)++nr);
   }
   return cols;
 }
@@ -723,11 +733,11 @@ static void set_seeds(lcall *c, const jcol *cols, size_t c0, uint32_t nd) {
 
 /* Stores the tangents of chunk c0.. (nd directions) into values[row][col]
  * (the values table at -1: one table per row, already made). */
-static void store_chunk(lua_State *L, const cg_kresult *r, size_t c0, uint32_t nd) {
+static void store_chunk(lua_State *L, const cg_kcall *kc, const cg_kresult *r, size_t c0, uint32_t nd) {
   uint32_t a, i, j;
   lua_Integer row = 0;
   for (a = 0; a < r->narray; a++)
-    for (i = 0; i < r->n[a]; i++) {
+    for (i = 0; i < r->n[a] && double_array(kc, a); i++) {
       if (!(r->acc[a][i] & CG_KACC_WRITTEN)) continue;
       lua_rawgeti(L, -1, ++row);
       for (j = 0; j < nd; j++) {
@@ -736,13 +746,19 @@ static void store_chunk(lua_State *L, const cg_kresult *r, size_t c0, uint32_t n
       }
       lua_pop(L, 1);
     }
+  if (r->has_ret && r->ret_type == CG_KT_DOUBLE && r->ret_t) {
+    lua_rawgeti(L, -1, ++row);
+    for (j = 0; j < nd; j++) lua_pushnumber(L, r->ret_t[j]), lua_rawseti(L, -2, (lua_Integer)(c0 + j) + 1);
+    lua_pop(L, 1);
+  }
 }
 
 /* k:jacobian(f, call [, opts]) -> {rows = {{array=, cell=}...}, cols =
  * {{array=, cell=} | {param=}...}, values = {{...} per row}} | nil, msg:
- * rows every caller cell written, cols every caller cell read before
- * written and every by-value double parameter read (array order, then
- * parameter order; arrays and parameters 1-based, cells 0-based), values
+ * rows every double caller cell written, then {ret = true} for a double
+ * return value, cols every double caller cell read before written and
+ * every by-value double parameter read (array order, then parameter
+ * order; arrays and parameters 1-based, cells 0-based), values
  * by tangent mode in chunks of 64 directions. */
 static int k_jacobian(lua_State *L) {
   lkernel *u = lcg_checklkernel(L, 1);
@@ -758,7 +774,7 @@ static int k_jacobian(lua_State *L) {
   c = read_call(L, f, 3, 4);
   r = (cg_kresult *)lcg_box(L, sizeof *r, result_release);
   if (cg_kinterp_run(&u->A, u->k, &c->c, r, &e)) return lcg_fail(L, &e);
-  cols = rows_cols(L, u->k, f, r, &ncol); /* pushes cols' box, rows, cols */
+  cols = rows_cols(L, u->k, f, &c->c, r, &ncol); /* pushes cols' box, rows, cols */
   nrow = (size_t)luaL_len(L, -2);
   cg_kresult_free(r);
   lua_createtable(L, (int)nrow, 0);
@@ -769,7 +785,7 @@ static int k_jacobian(lua_State *L) {
     uint32_t nd = (uint32_t)(ncol - c0 < JAC_CHUNK ? ncol - c0 : JAC_CHUNK);
     set_seeds(c, cols, c0, nd);
     if (cg_kinterp_run(&u->A, u->k, &c->c, r, &e)) return lcg_fail(L, &e);
-    store_chunk(L, r, c0, nd);
+    store_chunk(L, &c->c, r, c0, nd);
     cg_kresult_free(r);
     lua_settop(L, top);
   }
@@ -851,8 +867,9 @@ ids).
 */
 
 /*** k:jacobian(f, call [, opts]) -> {rows = {{array=, cell=}...}, cols = {{array=, cell=} |
-{param=}...}, values = {{...} per row}} | nil, msg: rows every caller cell written, cols
-every caller cell read before written and every by-value double parameter read (array
+{param=}...}, values = {{...} per row}} | nil, msg: rows every double caller cell written,
+then {ret = true} for a double return value, cols every double caller cell read before
+written and every by-value double parameter read (array
 order, then parameter order; arrays and parameters 1-based, cells 0-based), values by
 tangent mode in chunks of 64 directions.
 @function Kernel:jacobian

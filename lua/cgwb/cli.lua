@@ -1165,7 +1165,7 @@ local function kernel_call(k, a)
     if not J then fail(jkind == "input" and 2 or 1, jerr) end
     out.jacobian = J
   end
-  io.write(json.encode(out, 2, { inline_arrays = true }), "\n")
+  io.write(json.encode(out, 2, { inline_arrays = true, nonfinite = true }), "\n") -- a NaN is no void return
 end
 
 commands.kernel = {

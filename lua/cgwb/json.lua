@@ -1,6 +1,8 @@
 --- A small deterministic JSON encoder: object keys sorted, integers exact,
--- other numbers as %.17g (non-finite numbers become null); and a strict
--- decoder (RFC 8259) that keeps the order of each object's keys.
+-- other numbers as %.17g (non-finite numbers become null, or the strings
+-- "NaN", "Infinity", "-Infinity" with opts.nonfinite); and a strict decoder
+-- (RFC 8259) that keeps the order of each object's keys and refuses a number
+-- beyond the doubles (1e400).
 -- @module cgwb.json
 local M = {}
 
@@ -16,9 +18,11 @@ local function encode_string(s)
   end) .. '"'
 end
 
+local nonfinite = false -- M.encode's opts.nonfinite, for the call
 local function encode_number(v)
   if math.type(v) == "integer" then return tostring(v) end
-  if v ~= v or v == math.huge or v == -math.huge then return "null" end
+  if v ~= v then return nonfinite and '"NaN"' or "null" end
+  if v == math.huge or v == -math.huge then return nonfinite and (v > 0 and '"Infinity"' or '"-Infinity"') or "null" end
   if v == 0 and 1 / v < 0 then return "-0" end -- %.17g keeps the sign; %d would not
   if v == math.floor(v) and math.abs(v) < 2^53 then return ("%d"):format(v) end
   return ("%.17g"):format(v)
@@ -114,12 +118,15 @@ function put(buf, v, indent, depth)
 end
 
 --- Encodes v; indent (a number of spaces) gives pretty output; with it,
--- opts.inline_arrays writes arrays of numbers, strings and booleans on one line.
+-- opts.inline_arrays writes arrays of numbers, strings and booleans on one line;
+-- opts.nonfinite writes NaN and the infinities as the strings "NaN",
+-- "Infinity" and "-Infinity" (not null, which a missing value writes).
 function M.encode(v, indent, opts)
   inline_arrays = opts and opts.inline_arrays or false
+  nonfinite = opts and opts.nonfinite or false
   local buf = {}
   local ok, err = pcall(put, buf, v, indent, 0)
-  inline_arrays = false
+  inline_arrays, nonfinite = false, false
   if not ok then error(err, 2) end
   return table.concat(buf)
 end
@@ -204,8 +211,9 @@ function Dec:number()
     or t:match("^-?0%.%d+$") or t:match("^-?[1-9]%d*%.%d+$")
     or t:match("^-?%d+%.?%d*[eE][+-]?%d+$"))
   if not strict or (t:match("^-?0%d")) or t:match("%.[eE]") then self:fail("bad number " .. self:found()) end
-  self.i = self.i + #t
   local v = tonumber(t)
+  if v == math.huge or v == -math.huge then self:fail("number " .. t .. " is beyond the largest double") end
+  self.i = self.i + #t
   if t == "-0" then return -0.0 end -- an integer has no sign of zero: the float keeps it
   if math.type(v) == "integer" then return v end
   return v -- a float already: "-0.0" keeps its sign

@@ -466,8 +466,9 @@ function K.call(k, f, c, opts)
   return out
 end
 
--- The name of a Jacobian row or column: "A[2]" or a parameter's name.
+-- The name of a Jacobian row or column: "A[2]", a parameter's name, or "return".
 local function cell_name(call, params, rc)
+  if rc.ret then return "return" end
   if rc.param then return params[rc.param].name end
   return ("%s[%d]"):format(call.arrays[rc.array].name, rc.cell)
 end
