@@ -703,15 +703,11 @@ end
 function E:regions()
   local u, gen, f = self.u, self.gen, self.fid
   local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
-  local taken = {}
-  for e = 0, u.nflatexpr - 1 do
-    local s = self:sym_of(e)
-    if s >= sym0 + np and s < sym0 + ns and self:op(e) == "addr" and self:get("expr", e, "A") < 0 then taken[s] = true end
-  end
   local lines = {}
   local function region(n, array) lines[#lines + 1] = ("cgwb_frame_region(%s%s, sizeof %s);"):format(array and "" or "&", n, n) end
   for s = sym0 + np, sym0 + ns - 1 do
-    if not self:is_ptr(s) and (self:ndim(s) > 0 or taken[s]) then
+    local taken = (self:get("sym", s, "QUAL") & LAY.qual.addr) ~= 0 -- the front end marks a scalar whose address is taken
+    if not self:is_ptr(s) and (self:ndim(s) > 0 or taken) then
       region(u.cname[s], self:ndim(s) > 0)
       if self:is_double(s) then region(gen.bname[s], self:ndim(s) > 0) end
     end
@@ -730,9 +726,9 @@ function E:cross_lines(cross, pop)
       lines[#lines + 1] = pop and ("cgwb_pop_n(" .. n .. ", sizeof " .. n .. ");") or ("cgwb_push_n(" .. n .. ", sizeof " .. n .. ");")
     elseif self:is_ptr(s) then
       if pop then
-        local pop = self:ptr_save("pop")
-        if self:is_double(s) then lines[#lines + 1] = { self.gen.bname[s] .. " = (double *)" .. pop .. ";", n .. " = " .. pop .. ";" } else
-          lines[#lines + 1] = n .. " = " .. pop .. ";" end
+        local popf = self:ptr_save("pop")
+        if self:is_double(s) then lines[#lines + 1] = { self.gen.bname[s] .. " = (double *)" .. popf .. ";", n .. " = " .. popf .. ";" } else
+          lines[#lines + 1] = n .. " = " .. popf .. ";" end
       else
         lines[#lines + 1] = self:ptr_save("push") .. "(" .. n .. ");"
         if self:is_double(s) then lines[#lines + 1] = self:ptr_save("push") .. "(" .. self.gen.bname[s] .. ");" end
@@ -836,7 +832,7 @@ function E:emit()
   fdecl[#fdecl + 1] = "double " .. P .. "unused = 0.0;"
   local fwd_voids = { P .. "unused" }
   for _, n in ipairs(names) do fwd_voids[#fwd_voids + 1] = n end
-  local regions = self:regions()
+  local regions = gen.regions[f]
   local function with_regions(lines)
     for _, l in ipairs(regions) do lines[#lines + 1] = l end
     return lines
@@ -1062,7 +1058,6 @@ local function emit_raw(k, fname, opts)
   local flat = k:flat()
   local u = unparse.writer(flat, LAY)
   u.nflatstmt = #flat.stmt // LAY.width.stmt
-  u.nflatexpr = #flat.expr // LAY.width.expr
   local gen = setmetatable({ u = u, file = k:file(), zeros = {}, zero_list = {}, fwd_name = {}, rev_name = {},
                              plain_name = {} }, G)
   local funcs = u:reachable(fid - 1)
@@ -1092,8 +1087,10 @@ local function emit_raw(k, fname, opts)
   if info then chosen, transformed = choose_loops(gen, info, sel) end
   local texts, protos = {}, {}
   local main = fid - 1
-  for _, f in ipairs(funcs) do -- a pointer may hold a local's address: save pointers through the frame registry
-    if #setmetatable({ u = u, gen = gen, fid = f }, E):regions() > 0 then gen.frames = true end
+  gen.regions = {} -- where a pointer may hold a local's address, pointers are saved through the frame registry
+  for _, f in ipairs(funcs) do
+    gen.regions[f] = setmetatable({ u = u, gen = gen, fid = f }, E):regions()
+    if #gen.regions[f] > 0 then gen.frames = true end
   end
   local r = progress.start("adjoint code", #funcs) -- per function
   for i, f in ipairs(funcs) do

@@ -1350,8 +1350,9 @@ commands.flatten = {
     if a.split and a.split:match("%.lua$") then readable(a.split) end
     if a.order:match("%.lua$") then readable(a.order) end
     local tangent = optional "cgwb.tangent"
-    local spec = check((tangent and tangent.order_spec or function(o) return require("cgwb.elim").resolve(o.order,
-      "vertex") end)({ order = a.order }))
+    local spec -- as tangent code takes it, where tangent code is available
+    if tangent then spec = check(tangent.order_spec({ order = a.order }))
+    else spec = check(require("cgwb.elim").resolve(a.order, "vertex")) end
     local flatten, fname = require "cgwb.flatten", k:functions()[id].name
     local opts = { split = a.split, assume = assumptions_for(k, id, a.assume), prune = a.prune,
                    independents = name_list(a.independents, "--independents"),
