@@ -875,3 +875,25 @@ void f(const double *x, double *y) {
     check(text, "f", call)
   end)
 end)
+
+-- An objective written as ADBench's LSTM is (spec/support/lstm-adbench.c):
+-- pointers into local arrays in three functions of the call tree (the gates,
+-- a layer's input, the prediction), which the old scheme left dangling.
+describe("an LSTM objective in ADBench's style", function()
+  local ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
+    .. "2>/dev/null") == true
+  local run = ok and it or pending
+  run("its gradient passes the dot-product test against differences, clean under stack-use-after-return", function()
+    local text = H.read("spec/support/lstm-adbench.c")
+    local function vals(n, f) local t = {} for i = 0, n - 1 do t[#t + 1] = f(i) end return t end
+    local call = { arrays = { arr("double", vals(64, function(i) return math.sin(0.37 * i + 0.1) end)),
+      arr("double", vals(12, function(i) return math.cos(0.21 * i) end)),
+      arr("double", vals(16, function(i) return 0.1 * math.sin(i) end)),
+      arr("double", vals(12, function(i) return math.cos(0.5 * i) end)), arr("double", { 0 }) },
+      args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 },
+               { array = 4, offset = 0 }, { array = 5, offset = 0 } } }
+    check(text, "lstm_objective", call, { emit = { independents = { "main_params", "extra_params" },
+      dependents = { "loss" } }, flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g",
+      env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0", no_interp = true })
+  end)
+end)
