@@ -108,8 +108,29 @@ local function check(text, fname, call, opts)
   assert(tr, rep)
   local out = { rep = rep, code = tr }
   local yb, xd = seeds_and_dir(call, fn, r)
+  -- the passive double parameters get NULL adjoints (F_b must not touch
+  -- them), their arrays neither seeds nor a direction
+  local null = {}
+  local an = assert(k:analyze(fname, { independents = eo.independents, dependents = eo.dependents, assume = eo.assume }))
+  local passive, users = {}, {}
+  for _, n in ipairs(an.activity.passive_symbols) do passive[n] = true end
+  for i, a in ipairs(call.args) do if a.array then users[a.array] = (users[a.array] or 0) + 1 end end
+  for i, p in ipairs(fn.params) do
+    local a = call.args[i]
+    if p.type:find("double") and passive[p.name] and (a.double or users[a.array] == 1) then
+      null[p.name] = true
+      if a.double then xd.args[i] = nil
+      else
+        for j = 1, #xd.arrays[a.array] do xd.arrays[a.array][j], yb.arrays[a.array][j] = 0, 0 end
+      end
+    end
+  end
+  out.null = null
+  for _, i in ipairs(opts.zero or {}) do -- work arrays: their adjoints come in zeroed (doc/adjoint-code.md)
+    for j = 1, #yb.arrays[i] do yb.arrays[i][j], xd.arrays[i][j] = 0, 0 end
+  end
   for _, variant in ipairs { { "std", std }, { "tr", tr } } do
-    local exe = A.compile_adjoint(variant[2], fname, text, { flags = opts.flags, env = opts.env })
+    local exe = A.compile_adjoint(variant[2], fname, text, { flags = opts.flags, env = opts.env, null = null })
     local res = A.run(exe, call, yb)
     local p = A.primal(exe, call)
     -- the primal results: F's, bit for bit
@@ -895,5 +916,85 @@ describe("an LSTM objective in ADBench's style", function()
     check(text, "lstm_objective", call, { emit = { independents = { "main_params", "extra_params" },
       dependents = { "loss" } }, flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g",
       env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0", no_interp = true })
+  end)
+end)
+
+-- Passive parameters reaching callees (directly, through a local pointer,
+-- offset, by value): the callee's variant for that activity pattern never
+-- touches their adjoints, which the driver passes as NULL (check's rule
+-- for every passive double parameter), under ASan and UBSan.
+describe("passive parameters passed to callees", function()
+  local ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
+    .. "2>/dev/null") == true
+  local san = ok and { flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g",
+    env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0" } or {}
+  local text = [[
+#include <math.h>
+static double dot(const double *p, const double *q, int n) {
+  int i;
+  double acc = 0.0;
+  for (i = 0; i < n; i++) acc = acc + p[i] * q[i];
+  return acc;
+}
+static void g(const double *u, const double *v, double k, double *z) {
+  int i;
+  for (i = 0; i < 3; i++) z[i] = z[i] + k * u[i] * sin(v[i]) + dot(u, v, 2);
+}
+void f(const double *s, const double *a, double c, double w, double *y) {
+  const double *p = s;
+  g(p, a, c, y);
+  g(s + 1, a, w * c, y);
+  g(a, s, w, y);
+  y[0] = y[0] * dot(&s[2], a, 2) + dot(p + 1, p, 2);
+}
+]]
+  local call = { arrays = { arr("double", { 0.3, -0.7, 1.1, 0.5, 0.9 }), arr("double", { 0.2, 0.4, -0.6 }),
+    arr("double", { 0.1, 0.2, 0.3 }) },
+    args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { double = 1.5 }, { double = -0.25 },
+             { array = 3, offset = 0 } } }
+  local emit = { independents = { "a", "w" }, dependents = { "y" }, assume = { "s!=y", "a!=y" } }
+  it("s and c are passive; F_b runs with NULL for sb and cb and the gradient passes the dot-product test", function()
+    local out = check(text, "f", call, { emit = emit, flags = san.flags, env = san.env, keep = true })
+    assert.is_true(out.null.s and out.null.c, "s and c are passive")
+    assert.same({ "a", "w" }, out.rep.independents)
+    A.free(out.std_exe); A.free(out.tr_exe)
+  end)
+  it("the callee has one variant per activity pattern, and the passive adjoints appear in no statement", function()
+    local k = assert(cgwb.read_kernel(text, "case.c"))
+    local code = assert(adjoint.emit(k, "f", emit))
+    assert.truthy(code:find("static void g_fwd_paaa%("), "g with p passive")
+    assert.truthy(code:find("static void g_fwd_apaa%("), "g with a passive (s as a)")
+    for line in code:gmatch("[^\n]+") do
+      if not line:find("^static") and not line:find("^void") and not line:find("%(void%)")
+          and not line:find("^  f_[fr][we][dv]%(s, sb,") then -- F_b hands them to F's sweeps
+        assert.falsy(line:find("%f[%w_]sb%f[^%w_]") or line:find("%f[%w_]cb%f[^%w_]"), line)
+      end
+    end
+  end)
+  it("a call with every argument passive still restores the primal state (the callee's all-passive variant)", function()
+    local t2 = text:gsub("g%(a, s, w, y%);", "g(s, s, 2.0, y);")
+    check(t2, "f", call, { emit = emit, flags = san.flags, env = san.env })
+  end)
+end)
+
+-- A work array (active, neither independent nor dependent): the report
+-- names it, and with its adjoint zeroed on entry the gradient is res's.
+describe("a work array passed in", function()
+  it("is listed as work, and with a zero adjoint on entry the gradient passes the dot-product test", function()
+    local text = [[
+void fv1d(int n, const double *u, double eps, double *flux, double *res) {
+  int i;
+  for (i = 0; i < n - 1; i++) flux[i] = 0.5 * (u[i] * u[i] + u[i + 1] * u[i + 1]) - eps * (u[i + 1] - u[i]);
+  for (i = 1; i < n - 1; i++) res[i] = flux[i] - flux[i - 1];
+}
+]]
+    local call = { arrays = { arr("double", { 0.3, 0.5, 0.9, 1.4, 1.1 }), arr("double", ramp(5, 0, 0)),
+      arr("double", ramp(5, 0, 0)) },
+      args = { { int = 5 }, { array = 1, offset = 0 }, { double = 0.05 }, { array = 2, offset = 0 },
+               { array = 3, offset = 0 } } }
+    local out = check(text, "fv1d", call, { emit = { independents = { "u", "eps" }, dependents = { "res" },
+      assume = { "u!=flux", "u!=res", "flux!=res" } }, zero = { 2 } })
+    assert.same({ "flux" }, out.rep.work)
+    assert.same({}, out.rep.passive)
   end)
 end)

@@ -46,8 +46,10 @@ local function cast_of(p)
     or ""
 end
 
--- The generated main: reads the call, calls F_b or F, prints the results.
-local function main_text(fn, fname)
+-- The generated main: reads the call, calls F_b or F, prints the results;
+-- null: {[param name] = true} whose adjoint argument is NULL (passive).
+local function main_text(fn, fname, null)
+  null = null or {}
   local out = { "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", '#include "cgwb_adstack.h"' }
   local decls, bdecls, names = {}, {}, {}
   for i, p in ipairs(fn.params) do
@@ -109,7 +111,7 @@ int main(void) {
       if isd then
         args[#args + 1] = ("%s(D[a%d] + o%d)"):format(c, i, i)
         bargs[#bargs + 1] = args[#args]
-        bargs[#bargs + 1] = ("%s(B[a%d] + o%d)"):format(c, i, i)
+        bargs[#bargs + 1] = null[p.name] and "NULL" or ("%s(B[a%d] + o%d)"):format(c, i, i)
       else
         args[#args + 1] = ("%s(I[a%d] + o%d)"):format(c, i, i)
         bargs[#bargs + 1] = args[#args]
@@ -118,7 +120,7 @@ int main(void) {
       out[#out + 1] = ("    double v%d = rd(), s%d = rd();"):format(i, i)
       args[#args + 1] = "v" .. i
       bargs[#bargs + 1] = "v" .. i
-      bargs[#bargs + 1] = "&s" .. i
+      bargs[#bargs + 1] = null[p.name] and "NULL" or ("&s" .. i)
     else
       out[#out + 1] = ("    int v%d = (int)rd();"):format(i)
       args[#args + 1] = "v" .. i
@@ -157,14 +159,15 @@ end
 --- Compiles adjoint text src (defining fname_b) with the kernel text it
 -- comes from and a generated main.  opts: flags (extra cc flags, e.g.
 -- sanitizers), cc (instead of M.CC), env ("VAR=value" words the program
--- runs with, e.g. ASAN_OPTIONS).  Returns an exe handle, or raises
+-- runs with, e.g. ASAN_OPTIONS), null (parameter names whose adjoint is
+-- passed as NULL: a passive parameter's, which F_b must never touch).  Returns an exe handle, or raises
 -- with the compiler's messages.
 function M.compile_adjoint(src, fname, kernel_src, opts)
   opts = opts or {}
   local k = assert(cgwb.read_kernel(kernel_src, "kernel.c"))
   local fn = fn_of(k, fname)
   local files = { H.write(H.tmp(".c"), src), H.write(H.tmp(".c"), kernel_src),
-                  H.write(H.tmp(".c"), main_text(fn, fname)) }
+                  H.write(H.tmp(".c"), main_text(fn, fname, opts.null)) }
   local exe, log = H.tmp(".exe"), H.tmp(".log")
   local cmd = ("%s %s -I%s -o %s %s -lm 2>%s"):format(opts.cc or M.CC, opts.flags or "", M.RUNTIME, exe,
     table.concat(files, " "), log)

@@ -70,14 +70,87 @@ function E:temp(ty, base)
   return name
 end
 
--- Whether access e (VAR or ELEM of a double) may touch an active object.
+-- Whether access e (VAR or ELEM of a double, or a pointer argument of a
+-- call) may touch an active object of this function's activity.
 function E:active_at(e)
-  if self.all_active then
-    local s = self:sym_of(e)
-    return self:kind(s) ~= KIND_GLOBAL
+  if not self.act.expr[e] then return false end
+  local st = self:sym_state(self:sym_of(e))
+  if st == "mixed" then
+    failf("%s:%d:%d: adjoint code: %s may point into a passive parameter (no adjoint) or into an active array; "
+      .. "not supported yet", self.gen.file, self:get("expr", e, "LINE"), self:get("expr", e, "COL"), self:ex(e))
   end
-  return self.gen.active_expr[e] or false
+  return st == "live" -- through a pointer with no adjoint storage no adjoint is carried
 end
+
+-- {==== shadows that may be null ====}
+-- A passive double parameter's adjoint pointer may be NULL (F's caller's
+-- choice; a callee's variant gets 0 for it), so a shadow derived from it is
+-- 0 and never offset or dereferenced.  The state of a pointer's shadow:
+-- "live" (adjoint storage), "null", or "mixed" (either, by the path).
+
+local JOIN = { none = { none = "none", null = "null", live = "live", mixed = "mixed" } }
+for _, a in ipairs { "null", "live", "mixed" } do
+  JOIN[a] = {}
+  for _, b in ipairs { "none", "null", "live", "mixed" } do
+    JOIN[a][b] = (b == "none" or b == a) and a or "mixed"
+  end
+end
+
+-- The shadow state of symbol s (the pointer locals' by a fixpoint over the
+-- function's pointer assignments, once).
+function E:sym_state(s)
+  if not self:is_double(s) or self:kind(s) == KIND_GLOBAL then return "live" end
+  if self:kind(s) == KIND_PARAM and not (self:is_ptr(s) or self:ndim(s) > 0) then return "live" end
+  if not self:is_ptr(s) then -- a local array, or an array parameter
+    return (self:kind(s) ~= KIND_PARAM or self.param_active[s]) and "live" or "null"
+  end
+  if not self.ptr_state then self:ptr_states() end
+  return self.ptr_state[s] or "null" -- never assigned: 0
+end
+
+function E:root_state(e)
+  local op = self:op(e)
+  if op == "var" or op == "addr" then
+    local s = self:sym_of(e)
+    if op == "addr" and not (self:is_ptr(s) or self:ndim(s) > 0) then return "live" end -- &local scalar
+    return self:sym_state(s)
+  end
+  if op == "ptradd" then return self:root_state(self:get("expr", e, "A")) end
+  if op == "cond" then
+    return JOIN[self:root_state(self:get("expr", e, "B"))][self:root_state(self:get("expr", e, "C"))]
+  end
+  return "live"
+end
+
+function E:ptr_states()
+  local u, f = self.u, self.fid
+  local sym0, np = self:get("func", f, "SYM0"), self:get("func", f, "NPARAM")
+  local state = {}
+  for s = sym0, sym0 + np - 1 do
+    if self:is_ptr(s) and self:is_double(s) then state[s] = self.param_active[s] and "live" or "null" end
+  end
+  self.ptr_state = state
+  local assigns = {}
+  for st = 0, u.nflatstmt - 1 do
+    if self:get("stmt", st, "FUNC") == f and self:stmt_kind(st) == "assign" then
+      local lhs = self:x(st, 0)
+      local s = self:sym_of(lhs)
+      if self:op(lhs) == "var" and self:is_ptr(s) and self:is_double(s) then assigns[#assigns + 1] = st end
+    end
+  end
+  local changed = true
+  while changed do
+    changed = false
+    for _, st in ipairs(assigns) do
+      local s = self:sym_of(self:x(st, 0))
+      local new = JOIN[state[s] or "none"][self:root_state(self:x(st, 1))]
+      if new ~= (state[s] or "none") then state[s], changed = new, true end
+    end
+  end
+  for s, v in pairs(state) do if v == "none" then state[s] = "null" end end
+end
+
+-- }====
 
 -- The adjoint of an lvalue or use e (VAR or ELEM of a double) as C.
 function E:adj(e)
@@ -93,6 +166,22 @@ end
 
 -- The shadow (adjoint pointer) of a double pointer expression e.
 function E:shadow(e)
+  local op, s = self:op(e), self:sym_of(e)
+  local state = self:root_state(e)
+  if state == "null" then return "0" end
+  if state == "mixed" and (op == "ptradd" or op == "addr") then -- an offset of a null shadow is undefined
+    local root = e
+    while self:op(root) == "ptradd" do root = self:get("expr", root, "A") end
+    local rb = self:op(root) == "addr" and self.gen.bname[self:sym_of(root)] or self:shadow(root)
+    self.mixed_ok = true
+    local t = self:shadow_live(e)
+    self.mixed_ok = nil
+    return "(" .. rb .. " ? " .. t .. " : 0)"
+  end
+  return self:shadow_live(e)
+end
+
+function E:shadow_live(e)
   local op, s = self:op(e), self:sym_of(e)
   if op == "var" then
     if self:kind(s) == KIND_GLOBAL then return self.gen:zero_global(s) end
@@ -111,7 +200,8 @@ function E:shadow(e)
     return "&" .. t .. self.u:subs(e, s)
   end
   if op == "ptradd" then
-    return "(" .. self:shadow(self:get("expr", e, "A")) .. " + " .. self.u:expr(self:get("expr", e, "B")) .. ")"
+    local a = self:get("expr", e, "A")
+    return "(" .. (self.mixed_ok and self:shadow_live(a) or self:shadow(a)) .. " + " .. self.u:expr(self:get("expr", e, "B")) .. ")"
   end
   if op == "cond" then
     return "(" .. self.u:expr(self:get("expr", e, "A")) .. " ? " .. self:shadow(self:get("expr", e, "B"))
@@ -221,9 +311,37 @@ function E:refuse(st, what)
   failf("%s:%d:%d: adjoint code: %s is not supported yet", self.gen.file, l, c, what)
 end
 
--- The arguments of call st for g_fwd / g_rev: primal, and after each
--- double or double * parameter its adjoint (by-value: bvals[i], a name).
-function E:call_args(st, bvals)
+-- The activity pattern of call st (the callee's variant, G:variant): per
+-- parameter "a" (the argument may carry activity), "p" (passive: the callee
+-- never touches its adjoint, which is 0 for a pointer) or "-" (an int).
+function E:call_pattern(st)
+  local first, n = self:x(st, 1), self:x(st, 2)
+  local sym0 = self:get("func", self:x(st, 0), "SYM0")
+  local pat = {}
+  for i = 1, n do
+    local a, p = self.u.flat.args[first + i], sym0 + i - 1
+    if not self:is_double(p) then
+      pat[i] = "-"
+    elseif self:is_ptr(p) or self:ndim(p) > 0 then
+      local state = self:root_state(a)
+      local on = state ~= "null" and (self.act.expr[a] or false)
+      if on and state == "mixed" then
+        local l, c = self:pos(st)
+        failf("%s:%d:%d: adjoint code: the argument %s of %s may point into a passive parameter (no adjoint) "
+          .. "or into an active array; not supported yet", self.gen.file, l, c, self:ex(a), self.u:name_of("func", self:x(st, 0)))
+      end
+      pat[i] = on and "a" or "p"
+    else
+      pat[i] = self:has_active(a) and "a" or "p"
+    end
+  end
+  return table.concat(pat)
+end
+
+-- The arguments of call st for the callee's variant for pattern pat: primal,
+-- and after each double or double * parameter its adjoint (by-value:
+-- bvals[i], a name; a passive pointer: 0).
+function E:call_args(st, bvals, pat)
   local g, first, n = self:x(st, 0), self:x(st, 1), self:x(st, 2)
   local sym0 = self:get("func", g, "SYM0")
   local args = {}
@@ -232,32 +350,13 @@ function E:call_args(st, bvals)
     args[#args + 1] = self:ex(a)
     if self:is_double(p) then
       if self:is_ptr(p) or self:ndim(p) > 0 then
-        if not self.all_active then self:check_pointer_arg(st, a) end
-        args[#args + 1] = self:shadow(a)
+        args[#args + 1] = pat:sub(i, i) == "a" and self:shadow(a) or "0"
       else
         args[#args + 1] = "&" .. bvals[i]
       end
     end
   end
   return args
-end
-
--- A pointer argument into a passive parameter of F would let the callee
--- write its adjoint: refused (F's passive adjoints are never touched).
-function E:check_pointer_arg(st, a)
-  local op = self:op(a)
-  while op == "ptradd" or op == "cond" do
-    a = self:get("expr", a, op == "ptradd" and "A" or "B")
-    op = self:op(a)
-  end
-  local s = self:sym_of(a)
-  if s < 0 then return end
-  local name = self.u.cname[s]
-  if self:kind(s) == KIND_PARAM and not self.gen.active_name[name] then
-    local l, c = self:pos(st)
-    failf("%s:%d:%d: adjoint code: passing the passive parameter %s to %s is not supported yet",
-      self.gen.file, l, c, name, self.u:name_of("func", self:x(st, 0)))
-  end
 end
 
 -- {==== the forward sweep ====}
@@ -284,7 +383,8 @@ function E:fwd(st)
     local dummy = {}
     for i = 1, n do dummy[i] = self.gen.prefix .. "unused" end
     self.uses_dummy = true
-    local call = self.gen.fwd_name[g] .. "(" .. table.concat(self:call_args(st, dummy), ", ") .. ")"
+    local pat = self:call_pattern(st)
+    local call = self.gen:variant(g, pat).fwd .. "(" .. table.concat(self:call_args(st, dummy, pat), ", ") .. ")"
     if lhs >= 0 then
       local ty = LAY.types[self:get("func", g, "RET") + 1]
       local r = self:temp(ty, "r")
@@ -338,10 +438,7 @@ function E:rev_slice(start, n)
   for i = #sts, 1, -1 do self:rev(sts[i]) end
 end
 
-function E:stmt_active(st)
-  if self.all_active then return true end
-  return self.gen.active_stmt[st + 1] or false
-end
+function E:stmt_active(st) return self.act.stmt[st + 1] or false end
 
 function E:rev(st)
   local kind = self:stmt_kind(st)
@@ -385,9 +482,10 @@ function E:rev(st)
         self:line(bvals[i] .. " = 0.0;")
       end
     end
-    local args = self:call_args(st, bvals)
+    local pat = self:call_pattern(st)
+    local args = self:call_args(st, bvals, pat)
     if LAY.types[self:get("func", g, "RET") + 1] == "double" then args[#args + 1] = rb end
-    self:line(self.gen.rev_name[g] .. "(" .. table.concat(args, ", ") .. "); /* " .. l .. " */")
+    self:line(self.gen:variant(g, pat).rev .. "(" .. table.concat(args, ", ") .. "); /* " .. l .. " */")
     for _, i in ipairs(byval) do self:prop(self.u.flat.args[first + i], bvals[i]) end
   elseif kind == "if" then
     local c = self:temp("int", "c")
@@ -837,7 +935,7 @@ function E:emit()
     for _, l in ipairs(regions) do lines[#lines + 1] = l end
     return lines
   end
-  local fwd = self:sweep(("static %s %s(%s)"):format(ret, gen.fwd_name[f], sig_tail), fdecl, function()
+  local fwd = self:sweep(("static %s %s(%s)"):format(ret, self.names.fwd, sig_tail), fdecl, function()
     for _, st in ipairs(body) do self:fwd(st) end
     for _, l in ipairs(self:cross_lines(cross, false)) do self:line(l) end
     if self.terminal_fused then -- what the loops adjoined here added to adjoints of locals
@@ -855,8 +953,11 @@ function E:emit()
   names[#names + 1] = P .. "unused"
   local rsig = sig_tail
   local retb = gen.ret_name[f]
-  if ret == "double" then rsig = (rsig == "void" and "" or (rsig .. ", ")) .. "double " .. retb end
-  local rev = self:sweep(("static void %s(%s)"):format(gen.rev_name[f], rsig), rdecl, function()
+  if ret == "double" then
+    rsig = (rsig == "void" and "" or (rsig .. ", ")) .. "double " .. retb
+    names[#names + 1] = retb -- a passive result's adjoint is not read
+  end
+  local rev = self:sweep(("static void %s(%s)"):format(self.names.rev, rsig), rdecl, function()
     if self.terminal_fused then for i = #across, 1, -1 do
       local b = across[i]
       self:line("cgwb_pop_n(&" .. b .. ", sizeof " .. b .. ");")
@@ -872,7 +973,7 @@ function E:emit()
     for i = #body, 1, -1 do self:rev(body[i]) end
     for s = sym0, sym0 + np - 1 do
       if self:is_double(s) and not self:is_ptr(s) and self:ndim(s) == 0
-          and (self.all_active or gen.active_name[u.cname[s]]) then
+          and self.param_active[s] and self.act.name[u.cname[s]] then
         self:line("*" .. gen.bname[s] .. " += " .. P .. gen.bname[s] .. ";")
       end
     end
@@ -910,6 +1011,27 @@ function G:adj_params(f)
     end
   end
   return #parts == 0 and "void" or table.concat(parts, ", ")
+end
+
+-- The variant of function f for the activity pattern pat of a call
+-- (E:call_pattern): {fwd, rev} names of its sweeps, queued for emit_raw.
+-- Its activity is f's own, with the "a" parameters independent (and the
+-- pointers among them dependent, and a double result); the "p" ones get 0
+-- or a dummy as adjoint and are never touched (Hovland, Norris, Utke &
+-- Strout, sec. 4, per call context).
+function G:variant(f, pat)
+  local key = f .. ":" .. pat
+  if self.variants[key] then return self.variants[key] end
+  local u = self.u
+  local n = u:name_of("func", f)
+  local suffix = (f ~= self.main and not pat:find("p", 1, true)) and "" or ("_" .. pat:gsub("%-", "i"))
+  local v = { f = f, pat = pat, fwd = n .. "_fwd" .. suffix, rev = n .. "_rev" .. suffix }
+  for _, x in ipairs { v.fwd, v.rev } do
+    if self.taken[x] then failf("%s: the adjoint code of %s needs the name %s, a name of the file", self.file, n, x) end
+  end
+  self.variants[key] = v
+  self.queue[#self.queue + 1] = v
+  return v
 end
 
 -- A zero adjoint of a global array (globals are constants; what a callee
@@ -1023,8 +1145,10 @@ local function choose_loops(gen, info, sel)
   return chosen, transformed
 end
 
---- The activity of F: active statements, the access expressions that may
--- touch an active object, active names; or raises.
+--- The activity of function fname for opts.independents, opts.dependents:
+-- {stmt = active statements, expr = the access expressions that may touch
+-- an active object, name = active names} and the analysis's activity table;
+-- or raises.
 local function activity(gen, k, fname, opts)
   local ok, a, err = pcall(core.kernel_analyze, k, fname, { assume = opts.assume, alias = opts.alias,
     independents = opts.independents, dependents = opts.dependents })
@@ -1047,8 +1171,7 @@ local function activity(gen, k, fname, opts)
   for _, ac in ipairs(a.alias.accesses) do
     if ac.expr and setact[ac.set] then expr[ac.expr - 1] = true end
   end
-  gen.active_stmt, gen.active_expr, gen.active_name = stmt, expr, act
-  return a.activity
+  return { stmt = stmt, expr = expr, name = act }, a.activity
 end
 
 -- emit's work; refusals raise {msg = ...}.
@@ -1058,14 +1181,14 @@ local function emit_raw(k, fname, opts)
   local flat = k:flat()
   local u = unparse.writer(flat, LAY)
   u.nflatstmt = #flat.stmt // LAY.width.stmt
-  local gen = setmetatable({ u = u, file = k:file(), zeros = {}, zero_list = {}, fwd_name = {}, rev_name = {},
-                             plain_name = {} }, G)
+  local gen = setmetatable({ u = u, file = k:file(), zeros = {}, zero_list = {}, plain_name = {},
+                             variants = {}, queue = {}, main = fid - 1 }, G)
   local funcs = u:reachable(fid - 1)
   local fnames, taken = {}, {}
   for g = 0, u.nfunc - 1 do taken[u:name_of("func", g)] = true end
   for _, f in ipairs(funcs) do
     local n = u:name_of("func", f)
-    gen.fwd_name[f], gen.rev_name[f], gen.plain_name[f] = n .. "_fwd", n .. "_rev", n .. "_p"
+    gen.plain_name[f] = n .. "_p"
     for _, x in ipairs { n .. "_fwd", n .. "_rev", n .. "_p", n .. "_b", n .. "_b_stats", n .. "_b_reset" } do
       if taken[x] then failf("%s: the adjoint code of %s needs the name %s, a function of the file", gen.file, n, x) end
       fnames[#fnames + 1] = x
@@ -1073,7 +1196,12 @@ local function emit_raw(k, fname, opts)
   end
   gen.prefix = u:free_prefix()
   gen.bname, gen.ret_name = u:derivative_names(funcs, fnames, "b", "_retb")
-  local act = activity(gen, k, fid, opts)
+  for s = 0, u.nsym - 1 do
+    taken[u.cname[s]] = true
+    if gen.bname[s] then taken[gen.bname[s]] = true end
+  end
+  gen.taken = taken
+  local main_act, act = activity(gen, k, fid, opts)
   -- the loops
   local sel = opts.loops or "none"
   local info = opts.info
@@ -1092,28 +1220,56 @@ local function emit_raw(k, fname, opts)
     gen.regions[f] = setmetatable({ u = u, gen = gen, fid = f }, E):regions()
     if #gen.regions[f] > 0 then gen.frames = true end
   end
-  local r = progress.start("adjoint code", #funcs) -- per function
-  for i, f in ipairs(funcs) do
-    r:update(i - 1)
-    local fn = setmetatable({ u = u, gen = gen, fid = f, all_active = f ~= main, ntemp = 0 }, E)
-    if f == main then
+  local r = progress.start("adjoint code", #funcs) -- per function (variants may be more)
+  local sym_main = u:get("func", main, "SYM0")
+  local pat = {}
+  for s = sym_main, sym_main + u:get("func", main, "NPARAM") - 1 do
+    pat[#pat + 1] = LAY.types[u:get("sym", s, "BASE") + 1] ~= "double" and "-" or (main_act.name[u.cname[s]] and "a" or "p")
+  end
+  local mname = u:name_of("func", main)
+  local mv = { f = main, pat = table.concat(pat), fwd = mname .. "_fwd", rev = mname .. "_rev", act = main_act, main = true }
+  table.insert(gen.queue, 1, mv)
+  local done = 0
+  while gen.queue[done + 1] do
+    done = done + 1
+    r:update(math.min(done - 1, #funcs))
+    local v = gen.queue[done]
+    local f = v.f
+    local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
+    if not v.act then
+      local ind, dep = {}, {}
+      for i = 1, np do
+        local s = sym0 + i - 1
+        if v.pat:sub(i, i) == "a" then
+          ind[#ind + 1] = u:name_of("sym", s)
+          if u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0 then dep[#dep + 1] = u:name_of("sym", s) end
+        end
+      end
+      if LAY.types[u:get("func", f, "RET") + 1] == "double" then dep[#dep + 1] = "return" end
+      v.act = activity(gen, k, f + 1, { independents = ind, dependents = dep })
+    end
+    local fn = setmetatable({ u = u, gen = gen, fid = f, ntemp = 0, act = v.act, names = v, param_active = {} }, E)
+    for i = 1, np do fn.param_active[sym0 + i - 1] = v.pat:sub(i, i) == "a" end
+    if v.main then
       fn.chosen = chosen
       for _, row in pairs(chosen) do if row.terminal then fn.terminal_fused = true end end
     end
     local fwd, rev = fn:emit()
     texts[#texts + 1] = fwd
     texts[#texts + 1] = rev
-    texts[#texts + 1] = gen:plain_func(f)
     local ret = LAY.types[u:get("func", f, "RET") + 1]
     local sig = gen:adj_params(f)
-    protos[#protos + 1] = ("static %s %s(%s);"):format(ret, gen.fwd_name[f], sig)
+    protos[#protos + 1] = ("static %s %s(%s);"):format(ret, v.fwd, sig)
     local rsig = sig
     if ret == "double" then rsig = (sig == "void" and "" or (sig .. ", ")) .. "double " .. gen.ret_name[f] end
-    protos[#protos + 1] = ("static void %s(%s);"):format(gen.rev_name[f], rsig)
+    protos[#protos + 1] = ("static void %s(%s);"):format(v.rev, rsig)
+  end
+  for _, f in ipairs(funcs) do
+    texts[#texts + 1] = gen:plain_func(f)
     local parts = {}
     local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
     for s = sym0, sym0 + np - 1 do parts[#parts + 1] = u:param(s) end
-    protos[#protos + 1] = ("static %s %s(%s);"):format(ret, gen.plain_name[f],
+    protos[#protos + 1] = ("static %s %s(%s);"):format(LAY.types[u:get("func", f, "RET") + 1], gen.plain_name[f],
       #parts == 0 and "void" or table.concat(parts, ", "))
   end
   r:finish(#funcs)
@@ -1133,8 +1289,8 @@ local function emit_raw(k, fname, opts)
   local rargs = { table.unpack(args) }
   if ret == "double" then rargs[#rargs + 1] = gen.ret_name[main] end
   local fb = { ("%s %s_b(%s) {"):format(ret, name, bsig) }
-  fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "(void)", gen.fwd_name[main], table.concat(args, ", "))
-  fb[#fb + 1] = ("  %s(%s);"):format(gen.rev_name[main], table.concat(rargs, ", "))
+  fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "(void)", mv.fwd, table.concat(args, ", "))
+  fb[#fb + 1] = ("  %s(%s);"):format(mv.rev, table.concat(rargs, ", "))
   fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "return ", gen.plain_name[main], table.concat(pargs, ", "))
   fb[#fb + 1] = "}"
   fb[#fb + 1] = ("void %s_b_stats(cgwb_adstats *out) {\n  cgwb_adstats_get(out);\n}"):format(name)
@@ -1157,7 +1313,18 @@ local function emit_raw(k, fname, opts)
   -- the report
   local json = require "cgwb.json"
   local rep = { ["function"] = name, independents = json.array(act.independents),
-                dependents = json.array(act.dependents), loops = json.array({}) }
+                dependents = json.array(act.dependents), loops = json.array({}),
+                passive = json.array({}), work = json.array({}) }
+  local role = {}
+  for _, n in ipairs(act.independents) do role[n] = true end
+  for _, n in ipairs(act.dependents) do role[n] = true end
+  for s = sym_main, sym_main + u:get("func", main, "NPARAM") - 1 do -- in parameter order
+    if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
+      local n = u:name_of("sym", s)
+      if not main_act.name[u.cname[s]] then rep.passive[#rep.passive + 1] = n
+      elseif not role[n] and (u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0) then rep.work[#rep.work + 1] = n end
+    end
+  end
   for i, row in ipairs(info and info.loops or {}) do
     local access = {}
     for _, a in ipairs(row.access or {}) do access[a.name] = a.class end

@@ -1500,6 +1500,11 @@ commands.adjoint = {
       outputs[#outputs + 1] = { a.report, require("cgwb.json").encode(report, 2, { inline_arrays = true }) .. "\n" }
     end
     for _, o in ipairs(outputs) do write_text(o[1], o[2]) end
+    if #report.work > 0 and not a.quiet then
+      io.stderr:write(("cgwb adjoint: note: %s %s active but neither independent nor dependent (work arrays): "
+        .. "F_b reads their adjoints where %s overwrites them; pass them zeroed\n"):format(table.concat(report.work, ", "),
+        #report.work == 1 and "is" or "are", fname))
+    end
   end,
 }
 order[#order + 1] = "adjoint"
