@@ -829,3 +829,25 @@ void fv1d(int n, const double *u, double eps, double *flux, double *res) {
     assert.same({}, out.rep.passive)
   end)
 end)
+
+-- A by-value argument reading what the same call writes through a pointer
+-- (ha(&t, t * x[1])): g_rev gets the value g_fwd got, not t's value after
+-- the call (the reverse sweep reaches the call before ha_rev restores t).
+describe("a by-value argument the call itself changes", function()
+  it("reaches the reverse sweep as the forward sweep passed it", function()
+    local text = [[
+#include <math.h>
+static void ha(double *v, double a) {
+  *v = *v * cos(a) + 0.5 * a;
+}
+void f(const double *x, double *y) {
+  double t = sin(x[0]);
+  ha(&t, t * x[1]);
+  y[0] = t * x[0];
+  ha(&y[0], y[0] + x[1]);
+}
+]]
+    check(text, "f", { arrays = { arr("double", { 0.7, 0.3 }), arr("double", { 0 }) },
+      args = { { array = 1, offset = 0 }, { array = 2, offset = 0 } } })
+  end)
+end)

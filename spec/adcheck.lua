@@ -111,6 +111,8 @@ local function check(text, fname, call, opts)
   local an = assert(k:analyze(fname, { independents = eo.independents, dependents = eo.dependents, assume = eo.assume }))
   local passive, users = {}, {}
   for _, n in ipairs(an.activity.passive_symbols) do passive[n] = true end
+  for _, n in ipairs(an.activity.dependents) do passive[n] = nil end -- consumed (zeroed), even if constant
+  for _, n in ipairs(an.activity.independents) do passive[n] = nil end
   for i, a in ipairs(call.args) do if a.array then users[a.array] = (users[a.array] or 0) + 1 end end
   for i, p in ipairs(fn.params) do
     local a = call.args[i]

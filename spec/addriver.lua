@@ -42,7 +42,7 @@ end
 
 -- The argument expression of a pointer parameter p into array variable v.
 local function cast_of(p)
-  return p.type:find("%[%d*%]%[") and ("(" .. p.type:match("^(%a+)") .. " (*)" .. p.type:match("(%[%d+%])$") .. ")")
+  return p.type:find("%[%d*%]%[") and ("(" .. p.type:match("^(.-)%s*%[") .. " (*)" .. p.type:match("(%[%d+%])$") .. ")")
     or ""
 end
 
@@ -111,7 +111,7 @@ int main(void) {
       if isd then
         args[#args + 1] = ("%s(D[a%d] + o%d)"):format(c, i, i)
         bargs[#bargs + 1] = args[#args]
-        bargs[#bargs + 1] = null[p.name] and "NULL" or ("%s(B[a%d] + o%d)"):format(c, i, i)
+        bargs[#bargs + 1] = null[p.name] and "NULL" or ("%s(B[a%d] + o%d)"):format(c:gsub("^%(const ", "("), i, i)
       else
         args[#args + 1] = ("%s(I[a%d] + o%d)"):format(c, i, i)
         bargs[#bargs + 1] = args[#args]

@@ -341,13 +341,13 @@ end
 -- The arguments of call st for the callee's variant for pattern pat: primal,
 -- and after each double or double * parameter its adjoint (by-value:
 -- bvals[i], a name; a passive pointer: 0).
-function E:call_args(st, bvals, pat)
+function E:call_args(st, bvals, pat, vals)
   local g, first, n = self:x(st, 0), self:x(st, 1), self:x(st, 2)
   local sym0 = self:get("func", g, "SYM0")
   local args = {}
   for i = 1, n do
     local a, p = self.u.flat.args[first + i], sym0 + i - 1
-    args[#args + 1] = self:ex(a)
+    args[#args + 1] = vals and vals[i] or self:ex(a)
     if self:is_double(p) then
       if self:is_ptr(p) or self:ndim(p) > 0 then
         args[#args + 1] = pat:sub(i, i) == "a" and self:shadow(a) or "0"
@@ -357,6 +357,45 @@ function E:call_args(st, bvals, pat)
     end
   end
   return args
+end
+
+-- Whether expression e reads a cell or a local whose address is taken
+-- (what a callee may change through a pointer).
+function E:reads_mutable(e)
+  if e < 0 then return false end
+  local op = self:op(e)
+  if op == "elem" then return true end
+  if op == "var" then
+    local s = self:sym_of(e)
+    return self:is_ptr(s) or (self:get("sym", s, "QUAL") & LAY.qual.addr) ~= 0
+  end
+  if op == "const_i" or op == "const_d" or op == "addr" then return false end
+  for _, f in ipairs { "A", "B", "C" } do
+    if self:reads_mutable(self:get("expr", e, f)) then return true end
+  end
+  return false
+end
+
+-- The by-value arguments of call st that g_rev must get as g_fwd got them:
+-- the call may write through a pointer what they read (ha(&t, t) changes t
+-- before g_rev would read it).  {[i] = true} and a list of the indices.
+function E:kept_args(st)
+  local g, first, n = self:x(st, 0), self:x(st, 1), self:x(st, 2)
+  local sym0 = self:get("func", g, "SYM0")
+  local writes = false
+  for i = 1, n do
+    local p = sym0 + i - 1
+    if (self:is_ptr(p) or self:ndim(p) > 0) and (self:get("sym", p, "QUAL") & LAY.qual.const) == 0 then writes = true end
+  end
+  local list = {}
+  if not writes then return list end
+  for i = 1, n do
+    local p = sym0 + i - 1
+    if not self:is_ptr(p) and self:ndim(p) == 0 and self:reads_mutable(self.u.flat.args[first + i]) then
+      list[#list + 1] = i
+    end
+  end
+  return list
 end
 
 -- {==== the forward sweep ====}
@@ -384,15 +423,27 @@ function E:fwd(st)
     for i = 1, n do dummy[i] = self.gen.prefix .. "unused" end
     self.uses_dummy = true
     local pat = self:call_pattern(st)
-    local call = self.gen:variant(g, pat).fwd .. "(" .. table.concat(self:call_args(st, dummy, pat), ", ") .. ")"
+    local kept, vals = self:kept_args(st), {}
+    local sym0 = self:get("func", g, "SYM0")
+    for _, i in ipairs(kept) do
+      local ty = self:is_double(sym0 + i - 1) and "double" or "int"
+      vals[i] = self:temp(ty, "v")
+      self:line(vals[i] .. " = " .. self:ex(self.u.flat.args[self:x(st, 1) + i]) .. ";")
+    end
+    local call = self.gen:variant(g, pat).fwd .. "(" .. table.concat(self:call_args(st, dummy, pat, vals), ", ") .. ")"
+    local function keep() -- after g_fwd's tape: g_rev pops them first
+      for _, i in ipairs(kept) do self:line(PUSH[self:is_double(sym0 + i - 1) and "double" or "int"] .. "(" .. vals[i] .. ");") end
+    end
     if lhs >= 0 then
       local ty = LAY.types[self:get("func", g, "RET") + 1]
       local r = self:temp(ty, "r")
       self:line(r .. " = " .. call .. "; /* " .. l .. " */")
+      keep()
       self:push_old(lhs) -- the state at the callee's end
       self:line(self:ex(lhs) .. " = " .. r .. ";")
     else
       self:line(call .. "; /* " .. l .. " */")
+      keep()
     end
   elseif kind == "if" then
     local c = self:temp("int", "c")
@@ -483,7 +534,14 @@ function E:rev(st)
       end
     end
     local pat = self:call_pattern(st)
-    local args = self:call_args(st, bvals, pat)
+    local kept, vals = self:kept_args(st), {}
+    for j = #kept, 1, -1 do
+      local i = kept[j]
+      local dbl = self:is_double(sym0 + i - 1)
+      vals[i] = self:temp(dbl and "double" or "int", "v")
+      self:line(vals[i] .. " = " .. POP[dbl and "double" or "int"] .. "; /* " .. l .. ": the argument g_fwd got */")
+    end
+    local args = self:call_args(st, bvals, pat, vals)
     if LAY.types[self:get("func", g, "RET") + 1] == "double" then args[#args + 1] = rb end
     self:line(self.gen:variant(g, pat).rev .. "(" .. table.concat(args, ", ") .. "); /* " .. l .. " */")
     for _, i in ipairs(byval) do self:prop(self.u.flat.args[first + i], bvals[i]) end
