@@ -851,3 +851,65 @@ void f(const double *x, double *y) {
       args = { { array = 1, offset = 0 }, { array = 2, offset = 0 } } })
   end)
 end)
+
+-- -DCGWB_CHECK_ASSUME: the forward sweeps record the cells they touch
+-- through F's pointer parameters (through callees too) and F_b aborts
+-- when two that an --assume or a restrict keeps apart share one.
+describe("-DCGWB_CHECK_ASSUME", function()
+  local text = [[
+#include <math.h>
+static void g(const double *p, double *q, int n) {
+  int i;
+  for (i = 0; i < n; i++) q[i] = q[i] + sin(p[i]);
+}
+void f(int n, const double *x, double *y, double *restrict w) {
+  int i;
+  g(x, y, n);
+  for (i = 0; i < n; i++) w[i] = x[i] * y[i];
+}
+]]
+  local function run(args, assume)
+    local k = assert(cgwb.read_kernel(text, "case.c"))
+    local code = assert(adjoint.emit(k, "f", { assume = assume }))
+    local exe = A.compile_adjoint(code, "f", text, { flags = "-DCGWB_CHECK_ASSUME" })
+    local call = { arrays = { arr("double", ramp(12, 0.1, 1.2)) }, args = args }
+    local ok, res = pcall(A.run, exe, call, { arrays = { ramp(12, 1, 1) } })
+    A.free(exe)
+    return ok, res
+  end
+  local n = { int = 4 }
+  local function at(o) return { array = 1, offset = o } end
+  it("is quiet when the arrays are apart, and the gradient is the unchecked one's", function()
+    local ok, res = run({ n, at(0), at(4), at(8) }, { "x!=y" })
+    assert(ok, tostring(res))
+    local k = assert(cgwb.read_kernel(text, "case.c"))
+    local exe = A.compile_adjoint(assert(adjoint.emit(k, "f", { assume = { "x!=y" } })), "f", text)
+    local plain = A.run(exe, { arrays = { arr("double", ramp(12, 0.1, 1.2)) }, args = { n, at(0), at(4), at(8) } },
+      { arrays = { ramp(12, 1, 1) } })
+    A.free(exe)
+    H.assert_bits(plain.B[1], res.B[1], "the adjoints")
+  end)
+  it("aborts naming the parameters when an --assume is false (the cells shared in a callee)", function()
+    local ok, err = run({ n, at(0), at(2), at(8) }, { "x!=y" })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("f_b: CGWB_CHECK_ASSUME: x and y share the cell", 1, true), tostring(err))
+  end)
+  it("follows the parameters into callees", function()
+    local k = assert(cgwb.read_kernel(text, "case.c"))
+    local code = assert(adjoint.emit(k, "f", { assume = { "x!=y" } }))
+    local g = code:match("static void g_fwd%([^\n]-%) {\n.-\n}")
+    assert.truthy(g:find("CGWB_CHK_TOUCH(CGWB_CHK_TAG(1), &q[i]);", 1, true), g)
+    assert.truthy(g:find("CGWB_CHK_TOUCH(CGWB_CHK_TAG(0), &p[i]);", 1, true), g)
+    assert.truthy(code:find("CGWB_CHK_ARG(0, CGWB_CHK_TAG(1));", 1, true), "f passes x's tag to g's p")
+  end)
+  it("aborts when a restrict parameter overlaps another", function()
+    local ok, err = run({ n, at(0), at(4), at(6) }, { "x!=y" })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("y and w share the cell", 1, true), tostring(err))
+  end)
+  it("checks an a==b assumption on entry", function()
+    local ok, err = run({ n, at(0), at(4), at(8) }, { "x==y" })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("x and y differ, but the derivative code assumed --assume x==y", 1, true), tostring(err))
+  end)
+end)

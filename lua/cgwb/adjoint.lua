@@ -398,6 +398,53 @@ function E:kept_args(st)
   return list
 end
 
+-- {==== -DCGWB_CHECK_ASSUME: the cells the forward sweep touches ====}
+
+-- The lines recording, before a statement of the forward sweep, each cell
+-- expressions es touch through a pointer parameter (the runtime's tags).
+function E:chk(es)
+  if not (self.gen.check and self.in_fwd) then return end
+  local tagof, seen = self.act.tagof, {}
+  local function walk(e)
+    if e < 0 then return end
+    local op = self:op(e)
+    if op == "const_i" or op == "const_d" or op == "var" then return end
+    if op == "elem" and tagof[e] then
+      local line = ("CGWB_CHK_TOUCH(CGWB_CHK_TAG(%d), &%s);"):format(tagof[e], self:ex(e))
+      if not seen[line] then seen[line] = true; self:line(line) end
+    end
+    local sometimes = op == "cond" or op == "and" or op == "or" -- an operand C may not evaluate: not touched
+    for _, fld in ipairs { "A", "B", "C" } do
+      if not (sometimes and fld ~= "A") then walk(self:get("expr", e, fld)) end
+    end
+  end
+  for _, e in ipairs(es) do walk(e) end
+end
+
+-- The expressions of statement st (its own, not its slices').
+function E:stmt_exprs(st)
+  local kind = self:stmt_kind(st)
+  if kind == "assign" then return { self:x(st, 0), self:x(st, 1) } end
+  if kind == "if" or kind == "return" or kind == "loop" then return { self:x(st, 0) } end
+  if kind == "call" then
+    local es = { self:x(st, 3) }
+    for i = 1, self:x(st, 2) do es[#es + 1] = self.u.flat.args[self:x(st, 1) + i] end
+    return es
+  end
+  return {}
+end
+
+-- Before call st: each pointer argument's tag, for the callee's frame.
+function E:chk_args(st)
+  if not (self.gen.check and self.in_fwd) then return end
+  for i = 1, self:x(st, 2) do
+    local t = self.act.tagof[self.u.flat.args[self:x(st, 1) + i]]
+    if t then self:line(("CGWB_CHK_ARG(%d, CGWB_CHK_TAG(%d));"):format(i - 1, t)) end
+  end
+end
+
+-- }====
+
 -- {==== the forward sweep ====}
 
 function E:fwd_slice(start, n)
@@ -408,6 +455,7 @@ function E:fwd(st)
   local kind = self:stmt_kind(st)
   local l = self:pos(st)
   if self.chosen and self.chosen[st + 1] then return self:fwd_chosen(st, self.chosen[st + 1]) end
+  if kind ~= "loop" then self:chk(self:stmt_exprs(st)) end
   if kind == "assign" then
     local lhs, rhs = self:x(st, 0), self:x(st, 1)
     local s = self:sym_of(lhs)
@@ -431,6 +479,7 @@ function E:fwd(st)
       self:line(vals[i] .. " = " .. self:ex(self.u.flat.args[self:x(st, 1) + i]) .. ";")
     end
     local call = self.gen:variant(g, pat).fwd .. "(" .. table.concat(self:call_args(st, dummy, pat, vals), ", ") .. ")"
+    self:chk_args(st)
     local function keep() -- after g_fwd's tape: g_rev pops them first
       for _, i in ipairs(kept) do self:line(PUSH[self:is_double(sym0 + i - 1) and "double" or "int"] .. "(" .. vals[i] .. ");") end
     end
@@ -464,6 +513,7 @@ function E:fwd(st)
     self:indent(1)
     local function test()
       self:fwd_slice(self:x(st, 5), self:x(st, 6))
+      self:chk { self:x(st, 0) }
       if self:x(st, 0) >= 0 then self:line("if (!(" .. self:ex(self:x(st, 0)) .. ")) break;") end
     end
     if not is_do then test() end
@@ -590,6 +640,7 @@ function E:plain(st, snap, count)
       self:line(("%s += %s(%d, %s, &%s);"):format(count, fn, snap[s] - 1, self:base(s), self:ex(lhs)))
     end
   end
+  if kind ~= "loop" then self:chk(self:stmt_exprs(st)) end
   if kind == "assign" then
     save(self:x(st, 0))
     self:line(self.u:simple(st) .. "; /* " .. l .. " */")
@@ -629,6 +680,7 @@ function E:loop_frame(st, ctl, body)
   self:indent(1)
   local function test()
     for _, s in ipairs(self:list(self:x(st, 5), self:x(st, 6))) do ctl(s) end
+    self:chk { self:x(st, 0) }
     if self:x(st, 0) >= 0 then self:line("if (!(" .. self:ex(self:x(st, 0)) .. ")) break;") end
   end
   if not is_do then test() end
@@ -994,7 +1046,11 @@ function E:emit()
     return lines
   end
   local fwd = self:sweep(("static %s %s(%s)"):format(ret, self.names.fwd, sig_tail), fdecl, function()
+    self.in_fwd = true
+    if gen.check then self:line(("CGWB_CHK_ENTER(%d);"):format(np)) end
     for _, st in ipairs(body) do self:fwd(st) end
+    if gen.check then self:line("CGWB_CHK_LEAVE();") end
+    self.in_fwd = false
     for _, l in ipairs(self:cross_lines(cross, false)) do self:line(l) end
     if self.terminal_fused then -- what the loops adjoined here added to adjoints of locals
       for _, b in ipairs(across) do self:line("cgwb_push_n(&" .. b .. ", sizeof " .. b .. ");") end
@@ -1203,6 +1259,40 @@ local function choose_loops(gen, info, sel)
   return chosen, transformed
 end
 
+--- What -DCGWB_CHECK_ASSUME checks for function f: {apart = {{i, j}, ...}
+-- parameter indices (0-based) an --assume a!=b or a restrict keeps apart,
+-- same = {{i, j}, ...} (a==b), ptrs = the pointer parameters' indices}, or
+-- nil when there is nothing to check.
+local function check_plan(u, f, assume)
+  local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
+  local idx, ptrs = {}, {}
+  for i = 0, np - 1 do
+    local s = sym0 + i
+    idx[u:name_of("sym", s)] = i
+    if u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0 then ptrs[#ptrs + 1] = i end
+  end
+  local plan, seen = { apart = {}, same = {}, ptrs = ptrs }, {}
+  local function apart(i, j)
+    if i > j then i, j = j, i end
+    if not seen[i .. ":" .. j] then seen[i .. ":" .. j] = true; plan.apart[#plan.apart + 1] = { i, j } end
+  end
+  for _, a in ipairs(assume or {}) do
+    local x, op, y = tostring(a):match("^%s*([%w_]+)%s*([!=]=)%s*([%w_]+)%s*$")
+    if x and idx[x] and idx[y] then
+      if op == "!=" then apart(idx[x], idx[y]) else plan.same[#plan.same + 1] = { idx[x], idx[y] } end
+    end
+  end
+  for _, i in ipairs(ptrs) do
+    if (u:get("sym", sym0 + i, "QUAL") & LAY.qual.restrict) ~= 0 then
+      local base = u:get("sym", sym0 + i, "BASE")
+      for _, j in ipairs(ptrs) do if j ~= i and u:get("sym", sym0 + j, "BASE") == base then apart(i, j) end end
+    end
+  end
+  table.sort(plan.apart, function(a, b) return a[1] < b[1] or (a[1] == b[1] and a[2] < b[2]) end)
+  if #plan.apart == 0 and #plan.same == 0 then return nil end
+  return plan
+end
+
 --- The activity of function fname for opts.independents, opts.dependents:
 -- {stmt = active statements, expr = the access expressions that may touch
 -- an active object, name = active names} and the analysis's activity table;
@@ -1229,7 +1319,24 @@ local function activity(gen, k, fname, opts)
   for _, ac in ipairs(a.alias.accesses) do
     if ac.expr and setact[ac.set] then expr[ac.expr - 1] = true end
   end
-  return { stmt = stmt, expr = expr, name = act }, a.activity
+  -- the pointer parameter (its index) an access's cells all belong to, for -DCGWB_CHECK_ASSUME
+  local u, f = gen.u, a.func and k:function_id(a.func) - 1
+  local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
+  local settag = {}
+  for _, st in ipairs(a.alias.sets) do
+    local tag
+    for _, o in ipairs(st.objects) do
+      local sym = a.alias.objects[o].symbol - 1
+      local t = (sym >= sym0 and sym < sym0 + np) and sym - sym0 or false
+      if tag == nil then tag = t elseif tag ~= t then tag = false end
+    end
+    settag[st.id] = tag
+  end
+  local tagof = {}
+  for _, ac in ipairs(a.alias.accesses) do
+    if ac.expr and settag[ac.set] then tagof[ac.expr - 1] = settag[ac.set] end
+  end
+  return { stmt = stmt, expr = expr, name = act, tagof = tagof }, a.activity
 end
 
 -- emit's work; refusals raise {msg = ...}.
@@ -1260,6 +1367,7 @@ local function emit_raw(k, fname, opts)
   end
   gen.taken = taken
   local main_act, act = activity(gen, k, fid, opts)
+  gen.check = check_plan(u, fid - 1, opts.assume)
   -- the loops
   local sel = opts.loops or "none"
   local info = opts.info
@@ -1347,7 +1455,27 @@ local function emit_raw(k, fname, opts)
   local rargs = { table.unpack(args) }
   if ret == "double" then rargs[#rargs + 1] = gen.ret_name[main] end
   local fb = { ("%s %s_b(%s) {"):format(ret, name, bsig) }
+  local chk = gen.check
+  if chk then -- the assumptions' check (-DCGWB_CHECK_ASSUME): F's pointer parameters are tags 0 ..
+    local pairs_, names = {}, {}
+    for _, pr in ipairs(chk.apart) do pairs_[#pairs_ + 1] = pr[1] .. ", " .. pr[2] end
+    for i = 0, np - 1 do names[#names + 1] = '"' .. u:name_of("sym", sym0 + i) .. '"' end
+    fb[#fb + 1] = "#ifdef CGWB_CHECK_ASSUME"
+    if #chk.apart > 0 then
+      fb[#fb + 1] = ("  static const int cgwb_apart_[] = {%s};"):format(table.concat(pairs_, ", "))
+      fb[#fb + 1] = ("  static const char *const cgwb_names_[] = {%s};"):format(table.concat(names, ", "))
+    end
+    for _, pr in ipairs(chk.same) do
+      fb[#fb + 1] = ('  CGWB_CHK_SAME("%s_b", %s, %s, "%s", "%s");'):format(name, u.cname[sym0 + pr[1]], u.cname[sym0 + pr[2]],
+        u:name_of("sym", sym0 + pr[1]), u:name_of("sym", sym0 + pr[2]))
+    end
+    for _, i in ipairs(chk.ptrs) do fb[#fb + 1] = ("  CGWB_CHK_ARG(%d, %d);"):format(i, i) end
+    fb[#fb + 1] = "#endif"
+  end
   fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "(void)", mv.fwd, table.concat(args, ", "))
+  if chk and #chk.apart > 0 then
+    fb[#fb + 1] = ('  CGWB_CHK_VERIFY("%s_b", cgwb_apart_, %d, cgwb_names_);'):format(name, #chk.apart)
+  end
   fb[#fb + 1] = ("  %s(%s);"):format(mv.rev, table.concat(rargs, ", "))
   fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "return ", gen.plain_name[main], table.concat(pargs, ", "))
   fb[#fb + 1] = "}"

@@ -269,6 +269,103 @@ static inline void cgwb_unsnap_cell(void *const *bases) {
   else ((int *)bases[id])[off] = cgwb_unsnap_i();
 }
 
+/* {==== -DCGWB_CHECK_ASSUME: the caller's arrays against the assumptions ====}
+ * The forward sweeps record each cell they touch through a pointer
+ * parameter of F (a tag: F's parameter index, passed down to callees with
+ * the arguments), and F_b then checks that no two parameters an --assume
+ * 'a!=b' or a restrict said are apart share a byte; 'a==b' is checked on
+ * entry.  A false assumption aborts with a message: the derivative code
+ * relied on it.  Without the macro every CGWB_CHK_ line is empty. */
+#ifdef CGWB_CHECK_ASSUME
+typedef struct { const char *addr; size_t size; int tag; } cgwb_chk_rec_;
+static struct {
+  cgwb_chk_rec_ *rec;
+  size_t n, cap;
+  int *tags, *pending; /* the frames' tags, stacked; the next frame's */
+  size_t ntags, captags, *base, nframes, capframes;
+  int npending;
+} cgwb_chk_;
+static inline void cgwb_chk_arg_(int i, int tag) {
+  if (i >= cgwb_chk_.npending) {
+    cgwb_chk_.pending = (int *)cgwb_realloc_(cgwb_chk_.pending, (size_t)(i + 1) * sizeof(int));
+    while (cgwb_chk_.npending <= i) cgwb_chk_.pending[cgwb_chk_.npending++] = -1;
+  }
+  cgwb_chk_.pending[i] = tag;
+}
+static inline void cgwb_chk_enter_(int n) {
+  int i;
+  if (cgwb_chk_.nframes == cgwb_chk_.capframes) {
+    cgwb_chk_.capframes = cgwb_chk_.capframes ? 2 * cgwb_chk_.capframes : 16;
+    cgwb_chk_.base = (size_t *)cgwb_realloc_(cgwb_chk_.base, cgwb_chk_.capframes * sizeof(size_t));
+  }
+  cgwb_chk_.base[cgwb_chk_.nframes++] = cgwb_chk_.ntags;
+  if (cgwb_chk_.ntags + (size_t)n > cgwb_chk_.captags) {
+    cgwb_chk_.captags = 2 * (cgwb_chk_.ntags + (size_t)n) + 16;
+    cgwb_chk_.tags = (int *)cgwb_realloc_(cgwb_chk_.tags, cgwb_chk_.captags * sizeof(int));
+  }
+  for (i = 0; i < n; i++) cgwb_chk_.tags[cgwb_chk_.ntags++] = i < cgwb_chk_.npending ? cgwb_chk_.pending[i] : -1;
+  cgwb_chk_.npending = 0;
+}
+static inline void cgwb_chk_leave_(void) { cgwb_chk_.ntags = cgwb_chk_.base[--cgwb_chk_.nframes]; }
+static inline int cgwb_chk_tag_(int i) { return cgwb_chk_.tags[cgwb_chk_.base[cgwb_chk_.nframes - 1] + (size_t)i]; }
+static inline void cgwb_chk_touch_(int tag, const void *p, size_t size) {
+  if (tag < 0) return;
+  if (cgwb_chk_.n == cgwb_chk_.cap) {
+    cgwb_chk_.cap = cgwb_chk_.cap ? 2 * cgwb_chk_.cap : 1024;
+    cgwb_chk_.rec = (cgwb_chk_rec_ *)cgwb_realloc_(cgwb_chk_.rec, cgwb_chk_.cap * sizeof *cgwb_chk_.rec);
+  }
+  cgwb_chk_.rec[cgwb_chk_.n].addr = (const char *)p;
+  cgwb_chk_.rec[cgwb_chk_.n].size = size;
+  cgwb_chk_.rec[cgwb_chk_.n++].tag = tag;
+}
+static inline int cgwb_chk_cmp_(const void *a, const void *b) {
+  const cgwb_chk_rec_ *x = (const cgwb_chk_rec_ *)a, *y = (const cgwb_chk_rec_ *)b;
+  return (x->addr > y->addr) - (x->addr < y->addr);
+}
+/* pairs: 2 * npairs tags that must not share a byte; names: by tag. */
+static inline void cgwb_chk_verify_(const char *fn, const int *pairs, int npairs, const char *const *names) {
+  size_t i, j;
+  int k;
+  qsort(cgwb_chk_.rec, cgwb_chk_.n, sizeof *cgwb_chk_.rec, cgwb_chk_cmp_);
+  for (i = 0; i < cgwb_chk_.n; i++)
+    for (j = i + 1; j < cgwb_chk_.n && cgwb_chk_.rec[j].addr < cgwb_chk_.rec[i].addr + cgwb_chk_.rec[i].size; j++)
+      for (k = 0; k < npairs; k++) {
+        int a = cgwb_chk_.rec[i].tag, b = cgwb_chk_.rec[j].tag;
+        if ((a == pairs[2 * k] && b == pairs[2 * k + 1]) || (b == pairs[2 * k] && a == pairs[2 * k + 1])) {
+          fprintf(stderr, "%s: CGWB_CHECK_ASSUME: %s and %s share the cell at %p, but the derivative code assumed "
+                  "them apart (--assume %s!=%s or restrict)\n", fn, names[pairs[2 * k]], names[pairs[2 * k + 1]],
+                  (const void *)cgwb_chk_.rec[i].addr, names[pairs[2 * k]], names[pairs[2 * k + 1]]);
+          abort();
+        }
+      }
+  cgwb_chk_.n = 0;
+}
+static inline void cgwb_chk_same_(const char *fn, const void *a, const void *b, const char *na, const char *nb) {
+  if (a != b) {
+    fprintf(stderr, "%s: CGWB_CHECK_ASSUME: %s and %s differ, but the derivative code assumed --assume %s==%s\n", fn,
+            na, nb, na, nb);
+    abort();
+  }
+}
+#define CGWB_CHK_ARG(i, tag) cgwb_chk_arg_(i, tag)
+#define CGWB_CHK_ENTER(n) cgwb_chk_enter_(n)
+#define CGWB_CHK_LEAVE() cgwb_chk_leave_()
+#define CGWB_CHK_TAG(i) cgwb_chk_tag_(i)
+#define CGWB_CHK_TOUCH(tag, p) cgwb_chk_touch_(tag, p, sizeof *(p))
+#define CGWB_CHK_VERIFY(fn, pairs, npairs, names) cgwb_chk_verify_(fn, pairs, npairs, names)
+#define CGWB_CHK_SAME(fn, a, b, na, nb) cgwb_chk_same_(fn, a, b, na, nb)
+#else
+#define CGWB_CHK_ARG(i, tag) ((void)0)
+#define CGWB_CHK_ENTER(n) ((void)0)
+#define CGWB_CHK_LEAVE() ((void)0)
+#define CGWB_CHK_TAG(i) (-1)
+#define CGWB_CHK_TOUCH(tag, p) ((void)0)
+#define CGWB_CHK_VERIFY(fn, pairs, npairs, names) ((void)0)
+#define CGWB_CHK_SAME(fn, a, b, na, nb) ((void)0)
+#endif
+
+/* }==== */
+
 /* The counters; reset also frees both stacks. */
 static inline void cgwb_adstats_get(cgwb_adstats *out) { *out = cgwb_stats_; }
 static inline void cgwb_adstats_reset(void) {
