@@ -142,11 +142,12 @@ double f(double x, int n) {
     local res = assert(core.kernel_flatten(k, "f", {strategy = "statement"}))
     assert.equal("{6} {7}", subgraph_lines(res))
     local g = active_blocks(res)[1].subgraphs[1]
-    assert.equal("6 | ind:c ind:x ope:(x * c) | c>(x * c)@2 x>(x * c)@1 | y", shape(g))
+    -- c holds the constant 2.0 (passive): a constant of the graph, no vertex
+    assert.equal("6 | ind:x ope:(x * c) | x>(x * c)@1 | y", shape(g))
     res = assert(core.kernel_flatten(k, "f"))
     -- minimal: one graph; the int cast is passive: sin(y) + (double)i has one edge
     assert.equal("{6,7}", subgraph_lines(res))
-    assert.equal(4, #active_blocks(res)[1].subgraphs[1].edges)
+    assert.equal(3, #active_blocks(res)[1].subgraphs[1].edges)
   end)
 
   it("a passive statement reading a double the graph defines ends it", function()
@@ -362,6 +363,118 @@ local function count(res)
   return n
 end
 
+describe("passive values: activity decides (Hovland, Norris, Utke & Strout, sec. 4)", function()
+  --- The independent vertices' and dependents' names of every subgraph.
+  local function names(res)
+    local out = {}
+    for _, b in ipairs(active_blocks(res)) do
+      for _, g in ipairs(b.subgraphs) do
+        local i, d = {}, {}
+        for _, v in ipairs(g.vertices) do if v.kind == "independent" then i[#i + 1] = v.name end end
+        for _, x in ipairs(g.dependents) do d[#d + 1] = x.name end
+        out[#out + 1] = table.concat(i, " ") .. " -> " .. table.concat(d, " ")
+      end
+    end
+    return out
+  end
+
+  it("a local holding a constant is a constant of the graph, folded, not an independent", function()
+    local k = load_text("void f(double x, double *y) { double c; c = 2.5; y[0] = c * x + 3.0; }\n")
+    local res = assert(core.kernel_flatten(k, "f"))
+    local bi = first_active(res)
+    -- c = 2.5 is passive (no graph); c * x reads it in place: x, *, + and two edges
+    assert.equal("1 | ind:x ope:((c * x) + 3) ope:(c * x) | (c * x)>((c * x) + 3)@1 x>(c * x)@2 | y[0]",
+      shape(res.blocks[bi].subgraphs[1]))
+    assert.same({"x"}, res.independents)
+    assert.same({"x -> y[0]"}, names(res))
+    -- every definition reaching c assigns 2.5: the graph holds the constant, no passive value is asked
+    local G = assert(res.graph(bi, 1, {2}))
+    assert.equal(8, G:eval({2})[1])
+    assert.same({{2.5}}, (jacobian(res, bi, 1, {2})))
+    -- the same with activity, and with the statement strategy
+    assert.same({"x -> y[0]"}, names(assert(core.kernel_flatten(k, "f", {prune = true}))))
+    assert.same({"x -> y[0]"}, names(assert(core.kernel_flatten(k, "f", {strategy = "statement"}))))
+  end)
+
+  it("a passive value known only at run time (a passive local in a loop) is a passive argument", function()
+    local k = load_text([[
+void f(double x, double *y, int n) {
+  double c;
+  int i;
+  for (i = 0; i < n; i++) {
+    c = 0.5 * (double)i;
+    y[i] = c * x;
+  }
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    local bi = first_active(res)
+    assert.same({6}, res.blocks[bi].lines) -- c = 0.5 * i: no double read, passive
+    assert.same({"x -> y[i]"}, names(res))
+    assert.same({"x"}, res.independents)
+    local g = res.blocks[bi].subgraphs[1]
+    assert.equal(2, #g.vertices); assert.equal(1, #g.edges) -- x, c * x
+    -- its value is the caller's at a point: without one the message names it
+    local G, msg = res.graph(bi, 1, {3})
+    assert.is_nil(G)
+    assert.matches("hand.c:6:%d+: the value of the passive expression c is needed", msg)
+    -- the interpreter's: c = 0.5 * 2 in the third iteration
+    local call = {arrays = {{name = "Y", type = "double", values = {0, 0, 0}}},
+                  args = {{double = 3}, {array = 1, offset = 0}, {int = 3}}}
+    local p = assert(res.values(call, {instance = 3}))[bi][1]
+    assert.same({3}, p.indep); assert.same({1.0}, p.passive); assert.same({3.0}, p.dependents)
+    assert.same({3.0}, assert(res.graph(bi, 1, p.indep, p.passive)):eval())
+    assert.same({{1.0}}, (jacobian(res, bi, 1, p.indep, p.passive)))
+  end)
+
+  it("with activity, a parameter that is no independent is passive; without, every outside value counts", function()
+    local k = load_text("void f(double x, double p, double *y) {\n  y[0] = p * x;\n  y[1] = sin(p) * y[0];\n}\n")
+    assert.same({"p x -> y[0] y[1]"}, names(assert(core.kernel_flatten(k, "f"))))
+    local res = assert(core.kernel_flatten(k, "f", {prune = true, independents = {"x"}}))
+    assert.same({"x -> y[0] y[1]"}, names(res)) -- p and sin(p) are constants of the graph
+    assert.same({"x"}, res.independents)
+    local g = active_blocks(res)[1].subgraphs[1]
+    assert.equal(3, #g.vertices) -- x, p * x, sin(p) * y[0]
+    assert.equal(0, res.pruned)
+  end)
+
+  it("a use that a constant or a varied definition may reach stays an independent; two constants are no constant", function()
+    local k = load_text([[
+void f(double x, double *y, int n) {
+  double c, d;
+  c = 1.0;
+  if (n > 0) { c = x * x; }
+  d = 2.0;
+  if (n > 1) { d = 3.0; }
+  y[0] = c * x;
+  y[1] = d * x;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    -- c: 1.0 or x * x; d: 2.0 or 3.0, passive but not one constant: a passive argument
+    assert.same({"x -> c", "c x -> y[0] y[1]"}, names(res))
+    local bi = #res.blocks
+    while #res.blocks[bi].lines == 0 do bi = bi - 1 end
+    local g, msg = res.graph(bi, 1, {2, 3})
+    assert.is_nil(g)
+    assert.matches("the value of the passive expression d is needed", msg)
+    assert.same({6, 6}, assert(res.graph(bi, 1, {2, 3}, {2.0})):eval())
+  end)
+
+  it("a passive definition inside the span is read in place: no cut", function()
+    local k = load_text([[
+void f(double x, double *a, int n) {
+  double y, c;
+  y = x * x;
+  c = (double)n;
+  a[0] = c * y;
+}
+]])
+    -- before, c's definition was a passive statement inside the span, its read ambiguous: {3} {5}
+    assert.equal("{3,5}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
+  end)
+end)
+
 -- {==== an independent evaluator of subgraphs over the front end's rows ====}
 
 local LAYOUT = core.kernel_layout()
@@ -377,42 +490,86 @@ local MATH = {
   ceil = function(x) return math.ceil(x) + 0.0 end,
 }
 
---- Evaluates subgraph g of a flattening from the kernel's expression rows:
--- its independents' values in `indep`, passive arguments from `passive`
--- (expr -> value), constants by the rows; returns its dependents' values.
-local function eval_rows(flat, g, indep, passive)
+--- The value of expression e (1-based) over the front end's rows; leaf(e)
+-- gives a read's (or nil to go on by the rows), an error for any other read.
+local function eval_expr(flat, e, leaf)
   local W, F = LAYOUT.width.expr, LAYOUT.expr
-  local function field(e, f) return flat.expr[(e - 1) * W + F[f]] end
-  local read, defval = {}, {}
-  for _, r in ipairs(g.reads) do read[r.expr] = r end
-  local ivals, n = {}, 0
-  for v, vert in ipairs(g.vertices) do
-    if vert.kind == "independent" then n = n + 1; ivals[v] = indep[n] end
-  end
-  local function ev(e)
-    local r = read[e]
-    if r then return r.def and defval[r.def] or ivals[r.vertex] end
-    if passive[e] then return passive[e] end
-    local op = LAYOUT.exprs[field(e, "OP") + 1]
-    local a, b = field(e, "A") + 1, field(e, "B") + 1 -- 1-based ids, 0: none
-    if op == "const_d" then return flat.dconst[field(e, "IVAL") + 1]
-    elseif op == "const_i" then return field(e, "IVAL")
+  local function field(x, f) return flat.expr[(x - 1) * W + F[f]] end
+  local function ev(x)
+    local v = leaf(x)
+    if v ~= nil then return v end
+    local op = LAYOUT.exprs[field(x, "OP") + 1]
+    local a, b = field(x, "A") + 1, field(x, "B") + 1 -- 1-based ids, 0: none
+    if op == "const_d" then return flat.dconst[field(x, "IVAL") + 1]
+    elseif op == "const_i" then return field(x, "IVAL")
     elseif op == "cast" then return ev(a) + 0.0
     elseif op == "neg" then return -ev(a)
     elseif op == "add" then return ev(a) + ev(b)
     elseif op == "sub" then return ev(a) - ev(b)
     elseif op == "mul" then return ev(a) * ev(b)
     elseif op == "div" then return ev(a) / ev(b)
-    elseif op == "cond" then return ev(a) ~= 0 and ev(b) or ev(field(e, "C") + 1)
+    elseif op == "cond" then return ev(a) ~= 0 and ev(b) or ev(field(x, "C") + 1)
     elseif op == "intrin" then
-      local f = MATH[LAYOUT.intrinsics[field(e, "SYM") + 1]]
+      local f = MATH[LAYOUT.intrinsics[field(x, "SYM") + 1]]
       if b > 0 then return f(ev(a), ev(b)) end
       return f(ev(a))
     end
-    error("eval_rows: unexpected " .. tostring(op) .. " at expression " .. e)
+    error("eval_rows: unexpected " .. tostring(op) .. " at expression " .. x)
+  end
+  return ev(e)
+end
+
+--- The constants of passive reads (expr -> value): a double read every
+-- definition reaching which (its ud-chain, no entry from before the
+-- function) assigns a constant expression, all of one value; the
+-- flattening folds them (doc/flattening.md, "Passive values").
+local function defined_constants(k, fname, flat)
+  local an = assert(core.kernel_analyze(k, fname))
+  local SW, S = LAYOUT.width.stmt, LAYOUT.stmt
+  local out = {}
+  for a, acc in ipairs(an.alias.accesses) do
+    local chain = acc.kind == "use" and acc.expr and an.chains.ud[a]
+    local value = chain and #chain > 0 and true
+    for _, d in ipairs(chain or {}) do
+      local row = (d - 1) * SW
+      local ok, v = false, nil
+      if d > 0 and LAYOUT.stmts[flat.stmt[row + S.KIND] + 1] == "assign" then
+        ok, v = pcall(eval_expr, flat, flat.stmt[row + S.X1] + 1, function(x)
+          local op = LAYOUT.exprs[flat.expr[(x - 1) * LAYOUT.width.expr + LAYOUT.expr.OP] + 1]
+          if op == "var" or op == "elem" then error("a read") end
+        end)
+      end
+      if not ok or (value ~= true and ("<d"):pack(v) ~= ("<d"):pack(value)) then value = nil break end -- bit for bit
+      value = v
+    end
+    if value then out[acc.expr] = value end
+  end
+  return out
+end
+
+--- Evaluates subgraph g of a flattening from the kernel's expression rows:
+-- its independents' values in `indep`, passive arguments from `passive`
+-- (expr -> value), the constants of passive reads from `consts`
+-- (defined_constants), other constants by the rows; returns its dependents'
+-- values.
+local function eval_rows(flat, g, indep, passive, consts)
+  local read, defval = {}, {}
+  for _, r in ipairs(g.reads) do read[r.expr] = r end
+  local ivals, n = {}, 0
+  for v, vert in ipairs(g.vertices) do
+    if vert.kind == "independent" then n = n + 1; ivals[v] = indep[n] end
+  end
+  local function leaf(e)
+    local r = read[e]
+    if r then return r.def and defval[r.def] or ivals[r.vertex] end
+    return passive[e] or consts[e]
   end
   local SW, S = LAYOUT.width.stmt, LAYOUT.stmt
-  for _, s in ipairs(g.statements) do defval[s] = ev(flat.stmt[(s - 1) * SW + S.X1] + 1) end
+  for _, s in ipairs(g.statements) do
+    local row = (s - 1) * SW
+    local rhs = LAYOUT.stmts[flat.stmt[row + S.KIND] + 1] == "return" and S.X0 or S.X1
+    defval[s] = eval_expr(flat, flat.stmt[row + rhs] + 1, leaf)
+  end
   local out = {}
   for i, d in ipairs(g.dependents) do out[i] = defval[d.stmt] end
   return out
@@ -472,6 +629,7 @@ describe("properties on random kernels", function()
       local text, info = kgen.kernel(r, {stmts = 12})
       local flat = assert(kparse.parse(text, "gen.c"))
       local k = assert(core.kernel_load(flat))
+      local consts = defined_constants(k, info.name, flat)
       for _, strategy in ipairs {"minimal", "statement"} do
         local res = assert(core.kernel_flatten(k, info.name, {strategy = strategy}))
         for bi, b in ipairs(res.blocks) do
@@ -484,7 +642,7 @@ describe("properties on random kernels", function()
               return passive[e]
             end
             local G = assert(res.graph(bi, si, indep, pv))
-            local got, want = G:eval(indep), eval_rows(flat, g, indep, passive)
+            local got, want = G:eval(indep), eval_rows(flat, g, indep, passive, consts)
             nsub = nsub + 1
             for i = 1, #want do
               if not close(got[i], want[i]) and not first then

@@ -151,6 +151,29 @@ describe("cgwb flatten --json: the papers' examples", function()
   end)
 end)
 
+describe("cgwb flatten: passive values in the statistics", function()
+  it("a local holding a constant is no independent; its partial costs nothing extra", function()
+    local path = H.write(H.tmp(".c"), "void f(double x, double *y) { double c; c = 2.5; y[0] = c * x + 3.0; }\n")
+    local t = flat_json(path)
+    assert.same({ "x" }, t.independents)
+    assert.same({ "y[0]" }, t.dependents)
+    local g = t.blocks[1].subgraphs[1]
+    assert.same({ "x" }, g.independents) -- not c: a constant of the graph (doc/flattening.md, "Passive values")
+    assert.equal("1 v=3 e=2 aug=0", shape(g)) -- x, c * x, + 3.0
+    -- one non-unit partial (c, of c * x; + 3.0 is +1): one multiplication each way
+    assert.equal(1, g.mults)
+    assert.same({ elimination = 0, mults = 1, application = 1, total = 1 }, t.cost.preaccumulation)
+    assert.equal(1, t.cost.tangent)
+    -- and the tangent code reads c in place, a constant of the partial
+    local out = H.tmp(".c")
+    assert.equal(0, select(3, H.cgwb("flatten " .. path .. " --emit tangent -o " .. out)))
+    local code = H.read(out)
+    assert.truthy(code:find("cg_w1_2 = (c);", 1, true), code)
+    assert.is_nil(code:find("= cd;", 1, true)) -- c's tangent is read nowhere
+  end)
+
+end)
+
 describe("flatten.describe with costs", function()
   it("each subgraph gets its own mults, whether the report counts every block or the active ones", function()
     -- stencil1d: blocks without active assignments (the loop heads) come between active ones

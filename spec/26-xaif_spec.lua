@@ -151,6 +151,27 @@ describe("XAIF round trip: the Lua flattening of the import equals the C engine'
     end
   end)
 
+  it("a local holding a constant is no independent in either flattening (activity decides)", function()
+    local k = assert(kernel.read("void f(double x, double *y) { double c; c = 2.5; y[0] = c * x + 3.0; }\n", "const.c"))
+    for _, opts in ipairs {{}, {prune = true}, {split = "statement"}} do
+      local res = assert(flatten.run(k, "f", opts))
+      local got = round_trip(k, "f", res, opts)
+      assert.same(expected(res), got)
+      assert.same({"x"}, got.blocks[1].subgraphs[1].independents)
+      assert.equal(3, got.blocks[1].subgraphs[1].vertices)
+    end
+    -- with activity, a parameter that is no independent is passive: the file says which sets hold one
+    local k2 = assert(kernel.read("void f(double x, double p, double *y) {\n  y[0] = p * x;\n  y[1] = sin(p) * y[0];\n}\n", "p.c"))
+    local opts = {prune = true, independents = {"x"}}
+    local res = assert(flatten.run(k2, "f", opts))
+    local got, text = round_trip(k2, "f", res, opts)
+    assert.same(expected(res), got)
+    assert.same({"x"}, got.blocks[1].subgraphs[1].independents)
+    assert.truthy(text:find('annotation="cgwb:objects=param;cgwb:independent"', 1, true))
+    local plain = flatten.run(k2, "f")
+    assert.same({"p", "x"}, (round_trip(k2, "f", plain)).blocks[1].subgraphs[1].independents)
+  end)
+
   it("a passive write that may hit a definition of the open subgraph ends it", function()
     local k = assert(kernel.read([[
 void f(double *a, double *b, double x) {

@@ -687,17 +687,41 @@ double f(double x, double *a) {
     end
   end)
 
-  it("but a vertex input a passive statement of the span defines does", function()
-    local k = load_text([[
-double f(double x, double *a) {
+  it("a passive value a passive statement of the span defines is read in place too: no cut", function()
+    local text = [[
+double f(double x, double *a, int n) {
   double y, c;
   y = x * x;
-  c = 2.0;
+  c = 0.5 * (double)n;
   a[0] = c * y;
   return a[0];
 }
+]]
+    local k, flat = load_text(text, "hand.c")
+    local res = assert(core.kernel_flatten(k, "f"))
+    -- c carries no independent's value: no vertex, read where a[0] = c * y
+    -- reads it, after c = 0.5 * n ran in place (doc/flattening.md, "Passive values")
+    assert.equal("{3,5}", subgraph_lines(res))
+    assert.same({"x"}, res.independents)
+    local plan = plan_of(flat, res, true)
+    for _, call in ipairs(bindings(rng.new(12), {params = {DBL "x", PTR("a", 2), INT("n", 3)}}, 20)) do
+      local out = assert(k:run("f", call, {trace = true}))
+      assert.is_nil(replay(flat, res, plan, call, out))
+    end
+  end)
+
+  it("but a vertex input a passive statement of the span may define, beside a value from before, does", function()
+    local k = load_text([[
+double f(double x, double *a, int n) {
+  double y, w;
+  y = x * x;
+  a[n] = 2.0;
+  w = a[0] * y;
+  return w;
+}
 ]], "hand.c")
-    -- a[0]'s c is not in memory when a merged run starts: {3} {5}
+    -- a[0] is the caller's (an independent) or a[n]'s 2.0, which is not in
+    -- memory when a merged run starts: {3} {5}
     assert.equal("{3} {5}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
   end)
 end)

@@ -604,6 +604,23 @@ local function set_objects(w, s)
   return table.concat(kinds, ",")
 end
 
+-- With pruning, whether set s may touch an independent's object (a
+-- parameter the activity analysis takes as independent): the value from
+-- before the function is then not passive (doc/flattening.md, "Passive
+-- values").
+local function set_independent(w, s)
+  if not w.indep_names then return false end
+  for _, o in ipairs(w.an.alias.sets[s].objects or {}) do
+    local obj = w.an.alias.objects[o]
+    if obj.type == "double" and obj.symbol and obj.symbol >= 1 and
+       LAYOUT.sym_kinds[row(w.ir, "sym", obj.symbol - 1, "KIND") + 1] == "param" and
+       w.indep_names[name_at(w.ir, row(w.ir, "sym", obj.symbol - 1, "NAME"))] then
+      return true
+    end
+  end
+  return false
+end
+
 local function alias_map(w, B)
   local ids, ranges, top = alias_ranges(w.an, w.used_sets)
   B.open("AliasSetMap")
@@ -613,7 +630,8 @@ local function alias_map(w, B)
   end
   B.close("AliasSet")
   for _, s in ipairs(ids) do
-    B.open("AliasSet", { { "key", s }, { "annotation", "cgwb:objects=" .. set_objects(w, s) } })
+    local ann = "cgwb:objects=" .. set_objects(w, s) .. (set_independent(w, s) and ";cgwb:independent" or "")
+    B.open("AliasSet", { { "key", s }, { "annotation", ann } })
     for _, r in ipairs(ranges[s]) do
       B.leaf("AliasRange", { { "from_virtual_address", r[1] }, { "to_virtual_address", r[1] },
                              { "partial", r[2] and "true" or "false" } })
@@ -675,6 +693,8 @@ function M.write(k, fname, res, opts)
   if opts.prune then
     active = {}
     for _, s in ipairs(an.activity.active_stmts) do active[s] = true end
+    w.indep_names = {}
+    for _, n in ipairs(an.activity.independents) do w.indep_names[n] = true end
   end
   local B = buffer()
   local body = buffer()
@@ -963,6 +983,7 @@ local function read_alias(R, node)
     for kind in ((c.attrs.annotation or ""):match("cgwb:objects=([%w,]*)") or ""):gmatch("%w+") do
       ranges.objects[kind] = true
     end
+    ranges.independent = (";" .. (c.attrs.annotation or "") .. ";"):find(";cgwb:independent;", 1, true) ~= nil
     R.alias[key] = ranges
   end
 end
@@ -1062,24 +1083,90 @@ end
 
 local function double_read(ref) return ref.type == "double" and ref.du_ud ~= 0 end
 
--- A right-hand side that has a vertex (reads a double outside casts and a
--- ?:'s condition).
-local function reads_double(n)
+-- Whether alias set key may hold a value from outside the function (params:
+-- by-value parameters count) (doc/flattening.md, "Names").
+local function outside(m, key, params)
+  local o = m.alias[key].objects or {}
+  return o.region or o.global or (params and o.param) or false
+end
+
+-- {==== passive values (doc/flattening.md, "Passive values") ====}
+
+-- Whether the value from before the function may be an independent's in
+-- alias set key: with pruning, a set touching an independent's object;
+-- without, an outside set.
+local function source_set(m, key)
+  if m.prune then return m.alias[key].independent end
+  return outside(m, key, true)
+end
+
+-- Whether use ref is passive: no entry of its chain carries an
+-- independent's value (F.carries; a statement the file does not hold may).
+local function passive(F, ref)
+  if ref.du_ud == 0 then return false end -- no chain: an independent
+  for _, r in ipairs(chain(F.m, ref.du_ud)) do
+    if r == 0 then
+      if source_set(F.m, ref.alias) then return false end
+    elseif not F.m.stmts[r] or F.carries[r] then
+      return false
+    end
+  end
+  return true
+end
+
+-- Whether expression n has a vertex input that is not passive.
+local function rhs_carries(F, n)
   if n.type ~= "double" or n.op == "cast" then return false end
-  if n.op == "var" then return true end
+  if n.op == "var" then return not passive(F, n.ref) end
   for i = n.op == "cond" and 2 or 1, 3 do
-    if n.args[i] and reads_double(n.args[i]) then return true end
+    if n.args[i] and rhs_carries(F, n.args[i]) then return true end
   end
   return false
 end
 
+-- Whether statement st carries an independent's value: a call (whatever it
+-- writes), or an assignment of a double with a vertex input that is not
+-- passive (with pruning: active).
+local function stmt_carries(F, st)
+  if st.kind == "call" then return true end
+  if st.kind ~= "assign" or st.lhs.type ~= "double" then return false end
+  if F.m.prune and st.lhs.active == "false" then return false end
+  return rhs_carries(F, st.rhs)
+end
+
+-- The least fixpoint of F.carries: the calls first (the file gives them no
+-- du-chain), then every statement, then forward along the du-chains.
+local function mark_carrying(F)
+  local stack = {}
+  for _, b in ipairs(F.m.blocks) do
+    for _, st in ipairs(b.stmts) do
+      if st.kind == "call" then F.carries[st.id] = true end
+    end
+  end
+  for _, b in ipairs(F.m.blocks) do
+    for _, st in ipairs(b.stmts) do
+      if not F.carries[st.id] and stmt_carries(F, st) then F.carries[st.id] = true; stack[#stack + 1] = st end
+    end
+  end
+  while #stack > 0 do
+    local d = table.remove(stack)
+    for _, t in ipairs(chain(F.m, d.lhs.du_ud)) do
+      local u = F.m.stmts[t]
+      if u and not F.carries[t] and stmt_carries(F, u) then F.carries[t] = true; stack[#stack + 1] = u end
+    end
+  end
+end
+
+-- }====
+
 -- The state of one flattening: F.pos[stmt id], F.ing[stmt id] (its subgraph),
--- F.defv[stmt id] (its value's vertex), the open subgraph F.g.
+-- F.defv[stmt id] (its value's vertex), F.carries[stmt id], the open subgraph F.g.
 local function flattener(m)
-  local F = { m = m, pos = {}, ing = {}, defv = {}, graphs = {} }
+  local F = { m = m, pos = {}, ing = {}, defv = {}, graphs = {}, carries = {} }
   for _, b in ipairs(m.blocks) do
     for i, st in ipairs(b.stmts) do F.pos[st.id] = i end
   end
+  mark_carrying(F)
   return F
 end
 
@@ -1126,12 +1213,13 @@ local function reaches_in_place(F, ref, st)
 end
 
 -- Whether active assignment st can join the open subgraph: each vertex
--- input resolves, and no read in place needs a value of the subgraph.
+-- input resolves, and no read in place (a passive value's included) needs a
+-- value of the subgraph.
 local function joins(F, st)
   local direct = direct_reads(st.rhs, {})
   for _, u in ipairs(st.uses) do
     if double_read(u) then
-      if not direct[u] then
+      if not direct[u] or passive(F, u) then
         if reaches_in_place(F, u, st) then return false end
       elseif resolve(F, u, st) == -2 then
         return false
@@ -1165,6 +1253,7 @@ local function vertex_of(F, n, st)
   if n.op == "var" then
     local ref = n.ref
     if ref.du_ud == 0 then return new_vertex(F, "independent", ref) end
+    if passive(F, ref) then return nil end -- read in place: a constant of the graph
     local d = resolve(F, ref, st)
     if d ~= -1 and d ~= -2 then return F.defv[d] end
     return independent(F, ref)
@@ -1229,17 +1318,15 @@ local function passive_ends(F, st)
   return false
 end
 
-local function is_active(m, st)
-  if st.kind ~= "assign" or st.lhs.type ~= "double" then return false end
-  if m.prune and st.lhs.active == "false" then return false end
-  return reads_double(st.rhs)
-end
+-- An active assignment: one that carries an independent's value (a
+-- double's, its right-hand side with a vertex; with pruning: active).
+local function is_active(F, st) return st.kind == "assign" and F.carries[st.id] == true end
 
 -- One block: Algorithm 2 (or one subgraph per statement); its subgraphs.
 local function flatten_block(F, b, strategy)
   F.graphs = {}
   for _, st in ipairs(b.stmts) do
-    if not is_active(F.m, st) then
+    if not is_active(F, st) then
       if F.g and passive_ends(F, st) then close_graph(F) end
     else
       local cut = strategy == "statement" or (strategy == "lua" and st.split)
@@ -1329,13 +1416,6 @@ end
 
 local function add_unique(list, seen, name)
   if not seen[name] then seen[name] = true; list[#list + 1] = name end
-end
-
--- Whether alias set key may hold a value from outside the function (params:
--- by-value parameters count) (doc/flattening.md, "Names").
-local function outside(m, key, params)
-  local o = m.alias[key].objects or {}
-  return o.region or o.global or (params and o.param) or false
 end
 
 -- Collects the function's independents of subgraph g (a vertex whose chain
