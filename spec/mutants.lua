@@ -183,6 +183,10 @@ return {
     -- two definitions of different constants folded as the last one
     from = "    if (i > fl->ch->ud_off[u] && memcmp(&w, v, sizeof w)) return 0;\n", to = "",
     tests = { "spec/22-flatten_spec.lua" } },
+  { name = "kflat-return-not-dependent", file = "csrc/kernel/cg_kflat.c",
+    from = "if (CG_KSTMT(c->al->k, s, KIND) != CG_KST_RETURN && !escapes(c, s)) continue;",
+    to = "if (!escapes(c, s)) continue;",
+    tests = { "spec/22-flatten_spec.lua", "spec/24-tangent_spec.lua" } },
   -- {==== the loop analysis (cg_addg.c), killed by the generated loop kernels' ground truth ====}
   { name = "addg-increment-as-write", file = "csrc/adjoint/cg_addg.c",
     from = "if ((def || al->acc_kind[a] == CG_KA_USE) && !r->acc_incr[a]) incr = 0;",

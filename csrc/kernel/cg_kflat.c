@@ -72,14 +72,19 @@ static int double_read(const cg_kernel *k, int32_t x) {
 }
 
 /* The right-hand side of a statement that may be flattened: an
- * assignment's X1 (-1: none). */
+ * assignment's X1, a return's value X0 (-1: none). */
 static int32_t rhs_of(const cg_kernel *k, int32_t s) {
-  return CG_KSTMT(k, s, KIND) == CG_KST_ASSIGN ? CG_KSTMT(k, s, X1) : -1;
+  int kind = CG_KSTMT(k, s, KIND);
+  return kind == CG_KST_ASSIGN ? CG_KSTMT(k, s, X1) : kind == CG_KST_RETURN ? CG_KSTMT(k, s, X0) : -1;
 }
 
-/* Whether s may be flattened: an assignment of a double. */
+/* Whether s may be flattened: an assignment of a double, or `return e;` of
+ * a double e (an assignment to the dependent "return"). */
 static int flat_kind(const cg_kernel *k, int32_t s) {
-  return CG_KSTMT(k, s, KIND) == CG_KST_ASSIGN && CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) == CG_KT_DOUBLE;
+  int kind = CG_KSTMT(k, s, KIND);
+  if (kind == CG_KST_ASSIGN) return CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) == CG_KT_DOUBLE;
+  return kind == CG_KST_RETURN && CG_KSTMT(k, s, X0) >= 0 &&
+         CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) == CG_KT_DOUBLE;
 }
 
 /* }==== */
@@ -91,9 +96,9 @@ static int flat_kind(const cg_kernel *k, int32_t s) {
  * activity: none of its independents' objects; without: no by-value
  * parameter, pointer parameter's region or global, what cg_kflat_outside
  * counts).  A statement carries when it is a call (whatever it writes:
- * conservative), or a double assignment with a vertex input (a double read
- * reached through double operations) that is not passive, and, with
- * activity, active.  A passive use is no vertex: it is read in place, as `(double)i`
+ * conservative), or flat_kind with a vertex input (a double read reached
+ * through double operations) that is not passive, and, with activity,
+ * active.  A passive use is no vertex: it is read in place, as `(double)i`
  * is, its value a constant of the graph (folded when every definition
  * reaching it assigns one constant, cg_kflat_graph).  carries is the least
  * fixpoint, from the statements that read outside values forward along the
@@ -417,7 +422,7 @@ static void close_graph(ctx *c) {
     int32_t s = fl->st[i];
     uint32_t v = c->defv[SI(c, s)];
     count_def(c, s, -1); /* the counters start empty for the next subgraph */
-    if (!escapes(c, s)) continue;
+    if (CG_KSTMT(c->al->k, s, KIND) != CG_KST_RETURN && !escapes(c, s)) continue; /* a return's value leaves */
     fl->d_stmt[fl->nd] = s, fl->d_acc[fl->nd] = def_access(c->al, s), fl->d_vertex[fl->nd] = v;
     fl->d_aug[fl->nd] = c->vout[v] > 0;
     fl->d_collapsed[fl->nd] = fl->v_kind[v] == CG_KFV_INDEP;
@@ -434,13 +439,15 @@ static void open_graph(ctx *c, int32_t s) {
   c->gpos0 = c->pos[SI(c, s)];
 }
 
-/* Adds active assignment s to the open subgraph. */
+/* Adds active assignment s to the open subgraph (a return: its value's
+ * definition, never dead). */
 static void add_statement(ctx *c, int32_t s) {
   cg_kflat *fl = c->fl;
   c->defv[SI(c, s)] = vertex_of(c, rhs_of(c->al->k, s), s);
   c->ing[SI(c, s)] = c->g;
   count_def(c, s, 1);
-  fl->st_dead[fl->nst] = (uint8_t)(c->ch->du_off[SI(c, s)] == c->ch->du_off[SI(c, s) + 1]);
+  fl->st_dead[fl->nst] = (uint8_t)(CG_KSTMT(c->al->k, s, KIND) != CG_KST_RETURN &&
+                                   c->ch->du_off[SI(c, s)] == c->ch->du_off[SI(c, s) + 1]);
   fl->st[fl->nst++] = s;
 }
 
@@ -647,8 +654,8 @@ static int flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v, uint32_t b) {
   uint32_t i;
   for (i = cfg->bst_start[v]; i < cfg->bst_start[v + 1]; i++) {
     int32_t s = cfg->bst[i];
-    /* active: a double assignment whose value has a vertex (not a constant,
-     * not passive) and, with activity, active */
+    /* active: a double assignment or return whose value has a vertex (not a
+     * constant, not passive) and, with activity, active */
     int act = flat_kind(k, s) && c->carries[SI(c, s)];
     if (!act && c->ac && flat_kind(k, s) && !c->ac->active[SI(c, s)] && reads_double(k, rhs_of(k, s)))
       fl->nst_pruned++;
@@ -934,6 +941,7 @@ int cg_kflat_outside(const cg_kflat *fl, uint32_t v) {
 int cg_kflat_observable(const cg_kflat *fl, uint32_t d) {
   const cg_kchains *ch = fl->ch;
   uint32_t i;
+  if (d < fl->nd && CG_KSTMT(fl->al->k, fl->d_stmt[d], KIND) == CG_KST_RETURN) return 1; /* the result */
   if (d >= fl->nd || fl->d_acc[d] < 0) return 0;
   i = (uint32_t)(fl->d_stmt[d] - ch->s_lo);
   if (ch->du_off[i] == ch->du_off[i + 1] || ch->du[ch->du_off[i]] != -1) return 0;
@@ -941,11 +949,11 @@ int cg_kflat_observable(const cg_kflat *fl, uint32_t d) {
 }
 
 int cg_kflat_active_return(const cg_kflat *fl, int32_t s) {
-  const cg_kernel *k = fl->al->k;
-  int32_t x;
-  if (CG_KSTMT(k, s, KIND) != CG_KST_RETURN || (x = CG_KSTMT(k, s, X0)) < 0) return 0;
-  if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE || !reads_double(k, x)) return 0;
-  return !fl->ac || fl->ac->dep_return;
+  uint32_t d;
+  if (CG_KSTMT(fl->al->k, s, KIND) != CG_KST_RETURN) return 0;
+  for (d = 0; d < fl->nd; d++)
+    if (fl->d_stmt[d] == s) return 1;
+  return 0;
 }
 
 /* }==== */

@@ -14,10 +14,11 @@
  * or global); a passive use is no vertex but a constant of the graph, read
  * in place (Hovland, Norris, Utke & Strout, sec. 4; doc/flattening.md,
  * "Passive values").  A statement is an active assignment when it assigns a
- * double and its right-hand side has a vertex input (a double read through
- * double operations) that is not passive (with activity: and it is
+ * double, or is `return e;` of a double e (an assignment to the dependent
+ * "return"), and its right-hand side has a vertex input (a double read
+ * through double operations) that is not passive (with activity: and it is
  * active); else it is passive: int and pointer arithmetic, constant and
- * passive assignments, returns, calls.
+ * passive assignments, returns of no double or of a passive value, calls.
  *
  * Each block's active assignments are cut into subgraphs, each a run of
  * consecutive active assignments of the block:
@@ -67,10 +68,12 @@
  *    maximal: sec. 6.2 adds a unit edge to an augmented vertex, reported
  *    apart, never a member of the vertices), d_collapsed[i] 1 when the vertex
  *    is an independent (`y = x`: Fig. 6c's collapsed vertex);
+ *  - a return: a dependent of its subgraph always (its value leaves the
+ *    function), d_acc -1, never dead, named "return";
  *  - names (cg_kflat_name): an access as the source's reader sees it, `x`,
  *    `p[k+1]` over the entry values of int parameters; the function's
  *    independents and dependents are those cg_kflat_outside and
- *    cg_kflat_observable accept, plus an active double return.
+ *    cg_kflat_observable accept (a return's dependent among them).
  */
 #ifndef CG_KFLAT_H
 #define CG_KFLAT_H
@@ -189,11 +192,12 @@ int cg_kflat_name(const cg_kflat *fl, int32_t a, int32_t x, char *buf, size_t si
  * pointer parameter or a global: an independent of the function. */
 int cg_kflat_outside(const cg_kflat *fl, uint32_t v);
 /* Whether dependent d may reach the exit (its du-chain holds -1) in
- * observable memory (through a pointer parameter): a dependent of the
- * function. */
+ * observable memory (through a pointer parameter), or is a return's: a
+ * dependent of the function. */
 int cg_kflat_observable(const cg_kflat *fl, uint32_t d);
-/* Whether statement s is a `return e;` of an active double value (e
- * reads a double; with activity, the double result is a dependent). */
+/* Whether statement s is a `return e;` that was flattened (an active
+ * assignment to the dependent "return": e has a vertex input that is not
+ * passive; with activity, the return is active).  O(dependents). */
 int cg_kflat_active_return(const cg_kflat *fl, int32_t s);
 
 /* The value at the build point of a passive argument expression (one that

@@ -105,19 +105,6 @@ end
 -- A double constant as text that reads back as the same double.
 local function dtext(v) return ("%.17g"):format(v) end
 
--- A double expression with a vertex: it reads a double outside casts and a
--- ?:'s condition.
-local function rhs_reads_double(ir, x)
-  local e = expr(ir, x)
-  if e.type ~= "double" or e.op == "cast" then return false end
-  if e.op == "var" or e.op == "elem" then return true end
-  local ops = operands(e)
-  for i = e.op == "cond" and 2 or 1, 3 do
-    if ops[i] and ops[i] >= 0 and rhs_reads_double(ir, ops[i]) then return true end
-  end
-  return false
-end
-
 -- {==== cell names: p[e], e linear over the int parameters' entry values ====}
 
 -- A subscript of an exact name ("k+2*n-1", "-k+3", "0") as {terms = {{name,
@@ -272,8 +259,10 @@ local function writer(k, f, res, an)
       for _, v in ipairs(g.vertices) do
         if v.kind == "independent" then names[v.expr] = { v.name or v.addr, v.exact } end
       end
-      for _, d in ipairs(g.dependents) do
-        names[row(ir, "stmt", d.stmt - 1, "X0") + 1] = { d.name or d.addr, d.exact }
+      for _, d in ipairs(g.dependents) do -- a return's X0 is its value, not a left-hand side
+        if LAYOUT.stmts[row(ir, "stmt", d.stmt - 1, "KIND") + 1] ~= "return" then
+          names[row(ir, "stmt", d.stmt - 1, "X0") + 1] = { d.name or d.addr, d.exact }
+        end
       end
     end
   end
@@ -464,21 +453,40 @@ function expr_dag(w, B, x)
   end
 end
 
+-- Whether statement s (1-based) is `return e;` of a double e: written as an
+-- assignment to the function's result, the symbol "return" (doc/xaif.md).
+local function double_return(w, s)
+  local x = row(w.ir, "stmt", s - 1, "X0")
+  return LAYOUT.stmts[row(w.ir, "stmt", s - 1, "KIND") + 1] == "return" and x >= 0 and expr(w.ir, x).type == "double"
+end
+
 -- One statement of a basic block (s 1-based).
 local function statement(w, B, s, active)
   local S = function(fld) return row(w.ir, "stmt", s - 1, fld) end
   local kind = LAYOUT.stmts[S("KIND") + 1]
   local id, line = tostring(s), S("LINE")
-  if kind == "assign" then
+  local ret = double_return(w, s)
+  if kind == "assign" or ret then
     local lhs = S("X0")
     local attrs0 = { { "statement_id", id }, { "lineNumber", line } }
-    if w.split_at[s] then attrs0[3] = { "annotation", "cgwb:split" } end -- a script's cut
+    local ann = {}
+    if w.split_at[s] then ann[#ann + 1] = "cgwb:split" end -- a script's cut
+    if ret then ann[#ann + 1] = "cgwb:return" end
+    if #ann > 0 then attrs0[3] = { "annotation", table.concat(ann, ";") } end
     B.open("Assignment", attrs0)
     local attrs = {}
     if active then attrs[1] = { "active", active[s] and "true" or "false" } end
-    var_ref(w, B, "AssignmentLHS", attrs, lhs, w.def_of[lhs + 1], w.an.chains.du[s] or {})
+    if ret then -- the result: its own alias set, its definition reaching the exit
+      attrs[#attrs + 1] = { "alias", w.ret_set }
+      attrs[#attrs + 1] = { "du_ud", w.key_of({ 0 }) }
+      B.open("AssignmentLHS", attrs)
+      B.leaf("SymbolReference", { { "vertex_id", 1 }, { "symbol_id", "return" }, { "scope_id", 2 } })
+      B.close("AssignmentLHS")
+    else
+      var_ref(w, B, "AssignmentLHS", attrs, lhs, w.def_of[lhs + 1], w.an.chains.du[s] or {})
+    end
     B.open("AssignmentRHS")
-    expr_dag(w, B, S("X1"))
+    expr_dag(w, B, ret and lhs or S("X1"))
     B.close("AssignmentRHS")
     B.close("Assignment")
   elseif kind == "call" then
@@ -497,10 +505,8 @@ local function statement(w, B, s, active)
       B.close("Argument")
     end
     B.close("SubroutineCall") -- a result's target is left out (doc/xaif.md)
-  else -- return, break, continue: a Marker (XAIF's front-end statement)
-    local ann = kind
-    if kind == "return" and S("X0") >= 0 and w.active_return(S("X0")) then ann = "return;active" end
-    B.leaf("Marker", { { "statement_id", id }, { "annotation", ann } })
+  else -- return (of no double), break, continue: a Marker (XAIF's front-end statement)
+    B.leaf("Marker", { { "statement_id", id }, { "annotation", kind } })
   end
 end
 
@@ -581,6 +587,10 @@ local function scopes(w, B)
   B.open("Scope", { { "vertex_id", 2 } }); B.open("SymbolTable")
   local s0 = row(ir, "func", fr, "SYM0")
   for s = s0, s0 + row(ir, "func", fr, "NSYM") - 1 do B.leaf("Symbol", symbol_attrs(w, s, act)) end
+  if w.ret_set then -- the double result ("return": a C keyword, no symbol's name)
+    B.leaf("Symbol", { { "symbol_id", "return" }, { "kind", "variable" }, { "type", "real" }, { "shape", "scalar" },
+                       { "active", w.ret_active and "true" or "false" } })
+  end
   B.close("SymbolTable"); B.close("Scope")
   B.leaf("ScopeEdge", { { "edge_id", 1 }, { "source", 2 }, { "target", 1 } })
   B.close("ScopeHierarchy")
@@ -625,8 +635,9 @@ local function alias_map(w, B)
   local ids, ranges, top = alias_ranges(w.an, w.used_sets)
   B.open("AliasSetMap")
   B.open("AliasSet", { { "key", 0 } }) -- may alias anything
-  if top > 0 then
-    B.leaf("AliasRange", { { "from_virtual_address", 1 }, { "to_virtual_address", top }, { "partial", "true" } })
+  local all = top + (w.ret_set and 1 or 0)
+  if all > 0 then
+    B.leaf("AliasRange", { { "from_virtual_address", 1 }, { "to_virtual_address", all }, { "partial", "true" } })
   end
   B.close("AliasSet")
   for _, s in ipairs(ids) do
@@ -636,6 +647,11 @@ local function alias_map(w, B)
       B.leaf("AliasRange", { { "from_virtual_address", r[1] }, { "to_virtual_address", r[1] },
                              { "partial", r[2] and "true" or "false" } })
     end
+    B.close("AliasSet")
+  end
+  if w.ret_set then -- the result: one cell of its own, no other set's
+    B.open("AliasSet", { { "key", w.ret_set }, { "annotation", "cgwb:objects=return" } })
+    B.leaf("AliasRange", { { "from_virtual_address", top + 1 }, { "to_virtual_address", top + 1 }, { "partial", "false" } })
     B.close("AliasSet")
   end
   B.close("AliasSetMap")
@@ -685,10 +701,12 @@ function M.write(k, fname, res, opts)
   if not an then return nil, err end
   local cfg = k:cfg(f)
   local w = writer(k, f, res, an)
-  local dep_return = not opts.prune
-  for _, d in ipairs(opts.prune and an.activity.dependents or {}) do dep_return = dep_return or d == "return" end
-  -- a return whose double value reads a double (with prune: a dependent)
-  w.active_return = function(x) return dep_return and rhs_reads_double(w.ir, x) end
+  if LAYOUT.types[row(w.ir, "func", f - 1, "RET") + 1] == "double" then -- the result's alias key: after every set's
+    local top = #an.alias.sets
+    for s in pairs(w.used_sets) do top = math.max(top, s) end
+    w.ret_set = top + 1
+    for _, d in ipairs(an.activity.dependents) do w.ret_active = w.ret_active or d == "return" end
+  end
   local active
   if opts.prune then
     active = {}
@@ -883,7 +901,8 @@ local function read_statement(R, c, block)
   local st = { id = req(R, c, "statement_id"), line = int_attr(R, c, "lineNumber", 0), block = block }
   local first = #R.refs + 1
   if c.name == "Assignment" then
-    st.kind, st.split = "assign", c.attrs.annotation == "cgwb:split"
+    local ann = ";" .. (c.attrs.annotation or "") .. ";"
+    st.kind, st.split, st.ret = "assign", ann:find(";cgwb:split;", 1, true) ~= nil, ann:find(";cgwb:return;", 1, true) ~= nil
     for _, x in ipairs(kids(R, c, set("AssignmentLHS", "AssignmentRHS"))) do
       if x.name == "AssignmentLHS" then st.lhs = read_ref(R, x, true)
       else st.rhs = read_expr(R, x) end
@@ -1125,8 +1144,8 @@ local function rhs_carries(F, n)
 end
 
 -- Whether statement st carries an independent's value: a call (whatever it
--- writes), or an assignment of a double with a vertex input that is not
--- passive (with pruning: active).
+-- writes), or an assignment of a double (a return's included) with a vertex
+-- input that is not passive (with pruning: active).
 local function stmt_carries(F, st)
   if st.kind == "call" then return true end
   if st.kind ~= "assign" or st.lhs.type ~= "double" then return false end
@@ -1432,7 +1451,9 @@ function_lists = function(m, g, fn)
   end
   for _, d in ipairs(g.dependents) do
     local c = chain(m, d.st.lhs.du_ud)
-    if c[1] == 0 and outside(m, d.st.lhs.alias, false) then
+    if d.st.ret then
+      fn.deps[d.st] = { "return" }
+    elseif c[1] == 0 and outside(m, d.st.lhs.alias, false) then
       fn.deps[d.st] = fn.deps[d.st] or {}
       table.insert(fn.deps[d.st], ref_name(d.st.lhs))
     end
@@ -1474,7 +1495,6 @@ function M.describe(m, opts)
     end
     for _, st in ipairs(b.stmts) do -- the function's dependents in statement order
       for _, d in ipairs(fn.deps[st] or {}) do add_unique(fn.dependents, fn.seen_d, d) end
-      if st.kind == "return;active" then add_unique(fn.dependents, fn.seen_d, "return") end
     end
   end
   out.independents, out.dependents = fn.independents, fn.dependents
