@@ -177,7 +177,7 @@ describe("the generated code", function()
     -- `return y;` is the graph's dependent: the result's tangent is its row, the
     -- value returned after the graph
     assert.truthy(code:find("*fig1_ret_d = cg_w1_5 * cg_d1 + cg_w2_5 * cg_d2;", 1, true))
-    assert.truthy(code:find("cg_ret = cg_v5;\n.-}\n  return cg_ret;\n}"))
+    assert.truthy(code:find("cg_rval = cg_v5;\n.-}\n  return cg_rval;\n}"))
     local path = H.write(H.tmp(".c"), code)
     assert.is_true(os.execute(CC .. " -c -o " .. path .. ".o " .. path) == true)
     os.remove(path); os.remove(path .. ".o")

@@ -932,7 +932,7 @@ function F:active(st)
     for _, d in ipairs(g.deps_at[st + 1] or {}) do
       g.targets[d] = self.gen.vector and (self.ret_d .. "[" .. self.gen.prefix .. "i]") or ("*" .. self.ret_d)
     end
-    self.ret = self:temp("ret")
+    self.ret = self:temp("rval") -- read by the return after the graph's block (F:stmt)
     self:line(self.ret .. " = " .. root .. ";")
     return
   end
