@@ -53,18 +53,19 @@ end
 local K = "examples/kernels/"
 
 describe("the papers' examples", function()
-  it("Utke Fig. 1: both assignments in one graph, x identified, y the dependent", function()
+  it("Utke Fig. 1: both assignments and the return in one graph, x identified, return the dependent", function()
     local res = assert(core.kernel_flatten(load_file(K .. "utke-fig1.c"), "fig1"))
     local b = active_blocks(res)
     assert.equal(1, #b)
-    assert.same({11, 12}, b[1].lines)
+    assert.same({11, 12, 13}, b[1].lines) -- `return y;` is an assignment to the dependent "return"
     assert.equal(1, b[1].n_subgraphs)
-    assert.equal(2, b[1].statement_level_subgraphs)
-    -- vertices z, x (one vertex for both uses: same cell, same chain), *, unary -, /
-    assert.equal("11,12 | ind:x ind:z ope:(z * x) ope:(z / x) ope:-(z * x) | " ..
-      "(z * x)>-(z * x)@1 -(z * x)>(z / x)@1 x>(z * x)@2 x>(z / x)@2 z>(z * x)@1 | y",
+    assert.equal(3, b[1].statement_level_subgraphs)
+    -- vertices z, x (one vertex for both uses: same cell, same chain), *, unary -, /;
+    -- the return reads a2's vertex and adds none
+    assert.equal("11,12,13 | ind:x ind:z ope:(z * x) ope:(z / x) ope:-(z * x) | " ..
+      "(z * x)>-(z * x)@1 -(z * x)>(z / x)@1 x>(z * x)@2 x>(z / x)@2 z>(z * x)@1 | return",
       shape(b[1].subgraphs[1]))
-    -- the new z is read only by a2 inside the graph: no dependent
+    -- the new z is read only by a2, y only by the return, inside the graph: no dependents
   end)
 
   it("Utke Figs. 2 and 5: *z in a2 may be a1's cell: two subgraphs; must or no: one", function()
@@ -72,14 +73,14 @@ describe("the papers' examples", function()
       local k = load_file(K .. file)
       local a1, a2 = table.unpack(file == "utke-fig2.c" and {12, 14} or {10, 12})
       local res = assert(core.kernel_flatten(k, 1))
-      assert.equal(("{%d} {%d}"):format(a1, a2), subgraph_lines(res))
+      assert.equal(("{%d} {%d,%d}"):format(a1, a2, a2 + 1), subgraph_lines(res)) -- a2 and the return
       local g1, g2 = active_blocks(res)[1].subgraphs[1], active_blocks(res)[1].subgraphs[2]
       assert.equal(a1 .. " | ind:x ind:z[0] ope:(z[0] * x) ope:-(z[0] * x) | " ..
         "(z[0] * x)>-(z[0] * x)@1 x>(z[0] * x)@2 z[0]>(z[0] * x)@1 | z[0]", shape(g1))
       assert.equal("z[k#1]", g2.vertices[1].addr) -- read at a2's start, a cell of its own
       for _, answer in ipairs {"must", "no"} do
         local one = assert(core.kernel_flatten(k, 1, {alias = function() return answer end}))
-        assert.equal(("{%d,%d}"):format(a1, a2), subgraph_lines(one))
+        assert.equal(("{%d,%d,%d}"):format(a1, a2, a2 + 1), subgraph_lines(one))
       end
       local must = assert(core.kernel_flatten(k, 1, {alias = function() return "must" end}))
       -- must: *z in a2 is a1's value, wired to the unary minus (Fig. 1's graph)
@@ -96,15 +97,16 @@ describe("the papers' examples", function()
       local b = active_blocks(res)
       assert.equal(1, #b)
       assert.equal(1, b[1].n_subgraphs)
-      assert.equal(3, b[1].statement_level_subgraphs)
+      assert.equal(file == "hovland-fig1-locals.c" and 4 or 3, b[1].statement_level_subgraphs) -- and `return f;`
       local g = b[1].subgraphs[1]
       -- x, y (one vertex for its three uses), cos, sin, *, *, *, exp
       assert.equal(8, #g.vertices)
       assert.equal(9, #g.edges)
     end
-    -- locals: only f reaches the return; restrict pointers: all three cells are results
+    -- locals: only the return of f is a result; restrict pointers: all three cells are
     local loc = active_blocks(assert(core.kernel_flatten(load_file(K .. "hovland-fig1-locals.c"), "fig1")))
     assert.equal(1, #loc[1].subgraphs[1].dependents)
+    assert.equal("return", loc[1].subgraphs[1].dependents[1].name)
     local res = active_blocks(assert(core.kernel_flatten(load_file(K .. "hovland-fig1-restrict.c"), "fig1")))
     local deps = res[1].subgraphs[1].dependents
     assert.equal(3, #deps)
@@ -127,7 +129,7 @@ describe("the papers' examples", function()
     assert.equal("{13,14,15}", subgraph_lines(assert(core.kernel_flatten(k, "fig1", {assume = {"a==b"}}))))
   end)
 
-  it("statement strategy: one graph per active assignment; constants and ints are in none", function()
+  it("statement strategy: one graph per active assignment (a return too); constants and ints are in none", function()
     local k = load_text([[
 double f(double x, int n) {
   double y, c;
@@ -140,13 +142,14 @@ double f(double x, int n) {
 }
 ]])
     local res = assert(core.kernel_flatten(k, "f", {strategy = "statement"}))
-    assert.equal("{6} {7}", subgraph_lines(res))
+    assert.equal("{6} {7} {8}", subgraph_lines(res))
     local g = active_blocks(res)[1].subgraphs[1]
-    assert.equal("6 | ind:c ind:x ope:(x * c) | c>(x * c)@2 x>(x * c)@1 | y", shape(g))
+    -- c holds the constant 2.0 (passive): a constant of the graph, no vertex
+    assert.equal("6 | ind:x ope:(x * c) | x>(x * c)@1 | y", shape(g))
     res = assert(core.kernel_flatten(k, "f"))
     -- minimal: one graph; the int cast is passive: sin(y) + (double)i has one edge
-    assert.equal("{6,7}", subgraph_lines(res))
-    assert.equal(4, #active_blocks(res)[1].subgraphs[1].edges)
+    assert.equal("{6,7,8}", subgraph_lines(res))
+    assert.equal(3, #active_blocks(res)[1].subgraphs[1].edges)
   end)
 
   it("a passive statement reading a double the graph defines ends it", function()
@@ -160,7 +163,7 @@ double f(double x, double *a) {
   return a[0] + (double)i;
 }
 ]])
-    assert.equal("{4} {6}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
+    assert.equal("{4} {6,7}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
   end)
 
   it("dead assignments are reported; prune leaves inactive ones out", function()
@@ -173,10 +176,10 @@ double f(double x, double z) {
 }
 ]])
     local res = assert(core.kernel_flatten(k, "f"))
-    assert.same({3}, active_blocks(res)[1].dead)
-    assert.equal("{3,4}", subgraph_lines(res))
+    assert.same({3}, active_blocks(res)[1].dead) -- a return is never dead: its value leaves
+    assert.equal("{3,4,5}", subgraph_lines(res))
     res = assert(core.kernel_flatten(k, "f", {prune = true}))
-    assert.equal("{4}", subgraph_lines(res))
+    assert.equal("{4,5}", subgraph_lines(res))
     assert.equal(1, res.pruned)
   end)
 
@@ -212,7 +215,7 @@ describe("subgraphs built through the graph-building interface", function()
   it("Utke Fig. 1 at z = 3, x = 0.5: y = -(z x)/x = -3, dy/dz = -1, dy/dx = 0", function()
     local res = assert(core.kernel_flatten(load_file(K .. "utke-fig1.c"), "fig1"))
     local bi = first_active(res)
-    assert.same({11, 12}, res.blocks[bi].lines)
+    assert.same({11, 12, 13}, res.blocks[bi].lines)
     local J, g = jacobian(res, bi, 1, {3, 0.5}) -- independents in vertex order: z, x
     assert.equal(-3, g:eval({3, 0.5})[1])
     assert.equal(-1, J[1][1])
@@ -362,6 +365,175 @@ local function count(res)
   return n
 end
 
+describe("passive values: activity decides (Hovland, Norris, Utke & Strout, sec. 4)", function()
+  --- The independent vertices' and dependents' names of every subgraph.
+  local function names(res)
+    local out = {}
+    for _, b in ipairs(active_blocks(res)) do
+      for _, g in ipairs(b.subgraphs) do
+        local i, d = {}, {}
+        for _, v in ipairs(g.vertices) do if v.kind == "independent" then i[#i + 1] = v.name end end
+        for _, x in ipairs(g.dependents) do d[#d + 1] = x.name end
+        out[#out + 1] = table.concat(i, " ") .. " -> " .. table.concat(d, " ")
+      end
+    end
+    return out
+  end
+
+  it("a local holding a constant is a constant of the graph, folded, not an independent", function()
+    local k = load_text("void f(double x, double *y) { double c; c = 2.5; y[0] = c * x + 3.0; }\n")
+    local res = assert(core.kernel_flatten(k, "f"))
+    local bi = first_active(res)
+    -- c = 2.5 is passive (no graph); c * x reads it in place: x, *, + and two edges
+    assert.equal("1 | ind:x ope:((c * x) + 3) ope:(c * x) | (c * x)>((c * x) + 3)@1 x>(c * x)@2 | y[0]",
+      shape(res.blocks[bi].subgraphs[1]))
+    assert.same({"x"}, res.independents)
+    assert.same({"x -> y[0]"}, names(res))
+    -- every definition reaching c assigns 2.5: the graph holds the constant, no passive value is asked
+    local G = assert(res.graph(bi, 1, {2}))
+    assert.equal(8, G:eval({2})[1])
+    assert.same({{2.5}}, (jacobian(res, bi, 1, {2})))
+    -- the same with activity, and with the statement strategy
+    assert.same({"x -> y[0]"}, names(assert(core.kernel_flatten(k, "f", {prune = true}))))
+    assert.same({"x -> y[0]"}, names(assert(core.kernel_flatten(k, "f", {strategy = "statement"}))))
+  end)
+
+  it("a passive value known only at run time (a passive local in a loop) is a passive argument", function()
+    local k = load_text([[
+void f(double x, double *y, int n) {
+  double c;
+  int i;
+  for (i = 0; i < n; i++) {
+    c = 0.5 * (double)i;
+    y[i] = c * x;
+  }
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    local bi = first_active(res)
+    assert.same({6}, res.blocks[bi].lines) -- c = 0.5 * i: no double read, passive
+    assert.same({"x -> y[i]"}, names(res))
+    assert.same({"x"}, res.independents)
+    local g = res.blocks[bi].subgraphs[1]
+    assert.equal(2, #g.vertices); assert.equal(1, #g.edges) -- x, c * x
+    -- its value is the caller's at a point: without one the message names it
+    local G, msg = res.graph(bi, 1, {3})
+    assert.is_nil(G)
+    assert.matches("hand.c:6:%d+: the value of the passive expression c is needed", msg)
+    -- the interpreter's: c = 0.5 * 2 in the third iteration
+    local call = {arrays = {{name = "Y", type = "double", values = {0, 0, 0}}},
+                  args = {{double = 3}, {array = 1, offset = 0}, {int = 3}}}
+    local p = assert(res.values(call, {instance = 3}))[bi][1]
+    assert.same({3}, p.indep); assert.same({1.0}, p.passive); assert.same({3.0}, p.dependents)
+    assert.same({3.0}, assert(res.graph(bi, 1, p.indep, p.passive)):eval())
+    assert.same({{1.0}}, (jacobian(res, bi, 1, p.indep, p.passive)))
+  end)
+
+  it("with activity, a parameter that is no independent is passive; without, every outside value counts", function()
+    local k = load_text("void f(double x, double p, double *y) {\n  y[0] = p * x;\n  y[1] = sin(p) * y[0];\n}\n")
+    assert.same({"p x -> y[0] y[1]"}, names(assert(core.kernel_flatten(k, "f"))))
+    local res = assert(core.kernel_flatten(k, "f", {prune = true, independents = {"x"}}))
+    assert.same({"x -> y[0] y[1]"}, names(res)) -- p and sin(p) are constants of the graph
+    assert.same({"x"}, res.independents)
+    local g = active_blocks(res)[1].subgraphs[1]
+    assert.equal(3, #g.vertices) -- x, p * x, sin(p) * y[0]
+    assert.equal(0, res.pruned)
+  end)
+
+  it("a use that a constant or a varied definition may reach stays an independent; two constants are no constant", function()
+    local k = load_text([[
+void f(double x, double *y, int n) {
+  double c, d;
+  c = 1.0;
+  if (n > 0) { c = x * x; }
+  d = 2.0;
+  if (n > 1) { d = 3.0; }
+  y[0] = c * x;
+  y[1] = d * x;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    -- c: 1.0 or x * x; d: 2.0 or 3.0, passive but not one constant: a passive argument
+    assert.same({"x -> c", "c x -> y[0] y[1]"}, names(res))
+    local bi = #res.blocks
+    while #res.blocks[bi].lines == 0 do bi = bi - 1 end
+    local g, msg = res.graph(bi, 1, {2, 3})
+    assert.is_nil(g)
+    assert.matches("the value of the passive expression d is needed", msg)
+    assert.same({6, 6}, assert(res.graph(bi, 1, {2, 3}, {2.0})):eval())
+  end)
+
+  it("a passive definition inside the span is read in place: no cut", function()
+    local k = load_text([[
+void f(double x, double *a, int n) {
+  double y, c;
+  y = x * x;
+  c = (double)n;
+  a[0] = c * y;
+}
+]])
+    -- before, c's definition was a passive statement inside the span, its read ambiguous: {3} {5}
+    assert.equal("{3,5}", subgraph_lines(assert(core.kernel_flatten(k, "f"))))
+  end)
+end)
+
+describe("a return is an assignment to the dependent \"return\"", function()
+  it("return sin(x * y) * exp(x) / (y + x * x): one graph, its independents, the result its dependent", function()
+    local k = load_text("double f(double x, double y) {\n  return sin(x * y) * exp(x) / (y + x * x);\n}\n")
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.same({"x", "y"}, res.independents)
+    assert.same({"return"}, res.dependents)
+    local b = active_blocks(res)
+    assert.equal(1, #b)
+    assert.same({2}, b[1].lines)
+    assert.same({}, b[1].dead) -- a return's value always leaves: never dead
+    local g = b[1].subgraphs[1]
+    -- x, y, x * y, sin, exp, *, x * x, +, /; an edge per argument slot (x * x: two)
+    assert.equal(9, #g.vertices); assert.equal(12, #g.edges)
+    assert.equal(1, #g.dependents)
+    local d = g.dependents[1]
+    assert.same({"return", "return", true, false, false}, {d.name, d.text, d.exact, d.augmented, d.collapsed})
+    assert.is_nil(d.addr)
+    assert.equal(9, d.vertex)
+    local x, y = 0.7, 1.3
+    local bi = first_active(res)
+    local v = assert(res.graph(bi, 1, {x, y})):eval()[1]
+    assert.equal(math.sin(x * y) * math.exp(x) / (y + x * x), v)
+    local J = jacobian(res, bi, 1, {x, y})
+    local h = 1e-6
+    local function f(a, c) return math.sin(a * c) * math.exp(a) / (c + a * a) end
+    assert.near((f(x + h, y) - f(x - h, y)) / (2 * h), J[1][1], 1e-8)
+    assert.near((f(x, y + h) - f(x, y - h)) / (2 * h), J[1][2], 1e-8)
+    -- at a point the interpreter reaches, the returned value is the dependent's
+    local p = assert(res.values({args = {{double = x}, {double = y}}}))[bi][1]
+    assert.same({v}, p.dependents)
+  end)
+
+  it("a return of a passive value or without activity's interest in the result is not flattened", function()
+    local k = load_text([[
+double f(double x, double *y) {
+  double c;
+  c = 2.0;
+  y[0] = c * x;
+  return c;
+}
+double g(double x, double *y) {
+  y[0] = x * x;
+  return y[0] * x;
+}
+]])
+    local res = assert(core.kernel_flatten(k, "f"))
+    assert.same({"y[0]"}, res.dependents) -- return c: passive, no dependent
+    res = assert(core.kernel_flatten(k, "g"))
+    assert.same({"y[0]", "return"}, res.dependents)
+    assert.same({"{8,9}"}, {subgraph_lines(res)}) -- the return reads y[0]'s vertex inside the graph
+    res = assert(core.kernel_flatten(k, "g", {prune = true, dependents = {"y"}}))
+    assert.same({"y[0]"}, res.dependents)
+    assert.equal("{8}", subgraph_lines(res))
+    assert.equal(1, res.pruned) -- the inactive return
+  end)
+end)
+
 -- {==== an independent evaluator of subgraphs over the front end's rows ====}
 
 local LAYOUT = core.kernel_layout()
@@ -377,42 +549,86 @@ local MATH = {
   ceil = function(x) return math.ceil(x) + 0.0 end,
 }
 
---- Evaluates subgraph g of a flattening from the kernel's expression rows:
--- its independents' values in `indep`, passive arguments from `passive`
--- (expr -> value), constants by the rows; returns its dependents' values.
-local function eval_rows(flat, g, indep, passive)
+--- The value of expression e (1-based) over the front end's rows; leaf(e)
+-- gives a read's (or nil to go on by the rows), an error for any other read.
+local function eval_expr(flat, e, leaf)
   local W, F = LAYOUT.width.expr, LAYOUT.expr
-  local function field(e, f) return flat.expr[(e - 1) * W + F[f]] end
-  local read, defval = {}, {}
-  for _, r in ipairs(g.reads) do read[r.expr] = r end
-  local ivals, n = {}, 0
-  for v, vert in ipairs(g.vertices) do
-    if vert.kind == "independent" then n = n + 1; ivals[v] = indep[n] end
-  end
-  local function ev(e)
-    local r = read[e]
-    if r then return r.def and defval[r.def] or ivals[r.vertex] end
-    if passive[e] then return passive[e] end
-    local op = LAYOUT.exprs[field(e, "OP") + 1]
-    local a, b = field(e, "A") + 1, field(e, "B") + 1 -- 1-based ids, 0: none
-    if op == "const_d" then return flat.dconst[field(e, "IVAL") + 1]
-    elseif op == "const_i" then return field(e, "IVAL")
+  local function field(x, f) return flat.expr[(x - 1) * W + F[f]] end
+  local function ev(x)
+    local v = leaf(x)
+    if v ~= nil then return v end
+    local op = LAYOUT.exprs[field(x, "OP") + 1]
+    local a, b = field(x, "A") + 1, field(x, "B") + 1 -- 1-based ids, 0: none
+    if op == "const_d" then return flat.dconst[field(x, "IVAL") + 1]
+    elseif op == "const_i" then return field(x, "IVAL")
     elseif op == "cast" then return ev(a) + 0.0
     elseif op == "neg" then return -ev(a)
     elseif op == "add" then return ev(a) + ev(b)
     elseif op == "sub" then return ev(a) - ev(b)
     elseif op == "mul" then return ev(a) * ev(b)
     elseif op == "div" then return ev(a) / ev(b)
-    elseif op == "cond" then return ev(a) ~= 0 and ev(b) or ev(field(e, "C") + 1)
+    elseif op == "cond" then return ev(a) ~= 0 and ev(b) or ev(field(x, "C") + 1)
     elseif op == "intrin" then
-      local f = MATH[LAYOUT.intrinsics[field(e, "SYM") + 1]]
+      local f = MATH[LAYOUT.intrinsics[field(x, "SYM") + 1]]
       if b > 0 then return f(ev(a), ev(b)) end
       return f(ev(a))
     end
-    error("eval_rows: unexpected " .. tostring(op) .. " at expression " .. e)
+    error("eval_rows: unexpected " .. tostring(op) .. " at expression " .. x)
+  end
+  return ev(e)
+end
+
+--- The constants of passive reads (expr -> value): a double read every
+-- definition reaching which (its ud-chain, no entry from before the
+-- function) assigns a constant expression, all of one value; the
+-- flattening folds them (doc/flattening.md, "Passive values").
+local function defined_constants(k, fname, flat)
+  local an = assert(core.kernel_analyze(k, fname))
+  local SW, S = LAYOUT.width.stmt, LAYOUT.stmt
+  local out = {}
+  for a, acc in ipairs(an.alias.accesses) do
+    local chain = acc.kind == "use" and acc.expr and an.chains.ud[a]
+    local value = chain and #chain > 0 and true
+    for _, d in ipairs(chain or {}) do
+      local row = (d - 1) * SW
+      local ok, v = false, nil
+      if d > 0 and LAYOUT.stmts[flat.stmt[row + S.KIND] + 1] == "assign" then
+        ok, v = pcall(eval_expr, flat, flat.stmt[row + S.X1] + 1, function(x)
+          local op = LAYOUT.exprs[flat.expr[(x - 1) * LAYOUT.width.expr + LAYOUT.expr.OP] + 1]
+          if op == "var" or op == "elem" then error("a read") end
+        end)
+      end
+      if not ok or (value ~= true and ("<d"):pack(v) ~= ("<d"):pack(value)) then value = nil break end -- bit for bit
+      value = v
+    end
+    if value then out[acc.expr] = value end
+  end
+  return out
+end
+
+--- Evaluates subgraph g of a flattening from the kernel's expression rows:
+-- its independents' values in `indep`, passive arguments from `passive`
+-- (expr -> value), the constants of passive reads from `consts`
+-- (defined_constants), other constants by the rows; returns its dependents'
+-- values.
+local function eval_rows(flat, g, indep, passive, consts)
+  local read, defval = {}, {}
+  for _, r in ipairs(g.reads) do read[r.expr] = r end
+  local ivals, n = {}, 0
+  for v, vert in ipairs(g.vertices) do
+    if vert.kind == "independent" then n = n + 1; ivals[v] = indep[n] end
+  end
+  local function leaf(e)
+    local r = read[e]
+    if r then return r.def and defval[r.def] or ivals[r.vertex] end
+    return passive[e] or consts[e]
   end
   local SW, S = LAYOUT.width.stmt, LAYOUT.stmt
-  for _, s in ipairs(g.statements) do defval[s] = ev(flat.stmt[(s - 1) * SW + S.X1] + 1) end
+  for _, s in ipairs(g.statements) do
+    local row = (s - 1) * SW
+    local rhs = LAYOUT.stmts[flat.stmt[row + S.KIND] + 1] == "return" and S.X0 or S.X1
+    defval[s] = eval_expr(flat, flat.stmt[row + rhs] + 1, leaf)
+  end
   local out = {}
   for i, d in ipairs(g.dependents) do out[i] = defval[d.stmt] end
   return out
@@ -472,6 +688,7 @@ describe("properties on random kernels", function()
       local text, info = kgen.kernel(r, {stmts = 12})
       local flat = assert(kparse.parse(text, "gen.c"))
       local k = assert(core.kernel_load(flat))
+      local consts = defined_constants(k, info.name, flat)
       for _, strategy in ipairs {"minimal", "statement"} do
         local res = assert(core.kernel_flatten(k, info.name, {strategy = strategy}))
         for bi, b in ipairs(res.blocks) do
@@ -484,7 +701,7 @@ describe("properties on random kernels", function()
               return passive[e]
             end
             local G = assert(res.graph(bi, si, indep, pv))
-            local got, want = G:eval(indep), eval_rows(flat, g, indep, passive)
+            local got, want = G:eval(indep), eval_rows(flat, g, indep, passive, consts)
             nsub = nsub + 1
             for i = 1, #want do
               if not close(got[i], want[i]) and not first then
@@ -538,9 +755,9 @@ describe("names of independents and dependents", function()
 
   it("Utke Fig. 2: *z is z[0], after z += k it is z[k]; the function's lists", function()
     local res = assert(core.kernel_flatten(load_file(K .. "utke-fig2.c"), "fig2"))
-    assert.same({"z[0] x -> z[0]", "z[k] x -> y"}, all_names(res))
+    assert.same({"z[0] x -> z[0]", "z[k] x -> return"}, all_names(res))
     assert.same({"z[0]", "x", "z[k]"}, res.independents)
-    assert.same({"z[0]", "return"}, res.dependents) -- y is a local; its value is returned
+    assert.same({"z[0]", "return"}, res.dependents) -- y is a local, read by the return inside the graph
   end)
 
   it("offsets over int parameters' entry values; p = a + k; *(y + 1); locals and globals", function()
@@ -613,7 +830,7 @@ double f(double *a, double *b, double x, int c) {
 ]])
     local res = assert(core.kernel_flatten(k, "f", {assume = {"a!=b"}}))
     -- two addresses: Algorithm 1 identifies only one exact cell, so two vertices
-    assert.same({"p[0]? x p[0]? a[0] -> s a[0]"}, all_names(res))
+    assert.same({"p[0]? x p[0]? a[0] -> a[0] return"}, all_names(res))
     assert.same({"p[0]", "x", "a[0]"}, res.independents)
     assert.same({"a[0]", "return"}, res.dependents)
   end)
@@ -630,7 +847,7 @@ double f(double x) {
 }
 ]])
     local res = assert(core.kernel_flatten(k, "f"))
-    assert.same({"x -> t[0]", "t[0] x -> s"}, all_names(res))
+    assert.same({"x -> t[0]", "t[0] x -> return"}, all_names(res))
     assert.same({"x"}, res.independents)
     assert.same({"return"}, res.dependents)
   end)
@@ -674,8 +891,9 @@ describe("split strategies written in Lua (opts.split)", function()
       return not info.legal
     end}))
     assert.equal("lua", res.strategy)
-    assert.equal("{12} {14}", subgraph_lines(res))
-    assert.equal(1, #asked) -- not for the block's first assignment
+    assert.equal("{12} {14,15}", subgraph_lines(res))
+    assert.equal(2, #asked) -- not for the block's first assignment; a2, then the return
+    assert.same({15, "return y", true}, {asked[2].line, asked[2].text, asked[2].legal})
     local q = asked[1]
     assert.equal(first_active(res), q.block)
     assert.same({14, 3, 2, "y = z[0] / x"}, {q.line, q.col, q.index, q.text})
@@ -688,7 +906,7 @@ describe("split strategies written in Lua (opts.split)", function()
                  {text = "x", line = 14, col = 12, chain = {0}}}, q.uses)
     -- an override saying "no" makes the join legal: the same script joins
     local one = assert(core.kernel_flatten(k, "fig2", {alias = function() return "no" end, split = like_minimal}))
-    assert.equal("{12,14}", subgraph_lines(one))
+    assert.equal("{12,14,15}", subgraph_lines(one))
   end)
 
   it("a join that would change the results is refused with the reason", function()
@@ -725,7 +943,8 @@ double f(double x, double *a, int n) {
     assert.equal(subgraph_lines(assert(core.kernel_flatten(k, "f"))), subgraph_lines(res))
     assert.same({"5: the use of a[0] at 5:8 may read the definition of line 4, a passive statement inside the subgraph",
                  "6: the use of w at 6:10 is not an argument of the graph (an address or a condition) " ..
-                 "and reads the definition of line 5"}, seen)
+                 "and reads the definition of line 5",
+                 "7: nil"}, seen) -- the return joins: legal
   end)
 
   it("not asked after a passive statement ended the run", function()
@@ -739,10 +958,10 @@ double f(double x, double *a) {
   return a[0] + (double)i;
 }
 ]])
-    local n = 0
-    local res = assert(core.kernel_flatten(k, "f", {split = function() n = n + 1 end}))
-    assert.equal(0, n)
-    assert.equal("{4} {6}", subgraph_lines(res))
+    local asked = {}
+    local res = assert(core.kernel_flatten(k, "f", {split = function(info) asked[#asked + 1] = info.line end}))
+    assert.same({7}, asked) -- not for line 6, the first after i = (int)y ended the run; for the return
+    assert.equal("{4} {6,7}", subgraph_lines(res))
   end)
 
   it("an error in the script or a bad answer: nil and the message", function()

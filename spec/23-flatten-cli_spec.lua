@@ -60,7 +60,7 @@ describe("cgwb flatten: help", function()
 end)
 
 describe("cgwb flatten --json: the papers' examples", function()
-  it("Utke Fig. 1: one graph of five vertices and five edges, y the only dependent", function()
+  it("Utke Fig. 1: one graph of five vertices and five edges, return the only dependent", function()
     local t = flat_json(K .. "utke-fig1.c --function fig1")
     assert.equal("fig1", t["function"])
     assert.equal("minimal", t.strategy)
@@ -68,34 +68,34 @@ describe("cgwb flatten --json: the papers' examples", function()
     assert.same({ "return" }, t.dependents)   -- y is a local, returned
     assert.equal(1, #t.blocks)
     local b = t.blocks[1]
-    assert.same({ 11, 12 }, b.lines)
+    assert.same({ 11, 12, 13 }, b.lines) -- `return y;` flattened as an assignment to "return"
     assert.equal(1, b.n_subgraphs)
-    assert.equal(2, b.statement_level_subgraphs)
+    assert.equal(3, b.statement_level_subgraphs)
     assert.same({}, b.dead)
     local g = b.subgraphs[1]
     -- z, x (one vertex for both uses), *, unary minus, /; one edge per argument
-    assert.equal("11,12 v=5 e=5 aug=0", shape(g))
+    assert.equal("11,12,13 v=5 e=5 aug=0", shape(g))
     assert.same({ "z", "x" }, g.independents)
-    assert.same({ "y" }, g.dependents)
+    assert.same({ "return" }, g.dependents) -- y is read by the return inside the graph
   end)
 
   it("Utke Fig. 2: *z in a2 may be a1's cell: two subgraphs", function()
     local t = flat_json(K .. "utke-fig2.c --function fig2")
-    assert.equal("{12} {14}", runs(t))
+    assert.equal("{12} {14,15}", runs(t))
     local g1, g2 = t.blocks[1].subgraphs[1], t.blocks[1].subgraphs[2]
     assert.equal("12 v=4 e=3 aug=0", shape(g1)) -- z[0], x, *, unary minus
-    assert.equal("14 v=3 e=2 aug=0", shape(g2)) -- z[k], x, /
+    assert.equal("14,15 v=3 e=2 aug=0", shape(g2)) -- z[k], x, /; the return reads /
     assert.same({ "z[0]", "x" }, g1.independents)
     assert.same({ "z[0]" }, g1.dependents)
     assert.same({ "z[k]", "x" }, g2.independents) -- *z after z += k
     assert.same({ "z[0]", "x", "z[k]" }, t.independents)
     assert.same({ "z[0]", "return" }, t.dependents)
-    assert.same({ "y" }, g2.dependents)
-    assert.equal(2, t.blocks[1].statement_level_subgraphs)
+    assert.same({ "return" }, g2.dependents)
+    assert.equal(3, t.blocks[1].statement_level_subgraphs)
   end)
 
   it("Hovland et al. Fig. 1 with locals or restrict pointers: one graph (their Fig. 10)", function()
-    for file, lines in pairs { ["hovland-fig1-locals.c"] = "{11,12,13}", ["hovland-fig1-restrict.c"] = "{10,11,12}" } do
+    for file, lines in pairs { ["hovland-fig1-locals.c"] = "{11,12,13,14}", ["hovland-fig1-restrict.c"] = "{10,11,12}" } do
       local t = flat_json(K .. file)
       assert.equal(lines, runs(t), file)
       local g = t.blocks[1].subgraphs[1]
@@ -103,10 +103,10 @@ describe("cgwb flatten --json: the papers' examples", function()
       assert.equal(8, g.vertices, file)
       assert.equal(9, g.edges, file)
       assert.same({ "x", "y" }, g.independents, file)
-      assert.equal(3, t.blocks[1].statement_level_subgraphs, file)
+      assert.equal(file == "hovland-fig1-locals.c" and 4 or 3, t.blocks[1].statement_level_subgraphs, file) -- `return f;`
     end
     local loc = flat_json(K .. "hovland-fig1-locals.c").blocks[1].subgraphs[1]
-    assert.same({ "f" }, loc.dependents)
+    assert.same({ "return" }, loc.dependents)
     assert.equal(0, loc.augmented)
     local res = flat_json(K .. "hovland-fig1-restrict.c").blocks[1].subgraphs[1]
     assert.same({ "a[0]", "b[0]", "f[0]" }, res.dependents)
@@ -146,8 +146,54 @@ describe("cgwb flatten --json: the papers' examples", function()
     cli.cost = nil
     assert.same(cli, json.decode(json.encode(t)))
     local text = H.cgwb("flatten " .. K .. "utke-fig2.c")
-    assert.truthy(text:find("block 1: lines 12,14; 2 subgraphs (statement level: 2); dead: none", 1, true), text)
-    assert.truthy(text:find("\n  2 +14 +3 +2 +0 "), text)
+    assert.truthy(text:find("block 1: lines 12,14,15; 2 subgraphs (statement level: 3); dead: none", 1, true), text)
+    assert.truthy(text:find("\n  2 +14%-15 +3 +2 +0 "), text)
+  end)
+end)
+
+describe("cgwb flatten: passive values and returns in the statistics", function()
+  it("a local holding a constant is no independent; its partial costs nothing extra", function()
+    local path = H.write(H.tmp(".c"), "void f(double x, double *y) { double c; c = 2.5; y[0] = c * x + 3.0; }\n")
+    local t = flat_json(path)
+    assert.same({ "x" }, t.independents)
+    assert.same({ "y[0]" }, t.dependents)
+    local g = t.blocks[1].subgraphs[1]
+    assert.same({ "x" }, g.independents) -- not c: a constant of the graph (doc/flattening.md, "Passive values")
+    assert.equal("1 v=3 e=2 aug=0", shape(g)) -- x, c * x, + 3.0
+    -- one non-unit partial (c, of c * x; + 3.0 is +1): one multiplication each way
+    assert.equal(1, g.mults)
+    assert.same({ elimination = 0, mults = 1, application = 1, total = 1 }, t.cost.preaccumulation)
+    assert.equal(1, t.cost.tangent)
+    -- and the tangent code reads c in place, a constant of the partial
+    local out = H.tmp(".c")
+    assert.equal(0, select(3, H.cgwb("flatten " .. path .. " --emit tangent -o " .. out)))
+    local code = H.read(out)
+    assert.truthy(code:find("cg_w1_2 = (c);", 1, true), code)
+    assert.is_nil(code:find("= cd;", 1, true)) -- c's tangent is read nowhere
+  end)
+
+  it("return e alone: its independents, one graph and its costs, the DOT and the tangent code", function()
+    local path = H.write(H.tmp(".c"), "double f(double x, double y) { return sin(x*y)*exp(x)/(y+x*x); }\n")
+    local t = flat_json(path)
+    assert.same({ "x", "y" }, t.independents)
+    assert.same({ "return" }, t.dependents)
+    assert.equal(1, #t.blocks)
+    local g = t.blocks[1].subgraphs[1]
+    assert.equal("1 v=9 e=12 aug=0", shape(g))
+    assert.same({ "x", "y" }, g.independents)
+    assert.same({ "return" }, g.dependents)
+    assert.equal(9, g.mults)
+    assert.same({ elimination = 7, mults = 9, application = 2, total = 9 }, t.cost.preaccumulation)
+    assert.same({ elimination = 7, mults = 9, application = 2, total = 9 }, t.cost.statement_level)
+    assert.equal(9, t.cost.tangent)
+    local text = H.cgwb("flatten " .. path)
+    assert.truthy(text:find("independents  x y\n", 1, true), text)
+    assert.truthy(text:find("\n  1 +1 +9 +12 +0 +9 +x y +return\n"), text)
+    local dot = H.cgwb("flatten " .. path .. " --dot -")
+    assert.truthy(dot:find('b1s1v9 [label="/\\nreturn", peripheries=2];', 1, true), dot)
+    local out = H.tmp(".c")
+    assert.equal(0, select(3, H.cgwb("flatten " .. path .. " --emit tangent -o " .. out)))
+    assert.truthy(H.read(out):find("*f_ret_d = cg_w1_9 * cg_d1 + cg_w2_9 * cg_d2;", 1, true))
   end)
 end)
 
@@ -419,7 +465,7 @@ describe("cgwb flatten --dot", function()
     local out, err, code = H.cgwb("flatten " .. K .. "utke-fig1.c --dot -")
     assert.equal(0, code, err)
     assert.truthy(out:find("^digraph"), out)
-    assert.truthy(err:find("block 1: lines 11-12", 1, true), err)
+    assert.truthy(err:find("block 1: lines 11-13", 1, true), err)
   end)
 end)
 

@@ -34,8 +34,10 @@ describe("the generated code", function()
     assert.truthy(code:find("double fig1_d(double x, double xd, double z, double zd, double *fig1_ret_d)", 1, true))
     -- the unary minus is a -1 edge: its product is a negation, no multiplication
     assert.truthy(code:find("cg_w3_5 = -cg_w4_5;", 1, true))
-    assert.truthy(code:find("yd = cg_w1_5 * cg_d1 + cg_w2_5 * cg_d2;", 1, true))
-    assert.truthy(code:find("*fig1_ret_d = yd;", 1, true))
+    -- `return y;` is the graph's dependent: the result's tangent is its row, the
+    -- value returned after the graph
+    assert.truthy(code:find("*fig1_ret_d = cg_w1_5 * cg_d1 + cg_w2_5 * cg_d2;", 1, true))
+    assert.truthy(code:find("cg_rval = cg_v5;\n.-}\n  return cg_rval;\n}"))
     local path = H.write(H.tmp(".c"), code)
     assert.is_true(os.execute(CC .. " -c -o " .. path .. ".o " .. path) == true)
     os.remove(path); os.remove(path .. ".o")
@@ -154,6 +156,107 @@ describe("the generated code", function()
       cases[#cases + 1] = make_case(text, "h.c", "fig1", any_call(k, "fig1", r, false), { order = order })
     end
     check(cases)
+  end)
+end)
+
+--- Compiles code with main (C text) and runs it: its output lines.
+local function run_main(code, main)
+  local src, exe, log = H.write(H.tmp(".c"), code .. "\n#include <stdio.h>\n" .. main), H.tmp(".exe"), H.tmp(".log")
+  local ok = os.execute(("%s -o %s %s -lm 2>%s"):format(CC, exe, src, log))
+  assert(ok, H.read(log))
+  local p = assert(io.popen(exe))
+  local lines = {}
+  for l in p:lines() do lines[#lines + 1] = l end
+  p:close()
+  os.remove(src); os.remove(exe); os.remove(log)
+  return lines
+end
+
+--- main() printing, at each point {x, y}, f_d's value, its result's tangent
+-- in the directions x and y, and the central differences of the value
+-- (steps 1e-6 relative).
+local function return_main(points)
+  local out = { "int main(void) {", "  double t;" }
+  for _, pt in ipairs(points) do
+    local x, y = lit(pt[1]), lit(pt[2])
+    out[#out + 1] = ("  { double x = %s, y = %s, hx = 1e-6 * (1 + fabs(x)), hy = 1e-6 * (1 + fabs(y)), v, dx, dy;"):format(x, y)
+    out[#out + 1] = "    v = f_d(x, 1.0, y, 0.0, &dx); f_d(x, 0.0, y, 1.0, &dy);"
+    out[#out + 1] = "    printf(\"%.17g %.17g %.17g %.17g %.17g\\n\", v, dx, dy,"
+    out[#out + 1] = "      (f_d(x + hx, 0.0, y, 0.0, &t) - f_d(x - hx, 0.0, y, 0.0, &t)) / (2 * hx),"
+    out[#out + 1] = "      (f_d(x, 0.0, y + hy, 0.0, &t) - f_d(x, 0.0, y - hy, 0.0, &t)) / (2 * hy)); }"
+  end
+  out[#out + 1] = "  return 0;\n}"
+  return table.concat(out, "\n") .. "\n"
+end
+
+--- The printed lines as {v, dx, dy, cdx, cdy}.
+local function numbers(line)
+  local t = {}
+  for w in line:gmatch("%S+") do t[#t + 1] = num(w) end
+  return t
+end
+
+describe("a returned expression is a graph (the dependent \"return\")", function()
+  it("return sin(x * y) * exp(x) / (y + x * x): the graph's partials and products, against central differences", function()
+    local text = "double f(double x, double y) {\n  return sin(x * y) * exp(x) / (y + x * x);\n}\n"
+    local k = assert(cgwb.read_kernel(text, "ret.c"))
+    local code, report = assert(tangent.emit(k, "f"))
+    -- one subgraph of nine vertices; the result's tangent is its row, no symbolic tangent
+    assert.same({ mults = 9, nontrivial = 7, application = 2, tangent = 9 }, report.subgraphs[1][1])
+    assert.truthy(code:find("*f_ret_d = cg_w1_9 * cg_d1 + cg_w2_9 * cg_d2;", 1, true))
+    assert.is_nil(code:find("cos((x * y))", 1, true)) -- the forward-mode expression of the return is gone
+    local points = { { 0.7, 1.3 }, { -0.4, 2.1 }, { 1.9, 0.2 } }
+    for i, line in ipairs(run_main(code, return_main(points))) do
+      local v, dx, dy, cdx, cdy = table.unpack(numbers(line))
+      local x, y = points[i][1], points[i][2]
+      assert.near(math.sin(x * y) * math.exp(x) / (y + x * x), v, 1e-15 * math.max(1, math.abs(v)))
+      assert.near(cdx, dx, 1e-7 * math.max(1, math.abs(dx)), line)
+      assert.near(cdy, dy, 1e-7 * math.max(1, math.abs(dy)), line)
+    end
+    -- and against the interpreter's tangent mode, through the wrapper that stores the result
+    check { make_case(text, "ret.c", "f", { arrays = {}, args = { { double = 0.7 }, { double = 1.3 } } }),
+            make_case(text, "ret.c", "f", { arrays = {}, args = { { double = 0.7 }, { double = 1.3 } } },
+                      { split = "statement" }) }
+  end)
+
+  it("a product of 2000 factors: the file grows linearly (one line per vertex, partial and product) and compiles at once", function()
+    -- factors y, x, exp(x - y), (y + 1.0) / (x + 1.0), repeated after two more y, x
+    -- (the first factors are the deepest of the product, the subset nests
+    -- expressions 2000 deep): at x = y = 1 the product is 1, d/dx = nx + ne - nd / 2,
+    -- d/dy = ny - ne + nd / 2 (n: the factors of each kind)
+    local count
+    local function product(n)
+      local pattern, f = { "y", "x", "exp(x - y)", "((y + 1.0) / (x + 1.0))" }, { "y", "x" }
+      for i = 3, n do f[i] = pattern[(i - 3) % 4 + 1] end
+      count = {}
+      for _, x in ipairs(f) do count[x] = (count[x] or 0) + 1 end
+      return "double f(double x, double y) {\n  return " .. table.concat(f, " * ") .. ";\n}\n"
+    end
+    local sizes = {}
+    for _, n in ipairs { 500, 2000 } do
+      local k = assert(cgwb.read_kernel(product(n), "prod.c"))
+      local code = assert(tangent.emit(k, "f"))
+      local longest = 0
+      for l in code:gmatch("[^\n]+") do longest = math.max(longest, #l) end
+      sizes[n] = #code
+      -- before, the result's tangent was one symbolic expression: 18.5 MB on one line at 2000 factors
+      assert.is_true(#code < 600 * n, ("%d factors: %d bytes"):format(n, #code))
+      if n == 2000 then
+        local t0 = os.time()
+        local line = run_main(code, return_main { { 1.0, 1.0 }, { 1.0005, 0.9995 } })
+        assert.is_true(os.time() - t0 < 60, "compiling and running took " .. (os.time() - t0) .. " s")
+        local v, dx, dy = table.unpack(numbers(line[1]))
+        assert.equal(1, v)
+        local ne, nd = count["exp(x - y)"], count["((y + 1.0) / (x + 1.0))"]
+        local ddx, ddy = count.x + ne - nd / 2, count.y - ne + nd / 2
+        assert.near(ddx, dx, 1e-9 * ddx); assert.near(ddy, dy, 1e-9 * ddy)
+        local _, dx2, dy2, cdx, cdy = table.unpack(numbers(line[2]))
+        assert.near(cdx, dx2, 1e-6 * math.abs(dx2)); assert.near(cdy, dy2, 1e-6 * math.abs(dy2))
+      end
+      -- the declarations of the graph's locals are the one long line: linear too
+      assert.is_true(longest < 200 * n, ("%d factors: a line of %d bytes"):format(n, longest))
+    end
+    assert.is_true(sizes[2000] < 4.5 * sizes[500], ("%d bytes for 500 factors, %d for 2000"):format(sizes[500], sizes[2000]))
   end)
 end)
 

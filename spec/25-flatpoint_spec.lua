@@ -212,7 +212,7 @@ describe("errors", function()
 end)
 
 describe("Fig. 6c and augmented vertices in the built graph", function()
-  it("y = x; r[0] = y * y with y returned: the collapsed vertex split in two with a unit edge", function()
+  it("y = x; r[0] = y * y; return y: the collapsed vertex split in two with a unit edge", function()
     local k = load_text([[
 double f(double x, double *r) {
   double y;
@@ -224,30 +224,34 @@ double f(double x, double *r) {
     local res = assert(core.kernel_flatten(k, "f"))
     local bi = first_active(res)
     local g = res.blocks[bi].subgraphs[1]
-    assert.same({3, 4}, g.lines)
-    assert.equal(2, #g.vertices) -- x and the product: y is x's vertex (collapsed)
-    local dy = g.dependents[1]
-    assert.equal("y", dy.text)
+    assert.same({3, 4, 5}, g.lines) -- the return: an assignment to the dependent "return"
+    assert.equal(2, #g.vertices) -- x and the product: y, and the returned value, are x's vertex
+    local dy = g.dependents[2] -- statement order: r[0], then the return
+    assert.equal("return", dy.text)
     assert.is_true(dy.collapsed)
     local x = 1.5
     local lg, map = assert(res.lingraph(bi, 1, {x}))
-    local vx, vy = map.vertex[1], map.dependent[1]
+    local vx, vy = map.vertex[1], map.dependent[2]
     assert.is_not_nil(vx)
-    assert.are_not.equal(vx, vy) -- two vertices: the independent x and the dependent y
+    assert.are_not.equal(vx, vy) -- two vertices: the independent x and the dependent return
     assert.equal("dependent", lg:kind(vy))
     assert.equal("independent", lg:kind(vx))
     assert.same({vx}, lg:preds(vy))
     local w, mark = lg:weight(vx, vy)
     assert.equal(1, w); assert.equal("+1", mark)
     assert.same({vx}, lg:x())
-    assert.same({vy, map.dependent[2]}, lg:y())
-    assert.equal(map.vertex[2], map.dependent[2]) -- r[0]: the product itself, maximal
-    assert.same({{1}, {2 * x}}, lin_jacobian(lg))
+    assert.same({map.dependent[1], vy}, lg:y())
+    assert.equal(map.vertex[2], map.dependent[1]) -- r[0]: the product itself, maximal
+    assert.same({{2 * x}, {1}}, lin_jacobian(lg))
     -- the plain graph has the copy node too: x, the product, the copy
     assert.equal(3, assert(res.graph(bi, 1, {x})):n())
+    -- at a point the interpreter reaches, the return's value is recorded before it runs
+    local p = assert(res.values({args = {{double = x}, {array = 1, offset = 0}},
+                                 arrays = {{name = "R", type = "double", values = {0}}}}))
+    assert.same({x * x, x}, p[bi][1].dependents)
   end)
 
-  it("y = x * x; r[0] = y * 2.0 with y returned: the augmented dependent gets a unit edge", function()
+  it("y = x * x; r[0] = y * 2.0; return y: the augmented dependent gets a unit edge", function()
     local k = load_text([[
 double f(double x, double *r) {
   double y;
@@ -260,20 +264,21 @@ double f(double x, double *r) {
     local bi = first_active(res)
     local g = res.blocks[bi].subgraphs[1]
     assert.equal(3, #g.vertices) -- x, x * x, y * 2.0: the augmented vertex is not one of them
-    assert.is_true(g.dependents[1].augmented)
+    assert.is_false(g.dependents[1].augmented) -- r[0]
+    assert.is_true(g.dependents[2].augmented) -- the return of x * x, which feeds y * 2.0
     local x = 1.5
     local lg, map = assert(res.lingraph(bi, 1, {x}))
-    local vsq, vy = map.vertex[2], map.dependent[1]
+    local vsq, vy = map.vertex[2], map.dependent[2]
     assert.are_not.equal(vsq, vy)
     assert.same({vsq}, lg:preds(vy))
     assert.same({1, "+1"}, {lg:weight(vsq, vy)})
     assert.is_not_nil(lg:weight(vsq, map.vertex[3])) -- the product still feeds r[0]
-    assert.equal(map.vertex[3], map.dependent[2])
-    assert.same({{2 * x}, {4 * x}}, lin_jacobian(lg))
+    assert.equal(map.vertex[3], map.dependent[1])
+    assert.same({{4 * x}, {2 * x}}, lin_jacobian(lg))
     local G = assert(res.graph(bi, 1, {x}))
-    assert.same({x * x, x * x * 2.0}, G:eval())
-    assert.is_true(G:flags(G:dependents()[1]).dependent)
-    assert.same({"copy"}, G:chain(G:dependents()[1])) -- the augmented vertex: a copy node
+    assert.same({x * x * 2.0, x * x}, G:eval())
+    assert.is_true(G:flags(G:dependents()[2]).dependent)
+    assert.same({"copy"}, G:chain(G:dependents()[2])) -- the augmented vertex: a copy node
   end)
 end)
 

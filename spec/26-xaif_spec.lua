@@ -151,6 +151,60 @@ describe("XAIF round trip: the Lua flattening of the import equals the C engine'
     end
   end)
 
+  it("a local holding a constant is no independent in either flattening (activity decides)", function()
+    local k = assert(kernel.read("void f(double x, double *y) { double c; c = 2.5; y[0] = c * x + 3.0; }\n", "const.c"))
+    for _, opts in ipairs {{}, {prune = true}, {split = "statement"}} do
+      local res = assert(flatten.run(k, "f", opts))
+      local got = round_trip(k, "f", res, opts)
+      assert.same(expected(res), got)
+      assert.same({"x"}, got.blocks[1].subgraphs[1].independents)
+      assert.equal(3, got.blocks[1].subgraphs[1].vertices)
+    end
+    -- with activity, a parameter that is no independent is passive: the file says which sets hold one
+    local k2 = assert(kernel.read("void f(double x, double p, double *y) {\n  y[0] = p * x;\n  y[1] = sin(p) * y[0];\n}\n", "p.c"))
+    local opts = {prune = true, independents = {"x"}}
+    local res = assert(flatten.run(k2, "f", opts))
+    local got, text = round_trip(k2, "f", res, opts)
+    assert.same(expected(res), got)
+    assert.same({"x"}, got.blocks[1].subgraphs[1].independents)
+    assert.truthy(text:find('annotation="cgwb:objects=param;cgwb:independent"', 1, true))
+    local plain = flatten.run(k2, "f")
+    assert.same({"p", "x"}, (round_trip(k2, "f", plain)).blocks[1].subgraphs[1].independents)
+  end)
+
+  it("a double return is an assignment to the result \"return\", flattened as the C engine does", function()
+    local k = assert(kernel.read([[
+double f(double x, double y) {
+  return sin(x * y) * exp(x) / (y + x * x);
+}
+double g(double x, double *y, int n) {
+  double c;
+  c = 2.0;
+  y[0] = c * x;
+  if (n > 0) { return y[0] * x; }
+  return c;
+}
+]], "ret.c"))
+    for _, fn in ipairs {"f", "g"} do
+      for _, opts in ipairs {{}, {prune = true}, {prune = true, dependents = {"y"}}, {split = "statement"}} do
+        local res = assert(flatten.run(k, fn, opts))
+        local got, text = round_trip(k, fn, res, opts)
+        assert.same(expected(res), got, fn)
+        assert.truthy(text:find('<xaif:Symbol symbol_id="return" kind="variable" type="real" shape="scalar"', 1, true))
+        assert.truthy(text:find('annotation="cgwb:return"', 1, true))
+      end
+    end
+    local res = assert(flatten.run(k, "f"))
+    local got = round_trip(k, "f", res)
+    assert.same({"x", "y"}, got.independents)
+    assert.same({"return"}, got.dependents)
+    assert.same({lines = {2}, vertices = 9, edges = 12, augmented = 0, independents = {"x", "y"},
+                 dependents = {"return"}}, got.blocks[1].subgraphs[1])
+    -- g: return y[0] * x is flattened; return c reads a passive value: an assignment, not active
+    got = round_trip(k, "g", assert(flatten.run(k, "g")))
+    assert.same({"y[0]", "return"}, got.dependents)
+  end)
+
   it("a passive write that may hit a definition of the open subgraph ends it", function()
     local k = assert(kernel.read([[
 void f(double *a, double *b, double x) {

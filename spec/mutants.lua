@@ -171,6 +171,22 @@ return {
   { name = "kflat-identify-may", file = "csrc/kernel/cg_kflat.c",
     from = "set) == CG_KREL_MUST && same_chain(c, w, u))", to = "set) != CG_KREL_NO && same_chain(c, w, u))",
     tests = { "spec/22-flatten_spec.lua", "spec/27-flatten-props_spec.lua" } },
+  { name = "kflat-passive-never", file = "csrc/kernel/cg_kflat.c",
+    -- every use a definition reaches carries: a local holding a constant is an independent again
+    from = "if (r < 0 ? source_set(c, (uint32_t)c->al->acc_set[u]) : c->carries[SI(c, r)]) return 0;",
+    to = "if (r < 0 ? source_set(c, (uint32_t)c->al->acc_set[u]) : 1) return 0;",
+    tests = { "spec/22-flatten_spec.lua", "spec/23-flatten-cli_spec.lua" } },
+  { name = "kflat-source-ignores-activity", file = "csrc/kernel/cg_kflat.c",
+    from = "  if (!c->ac) return set_outside(al, s, 1);\n", to = "  if (1) return set_outside(al, s, 1);\n",
+    tests = { "spec/22-flatten_spec.lua", "spec/26-xaif_spec.lua" } },
+  { name = "kflat-fold-any-constant", file = "csrc/kernel/cg_kflat.c",
+    -- two definitions of different constants folded as the last one
+    from = "    if (i > fl->ch->ud_off[u] && memcmp(&w, v, sizeof w)) return 0;\n", to = "",
+    tests = { "spec/22-flatten_spec.lua" } },
+  { name = "kflat-return-not-dependent", file = "csrc/kernel/cg_kflat.c",
+    from = "if (CG_KSTMT(c->al->k, s, KIND) != CG_KST_RETURN && !escapes(c, s)) continue;",
+    to = "if (!escapes(c, s)) continue;",
+    tests = { "spec/22-flatten_spec.lua", "spec/24-tangent_spec.lua" } },
   -- {==== the loop analysis (cg_addg.c), killed by the generated loop kernels' ground truth ====}
   { name = "addg-increment-as-write", file = "csrc/adjoint/cg_addg.c",
     from = "if ((def || al->acc_kind[a] == CG_KA_USE) && !r->acc_incr[a]) incr = 0;",

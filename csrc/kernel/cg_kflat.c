@@ -54,6 +54,7 @@ typedef struct ctx {
   uint32_t *cnt_obj;        /* per object: the open subgraph's definition addresses on it */
   uint32_t *cnt_ovl;        /* per region: those on other regions that may overlap it */
   uint32_t cnt_big;         /* those with a large constant (then the scan decides) */
+  uint8_t *carries;         /* per statement: its value has a vertex ("Passive values") */
   cg_kflat_decide decide;   /* a caller's split decisions, NULL: the strategy's */
   void *ud;
   cg_error *e;              /* where a hook's failure or a refusal is told */
@@ -68,6 +69,105 @@ typedef struct ctx {
 static int double_read(const cg_kernel *k, int32_t x) {
   int op = CG_KEXPR(k, x, OP);
   return (op == CG_KE_VAR || op == CG_KE_ELEM) && CG_KEXPR(k, x, TYPE) == CG_KT_DOUBLE;
+}
+
+/* The right-hand side of a statement that may be flattened: an
+ * assignment's X1, a return's value X0 (-1: none). */
+static int32_t rhs_of(const cg_kernel *k, int32_t s) {
+  int kind = CG_KSTMT(k, s, KIND);
+  return kind == CG_KST_ASSIGN ? CG_KSTMT(k, s, X1) : kind == CG_KST_RETURN ? CG_KSTMT(k, s, X0) : -1;
+}
+
+/* Whether s may be flattened: an assignment of a double, or `return e;` of
+ * a double e (an assignment to the dependent "return"). */
+static int flat_kind(const cg_kernel *k, int32_t s) {
+  int kind = CG_KSTMT(k, s, KIND);
+  if (kind == CG_KST_ASSIGN) return CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) == CG_KT_DOUBLE;
+  return kind == CG_KST_RETURN && CG_KSTMT(k, s, X0) >= 0 &&
+         CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) == CG_KT_DOUBLE;
+}
+
+/* }==== */
+
+/* {==== passive values (Hovland, Norris, Utke & Strout, sec. 4) ====}
+ * A double use is passive when no independent's value may reach it: every
+ * entry of its ud-chain is a statement that does not carry one, or the
+ * entry from before the function in a set that holds no independent (with
+ * activity: none of its independents' objects; without: no by-value
+ * parameter, pointer parameter's region or global, what cg_kflat_outside
+ * counts).  A statement carries when it is a call (whatever it writes:
+ * conservative), or flat_kind with a vertex input (a double read reached
+ * through double operations) that is not passive, and, with activity,
+ * active.  A passive use is no vertex: it is read in place, as `(double)i`
+ * is, its value a constant of the graph (folded when every definition
+ * reaching it assigns one constant, cg_kflat_graph).  carries is the least
+ * fixpoint, from the statements that read outside values forward along the
+ * du-chains, as cg_kactive's varied statements, over vertex inputs only. */
+
+static int set_outside(const cg_kalias *al, uint32_t s, int params);
+
+/* Whether the entry from before the function may bring an independent's
+ * value into set s. */
+static int source_set(const ctx *c, uint32_t s) {
+  const cg_kalias *al = c->al;
+  uint32_t i;
+  if (!c->ac) return set_outside(al, s, 1);
+  for (i = 0; i < al->set_n[s]; i++)
+    if (c->ac->indep[al->addr[al->set_off[s] + i].obj]) return 1;
+  return 0;
+}
+
+/* Whether use u (a double use access) is passive.  O(its chain). */
+static int passive_use(const ctx *c, int32_t u) {
+  const cg_kchains *ch = c->ch;
+  uint32_t i;
+  for (i = ch->ud_off[u]; i < ch->ud_off[u + 1]; i++) {
+    int32_t r = ch->ud[i];
+    if (r < 0 ? source_set(c, (uint32_t)c->al->acc_set[u]) : c->carries[SI(c, r)]) return 0;
+  }
+  return 1;
+}
+
+/* Whether expression x has a vertex input that is not passive (a read
+ * without an access is an independent: not passive). */
+static int rhs_carries(const ctx *c, int32_t x) {
+  const cg_kernel *k = c->al->k;
+  int32_t ops[3];
+  int n, i, op = CG_KEXPR(k, x, OP);
+  if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE || op == CG_KE_CAST) return 0;
+  if (op == CG_KE_VAR || op == CG_KE_ELEM) return c->xacc[XI(c, x)] < 0 || !passive_use(c, c->xacc[XI(c, x)]);
+  n = cg_kexpr_operands(k, x, ops);
+  for (i = op == CG_KE_COND ? 1 : 0; i < n; i++)
+    if (ops[i] >= 0 && rhs_carries(c, ops[i])) return 1;
+  return 0;
+}
+
+static int stmt_carries(const ctx *c, int32_t s) {
+  const cg_kernel *k = c->al->k;
+  if (CG_KSTMT(k, s, FUNC) != c->al->func) return 0;
+  if (CG_KSTMT(k, s, KIND) == CG_KST_CALL) return 1;
+  if (!flat_kind(k, s) || (c->ac && !c->ac->active[SI(c, s)])) return 0;
+  return rhs_carries(c, rhs_of(k, s));
+}
+
+/* The least fixpoint of carries: a statement turning carrying re-examines
+ * the users of its definitions.  stack: one entry per statement.  Cost: as
+ * cg_kactive's forward pass, each statement examined once and again per
+ * definition reaching it that turns carrying, an examination O(its
+ * expressions' chains). */
+static void mark_carrying(ctx *c, int32_t *stack) {
+  const cg_kchains *ch = c->ch;
+  uint32_t s, n = 0, i;
+  for (s = 0; s < c->al->ns; s++)
+    if (stmt_carries(c, c->al->s_lo + (int32_t)s)) c->carries[s] = 1, stack[n++] = c->al->s_lo + (int32_t)s;
+  while (n) {
+    int32_t d = stack[--n];
+    for (i = ch->du_off[SI(c, d)]; i < ch->du_off[SI(c, d) + 1]; i++) {
+      int32_t t = ch->du[i];
+      if (t < 0 || c->carries[SI(c, t)] || !stmt_carries(c, t)) continue;
+      c->carries[SI(c, t)] = 1, stack[n++] = t;
+    }
+  }
 }
 
 /* }==== */
@@ -161,16 +261,17 @@ static void explain(ctx *c, int32_t u, int32_t x, int32_t s, int32_t r) {
 }
 
 /* Whether active assignment s can join the open subgraph: each double use
- * resolves, and one read for an address or a condition (not a vertex input)
- * needs no value of the subgraph.  why: write the reason into c->why. */
+ * that is a vertex input resolves, and one read in place (for an address, a
+ * condition, or a passive value: not a vertex input) needs no value of the
+ * subgraph.  why: write the reason into c->why. */
 static int joins(ctx *c, int32_t s, int why) {
   const cg_kalias *al = c->al;
   int32_t a0 = cg_kalias_acc0(al, s), na = cg_kalias_nacc(al, s), a, r;
-  mark_direct(c, CG_KSTMT(al->k, s, X1), s);
+  mark_direct(c, rhs_of(al->k, s), s);
   for (a = a0; a < a0 + na; a++) {
     int32_t x = al->acc_expr[a];
     if (al->acc_kind[a] != CG_KA_USE || x < 0 || !double_read(al->k, x)) continue;
-    if (c->direct[XI(c, x)] != s) {
+    if (c->direct[XI(c, x)] != s || passive_use(c, a)) {
       if ((r = reaches_in_place(c, a, s)) >= 0) {
         if (why) explain(c, a, x, s, r);
         return 0;
@@ -255,8 +356,8 @@ static void add_edge(ctx *c, uint32_t src, uint32_t dst, int pos) {
 }
 
 /* The vertex of expression x of statement s (children first, so vertices
- * are in topological order), or NONE for a constant or passive
- * value. */
+ * are in topological order), or NONE for a constant or passive value (a
+ * passive use included: "Passive values"). */
 static uint32_t vertex_of(ctx *c, int32_t x, int32_t s) {
   const cg_kernel *k = c->al->k;
   int32_t ops[3], u;
@@ -266,6 +367,7 @@ static uint32_t vertex_of(ctx *c, int32_t x, int32_t s) {
   if (op == CG_KE_VAR || op == CG_KE_ELEM) {
     int32_t d = -1;
     u = c->xacc[XI(c, x)];
+    if (u >= 0 && passive_use(c, u)) return NONE; /* read in place, a constant of the graph */
     if (u < 0) v = new_vertex(c, CG_KFV_INDEP, x, -1, s); /* no access: nothing to identify */
     else if ((d = resolve(c, u, s)) >= 0) v = c->defv[SI(c, d)];
     else v = independent(c, x, u, s);
@@ -320,7 +422,7 @@ static void close_graph(ctx *c) {
     int32_t s = fl->st[i];
     uint32_t v = c->defv[SI(c, s)];
     count_def(c, s, -1); /* the counters start empty for the next subgraph */
-    if (!escapes(c, s)) continue;
+    if (CG_KSTMT(c->al->k, s, KIND) != CG_KST_RETURN && !escapes(c, s)) continue; /* a return's value leaves */
     fl->d_stmt[fl->nd] = s, fl->d_acc[fl->nd] = def_access(c->al, s), fl->d_vertex[fl->nd] = v;
     fl->d_aug[fl->nd] = c->vout[v] > 0;
     fl->d_collapsed[fl->nd] = fl->v_kind[v] == CG_KFV_INDEP;
@@ -337,13 +439,15 @@ static void open_graph(ctx *c, int32_t s) {
   c->gpos0 = c->pos[SI(c, s)];
 }
 
-/* Adds active assignment s to the open subgraph. */
+/* Adds active assignment s to the open subgraph (a return: its value's
+ * definition, never dead). */
 static void add_statement(ctx *c, int32_t s) {
   cg_kflat *fl = c->fl;
-  c->defv[SI(c, s)] = vertex_of(c, CG_KSTMT(c->al->k, s, X1), s);
+  c->defv[SI(c, s)] = vertex_of(c, rhs_of(c->al->k, s), s);
   c->ing[SI(c, s)] = c->g;
   count_def(c, s, 1);
-  fl->st_dead[fl->nst] = (uint8_t)(c->ch->du_off[SI(c, s)] == c->ch->du_off[SI(c, s) + 1]);
+  fl->st_dead[fl->nst] = (uint8_t)(CG_KSTMT(c->al->k, s, KIND) != CG_KST_RETURN &&
+                                   c->ch->du_off[SI(c, s)] == c->ch->du_off[SI(c, s) + 1]);
   fl->st[fl->nst++] = s;
 }
 
@@ -506,16 +610,6 @@ static int passive_ends(const ctx *c, int32_t p) {
   return 0;
 }
 
-/* Whether s is an active assignment: a double assigned from an expression
- * that reads a double (and active when activity is given). */
-static int is_active(const ctx *c, int32_t s) {
-  const cg_kernel *k = c->al->k;
-  if (CG_KSTMT(k, s, KIND) != CG_KST_ASSIGN) return 0;
-  if (CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) != CG_KT_DOUBLE) return 0;
-  if (c->ac && !c->ac->active[SI(c, s)]) return 0;
-  return 1;
-}
-
 /* A double-typed right-hand side with a vertex (not a constant). */
 static int reads_double(const cg_kernel *k, int32_t x) {
   int32_t ops[3];
@@ -560,11 +654,10 @@ static int flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v, uint32_t b) {
   uint32_t i;
   for (i = cfg->bst_start[v]; i < cfg->bst_start[v + 1]; i++) {
     int32_t s = cfg->bst[i];
-    int act = is_active(c, s);
-    if (act && !reads_double(k, CG_KSTMT(k, s, X1))) act = 0; /* a constant assignment */
-    else if (!act && c->ac && CG_KSTMT(k, s, KIND) == CG_KST_ASSIGN &&
-             CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) == CG_KT_DOUBLE &&
-             reads_double(k, CG_KSTMT(k, s, X1)))
+    /* active: a double assignment or return whose value has a vertex (not a
+     * constant, not passive) and, with activity, active */
+    int act = flat_kind(k, s) && c->carries[SI(c, s)];
+    if (!act && c->ac && flat_kind(k, s) && !c->ac->active[SI(c, s)] && reads_double(k, rhs_of(k, s)))
       fl->nst_pruned++;
     if (!act) {
       if (c->g >= 0 && passive_ends(c, s)) close_graph(c);
@@ -643,6 +736,7 @@ static void ctx_done(ctx *c, cg_alloc *A) {
   CG_FREE(A, c->defv, uint32_t, S), CG_FREE(A, c->xacc, int32_t, X);
   CG_FREE(A, c->direct, int32_t, X), CG_FREE(A, c->vout, uint32_t, X);
   CG_FREE(A, c->vsame, uint32_t, X), CG_FREE(A, c->set_last, uint32_t, c->al->nset);
+  CG_FREE(A, c->carries, uint8_t, S);
   counters_done(c, A);
 }
 
@@ -653,17 +747,21 @@ static int ctx_init(ctx *c, cg_alloc *A) {
   c->defv = CG_NEW(A, uint32_t, S), c->xacc = CG_NEW(A, int32_t, X);
   c->direct = CG_NEW(A, int32_t, X), c->vout = CG_NEW(A, uint32_t, X);
   c->vsame = CG_NEW(A, uint32_t, X), c->set_last = CG_NEW(A, uint32_t, al->nset);
+  c->carries = CG_NEW(A, uint8_t, S);
   if (!c->blk || !c->pos || !c->ing || !c->defv || !c->xacc || !c->direct || !c->vout || !c->vsame ||
-      !c->set_last)
+      !c->set_last || !c->carries)
     return 0;
   for (i = 0; i < al->nset; i++) c->set_last[i] = NONE;
-  for (i = 0; i < S; i++) c->blk[i] = -1, c->pos[i] = 0, c->ing[i] = -1, c->defv[i] = NONE;
+  for (i = 0; i < S; i++) c->blk[i] = -1, c->pos[i] = 0, c->ing[i] = -1, c->defv[i] = NONE, c->carries[i] = 0;
   for (i = 0; i < X; i++) c->xacc[i] = -1, c->direct[i] = -1;
   for (i = 0; i < al->nacc; i++) {
     int32_t x = al->acc_expr[i];
     if (al->acc_kind[i] == CG_KA_USE && x >= 0 && double_read(al->k, x)) c->xacc[XI(c, x)] = (int32_t)i;
   }
   c->g = -1;
+  /* the stack of mark_carrying borrows defv (one entry per statement), not yet used */
+  mark_carrying(c, (int32_t *)c->defv);
+  for (i = 0; i < S; i++) c->defv[i] = NONE;
   return counters_init(c, A);
 }
 
@@ -843,6 +941,7 @@ int cg_kflat_outside(const cg_kflat *fl, uint32_t v) {
 int cg_kflat_observable(const cg_kflat *fl, uint32_t d) {
   const cg_kchains *ch = fl->ch;
   uint32_t i;
+  if (d < fl->nd && CG_KSTMT(fl->al->k, fl->d_stmt[d], KIND) == CG_KST_RETURN) return 1; /* the result */
   if (d >= fl->nd || fl->d_acc[d] < 0) return 0;
   i = (uint32_t)(fl->d_stmt[d] - ch->s_lo);
   if (ch->du_off[i] == ch->du_off[i + 1] || ch->du[ch->du_off[i]] != -1) return 0;
@@ -850,22 +949,51 @@ int cg_kflat_observable(const cg_kflat *fl, uint32_t d) {
 }
 
 int cg_kflat_active_return(const cg_kflat *fl, int32_t s) {
-  const cg_kernel *k = fl->al->k;
-  int32_t x;
-  if (CG_KSTMT(k, s, KIND) != CG_KST_RETURN || (x = CG_KSTMT(k, s, X0)) < 0) return 0;
-  if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE || !reads_double(k, x)) return 0;
-  return !fl->ac || fl->ac->dep_return;
+  uint32_t d;
+  if (CG_KSTMT(fl->al->k, s, KIND) != CG_KST_RETURN) return 0;
+  for (d = 0; d < fl->nd; d++)
+    if (fl->d_stmt[d] == s) return 1;
+  return 0;
 }
 
 /* }==== */
 
 /* {==== building a subgraph as a cg_graph ====} */
 
+static int fold(const cg_kflat *fl, int32_t x, int chains, double *v);
+
+/* The constant a passive double read x holds (1), 0 when it is not one:
+ * every definition its ud-chain names assigns a constant expression (read
+ * no variable) and all have one value, bit for bit; an entry from before
+ * the function is none.  O(the statement's accesses + the chain). */
+static int defined_constant(const cg_kflat *fl, int32_t x, double *v) {
+  const cg_kalias *al = fl->al;
+  const cg_kernel *k = al->k;
+  int32_t s = k->expr_stmt[x], a, a0, na, u = -1;
+  uint32_t i;
+  if (s < al->s_lo || s >= al->s_lo + (int32_t)al->ns) return 0;
+  a0 = cg_kalias_acc0(al, s), na = cg_kalias_nacc(al, s);
+  for (a = a0; a >= 0 && a < a0 + na && u < 0; a++)
+    if (al->acc_kind[a] == CG_KA_USE && al->acc_expr[a] == x) u = a;
+  if (u < 0 || fl->ch->ud_off[u] == fl->ch->ud_off[u + 1]) return 0;
+  for (i = fl->ch->ud_off[u]; i < fl->ch->ud_off[u + 1]; i++) {
+    int32_t r = fl->ch->ud[i];
+    double w;
+    if (r < 0 || CG_KSTMT(k, r, KIND) != CG_KST_ASSIGN || !fold(fl, CG_KSTMT(k, r, X1), 0, &w)) return 0;
+    if (i > fl->ch->ud_off[u] && memcmp(&w, v, sizeof w)) return 0;
+    *v = w;
+  }
+  return 1;
+}
+
 /* The value of a constant subexpression into *v (1), or 0 when it reads a
- * variable.  The arithmetic is the kernel's (doubles; an int constant
+ * variable (chains: a passive read holding a constant, defined_constant,
+ * counts as one; only vertex arguments are folded, and a passive read is
+ * never a vertex).  The arithmetic is the kernel's (doubles; an int constant
  * converted as C does); an intrinsic is the operation table's value, the
  * same C function. */
-static int fold(const cg_kernel *k, int32_t x, double *v) {
+static int fold(const cg_kflat *fl, int32_t x, int chains, double *v) {
+  const cg_kernel *k = fl->al->k;
   int32_t ops[3];
   double a[3] = {0, 0, 0};
   uint64_t sw = 0; /* the switch a branching operation reports: a constant has none to keep */
@@ -874,12 +1002,13 @@ static int fold(const cg_kernel *k, int32_t x, double *v) {
   if (op == CG_KE_CAST && CG_KEXPR(k, CG_KEXPR(k, x, A), OP) == CG_KE_CONST_I)
     return *v = (double)CG_KEXPR(k, CG_KEXPR(k, x, A), IVAL), 1;
   if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE) return 0;
+  if (chains && (op == CG_KE_VAR || op == CG_KE_ELEM)) return defined_constant(fl, x, v);
   if (op != CG_KE_NEG && op != CG_KE_ADD && op != CG_KE_SUB && op != CG_KE_MUL && op != CG_KE_DIV &&
       op != CG_KE_INTRIN)
     return 0;
   n = cg_kexpr_operands(k, x, ops);
   for (i = 0; i < n; i++)
-    if (ops[i] >= 0 && !fold(k, ops[i], &a[i])) return 0;
+    if (ops[i] >= 0 && !fold(fl, ops[i], chains, &a[i])) return 0;
   switch (op) {
   case CG_KE_NEG: *v = -a[0]; break;
   case CG_KE_ADD: *v = a[0] + a[1]; break;
@@ -912,7 +1041,7 @@ static int passive_arg(cg_gbuild *b, const cg_kflat *fl, int32_t x, uint64_t loc
   const cg_kernel *k = fl->al->k;
   double v;
   int rc;
-  if (!fold(k, x, &v)) {
+  if (!fold(fl, x, 1, &v)) {
     char text[128];
     if (!pv) {
       cg_kexpr_text(k, x, text, sizeof text);
@@ -1057,7 +1186,7 @@ uint32_t cg_kflat_passive_args(const cg_kflat *fl, uint32_t g, int32_t *out) {
     for (; edge < fl->g_e0[g + 1] && fl->e_dst[edge] == v; edge++) has[fl->e_pos[edge]] = 1;
     m = cg_kexpr_operands(k, fl->v_expr[v], ops);
     for (i = 0; i < m; i++)
-      if (!has[i] && ops[i] >= 0 && !fold(k, ops[i], &c)) {
+      if (!has[i] && ops[i] >= 0 && !fold(fl, ops[i], 1, &c)) {
         if (out) out[n] = ops[i];
         n++;
       }

@@ -7,9 +7,18 @@
  * Input: the alias analysis and ud/du-chains of one function (cg_kalias,
  * cg_kchains), its control flow graph (cg_kcfg) and optionally its activity
  * (cg_kactive: then statements that are not active are passive, "pruned").
- * A statement is an active assignment when it assigns a double whose
- * right-hand side reads a double (else it is passive: int and pointer
- * arithmetic, constant assignments, returns, calls).
+ * A double use is passive when no independent's value may reach it (every
+ * entry of its ud-chain a statement that carries none, or the value from
+ * before the function in a set holding no independent: with activity none
+ * of its independents, without it no parameter, pointer parameter's region
+ * or global); a passive use is no vertex but a constant of the graph, read
+ * in place (Hovland, Norris, Utke & Strout, sec. 4; doc/flattening.md,
+ * "Passive values").  A statement is an active assignment when it assigns a
+ * double, or is `return e;` of a double e (an assignment to the dependent
+ * "return"), and its right-hand side has a vertex input (a double read
+ * through double operations) that is not passive (with activity: and it is
+ * active); else it is passive: int and pointer arithmetic, constant and
+ * passive assignments, returns of no double or of a passive value, calls.
  *
  * Each block's active assignments are cut into subgraphs, each a run of
  * consecutive active assignments of the block:
@@ -59,10 +68,12 @@
  *    maximal: sec. 6.2 adds a unit edge to an augmented vertex, reported
  *    apart, never a member of the vertices), d_collapsed[i] 1 when the vertex
  *    is an independent (`y = x`: Fig. 6c's collapsed vertex);
+ *  - a return: a dependent of its subgraph always (its value leaves the
+ *    function), d_acc -1, never dead, named "return";
  *  - names (cg_kflat_name): an access as the source's reader sees it, `x`,
  *    `p[k+1]` over the entry values of int parameters; the function's
  *    independents and dependents are those cg_kflat_outside and
- *    cg_kflat_observable accept, plus an active double return.
+ *    cg_kflat_observable accept (a return's dependent among them).
  */
 #ifndef CG_KFLAT_H
 #define CG_KFLAT_H
@@ -116,9 +127,11 @@ const char *cg_kflat_vkind_name(int kind);
  * Cost: linear in the function's statements, expressions and the alias
  * analysis' addresses, plus per use its ud-chain, plus per definition the
  * regions that may overlap its own (the counters a passive double write
- * asks); with overrides, per independent and per passive double write a
- * scan of its subgraph's independents resp. definitions (doc/flattening.md,
- * "Cost"). */
+ * asks), plus the passive uses' fixpoint (each statement examined once more
+ * per definition reaching it that turns out to carry an independent's
+ * value, as cg_kactive's varied statements); with overrides, per
+ * independent and per passive double write a scan of its subgraph's
+ * independents resp. definitions (doc/flattening.md, "Cost"). */
 cg_kflat *cg_kflat_run(cg_alloc *A, const cg_kalias *al, const cg_kchains *ch,
                        const cg_kcfg *cfg, const cg_kactive *ac, int strategy, cg_error *e);
 void cg_kflat_free(cg_kflat *fl);
@@ -179,16 +192,20 @@ int cg_kflat_name(const cg_kflat *fl, int32_t a, int32_t x, char *buf, size_t si
  * pointer parameter or a global: an independent of the function. */
 int cg_kflat_outside(const cg_kflat *fl, uint32_t v);
 /* Whether dependent d may reach the exit (its du-chain holds -1) in
- * observable memory (through a pointer parameter): a dependent of the
- * function. */
+ * observable memory (through a pointer parameter), or is a return's: a
+ * dependent of the function. */
 int cg_kflat_observable(const cg_kflat *fl, uint32_t d);
-/* Whether statement s is a `return e;` of an active double value (e
- * reads a double; with activity, the double result is a dependent). */
+/* Whether statement s is a `return e;` that was flattened (an active
+ * assignment to the dependent "return": e has a vertex input that is not
+ * passive; with activity, the return is active).  O(dependents). */
 int cg_kflat_active_return(const cg_kflat *fl, int32_t s);
 
 /* The value at the build point of a passive argument expression (one that
- * is neither a vertex nor a constant: `(double)i`, a ?:'s condition): into
- * *v, CG_OK, else a status with e set. */
+ * is neither a vertex nor a constant: `(double)i`, a ?:'s condition, a
+ * passive read whose value is not one constant): into *v, CG_OK, else a
+ * status with e set.  A passive read every definition reaching which
+ * assigns one constant expression (the same value, bit for bit) is that
+ * constant, folded, never asked. */
 typedef int (*cg_kflat_passive)(void *ud, int32_t expr, double *v, cg_error *e);
 
 /* The passive argument expressions of subgraph g that are not constants,

@@ -78,18 +78,26 @@ static void push_lines(lua_State *L, const cg_kflat *fl, uint32_t i0, uint32_t i
       lua_pushinteger(L, CG_KSTMT(fl->al->k, fl->st[i], LINE)), lua_rawseti(L, -2, ++n);
 }
 
+/* Dependent d; a return's is named "return" (no address: the result). */
 static void push_dependent(lua_State *L, const cg_kflat *fl, uint32_t d, uint32_t v0) {
   const cg_kernel *k = fl->al->k;
   int32_t s = fl->d_stmt[d];
+  int ret = CG_KSTMT(k, s, KIND) == CG_KST_RETURN;
   lua_createtable(L, 0, 7);
   lua_pushinteger(L, (lua_Integer)(fl->d_vertex[d] - v0 + 1)), lua_setfield(L, -2, "vertex");
   lcg_push_id(L, (uint64_t)s), lua_setfield(L, -2, "stmt");
   lua_pushinteger(L, CG_KSTMT(k, s, LINE)), lua_setfield(L, -2, "line");
-  push_text(L, k, CG_KSTMT(k, s, X0)), lua_setfield(L, -2, "text");
+  if (ret) lua_pushliteral(L, "return");
+  else push_text(L, k, CG_KSTMT(k, s, X0));
+  lua_setfield(L, -2, "text");
   push_addr(L, fl->al, fl->d_acc[d]), lua_setfield(L, -2, "addr");
   lua_pushboolean(L, fl->d_aug[d]), lua_setfield(L, -2, "augmented");
   lua_pushboolean(L, fl->d_collapsed[d]), lua_setfield(L, -2, "collapsed");
-  set_name(L, fl, fl->d_acc[d], CG_KSTMT(k, s, X0));
+  if (ret) {
+    lua_pushliteral(L, "return"), lua_setfield(L, -2, "name");
+    lua_pushboolean(L, 1), lua_setfield(L, -2, "exact");
+  } else
+    set_name(L, fl, fl->d_acc[d], CG_KSTMT(k, s, X0));
 }
 
 /* Subgraph g: vertex ids local to it, 1-based. */
@@ -176,8 +184,8 @@ static void push_fn_independents(lua_State *L, const cg_kflat *fl) {
   lua_pop(L, 1);
 }
 
-/* res.dependents: the function's dependents (cg_kflat_observable; an
- * active double return as "return"), in statement order within the blocks. */
+/* res.dependents: the function's dependents (cg_kflat_observable; a
+ * flattened return as "return"), in statement order within the blocks. */
 static void push_fn_dependents(lua_State *L, const cg_kflat *fl, const cg_kcfg *cfg) {
   char buf[256];
   lua_Integer n = 0;
@@ -188,12 +196,14 @@ static void push_fn_dependents(lua_State *L, const cg_kflat *fl, const cg_kcfg *
     d = fl->g_d0[fl->block_g0[b]];
     for (i = cfg->bst_start[v]; i < cfg->bst_start[v + 1]; i++) {
       int32_t s = cfg->bst[i];
-      for (; d < dend && fl->d_stmt[d] == s; d++)
-        if (cg_kflat_observable(fl, d)) {
+      for (; d < dend && fl->d_stmt[d] == s; d++) {
+        if (!cg_kflat_observable(fl, d)) continue;
+        if (CG_KSTMT(fl->al->k, s, KIND) == CG_KST_RETURN) add_unique(L, "return", &n);
+        else {
           cg_kflat_name(fl, fl->d_acc[d], CG_KSTMT(fl->al->k, s, X0), buf, sizeof buf);
           add_unique(L, buf, &n);
         }
-      if (cg_kflat_active_return(fl, s)) add_unique(L, "return", &n);
+      }
     }
   }
   lua_pop(L, 1);
@@ -299,14 +309,20 @@ static int has_intrinsic(const cg_kernel *k, int32_t x) {
   return 0;
 }
 
-/* The statement's text, "y = sin(x) * a" (the right-hand side's outer
- * parentheses dropped when they enclose all of it). */
+/* The right-hand side of an active assignment: a return's value. */
+static int32_t rhs_of(const cg_kernel *k, int32_t s) {
+  return CG_KSTMT(k, s, KIND) == CG_KST_RETURN ? CG_KSTMT(k, s, X0) : CG_KSTMT(k, s, X1);
+}
+
+/* The statement's text, "y = sin(x) * a", "return x * y" (the right-hand
+ * side's outer parentheses dropped when they enclose all of it). */
 static void push_stmt_text(lua_State *L, const cg_kernel *k, int32_t s) {
   char lhs[128], rhs[256];
   size_t n;
-  int depth = 0, outer = 0;
-  cg_kexpr_text(k, CG_KSTMT(k, s, X0), lhs, sizeof lhs);
-  cg_kexpr_text(k, CG_KSTMT(k, s, X1), rhs, sizeof rhs);
+  int depth = 0, outer = 0, ret = CG_KSTMT(k, s, KIND) == CG_KST_RETURN;
+  if (ret) strcpy(lhs, "return");
+  else cg_kexpr_text(k, CG_KSTMT(k, s, X0), lhs, sizeof lhs);
+  cg_kexpr_text(k, rhs_of(k, s), rhs, sizeof rhs);
   n = strlen(rhs);
   if (n > 2 && rhs[0] == '(' && rhs[n - 1] == ')') {
     size_t i;
@@ -316,7 +332,7 @@ static void push_stmt_text(lua_State *L, const cg_kernel *k, int32_t s) {
     }
   }
   if (outer) rhs[n - 1] = 0;
-  lua_pushfstring(L, "%s = %s", lhs, outer ? rhs + 1 : rhs);
+  lua_pushfstring(L, ret ? "%s %s" : "%s = %s", lhs, outer ? rhs + 1 : rhs);
 }
 
 /* The ud-chain of use u as lines: 0 (first) for a value from before the
@@ -381,7 +397,7 @@ static void push_info(lua_State *L, const cg_kflat *fl, const cg_kflat_ask *q) {
   lua_pushboolean(L, q->legal), lua_setfield(L, -2, "legal");
   if (q->reason) lua_pushstring(L, q->reason), lua_setfield(L, -2, "reason");
   push_uses(L, fl, q), lua_setfield(L, -2, "uses");
-  lua_pushboolean(L, has_intrinsic(k, CG_KSTMT(k, s, X1))), lua_setfield(L, -2, "intrinsic");
+  lua_pushboolean(L, has_intrinsic(k, rhs_of(k, s))), lua_setfield(L, -2, "intrinsic");
 }
 
 /* Protected: split(info) -> a boolean (1 fn, 2 fl, 3 q); a bad answer or

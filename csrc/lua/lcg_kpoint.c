@@ -139,8 +139,9 @@ static void record_before(vrun *u, const cg_kpoint *p, int32_t s) {
 }
 
 /* After statement s of the recorded run: the values its dependents wrote
- * (the left-hand side read back), and the run's end after its last
- * statement. */
+ * (the left-hand side read back; a return's: its value, read before it, as
+ * the interpreter calls no hook after a return), and the run's end after
+ * its last statement. */
 static void record_after(vrun *u, const cg_kpoint *p, int32_t s) {
   const cg_kflat *fl = u->fl;
   uint32_t g = (uint32_t)u->active;
@@ -169,7 +170,10 @@ static int values_hook(void *ud, const cg_kpoint *p, int32_t s, int32_t func, ui
   }
   if (u->active != g || u->frame != frame) return CG_OK;
   if (after) record_after(u, p, s);
-  else record_before(u, p, s);
+  else {
+    record_before(u, p, s);
+    if (CG_KSTMT(fl->al->k, s, KIND) == CG_KST_RETURN) record_after(u, p, s); /* no hook after it */
+  }
   return CG_OK;
 }
 

@@ -804,7 +804,7 @@ function F:stmt(st)
     self:line("}")
   elseif kind == "loop" then
     self:loop(st)
-  elseif kind == "return" then
+  elseif kind == "return" then -- one no graph holds (a flattened one is active: its value is in ret)
     local x = self:get("stmt", st, "X0")
     if x >= 0 and self.ret_double then
       if self.gen.vector then self:tline(self.ret_d .. "[" .. self.gen.prefix .. "i] = " .. self:texpr(x) .. ";")
@@ -819,6 +819,7 @@ function F:stmt(st)
     self:line("goto " .. label.name .. ";")
   end
   if sub and sub.last then self:close() end
+  if sub and kind == "return" then self:line("return " .. self.ret .. ";") end -- after its tangent
 end
 
 -- }====
@@ -921,9 +922,20 @@ function F:partials(v, args)
 end
 
 -- An active assignment of the open subgraph: its vertices, the capture of
--- its dependents' tangent cells, the primal write in place.
+-- its dependents' tangent cells, the primal write in place.  A return is an
+-- assignment to the dependent "return": its tangent goes to the result's
+-- tangent, its value to a temporary the return after the subgraph reads.
 function F:active(st)
   local g, u = self.g, self.u
+  if LAY.stmts[self:get("stmt", st, "KIND") + 1] == "return" then
+    local root = self:val(self:get("stmt", st, "X0"))
+    for _, d in ipairs(g.deps_at[st + 1] or {}) do
+      g.targets[d] = self.gen.vector and (self.ret_d .. "[" .. self.gen.prefix .. "i]") or ("*" .. self.ret_d)
+    end
+    self.ret = self:temp("rval") -- read by the return after the graph's block (F:stmt)
+    self:line(self.ret .. " = " .. root .. ";")
+    return
+  end
   local lhs, rhs = self:get("stmt", st, "X0"), self:get("stmt", st, "X1")
   local root = self:val(rhs)
   for _, d in ipairs(g.deps_at[st + 1] or {}) do

@@ -105,19 +105,6 @@ end
 -- A double constant as text that reads back as the same double.
 local function dtext(v) return ("%.17g"):format(v) end
 
--- A double expression with a vertex: it reads a double outside casts and a
--- ?:'s condition.
-local function rhs_reads_double(ir, x)
-  local e = expr(ir, x)
-  if e.type ~= "double" or e.op == "cast" then return false end
-  if e.op == "var" or e.op == "elem" then return true end
-  local ops = operands(e)
-  for i = e.op == "cond" and 2 or 1, 3 do
-    if ops[i] and ops[i] >= 0 and rhs_reads_double(ir, ops[i]) then return true end
-  end
-  return false
-end
-
 -- {==== cell names: p[e], e linear over the int parameters' entry values ====}
 
 -- A subscript of an exact name ("k+2*n-1", "-k+3", "0") as {terms = {{name,
@@ -272,8 +259,10 @@ local function writer(k, f, res, an)
       for _, v in ipairs(g.vertices) do
         if v.kind == "independent" then names[v.expr] = { v.name or v.addr, v.exact } end
       end
-      for _, d in ipairs(g.dependents) do
-        names[row(ir, "stmt", d.stmt - 1, "X0") + 1] = { d.name or d.addr, d.exact }
+      for _, d in ipairs(g.dependents) do -- a return's X0 is its value, not a left-hand side
+        if LAYOUT.stmts[row(ir, "stmt", d.stmt - 1, "KIND") + 1] ~= "return" then
+          names[row(ir, "stmt", d.stmt - 1, "X0") + 1] = { d.name or d.addr, d.exact }
+        end
       end
     end
   end
@@ -464,21 +453,40 @@ function expr_dag(w, B, x)
   end
 end
 
+-- Whether statement s (1-based) is `return e;` of a double e: written as an
+-- assignment to the function's result, the symbol "return" (doc/xaif.md).
+local function double_return(w, s)
+  local x = row(w.ir, "stmt", s - 1, "X0")
+  return LAYOUT.stmts[row(w.ir, "stmt", s - 1, "KIND") + 1] == "return" and x >= 0 and expr(w.ir, x).type == "double"
+end
+
 -- One statement of a basic block (s 1-based).
 local function statement(w, B, s, active)
   local S = function(fld) return row(w.ir, "stmt", s - 1, fld) end
   local kind = LAYOUT.stmts[S("KIND") + 1]
   local id, line = tostring(s), S("LINE")
-  if kind == "assign" then
+  local ret = double_return(w, s)
+  if kind == "assign" or ret then
     local lhs = S("X0")
     local attrs0 = { { "statement_id", id }, { "lineNumber", line } }
-    if w.split_at[s] then attrs0[3] = { "annotation", "cgwb:split" } end -- a script's cut
+    local ann = {}
+    if w.split_at[s] then ann[#ann + 1] = "cgwb:split" end -- a script's cut
+    if ret then ann[#ann + 1] = "cgwb:return" end
+    if #ann > 0 then attrs0[3] = { "annotation", table.concat(ann, ";") } end
     B.open("Assignment", attrs0)
     local attrs = {}
     if active then attrs[1] = { "active", active[s] and "true" or "false" } end
-    var_ref(w, B, "AssignmentLHS", attrs, lhs, w.def_of[lhs + 1], w.an.chains.du[s] or {})
+    if ret then -- the result: its own alias set, its definition reaching the exit
+      attrs[#attrs + 1] = { "alias", w.ret_set }
+      attrs[#attrs + 1] = { "du_ud", w.key_of({ 0 }) }
+      B.open("AssignmentLHS", attrs)
+      B.leaf("SymbolReference", { { "vertex_id", 1 }, { "symbol_id", "return" }, { "scope_id", 2 } })
+      B.close("AssignmentLHS")
+    else
+      var_ref(w, B, "AssignmentLHS", attrs, lhs, w.def_of[lhs + 1], w.an.chains.du[s] or {})
+    end
     B.open("AssignmentRHS")
-    expr_dag(w, B, S("X1"))
+    expr_dag(w, B, ret and lhs or S("X1"))
     B.close("AssignmentRHS")
     B.close("Assignment")
   elseif kind == "call" then
@@ -497,10 +505,8 @@ local function statement(w, B, s, active)
       B.close("Argument")
     end
     B.close("SubroutineCall") -- a result's target is left out (doc/xaif.md)
-  else -- return, break, continue: a Marker (XAIF's front-end statement)
-    local ann = kind
-    if kind == "return" and S("X0") >= 0 and w.active_return(S("X0")) then ann = "return;active" end
-    B.leaf("Marker", { { "statement_id", id }, { "annotation", ann } })
+  else -- return (of no double), break, continue: a Marker (XAIF's front-end statement)
+    B.leaf("Marker", { { "statement_id", id }, { "annotation", kind } })
   end
 end
 
@@ -581,6 +587,10 @@ local function scopes(w, B)
   B.open("Scope", { { "vertex_id", 2 } }); B.open("SymbolTable")
   local s0 = row(ir, "func", fr, "SYM0")
   for s = s0, s0 + row(ir, "func", fr, "NSYM") - 1 do B.leaf("Symbol", symbol_attrs(w, s, act)) end
+  if w.ret_set then -- the double result ("return": a C keyword, no symbol's name)
+    B.leaf("Symbol", { { "symbol_id", "return" }, { "kind", "variable" }, { "type", "real" }, { "shape", "scalar" },
+                       { "active", w.ret_active and "true" or "false" } })
+  end
   B.close("SymbolTable"); B.close("Scope")
   B.leaf("ScopeEdge", { { "edge_id", 1 }, { "source", 2 }, { "target", 1 } })
   B.close("ScopeHierarchy")
@@ -604,20 +614,44 @@ local function set_objects(w, s)
   return table.concat(kinds, ",")
 end
 
+-- With pruning, whether set s may touch an independent's object (a
+-- parameter the activity analysis takes as independent): the value from
+-- before the function is then not passive (doc/flattening.md, "Passive
+-- values").
+local function set_independent(w, s)
+  if not w.indep_names then return false end
+  for _, o in ipairs(w.an.alias.sets[s].objects or {}) do
+    local obj = w.an.alias.objects[o]
+    if obj.type == "double" and obj.symbol and obj.symbol >= 1 and
+       LAYOUT.sym_kinds[row(w.ir, "sym", obj.symbol - 1, "KIND") + 1] == "param" and
+       w.indep_names[name_at(w.ir, row(w.ir, "sym", obj.symbol - 1, "NAME"))] then
+      return true
+    end
+  end
+  return false
+end
+
 local function alias_map(w, B)
   local ids, ranges, top = alias_ranges(w.an, w.used_sets)
   B.open("AliasSetMap")
   B.open("AliasSet", { { "key", 0 } }) -- may alias anything
-  if top > 0 then
-    B.leaf("AliasRange", { { "from_virtual_address", 1 }, { "to_virtual_address", top }, { "partial", "true" } })
+  local all = top + (w.ret_set and 1 or 0)
+  if all > 0 then
+    B.leaf("AliasRange", { { "from_virtual_address", 1 }, { "to_virtual_address", all }, { "partial", "true" } })
   end
   B.close("AliasSet")
   for _, s in ipairs(ids) do
-    B.open("AliasSet", { { "key", s }, { "annotation", "cgwb:objects=" .. set_objects(w, s) } })
+    local ann = "cgwb:objects=" .. set_objects(w, s) .. (set_independent(w, s) and ";cgwb:independent" or "")
+    B.open("AliasSet", { { "key", s }, { "annotation", ann } })
     for _, r in ipairs(ranges[s]) do
       B.leaf("AliasRange", { { "from_virtual_address", r[1] }, { "to_virtual_address", r[1] },
                              { "partial", r[2] and "true" or "false" } })
     end
+    B.close("AliasSet")
+  end
+  if w.ret_set then -- the result: one cell of its own, no other set's
+    B.open("AliasSet", { { "key", w.ret_set }, { "annotation", "cgwb:objects=return" } })
+    B.leaf("AliasRange", { { "from_virtual_address", top + 1 }, { "to_virtual_address", top + 1 }, { "partial", "false" } })
     B.close("AliasSet")
   end
   B.close("AliasSetMap")
@@ -667,14 +701,18 @@ function M.write(k, fname, res, opts)
   if not an then return nil, err end
   local cfg = k:cfg(f)
   local w = writer(k, f, res, an)
-  local dep_return = not opts.prune
-  for _, d in ipairs(opts.prune and an.activity.dependents or {}) do dep_return = dep_return or d == "return" end
-  -- a return whose double value reads a double (with prune: a dependent)
-  w.active_return = function(x) return dep_return and rhs_reads_double(w.ir, x) end
+  if LAYOUT.types[row(w.ir, "func", f - 1, "RET") + 1] == "double" then -- the result's alias key: after every set's
+    local top = #an.alias.sets
+    for s in pairs(w.used_sets) do top = math.max(top, s) end
+    w.ret_set = top + 1
+    for _, d in ipairs(an.activity.dependents) do w.ret_active = w.ret_active or d == "return" end
+  end
   local active
   if opts.prune then
     active = {}
     for _, s in ipairs(an.activity.active_stmts) do active[s] = true end
+    w.indep_names = {}
+    for _, n in ipairs(an.activity.independents) do w.indep_names[n] = true end
   end
   local B = buffer()
   local body = buffer()
@@ -863,7 +901,8 @@ local function read_statement(R, c, block)
   local st = { id = req(R, c, "statement_id"), line = int_attr(R, c, "lineNumber", 0), block = block }
   local first = #R.refs + 1
   if c.name == "Assignment" then
-    st.kind, st.split = "assign", c.attrs.annotation == "cgwb:split"
+    local ann = ";" .. (c.attrs.annotation or "") .. ";"
+    st.kind, st.split, st.ret = "assign", ann:find(";cgwb:split;", 1, true) ~= nil, ann:find(";cgwb:return;", 1, true) ~= nil
     for _, x in ipairs(kids(R, c, set("AssignmentLHS", "AssignmentRHS"))) do
       if x.name == "AssignmentLHS" then st.lhs = read_ref(R, x, true)
       else st.rhs = read_expr(R, x) end
@@ -963,6 +1002,7 @@ local function read_alias(R, node)
     for kind in ((c.attrs.annotation or ""):match("cgwb:objects=([%w,]*)") or ""):gmatch("%w+") do
       ranges.objects[kind] = true
     end
+    ranges.independent = (";" .. (c.attrs.annotation or "") .. ";"):find(";cgwb:independent;", 1, true) ~= nil
     R.alias[key] = ranges
   end
 end
@@ -1062,24 +1102,90 @@ end
 
 local function double_read(ref) return ref.type == "double" and ref.du_ud ~= 0 end
 
--- A right-hand side that has a vertex (reads a double outside casts and a
--- ?:'s condition).
-local function reads_double(n)
+-- Whether alias set key may hold a value from outside the function (params:
+-- by-value parameters count) (doc/flattening.md, "Names").
+local function outside(m, key, params)
+  local o = m.alias[key].objects or {}
+  return o.region or o.global or (params and o.param) or false
+end
+
+-- {==== passive values (doc/flattening.md, "Passive values") ====}
+
+-- Whether the value from before the function may be an independent's in
+-- alias set key: with pruning, a set touching an independent's object;
+-- without, an outside set.
+local function source_set(m, key)
+  if m.prune then return m.alias[key].independent end
+  return outside(m, key, true)
+end
+
+-- Whether use ref is passive: no entry of its chain carries an
+-- independent's value (F.carries; a statement the file does not hold may).
+local function passive(F, ref)
+  if ref.du_ud == 0 then return false end -- no chain: an independent
+  for _, r in ipairs(chain(F.m, ref.du_ud)) do
+    if r == 0 then
+      if source_set(F.m, ref.alias) then return false end
+    elseif not F.m.stmts[r] or F.carries[r] then
+      return false
+    end
+  end
+  return true
+end
+
+-- Whether expression n has a vertex input that is not passive.
+local function rhs_carries(F, n)
   if n.type ~= "double" or n.op == "cast" then return false end
-  if n.op == "var" then return true end
+  if n.op == "var" then return not passive(F, n.ref) end
   for i = n.op == "cond" and 2 or 1, 3 do
-    if n.args[i] and reads_double(n.args[i]) then return true end
+    if n.args[i] and rhs_carries(F, n.args[i]) then return true end
   end
   return false
 end
 
+-- Whether statement st carries an independent's value: a call (whatever it
+-- writes), or an assignment of a double (a return's included) with a vertex
+-- input that is not passive (with pruning: active).
+local function stmt_carries(F, st)
+  if st.kind == "call" then return true end
+  if st.kind ~= "assign" or st.lhs.type ~= "double" then return false end
+  if F.m.prune and st.lhs.active == "false" then return false end
+  return rhs_carries(F, st.rhs)
+end
+
+-- The least fixpoint of F.carries: the calls first (the file gives them no
+-- du-chain), then every statement, then forward along the du-chains.
+local function mark_carrying(F)
+  local stack = {}
+  for _, b in ipairs(F.m.blocks) do
+    for _, st in ipairs(b.stmts) do
+      if st.kind == "call" then F.carries[st.id] = true end
+    end
+  end
+  for _, b in ipairs(F.m.blocks) do
+    for _, st in ipairs(b.stmts) do
+      if not F.carries[st.id] and stmt_carries(F, st) then F.carries[st.id] = true; stack[#stack + 1] = st end
+    end
+  end
+  while #stack > 0 do
+    local d = table.remove(stack)
+    for _, t in ipairs(chain(F.m, d.lhs.du_ud)) do
+      local u = F.m.stmts[t]
+      if u and not F.carries[t] and stmt_carries(F, u) then F.carries[t] = true; stack[#stack + 1] = u end
+    end
+  end
+end
+
+-- }====
+
 -- The state of one flattening: F.pos[stmt id], F.ing[stmt id] (its subgraph),
--- F.defv[stmt id] (its value's vertex), the open subgraph F.g.
+-- F.defv[stmt id] (its value's vertex), F.carries[stmt id], the open subgraph F.g.
 local function flattener(m)
-  local F = { m = m, pos = {}, ing = {}, defv = {}, graphs = {} }
+  local F = { m = m, pos = {}, ing = {}, defv = {}, graphs = {}, carries = {} }
   for _, b in ipairs(m.blocks) do
     for i, st in ipairs(b.stmts) do F.pos[st.id] = i end
   end
+  mark_carrying(F)
   return F
 end
 
@@ -1126,12 +1232,13 @@ local function reaches_in_place(F, ref, st)
 end
 
 -- Whether active assignment st can join the open subgraph: each vertex
--- input resolves, and no read in place needs a value of the subgraph.
+-- input resolves, and no read in place (a passive value's included) needs a
+-- value of the subgraph.
 local function joins(F, st)
   local direct = direct_reads(st.rhs, {})
   for _, u in ipairs(st.uses) do
     if double_read(u) then
-      if not direct[u] then
+      if not direct[u] or passive(F, u) then
         if reaches_in_place(F, u, st) then return false end
       elseif resolve(F, u, st) == -2 then
         return false
@@ -1165,6 +1272,7 @@ local function vertex_of(F, n, st)
   if n.op == "var" then
     local ref = n.ref
     if ref.du_ud == 0 then return new_vertex(F, "independent", ref) end
+    if passive(F, ref) then return nil end -- read in place: a constant of the graph
     local d = resolve(F, ref, st)
     if d ~= -1 and d ~= -2 then return F.defv[d] end
     return independent(F, ref)
@@ -1229,17 +1337,15 @@ local function passive_ends(F, st)
   return false
 end
 
-local function is_active(m, st)
-  if st.kind ~= "assign" or st.lhs.type ~= "double" then return false end
-  if m.prune and st.lhs.active == "false" then return false end
-  return reads_double(st.rhs)
-end
+-- An active assignment: one that carries an independent's value (a
+-- double's, its right-hand side with a vertex; with pruning: active).
+local function is_active(F, st) return st.kind == "assign" and F.carries[st.id] == true end
 
 -- One block: Algorithm 2 (or one subgraph per statement); its subgraphs.
 local function flatten_block(F, b, strategy)
   F.graphs = {}
   for _, st in ipairs(b.stmts) do
-    if not is_active(F.m, st) then
+    if not is_active(F, st) then
       if F.g and passive_ends(F, st) then close_graph(F) end
     else
       local cut = strategy == "statement" or (strategy == "lua" and st.split)
@@ -1331,13 +1437,6 @@ local function add_unique(list, seen, name)
   if not seen[name] then seen[name] = true; list[#list + 1] = name end
 end
 
--- Whether alias set key may hold a value from outside the function (params:
--- by-value parameters count) (doc/flattening.md, "Names").
-local function outside(m, key, params)
-  local o = m.alias[key].objects or {}
-  return o.region or o.global or (params and o.param) or false
-end
-
 -- Collects the function's independents of subgraph g (a vertex whose chain
 -- holds "outside" and whose set reaches outside memory) and its observable
 -- dependents (their definition reaches the exit in memory through a pointer
@@ -1352,7 +1451,9 @@ function_lists = function(m, g, fn)
   end
   for _, d in ipairs(g.dependents) do
     local c = chain(m, d.st.lhs.du_ud)
-    if c[1] == 0 and outside(m, d.st.lhs.alias, false) then
+    if d.st.ret then
+      fn.deps[d.st] = { "return" }
+    elseif c[1] == 0 and outside(m, d.st.lhs.alias, false) then
       fn.deps[d.st] = fn.deps[d.st] or {}
       table.insert(fn.deps[d.st], ref_name(d.st.lhs))
     end
@@ -1394,7 +1495,6 @@ function M.describe(m, opts)
     end
     for _, st in ipairs(b.stmts) do -- the function's dependents in statement order
       for _, d in ipairs(fn.deps[st] or {}) do add_unique(fn.dependents, fn.seen_d, d) end
-      if st.kind == "return;active" then add_unique(fn.dependents, fn.seen_d, "return") end
     end
   end
   out.independents, out.dependents = fn.independents, fn.dependents
