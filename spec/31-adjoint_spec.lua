@@ -913,3 +913,33 @@ void f(int n, const double *x, double *y, double *restrict w) {
     assert.truthy(tostring(err):find("x and y differ, but the derivative code assumed --assume x==y", 1, true), tostring(err))
   end)
 end)
+
+-- A GMM objective written as ADBench's is (spec/support/gmm-adbench.c):
+-- the data points x, passive, passed straight to a helper (`subtract(d,
+-- &x[ix * d], ...)`), which the code before activity variants refused; the
+-- gradient in alphas, means and icf with xb = NULL, under ASan and UBSan.
+describe("a GMM objective in ADBench's style", function()
+  local ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
+    .. "2>/dev/null") == true
+  local run = ok and it or pending
+  run("its gradient passes the dot-product test with the data's adjoint NULL", function()
+    local text = H.read("spec/support/gmm-adbench.c")
+    local function vals(n, f) local t = {} for i = 0, n - 1 do t[#t + 1] = f(i) end return t end
+    local d, k, n = 3, 3, 5
+    local icf_sz = d * (d + 1) // 2
+    local call = { arrays = { arr("double", vals(k, function(i) return 0.3 * math.sin(i + 1) end)),
+      arr("double", vals(k * d, function(i) return math.cos(0.7 * i) end)),
+      arr("double", vals(k * icf_sz, function(i) return 0.2 * math.sin(0.9 * i + 0.3) end)),
+      arr("double", vals(n * d, function(i) return math.sin(0.37 * i + 0.1) end)), arr("double", { 0 }) },
+      args = { { int = d }, { int = k }, { int = n }, { array = 1, offset = 0 }, { array = 2, offset = 0 },
+               { array = 3, offset = 0 }, { array = 4, offset = 0 }, { double = 1.5 }, { int = 2 },
+               { array = 5, offset = 0 } } }
+    local out = check(text, "gmm_objective", call, { emit = { independents = { "alphas", "means", "icf" },
+      dependents = { "err" }, assume = { "alphas!=err", "means!=err", "icf!=err", "x!=err" } },
+      flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g",
+      env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0", keep = true })
+    assert.is_true(out.null.x, "x is passive: its adjoint is NULL")
+    assert.same({ "x", "wishart_gamma" }, out.rep.passive)
+    A.free(out.std_exe); A.free(out.tr_exe)
+  end)
+end)
