@@ -211,7 +211,75 @@ describe("memory: an elimination stops before a step past the limit", function()
   end)
 end)
 
+-- A function of n statements through pointers that may alias (x, y: no
+-- restrict), each reading and writing y: every pair of statements has a
+-- dependence, so its dependence graph has about n^2 edges.
+local function aliased_function(n)
+  local t = { "void big(int n, const double *x, double *y) {" }
+  for i = 0, n - 1 do
+    t[#t + 1] = ("  y[%d] = y[%d] * x[%d] + x[%d];"):format(i % 97, (i + 1) % 97, i % 13, (i + 5) % 13)
+  end
+  t[#t + 1] = "}\n"
+  return table.concat(t, "\n")
+end
+
+-- Runs `cgwb ARGS` under CGWB_MEMORY_LIMIT=limit: stderr, exit status.
+local function limited(limit, args)
+  local _, err, code = H.cgwb(args, "CGWB_MEMORY_LIMIT=" .. limit)
+  return err, code
+end
+
 describe("memory: the command", function()
+  it("running out of memory is exit 1 on every command, with the message; bad input stays 2", function()
+    local big = H.write(H.tmp(".c"), aliased_function(1000))
+    local out = H.tmp(".c")
+    local tap = "examples/tapes/bratu.tap"
+    for _, c in ipairs {
+      { "64K", "stats " .. tap }, { "64K", "convert " .. tap .. " " .. H.tmp(".tap") },
+      { "2M", "graph " .. tap }, { "2M", "jacobian " .. tap }, -- the graph build's estimate
+      { "2M", "codegen " .. tap .. " -o " .. out },
+      { "1M", "kernel " .. big .. " --activity" }, { "1M", "flatten " .. big },
+      { "1M", "loops " .. big }, { "1M", "adjoint " .. big .. " -o " .. out },
+      { "1M", "adjoint " .. big .. " --loops auto -o " .. out },
+    } do
+      local err, code = limited(c[1], c[2])
+      assert.equal(1, code, c[2] .. ": " .. err)
+      assert.truthy(err:find("memory limit of", 1, true), c[2] .. ": " .. err)
+      assert.is_nil(err:find("\n.", 1), c[2] .. ": one line: " .. err)
+    end
+    assert.is_nil(io.open(out, "rb"), "no output file")
+    local broken = H.write(H.tmp(".c"), "void f(double *y) {\n  y[0] = ;\n}\n")
+    for _, args in ipairs { "loops " .. broken, "adjoint " .. broken .. " -o " .. out, "stats examples/tapes/nosuch.tap" } do
+      local err, code = limited("1M", args)
+      assert.equal(2, code, args .. ": " .. err)
+    end
+  end)
+
+  it("Lua's own allocation failure (not enough memory) is exit 1 with its message", function()
+    if H.san_preload then return end -- the sanitizers' runtime needs more address space than the limit
+    local script = H.write(H.tmp(".lua"), "local s = string.rep('x', 1 << 30)\nprint(#s)\n")
+    local err = H.tmp(".err")
+    local _, _, rc = os.execute(("(ulimit -v 600000; CGWB_BUILD=%s scripts/cgwb run %s) >/dev/null 2>%s")
+      :format(H.build, script, err))
+    local msg = H.read(err)
+    os.remove(err)
+    assert.equal(1, rc, msg)
+    assert.equal("cgwb run: not enough memory\n", msg)
+  end)
+
+  it("cli.memory_failure tells the memory's messages from the input's", function()
+    local cli = require "cgwb.cli"
+    for _, m in ipairs { "x: memory limit of 1 MiB reached (CGWB_MEMORY_LIMIT); raise it", "not enough memory",
+                         "bratu.tap: building the graph of 9 records needs about 7.8 MiB, over the memory limit of 2.0 MiB",
+                         "f.c: chains: out of memory" } do
+      assert.is_true(cli.memory_failure(m), m)
+    end
+    for _, m in ipairs { "f.c:2:3: found ';', expected an expression", "x.tap: cannot open: No such file or directory" } do
+      assert.is_false(cli.memory_failure(m), m)
+    end
+  end)
+
+
   it("CGWB_MEMORY_LIMIT stops a random ordering on Shallow in seconds, exit 1", function()
     local err = H.tmp(".err")
     local t0 = os.time()

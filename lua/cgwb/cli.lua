@@ -1,6 +1,6 @@
 --- The cgwb command line: a thin layer over the Lua API.
 -- Results go to stdout, everything else to stderr.  Exit status 0 on success,
--- 1 on a runtime error, 2 on bad usage or bad input, 3 when a point leaves the
+-- 1 on a runtime error (out of memory too), 2 on bad usage or bad input, 3 when a point leaves the
 -- branch recorded on the tape (doc/usage.md, "Exit status").
 -- @module cgwb.cli
 local argparse = require "argparse"
@@ -1823,6 +1823,33 @@ local function usage_error(parser, subs, list, msg)
   return 2
 end
 
+-- Whether a failure's message is the memory's, not the input's: the memory
+-- limit (CGWB_MEMORY_LIMIT: "memory limit of ... reached", an ordering that
+-- "would need more than ...", the graph build's "over the memory limit of"),
+-- an allocation the core could not make (CG_ENOMEM: "... out of memory ...")
+-- or one Lua could not ("not enough memory").  The API returns some of them
+-- as nil, message, the way it returns bad input; their exit status is 1.
+local function memory_failure(msg)
+  if type(msg) ~= "string" then return false end
+  for _, s in ipairs { "(CGWB_MEMORY_LIMIT)", "over the memory limit of", "out of memory", "not enough memory" } do
+    if msg:find(s, 1, true) then return true end
+  end
+  return false
+end
+--- Whether an error message is a memory failure (the memory limit, the core's or Lua's out of
+-- memory): (msg) -> boolean.  The command line exits 1 on those, never 2.
+-- @function memory_failure
+M.memory_failure = memory_failure
+
+-- The failure of a command's run as {code, msg, trace}.  A memory error of
+-- Lua's own (LUA_ERRMEM) reaches here as its message: xpcall runs no
+-- handler for it.  A memory failure exits 1 whichever path reported it.
+local function failure(err)
+  if type(err) ~= "table" then err = { code = 1, msg = tostring(err) } end
+  if err.code == 2 and memory_failure(err.msg) then err.code = 1 end
+  return err
+end
+
 -- Runs command `name` with the parsed arguments `a`; returns the exit status.
 local function dispatch(name, a)
   a.command = name
@@ -1835,6 +1862,7 @@ local function dispatch(name, a)
     io.stdout:flush()
     return 0
   end
+  err = failure(err)
   require("cgwb.progress").quiet(true) -- closes a progress line left open before the message
   io.stderr:write("cgwb ", name, ": ", err.msg, "\n")
   if err.trace and os.getenv("CGWB_DEBUG") then io.stderr:write(err.trace, "\n") end
