@@ -229,6 +229,67 @@ local function limited(limit, args)
   return err, code
 end
 
+describe("memory: the dependence graph (cgwb loops, adjoint --loops)", function()
+  local loops = require "cgwb.loops"
+
+  -- loops.analyse(k, "big") with `room` bytes past what is in use: its results.
+  local function analyse_in(room, k)
+    local info, msg
+    local ok, err = with_room(room, function() info, msg = loops.analyse(k, "big") end)
+    assert.is_true(ok, err) -- nil, message: never raised
+    return info, msg
+  end
+
+  local function assert_limit_msg(msg, ...)
+    assert.is_string(msg)
+    for _, piece in ipairs { "memory limit of", "reached (CGWB_MEMORY_LIMIT); raise it", ... } do
+      assert.truthy(msg:find(piece, 1, true), msg)
+    end
+  end
+
+  it("3000 statements: the graph stops at the limit, nil and the message from Lua, raised by the core", function()
+    local k = assert(cgwb.read_kernel(aliased_function(3000), "big.c"))
+    local info, msg = analyse_in(2 ^ 20, k)
+    assert.is_nil(info)
+    assert_limit_msg(msg, "big.c: big: out of memory for the dependence graph (")
+    local ok, err = with_room(2 ^ 20, function() return core.kernel_loops(k, "big") end)
+    assert.is_false(ok)
+    assert_limit_msg(err, "big.c: big: out of memory for the dependence graph (")
+  end)
+
+  it("400 statements: the graph fits, its Lua tables (264 bytes an edge) would not: refused before they are made", function()
+    local k = assert(cgwb.read_kernel(aliased_function(400), "big.c"))
+    collectgarbage()
+    collectgarbage("stop")
+    local heap = collectgarbage("count")
+    local info, msg = analyse_in(24 * 2 ^ 20, k)
+    local grew = collectgarbage("count") - heap
+    collectgarbage("restart")
+    assert.is_nil(info)
+    assert_limit_msg(msg, "big.c: big: the dependence graph's 400 nodes and 160864 edges need about",
+      "MiB as Lua tables beside the")
+    assert.is_true(grew < 4096, grew .. " KiB of Lua heap") -- the 40 MiB of tables were not made
+    info = analyse_in(256 * 2 ^ 20, k)
+    assert.equal(160864, #info.ddg.edges)
+  end)
+
+  it("the command: exit 1 with the message, no output file", function()
+    local few = H.write(H.tmp(".c"), aliased_function(400))
+    local many = H.write(H.tmp(".c"), aliased_function(3000))
+    local out = H.tmp(".c")
+    for _, c in ipairs { { "24M", "loops " .. few, "as Lua tables" }, { "24M", "loops " .. few .. " --json", "as Lua tables" },
+                         { "24M", "adjoint " .. few .. " --loops auto -o " .. out, "as Lua tables" },
+                         { "4M", "loops " .. many, "out of memory for the dependence graph" },
+                         { "4M", "adjoint " .. many .. " --loops 1 -o " .. out, "out of memory" } } do
+      local err, code = limited(c[1], c[2])
+      assert.equal(1, code, c[2] .. ": " .. err)
+      assert.truthy(err:find(c[3], 1, true) and err:find("memory limit of " .. c[1]:sub(1, -2) .. " MiB reached", 1, true),
+        c[2] .. ": " .. err)
+    end
+    assert.is_nil(io.open(out, "rb"))
+  end)
+end)
+
 describe("memory: the command", function()
   it("running out of memory is exit 1 on every command, with the message; bad input stays 2", function()
     local big = H.write(H.tmp(".c"), aliased_function(1000))
