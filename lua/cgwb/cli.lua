@@ -1810,6 +1810,27 @@ local function join_negatives(list)
   return out
 end
 
+-- A message as stderr shows it: a byte that is not part of UTF-8 text, and
+-- a control byte but tab and newline, as \xHH (a NUL as \x00), whatever it
+-- quotes (an argument, a path); kparse shows the kernel's own bytes so.
+local function shown(msg)
+  local out, i = {}, 1
+  while true do
+    local ok, bad = utf8.len(msg, i)
+    if ok then out[#out + 1] = msg:sub(i) break end
+    out[#out + 1] = msg:sub(i, bad - 1)
+    out[#out + 1] = ("\\x%02x"):format(msg:byte(bad))
+    i = bad + 1
+  end
+  return (table.concat(out):gsub("%c", function(c)
+    return (c == "\t" or c == "\n") and c or ("\\x%02x"):format(c:byte())
+  end))
+end
+--- A message as the command line prints it: (msg) -> text, bytes that are not UTF-8 text and
+-- control bytes (but tab and newline) as \xHH.
+-- @function shown
+M.shown = shown
+
 -- Prints the usage of the command named in list (or the top level's), then
 -- the message; returns 2.
 local function usage_error(parser, subs, list, msg)
@@ -1818,7 +1839,7 @@ local function usage_error(parser, subs, list, msg)
     if subs[w] then name = w; break end
   end
   local usage = name and subs[name]:get_usage() or parser:get_usage()
-  io.stderr:write(usage, "\n\ncgwb", name and (" " .. name) or "", ": ", msg, "\n")
+  io.stderr:write(usage, "\n\ncgwb", name and (" " .. name) or "", ": ", shown(tostring(msg)), "\n")
   if name then io.stderr:write("(cgwb help ", name, " for the options)\n") end
   return 2
 end
@@ -1864,7 +1885,7 @@ local function dispatch(name, a)
   end
   err = failure(err)
   require("cgwb.progress").quiet(true) -- closes a progress line left open before the message
-  io.stderr:write("cgwb ", name, ": ", err.msg, "\n")
+  io.stderr:write("cgwb ", name, ": ", shown(err.msg), "\n")
   if err.trace and os.getenv("CGWB_DEBUG") then io.stderr:write(err.trace, "\n") end
   return err.code
 end
