@@ -263,7 +263,9 @@ carried=, line=, col=}...}}; loops = {{stmt=, line=, col=, depth=, parent=, inde
 independent=, verdict = "accept"|"refuse", reason=, pragma_status=, access=, carried=,
 terminal=, dry_run=, snapshot=, writes=, reads=}...} (doc/adjoint-loops.md).
 opts: assume, alias (as core.kernel_flatten), independents, dependents (checked names).
-cgwb.loops.analyse calls it.
+A graph, or tables for it (estimated before they are made: about 264 bytes an edge), past
+the memory limit raises the limit's message.  cgwb.loops.analyse calls it (and returns that
+message as nil, message).
 @function kernel_loops
 */
 
