@@ -106,7 +106,7 @@ tangent_build() { # NAME SPLIT
   fi
   mkdir -p "$F/$1.inc"
   sed -n 's/^\(void roe_d(.*)\) *[{;] *$/\1;/p' "$F/$1.c" | head -n 1 > "$F/$1.inc/roe_d.h"
-  sed -n 's/^\(void roe_dv(.*)\) *[{;] *$/\1;/p' "$F/$1_v.c" | head -n 1 > "$F/$1.inc/roe_dv.h"
+  sed -n 's/^\(int roe_dv(.*)\) *[{;] *$/\1;/p' "$F/$1_v.c" | head -n 1 > "$F/$1.inc/roe_dv.h"
   cc $BF -Werror -c "$F/$1.c" -o "$F/$1.o" # warning-free, as promised
   cc $BF -Werror -c "$F/$1_v.c" -o "$F/$1_v.o"
   cc $BF -DROE_D -DROE_DV -I"$F/$1.inc" scripts/bench/roe_tangent.c "$F/roe.o" "$F/$1.o" "$F/$1_v.o" -lm -o "$F/$1"

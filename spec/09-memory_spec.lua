@@ -211,7 +211,136 @@ describe("memory: an elimination stops before a step past the limit", function()
   end)
 end)
 
+-- A function of n statements through pointers that may alias (x, y: no
+-- restrict), each reading and writing y: every pair of statements has a
+-- dependence, so its dependence graph has about n^2 edges.
+local function aliased_function(n)
+  local t = { "void big(int n, const double *x, double *y) {" }
+  for i = 0, n - 1 do
+    t[#t + 1] = ("  y[%d] = y[%d] * x[%d] + x[%d];"):format(i % 97, (i + 1) % 97, i % 13, (i + 5) % 13)
+  end
+  t[#t + 1] = "}\n"
+  return table.concat(t, "\n")
+end
+
+-- Runs `cgwb ARGS` under CGWB_MEMORY_LIMIT=limit: stderr, exit status.
+local function limited(limit, args)
+  local _, err, code = H.cgwb(args, "CGWB_MEMORY_LIMIT=" .. limit)
+  return err, code
+end
+
+describe("memory: the dependence graph (cgwb loops, adjoint --loops)", function()
+  local loops = require "cgwb.loops"
+
+  -- loops.analyse(k, "big") with `room` bytes past what is in use: its results.
+  local function analyse_in(room, k)
+    local info, msg
+    local ok, err = with_room(room, function() info, msg = loops.analyse(k, "big") end)
+    assert.is_true(ok, err) -- nil, message: never raised
+    return info, msg
+  end
+
+  local function assert_limit_msg(msg, ...)
+    assert.is_string(msg)
+    for _, piece in ipairs { "memory limit of", "reached (CGWB_MEMORY_LIMIT); raise it", ... } do
+      assert.truthy(msg:find(piece, 1, true), msg)
+    end
+  end
+
+  it("3000 statements: the graph stops at the limit, nil and the message from Lua, raised by the core", function()
+    local k = assert(cgwb.read_kernel(aliased_function(3000), "big.c"))
+    local info, msg = analyse_in(2 ^ 20, k)
+    assert.is_nil(info)
+    assert_limit_msg(msg, "big.c: big: out of memory for the dependence graph (")
+    local ok, err = with_room(2 ^ 20, function() return core.kernel_loops(k, "big") end)
+    assert.is_false(ok)
+    assert_limit_msg(err, "big.c: big: out of memory for the dependence graph (")
+  end)
+
+  it("400 statements: the graph fits, its Lua tables (264 bytes an edge) would not: refused before they are made", function()
+    local k = assert(cgwb.read_kernel(aliased_function(400), "big.c"))
+    collectgarbage()
+    collectgarbage("stop")
+    local heap = collectgarbage("count")
+    local info, msg = analyse_in(24 * 2 ^ 20, k)
+    local grew = collectgarbage("count") - heap
+    collectgarbage("restart")
+    assert.is_nil(info)
+    assert_limit_msg(msg, "big.c: big: the dependence graph's 400 nodes and 160864 edges need about",
+      "MiB as Lua tables beside the")
+    assert.is_true(grew < 4096, grew .. " KiB of Lua heap") -- the 40 MiB of tables were not made
+    info = analyse_in(256 * 2 ^ 20, k)
+    assert.equal(160864, #info.ddg.edges)
+  end)
+
+  it("the command: exit 1 with the message, no output file", function()
+    local few = H.write(H.tmp(".c"), aliased_function(400))
+    local many = H.write(H.tmp(".c"), aliased_function(3000))
+    local out = H.tmp(".c")
+    for _, c in ipairs { { "24M", "loops " .. few, "as Lua tables" }, { "24M", "loops " .. few .. " --json", "as Lua tables" },
+                         { "24M", "adjoint " .. few .. " --loops auto -o " .. out, "as Lua tables" },
+                         { "4M", "loops " .. many, "out of memory for the dependence graph" },
+                         { "4M", "adjoint " .. many .. " --loops 1 -o " .. out, "out of memory" } } do
+      local err, code = limited(c[1], c[2])
+      assert.equal(1, code, c[2] .. ": " .. err)
+      assert.truthy(err:find(c[3], 1, true) and err:find("memory limit of " .. c[1]:sub(1, -2) .. " MiB reached", 1, true),
+        c[2] .. ": " .. err)
+    end
+    assert.is_nil(io.open(out, "rb"))
+  end)
+end)
+
 describe("memory: the command", function()
+  it("running out of memory is exit 1 on every command, with the message; bad input stays 2", function()
+    local big = H.write(H.tmp(".c"), aliased_function(1000))
+    local out = H.tmp(".c")
+    local tap = "examples/tapes/bratu.tap"
+    for _, c in ipairs {
+      { "64K", "stats " .. tap }, { "64K", "convert " .. tap .. " " .. H.tmp(".tap") },
+      { "2M", "graph " .. tap }, { "2M", "jacobian " .. tap }, -- the graph build's estimate
+      { "2M", "codegen " .. tap .. " -o " .. out },
+      { "1M", "kernel " .. big .. " --activity" }, { "1M", "flatten " .. big },
+      { "1M", "loops " .. big }, { "1M", "adjoint " .. big .. " -o " .. out },
+      { "1M", "adjoint " .. big .. " --loops auto -o " .. out },
+    } do
+      local err, code = limited(c[1], c[2])
+      assert.equal(1, code, c[2] .. ": " .. err)
+      assert.truthy(err:find("memory limit of", 1, true), c[2] .. ": " .. err)
+      assert.is_nil(err:find("\n.", 1), c[2] .. ": one line: " .. err)
+    end
+    assert.is_nil(io.open(out, "rb"), "no output file")
+    local broken = H.write(H.tmp(".c"), "void f(double *y) {\n  y[0] = ;\n}\n")
+    for _, args in ipairs { "loops " .. broken, "adjoint " .. broken .. " -o " .. out, "stats examples/tapes/nosuch.tap" } do
+      local err, code = limited("1M", args)
+      assert.equal(2, code, args .. ": " .. err)
+    end
+  end)
+
+  it("Lua's own allocation failure (not enough memory) is exit 1 with its message", function()
+    if H.san_preload then return end -- the sanitizers' runtime needs more address space than the limit
+    local script = H.write(H.tmp(".lua"), "local s = string.rep('x', 1 << 30)\nprint(#s)\n")
+    local err = H.tmp(".err")
+    local _, _, rc = os.execute(("(ulimit -v 600000; CGWB_BUILD=%s scripts/cgwb run %s) >/dev/null 2>%s")
+      :format(H.build, script, err))
+    local msg = H.read(err)
+    os.remove(err)
+    assert.equal(1, rc, msg)
+    assert.equal("cgwb run: not enough memory\n", msg)
+  end)
+
+  it("cli.memory_failure tells the memory's messages from the input's", function()
+    local cli = require "cgwb.cli"
+    for _, m in ipairs { "x: memory limit of 1 MiB reached (CGWB_MEMORY_LIMIT); raise it", "not enough memory",
+                         "bratu.tap: building the graph of 9 records needs about 7.8 MiB, over the memory limit of 2.0 MiB",
+                         "f.c: chains: out of memory" } do
+      assert.is_true(cli.memory_failure(m), m)
+    end
+    for _, m in ipairs { "f.c:2:3: found ';', expected an expression", "x.tap: cannot open: No such file or directory" } do
+      assert.is_false(cli.memory_failure(m), m)
+    end
+  end)
+
+
   it("CGWB_MEMORY_LIMIT stops a random ordering on Shallow in seconds, exit 1", function()
     local err = H.tmp(".err")
     local t0 = os.time()

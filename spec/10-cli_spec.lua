@@ -253,4 +253,45 @@ describe("cli: output and messages", function()
     assert.equal(missing .. ": cannot open: No such file or directory", select(2, cgwb.read_graph(missing)))
     assert.equal(missing .. ": cannot open: No such file or directory", select(2, cgwb.read_point(missing)))
   end)
+
+  -- Asserts that text holds no byte outside printable ASCII but newline.
+  local function all_text(text, what)
+    local at = text:find("[^\n\32-\126]")
+    assert.is_nil(at, ("%s: raw byte %s in %q"):format(what, at and ("\\x%02x"):format(text:byte(at)) or "", text))
+  end
+
+  it("a kernel without a function definition, or of binary bytes, is refused by every kernel command (exit 2)", function()
+    local files = {
+      { "", ":1:1: no function definition (a kernel is a file of C functions: doc/kernel-language.md)" },
+      { "double g;\nint h(int a);\n", ":2:5: no function definition (a kernel is a file of C functions" },
+      { "\227\129\0abc\n", ":1:1: found '\\xe3', expected a declaration" },
+      { "void f(double *y) { y[0] = 1.0; }\n\0zz\n", ":2:1: found '\\x00', expected a declaration" },
+    }
+    local out = H.tmp(".c")
+    for _, f in ipairs(files) do
+      local path = H.write(H.tmp(".c"), f[1])
+      for _, c in ipairs { "kernel %s", "kernel %s --json", "flatten %s", "loops %s", "adjoint %s -o " .. out } do
+        local args = c:format(path)
+        local o, err, code = H.cgwb(args)
+        assert.equal(2, code, args .. ": " .. err)
+        assert.equal("", o, args)
+        assert.truthy(err:find(path .. f[2], 1, true), args .. ": " .. err)
+        assert.is_nil(err:find("--function F is needed", 1, true), err)
+        all_text(err, args)
+      end
+    end
+    assert.is_nil(io.open(out, "rb"))
+  end)
+
+  it("an argument's bytes that are not text are shown escaped, UTF-8 text as it is", function()
+    local _, err, code = H.cgwb("loops examples/kernels/utke-fig1.c --function $(printf 'f\\343\\001')")
+    assert.equal(2, code)
+    assert.equal("cgwb loops: examples/kernels/utke-fig1.c: no function 'f\\xe3\\x01'\n", err)
+    _, err = H.cgwb("flatten examples/kernels/hovland-fig1-aliased.c --assume $(printf 'a\\343!=b')")
+    assert.equal("cgwb flatten: --assume 'a\\xe3!=b': expected NAME!=NAME or NAME==NAME\n", err)
+    _, err = H.cgwb("kernel examples/kernels/utke-fig1.c --bogus$(printf '\\343')")
+    all_text(err, "an unknown option")
+    local shown = require("cgwb.cli").shown
+    assert.equal("donn\195\169es.c: a\tb\\x00\\x7f\\xff", shown("donn\195\169es.c: a\tb\0\127\255"))
+  end)
 end)

@@ -364,6 +364,8 @@ describe("cgwb flatten: bad input exits 2 with the place", function()
     bad(K .. "utke-fig1.c --split " .. boom, boom .. ":2:", "attempt to index")
     local num = H.write(H.tmp(".lua"), "return 42\n")
     bad(K .. "utke-fig1.c --split " .. num, num .. ": must return a function split(info) (returned a number)")
+    local str = H.write(H.tmp(".lua"), "return 'statement'\n")
+    bad(K .. "utke-fig1.c --split " .. str, str .. ": must return a function split(info) (returned a string)")
   end)
 
   it("bad options: --emit without -o, -o without --emit, --emit other, names, --order, --assume", function()
@@ -379,8 +381,14 @@ describe("cgwb flatten: bad input exits 2 with the place", function()
     bad(K .. "meshflux.c --function residual --dependents return", K .. "meshflux.c: dependents: 'return': residual "
       .. "does not return a double")
     bad(K .. "utke-fig1.c --order nosuch", "unknown ordering 'nosuch' for vertex elimination")
-    bad(K .. "utke-fig1.c --order markowitz,front", "--order: 'front' belongs to edge elimination; tangent code "
-      .. "preaccumulates by vertex elimination (forward, reverse,") -- the message doc/tangent-code.md gives
+    -- the message doc/tangent-code.md promises ("What is refused"), read from it
+    local promised = H.read("doc/tangent-code.md"):match("`\"markowitz,front\"`%):%s*`([^`]+)`")
+    promised = assert(promised, "doc/tangent-code.md: the message for markowitz,front"):gsub("%s+", " ")
+    assert.equal("--order: 'front' belongs to edge elimination; tangent code preaccumulates by vertex elimination "
+      .. "(forward, reverse, ...)", promised)
+    for _, emit in ipairs { "", " --emit tangent -o x.c", " --emit tangent-vector -o x.c" } do
+      bad(K .. "utke-fig1.c --order markowitz,front" .. emit, "cgwb flatten: " .. promised:gsub("%.%.%.%)$", ""))
+    end
     bad(K .. "utke-fig1.c --order nosuch.lua", "nosuch.lua: cannot open:")
     bad(K .. "utke-fig1.c --function 7", K .. "utke-fig1.c: no function 7 (the kernel has 1)")
     bad(K .. "hovland-fig1-aliased.c --assume 'a<b'", "--assume 'a<b': expected NAME!=NAME or NAME==NAME")

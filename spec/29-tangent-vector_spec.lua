@@ -70,7 +70,8 @@ local function case_files(n, c)
       or ("sv%d[%d] = 1.0;"):format(col.param, j - 1)
   end
   for j, col in ipairs(c.cols) do out[#out + 1] = "  " .. (seed(j, col, false) or "") end
-  out[#out + 1] = ("  %s_dv(%s);"):format(c.fname, table.concat(vargs, ", "))
+  if c.ret == "int" then out[#out + 1] = "  int ret;"; vargs[#vargs + 1] = "&ret" end -- the result through cg_ret
+  out[#out + 1] = ("  if (%s_dv(%s) != 0) printf(\"%d 0 F 0\\n\");"):format(c.fname, table.concat(vargs, ", "), n)
   for i, a in ipairs(arrs) do
     if (a.type or "double") == "double" then
       out[#out + 1] = ("  printf(\"%d 0 P %d\"); for (i = 0; i < %d; i++) printf(\" %%a\", A%d[i]); printf(\"\\n\");")
@@ -129,6 +130,7 @@ local function run_cases(cases)
     got[n] = got[n] or { P = {}, V = {}, S = {} }
     local vals = {}
     for x in rest:gmatch("%S+") do vals[#vals + 1] = num(x) end
+    if kind == "F" then error(cases[n].label .. ": F_dv returned a nonzero status") end
     if kind == "P" then got[n].P[a] = vals
     else got[n][kind][d + 1] = got[n][kind][d + 1] or {}; got[n][kind][d + 1][a] = vals end
   end
@@ -159,7 +161,8 @@ local function make_case(text, name, fname, call, opts)
   local J = assert(k:jacobian(sname, call))
   local cols = {}
   for j, c in ipairs(J.cols) do cols[j] = c.param and { param = c.param } or { array = c.array, cell = c.cell } end
-  return { code = code, vcode = vcode, fname = sname, params = fn.params, call = call, run = assert(k:run(sname, call)),
+  return { code = code, vcode = vcode, fname = sname, params = fn.params, ret = fn.ret, call = call,
+           run = assert(k:run(sname, call)),
            J = J, cols = cols, label = name .. ":" .. fname }
 end
 
@@ -205,10 +208,11 @@ describe("the vector tangent code F_dv", function()
   it("has the vector signature: nd first, flat tangent pointers, a by-value tangent copied", function()
     local k = assert(cgwb.read_kernel(K .. "utke-fig2.c"))
     local code = assert(tangent.emit(k, "fig2", { vector = true }))
-    assert.truthy(code:find("double fig2_dv(int cg_nd, double x, const double *cg_in_xd, double *z, double *zd, "
-      .. "int k, double *fig2_ret_d)", 1, true))
+    assert.truthy(code:find("int fig2_dv(int cg_nd, double x, const double *cg_in_xd, double *z, double *zd, "
+      .. "int k, double *cg_ret, double *fig2_ret_d)", 1, true)) -- the status returned, the result through cg_ret
     assert.truthy(code:find("zd = (zd + k * cg_nd);", 1, true))       -- the pointer moves by k cells
-    assert.truthy(code:find("if (cg_nd < 0 || cg_nd > CG_MAXDIR) return NAN;", 1, true))
+    assert.truthy(code:find("if (cg_nd < 0 || cg_nd > CG_MAXDIR) return -1;", 1, true))
+    assert.truthy(code:find("*cg_ret = y;\n  return 0;\n}", 1, true))
     -- one elimination, then the loop over the directions
     local _, nw = code:gsub("cg_w1_4 = %-cg_w1_3;", "")
     assert.equal(1, nw)
@@ -218,19 +222,24 @@ describe("the vector tangent code F_dv", function()
     assert.equal(assert(tangent.emit(k, "fig2")), assert(tangent.emit(k, "fig2", { vector = false })))
   end)
 
-  it("refuses nd out of 0..CG_MAXDIR at run time, touching nothing; nd = 0 gives the primal alone", function()
+  it("returns -1 for nd out of 0..CG_MAXDIR, touching nothing; 0 otherwise; nd = 0 gives the primal alone", function()
     local k = assert(cgwb.read_kernel(K .. "utke-fig2.c"))
     local code = assert(tangent.emit(k, "fig2", { vector = true }))
     local drv = code .. [[
 #include <stdio.h>
+static void call(int nd) {
+  double z[4] = {1.5, 2.5, 0.5, 3.0}, zd[12], xd[3] = {1.0, 0.0, 0.0}, rd[3] = {7.0, 7.0, 7.0}, y = 9.0;
+  int i, rc, same = 1;
+  for (i = 0; i < 12; i++) zd[i] = 5.0;
+  rc = fig2_dv(nd, 0.75, xd, z, zd, 1, &y, rd);
+  for (i = 0; i < 12; i++) same = same && zd[i] == 5.0;
+  printf("%d %d %a %a %a %a %d\n", nd, rc, y, z[0], z[1], rd[0], same);
+}
 int main(void) {
-  double z[4] = {1.5, 2.5, 0.5, 3.0}, zd[12] = {0.0}, xd[3] = {1.0, 0.0, 0.0}, rd[3] = {7.0, 7.0, 7.0}, y;
-  y = fig2_dv(3, 0.75, xd, z, zd, 1, rd);   /* CG_MAXDIR is 2 here */
-  printf("%a %a %a %a\n", y, z[0], zd[0], rd[0]);
-  y = fig2_dv(-1, 0.75, xd, z, zd, 1, rd);
-  printf("%a %a %a %a\n", y, z[0], zd[0], rd[0]);
-  y = fig2_dv(0, 0.75, xd, z, zd, 1, rd);
-  printf("%a %a %a %a\n", y, z[0], zd[0], rd[0]);
+  call(CG_MAXDIR + 1); /* CG_MAXDIR is 2 here */
+  call(-1);
+  call(0);
+  call(CG_MAXDIR);
   return 0;
 }
 ]]
@@ -242,14 +251,15 @@ int main(void) {
     os.remove(src); os.remove(exe)
     local lines = {}
     for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
-    assert.equal(3, #lines)
-    for i = 1, 2 do -- NaN, and z, zd, rd as they were
-      local y, rest = lines[i]:match("^(%S+) (.*)$")
-      assert.truthy(y:find("nan"), lines[i])
-      assert.equal(("%a %a %a"):format(1.5, 0.0, 7.0), rest)
-    end
+    assert.equal(4, #lines)
+    local untouched = ("%a %a %a %a 1"):format(9.0, 1.5, 2.5, 7.0) -- y, z, rd as they were, zd too
+    assert.equal("3 -1 " .. untouched, lines[1])
+    assert.equal("-1 -1 " .. untouched, lines[2])
     -- nd = 0: z[0] = -(z[0] * x), the result z[1] / x, no tangent written
-    assert.equal(("%a %a %a %a"):format(2.5 / 0.75, -(1.5 * 0.75), 0.0, 7.0), lines[3])
+    assert.equal(("0 0 %a %a %a %a 1"):format(2.5 / 0.75, -(1.5 * 0.75), 2.5, 7.0), lines[3])
+    local nd, rc = lines[4]:match("^(%S+) (%S+)")
+    assert.same({ "2", "0" }, { nd, rc })
+    assert.is_nil(lines[4]:find(" 1$")) -- zd written
   end)
 
   it("is written by cgwb flatten --emit tangent-vector", function()

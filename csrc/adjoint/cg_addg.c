@@ -3,7 +3,6 @@
  * Fidanova & Held, sec. 2 and 3); cg_addg.h gives the representation,
  * doc/adjoint-loops.md the rules. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cg_addg.h"
@@ -414,40 +413,62 @@ static int32_t shared_class(const cg_kalias *al, int32_t s, int32_t t) {
   return best;
 }
 
-/* An edge as one row: from, to, carried, kind, obj, to_acc, from_acc (the
- * sort key in that order; the first five decide duplicates). */
-typedef struct erow {
-  int32_t f[7];
-} erow;
+/* The edges' sort keys, in order: from, to, carried, kind, obj, to_acc,
+ * from_acc (the first five decide duplicates). */
+typedef struct ekeys {
+  const int32_t *col[7];
+} ekeys;
 
-static int erow_cmp(const void *pa, const void *pb) {
-  const erow *a = (const erow *)pa, *b = (const erow *)pb;
-  int i;
-  for (i = 0; i < 7; i++)
-    if (a->f[i] != b->f[i]) return a->f[i] < b->f[i] ? -1 : 1;
+static int ekeys_cmp(const ekeys *k, uint32_t a, uint32_t b, int nkeys) {
+  int f;
+  for (f = 0; f < nkeys; f++)
+    if (k->col[f][a] != k->col[f][b]) return k->col[f][a] < k->col[f][b] ? -1 : 1;
   return 0;
 }
 
-/* Sorts the edges and drops the duplicates (another access pair, same key). */
+static int edge_cmp(void *ctx, const void *pa, const void *pb) {
+  return ekeys_cmp((const ekeys *)ctx, *(const uint32_t *)pa, *(const uint32_t *)pb, 7);
+}
+
+/* Column *c of capacity *cap shrunk to n >= 1 entries (left as it is if
+ * the allocator refuses). */
+static void shrink_col(cg_alloc *A, int32_t **c, size_t *cap, uint32_t n) {
+  int32_t *p;
+  if (n >= *cap) return;
+  if ((p = CG_RENEW(A, *c, int32_t, *cap, n)) != NULL) *c = p, *cap = n;
+}
+
+/* Sorts the edges and drops the duplicates (another access pair, same
+ * key): a permutation is sorted (cg_sort: 4 + 4 bytes an edge from g->A,
+ * where rows of the seven keys took 28 and qsort's copy of them 28 more,
+ * from malloc, outside the memory limit), each column is gathered through
+ * it, and the columns shrink to the edges kept. */
 static int sort_edges(cg_addg *g) {
-  uint32_t n = g->nedge, i, cnt = 0;
-  int32_t *cols[7];
-  erow *rows = CG_NEW(g->A, erow, n + 1);
+  uint32_t n = g->nedge, i, cnt = 0, *p;
+  int32_t **cols[7], *v;
+  size_t *caps[7];
+  ekeys k;
   int f;
-  if (!rows) return CG_ENOMEM;
-  cols[0] = g->e_from, cols[1] = g->e_to, cols[2] = g->e_carried, cols[3] = g->e_kind, cols[4] = g->e_obj;
-  cols[5] = g->e_to_acc, cols[6] = g->e_from_acc;
+  if (n == 0) return CG_OK; /* the columns are NULL */
+  cols[0] = &g->e_from, cols[1] = &g->e_to, cols[2] = &g->e_carried, cols[3] = &g->e_kind;
+  cols[4] = &g->e_obj, cols[5] = &g->e_to_acc, cols[6] = &g->e_from_acc;
+  caps[0] = &g->cap_e[0], caps[1] = &g->cap_e[1], caps[2] = &g->cap_e[4], caps[3] = &g->cap_e[3];
+  caps[4] = &g->cap_e[2], caps[5] = &g->cap_e[5], caps[6] = &g->cap_e7;
+  for (f = 0; f < 7; f++) k.col[f] = *cols[f];
+  if (!(p = CG_NEW(g->A, uint32_t, n))) return CG_ENOMEM;
+  for (i = 0; i < n; i++) p[i] = i;
+  if (cg_sort(g->A, p, n, sizeof *p, edge_cmp, &k)) return CG_FREE(g->A, p, uint32_t, n), CG_ENOMEM;
   for (i = 0; i < n; i++)
-    for (f = 0; f < 7; f++) rows[i].f[f] = cols[f][i];
-  if (n) qsort(rows, n, sizeof *rows, erow_cmp);
-  for (i = 0; i < n; i++) {
-    if (cnt > 0 && !memcmp(rows[cnt - 1].f, rows[i].f, 5 * sizeof(int32_t))) continue;
-    rows[cnt++] = rows[i];
+    if (cnt == 0 || ekeys_cmp(&k, p[cnt - 1], p[i], 5)) p[cnt++] = p[i];
+  if (!(v = CG_NEW(g->A, int32_t, cnt))) return CG_FREE(g->A, p, uint32_t, n), CG_ENOMEM;
+  for (f = 0; f < 7; f++) {
+    int32_t *c = *cols[f];
+    for (i = 0; i < cnt; i++) v[i] = c[p[i]];
+    memcpy(c, v, cnt * sizeof *v);
+    shrink_col(g->A, cols[f], caps[f], cnt);
   }
-  for (i = 0; i < cnt; i++)
-    for (f = 0; f < 7; f++) cols[f][i] = rows[i].f[f];
   g->nedge = cnt;
-  CG_FREE(g->A, rows, erow, n + 1);
+  CG_FREE(g->A, v, int32_t, cnt), CG_FREE(g->A, p, uint32_t, n);
   return CG_OK;
 }
 
@@ -651,9 +672,10 @@ typedef struct grp {
   int32_t why; /* the access naming the problem: a call's, the min/max or product write */
 } grp;
 
-static int grp_cmp(const void *pa, const void *pb) {
+static int grp_cmp(void *ctx, const void *pa, const void *pb) {
   const grp *a = (const grp *)pa, *b = (const grp *)pb;
   int c = strcmp(a->name, b->name);
+  (void)ctx;
   return c ? c : (a->obj > b->obj) - (a->obj < b->obj);
 }
 
@@ -830,8 +852,9 @@ typedef struct oacc {
   int32_t obj, acc;
 } oacc;
 
-static int oacc_cmp(const void *pa, const void *pb) {
+static int oacc_cmp(void *ctx, const void *pa, const void *pb) {
   const oacc *a = (const oacc *)pa, *b = (const oacc *)pb;
+  (void)ctx;
   if (a->obj != b->obj) return a->obj < b->obj ? -1 : 1;
   return (a->acc > b->acc) - (a->acc < b->acc);
 }
@@ -852,7 +875,7 @@ static int loop_groups(run *r, int32_t l, grp **gs, uint32_t *ng, uint32_t *np) 
       int32_t a = r->lacc[r->lacc_off[l] + i], s = al->acc_set[a];
       for (j = 0; j < al->set_n[s]; j++) pr[n].obj = al->addr[al->set_off[s] + j].obj, pr[n++].acc = a;
     }
-    if (n) qsort(pr, n, sizeof *pr, oacc_cmp);
+    if (cg_sort(g->A, pr, n, sizeof *pr, oacc_cmp, NULL)) r->err = CG_ENOMEM;
     for (i = 0; i < n; i++) acc[i] = pr[i].acc;
     for (i = 0; i < n && !r->err; i = j) {
       grp *gp = &(*gs)[(*ng)++];
@@ -861,7 +884,7 @@ static int loop_groups(run *r, int32_t l, grp **gs, uint32_t *ng, uint32_t *np) 
       classify(r, l, acc + i, j - i, gp);
       if (pr[i].obj == cobj) gp->cls = -1; /* the counter: no class */
     }
-    if (*ng) qsort(*gs, *ng, sizeof **gs, grp_cmp);
+    if (!r->err && cg_sort(g->A, *gs, *ng, sizeof **gs, grp_cmp, NULL)) r->err = CG_ENOMEM;
   } else {
     r->err = CG_ENOMEM;
   }
@@ -1123,12 +1146,19 @@ static int prepare(run *r) {
   return CG_OK;
 }
 
+/* The message of a run that ran out of memory with nedge edges made. */
+static void oom(const cg_kalias *al, uint32_t nedge, cg_error *e) {
+  const cg_kernel *k = al->k;
+  cg_seterr(e, CG_ENOMEM, "%s: %s: out of memory for the dependence graph (%u edges made)",
+            k->file ? k->file : "kernel", k->names[CG_KFUNC(k, al->func, NAME)], nedge);
+}
+
 cg_addg *cg_addg_run(cg_alloc *A, cg_kalias *al, cg_error *e) {
   cg_addg *g = CG_NEW(A, cg_addg, 1);
   run r;
   cls_use cu;
   uint32_t l;
-  if (!g) return cg_seterr(e, CG_ENOMEM, "out of memory (dependence graph)"), NULL;
+  if (!g) return oom(al, 0, e), NULL;
   memset(g, 0, sizeof *g);
   memset(&r, 0, sizeof r);
   memset(&cu, 0, sizeof cu);
@@ -1147,8 +1177,8 @@ cg_addg *cg_addg_run(cg_alloc *A, cg_kalias *al, cg_error *e) {
 oom:
   if (cu.wr) CG_FREE(A, cu.wr, uint8_t, 3 * (size_t)al->ncls + 1);
   run_free(&r);
+  oom(al, g->nedge, e);
   cg_addg_free(g);
-  cg_seterr(e, CG_ENOMEM, "out of memory (dependence graph)");
   return NULL;
 }
 

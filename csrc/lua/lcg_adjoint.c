@@ -181,6 +181,33 @@ static void push_loop(lua_State *L, const cg_addg *g, uint32_t l) {
   push_names(L, g, l, g->la_read), lua_setfield(L, -2, "reads");
 }
 
+/* What the tables of core.kernel_loops take of Lua's heap, measured on Lua
+ * 5.4 (collectgarbage("count") around the call, kernels of 10^2 to 10^7
+ * edges): an edge's table of seven fields with its slot 264 bytes, a node's
+ * with its text under 384, a loop's under 2 KiB, a row of its access,
+ * snapshot, writes and reads lists under 160, a carried edge's id 16. */
+enum { LUA_EDGE = 264, LUA_NODE = 384, LUA_LOOP = 2048, LUA_ROW = 160, LUA_ID = 16 };
+
+/* The memory limit counts what the core allocates, and Lua's heap holds
+ * the tables made here: a function of n statements may have n^2 edges,
+ * each 28 bytes in the core and 264 as a table.  So the tables are refused
+ * as an allocation of the core is, when their estimate would take what the
+ * budget counts past its limit: CG_ENOMEM with e and the budget's mark set
+ * (lcg_fail then names the limit), else CG_OK. */
+static int tables_fit(lua_State *L, const cg_addg *g, cg_error *e) {
+  const cg_kernel *k = g->al->k;
+  cg_budget *b = lcg_budget(L);
+  double need = (double)g->nedge * LUA_EDGE + (double)g->nnode * LUA_NODE + (double)g->nloop * LUA_LOOP +
+                (3.0 * g->nla_tmp + g->nls_tmp) * LUA_ROW + (double)g->nlc_tmp * LUA_ID;
+  char size[32], used[32];
+  if (!b->limit || (double)b->used + need <= (double)b->limit) return CG_OK;
+  b->hit = 1;
+  cg_fmt_bytes(size, sizeof size, need), cg_fmt_bytes(used, sizeof used, (double)b->used);
+  return cg_seterr(e, CG_ENOMEM, "%s: %s: the dependence graph's %u nodes and %u edges need about %s as Lua tables "
+                   "beside the %s in use", k->file ? k->file : "kernel", k->names[CG_KFUNC(k, g->func, NAME)],
+                   g->nnode, g->nedge, size, used);
+}
+
 /* core.kernel_loops(k, f [, opts]) -> {func, ddg, loops} | nil, msg */
 static int l_kernel_loops(lua_State *L) {
   const cg_kernel *k = lcg_checkkernel(L, 1);
@@ -206,7 +233,7 @@ static int l_kernel_loops(lua_State *L) {
     if (cg_kalias_override_all(x->al, lcg_alias_override, L, &e)) return lcg_fail(L, &e);
   }
   lua_pop(L, 1);
-  if (!(x->g = cg_addg_run(&x->A, x->al, &e))) return lcg_fail(L, &e);
+  if (!(x->g = cg_addg_run(&x->A, x->al, &e)) || tables_fit(L, x->g, &e)) return lcg_fail(L, &e);
   lua_createtable(L, 0, 3);
   lua_pushstring(L, k->names[CG_KFUNC(k, f, NAME)]), lua_setfield(L, -2, "func");
   push_ddg(L, x->g), lua_setfield(L, -2, "ddg");
@@ -236,7 +263,9 @@ carried=, line=, col=}...}}; loops = {{stmt=, line=, col=, depth=, parent=, inde
 independent=, verdict = "accept"|"refuse", reason=, pragma_status=, access=, carried=,
 terminal=, dry_run=, snapshot=, writes=, reads=}...} (doc/adjoint-loops.md).
 opts: assume, alias (as core.kernel_flatten), independents, dependents (checked names).
-cgwb.loops.analyse calls it.
+A graph, or tables for it (estimated before they are made: about 264 bytes an edge), past
+the memory limit raises the limit's message.  cgwb.loops.analyse calls it (and returns that
+message as nil, message).
 @function kernel_loops
 */
 

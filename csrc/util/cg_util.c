@@ -141,6 +141,37 @@ int cg_reserve(cg_alloc *A, void **arr, size_t *cap, size_t need, size_t elsize)
   return CG_OK;
 }
 
+/* One pass of cg_sort: the runs of w elements of src merged in pairs into
+ * dst (on a tie the left run's first: stable). */
+static void merge_pass(const char *src, char *dst, size_t n, size_t size, size_t w, cg_cmpf cmp, void *ctx) {
+  size_t lo, mid, hi, i, j, k;
+  for (lo = 0; lo < n; lo = hi) {
+    mid = w < n - lo ? lo + w : n;
+    hi = w < n - mid ? mid + w : n;
+    for (i = lo, j = mid, k = lo; i < mid && j < hi; k++) {
+      const char *take = cmp(ctx, src + j * size, src + i * size) < 0 ? src + j++ * size : src + i++ * size;
+      memcpy(dst + k * size, take, size);
+    }
+    if (i < mid) memcpy(dst + k * size, src + i * size, (mid - i) * size);
+    else if (j < hi) memcpy(dst + k * size, src + j * size, (hi - j) * size);
+  }
+}
+
+int cg_sort(cg_alloc *A, void *base, size_t n, size_t size, cg_cmpf cmp, void *ctx) {
+  char *a = (char *)base, *b, *src, *dst, *t;
+  size_t w;
+  if (n < 2 || size == 0) return CG_OK;
+  if (n > SIZE_MAX / 2 || !(b = (char *)cg_malloc_n(A, n, size))) return CG_ENOMEM;
+  src = a, dst = b;
+  for (w = 1; w < n; w *= 2) { /* w < n <= SIZE_MAX / 2: no wrap */
+    merge_pass(src, dst, n, size, w, cmp, ctx);
+    t = src, src = dst, dst = t;
+  }
+  if (src != a) memcpy(a, src, n * size);
+  cg_free(A, b, n * size);
+  return CG_OK;
+}
+
 int cg_seterr(cg_error *e, int code, const char *fmt, ...) {
   va_list ap;
   if (!e) return code;

@@ -137,6 +137,16 @@ void cg_fmt_bytes(char *buf, size_t size, double bytes);
  * unchanged and CG_ENOMEM is returned. */
 int cg_reserve(cg_alloc *A, void **arr, size_t *cap, size_t need, size_t elsize);
 
+/* Sorts the n elements of `size` bytes at base by cmp(ctx, a, b) (< 0, 0,
+ * > 0), stably: a merge sort whose workspace (as large as the array) comes
+ * from A.  The core sorts what may be large through it, not qsort, whose
+ * workspace comes from malloc, outside A and its budget (glibc's qsort
+ * merges through a malloc'd copy of the array).  At most n log2 n
+ * comparisons.  CG_ENOMEM, the array unchanged, when the workspace cannot
+ * be had. */
+typedef int (*cg_cmpf)(void *ctx, const void *a, const void *b);
+int cg_sort(cg_alloc *A, void *base, size_t n, size_t size, cg_cmpf cmp, void *ctx);
+
 /* Records an error (printf-style) and returns its code. */
 int cg_seterr(cg_error *e, int code, const char *fmt, ...)
 #if defined(__GNUC__)

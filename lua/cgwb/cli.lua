@@ -1,6 +1,6 @@
 --- The cgwb command line: a thin layer over the Lua API.
 -- Results go to stdout, everything else to stderr.  Exit status 0 on success,
--- 1 on a runtime error, 2 on bad usage or bad input, 3 when a point leaves the
+-- 1 on a runtime error (out of memory too), 2 on bad usage or bad input, 3 when a point leaves the
 -- branch recorded on the tape (doc/usage.md, "Exit status").
 -- @module cgwb.cli
 local argparse = require "argparse"
@@ -1815,6 +1815,27 @@ local function join_negatives(list)
   return out
 end
 
+-- A message as stderr shows it: a byte that is not part of UTF-8 text, and
+-- a control byte but tab and newline, as \xHH (a NUL as \x00), whatever it
+-- quotes (an argument, a path); kparse shows the kernel's own bytes so.
+local function shown(msg)
+  local out, i = {}, 1
+  while true do
+    local ok, bad = utf8.len(msg, i)
+    if ok then out[#out + 1] = msg:sub(i) break end
+    out[#out + 1] = msg:sub(i, bad - 1)
+    out[#out + 1] = ("\\x%02x"):format(msg:byte(bad))
+    i = bad + 1
+  end
+  return (table.concat(out):gsub("%c", function(c)
+    return (c == "\t" or c == "\n") and c or ("\\x%02x"):format(c:byte())
+  end))
+end
+--- A message as the command line prints it: (msg) -> text, bytes that are not UTF-8 text and
+-- control bytes (but tab and newline) as \xHH.
+-- @function shown
+M.shown = shown
+
 -- Prints the usage of the command named in list (or the top level's), then
 -- the message; returns 2.
 local function usage_error(parser, subs, list, msg)
@@ -1823,9 +1844,36 @@ local function usage_error(parser, subs, list, msg)
     if subs[w] then name = w; break end
   end
   local usage = name and subs[name]:get_usage() or parser:get_usage()
-  io.stderr:write(usage, "\n\ncgwb", name and (" " .. name) or "", ": ", msg, "\n")
+  io.stderr:write(usage, "\n\ncgwb", name and (" " .. name) or "", ": ", shown(tostring(msg)), "\n")
   if name then io.stderr:write("(cgwb help ", name, " for the options)\n") end
   return 2
+end
+
+-- Whether a failure's message is the memory's, not the input's: the memory
+-- limit (CGWB_MEMORY_LIMIT: "memory limit of ... reached", an ordering that
+-- "would need more than ...", the graph build's "over the memory limit of"),
+-- an allocation the core could not make (CG_ENOMEM: "... out of memory ...")
+-- or one Lua could not ("not enough memory").  The API returns some of them
+-- as nil, message, the way it returns bad input; their exit status is 1.
+local function memory_failure(msg)
+  if type(msg) ~= "string" then return false end
+  for _, s in ipairs { "(CGWB_MEMORY_LIMIT)", "over the memory limit of", "out of memory", "not enough memory" } do
+    if msg:find(s, 1, true) then return true end
+  end
+  return false
+end
+--- Whether an error message is a memory failure (the memory limit, the core's or Lua's out of
+-- memory): (msg) -> boolean.  The command line exits 1 on those, never 2.
+-- @function memory_failure
+M.memory_failure = memory_failure
+
+-- The failure of a command's run as {code, msg, trace}.  A memory error of
+-- Lua's own (LUA_ERRMEM) reaches here as its message: xpcall runs no
+-- handler for it.  A memory failure exits 1 whichever path reported it.
+local function failure(err)
+  if type(err) ~= "table" then err = { code = 1, msg = tostring(err) } end
+  if err.code == 2 and memory_failure(err.msg) then err.code = 1 end
+  return err
 end
 
 -- Runs command `name` with the parsed arguments `a`; returns the exit status.
@@ -1840,8 +1888,9 @@ local function dispatch(name, a)
     io.stdout:flush()
     return 0
   end
+  err = failure(err)
   require("cgwb.progress").quiet(true) -- closes a progress line left open before the message
-  io.stderr:write("cgwb ", name, ": ", err.msg, "\n")
+  io.stderr:write("cgwb ", name, ": ", shown(err.msg), "\n")
   if err.trace and os.getenv("CGWB_DEBUG") then io.stderr:write(err.trace, "\n") end
   return err.code
 end

@@ -700,6 +700,8 @@ end
 
 -- A call G(...) -> G_d(...) with each double and double * argument
 -- followed by its tangent, a double result's tangent through a pointer.
+-- Vector mode: G_dv's result comes through a pointer too, and its status
+-- is dropped (cg_nd, checked on entry, is in range).
 function F:call(st)
   local u, gen = self.u, self.gen
   local g = self:get("stmt", st, "X0")
@@ -720,12 +722,25 @@ function F:call(st)
     end
   end
   local call = gen.fname_d[g] .. "("
-  if LAY.types[self:get("func", g, "RET") + 1] == "double" then
+  local ret = LAY.types[self:get("func", g, "RET") + 1]
+  if gen.vector then
+    call = "(void)" .. call
+    if ret ~= "void" then -- the result through a pointer, before a double's tangents
+      local r = ret == "double" and self:temp("r") or self:itemp("ri")
+      args[#args + 1] = "&" .. r
+      if ret == "int" then
+        self:line(call .. table.concat(args, ", ") .. ");")
+        if lhs >= 0 then self:line(u:expr(lhs, true) .. " = " .. r .. ";") end
+        return
+      end
+    end
+  end
+  if ret == "double" then
     local r, rd = self:temp("r"), self:temp("rd", gen.vector)
     args[#args + 1] = (gen.vector and "" or "&") .. rd
     call = call .. table.concat(args, ", ") .. ")"
     if lhs >= 0 then
-      self:line(r .. " = " .. call .. ";")
+      self:line((gen.vector and "" or (r .. " = ")) .. call .. ";")
       local rv = gen.vector and (rd .. "[" .. gen.prefix .. "i]") or rd
       self:tline(self:tlvalue(lhs) .. " = " .. rv .. ";") -- both lvalues on the state after the call
       self:line(u:expr(lhs, true) .. " = " .. r .. ";")
@@ -746,6 +761,16 @@ function F:temp(base, vec)
     self.temps[name] = true
     -- an array zeroed: gcc's -Wmaybe-uninitialized cannot see the loop over nd fill it
     self.temp_list[#self.temp_list + 1] = name .. (vec and "[CG_MAXDIR] = {0.0}" or "")
+  end
+  return name
+end
+
+-- A function-wide temporary int (declared once): vector mode's int results.
+function F:itemp(base)
+  local name = self.gen.prefix .. base
+  if not self.temps[name] then
+    self.temps[name] = true
+    self.itemp_list[#self.itemp_list + 1] = name
   end
   return name
 end
@@ -810,7 +835,12 @@ function F:stmt(st)
       if self.gen.vector then self:tline(self.ret_d .. "[" .. self.gen.prefix .. "i] = " .. self:texpr(x) .. ";")
       else self:line("*" .. self.ret_d .. " = " .. self:texpr(x) .. ";") end
     end
-    self:line(x >= 0 and ("return " .. self.u:expr(x, true) .. ";") or "return;")
+    if self.gen.vector then -- the result through cg_ret, the status 0
+      if x >= 0 then self:line("*" .. self.gen.prefix .. "ret = " .. self.u:expr(x, true) .. ";") end
+      self:line("return 0;")
+    else
+      self:line(x >= 0 and ("return " .. self.u:expr(x, true) .. ";") or "return;")
+    end
   elseif kind == "break" then
     self:line("break;")
   else -- continue: to the step slice of the innermost loop
@@ -1087,9 +1117,7 @@ function F:emit()
       zero[#zero + 1] = { text = table.concat(copies, " ", i, math.min(#copies, i + 3)) }
     end
     body[#body + 1] = { ind = 1, text = "int " .. P .. "i;" }
-    local check = ("if (%snd < 0 || %snd > CG_MAXDIR) return%s;"):format(P, P,
-      self.ret_double and " NAN" or (LAY.types[self:get("func", f, "RET") + 1] == "int" and " 0" or ""))
-    body[#body + 1] = { ind = 1, text = check }
+    body[#body + 1] = { ind = 1, text = ("if (%snd < 0 || %snd > CG_MAXDIR) return -1;"):format(P, P) }
     local ones = {}
     for _, z in ipairs(zero) do
       if z.text then
@@ -1107,16 +1135,25 @@ function F:emit()
   end
   local ndecl = #body
   local voids = {} -- a tangent (or a local of F) may be set and never read: no -Wunused warning
-  if gen.vector then voids[1] = "(void)" .. P .. "nd;" end
+  if gen.vector then voids[1], voids[2] = "(void)" .. P .. "nd;", "(void)" .. P .. "i;" end -- cg_i: no loop over nd in some
+  if gen.vector and LAY.types[self:get("func", f, "RET") + 1] ~= "void" then voids[#voids + 1] = "(void)" .. P .. "ret;" end
   for s = sym0, sym0 + ns - 1 do
     voids[#voids + 1] = "(void)" .. u.cname[s] .. ";"
     if self:is_double_sym(s) then voids[#voids + 1] = "(void)" .. gen.tname[s] .. ";" end
   end
   if self.ret_double then voids[#voids + 1] = "(void)" .. self.ret_d .. ";" end
   for i = 1, #voids, 8 do body[#body + 1] = { ind = 1, text = table.concat(voids, " ", i, math.min(#voids, i + 7)) } end
-  self:slice(self:get("func", f, "BODY"), self:get("func", f, "NBODY"))
+  local first, nbody = self:get("func", f, "BODY"), self:get("func", f, "NBODY")
+  self:slice(first, nbody)
+  local last = nbody > 0 and u.flat.list[first + nbody]
+  if gen.vector and not (last and LAY.stmts[self:get("stmt", last, "KIND") + 1] == "return") then
+    self:line("return 0;") -- the end of F reached: status 0
+  end
   if #self.temp_list > 0 then
     table.insert(body, ndecl + 1, { ind = 1, text = "double " .. table.concat(self.temp_list, ", ") .. ";" })
+  end
+  if #self.itemp_list > 0 then
+    table.insert(body, ndecl + 1, { ind = 1, text = "int " .. table.concat(self.itemp_list, ", ") .. ";" })
   end
   for _, l in ipairs(body) do
     if l.label then
@@ -1165,7 +1202,10 @@ function G:zero_global(s)
 end
 
 -- F_d's signature: each double and double * parameter followed by its
--- tangent; a double result's tangent through a trailing double *.
+-- tangent; a double result's tangent through a trailing double *.  F_dv's:
+-- cg_nd first, the tangents as flat pointers, a result through a pointer
+-- (before a double's tangents), the status returned (0, -1: cg_nd out of
+-- 0..CG_MAXDIR).
 function G:signature(f)
   local u = self.u
   local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
@@ -1188,8 +1228,9 @@ function G:signature(f)
     end
   end
   local ret = LAY.types[u:get("func", f, "RET") + 1]
+  if self.vector and ret ~= "void" then parts[#parts + 1] = ret .. " *" .. self.prefix .. "ret" end
   if ret == "double" then parts[#parts + 1] = "double *" .. self.ret_name[f] end
-  return ret .. " " .. self.fname_d[f] .. "(" .. (#parts == 0 and "void" or table.concat(parts, ", ")) .. ")"
+  return (self.vector and "int" or ret) .. " " .. self.fname_d[f] .. "(" .. (#parts == 0 and "void" or table.concat(parts, ", ")) .. ")"
 end
 
 -- Records the costs of subgraph sg of function fid.
@@ -1310,7 +1351,8 @@ function M.emit(k, fname, opts)
   if not main_res then return nil, err end
   local texts = {}
   for _, f in ipairs(funcs) do
-    local fn = setmetatable({ u = u, gen = gen, fid = f, temps = {}, temp_list = {}, loops = {}, nloop = 0 }, F)
+    local fn = setmetatable({ u = u, gen = gen, fid = f, temps = {}, temp_list = {}, itemp_list = {}, loops = {},
+                              nloop = 0 }, F)
     local ok, text = pcall(fn.emit, fn)
     if not ok then return nil, ("%s: %s: %s"):format(k:file(), u:name_of("func", f), tostring(text)) end
     texts[#texts + 1] = text

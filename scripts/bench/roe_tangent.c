@@ -82,17 +82,18 @@ static double tangent(int inner, double *sum, double *one) {
  * J[i][j] = fd[i * 11 + j]. */
 static double vector(int inner, double *sum) {
   double x[ROE_N], xd[ROE_N * ROE_N], f[ROE_M], fd[ROE_M * ROE_N], t;
-  int k, i;
+  int k, i, status = 0;
   memset(xd, 0, sizeof xd);
   for (i = 0; i < ROE_N; i++) xd[i * ROE_N + i] = 1.0;
   memcpy(x, ROE_X, sizeof x);
   t = now();
   for (k = 0; k < inner; k++) {
-    roe_dv(ROE_N, x, xd, x + 4, xd + 4 * ROE_N, x[8], xd + 8 * ROE_N, x[9], xd + 9 * ROE_N, x[10], xd + 10 * ROE_N,
-           f, fd);
+    status |= roe_dv(ROE_N, x, xd, x + 4, xd + 4 * ROE_N, x[8], xd + 8 * ROE_N, x[9], xd + 9 * ROE_N, x[10],
+                     xd + 10 * ROE_N, f, fd); /* 0, or -1: ROE_N directions past CG_MAXDIR */
     sink = fd[0];
   }
   t = (now() - t) / inner;
+  if (status) fprintf(stderr, "roe_dv: status %d (%d directions)\n", status, ROE_N), exit(1);
   for (*sum = 0, i = 0; i < ROE_M * ROE_N; i++) *sum += fd[i];
   return t;
 }
