@@ -321,6 +321,24 @@ int main(void) {
             make_case(text, "hand.c", "f", call, { split = "statement" }) }
   end)
 
+  it("gives a flattened return's value through cg_ret and status 0", function()
+    local text = [[
+#include <math.h>
+double f(double x, double y) {
+  return sin(x * y) * exp(x) / (y + x * x);
+}
+double g(const double *a, int n) {
+  int i;
+  double s = 0.0;
+  for (i = 0; i < n; i++) s = s + a[i] * a[i];
+  return s * f(a[0], a[1]);
+}
+]]
+    check { make_case(text, "ret.c", "f", { arrays = {}, args = { { double = 0.7 }, { double = 1.3 } } }),
+            make_case(text, "ret.c", "g", { arrays = { { type = "double", values = { 0.4, -0.9, 1.1 } } },
+              args = { { array = 1, offset = 0 }, { int = 3 } } }) }
+  end)
+
   it("gives the same on the papers' calls under both splits", function()
     local cases = {}
     for _, f in ipairs { { "utke-fig2", "fig2" }, { "hovland-fig1-aliased", "fig1" } } do

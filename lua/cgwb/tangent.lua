@@ -849,7 +849,14 @@ function F:stmt(st)
     self:line("goto " .. label.name .. ";")
   end
   if sub and sub.last then self:close() end
-  if sub and kind == "return" then self:line("return " .. self.ret .. ";") end -- after its tangent
+  if sub and kind == "return" then -- after its tangent
+    if self.gen.vector then -- the result through cg_ret, the status 0
+      self:line("*" .. self.gen.prefix .. "ret = " .. self.ret .. ";")
+      self:line("return 0;")
+    else
+      self:line("return " .. self.ret .. ";")
+    end
+  end
 end
 
 -- }====
