@@ -15,6 +15,7 @@ local T = require "tdriver"
 local A = require "addriver"
 local C = require "adcheck"
 local close, check, arr, ramp, stmt_of_line = C.close, C.check, C.arr, C.ramp, C.stmt_of_line
+local SAN = C.SAN -- ASan and UBSan flags, or nil
 
 describe("the standard and transformed adjoints", function()
   it("scalar chain with a double result", function()
@@ -575,11 +576,9 @@ describe("cgwb adjoint", function()
 end)
 
 describe("under AddressSanitizer and UndefinedBehaviorSanitizer", function()
-  local ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
-    .. "2>/dev/null") == true
-  local run = ok and it or pending
+  local run = SAN and it or pending
   run("the examples and a dry-run loop with a local array run clean, standard and transformed", function()
-    local flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g"
+    local flags = SAN.flags
     local text = H.read("examples/kernels/meshflux.c")
     local call = { arrays = { arr("int", { 0, 1, 2, 1, 2, 3, 2, 3, 0 }), arr("double", { 0.5, 1.5, -0.25, 2 }),
       arr("double", { 0, 0, 0, 0 }) }, args = { { int = 3 }, { array = 1, offset = 0 }, { array = 2, offset = 0 },
@@ -604,11 +603,8 @@ end)
 -- saves that holds the address of one of its locals must come back as the same
 -- place in the reverse sweep's own locals (the runtime's frame registry).
 describe("pointers into the locals of a sweep", function()
-  local ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
-    .. "2>/dev/null") == true
-  local run = ok and it or pending
-  local flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g"
-  local env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0"
+  local run = SAN and it or pending
+  local flags, env = SAN and SAN.flags, SAN and SAN.env
   local x = function(vals) return { arrays = { arr("double", vals), arr("double", { 0 }) },
     args = { { array = 1, offset = 0 }, { array = 2, offset = 0 } } } end
   run("a pointer into a local array: the gradient of the reported 7-line function", function()
@@ -732,9 +728,7 @@ end)
 -- pointers into local arrays in three functions of the call tree (the gates,
 -- a layer's input, the prediction), which the old scheme left dangling.
 describe("an LSTM objective in ADBench's style", function()
-  local ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
-    .. "2>/dev/null") == true
-  local run = ok and it or pending
+  local run = SAN and it or pending
   run("its gradient passes the dot-product test against differences, clean under stack-use-after-return", function()
     local text = H.read("spec/support/lstm-adbench.c")
     local function vals(n, f) local t = {} for i = 0, n - 1 do t[#t + 1] = f(i) end return t end
@@ -745,8 +739,7 @@ describe("an LSTM objective in ADBench's style", function()
       args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 },
                { array = 4, offset = 0 }, { array = 5, offset = 0 } } }
     check(text, "lstm_objective", call, { emit = { independents = { "main_params", "extra_params" },
-      dependents = { "loss" } }, flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g",
-      env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0", no_interp = true })
+      dependents = { "loss" } }, flags = SAN.flags, env = SAN.env, no_interp = true })
   end)
 end)
 
@@ -755,10 +748,7 @@ end)
 -- touches their adjoints, which the driver passes as NULL (check's rule
 -- for every passive double parameter), under ASan and UBSan.
 describe("passive parameters passed to callees", function()
-  local ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
-    .. "2>/dev/null") == true
-  local san = ok and { flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g",
-    env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0" } or {}
+  local san = SAN or {}
   local text = [[
 #include <math.h>
 static double dot(const double *p, const double *q, int n) {
@@ -919,9 +909,7 @@ end)
 -- &x[ix * d], ...)`), which the code before activity variants refused; the
 -- gradient in alphas, means and icf with xb = NULL, under ASan and UBSan.
 describe("a GMM objective in ADBench's style", function()
-  local ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
-    .. "2>/dev/null") == true
-  local run = ok and it or pending
+  local run = SAN and it or pending
   run("its gradient passes the dot-product test with the data's adjoint NULL", function()
     local text = H.read("spec/support/gmm-adbench.c")
     local function vals(n, f) local t = {} for i = 0, n - 1 do t[#t + 1] = f(i) end return t end
@@ -936,8 +924,7 @@ describe("a GMM objective in ADBench's style", function()
                { array = 5, offset = 0 } } }
     local out = check(text, "gmm_objective", call, { emit = { independents = { "alphas", "means", "icf" },
       dependents = { "err" }, assume = { "alphas!=err", "means!=err", "icf!=err", "x!=err" } },
-      flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g",
-      env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0", keep = true })
+      flags = SAN.flags, env = SAN.env, keep = true })
     assert.is_true(out.null.x, "x is passive: its adjoint is NULL")
     assert.same({ "x", "wishart_gamma" }, out.rep.passive)
     A.free(out.std_exe); A.free(out.tr_exe)

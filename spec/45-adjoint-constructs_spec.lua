@@ -65,10 +65,7 @@ local EXPECT = { -- the table above
   twod = "F standard terminal dry-run", call = "F standard ptr passive",
 }
 
-local san_ok = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
-  .. "2>/dev/null") == true
-local SAN = san_ok and { flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g",
-  env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0" } or {}
+local SAN = C.SAN or {}
 
 --- The positions use u of a kernel realized, by the transformed report.
 local function positions(u, rep)

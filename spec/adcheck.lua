@@ -184,4 +184,10 @@ end
 
 
 M.close, M.check, M.arr, M.ramp, M.stmt_of_line = close, check, arr, ramp, stmt_of_line
+
+--- check's flags and env for a run under ASan (stack-use-after-return
+-- too) and UBSan, or nil where cc cannot build with them.
+M.SAN = os.execute("echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - "
+  .. "2>/dev/null") == true and { flags = "-fsanitize=address,undefined -fno-sanitize-recover=all -g",
+  env = "ASAN_OPTIONS=detect_stack_use_after_return=1:detect_leaks=0" } or nil
 return M

@@ -27,6 +27,8 @@
 --   cgen.call(rng, info, n) -> CALL (k:run's form), arrays of 3n + 6 cells
 --     (A and Y2: n + 2 rows of 3), doubles in [-1, 1].
 --   cgen.CONSTRUCTS: the construct names, in the table's order.
+local lgen = require "lgen"
+
 local M = {}
 
 M.CONSTRUCTS = { "arith", "cond", "inner", "helper", "global", "passive", "ptrparam", "localarr", "addr",
@@ -73,20 +75,7 @@ function G:leaf(ctx)
   return x
 end
 
-local UNARY = { "sin(%s)", "cos(%s)", "atan(%s)", "tanh(%s)", "exp(0.5 * sin(%s))", "sqrt(1.0 + %s * %s)" }
-
-function G:expr(ctx, d)
-  local r = self.r
-  if d <= 0 or r:int(1, 3) == 1 then return self:leaf(ctx) end
-  local k = r:int(1, 6)
-  local a = self:expr(ctx, d - 1)
-  if k <= 3 then return ("(%s %s %s)"):format(a, pick(r, { "+", "-", "*" }), self:expr(ctx, d - 1)) end
-  if k == 4 then
-    local b = self:expr(ctx, d - 1)
-    return ("(%s / (1.0 + %s * %s))"):format(a, b, b)
-  end
-  return (pick(r, UNARY)):format(a, a)
-end
+function G:expr(ctx, d) return lgen.expr(self.r, d, function() return self:leaf(ctx) end, nil) end
 
 -- }====
 

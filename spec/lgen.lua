@@ -130,20 +130,22 @@ end
 
 local UNARY = { "sin(%s)", "cos(%s)", "atan(%s)", "tanh(%s)", "exp(0.5 * sin(%s))", "sqrt(1.0 + %s * %s)" }
 
---- A smooth double expression of depth at most d.
-function G:expr(ctx, d)
-  local r = self.r
-  if d <= 0 or r:int(1, 3) == 1 then return self:leaf(ctx) end
+--- A smooth double expression of depth at most d from the leaves leaf()
+-- gives, maybe calling helper(a, b) (a name, or nil); spec/cgen.lua's too.
+function M.expr(r, d, leaf, helper)
+  if d <= 0 or r:int(1, 3) == 1 then return leaf() end
   local k = r:int(1, 7)
-  local a = self:expr(ctx, d - 1)
-  if k <= 3 then return ("(%s %s %s)"):format(a, pick(r, { "+", "-", "*" }), self:expr(ctx, d - 1)) end
+  local a = M.expr(r, d - 1, leaf, helper)
+  if k <= 3 then return ("(%s %s %s)"):format(a, pick(r, { "+", "-", "*" }), M.expr(r, d - 1, leaf, helper)) end
   if k == 4 then
-    local b = self:expr(ctx, d - 1)
+    local b = M.expr(r, d - 1, leaf, helper)
     return ("(%s / (1.0 + %s * %s))"):format(a, b, b)
   end
-  if k == 5 and self.helper then return ("%s(%s, %s)"):format(self.helper, a, self:leaf(ctx)) end
+  if k == 5 and helper then return ("%s(%s, %s)"):format(helper, a, leaf()) end
   return (pick(r, UNARY)):format(a, a)
 end
+
+function G:expr(ctx, d) return M.expr(self.r, d, function() return self:leaf(ctx) end, self.helper) end
 
 function G:rhs(ctx)
   local e = self:expr(ctx, 2)
