@@ -817,6 +817,19 @@ void fv1d(int n, const double *u, double eps, double *flux, double *res) {
       assume = { "u!=flux", "u!=res", "flux!=res" } }, zero = { 2 } })
     assert.same({ "flux" }, out.rep.work)
     assert.same({}, out.rep.passive)
+    -- -DCGWB_CHECK_ASSUME checks the rule: a nonzero work adjoint where F overwrites aborts, naming it
+    local k = assert(cgwb.read_kernel(text, "case.c"))
+    local code = assert(adjoint.emit(k, "fv1d", { independents = { "u", "eps" }, dependents = { "res" },
+      assume = { "u!=flux", "u!=res", "flux!=res" } }))
+    local exe = A.compile_adjoint(code, "fv1d", text, { flags = "-DCGWB_CHECK_ASSUME" })
+    local seeds = { arrays = { ramp(5, 0, 0), ramp(5, 0, 0), ramp(5, 1, 1) } }
+    local okz, res = pcall(A.run, exe, call, seeds)
+    assert(okz, tostring(res))
+    seeds.arrays[2][3] = 123
+    local okn, err = pcall(A.run, exe, call, seeds)
+    A.free(exe)
+    assert.is_false(okn)
+    assert.truthy(tostring(err):find("fv1d_b: CGWB_CHECK_ASSUME: the adjoint of flux, a work array", 1, true), tostring(err))
   end)
 end)
 

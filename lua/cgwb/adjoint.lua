@@ -421,6 +421,16 @@ function E:chk(es)
   for _, e in ipairs(es) do walk(e) end
 end
 
+-- Before a write of cell lhs in the forward sweep: a work array's adjoint
+-- there must still be zero (the convention; CGWB_CHK_SEED).
+function E:chk_seed(lhs)
+  if not (self.gen.check and self.in_fwd) or lhs < 0 or self:op(lhs) ~= "elem" then return end
+  local t = self.act.tagof[lhs]
+  if t and self:is_double(self:sym_of(lhs)) and self:active_at(lhs) then
+    self:line(("CGWB_CHK_SEED(CGWB_CHK_TAG(%d), &%s);"):format(t, self:adj(lhs)))
+  end
+end
+
 -- The expressions of statement st (its own, not its slices').
 function E:stmt_exprs(st)
   local kind = self:stmt_kind(st)
@@ -456,6 +466,7 @@ function E:fwd(st)
   local l = self:pos(st)
   if self.chosen and self.chosen[st + 1] then return self:fwd_chosen(st, self.chosen[st + 1]) end
   if kind ~= "loop" then self:chk(self:stmt_exprs(st)) end
+  if kind == "assign" or kind == "call" then self:chk_seed(self:x(st, kind == "assign" and 0 or 3)) end
   if kind == "assign" then
     local lhs, rhs = self:x(st, 0), self:x(st, 1)
     local s = self:sym_of(lhs)
@@ -641,6 +652,7 @@ function E:plain(st, snap, count)
     end
   end
   if kind ~= "loop" then self:chk(self:stmt_exprs(st)) end
+  if kind == "assign" or kind == "call" then self:chk_seed(self:x(st, kind == "assign" and 0 or 3)) end
   if kind == "assign" then
     save(self:x(st, 0))
     self:line(self.u:simple(st) .. "; /* " .. l .. " */")
@@ -1261,9 +1273,9 @@ end
 
 --- What -DCGWB_CHECK_ASSUME checks for function f: {apart = {{i, j}, ...}
 -- parameter indices (0-based) an --assume a!=b or a restrict keeps apart,
--- same = {{i, j}, ...} (a==b), ptrs = the pointer parameters' indices}, or
--- nil when there is nothing to check.
-local function check_plan(u, f, assume)
+-- same = {{i, j}, ...} (a==b), ptrs = the pointer parameters' indices,
+-- work = the work arrays' indices}, or nil when there is nothing to check.
+local function check_plan(u, f, assume, work)
   local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
   local idx, ptrs = {}, {}
   for i = 0, np - 1 do
@@ -1271,7 +1283,7 @@ local function check_plan(u, f, assume)
     idx[u:name_of("sym", s)] = i
     if u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0 then ptrs[#ptrs + 1] = i end
   end
-  local plan, seen = { apart = {}, same = {}, ptrs = ptrs }, {}
+  local plan, seen = { apart = {}, same = {}, ptrs = ptrs, work = work }, {}
   local function apart(i, j)
     if i > j then i, j = j, i end
     if not seen[i .. ":" .. j] then seen[i .. ":" .. j] = true; plan.apart[#plan.apart + 1] = { i, j } end
@@ -1289,7 +1301,7 @@ local function check_plan(u, f, assume)
     end
   end
   table.sort(plan.apart, function(a, b) return a[1] < b[1] or (a[1] == b[1] and a[2] < b[2]) end)
-  if #plan.apart == 0 and #plan.same == 0 then return nil end
+  if #plan.apart == 0 and #plan.same == 0 and #work == 0 then return nil end
   return plan
 end
 
@@ -1367,7 +1379,22 @@ local function emit_raw(k, fname, opts)
   end
   gen.taken = taken
   local main_act, act = activity(gen, k, fid, opts)
-  gen.check = check_plan(u, fid - 1, opts.assume)
+  local work = {}
+  do -- the work arrays: active pointer parameters neither independent nor dependent
+    local role = {}
+    for _, n in ipairs(act.independents) do role[n] = true end
+    for _, n in ipairs(act.dependents) do role[n] = true end
+    local s0 = u:get("func", fid - 1, "SYM0")
+    for i = 0, u:get("func", fid - 1, "NPARAM") - 1 do
+      local s = s0 + i
+      local n = u:name_of("sym", s)
+      if LAY.types[u:get("sym", s, "BASE") + 1] == "double" and main_act.name[u.cname[s]] and not role[n]
+          and (u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0) then
+        work[#work + 1] = i
+      end
+    end
+  end
+  gen.check = check_plan(u, fid - 1, opts.assume, work)
   -- the loops
   local sel = opts.loops or "none"
   local info = opts.info
@@ -1461,9 +1488,11 @@ local function emit_raw(k, fname, opts)
     for _, pr in ipairs(chk.apart) do pairs_[#pairs_ + 1] = pr[1] .. ", " .. pr[2] end
     for i = 0, np - 1 do names[#names + 1] = '"' .. u:name_of("sym", sym0 + i) .. '"' end
     fb[#fb + 1] = "#ifdef CGWB_CHECK_ASSUME"
-    if #chk.apart > 0 then
-      fb[#fb + 1] = ("  static const int cgwb_apart_[] = {%s};"):format(table.concat(pairs_, ", "))
-      fb[#fb + 1] = ("  static const char *const cgwb_names_[] = {%s};"):format(table.concat(names, ", "))
+    if #pairs_ == 0 then pairs_[1] = "-1, -1" end -- none: C has no empty initializer
+    fb[#fb + 1] = ("  static const int cgwb_apart_[] = {%s};"):format(table.concat(pairs_, ", "))
+    fb[#fb + 1] = ("  static const char *const cgwb_names_[] = {%s};"):format(table.concat(names, ", "))
+    for _, i in ipairs(chk.work) do
+      fb[#fb + 1] = ('  CGWB_CHK_WORK("%s_b", %d, "%s");'):format(name, i, u:name_of("sym", sym0 + i))
     end
     for _, pr in ipairs(chk.same) do
       fb[#fb + 1] = ('  CGWB_CHK_SAME("%s_b", %s, %s, "%s", "%s");'):format(name, u.cname[sym0 + pr[1]], u.cname[sym0 + pr[2]],
@@ -1473,7 +1502,7 @@ local function emit_raw(k, fname, opts)
     fb[#fb + 1] = "#endif"
   end
   fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "(void)", mv.fwd, table.concat(args, ", "))
-  if chk and #chk.apart > 0 then
+  if chk then
     fb[#fb + 1] = ('  CGWB_CHK_VERIFY("%s_b", cgwb_apart_, %d, cgwb_names_);'):format(name, #chk.apart)
   end
   fb[#fb + 1] = ("  %s(%s);"):format(mv.rev, table.concat(rargs, ", "))

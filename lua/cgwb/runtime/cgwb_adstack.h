@@ -275,7 +275,10 @@ static inline void cgwb_unsnap_cell(void *const *bases) {
  * the arguments), and F_b then checks that no two parameters an --assume
  * 'a!=b' or a restrict said are apart share a byte; 'a==b' is checked on
  * entry.  A false assumption aborts with a message: the derivative code
- * relied on it.  Without the macro every CGWB_CHK_ line is empty. */
+ * relied on it.  A work array's adjoint (an active parameter neither
+ * independent nor dependent) must come in zeroed: each cell F overwrites is
+ * checked before the write (CGWB_CHK_SEED).  Without the macro every
+ * CGWB_CHK_ line is empty. */
 #ifdef CGWB_CHECK_ASSUME
 typedef struct { const char *addr; size_t size; int tag; } cgwb_chk_rec_;
 static struct {
@@ -284,7 +287,19 @@ static struct {
   int *tags, *pending; /* the frames' tags, stacked; the next frame's */
   size_t ntags, captags, *base, nframes, capframes;
   int npending;
+  const char *fn, *work[64]; /* F_b's name; the work arrays' names by tag (NULL: none) */
 } cgwb_chk_;
+static inline void cgwb_chk_work_(const char *fn, int tag, const char *name) {
+  cgwb_chk_.fn = fn;
+  if (tag >= 0 && tag < 64) cgwb_chk_.work[tag] = name;
+}
+static inline void cgwb_chk_seed_(int tag, const double *adj) {
+  if (tag >= 0 && tag < 64 && cgwb_chk_.work[tag] && *adj != 0.0) {
+    fprintf(stderr, "%s: CGWB_CHECK_ASSUME: the adjoint of %s, a work array (active, neither independent nor "
+            "dependent), is %.17g at a cell F overwrites; pass it zeroed\n", cgwb_chk_.fn, cgwb_chk_.work[tag], *adj);
+    abort();
+  }
+}
 static inline void cgwb_chk_arg_(int i, int tag) {
   if (i >= cgwb_chk_.npending) {
     cgwb_chk_.pending = (int *)cgwb_realloc_(cgwb_chk_.pending, (size_t)(i + 1) * sizeof(int));
@@ -339,6 +354,7 @@ static inline void cgwb_chk_verify_(const char *fn, const int *pairs, int npairs
         }
       }
   cgwb_chk_.n = 0;
+  memset(cgwb_chk_.work, 0, sizeof cgwb_chk_.work);
 }
 static inline void cgwb_chk_same_(const char *fn, const void *a, const void *b, const char *na, const char *nb) {
   if (a != b) {
@@ -354,6 +370,8 @@ static inline void cgwb_chk_same_(const char *fn, const void *a, const void *b, 
 #define CGWB_CHK_TOUCH(tag, p) cgwb_chk_touch_(tag, p, sizeof *(p))
 #define CGWB_CHK_VERIFY(fn, pairs, npairs, names) cgwb_chk_verify_(fn, pairs, npairs, names)
 #define CGWB_CHK_SAME(fn, a, b, na, nb) cgwb_chk_same_(fn, a, b, na, nb)
+#define CGWB_CHK_WORK(fn, tag, name) cgwb_chk_work_(fn, tag, name)
+#define CGWB_CHK_SEED(tag, adj) cgwb_chk_seed_(tag, adj)
 #else
 #define CGWB_CHK_ARG(i, tag) ((void)0)
 #define CGWB_CHK_ENTER(n) ((void)0)
@@ -362,6 +380,8 @@ static inline void cgwb_chk_same_(const char *fn, const void *a, const void *b, 
 #define CGWB_CHK_TOUCH(tag, p) ((void)0)
 #define CGWB_CHK_VERIFY(fn, pairs, npairs, names) ((void)0)
 #define CGWB_CHK_SAME(fn, a, b, na, nb) ((void)0)
+#define CGWB_CHK_WORK(fn, tag, name) ((void)0)
+#define CGWB_CHK_SEED(tag, adj) ((void)0)
 #endif
 
 /* }==== */
