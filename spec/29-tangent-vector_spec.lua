@@ -212,7 +212,7 @@ describe("the vector tangent code F_dv", function()
       .. "int k, double *cg_ret, double *fig2_ret_d)", 1, true)) -- the status returned, the result through cg_ret
     assert.truthy(code:find("zd = (zd + k * cg_nd);", 1, true))       -- the pointer moves by k cells
     assert.truthy(code:find("if (cg_nd < 0 || cg_nd > CG_MAXDIR) return -1;", 1, true))
-    assert.truthy(code:find("*cg_ret = y;\n  return 0;\n}", 1, true))
+    assert.truthy(code:find("*cg_ret = cg_rval;\n  return 0;\n}", 1, true)) -- the flattened return
     -- one elimination, then the loop over the directions
     local _, nw = code:gsub("cg_w1_4 = %-cg_w1_3;", "")
     assert.equal(1, nw)
