@@ -172,6 +172,23 @@ describe("XAIF round trip: the Lua flattening of the import equals the C engine'
     assert.same({"p", "x"}, (round_trip(k2, "f", plain)).blocks[1].subgraphs[1].independents)
   end)
 
+  it("every intrinsic of the operation table has an XAIF name and comes back as itself", function()
+    local L = require("cgwb.core").kernel_layout()
+    local terms = {}
+    for i, nm in ipairs(L.intrinsics) do
+      terms[#terms + 1] = L.arity[nm] == 2 and ("%s(x[%d], 0.5)"):format(nm, i % 3) or ("%s(0.25 * x[%d])"):format(nm, i % 3)
+    end
+    local src = "#include <math.h>\nvoid f(const double *x, double *y) {\n  y[0] = " .. table.concat(terms, " + ") .. ";\n}\n"
+    local k = assert(kernel.read(src, "intrinsics.c"))
+    local res = assert(flatten.run(k, "f"))
+    local got, text = round_trip(k, "f", res)
+    assert.same(expected(res), got)
+    local _, all = text:gsub("<xaif:Intrinsic ", "")
+    local _, named = text:gsub('<xaif:Intrinsic vertex_id="%d+" name="[^"]+"', "")
+    assert.equal(all, named) -- a name on every one (the catalogue's, or cgwb_NAME_scal)
+    assert.truthy(all >= #L.intrinsics)
+  end)
+
   it("a double return is an assignment to the result \"return\", flattened as the C engine does", function()
     local k = assert(kernel.read([[
 double f(double x, double y) {

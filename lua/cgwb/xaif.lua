@@ -29,6 +29,9 @@ local OP_XAIF = {
   sqrt = "sqrt_scal", pow = "pow_scal_scal", fabs = "abs_scal", fmin = "nc_min_scal_scal",
   fmax = "nc_max_scal_scal", floor = "cgwb_floor_scal", ceil = "cgwb_ceil_scal",
 }
+for _, nm in ipairs(LAYOUT.intrinsics) do -- a row of CG_KINTRINSICS the catalogue lacks: cgwb_NAME_scal[_scal]
+  if not OP_XAIF[nm] then OP_XAIF[nm] = "cgwb_" .. nm .. (LAYOUT.arity[nm] == 2 and "_scal_scal" or "_scal") end
+end
 -- Comparisons and logic: XAIF BooleanOperation names.
 local BOOL_XAIF = {
   lt = "less_than", le = "less_or_equal", gt = "greater_than", ge = "greater_or_equal",
