@@ -378,7 +378,7 @@ end
 
 -- The by-value arguments of call st that g_rev must get as g_fwd got them:
 -- the call may write through a pointer what they read (ha(&t, t) changes t
--- before g_rev would read it).  {[i] = true} and a list of the indices.
+-- before g_rev would read it).  The list of their indices.
 function E:kept_args(st)
   local g, first, n = self:x(st, 0), self:x(st, 1), self:x(st, 2)
   local sym0 = self:get("func", g, "SYM0")
