@@ -159,6 +159,21 @@ enum {
  */
 #define CG_KSTMTS(X) X(ASSIGN, assign) X(CALL, call) X(IF, if) X(LOOP, loop) \
   X(BREAK, break) X(CONTINUE, continue) X(RETURN, return)
+/* The slots X0..X6 by name, per kind: kind, field, what it holds, slot.
+ * EXPR: an expression id (-1: none); FUNC: a function id; LIST: a slice
+ * of list[] (statement ids), ARGS: a slice of args[] (expression ids),
+ * both with the start in the slot and the count in the next one; a kind's
+ * LIST parts come in the order they run (a loop: pre, body, step).  C reads
+ * them as CG_KSTMT(k, s, LOOP_BODY) and CG_KSTMT_N(k, s, LOOP_BODY) (the
+ * count); core.kernel_layout() gives Lua the same table (stmt_parts), from
+ * which cgwb.ir builds its records. */
+#define CG_KSTMT_PARTS(X)                                                        \
+  X(ASSIGN, LHS, EXPR, X0) X(ASSIGN, RHS, EXPR, X1)                               \
+  X(CALL, CALLEE, FUNC, X0) X(CALL, ARGS, ARGS, X1) X(CALL, LHS, EXPR, X3)        \
+  X(IF, COND, EXPR, X0) X(IF, THEN, LIST, X1) X(IF, ELSE, LIST, X3)               \
+  X(LOOP, COND, EXPR, X0) X(LOOP, PRE, LIST, X5) X(LOOP, BODY, LIST, X1)          \
+  X(LOOP, STEP, LIST, X3)                                                         \
+  X(RETURN, VALUE, EXPR, X0)
 enum {
 #define CG_KST_ENUM(id, nm) CG_KST_##id,
   CG_KSTMTS(CG_KST_ENUM)
@@ -230,11 +245,19 @@ typedef struct cg_kernel {
   int32_t *stmt_loop;   /* BREAK/CONTINUE: its loop; -1 otherwise */
 } cg_kernel;
 
-/* Field access: CG_KSYM(k, s, NAME) and so on. */
+enum {
+#define F(kind, name, what, slot) CG_KSTMT_##kind##_##name = CG_KSTMT_##slot,
+  CG_KSTMT_PARTS(F)
+#undef F
+};
+
+/* Field access: CG_KSYM(k, s, NAME) and so on; CG_KSTMT_N the count of a
+ * LIST or ARGS part (the slot after its start). */
 #define CG_KSYM(k, s, f) ((k)->sym[(size_t)(s) * CG_KSYM_W + CG_KSYM_##f])
 #define CG_KEXPR(k, x, f) ((k)->expr[(size_t)(x) * CG_KEXPR_W + CG_KEXPR_##f])
 #define CG_KSTMT(k, s, f) ((k)->stmt[(size_t)(s) * CG_KSTMT_W + CG_KSTMT_##f])
 #define CG_KFUNC(k, g, f) ((k)->func[(size_t)(g) * CG_KFUNC_W + CG_KFUNC_##f])
+#define CG_KSTMT_N(k, s, f) ((k)->stmt[(size_t)(s) * CG_KSTMT_W + CG_KSTMT_##f + 1])
 
 /* Names of the enumerations (NULL out of range). */
 const char *cg_ktype_name(int t);

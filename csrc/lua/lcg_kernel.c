@@ -48,9 +48,38 @@ static const char *loop_kind_name(int i) {
   return n[i];
 }
 
+/* Pushes {kind name -> {{name =, what =, offset = 1-based}, ...}} from
+ * CG_KSTMT_PARTS, names and kinds in lower case ("loop" -> {{name = "cond",
+ * what = "expr", offset = ...}, {name = "body", what = "list", ...}}). */
+static void push_lower(lua_State *L, const char *s) {
+  char b[16];
+  size_t i;
+  for (i = 0; s[i] && i + 1 < sizeof b; i++) b[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+  lua_pushlstring(L, b, i);
+}
+#define PUSH_PART(kind, name, what, slot)                                             \
+  if (!lua_getfield(L, -1, cg_kstmt_name(CG_KST_##kind))) {                          \
+    lua_pop(L, 1), lua_newtable(L), lua_pushvalue(L, -1);                              \
+    lua_setfield(L, -3, cg_kstmt_name(CG_KST_##kind));                                 \
+  }                                                                                    \
+  lua_createtable(L, 0, 3);                                                            \
+  push_lower(L, #name), lua_setfield(L, -2, "name");                                   \
+  push_lower(L, #what), lua_setfield(L, -2, "what");                                   \
+  lua_pushinteger(L, CG_KSTMT_##kind##_##name + 1), lua_setfield(L, -2, "offset");     \
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);                              \
+  lua_pop(L, 1);
+static void push_stmt_parts(lua_State *L) {
+  int i;
+  lua_newtable(L);
+  for (i = 0; i < CG_KST_COUNT; i++) lua_newtable(L), lua_setfield(L, -2, cg_kstmt_name(i)); /* break: no parts */
+  CG_KSTMT_PARTS(PUSH_PART)
+}
+#undef PUSH_PART
+
 /* core.kernel_layout() -> {func=, sym=, expr=, stmt= (field name -> 1-based
  * offset), width = {func=, sym=, expr=, stmt=}, types=, exprs=, stmts=,
  * intrinsics=, sym_kinds=, loop_kinds= (name -> code and code + 1 -> name),
+ * stmt_parts = {kind -> its named slots in order, see push_stmt_parts},
  * arity = {intrinsic name -> arity}, qual = {const=, restrict=, addr=},
  * max_depth=}: what kparse.lua writes, read from cg_kernel.h. */
 static int l_kernel_layout(lua_State *L) {
@@ -91,6 +120,8 @@ static int l_kernel_layout(lua_State *L) {
   lua_setfield(L, -2, "qual");
   lua_pushinteger(L, CG_KMAX_DEPTH);
   lua_setfield(L, -2, "max_depth");
+  push_stmt_parts(L);
+  lua_setfield(L, -2, "stmt_parts");
   return 1;
 }
 

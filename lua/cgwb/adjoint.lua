@@ -1515,9 +1515,7 @@ local function emit_raw(k, fname, opts)
   local body = table.concat(texts, "\n\n") .. "\n\n" .. table.concat(fb, "\n")
   for s = 0, u.nsym - 1 do
     if u:get("sym", s, "KIND") == KIND_GLOBAL and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
-      u.out = {}
-      u:global(s)
-      head[#head + 1] = u:nest_rows(s, u.out[1])
+      head[#head + 1] = u:nest_rows(s, u:global_text(s))
     end
   end
   for _, z in ipairs(gen.zero_list) do head[#head + 1] = z end

@@ -1311,9 +1311,7 @@ function G:head(funcs, body)
     .. "doc/tangent-code.md). */", "#include <math.h>" }
   for s = 0, u.nsym - 1 do
     if u:get("sym", s, "KIND") == LAY.sym_kinds.global and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
-      u.out = {}
-      u:global(s)
-      head[#head + 1] = u:nest_rows(s, u.out[1])
+      head[#head + 1] = u:nest_rows(s, u:global_text(s))
     end
   end
   if self.vector then

@@ -8,6 +8,10 @@
 -- suffixed _2, _3, ... .  A loop's pre slice and step slice become comma
 -- expressions in its header, so `continue` still runs the step and each
 -- test still runs the pre slice.
+local ir = require "cgwb.ir"
+local cprint = require "cgwb.ir.cprint"
+local emit = require "cgwb.ir.emit"
+
 local M = {}
 
 local KEYWORDS = {}
@@ -15,32 +19,13 @@ for w in ([[auto break case char const continue default do double else enum exte
   inline int long register restrict return short signed sizeof static struct switch typedef union
   unsigned void volatile while main]]):gmatch("%a+") do KEYWORDS[w] = true end
 
-local BINOP = { add = "+", sub = "-", mul = "*", div = "/", mod = "%", lt = "<", le = "<=", gt = ">",
-  ge = ">=", eq = "==", ne = "!=", ["and"] = "&&", ["or"] = "||" }
-
---- A double constant as C: %.17g with a point, the math.h names for inf and nan.
-local function fmt_double(v)
-  if v ~= v then return "NAN" end
-  if v == math.huge then return "HUGE_VAL" end
-  if v == -math.huge then return "(-HUGE_VAL)" end
-  local s = ("%.17g"):format(v)
-  if not s:find("[%.eE]") then s = s .. ".0" end
-  if v < 0 or (v == 0 and 1 / v < 0) then s = "(" .. s .. ")" end
-  return s
-end
-
-local function fmt_int(v)
-  if v == -2147483648 then return "(-2147483647 - 1)" end
-  if v < 0 then return ("(%d)"):format(v) end
-  return ("%d"):format(v)
-end
+local fmt_double, fmt_int = cprint.double, cprint.int
 
 -- {==== the writer ====}
 local U = {}
 U.__index = U
 
 function U:get(tab, id, f) return self.flat[tab][id * self.lay.width[tab] + self.lay[tab][f]] end
-function U:put(ind, s) self.out[#self.out + 1] = ("  "):rep(ind) .. s end
 function U:name_of(tab, id) return self.flat.names[self:get(tab, id, "NAME") + 1] end
 
 --- A C name not yet taken in the current scope (file names plus one function's).
@@ -107,115 +92,81 @@ end
 
 -- {==== expressions ====}
 
---- The subscripts of ELEM or ADDR e on symbol s.
-function U:subs(e, s)
-  local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
-  if self:get("sym", s, "NDIM") == 2 and b >= 0 then
-    return "[" .. self:expr(a, true) .. "][" .. self:expr(b, true) .. "]"
-  end
-  return "[" .. self:expr(a, true) .. "]"
-end
-
-function U:addr(e, s)
-  local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
-  local ndim = self:get("sym", s, "NDIM")
-  if a < 0 then return ndim > 0 and self.cname[s] or ("&" .. self.cname[s]), true end
-  if ndim == 2 and b < 0 then return self.cname[s] .. "[" .. self:expr(a, true) .. "]", true end
-  return "&" .. self.cname[s] .. self:subs(e, s), false
-end
+--- The subscripts of ELEM or ADDR e (s: its symbol, for the callers' sake).
+function U:subs(e, s) return self.P:subs(e) end -- luacheck: ignore s
 
 --- Expression e as C; top: no enclosing parentheses needed.
-function U:expr(e, top)
-  local lay = self.lay
-  local op = lay.exprs[self:get("expr", e, "OP") + 1]
-  local a, b, c = self:get("expr", e, "A"), self:get("expr", e, "B"), self:get("expr", e, "C")
-  local s = self:get("expr", e, "SYM")
-  local r, atom
-  if op == "const_i" then return fmt_int(self:get("expr", e, "IVAL"))
-  elseif op == "const_d" then return fmt_double(self.flat.dconst[self:get("expr", e, "IVAL") + 1])
-  elseif op == "var" then return self.cname[s]
-  elseif op == "elem" then return self.cname[s] .. self:subs(e, s)
-  elseif op == "addr" then
-    r, atom = self:addr(e, s)
-    if atom then return r end
-  elseif op == "intrin" then
-    return lay.intrinsics[s + 1] .. "(" .. self:expr(a, true) .. (b >= 0 and (", " .. self:expr(b, true)) or "") .. ")"
-  elseif op == "ptradd" then r = self:expr(a) .. " + " .. self:expr(b)
-  elseif op == "neg" then r = "-" .. self:expr(a)
-  elseif op == "not" then r = "!" .. self:expr(a)
-  elseif op == "cond" then r = self:expr(a) .. " ? " .. self:expr(b) .. " : " .. self:expr(c)
-  elseif op == "cast" then r = "(" .. lay.types[self:get("expr", e, "TYPE") + 1] .. ")" .. self:expr(a)
-  else r = self:expr(a) .. " " .. BINOP[op] .. " " .. self:expr(b) end
-  return top and r or ("(" .. r .. ")")
-end
+function U:expr(e, top) return self.P:sub(e, top and 0 or 1) end
 -- }====
 
 -- {==== statements ====}
 
 function U:call_text(st)
+  local r = self.v:stmt(st)
   local args = {}
-  local first = self:get("stmt", st, "X1")
-  for i = 1, self:get("stmt", st, "X2") do args[i] = self:expr(self.flat.args[first + i], true) end
-  local t = self:name_of("func", self:get("stmt", st, "X0")) .. "(" .. table.concat(args, ", ") .. ")"
-  local lhs = self:get("stmt", st, "X3")
-  return lhs >= 0 and (self:expr(lhs, true) .. " = " .. t) or t
+  for i, a in ipairs(r.args) do args[i] = self:expr(a, true) end
+  local t = self:name_of("func", r.callee) .. "(" .. table.concat(args, ", ") .. ")"
+  return r.lhs and (self:expr(r.lhs, true) .. " = " .. t) or t
 end
 
---- An ASSIGN or CALL without its semicolon.
+--- An ASSIGN or CALL (statement st) without its semicolon.
 function U:simple(st)
-  if self.lay.stmts[self:get("stmt", st, "KIND") + 1] == "assign" then
-    return self:expr(self:get("stmt", st, "X0"), true) .. " = " .. self:expr(self:get("stmt", st, "X1"), true)
-  end
+  local r = self.v:stmt(st)
+  if r.kind == "assign" then return self:expr(r.lhs, true) .. " = " .. self:expr(r.rhs, true) end
   return self:call_text(st)
 end
 
-function U:slice(start, n, ind)
-  for i = 1, n do self:stmt(self.flat.list[start + i], ind) end
+function U:slice(ids)
+  for _, s in ipairs(ids) do self:stmt(s) end
 end
 
 --- The statements of a slice (pre, step: assignments and calls) as a list.
-function U:comma(start, n)
+function U:comma(ids)
   local parts = {}
-  for i = 1, n do parts[i] = self:simple(self.flat.list[start + i]) end
+  for i, s in ipairs(ids) do parts[i] = self:simple(s) end
   return parts
 end
 
-function U:loop(st, ind, x)
-  local pre = self:comma(x[5], x[6])
-  if x[0] >= 0 then pre[#pre + 1] = self:expr(x[0], #pre == 0) end
-  local test = #pre > 1 and ("(" .. table.concat(pre, ", ") .. ")") or (pre[1] or "")
-  local flag = self.lay.loop_kinds[self:get("stmt", st, "FLAGS") + 1]
-  if flag == "do" and x[4] == 0 then
-    self:put(ind, "do {")
-    self:slice(x[1], x[2], ind + 1)
-    return self:put(ind, "} while (" .. (test ~= "" and test or "1") .. ");")
-  end
-  if flag == "while" and x[4] == 0 then
-    self:put(ind, "while (" .. (test ~= "" and test or "1") .. ") {")
-  else
-    self:put(ind, "for (; " .. test .. "; " .. table.concat(self:comma(x[3], x[4]), ", ") .. ") {")
-  end
-  self:slice(x[1], x[2], ind + 1)
-  self:put(ind, "}")
-end
+local STMT = ir.cases("stmt", "cgwb.kparse.unparse", {
+  ["assign|call"] = function(_, u, r) u.em:line(u:simple(r.id) .. ";") end,
+  ["if"] = function(_, u, r)
+    u.em:open("if (" .. u:expr(r.cond, true) .. ") {")
+    u:slice(r["then"])
+    if #r["else"] > 0 then u.em:close("} else {"); u.em:indent(1); u:slice(r["else"]) end
+    u.em:close()
+  end,
+  loop = function(_, u, r)
+    local pre = u:comma(r.pre)
+    if r.cond then pre[#pre + 1] = u:expr(r.cond, #pre == 0) end
+    local test = #pre > 1 and ("(" .. table.concat(pre, ", ") .. ")") or (pre[1] or "")
+    if r.form == "do" and #r.step == 0 then
+      u.em:open("do {")
+      u:slice(r.body)
+      return u.em:close("} while (" .. (test ~= "" and test or "1") .. ");")
+    end
+    if r.form == "while" and #r.step == 0 then
+      u.em:open("while (" .. (test ~= "" and test or "1") .. ") {")
+    else
+      u.em:open("for (; " .. test .. "; " .. table.concat(u:comma(r.step), ", ") .. ") {")
+    end
+    u:slice(r.body)
+    u.em:close()
+  end,
+  ["return"] = function(_, u, r)
+    u.em:line(r.value and ("return " .. u:expr(r.value, true) .. ";") or "return;")
+  end,
+  ["break|continue"] = function(kind, u) u.em:line(kind .. ";") end,
+})
 
-function U:stmt(st, ind)
-  local kind = self.lay.stmts[self:get("stmt", st, "KIND") + 1]
-  local pragma = self:get("stmt", st, "PRAGMA")
-  if pragma >= 0 then
-    for line in (self.flat.names[pragma + 1] .. "\n"):gmatch("(.-)\n") do self:put(0, "#pragma cgwb " .. line) end
+function U:stmt(st)
+  local r = self.v:stmt(st)
+  if r.pragma then
+    local depth = self.em.depth
+    self.em.depth = 0
+    for line in (r.pragma .. "\n"):gmatch("(.-)\n") do self.em:line("#pragma cgwb " .. line) end
+    self.em.depth = depth
   end
-  local x = {}
-  for i = 0, 6 do x[i] = self:get("stmt", st, "X" .. i) end
-  if kind == "assign" or kind == "call" then self:put(ind, self:simple(st) .. ";")
-  elseif kind == "if" then
-    self:put(ind, "if (" .. self:expr(x[0], true) .. ") {")
-    self:slice(x[1], x[2], ind + 1)
-    if x[4] > 0 then self:put(ind, "} else {"); self:slice(x[3], x[4], ind + 1) end
-    self:put(ind, "}")
-  elseif kind == "loop" then self:loop(st, ind, x)
-  elseif kind == "return" then self:put(ind, x[0] >= 0 and ("return " .. self:expr(x[0], true) .. ";") or "return;")
-  else self:put(ind, kind .. ";") end
+  STMT(r.kind, self, r)
 end
 -- }====
 
@@ -229,7 +180,8 @@ function U:signature(f)
     .. (np == 0 and "void" or table.concat(parts, ", ")) .. ")"
 end
 
-function U:global(s)
+--- The definition of global s as one line of C.
+function U:global_text(s)
   local init, n = self:get("sym", s, "INIT"), self:get("sym", s, "NINIT")
   local int = self.lay.types[self:get("sym", s, "BASE") + 1] == "int"
   local vals = {}
@@ -241,46 +193,20 @@ function U:global(s)
   if n > 0 then
     rhs = self:get("sym", s, "NDIM") > 0 and (" = {" .. table.concat(vals, ", ") .. "}") or (" = " .. vals[1])
   end
-  self:put(0, "static " .. self:sym_decl(s) .. rhs .. ";")
+  return "static " .. self:sym_decl(s) .. rhs .. ";"
 end
 
 function U:func(f)
-  self:put(0, self:signature(f) .. " {")
-  local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
-  for s = sym0 + np, sym0 + ns - 1 do self:put(1, self:sym_decl(s) .. ";") end
-  self:slice(self:get("func", f, "BODY"), self:get("func", f, "NBODY"), 1)
-  self:put(0, "}")
+  local r = self.v:func(f)
+  self.em:open(self:signature(f) .. " {")
+  for s = r.sym0 + r.nparam, r.sym0 + r.nsym - 1 do self.em:line(self:sym_decl(s) .. ";") end
+  self:slice(r.body)
+  self.em:close()
 end
 
 --- The functions reachable from f by calls (0-based ids, f first, then by
 -- id): what a derivative-code generator (cgwb.tangent, cgwb.adjoint) emits.
-function U:reachable(f)
-  local seen, list = { [f] = true }, { f }
-  local i = 1
-  while i <= #list do
-    local g = list[i]
-    local stack = {}
-    for j = 1, self:get("func", g, "NBODY") do stack[#stack + 1] = self.flat.list[self:get("func", g, "BODY") + j] end
-    while #stack > 0 do
-      local st = table.remove(stack)
-      local kind = self.lay.stmts[self:get("stmt", st, "KIND") + 1]
-      if kind == "call" then
-        local h = self:get("stmt", st, "X0")
-        if not seen[h] then seen[h] = true; list[#list + 1] = h end
-      elseif kind == "if" or kind == "loop" then
-        for _, p in ipairs(kind == "if" and { 1, 3 } or { 1, 3, 5 }) do
-          for j = 1, self:get("stmt", st, "X" .. (p + 1)) do
-            stack[#stack + 1] = self.flat.list[self:get("stmt", st, "X" .. p) + j]
-          end
-        end
-      end
-    end
-    i = i + 1
-  end
-  local rest = { table.unpack(list, 2) }
-  table.sort(rest)
-  return { f, table.unpack(rest) }
-end
+function U:reachable(f) return self.v:reachable(f) end
 
 --- A prefix no C name of the file starts with (generated locals' names).
 function U:free_prefix()
@@ -363,25 +289,34 @@ end
 -- w:expr(e, top), w:subs(e, s), w:simple(st), w:sym_decl(s), w:param(s),
 -- w:signature(f), w:get(tab, id, field), w:reachable(f), w:free_prefix(),
 -- w.cname[s] (ids 0-based).
-function M.writer(flat, lay)
-  local u = setmetatable({ flat = flat, lay = lay, out = {}, cname = {}, taken = {},
-    nsym = #flat.sym // lay.width.sym, nfunc = #flat.func // lay.width.func }, U)
+local function writer(flat, lay)
+  local v = ir.view(flat)
+  local u = setmetatable({ flat = flat, lay = lay, v = v, cname = {}, taken = {},
+    nsym = v.nsym, nfunc = v.nfunc, em = emit.new() }, U)
+  u.P = cprint.new(v, { parens = "all", name = function(s) return u.cname[s] end })
   u:names()
   return u
 end
 
+--- The writer of flat's canonical form with its C names chosen, for tools
+-- that print statements and expressions of their own (cgwb.tangent,
+-- cgwb.adjoint): w:expr(e, top), w:subs(e, s), w:simple(st), w:sym_decl(s),
+-- w:param(s), w:signature(f), w:global_text(s), w:get(tab, id, field),
+-- w:reachable(f), w:free_prefix(), w.cname[s], w.v (the cgwb.ir view), w.P
+-- (its cgwb.ir.cprint printer) (ids 0-based).
+M.writer = writer
+
 --- The canonical form of flat (cgwb.kparse's arrays) as C text.
 function M.unparse(flat, lay)
-  local u = setmetatable({ flat = flat, lay = lay, out = {}, cname = {}, taken = {},
-    nsym = #flat.sym // lay.width.sym, nfunc = #flat.func // lay.width.func }, U)
-  u:names()
-  u:put(0, "#include <math.h>")
+  local u = writer(flat, lay)
+  local em = u.em
+  em:line("#include <math.h>")
   for s = 0, u.nsym - 1 do
-    if u:get("sym", s, "KIND") == lay.sym_kinds.global then u:global(s) end
+    if u:get("sym", s, "KIND") == lay.sym_kinds.global then em:line(u:global_text(s)) end
   end
-  for f = 0, u.nfunc - 1 do u:put(0, u:signature(f) .. ";") end
+  for f = 0, u.nfunc - 1 do em:line(u:signature(f) .. ";") end
   for f = 0, u.nfunc - 1 do u:func(f) end
-  return table.concat(u.out, "\n") .. "\n"
+  return em:text() .. "\n"
 end
 -- }====
 
