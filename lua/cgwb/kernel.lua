@@ -8,6 +8,8 @@
 -- arguments by name or in order) with results by name.  Ids are 1-based.
 -- @module cgwb.kernel
 local core = require "cgwb.core"
+local ir = require "cgwb.ir"
+local cprint = require "cgwb.ir.cprint"
 local json = require "cgwb.json"
 
 local M = {}
@@ -31,13 +33,6 @@ local function get(flat, tbl, r, f)
 end
 
 local function name_at(flat, i) return flat.names[i + 1] end
-
--- The statement ids (0-based) of a slice of list[].
-local function slice(flat, start, count)
-  local out = {}
-  for i = 0, count - 1 do out[#out + 1] = flat.list[start + i + 1] end
-  return out
-end
 
 -- C type text of a symbol: "double", "const double *restrict", "double[3][4]".
 local function sym_type(flat, s)
@@ -76,16 +71,6 @@ end
 
 -- {==== printing expressions and statements as C ====}
 
--- C precedence of the operators (higher binds tighter).
-local PREC = {
-  cond = 1, ["or"] = 2, ["and"] = 3, eq = 4, ne = 4, lt = 5, le = 5, gt = 5, ge = 5,
-  add = 6, sub = 6, ptradd = 6, mul = 7, div = 7, mod = 7, neg = 8, ["not"] = 8, cast = 8,
-}
-local BINOP = {
-  add = "+", sub = "-", mul = "*", div = "/", mod = "%", lt = "<", le = "<=", gt = ">",
-  ge = ">=", eq = "==", ne = "!=", ["and"] = "&&", ["or"] = "||", ptradd = "+",
-}
-
 -- A double constant as C text that reads back as the same double.
 local function double_text(v)
   local s = ("%.17g"):format(v)
@@ -93,107 +78,38 @@ local function double_text(v)
   return s
 end
 
-local expr_text
-
--- Expression x (0-based) as C text, parenthesized for context precedence p.
-local function expr_in(flat, x, p)
-  local op = layout().exprs[get(flat, "expr", x, "OP") + 1]
-  local text = expr_text(flat, x, op)
-  local own = PREC[op] or 9
-  if own < p then return "(" .. text .. ")" end
-  return text
+-- The reports' printer of flat: C's precedence, names as declared, a row
+-- address as &A[i].
+local function printer(fl)
+  local v = ir.view(fl)
+  v.report_printer = v.report_printer or cprint.new(v, { const_i = tostring, const_d = double_text, addr = "display" })
+  return v.report_printer
 end
 
--- The subscripts "[a]" or "[a][b]" of an ELEM or ADDR.
-local function subscripts(flat, x)
-  local a, b = get(flat, "expr", x, "A"), get(flat, "expr", x, "B")
-  local s = ""
-  if a >= 0 then s = "[" .. expr_in(flat, a, 0) .. "]" end
-  if b >= 0 then s = s .. "[" .. expr_in(flat, b, 0) .. "]" end
-  return s
-end
+local function expr_c(fl, x) return printer(fl):expr(x) end
 
-function expr_text(flat, x, op)
-  local E = function(f) return get(flat, "expr", x, f) end
-  local symname = function() return name_at(flat, get(flat, "sym", E("SYM"), "NAME")) end
-  if op == "const_i" then return tostring(E("IVAL")) end
-  if op == "const_d" then return double_text(flat.dconst[E("IVAL") + 1]) end
-  if op == "var" then return symname() end
-  if op == "elem" then return symname() .. subscripts(flat, x) end
-  if op == "addr" then
-    local subs = subscripts(flat, x)
-    if subs == "" and get(flat, "sym", E("SYM"), "NDIM") > 0 then return symname() end
-    return "&" .. symname() .. subs
-  end
-  local p = PREC[op] or 9
-  if BINOP[op] then
-    return expr_in(flat, E("A"), p) .. " " .. BINOP[op] .. " " .. expr_in(flat, E("B"), p + 1)
-  end
-  if op == "neg" then return "-" .. expr_in(flat, E("A"), p) end
-  if op == "not" then return "!" .. expr_in(flat, E("A"), p) end
-  if op == "cast" then return "(" .. layout().types[E("TYPE") + 1] .. ")" .. expr_in(flat, E("A"), p) end
-  if op == "cond" then
-    return expr_in(flat, E("A"), p + 1) .. " ? " .. expr_in(flat, E("B"), p + 1) .. " : " .. expr_in(flat, E("C"), p)
-  end
-  -- intrin
-  local args = { expr_in(flat, E("A"), 0) }
-  if E("B") >= 0 then args[2] = expr_in(flat, E("B"), 0) end
-  return layout().intrinsics[E("SYM") + 1] .. "(" .. table.concat(args, ", ") .. ")"
-end
-
-local function expr_c(flat, x) return expr_in(flat, x, 0) end
-
--- The one-line C text of statement s (a loop or if: its head only).
-local function stmt_text(flat, s)
-  local S = function(f) return get(flat, "stmt", s, f) end
-  local kind = layout().stmts[S("KIND") + 1]
-  if kind == "assign" then return expr_c(flat, S("X0")) .. " = " .. expr_c(flat, S("X1")) end
-  if kind == "call" then
+-- The one-line C text of statement record r (a loop or if: its head only).
+local STMT_TEXT = ir.cases("stmt", "cgwb.kernel statement text", {
+  assign = function(_, fl, r) return expr_c(fl, r.lhs) .. " = " .. expr_c(fl, r.rhs) end,
+  call = function(_, fl, r)
     local args = {}
-    for i = 0, S("X2") - 1 do args[#args + 1] = expr_c(flat, flat.args[S("X1") + i + 1]) end
-    local call = name_at(flat, get(flat, "func", S("X0"), "NAME")) .. "(" .. table.concat(args, ", ") .. ")"
-    if S("X3") >= 0 then return expr_c(flat, S("X3")) .. " = " .. call end
+    for i, a in ipairs(r.args) do args[i] = expr_c(fl, a) end
+    local call = ir.view(fl):func(r.callee).name .. "(" .. table.concat(args, ", ") .. ")"
+    if r.lhs then return expr_c(fl, r.lhs) .. " = " .. call end
     return call
-  end
-  if kind == "if" then return "if (" .. expr_c(flat, S("X0")) .. ")" end
-  if kind == "loop" then
-    local cond = S("X0") >= 0 and expr_c(flat, S("X0")) or "1"
-    return layout().loop_kinds[S("FLAGS") + 1] .. " (" .. cond .. ")"
-  end
-  if kind == "return" then return S("X0") >= 0 and ("return " .. expr_c(flat, S("X0"))) or "return" end
-  return kind -- break, continue
-end
+  end,
+  ["if"] = function(_, fl, r) return "if (" .. expr_c(fl, r.cond) .. ")" end,
+  loop = function(_, fl, r) return r.form .. " (" .. (r.cond and expr_c(fl, r.cond) or "1") .. ")" end,
+  ["return"] = function(_, fl, r) return r.value and ("return " .. expr_c(fl, r.value)) or "return" end,
+  ["break|continue"] = function(kind) return kind end,
+})
 
--- The statement s as a plain table; part: where it sits in its parent.
-local function statement(flat, s, depth, part)
-  local S = function(f) return get(flat, "stmt", s, f) end
-  local pragma = S("PRAGMA")
-  return {
-    id = s + 1, kind = layout().stmts[S("KIND") + 1], line = S("LINE"), col = S("COL"),
-    depth = depth, part = part, text = stmt_text(flat, s),
-    pragma = pragma >= 0 and name_at(flat, pragma) or nil,
-  }
-end
-
--- The nested slices of statement s: {{part, start, count}...} in execution order.
-local function parts_of(flat, s)
-  local S = function(f) return get(flat, "stmt", s, f) end
-  local kind = layout().stmts[S("KIND") + 1]
-  if kind == "if" then return { { "then", S("X1"), S("X2") }, { "else", S("X3"), S("X4") } } end
-  if kind == "loop" then
-    return { { "pre", S("X5"), S("X6") }, { "body", S("X1"), S("X2") }, { "step", S("X3"), S("X4") } }
-  end
-  return {}
-end
-
--- Appends the statements of a slice, depth first, to out.
-local function walk(flat, ids, depth, part, out)
-  for _, s in ipairs(ids) do
-    out[#out + 1] = statement(flat, s, depth, part)
-    for _, p in ipairs(parts_of(flat, s)) do
-      walk(flat, slice(flat, p[2], p[3]), depth + 1, p[1], out)
-    end
-  end
+-- Appends the statements of ids, depth first in the order they run, to out.
+local function walk(fl, ids, out)
+  ir.view(fl):walk(ids, function(r, depth, part)
+    out[#out + 1] = { id = r.id + 1, kind = r.kind, line = r.line, col = r.col, depth = depth,
+      part = part or "body", text = STMT_TEXT(r.kind, fl, r), pragma = r.pragma }
+  end)
 end
 
 -- {==== the Kernel methods written in Lua ====}
@@ -264,7 +180,7 @@ end
 function K.statements(k, f)
   local fl, g = flat(k), func_row(k, f)
   local out = {}
-  walk(fl, slice(fl, get(fl, "func", g, "BODY"), get(fl, "func", g, "NBODY")), 0, "body", out)
+  walk(fl, ir.view(fl):func(g).body, out)
   return out
 end
 
