@@ -15,6 +15,8 @@
 local core = require "cgwb.core"
 local elim = require "cgwb.elim"
 local unparse = require "cgwb.kparse.unparse"
+local ir = require "cgwb.ir"
+local emit = require "cgwb.ir.emit"
 
 local M = {}
 
@@ -540,18 +542,14 @@ end
 local F = {}
 F.__index = F
 
-function F:get(tab, id, f) return self.u:get(tab, id, f) end
-function F:op(e) return LAY.exprs[self:get("expr", e, "OP") + 1] end
-function F:etype(e) return LAY.types[self:get("expr", e, "TYPE") + 1] end
-function F:is_double_sym(s) return LAY.types[self:get("sym", s, "BASE") + 1] == "double" end
-function F:is_global(s) return self:get("sym", s, "KIND") == LAY.sym_kinds.global end
+function F:op(e) return self.v:expr(e).op end
+function F:etype(e) return self.v:expr(e).type end
+function F:is_double_sym(s) return self.v:sym(s).base == "double" end
+function F:is_global(s) return self.v:sym(s).kind == "global" end
 
 -- Appends a line to the current sink: def, the local it sets (a line whose
 -- def nothing reads is dropped), uses, the locals it reads.
-function F:line(text, def, uses)
-  local sink = self.sinks[#self.sinks]
-  sink[#sink + 1] = { ind = self.ind, text = text, def = def, uses = uses }
-end
+function F:line(text, def, uses) self.em:line(text, def, uses) end
 
 -- The tangent of symbol s as C (a global: a zero of its shape, made once).
 function F:tname(s)
@@ -562,9 +560,9 @@ end
 -- The tangent of an lvalue or use e (VAR or ELEM of a double) as C; in
 -- vector mode its direction cg_i (a line of a loop over the directions).
 function F:tlvalue(e)
-  local s = self:get("expr", e, "SYM")
+  local s = self.v:expr(e).sym
   if self.gen.vector then
-    if self:is_global(s) and self:get("sym", s, "NDIM") == 0 then return "0.0" end
+    if self:is_global(s) and self.v:sym(s).ndim == 0 then return "0.0" end
     return self:tcell(e) .. "[" .. self.gen.prefix .. "i]"
   end
   if self:op(e) == "var" then return self:tname(s) end
@@ -574,17 +572,18 @@ end
 -- Vector mode: the nd tangents of the cell of e (VAR or ELEM) as a
 -- pointer; cell c of an array or pointer at its tangent + c * nd.
 function F:tcell(e)
-  local s = self:get("expr", e, "SYM")
+  local s = self.v:expr(e).sym
   if self:op(e) == "var" then return self:tname(s) end
   return "(" .. self:tname(s) .. " + " .. self:cells(e, s) .. " * " .. self.gen.prefix .. "nd)"
 end
 
 -- The row-major cell index of ELEM or ADDR e on symbol s, as C.
 function F:cells(e, s)
-  local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
-  if self:get("sym", s, "NDIM") == 2 then
-    local row = "(" .. self.u:expr(a, true) .. ") * " .. self:get("sym", s, "DIM1")
-    if b < 0 then return "(" .. row .. ")" end
+  local r, y = self.v:expr(e), self.v:sym(s)
+  local a, b = r.a, r.b
+  if y.ndim == 2 then
+    local row = "(" .. self.u:expr(a, true) .. ") * " .. y.dim1
+    if not b then return "(" .. row .. ")" end
     return "(" .. row .. " + (" .. self.u:expr(b, true) .. "))"
   end
   return "(" .. self.u:expr(a, true) .. ")"
@@ -608,31 +607,34 @@ end
 
 -- The tangent of a pointer expression (the tangent pointer aliases as the
 -- primal: `a + k` -> `ad + k`).
-function F:tpointer(e)
-  local op = self:op(e)
-  local s = self:get("expr", e, "SYM")
-  if op == "var" then return self:tname(s) end
-  if op == "addr" then
-    local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
-    local ndim, t = self:get("sym", s, "NDIM"), self:tname(s)
-    if self.gen.vector then
-      if a < 0 then return t end -- a scalar's tangents are an array already
-      return "(" .. t .. " + " .. self:cells(e, s) .. " * " .. self.gen.prefix .. "nd)"
+local TPOINTER = ir.cases("expr", "cgwb.tangent pointer tangent", {
+  var = function(_, F, r) return F:tname(r.sym) end,
+  addr = function(_, F, r)
+    local y, t = F.v:sym(r.sym), F:tname(r.sym)
+    if F.gen.vector then
+      if not r.a then return t end -- a scalar's tangents are an array already
+      return "(" .. t .. " + " .. F:cells(r.id, r.sym) .. " * " .. F.gen.prefix .. "nd)"
     end
-    if a < 0 then return ndim > 0 and t or ("&" .. t) end
-    if ndim == 2 and b < 0 then return t .. "[" .. self.u:expr(a, true) .. "]" end
-    return "&" .. t .. self.u:subs(e, s)
-  end
-  if op == "ptradd" then
-    local k = self.u:expr(self:get("expr", e, "B"))
-    if self.gen.vector then k = k .. " * " .. self.gen.prefix .. "nd" end -- nd tangents a cell
-    return "(" .. self:tpointer(self:get("expr", e, "A")) .. " + " .. k .. ")"
-  end
-  if op == "cond" then
-    return "(" .. self.u:expr(self:get("expr", e, "A")) .. " ? " .. self:tpointer(self:get("expr", e, "B"))
-      .. " : " .. self:tpointer(self:get("expr", e, "C")) .. ")"
-  end
-  error("tangent: no tangent for the pointer expression " .. self.u:expr(e, true), 0)
+    if not r.a then return y.ndim > 0 and t or ("&" .. t) end
+    if y.ndim == 2 and not r.b then return t .. "[" .. F.u:expr(r.a, true) .. "]" end
+    return "&" .. t .. F.u:subs(r.id, r.sym)
+  end,
+  ptradd = function(_, F, r)
+    local k = F.u:expr(r.b)
+    if F.gen.vector then k = k .. " * " .. F.gen.prefix .. "nd" end -- nd tangents a cell
+    return "(" .. F:tpointer(r.a) .. " + " .. k .. ")"
+  end,
+  cond = function(_, F, r)
+    return "(" .. F.u:expr(r.a) .. " ? " .. F:tpointer(r.b) .. " : " .. F:tpointer(r.c) .. ")"
+  end,
+  ["const_i|const_d|elem|neg|not|add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|cast|intrin"] = function(_, F, r)
+    error("tangent: no tangent for the pointer expression " .. F.u:expr(r.id, true), 0)
+  end,
+})
+
+function F:tpointer(e)
+  local r = self.v:expr(e)
+  return TPOINTER(r.op, self, r)
 end
 
 -- Replaces A0..A2 and R in an operation table spelling (the kernels'
@@ -645,35 +647,39 @@ end
 
 -- Forward-mode tangent of a side-effect-free double expression e as C
 -- (return values and by-value arguments, which are in no graph).
-function F:texpr(e)
-  if self:etype(e) ~= "double" then return "0.0" end
-  local op, u = self:op(e), self.u
-  local A, B, C = self:get("expr", e, "A"), self:get("expr", e, "B"), self:get("expr", e, "C")
-  if op == "const_d" or op == "cast" then return "0.0" end
-  if op == "var" or op == "elem" then return self:tlvalue(e) end
-  if op == "add" or op == "sub" then
-    return "(" .. self:texpr(A) .. " " .. BINOP[op] .. " " .. self:texpr(B) .. ")"
-  end
-  if op == "mul" then
-    return "(" .. self:texpr(A) .. " * " .. u:expr(B) .. " + " .. u:expr(A) .. " * " .. self:texpr(B) .. ")"
-  end
-  if op == "div" then
-    return "((" .. self:texpr(A) .. " - " .. u:expr(e) .. " * " .. self:texpr(B) .. ") / " .. u:expr(B) .. ")"
-  end
-  if op == "neg" then return "(-" .. self:texpr(A) .. ")" end
-  if op == "cond" then return "(" .. u:expr(A) .. " ? " .. self:texpr(B) .. " : " .. self:texpr(C) .. ")" end
-  if op == "intrin" then
-    local g = GOPS[LAY.gop[LAY.intrinsics[self:get("expr", e, "SYM") + 1]]]
-    local args = { "(" .. u:expr(A, true) .. ")", B >= 0 and ("(" .. u:expr(B, true) .. ")") or nil }
+local TEXPR = ir.cases("expr", "cgwb.tangent expression tangent", {
+  ["const_d|cast"] = function() return "0.0" end,
+  ["var|elem"] = function(_, F, r) return F:tlvalue(r.id) end,
+  ["add|sub"] = function(op, F, r) return "(" .. F:texpr(r.a) .. " " .. BINOP[op] .. " " .. F:texpr(r.b) .. ")" end,
+  mul = function(_, F, r)
+    local u = F.u
+    return "(" .. F:texpr(r.a) .. " * " .. u:expr(r.b) .. " + " .. u:expr(r.a) .. " * " .. F:texpr(r.b) .. ")"
+  end,
+  div = function(_, F, r)
+    local u = F.u
+    return "((" .. F:texpr(r.a) .. " - " .. u:expr(r.id) .. " * " .. F:texpr(r.b) .. ") / " .. u:expr(r.b) .. ")"
+  end,
+  neg = function(_, F, r) return "(-" .. F:texpr(r.a) .. ")" end,
+  cond = function(_, F, r) return "(" .. F.u:expr(r.a) .. " ? " .. F:texpr(r.b) .. " : " .. F:texpr(r.c) .. ")" end,
+  intrin = function(_, F, r)
+    local u = F.u
+    local g = GOPS[LAY.gop[r.fn]]
+    local args = { "(" .. u:expr(r.a, true) .. ")", r.b and ("(" .. u:expr(r.b, true) .. ")") or nil }
     local terms = {}
-    for i, x in ipairs { A, B } do
-      if x >= 0 and i <= g.arity then
-        terms[#terms + 1] = "(" .. spell(g.partials[i], args, "(" .. u:expr(e, true) .. ")") .. ") * " .. self:texpr(x)
+    for i, x in ipairs { r.a, r.b or false } do
+      if x and i <= g.arity then
+        terms[#terms + 1] = "(" .. spell(g.partials[i], args, "(" .. u:expr(r.id, true) .. ")") .. ") * " .. F:texpr(x)
       end
     end
     return "(" .. table.concat(terms, " + ") .. ")"
-  end
-  error("tangent: no tangent for " .. op, 0)
+  end,
+  ["const_i|addr|ptradd|not|mod|lt|le|gt|ge|eq|ne|and|or"] = function(op) error("tangent: no tangent for " .. op, 0) end,
+})
+
+function F:texpr(e)
+  local r = self.v:expr(e)
+  if r.type ~= "double" then return "0.0" end
+  return TEXPR(r.op, self, r)
 end
 
 -- {==== statements outside the graphs ====}
@@ -681,11 +687,12 @@ end
 -- A passive assignment: ints and pointers copied (a double pointer's
 -- tangent moves with it); a double written without a graph gets tangent 0.
 function F:passive_assign(st)
-  local lhs, rhs = self:get("stmt", st, "X0"), self:get("stmt", st, "X1")
-  local s = self:get("expr", lhs, "SYM")
+  local r = self.v:stmt(st)
+  local lhs, rhs = r.lhs, r.rhs
+  local s = self.v:expr(lhs).sym
   local primal = self.u:simple(st) .. ";"
   if self:is_double_sym(s) then
-    local ptr = self:get("sym", s, "PTR") == 1 and self:op(lhs) == "var"
+    local ptr = self.v:sym(s).ptr and self:op(lhs) == "var"
     if ptr then
       self:line(primal)
       self:line(self:tname(s) .. " = " .. self:tpointer(rhs) .. ";")
@@ -704,15 +711,16 @@ end
 -- is dropped (cg_nd, checked on entry, is in range).
 function F:call(st)
   local u, gen = self.u, self.gen
-  local g = self:get("stmt", st, "X0")
-  local first, n, lhs = self:get("stmt", st, "X1"), self:get("stmt", st, "X2"), self:get("stmt", st, "X3")
-  local sym0 = self:get("func", g, "SYM0")
+  local r = self.v:stmt(st)
+  local g, lhs = r.callee, r.lhs
+  local callee = self.v:func(g)
   local args = { gen.vector and (gen.prefix .. "nd") or nil }
-  for i = 1, n do
-    local a, p = u.flat.args[first + i], sym0 + i - 1
+  for i, a in ipairs(r.args) do
+    local p = callee.params[i]
     args[#args + 1] = u:expr(a, true)
     if self:is_double_sym(p) then
-      local ptr = self:get("sym", p, "PTR") == 1 or self:get("sym", p, "NDIM") > 0
+      local y = self.v:sym(p)
+      local ptr = y.ptr or y.ndim > 0
       if ptr then args[#args + 1] = self:tpointer(a)
       elseif gen.vector then -- a by-value argument's tangents: an array of nd
         local t = self:temp("a" .. i, true)
@@ -722,35 +730,35 @@ function F:call(st)
     end
   end
   local call = gen.fname_d[g] .. "("
-  local ret = LAY.types[self:get("func", g, "RET") + 1]
+  local ret = callee.ret
   if gen.vector then
     call = "(void)" .. call
     if ret ~= "void" then -- the result through a pointer, before a double's tangents
-      local r = ret == "double" and self:temp("r") or self:itemp("ri")
-      args[#args + 1] = "&" .. r
+      local res = ret == "double" and self:temp("r") or self:itemp("ri")
+      args[#args + 1] = "&" .. res
       if ret == "int" then
         self:line(call .. table.concat(args, ", ") .. ");")
-        if lhs >= 0 then self:line(u:expr(lhs, true) .. " = " .. r .. ";") end
+        if lhs then self:line(u:expr(lhs, true) .. " = " .. res .. ";") end
         return
       end
     end
   end
   if ret == "double" then
-    local r, rd = self:temp("r"), self:temp("rd", gen.vector)
+    local res, rd = self:temp("r"), self:temp("rd", gen.vector)
     args[#args + 1] = (gen.vector and "" or "&") .. rd
     call = call .. table.concat(args, ", ") .. ")"
-    if lhs >= 0 then
-      self:line((gen.vector and "" or (r .. " = ")) .. call .. ";")
+    if lhs then
+      self:line((gen.vector and "" or (res .. " = ")) .. call .. ";")
       local rv = gen.vector and (rd .. "[" .. gen.prefix .. "i]") or rd
       self:tline(self:tlvalue(lhs) .. " = " .. rv .. ";") -- both lvalues on the state after the call
-      self:line(u:expr(lhs, true) .. " = " .. r .. ";")
+      self:line(u:expr(lhs, true) .. " = " .. res .. ";")
     else
       self:line(call .. ";")
     end
     return
   end
   call = call .. table.concat(args, ", ") .. ")"
-  self:line((lhs >= 0 and (u:expr(lhs, true) .. " = ") or "") .. call .. ";")
+  self:line((lhs and (u:expr(lhs, true) .. " = ") or "") .. call .. ";")
 end
 
 -- A function-wide temporary double (declared once); vec: an array of
@@ -775,81 +783,77 @@ function F:itemp(base)
   return name
 end
 
-function F:slice(start, n)
-  for i = 1, n do self:stmt(self.u.flat.list[start + i]) end
+function F:slice(ids)
+  for _, st in ipairs(ids) do self:stmt(st) end
 end
 
 -- A loop as `for (;;)`: pre slice and test at the top (at the bottom for
 -- do), the body, a label for `continue` before the step slice.
-function F:loop(st)
-  local x = {}
-  for i = 0, 6 do x[i] = self:get("stmt", st, "X" .. i) end
-  local is_do = LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] == "do"
+function F:loop(r)
+  local em = self.em
   self.nloop = self.nloop + 1
   local label = { name = self.gen.prefix .. "step" .. self.nloop, used = false }
-  self:line("for (;;) {")
-  self.ind = self.ind + 1
+  em:open("for (;;) {")
   local function test()
-    self:slice(x[5], x[6])
-    if x[0] >= 0 then self:line("if (!(" .. self.u:expr(x[0], true) .. ")) break;") end
+    self:slice(r.pre)
+    if r.cond then self:line("if (!(" .. self.u:expr(r.cond, true) .. ")) break;") end
   end
-  if not is_do then test() end
+  if r.form ~= "do" then test() end
   self.loops[#self.loops + 1] = label
-  self:slice(x[1], x[2])
+  self:slice(r.body)
   self.loops[#self.loops] = nil
-  local sink = self.sinks[#self.sinks]
-  sink[#sink + 1] = { ind = self.ind - 1, label = label } -- the label, if a continue needs it
-  self:slice(x[3], x[4])
-  if is_do then test() end
-  self.ind = self.ind - 1
-  self:line("}")
+  em:indent(-1)
+  em:label(label) -- the label, if a continue needs it
+  em:indent(1)
+  self:slice(r.step)
+  if r.form == "do" then test() end
+  em:close()
 end
 
+-- A statement no subgraph holds.
+local STMT = ir.cases("stmt", "cgwb.tangent statement", {
+  assign = function(_, F, r) F:passive_assign(r.id) end,
+  call = function(_, F, r) F:call(r.id) end,
+  ["if"] = function(_, F, r)
+    local em = F.em
+    em:open("if (" .. F.u:expr(r.cond, true) .. ") {")
+    F:slice(r["then"])
+    if #r["else"] > 0 then
+      em:close("} else {")
+      em:indent(1)
+      F:slice(r["else"])
+    end
+    em:close()
+  end,
+  loop = function(_, F, r) F:loop(r) end,
+  ["return"] = function(_, F, r) -- one no graph holds (a flattened one is active: its value is in ret)
+    local x = r.value
+    if x and F.ret_double then
+      if F.gen.vector then F:tline(F.ret_d .. "[" .. F.gen.prefix .. "i] = " .. F:texpr(x) .. ";")
+      else F:line("*" .. F.ret_d .. " = " .. F:texpr(x) .. ";") end
+    end
+    if F.gen.vector then -- the result through cg_ret, the status 0
+      if x then F:line("*" .. F.gen.prefix .. "ret = " .. F.u:expr(x, true) .. ";") end
+      F:line("return 0;")
+    else
+      F:line(x and ("return " .. F.u:expr(x, true) .. ";") or "return;")
+    end
+  end,
+  ["break"] = function(_, F) F:line("break;") end,
+  continue = function(_, F) -- to the step slice of the innermost loop
+    local label = F.loops[#F.loops]
+    label.used = true
+    F:line("goto " .. label.name .. ";")
+  end,
+})
+
 function F:stmt(st)
-  local kind = LAY.stmts[self:get("stmt", st, "KIND") + 1]
+  local r = self.v:stmt(st)
   local sub = self.gen.sub_of[self.fid] and self.gen.sub_of[self.fid][st + 1]
   if sub and sub.first then self:open(sub) end
-  if sub then
-    self:active(st)
-  elseif kind == "assign" then
-    self:passive_assign(st)
-  elseif kind == "call" then
-    self:call(st)
-  elseif kind == "if" then
-    self:line("if (" .. self.u:expr(self:get("stmt", st, "X0"), true) .. ") {")
-    self.ind = self.ind + 1
-    self:slice(self:get("stmt", st, "X1"), self:get("stmt", st, "X2"))
-    self.ind = self.ind - 1
-    if self:get("stmt", st, "X4") > 0 then
-      self:line("} else {")
-      self.ind = self.ind + 1
-      self:slice(self:get("stmt", st, "X3"), self:get("stmt", st, "X4"))
-      self.ind = self.ind - 1
-    end
-    self:line("}")
-  elseif kind == "loop" then
-    self:loop(st)
-  elseif kind == "return" then -- one no graph holds (a flattened one is active: its value is in ret)
-    local x = self:get("stmt", st, "X0")
-    if x >= 0 and self.ret_double then
-      if self.gen.vector then self:tline(self.ret_d .. "[" .. self.gen.prefix .. "i] = " .. self:texpr(x) .. ";")
-      else self:line("*" .. self.ret_d .. " = " .. self:texpr(x) .. ";") end
-    end
-    if self.gen.vector then -- the result through cg_ret, the status 0
-      if x >= 0 then self:line("*" .. self.gen.prefix .. "ret = " .. self.u:expr(x, true) .. ";") end
-      self:line("return 0;")
-    else
-      self:line(x >= 0 and ("return " .. self.u:expr(x, true) .. ";") or "return;")
-    end
-  elseif kind == "break" then
-    self:line("break;")
-  else -- continue: to the step slice of the innermost loop
-    local label = self.loops[#self.loops]
-    label.used = true
-    self:line("goto " .. label.name .. ";")
-  end
+  if sub then self:active(st) else STMT(r.kind, self, r) end
   if sub and sub.last then self:close() end
-  if sub and kind == "return" then -- after its tangent
+  if sub and r.kind == "return" then -- after its tangent
     if self.gen.vector then -- the result through cg_ret, the status 0
       self:line("*" .. self.gen.prefix .. "ret = " .. self.ret .. ";")
       self:line("return 0;")
@@ -881,8 +885,8 @@ function F:open(sub)
     table.insert(g.deps_at[dep.stmt], d)
   end
   self.g = g
-  self.sinks[#self.sinks + 1] = {}
-  self.ind = self.ind + 1
+  self.em:push()
+  self.em:indent(1)
 end
 
 -- The value of expression e inside the open subgraph, as C: a vertex's
@@ -901,7 +905,8 @@ function F:val(e)
   v = g.vexpr[e]
   if not v then return "(" .. u:expr(e, true) .. ")" end
   local vx = g.sg.vertices[v]
-  local A, B, C = self:get("expr", e, "A"), self:get("expr", e, "B"), self:get("expr", e, "C")
+  local r = self.v:expr(e)
+  local A, B, C = r.a, r.b, r.c
   local args, value
   if vx.op == "cond" then
     g.ccount = g.ccount + 1
@@ -914,18 +919,17 @@ function F:val(e)
     for i, x in ipairs { B, C } do
       local saved = {}
       for k, val in pairs(g.have) do saved[k] = val end
-      self:line(i == 1 and ("if (" .. c .. ") {") or "} else {")
-      self.ind = self.ind + 1
+      self.em:open(i == 1 and ("if (" .. c .. ") {") or "} else {")
       args[i + 1] = self:val(x)
-      self.ind = self.ind - 1
+      self.em:indent(-1)
       g.have = saved
     end
     self:line("}")
     value = c .. " ? " .. args[2] .. " : " .. args[3]
   else
     args = {}
-    for i, x in ipairs { A, B } do
-      if x >= 0 and (i == 1 or vx.op ~= "neg") then args[i] = self:val(x) end
+    for i, x in ipairs { A or false, B or false } do
+      if x and (i == 1 or vx.op ~= "neg") then args[i] = self:val(x) end
     end
     if vx.kind == "intrinsic" then
       value = vx.op .. "(" .. table.concat(args, ", ") .. ")"
@@ -964,8 +968,9 @@ end
 -- tangent, its value to a temporary the return after the subgraph reads.
 function F:active(st)
   local g, u = self.g, self.u
-  if LAY.stmts[self:get("stmt", st, "KIND") + 1] == "return" then
-    local root = self:val(self:get("stmt", st, "X0"))
+  local r = self.v:stmt(st)
+  if r.kind == "return" then
+    local root = self:val(r.value)
     for _, d in ipairs(g.deps_at[st + 1] or {}) do
       g.targets[d] = self.gen.vector and (self.ret_d .. "[" .. self.gen.prefix .. "i]") or ("*" .. self.ret_d)
     end
@@ -973,8 +978,8 @@ function F:active(st)
     self:line(self.ret .. " = " .. root .. ";")
     return
   end
-  local lhs, rhs = self:get("stmt", st, "X0"), self:get("stmt", st, "X1")
-  local root = self:val(rhs)
+  local lhs = r.lhs
+  local root = self:val(r.rhs)
   for _, d in ipairs(g.deps_at[st + 1] or {}) do
     if self:op(lhs) == "var" then
       g.targets[d] = self:tlvalue(lhs)
@@ -988,21 +993,6 @@ function F:active(st)
     end
   end
   self:line(u:expr(lhs, true) .. " = " .. root .. ";")
-end
-
--- The lines whose local is read, in order (backwards: a use keeps its
--- definitions; a line without a local always stays).
-local function keep_read(lines)
-  local need, back, kept = {}, {}, {}
-  for i = #lines, 1, -1 do
-    local l = lines[i]
-    if not l.def or need[l.def] then
-      back[#back + 1] = l
-      for _, x in ipairs(l.uses or {}) do need[x] = true end
-    end
-  end
-  for i = #back, 1, -1 do kept[#kept + 1] = back[i] end
-  return kept
 end
 
 -- The dependents' tangents of the open subgraph, in statement order (of
@@ -1070,15 +1060,14 @@ function F:close()
   end
   self.gen:count(self.fid, g.sg, { mults = cost.mults, nontrivial = counts.nontrivial, application = app,
                                    tangent = tan })
-  local kept = keep_read(table.remove(self.sinks))
-  self.ind = self.ind - 1
-  self:line("{")
-  self.ind = self.ind + 1
+  local em = self.em
+  local kept = emit.keep_read(em:pop())
+  em:indent(-1)
+  em:open("{")
   self:declare(kept)
-  self.ind = self.ind - 1
-  local sink = self.sinks[#self.sinks]
-  for _, l in ipairs(kept) do sink[#sink + 1] = l end
-  self:line("}")
+  em:indent(-1)
+  em:append(kept)
+  em:line("}")
   self.g = nil
 end
 
@@ -1087,24 +1076,25 @@ end
 -- The text of function fid (0-based) as F_d.
 function F:emit()
   local u, gen, f = self.u, self.gen, self.fid
-  local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
-  self.ret_double = LAY.types[self:get("func", f, "RET") + 1] == "double"
+  local fr = self.v:func(f)
+  local sym0, ns, np = fr.sym0, fr.nsym, fr.nparam
+  self.ret_double = fr.ret == "double"
   self.ret_d = gen.ret_name[f]
   local out = { gen:signature(f) .. " {" }
-  local body = {}
   local P, zero = gen.prefix, {} -- vector mode: the tangent locals zeroed on the nd directions
-  self.sinks, self.ind = { body }, 1
+  self.em = emit.new { depth = 1 }
+  local body = self.em.lines
   for s = sym0 + np, sym0 + ns - 1 do
     local line = u:sym_decl(s) .. ";"
     body[#body + 1] = { ind = 1, text = line }
     if self:is_double_sym(s) then
       local t = gen:decl_as(s, gen.tname[s], false)
-      local ndim, ptr = self:get("sym", s, "NDIM"), self:get("sym", s, "PTR")
-      local init = (ndim > 0 and ptr == 0) and (ndim == 2 and " = {{0.0}}" or " = {0.0}")
-        or (ptr == 1 and " = 0" or " = 0.0")
-      if gen.vector and ptr == 0 then -- cell c's tangents at c * nd (an array: flat)
-        local cells = ndim == 0 and 1 or ndim == 1 and self:get("sym", s, "DIM0")
-          or self:get("sym", s, "DIM0") * self:get("sym", s, "DIM1")
+      local y = self.v:sym(s)
+      local ndim, ptr = y.ndim, y.ptr
+      local init = (ndim > 0 and not ptr) and (ndim == 2 and " = {{0.0}}" or " = {0.0}")
+        or (ptr and " = 0" or " = 0.0")
+      if gen.vector and not ptr then -- cell c's tangents at c * nd (an array: flat)
+        local cells = ndim == 0 and 1 or ndim == 1 and y.dim0 or y.dim0 * y.dim1
         t = "double " .. gen.tname[s] .. "[" .. (cells == 1 and "" or (cells .. " * ")) .. "CG_MAXDIR]"
         init = ""
         zero[#zero + 1] = { name = gen.tname[s], cells = cells }
@@ -1115,7 +1105,7 @@ function F:emit()
   if gen.vector then
     local copies = {}
     for s = sym0, sym0 + np - 1 do
-      if self:is_double_sym(s) and self:get("sym", s, "PTR") == 0 and self:get("sym", s, "NDIM") == 0 then
+      if self:is_double_sym(s) and not self.v:sym(s).ptr and self.v:sym(s).ndim == 0 then
         body[#body + 1] = { ind = 1, text = "double " .. gen.tname[s] .. "[CG_MAXDIR];" }
         copies[#copies + 1] = gen.tname[s] .. "[" .. P .. "i] = " .. P .. "in_" .. gen.tname[s] .. "[" .. P .. "i];"
       end
@@ -1143,17 +1133,16 @@ function F:emit()
   local ndecl = #body
   local voids = {} -- a tangent (or a local of F) may be set and never read: no -Wunused warning
   if gen.vector then voids[1], voids[2] = "(void)" .. P .. "nd;", "(void)" .. P .. "i;" end -- cg_i: no loop over nd in some
-  if gen.vector and LAY.types[self:get("func", f, "RET") + 1] ~= "void" then voids[#voids + 1] = "(void)" .. P .. "ret;" end
+  if gen.vector and fr.ret ~= "void" then voids[#voids + 1] = "(void)" .. P .. "ret;" end
   for s = sym0, sym0 + ns - 1 do
     voids[#voids + 1] = "(void)" .. u.cname[s] .. ";"
     if self:is_double_sym(s) then voids[#voids + 1] = "(void)" .. gen.tname[s] .. ";" end
   end
   if self.ret_double then voids[#voids + 1] = "(void)" .. self.ret_d .. ";" end
   for i = 1, #voids, 8 do body[#body + 1] = { ind = 1, text = table.concat(voids, " ", i, math.min(#voids, i + 7)) } end
-  local first, nbody = self:get("func", f, "BODY"), self:get("func", f, "NBODY")
-  self:slice(first, nbody)
-  local last = nbody > 0 and u.flat.list[first + nbody]
-  if gen.vector and not (last and LAY.stmts[self:get("stmt", last, "KIND") + 1] == "return") then
+  self:slice(fr.body)
+  local last = fr.body[#fr.body]
+  if gen.vector and not (last and self.v:stmt(last).kind == "return") then
     self:line("return 0;") -- the end of F reached: status 0
   end
   if #self.temp_list > 0 then
@@ -1162,13 +1151,7 @@ function F:emit()
   if #self.itemp_list > 0 then
     table.insert(body, ndecl + 1, { ind = 1, text = "int " .. table.concat(self.itemp_list, ", ") .. ";" })
   end
-  for _, l in ipairs(body) do
-    if l.label then
-      if l.label.used then out[#out + 1] = ("  "):rep(l.ind) .. l.label.name .. ": ;" end
-    else
-      out[#out + 1] = ("  "):rep(l.ind) .. l.text
-    end
-  end
+  emit.render_all(body, out)
   out[#out + 1] = "}"
   return table.concat(out, "\n")
 end
@@ -1192,15 +1175,15 @@ end
 -- The zero tangent of global s (globals are constants): "0.0" for a
 -- scalar, a static zero array of its shape for an array.
 function G:zero_global(s)
-  local u = self.u
-  if u:get("sym", s, "NDIM") == 0 then return "0.0" end
+  local u, y = self.u, self.u.v:sym(s)
+  if y.ndim == 0 then return "0.0" end
   if not self.zeros[s] then
     local name = self.prefix .. "zero_" .. u.cname[s]
     self.zeros[s] = name
-    local init = u:get("sym", s, "NDIM") == 2 and " = {{0.0}};" or " = {0.0};"
+    local init = y.ndim == 2 and " = {{0.0}};" or " = {0.0};"
     local decl = self:decl_as(s, name, false)
     if self.vector then -- flat, nd tangents a cell
-      local cells = u:get("sym", s, "DIM0") * (u:get("sym", s, "NDIM") == 2 and u:get("sym", s, "DIM1") or 1)
+      local cells = y.dim0 * (y.ndim == 2 and y.dim1 or 1)
       decl, init = decl:gsub("%[.*$", "") .. "[" .. cells .. " * CG_MAXDIR]", " = {0.0};"
     end
     self.zero_list[#self.zero_list + 1] = "static " .. decl .. init
@@ -1215,17 +1198,15 @@ end
 -- 0..CG_MAXDIR).
 function G:signature(f)
   local u = self.u
-  local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
+  local fr = u.v:func(f)
   local parts = { self.vector and ("int " .. self.prefix .. "nd") or nil }
-  for s = sym0, sym0 + np - 1 do
+  for _, s in ipairs(fr.params) do
     parts[#parts + 1] = u:param(s)
-    if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
+    local y = u.v:sym(s)
+    if y.base == "double" then
       if self.vector then -- by value or not: a flat pointer to nd tangents a cell
-        local q = u:get("sym", s, "QUAL")
-        local ind = u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0
-        if ind then
-          parts[#parts + 1] = ((q & LAY.qual.const) ~= 0 and "const " or "") .. "double *"
-            .. ((q & LAY.qual.restrict) ~= 0 and "restrict " or "") .. self.tname[s]
+        if y.ptr or y.ndim > 0 then
+          parts[#parts + 1] = (y.const and "const " or "") .. "double *" .. (y.restrict and "restrict " or "") .. self.tname[s]
         else -- copied into a local array of that name: F may assign its by-value copy
           parts[#parts + 1] = "const double *" .. self.prefix .. "in_" .. self.tname[s]
         end
@@ -1234,7 +1215,7 @@ function G:signature(f)
       end
     end
   end
-  local ret = LAY.types[u:get("func", f, "RET") + 1]
+  local ret = fr.ret
   if self.vector and ret ~= "void" then parts[#parts + 1] = ret .. " *" .. self.prefix .. "ret" end
   if ret == "double" then parts[#parts + 1] = "double *" .. self.ret_name[f] end
   return (self.vector and "int" or ret) .. " " .. self.fname_d[f] .. "(" .. (#parts == 0 and "void" or table.concat(parts, ", ")) .. ")"
@@ -1310,7 +1291,7 @@ function G:head(funcs, body)
   local head = { "/* Preaccumulated tangent code of " .. u:name_of("func", self.main) .. " (cgwb tangent; "
     .. "doc/tangent-code.md). */", "#include <math.h>" }
   for s = 0, u.nsym - 1 do
-    if u:get("sym", s, "KIND") == LAY.sym_kinds.global and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
+    if u.v:sym(s).kind == "global" and emit.mentions(body, u.cname[s]) then
       head[#head + 1] = u:nest_rows(s, u:global_text(s))
     end
   end
@@ -1356,7 +1337,7 @@ function M.emit(k, fname, opts)
   if not main_res then return nil, err end
   local texts = {}
   for _, f in ipairs(funcs) do
-    local fn = setmetatable({ u = u, gen = gen, fid = f, temps = {}, temp_list = {}, itemp_list = {}, loops = {},
+    local fn = setmetatable({ u = u, v = u.v, gen = gen, fid = f, temps = {}, temp_list = {}, itemp_list = {}, loops = {},
                               nloop = 0 }, F)
     local ok, text = pcall(fn.emit, fn)
     if not ok then return nil, ("%s: %s: %s"):format(k:file(), u:name_of("func", f), tostring(text)) end
