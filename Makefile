@@ -159,7 +159,7 @@ bench: deps all examples
 	@sh scripts/bench-adjoint.sh
 	@sh scripts/bench-jplan.sh
 
-# The API reference: LDoc over lua/cgwb/*.lua and the binding files csrc/lua/*.c
+# The API reference: LDoc over lua/cgwb/*.lua, lua/cgwb/*/init.lua and the binding files csrc/lua/*.c
 # (doc/config.ld) into build/doc/api/; a warning (a broken reference) fails it.
 # doc/manual.md is the manual; spec/42-manual_spec.lua checks both.
 .PHONY: doc
@@ -182,6 +182,10 @@ install: all install-clib
 	           $(DESTDIR)$(EXAMPLESDIR)/lua $(DESTDIR)$(EXAMPLESDIR)/graphs
 	install -m 755 $(MODULE) $(DESTDIR)$(LIBDIR)/cgwb/core.so
 	install -m 644 lua/cgwb/*.lua $(DESTDIR)$(LUADIR)/cgwb/
+	for f in lua/cgwb/*/*.lua; do \
+	  install -d $(DESTDIR)$(LUADIR)/cgwb/$$(basename $$(dirname $$f)) && \
+	  install -m 644 $$f $(DESTDIR)$(LUADIR)/cgwb/$${f#lua/cgwb/} || exit 1; \
+	done
 	install -d $(DESTDIR)$(LUADIR)/cgwb/runtime
 	install -m 644 lua/cgwb/runtime/cgwb_adstack.h $(DESTDIR)$(LUADIR)/cgwb/runtime/
 	CGWB_LUADIR='$(LUADIR)' CGWB_LIBDIR='$(LIBDIR)' $(LUA) -e "$$SET_LAUNCHER_PATHS" \

@@ -1,7 +1,8 @@
 -- spec/42-manual_spec.lua: the manual and the API reference stay true to the code.
 --
--- The API reference (`make doc`, LDoc over lua/cgwb/*.lua and the binding
--- files csrc/lua/*.c, configured by doc/config.ld) has an entry for every
+-- The API reference (`make doc`, LDoc over lua/cgwb/*.lua, the packages'
+-- lua/cgwb/*/init.lua and the binding files csrc/lua/*.c, configured by
+-- doc/config.ld) has an entry for every
 -- public function: every function field of each module under lua/cgwb/ and
 -- of cgwb.core (and of its tables of functions, as elim.modes.edge), every
 -- method of every userdata class registered under a "cgwb." name (walked in
@@ -46,12 +47,14 @@ end
 
 -- {==== the live API ====}
 
--- The module names: lua/cgwb/NAME.lua is cgwb.NAME (init.lua is cgwb), and cgwb.core.
+-- The module names: lua/cgwb/NAME.lua is cgwb.NAME (init.lua is cgwb), as is
+-- the package lua/cgwb/NAME/init.lua (its other files are its internal
+-- parts), and cgwb.core.
 local function module_names()
   local names = { "cgwb.core" }
-  local p = assert(io.popen("ls lua/cgwb/*.lua"))
+  local p = assert(io.popen("ls lua/cgwb/*.lua lua/cgwb/*/init.lua"))
   for path in p:lines() do
-    local n = path:match("lua/cgwb/(.-)%.lua$")
+    local n = path:match("lua/cgwb/(.-)%.lua$"):gsub("/init$", "")
     names[#names + 1] = n == "init" and "cgwb" or "cgwb." .. n
   end
   p:close()
