@@ -4,8 +4,9 @@
 -- documents write).  The statement dispatch is statement() and
 -- control_flow() ("statements" below), the expression printing expr_dag(),
 -- var_ref() and linear_dag() ("expressions" below), over the kernel's rows
--- read by row(), expr() and operands().
+-- read through the cgwb.ir view (row() for the symbol and function rows).
 local core = require "cgwb.core"
+local ir_view = require("cgwb.ir").view
 local N = require "cgwb.xaif.names"
 
 local M = {}
@@ -48,25 +49,19 @@ local W = LAYOUT.width
 local function row(ir, tbl, r, f) return ir[tbl][r * W[tbl] + LAYOUT[tbl][f]] end
 local function name_at(ir, i) return ir.names[i + 1] end
 
--- Expression x (0-based) as {op=, type=, a=, b=, c=, sym=, ival=, line=, col=}.
-local function expr(ir, x)
-  local E = function(f) return row(ir, "expr", x, f) end
-  return {
-    op = LAYOUT.exprs[E("OP") + 1], type = LAYOUT.types[E("TYPE") + 1], a = E("A"), b = E("B"),
-    c = E("C"), sym = E("SYM"), ival = E("IVAL"), line = E("LINE"), col = E("COL"),
-  }
-end
+-- Expression x (0-based): the cgwb.ir record (a, b, c nil where absent).
+local function expr(ir, x) return ir_view(ir):expr(x) end
 
 local UNARY = { neg = true, ["not"] = true, cast = true }
 local LEAF = { const_i = true, const_d = true, var = true, elem = true, addr = true }
 
--- The operands of expression e (0-based ids, -1 none), in slot order; the
--- subscripts of elem and addr are written as indices, not operands.
+-- The operands of expression e (0-based ids, false none), in slot order;
+-- the subscripts of elem and addr are written as indices, not operands.
 local function operands(e)
   if LEAF[e.op] then return {} end
   if UNARY[e.op] then return { e.a } end
   if e.op == "cond" then return { e.a, e.b, e.c } end
-  if e.op == "intrin" then return { e.a, LAYOUT.arity[LAYOUT.intrinsics[e.sym + 1]] == 2 and e.b or -1 } end
+  if e.op == "intrin" then return { e.a, LAYOUT.arity[e.fn] == 2 and e.b or false } end
   return { e.a, e.b }
 end
 
@@ -172,8 +167,9 @@ local function writer(k, f, res, an)
         if v.kind == "independent" then names[v.expr] = { v.name or v.addr, v.exact } end
       end
       for _, d in ipairs(g.dependents) do -- a return's X0 is its value, not a left-hand side
-        if LAYOUT.stmts[row(ir, "stmt", d.stmt - 1, "KIND") + 1] ~= "return" then
-          names[row(ir, "stmt", d.stmt - 1, "X0") + 1] = { d.name or d.addr, d.exact }
+        local r = ir_view(ir):stmt(d.stmt - 1)
+        if r.kind ~= "return" then
+          names[r.lhs + 1] = { d.name or d.addr, d.exact }
         end
       end
     end
@@ -313,10 +309,10 @@ local function var_ref(w, B, tagname, attrs, x, acc, du_list)
   else
     B.leaf("SymbolReference", symattrs)
   end
-  if e.op == "elem" or (e.op == "addr" and (e.a >= 0 or e.b >= 0)) then
+  if e.op == "elem" or (e.op == "addr" and (e.a or e.b)) then
     B.open("ArrayElementReference", { { "vertex_id", 2 } })
-    for _, sub in ipairs { e.a, e.b } do
-      if sub >= 0 then
+    for _, sub in ipairs { e.a or false, e.b or false } do
+      if sub then
         B.open("IndexTriplet"); B.open("Index")
         expr_dag(w, B, sub)
         B.close("Index"); B.close("IndexTriplet")
@@ -336,24 +332,25 @@ function expr_dag(w, B, x)
   local function walk(y)
     local e = expr(w.ir, y)
     local ids = {}
-    for i, a in ipairs(operands(e)) do
-      if a >= 0 then ids[i] = walk(a) end
+    local ops = operands(e)
+    for i = 1, 3 do
+      if ops[i] then ids[i] = walk(ops[i]) end
     end
     n = n + 1
     local id = n
     if e.op == "var" or e.op == "elem" or e.op == "addr" then
       var_ref(w, B, "VariableReference", { { "vertex_id", id } }, y, w.use_of[y + 1])
     elseif e.op == "const_i" then
-      B.leaf("Constant", { { "vertex_id", id }, { "type", "integer" }, { "value", e.ival } })
+      B.leaf("Constant", { { "vertex_id", id }, { "type", "integer" }, { "value", e.value } })
     elseif e.op == "const_d" then
-      B.leaf("Constant", { { "vertex_id", id }, { "type", "double" }, { "value", dtext(w.ir.dconst[e.ival + 1]) } })
+      B.leaf("Constant", { { "vertex_id", id }, { "type", "double" }, { "value", dtext(e.value) } })
     elseif BOOL_XAIF[e.op] then
       B.leaf("BooleanOperation", { { "vertex_id", id }, { "name", BOOL_XAIF[e.op] } })
     elseif e.op == "cast" then
       B.leaf("Intrinsic", { { "vertex_id", id }, { "name", e.type == "int" and "int_scal" or "real_int_scal" },
                             { "rType", TYPE_XAIF[e.type] } })
     else
-      local name = e.op == "intrin" and OP_XAIF[LAYOUT.intrinsics[e.sym + 1]] or OP_XAIF[e.op]
+      local name = e.op == "intrin" and OP_XAIF[e.fn] or OP_XAIF[e.op]
       B.leaf("Intrinsic", { { "vertex_id", id }, { "name", name }, { "rType", TYPE_XAIF[e.type] } })
     end
     for i = 1, 3 do
@@ -373,46 +370,55 @@ end
 -- Whether statement s (1-based) is `return e;` of a double e: written as an
 -- assignment to the function's result, the symbol "return" (doc/xaif.md).
 local function double_return(w, s)
-  local x = row(w.ir, "stmt", s - 1, "X0")
-  return LAYOUT.stmts[row(w.ir, "stmt", s - 1, "KIND") + 1] == "return" and x >= 0 and expr(w.ir, x).type == "double"
+  local r = ir_view(w.ir):stmt(s - 1)
+  return r.kind == "return" and r.value ~= nil and expr(w.ir, r.value).type == "double"
 end
 
--- One statement of a basic block (s 1-based).
-local function statement(w, B, s, active)
-  local S = function(fld) return row(w.ir, "stmt", s - 1, fld) end
-  local kind = LAYOUT.stmts[S("KIND") + 1]
-  local id, line = tostring(s), S("LINE")
-  local ret = double_return(w, s)
-  if kind == "assign" or ret then
-    local lhs = S("X0")
-    local attrs0 = { { "statement_id", id }, { "lineNumber", line } }
-    local ann = {}
-    if w.split_at[s] then ann[#ann + 1] = "cgwb:split" end -- a script's cut
-    if ret then ann[#ann + 1] = "cgwb:return" end
-    if #ann > 0 then attrs0[3] = { "annotation", table.concat(ann, ";") } end
-    B.open("Assignment", attrs0)
-    local attrs = {}
-    if active then attrs[1] = { "active", active[s] and "true" or "false" } end
-    if ret then -- the result: its own alias set, its definition reaching the exit
-      attrs[#attrs + 1] = { "alias", w.ret_set }
-      attrs[#attrs + 1] = { "du_ud", w.key_of({ 0 }) }
-      B.open("AssignmentLHS", attrs)
-      B.leaf("SymbolReference", { { "vertex_id", 1 }, { "symbol_id", "return" }, { "scope_id", 2 } })
-      B.close("AssignmentLHS")
-    else
-      var_ref(w, B, "AssignmentLHS", attrs, lhs, w.def_of[lhs + 1], w.an.chains.du[s] or {})
-    end
-    B.open("AssignmentRHS")
-    expr_dag(w, B, ret and lhs or S("X1"))
-    B.close("AssignmentRHS")
-    B.close("Assignment")
-  elseif kind == "call" then
-    local callee = name_at(w.ir, row(w.ir, "func", S("X0"), "NAME"))
-    B.open("SubroutineCall", { { "statement_id", id }, { "symbol_id", callee }, { "scope_id", 1 },
-                               { "lineNumber", line } })
-    for i = 0, S("X2") - 1 do
-      B.open("Argument", { { "position", i + 1 } })
-      local x = w.ir.args[S("X1") + i + 1]
+-- An assignment (or the return of a double, as an assignment to "return").
+local function assignment(w, B, r, active, ret)
+  local s = r.id + 1
+  local id, line = tostring(s), r.line
+  local lhs = ret and r.value or r.lhs
+  local attrs0 = { { "statement_id", id }, { "lineNumber", line } }
+  local ann = {}
+  if w.split_at[s] then ann[#ann + 1] = "cgwb:split" end -- a script's cut
+  if ret then ann[#ann + 1] = "cgwb:return" end
+  if #ann > 0 then attrs0[3] = { "annotation", table.concat(ann, ";") } end
+  B.open("Assignment", attrs0)
+  local attrs = {}
+  if active then attrs[1] = { "active", active[s] and "true" or "false" } end
+  if ret then -- the result: its own alias set, its definition reaching the exit
+    attrs[#attrs + 1] = { "alias", w.ret_set }
+    attrs[#attrs + 1] = { "du_ud", w.key_of({ 0 }) }
+    B.open("AssignmentLHS", attrs)
+    B.leaf("SymbolReference", { { "vertex_id", 1 }, { "symbol_id", "return" }, { "scope_id", 2 } })
+    B.close("AssignmentLHS")
+  else
+    var_ref(w, B, "AssignmentLHS", attrs, lhs, w.def_of[lhs + 1], w.an.chains.du[s] or {})
+  end
+  B.open("AssignmentRHS")
+  expr_dag(w, B, ret and lhs or r.rhs)
+  B.close("AssignmentRHS")
+  B.close("Assignment")
+end
+
+-- A Marker (XAIF's front-end statement): a return of no double, break, continue.
+local function marker(w, B, r)
+  B.leaf("Marker", { { "statement_id", tostring(r.id + 1) }, { "annotation", r.kind } })
+end
+
+-- One statement of a basic block, by kind.
+local STATEMENT = require("cgwb.ir").cases("stmt", "cgwb.xaif statement", {
+  assign = function(_, w, B, r, active) assignment(w, B, r, active, false) end,
+  ["return"] = function(_, w, B, r, active)
+    if double_return(w, r.id + 1) then return assignment(w, B, r, active, true) end
+    marker(w, B, r)
+  end,
+  call = function(_, w, B, r)
+    B.open("SubroutineCall", { { "statement_id", tostring(r.id + 1) }, { "symbol_id", ir_view(w.ir):func(r.callee).name },
+                               { "scope_id", 1 }, { "lineNumber", r.line } })
+    for i, x in ipairs(r.args) do
+      B.open("Argument", { { "position", i } })
       local e = expr(w.ir, x)
       if e.op == "var" or e.op == "elem" or e.op == "addr" then
         var_ref(w, B, "VariableReference", { { "vertex_id", 1 } }, x, w.use_of[x + 1])
@@ -422,9 +428,14 @@ local function statement(w, B, s, active)
       B.close("Argument")
     end
     B.close("SubroutineCall") -- a result's target is left out (doc/xaif.md)
-  else -- return (of no double), break, continue: a Marker (XAIF's front-end statement)
-    B.leaf("Marker", { { "statement_id", id }, { "annotation", kind } })
-  end
+  end,
+  ["if|loop|break|continue"] = function(_, w, B, r) marker(w, B, r) end,
+})
+
+-- One statement of a basic block (s 1-based).
+local function statement(w, B, s, active)
+  local r = ir_view(w.ir):stmt(s - 1)
+  STATEMENT(r.kind, w, B, r, active)
 end
 
 local CFG_XAIF = { entry = "Entry", exit = "Exit", block = "BasicBlock", branch = "If",
