@@ -370,7 +370,7 @@ function L:emit_call(f, args, lhs, pos, pragma)
   local ids = {}
   for i, a in ipairs(args) do ids[i] = self:emit(a) end
   for i, id in ipairs(ids) do self.out.args[first + i] = id end
-  return self:stmt("call", pos, { X0 = f.id, X1 = first, X2 = #args, X3 = lhs and self:emit(lhs) or -1 }, pragma)
+  return self:stmt("call", pos, { callee = f.id, args = first, args_n = #args, lhs = lhs and self:emit(lhs) or -1 }, pragma)
 end
 
 function L:rv_call(e, void_ok)

@@ -336,18 +336,42 @@ end
 
 -- {==== statements ====}
 
---- Appends a statement row to the current slice; fields by name
--- (X0..X6, FLAGS); pos is its source position.
+-- The offset of each statement part, by kind and part name (the layout's
+-- stmt_parts): where L:stmt and L:set_part write.
+local function part_offsets(lay)
+  local off = {}
+  for kind, parts in pairs(lay.stmt_parts) do
+    off[kind] = {}
+    for _, p in ipairs(parts) do off[kind][p.name] = p.offset end
+  end
+  return off
+end
+
+--- Appends a statement row to the current slice; fields by part name (an
+-- expression or function id; a list or args part: its start, with the
+-- count as the field NAME_n) or FLAGS; pos is its source position.
 function L:stmt(kind, pos, fields, pragma)
   local base, id = self:stmt_row(kind, pos, pragma)
-  local off, arr = self.lay.stmt, self.out.stmt
-  for f, v in pairs(fields) do arr[base + off[f]] = v end -- X0..X6, FLAGS
+  local arr = self.out.stmt
+  self.part_off = self.part_off or part_offsets(self.lay)
+  local off = self.part_off[kind]
+  for f, v in pairs(fields) do
+    local o = f == "FLAGS" and self.lay.stmt.FLAGS or off[f] or (off[f:match("^(.*)_n$")] + 1)
+    arr[base + o] = v
+  end
   return id
+end
+
+--- Sets list or args part name of statement id (of kind kind) to the slice start, n.
+function L:set_part(id, kind, name, start, n)
+  self.part_off = self.part_off or part_offsets(self.lay)
+  local base = id * self.lay.width.stmt + self.part_off[kind][name]
+  self.out.stmt[base], self.out.stmt[base + 1] = start, n
 end
 
 --- The common part of a statement row (its X fields -1, FLAGS 0), appended
 -- to the current slice; returns the row's offset in stmt[] and its id.
--- L:assign fills in X0 and X1 itself: no table of fields per assignment.
+-- L:assign fills in its lhs and rhs itself: no table of fields per assignment.
 function L:stmt_row(kind, pos, pragma)
   return self.write_stmt(kind, pos, pragma)
 end
@@ -404,8 +428,9 @@ function L:assign(lhs, rhs, pos, pragma)
   local x0 = self:emit(lhs)
   local x1 = self:emit(rhs)
   local base, id = self:stmt_row("assign", pos, pragma)
-  local off, arr = self.lay.stmt, self.out.stmt
-  arr[base + off.X0], arr[base + off.X1] = x0, x1
+  self.part_off = self.part_off or part_offsets(self.lay)
+  local off, arr = self.part_off.assign, self.out.stmt
+  arr[base + off.lhs], arr[base + off.rhs] = x0, x1
   return id
 end
 -- }====

@@ -229,12 +229,12 @@ end
 function L:s_if(s)
   local pragma = self:take_pragma(s.pos)
   local c = self:cond(s.c)
-  local id = self:stmt("if", s.pos, { X0 = self:emit(c) }, pragma)
+  local id = self:stmt("if", s.pos, { cond = self:emit(c) }, pragma)
   self.depth_pos = s.pos
   local t0, tn = self:in_slice(L.body, s.t)
   local e0, en = self:in_slice(function(me) if s.e then me:body(s.e) end end)
-  self:set("stmt", id, "X1", t0); self:set("stmt", id, "X2", tn)
-  self:set("stmt", id, "X3", e0); self:set("stmt", id, "X4", en)
+  self:set_part(id, "if", "then", t0, tn)
+  self:set_part(id, "if", "else", e0, en)
 end
 
 --- A loop: cond hoists go to its pre slice, run before each test.
@@ -244,14 +244,14 @@ function L:loop(s, flag, cond, step, body)
   local p0, pn = self:in_slice(function(me)
     if cond then cid = me:emit(me:cond(cond)) end
   end)
-  local id = self:stmt("loop", s.pos, { FLAGS = flag, X0 = cid, X5 = p0, X6 = pn }, pragma)
+  local id = self:stmt("loop", s.pos, { FLAGS = flag, cond = cid, pre = p0, pre_n = pn }, pragma)
   self.depth_pos = s.pos
   self.loops = self.loops + 1
   local b0, bn = self:in_slice(L.body, body)
   self.loops = self.loops - 1
   local s0, sn = self:in_slice(function(me) if step then me:effect(step, -1) end end)
-  self:set("stmt", id, "X1", b0); self:set("stmt", id, "X2", bn)
-  self:set("stmt", id, "X3", s0); self:set("stmt", id, "X4", sn)
+  self:set_part(id, "loop", "body", b0, bn)
+  self:set_part(id, "loop", "step", s0, sn)
 end
 
 function L:s_for(s)
@@ -303,7 +303,7 @@ function L:s_return(s)
   self.posts_ok, self.posts = true, self:no_posts()
   local v = self:convert(self:rv(s.e), ret, s.e.pos, "return value")
   if #self.posts > 0 then self:outside(s.e.pos, "a postfix ++ or -- in a return value", "it would not happen") end
-  return self:stmt("return", s.pos, { X0 = self:emit(v) }, pragma)
+  return self:stmt("return", s.pos, { value = self:emit(v) }, pragma)
 end
 -- }====
 

@@ -166,7 +166,7 @@ local function writer(k, f, res, an)
       for _, v in ipairs(g.vertices) do
         if v.kind == "independent" then names[v.expr] = { v.name or v.addr, v.exact } end
       end
-      for _, d in ipairs(g.dependents) do -- a return's X0 is its value, not a left-hand side
+      for _, d in ipairs(g.dependents) do -- a return's part is its value, not a left-hand side
         local r = ir_view(ir):stmt(d.stmt - 1)
         if r.kind ~= "return" then
           names[r.lhs + 1] = { d.name or d.addr, d.exact }
