@@ -87,7 +87,11 @@ local node = ir.cases("expr", "cgwb.ir.cprint", {
     local q = PREC[op]
     return p:sub(r.a, q) .. " " .. BINOP[op] .. " " .. p:sub(r.b, q + 1), q
   end,
-  neg = function(_, p, r) return "-" .. p:sub(r.a, 8), 8 end,
+  neg = function(_, p, r)
+    local a = p:sub(r.a, 8)
+    if a:sub(1, 1) == "-" then a = "(" .. a .. ")" end -- "--x" would be C's decrement
+    return "-" .. a, 8
+  end,
   ["not"] = function(_, p, r) return "!" .. p:sub(r.a, 8), 8 end,
   cast = function(_, p, r) return "(" .. r.type .. ")" .. p:sub(r.a, 8), 8 end,
   cond = function(_, p, r) return p:sub(r.a, 2) .. " ? " .. p:sub(r.b, 2) .. " : " .. p:sub(r.c, 1), 1 end,
