@@ -15,11 +15,13 @@ modules[#modules + 1] = "cgwb.adjoint"
 modules[#modules + 1] = "cgwb.jplan"
 modules[#modules + 1] = "cgwb.sweep"
 modules[#modules + 1] = "cgwb.progress"
+modules[#modules + 1] = "cgwb.ir"
 
 -- The parts of a package (a directory lua/cgwb/NAME/ with an init.lua, the
 -- module cgwb.NAME): checked for globals when loaded; their functions run
 -- through the package's.
-local parts = { "cgwb.xaif.names", "cgwb.xaif.export", "cgwb.xaif.import", "cgwb.xaif.describe" }
+local parts = { "cgwb.xaif.names", "cgwb.xaif.export", "cgwb.xaif.import", "cgwb.xaif.describe",
+                "cgwb.ir.cprint", "cgwb.ir.emit" }
 
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()

@@ -1,4 +1,4 @@
---- cgwb.ir.cprint: the C expression printer of every back end.
+-- cgwb.ir.cprint: the C expression printer of every back end.
 --   local P = cprint.new(view, hooks)   -- view: cgwb.ir.view(flat)
 --   P:expr(x)         expression x (0-based) as C, at the top of a statement
 --   P:sub(x, prec)    x inside an operator of precedence prec (0: a
@@ -31,7 +31,7 @@ M.BINOP = {
 }
 local BINOP = M.BINOP
 
---- A double constant as C: %.17g with a point, the math.h names for inf and
+-- A double constant as C: %.17g with a point, the math.h names for inf and
 -- nan, a negative value (and -0) in parentheses.
 function M.double(v)
   if v ~= v then return "NAN" end
@@ -43,7 +43,7 @@ function M.double(v)
   return s
 end
 
---- An int constant as C (INT_MIN as an expression, negatives in parentheses).
+-- An int constant as C (INT_MIN as an expression, negatives in parentheses).
 function M.int(v)
   if v == -2147483648 then return "(-2147483647 - 1)" end
   if v < 0 then return ("(%d)"):format(v) end

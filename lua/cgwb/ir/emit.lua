@@ -1,4 +1,4 @@
---- cgwb.ir.emit: the code emitter of the generators (unparse, tangent,
+-- cgwb.ir.emit: the code emitter of the generators (unparse, tangent,
 -- adjoint): lines at a depth, blocks, temporaries, unique names, and what
 -- each line defines and uses, kept as data.
 --   local e = emit.new{ depth = 1 }
@@ -54,7 +54,7 @@ function E:label(rec)
   sink[#sink + 1] = { ind = self.depth, label = rec }
 end
 
---- A fresh function-wide temporary prefix .. base .. n of C type ctype.
+-- A fresh function-wide temporary prefix .. base .. n of C type ctype.
 function E:temp(ctype, base)
   self.ntemp = self.ntemp + 1
   local name = self.prefix .. base .. self.ntemp
@@ -64,7 +64,7 @@ end
 
 function E:take(name) self.taken[name] = true end
 
---- base, or base_2, base_3, ... : the first no one took (nor a reserved word).
+-- base, or base_2, base_3, ... : the first no one took (nor a reserved word).
 function E:unique(base)
   local n, s = 1, base
   while self.taken[s] or self.reserved[s] do n = n + 1; s = base .. "_" .. n end
@@ -72,7 +72,7 @@ function E:unique(base)
   return s
 end
 
---- The text of one line record (a label: its line if used, else nil).
+-- The text of one line record (a label: its line if used, else nil).
 function M.render(l)
   if l.label then
     if l.label.used then return INDENT:rep(l.ind) .. l.label.name .. ": ;" end
@@ -81,7 +81,7 @@ function M.render(l)
   return INDENT:rep(l.ind) .. l.text
 end
 
---- Lines (records) as text lines appended to out (a new list by default).
+-- Lines (records) as text lines appended to out (a new list by default).
 function M.render_all(lines, out)
   out = out or {}
   for _, l in ipairs(lines) do
@@ -106,7 +106,7 @@ function M.keep_read(lines)
   return kept
 end
 
---- The C names a text mentions that are in the set names (a name as a
+-- The C names a text mentions that are in the set names (a name as a
 -- whole identifier), for the one place that must scan generated text: the
 -- globals a finished file body reads, to declare only those.
 function M.mentions(text, name)

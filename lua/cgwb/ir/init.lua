@@ -21,7 +21,8 @@
 -- Ids are 0-based, as in the arrays.  ir.cases(domain, what, handlers)
 -- builds a dispatcher that must name every kind (a new kind fails in every
 -- back end at once, when its module loads); v:walk visits statements depth
--- first in the order they run.
+-- first in the order they run.  doc/kernel-ir.md, "The view the back ends read".
+-- @module cgwb.ir
 local core = require "cgwb.core"
 
 local LAY = core.kernel_layout()
@@ -37,7 +38,8 @@ V.__index = V
 
 local views = setmetatable({}, { __mode = "k" })
 
---- The view of flat (cached: one per flat table).
+--- The view of flat, the arrays cgwb.kparse writes (cached: one per flat
+-- table); its methods are listed at the top of lua/cgwb/ir/init.lua.
 function M.view(flat)
   local v = views[flat]
   if v then return v end
@@ -48,13 +50,13 @@ function M.view(flat)
   return v
 end
 
---- Field f (a name of cg_kernel.h's *_FIELDS) of row id of table tab, raw.
+-- Field f (a name of cg_kernel.h's *_FIELDS) of row id of table tab, raw.
 function V:get(tab, id, f) return self.flat[tab][id * W[tab] + LAY[tab][f]] end
 
---- The name at index i of names[] (0-based).
+-- The name at index i of names[] (0-based).
 function V:name(i) return self.flat.names[i + 1] end
 
---- The statement ids of slice start, n of list[] (or of args[]: which = "args").
+-- The statement ids of slice start, n of list[] (or of args[]: which = "args").
 function V:slice(start, n, which)
   local arr, out = self.flat[which or "list"], {}
   for i = 1, n do out[i] = arr[start + i] end
@@ -127,7 +129,7 @@ function V:func(g)
   return r
 end
 
---- The list parts of statement record r in the order they run: {{name, ids}, ...}.
+-- The list parts of statement record r in the order they run: {{name, ids}, ...}.
 function V:children(r)
   local out = {}
   for _, p in ipairs(PARTS[r.kind]) do
@@ -136,7 +138,7 @@ function V:children(r)
   return out
 end
 
---- Visits the statements ids and everything nested in them, depth first in
+-- Visits the statements ids and everything nested in them, depth first in
 -- the order they run: visit(record, depth, part) (part: the list part the
 -- statement sits in, nil at the top); a visit returning false skips the
 -- statement's children.
@@ -150,7 +152,7 @@ function V:walk(ids, visit, depth, part)
   end
 end
 
---- The operand expression ids of expression x (a, b, c that are present).
+-- The operand expression ids of expression x (a, b, c that are present).
 function V:operands(x)
   local r = self:expr(x)
   local out = {}
@@ -160,7 +162,7 @@ function V:operands(x)
   return out
 end
 
---- The functions reachable from f by calls (0-based ids, f first, then by id).
+-- The functions reachable from f by calls (0-based ids, f first, then by id).
 function V:reachable(f)
   local seen, list = { [f] = true }, { f }
   local i = 1
@@ -211,7 +213,7 @@ function M.cases(domain, what, handlers)
   end })
 end
 
---- The expression kinds of a group: "binary" (two operands, infix), "compare"
+-- The expression kinds of a group: "binary" (two operands, infix), "compare"
 -- (int 0/1 results), "unary" (prefix), "leaf" (no operand expressions).
 M.GROUP = {
   binary = "add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or",
