@@ -264,6 +264,17 @@ local function runs()
       assert(kparse.unparse(flat))
       assert(not kparse.parse("struct s;", "bad.c"))
     end,
+    ["cgwb.ir"] = function()
+      local ir, kparse = require "cgwb.ir", require "cgwb.kparse"
+      local v = ir.view(assert(kparse.read("examples/kernels/utke-fig2.c")))
+      local P = require("cgwb.ir.cprint").new(v)
+      local em = require("cgwb.ir.emit").new()
+      v:walk(v:func(0).body, function(r)
+        if r.kind == "assign" then em:line(P:expr(r.lhs) .. " = " .. P:expr(r.rhs) .. ";", nil, {}) end
+      end)
+      assert(em:text() ~= "")
+      assert(not pcall(ir.cases, "stmt", "partial", {}))
+    end,
     ["cgwb.loops"] = function()
       local cgwb, loops = require "cgwb", require "cgwb.loops"
       local k = assert(cgwb.read_kernel("examples/kernels/hfh-dryrun.c"))
