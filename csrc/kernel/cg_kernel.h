@@ -174,6 +174,9 @@ enum {
   X(LOOP, COND, EXPR, X0) X(LOOP, PRE, LIST, X5) X(LOOP, BODY, LIST, X1)          \
   X(LOOP, STEP, LIST, X3)                                                         \
   X(RETURN, VALUE, EXPR, X0)
+/* The sorts of part (CG_KSTMT_PARTS' third column), for code that checks
+ * or walks the parts by sort: CG_KP_##what. */
+enum { CG_KP_EXPR, CG_KP_FUNC, CG_KP_LIST, CG_KP_ARGS };
 enum {
 #define CG_KST_ENUM(id, nm) CG_KST_##id,
   CG_KSTMTS(CG_KST_ENUM)
