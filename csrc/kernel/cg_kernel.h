@@ -261,6 +261,9 @@ enum {
 #define CG_KSTMT(k, s, f) ((k)->stmt[(size_t)(s) * CG_KSTMT_W + CG_KSTMT_##f])
 #define CG_KFUNC(k, g, f) ((k)->func[(size_t)(g) * CG_KFUNC_W + CG_KFUNC_##f])
 #define CG_KSTMT_N(k, s, f) ((k)->stmt[(size_t)(s) * CG_KSTMT_W + CG_KSTMT_##f + 1])
+/* A LIST or ARGS part as the two arguments (start, count) of a function
+ * that takes a slice: walk(b, CG_KSTMT_SLICE(k, s, LOOP_BODY)). */
+#define CG_KSTMT_SLICE(k, s, f) CG_KSTMT(k, s, f), CG_KSTMT_N(k, s, f)
 
 /* Names of the enumerations (NULL out of range). */
 const char *cg_ktype_name(int t);
