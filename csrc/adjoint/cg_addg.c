@@ -66,7 +66,7 @@ int32_t cg_addg_incr_self(const cg_kernel *k, int32_t st) {
   int32_t lhs, rhs, a, b, s;
   int op;
   if (CG_KSTMT(k, st, KIND) != CG_KST_ASSIGN) return -1;
-  lhs = CG_KSTMT(k, st, X0), rhs = CG_KSTMT(k, st, X1), s = CG_KEXPR(k, lhs, SYM);
+  lhs = CG_KSTMT(k, st, ASSIGN_LHS), rhs = CG_KSTMT(k, st, ASSIGN_RHS), s = CG_KEXPR(k, lhs, SYM);
   if (CG_KEXPR(k, lhs, OP) == CG_KE_VAR && CG_KSYM(k, s, PTR)) return -1; /* a pointer's value */
   op = CG_KEXPR(k, rhs, OP);
   if (op != CG_KE_ADD && op != CG_KE_SUB) return -1;
@@ -82,7 +82,7 @@ static int is_cmp(int op) { return op >= CG_KE_LT && op <= CG_KE_NE; }
 static int is_minmax(const cg_kernel *k, int32_t st) {
   int32_t lhs, rhs, c;
   if (CG_KSTMT(k, st, KIND) != CG_KST_ASSIGN) return 0;
-  lhs = CG_KSTMT(k, st, X0), rhs = CG_KSTMT(k, st, X1);
+  lhs = CG_KSTMT(k, st, ASSIGN_LHS), rhs = CG_KSTMT(k, st, ASSIGN_RHS);
   if (CG_KEXPR(k, rhs, OP) == CG_KE_INTRIN &&
       (CG_KEXPR(k, rhs, SYM) == CG_KI_FMAX || CG_KEXPR(k, rhs, SYM) == CG_KI_FMIN))
     return same_expr(k, CG_KEXPR(k, rhs, A), lhs) || same_expr(k, CG_KEXPR(k, rhs, B), lhs);
@@ -98,7 +98,7 @@ static int is_product(const cg_kernel *k, int32_t st) {
   int32_t lhs, rhs;
   int op;
   if (CG_KSTMT(k, st, KIND) != CG_KST_ASSIGN) return 0;
-  lhs = CG_KSTMT(k, st, X0), rhs = CG_KSTMT(k, st, X1), op = CG_KEXPR(k, rhs, OP);
+  lhs = CG_KSTMT(k, st, ASSIGN_LHS), rhs = CG_KSTMT(k, st, ASSIGN_RHS), op = CG_KEXPR(k, rhs, OP);
   if (op != CG_KE_MUL && op != CG_KE_DIV) return 0;
   return same_expr(k, CG_KEXPR(k, rhs, A), lhs) || (op == CG_KE_MUL && same_expr(k, CG_KEXPR(k, rhs, B), lhs));
 }
@@ -111,13 +111,13 @@ static int callee_writes(const cg_kernel *k, int32_t g, int32_t p) {
     int kind = CG_KSTMT(k, (int32_t)st, KIND);
     if (CG_KSTMT(k, (int32_t)st, FUNC) != g) continue;
     if (kind == CG_KST_ASSIGN) {
-      int32_t lhs = CG_KSTMT(k, (int32_t)st, X0);
+      int32_t lhs = CG_KSTMT(k, (int32_t)st, ASSIGN_LHS);
       if (CG_KEXPR(k, lhs, SYM) == p) return 1;
       if (CG_KEXPR(k, lhs, OP) == CG_KE_VAR && CG_KSYM(k, CG_KEXPR(k, lhs, SYM), PTR) &&
-          mentions(k, CG_KSTMT(k, (int32_t)st, X1), p))
+          mentions(k, CG_KSTMT(k, (int32_t)st, ASSIGN_RHS), p))
         return 1; /* a pointer copy: followed no further */
     } else if (kind == CG_KST_CALL) {
-      int32_t a0 = CG_KSTMT(k, (int32_t)st, X1), na = CG_KSTMT(k, (int32_t)st, X2), i;
+      int32_t a0 = CG_KSTMT(k, (int32_t)st, CALL_ARGS), na = CG_KSTMT_N(k, (int32_t)st, CALL_ARGS), i;
       for (i = 0; i < na; i++) {
         int32_t x = k->args[a0 + i], t = CG_KEXPR(k, x, TYPE);
         if ((t == CG_KT_PDOUBLE || t == CG_KT_PINT) && mentions(k, x, p)) return 1;
@@ -177,9 +177,8 @@ static int stmt_exit(const cg_kernel *k, int32_t st, int top) {
     case CG_KST_RETURN: return 1;
     case CG_KST_BREAK: return top;
     case CG_KST_IF:
-      return has_exit(k, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2), top) ||
-             has_exit(k, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4), top);
-    case CG_KST_LOOP: return has_exit(k, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2), 0);
+      return has_exit(k, CG_KSTMT_SLICE(k, st, IF_THEN), top) || has_exit(k, CG_KSTMT_SLICE(k, st, IF_ELSE), top);
+    case CG_KST_LOOP: return has_exit(k, CG_KSTMT_SLICE(k, st, LOOP_BODY), 0); /* pre, step: no jumps */
     default: return 0;
   }
 }
@@ -196,17 +195,15 @@ static int assigns(const cg_kernel *k, int32_t from, int32_t n, int32_t s) {
   for (i = 0; i < n; i++) {
     int32_t st = k->list[from + i], lhs = -1;
     switch (CG_KSTMT(k, st, KIND)) {
-      case CG_KST_ASSIGN: lhs = CG_KSTMT(k, st, X0); break;
-      case CG_KST_CALL: lhs = CG_KSTMT(k, st, X3); break;
+      case CG_KST_ASSIGN: lhs = CG_KSTMT(k, st, ASSIGN_LHS); break;
+      case CG_KST_CALL: lhs = CG_KSTMT(k, st, CALL_LHS); break;
       case CG_KST_IF:
-        if (assigns(k, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2), s) ||
-            assigns(k, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4), s))
+        if (assigns(k, CG_KSTMT_SLICE(k, st, IF_THEN), s) || assigns(k, CG_KSTMT_SLICE(k, st, IF_ELSE), s))
           return 1;
         break;
       case CG_KST_LOOP:
-        if (assigns(k, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2), s) ||
-            assigns(k, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4), s) ||
-            assigns(k, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6), s))
+        if (assigns(k, CG_KSTMT_SLICE(k, st, LOOP_BODY), s) || assigns(k, CG_KSTMT_SLICE(k, st, LOOP_STEP), s) ||
+            assigns(k, CG_KSTMT_SLICE(k, st, LOOP_PRE), s))
           return 1;
         break;
       default: break;
@@ -222,10 +219,10 @@ static int assigns(const cg_kernel *k, int32_t from, int32_t n, int32_t s) {
  * values differ from one iteration to the next.  -1 otherwise; *step c. */
 static int32_t counter_of(const cg_kernel *k, int32_t L, int64_t *step) {
   int32_t st, lhs, rhs, s, b;
-  if (CG_KSTMT(k, L, FLAGS) != CG_KL_FOR || CG_KSTMT(k, L, X4) != 1) return -1;
-  st = k->list[CG_KSTMT(k, L, X3)];
+  if (CG_KSTMT(k, L, FLAGS) != CG_KL_FOR || CG_KSTMT_N(k, L, LOOP_STEP) != 1) return -1;
+  st = k->list[CG_KSTMT(k, L, LOOP_STEP)];
   if (CG_KSTMT(k, st, KIND) != CG_KST_ASSIGN) return -1;
-  lhs = CG_KSTMT(k, st, X0), rhs = CG_KSTMT(k, st, X1);
+  lhs = CG_KSTMT(k, st, ASSIGN_LHS), rhs = CG_KSTMT(k, st, ASSIGN_RHS);
   if (CG_KEXPR(k, lhs, OP) != CG_KE_VAR) return -1;
   s = CG_KEXPR(k, lhs, SYM);
   if (CG_KSYM(k, s, PTR) || CG_KSYM(k, s, NDIM) || CG_KSYM(k, s, BASE) != CG_KT_INT ||
@@ -237,23 +234,33 @@ static int32_t counter_of(const cg_kernel *k, int32_t L, int64_t *step) {
   b = CG_KEXPR(k, rhs, B);
   if (CG_KEXPR(k, b, OP) != CG_KE_CONST_I || CG_KEXPR(k, b, IVAL) == 0) return -1;
   *step = CG_KEXPR(k, rhs, OP) == CG_KE_ADD ? CG_KEXPR(k, b, IVAL) : -(int64_t)CG_KEXPR(k, b, IVAL);
-  if (assigns(k, CG_KSTMT(k, L, X1), CG_KSTMT(k, L, X2), s) || assigns(k, CG_KSTMT(k, L, X5), CG_KSTMT(k, L, X6), s))
+  if (assigns(k, CG_KSTMT_SLICE(k, L, LOOP_BODY), s) || assigns(k, CG_KSTMT_SLICE(k, L, LOOP_PRE), s))
     return -1;
   return s;
 }
 
-/* The slice and position holding statement st (*from, *n; returns the index in it, -1). */
+/* The index of st in slice start..count, then *from, *n the slice; -1. */
+static int32_t index_in(const cg_kernel *k, int32_t st, int32_t start, int32_t count, int32_t *from, int32_t *n) {
+  int32_t j;
+  for (j = 0; j < count; j++)
+    if (k->list[start + j] == st) return *from = start, *n = count, j;
+  return -1;
+}
+
+/* The slice and position holding statement st (*from, *n; returns the
+ * index in it, -1): its function's body or one of the LIST parts of its
+ * parent, whatever the parent's kind. */
 static int32_t slot_of(const cg_kernel *k, int32_t st, int32_t *from, int32_t *n) {
-  int32_t p = k->stmt_parent[st], f = CG_KSTMT(k, st, FUNC), sl[6], i, j, ns = 0;
-  if (p < 0) sl[0] = CG_KFUNC(k, f, BODY), sl[1] = CG_KFUNC(k, f, NBODY), ns = 1;
-  else if (CG_KSTMT(k, p, KIND) == CG_KST_IF)
-    sl[0] = CG_KSTMT(k, p, X1), sl[1] = CG_KSTMT(k, p, X2), sl[2] = CG_KSTMT(k, p, X3), sl[3] = CG_KSTMT(k, p, X4), ns = 2;
-  else
-    sl[0] = CG_KSTMT(k, p, X1), sl[1] = CG_KSTMT(k, p, X2), sl[2] = CG_KSTMT(k, p, X3), sl[3] = CG_KSTMT(k, p, X4),
-    sl[4] = CG_KSTMT(k, p, X5), sl[5] = CG_KSTMT(k, p, X6), ns = 3;
-  for (i = 0; i < ns; i++)
-    for (j = 0; j < sl[2 * i + 1]; j++)
-      if (k->list[sl[2 * i] + j] == st) return *from = sl[2 * i], *n = sl[2 * i + 1], j;
+  int32_t p = k->stmt_parent[st], f = CG_KSTMT(k, st, FUNC), j;
+  int kind;
+  if (p < 0) return index_in(k, st, CG_KFUNC(k, f, BODY), CG_KFUNC(k, f, NBODY), from, n);
+  kind = CG_KSTMT(k, p, KIND);
+#define LIST_PART(kd, name, what, slot)                                       \
+  if (kind == CG_KST_##kd && CG_KP_##what == CG_KP_LIST &&                    \
+      (j = index_in(k, st, CG_KSTMT_SLICE(k, p, kd##_##name), from, n)) >= 0) \
+    return j;
+  CG_KSTMT_PARTS(LIST_PART)
+#undef LIST_PART
   return -1;
 }
 
@@ -264,10 +271,12 @@ static int counter_range(const cg_kernel *k, int32_t L, int32_t s, int64_t step,
   if (j <= 0 || step != 1) return 0;
   prev = k->list[from + j - 1];
   if (CG_KSTMT(k, prev, KIND) != CG_KST_ASSIGN) return 0;
-  if (CG_KEXPR(k, CG_KSTMT(k, prev, X0), OP) != CG_KE_VAR || CG_KEXPR(k, CG_KSTMT(k, prev, X0), SYM) != s) return 0;
-  rhs = CG_KSTMT(k, prev, X1);
+  if (CG_KEXPR(k, CG_KSTMT(k, prev, ASSIGN_LHS), OP) != CG_KE_VAR ||
+      CG_KEXPR(k, CG_KSTMT(k, prev, ASSIGN_LHS), SYM) != s)
+    return 0;
+  rhs = CG_KSTMT(k, prev, ASSIGN_RHS);
   if (CG_KEXPR(k, rhs, OP) != CG_KE_CONST_I) return 0;
-  c = CG_KSTMT(k, L, X0);
+  c = CG_KSTMT(k, L, LOOP_COND);
   if (c < 0 || (CG_KEXPR(k, c, OP) != CG_KE_LT && CG_KEXPR(k, c, OP) != CG_KE_LE)) return 0;
   if (CG_KEXPR(k, CG_KEXPR(k, c, A), OP) != CG_KE_VAR || CG_KEXPR(k, CG_KEXPR(k, c, A), SYM) != s) return 0;
   if (CG_KEXPR(k, CG_KEXPR(k, c, B), OP) != CG_KE_CONST_I) return 0;
@@ -578,11 +587,11 @@ static int pw_copy(pwalk *w, const pstate *p, pstate *q) {
 static void pw_loop_iter(pwalk *w, int32_t L, pstate *p) {
   const cg_kernel *k = w->r->k;
   if (CG_KSTMT(k, L, FLAGS) == CG_KL_DO) {
-    pw_slice(w, CG_KSTMT(k, L, X1), CG_KSTMT(k, L, X2), p), pw_slice(w, CG_KSTMT(k, L, X3), CG_KSTMT(k, L, X4), p);
-    pw_slice(w, CG_KSTMT(k, L, X5), CG_KSTMT(k, L, X6), p), pw_own(w, L, p);
+    pw_slice(w, CG_KSTMT_SLICE(k, L, LOOP_BODY), p), pw_slice(w, CG_KSTMT_SLICE(k, L, LOOP_STEP), p);
+    pw_slice(w, CG_KSTMT_SLICE(k, L, LOOP_PRE), p), pw_own(w, L, p);
   } else {
-    pw_slice(w, CG_KSTMT(k, L, X5), CG_KSTMT(k, L, X6), p), pw_own(w, L, p);
-    pw_slice(w, CG_KSTMT(k, L, X1), CG_KSTMT(k, L, X2), p), pw_slice(w, CG_KSTMT(k, L, X3), CG_KSTMT(k, L, X4), p);
+    pw_slice(w, CG_KSTMT_SLICE(k, L, LOOP_PRE), p), pw_own(w, L, p);
+    pw_slice(w, CG_KSTMT_SLICE(k, L, LOOP_BODY), p), pw_slice(w, CG_KSTMT_SLICE(k, L, LOOP_STEP), p);
   }
 }
 
@@ -595,7 +604,7 @@ static int runs_whole(pwalk *w, int32_t K, const pstate *t) {
   run *r = w->r;
   cg_kalias *al = r->al;
   const cg_kernel *k = r->k;
-  int32_t kl = r->stmt_loop[widx(al, K)], from = CG_KSTMT(k, K, X1), n = CG_KSTMT(k, K, X2), i, a;
+  int32_t kl = r->stmt_loop[widx(al, K)], from = CG_KSTMT(k, K, LOOP_BODY), n = CG_KSTMT_N(k, K, LOOP_BODY), i, a;
   uint32_t s;
   if (kl < 0 || !r->l_range[kl] || r->l_cvn[kl] < 0 || r->l_exit[kl]) return 0;
   for (s = 0; s < al->ns; s++) /* a continue of K ends some iteration early */
@@ -627,8 +636,8 @@ static void pw_stmt(pwalk *w, int32_t st, pstate *p) {
     case CG_KST_IF:
       pw_own(w, st, p);
       if (pw_copy(w, p, &q)) return;
-      pw_slice(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2), &q);
-      pw_slice(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4), p);
+      pw_slice(w, CG_KSTMT_SLICE(k, st, IF_THEN), &q);
+      pw_slice(w, CG_KSTMT_SLICE(k, st, IF_ELSE), p);
       for (i = n = 0; i < p->n; i++) /* written on both sides */
         if (ps_has(&q, p->set[i])) p->set[n++] = p->set[i];
       p->n = n, p->whole = p->whole && q.whole;
@@ -683,7 +692,7 @@ static int exempt(int cls) { return cls != CG_AC_MINMAX && cls != CG_AC_OTHER; }
 
 /* The argument slot of expression x in call st (-1). */
 static int32_t arg_slot(const cg_kernel *k, int32_t st, int32_t x) {
-  int32_t a0 = CG_KSTMT(k, st, X1), na = CG_KSTMT(k, st, X2), i;
+  int32_t a0 = CG_KSTMT(k, st, CALL_ARGS), na = CG_KSTMT_N(k, st, CALL_ARGS), i;
   for (i = 0; i < na; i++)
     if (k->args[a0 + i] == x) return i;
   return -1;
@@ -705,7 +714,7 @@ static void classify(run *r, int32_t l, const int32_t *acc, uint32_t n, grp *gp)
     int def = al->acc_kind[a] == CG_KA_DEF && r->acc_eff[a];
     if (al->acc_kind[a] == CG_KA_USE) gp->read = 1;
     if (def) gp->written = 1;
-    if (def && CG_KSTMT(k, st, KIND) == CG_KST_CALL && al->acc_expr[a] != CG_KSTMT(k, st, X3) && !gp->callw)
+    if (def && CG_KSTMT(k, st, KIND) == CG_KST_CALL && al->acc_expr[a] != CG_KSTMT(k, st, CALL_LHS) && !gp->callw)
       gp->callw = 1, gp->why = a;
     if (def && is_minmax(k, st) && !gp->minmax) gp->minmax = 1, gp->why = gp->callw ? gp->why : a;
     if (def && is_product(k, st) && !gp->product) gp->product = 1, gp->why = gp->callw || gp->minmax ? gp->why : a;
@@ -777,9 +786,9 @@ static void refusal(run *r, int32_t l, const grp *gp) {
   uint32_t i;
   if (gp->why >= 0) {
     int32_t st = al->acc_stmt[gp->why];
-    expr_pos(k, CG_KSTMT(k, st, KIND) == CG_KST_CALL ? -1 : CG_KSTMT(k, st, X0), st, &line, &col);
+    expr_pos(k, CG_KSTMT(k, st, KIND) == CG_KST_CALL ? -1 : CG_KSTMT(k, st, ASSIGN_LHS), st, &line, &col);
     if (gp->callw)
-      say(r, l, "call to %s at %d:%d may write %s", k->names[CG_KFUNC(k, CG_KSTMT(k, st, X0), NAME)],
+      say(r, l, "call to %s at %d:%d may write %s", k->names[CG_KFUNC(k, CG_KSTMT(k, st, CALL_CALLEE), NAME)],
           line, col, nm);
     else if (gp->cls == CG_AC_MINMAX)
       say(r, l, "min/max scatter into %s at %d:%d is not an increment", nm, line, col);
@@ -1111,7 +1120,7 @@ static int prepare(run *r) {
     g->l_pragma[i] = (uint8_t)(pr >= 0 && has_line(k->names[pr], "independent"));
     g->l_counter[i] = counter_of(k, L, &step);
     r->l_step[i] = g->l_counter[i] >= 0 ? step : 0;
-    r->l_exit[i] = (uint8_t)has_exit(k, CG_KSTMT(k, L, X1), CG_KSTMT(k, L, X2), 1);
+    r->l_exit[i] = (uint8_t)has_exit(k, CG_KSTMT_SLICE(k, L, LOOP_BODY), 1);
     r->l_cvn[i] = -1, r->l_range[i] = 0;
     if (g->l_counter[i] >= 0) {
       for (v = al->loop_vn0[widx(al, L)]; v < al->loop_vn1[widx(al, L)]; v++)
@@ -1124,11 +1133,12 @@ static int prepare(run *r) {
     int32_t st = al->acc_stmt[a], x = al->acc_expr[a], sx = cg_addg_incr_self(k, st);
     r->acc_obj[a] = first_obj(al, (int32_t)a);
     r->acc_eff[a] = al->acc_kind[a] == CG_KA_DEF;
-    if (r->acc_eff[a] && CG_KSTMT(k, st, KIND) == CG_KST_CALL && x != CG_KSTMT(k, st, X3)) {
-      int32_t slot = arg_slot(k, st, x), callee = CG_KSTMT(k, st, X0);
+    if (r->acc_eff[a] && CG_KSTMT(k, st, KIND) == CG_KST_CALL && x != CG_KSTMT(k, st, CALL_LHS)) {
+      int32_t slot = arg_slot(k, st, x), callee = CG_KSTMT(k, st, CALL_CALLEE);
       r->acc_eff[a] = (uint8_t)(slot < 0 || callee_writes(k, callee, CG_KFUNC(k, callee, SYM0) + slot));
     }
-    r->acc_incr[a] = (uint8_t)(sx >= 0 && (x == sx || (al->acc_kind[a] == CG_KA_DEF && x == CG_KSTMT(k, st, X0))));
+    r->acc_incr[a] =
+        (uint8_t)(sx >= 0 && (x == sx || (al->acc_kind[a] == CG_KA_DEF && x == CG_KSTMT(k, st, ASSIGN_LHS))));
   }
   /* the accesses of each loop (its own and its nested loops'), walk order */
   memset(r->lacc_off, 0, (nl + 2) * sizeof(uint32_t));

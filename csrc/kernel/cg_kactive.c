@@ -21,7 +21,7 @@ static int makes_double(const cg_kalias *al, int32_t st) {
   const cg_kernel *k = al->k;
   int32_t a;
   if (CG_KSTMT(k, st, KIND) == CG_KST_RETURN)
-    return CG_KSTMT(k, st, X0) >= 0 && CG_KEXPR(k, CG_KSTMT(k, st, X0), TYPE) == CG_KT_DOUBLE;
+    return CG_KSTMT(k, st, RETURN_VALUE) >= 0 && CG_KEXPR(k, CG_KSTMT(k, st, RETURN_VALUE), TYPE) == CG_KT_DOUBLE;
   for (a = cg_kalias_acc0(al, st); a >= 0 && a < cg_kalias_acc0(al, st) + cg_kalias_nacc(al, st); a++)
     if (al->acc_kind[a] == CG_KA_DEF && cg_kalias_set_double(al, (uint32_t)al->acc_set[a])) return 1;
   return 0;

@@ -698,7 +698,7 @@ static void lhs_subscripts(ctx *c, int32_t x, int32_t stmt) {
 /* v := e: uses, then the definition, then the variable's new value. */
 static void walk_assign(ctx *c, int32_t st) {
   const cg_kernel *k = c->al->k;
-  int32_t lhs = CG_KSTMT(k, st, X0), rhs = CG_KSTMT(k, st, X1), s = CG_KEXPR(k, lhs, SYM);
+  int32_t lhs = CG_KSTMT(k, st, ASSIGN_LHS), rhs = CG_KSTMT(k, st, ASSIGN_RHS), s = CG_KEXPR(k, lhs, SYM);
   int32_t set, ps = -1;
   cg_kaff v;
   int var = CG_KEXPR(k, lhs, OP) == CG_KE_VAR;
@@ -719,7 +719,7 @@ static int is_ptr_type(int t) { return t == CG_KT_PDOUBLE || t == CG_KT_PINT; }
  * the callee cannot write through it (the front end refuses such writes and
  * the casts that would drop the const). */
 static int const_param(const cg_kernel *k, int32_t st, int32_t x) {
-  int32_t a0 = CG_KSTMT(k, st, X1), na = CG_KSTMT(k, st, X2), g = CG_KSTMT(k, st, X0), i;
+  int32_t a0 = CG_KSTMT(k, st, CALL_ARGS), na = CG_KSTMT_N(k, st, CALL_ARGS), g = CG_KSTMT(k, st, CALL_CALLEE), i;
   for (i = 0; i < na; i++)
     if (k->args[a0 + i] == x) return (CG_KSYM(k, CG_KFUNC(k, g, SYM0) + i, QUAL) & CG_KQ_CONST) != 0;
   return 0;
@@ -730,7 +730,7 @@ static int const_param(const cg_kernel *k, int32_t st, int32_t x) {
  * then the result's definition. */
 static void walk_call(ctx *c, int32_t st) {
   const cg_kernel *k = c->al->k;
-  int32_t a0 = CG_KSTMT(k, st, X1), na = CG_KSTMT(k, st, X2), lhs = CG_KSTMT(k, st, X3), i;
+  int32_t a0 = CG_KSTMT(k, st, CALL_ARGS), na = CG_KSTMT_N(k, st, CALL_ARGS), lhs = CG_KSTMT(k, st, CALL_LHS), i;
   int32_t first = (int32_t)c->al->nacc, end, set;
   for (i = 0; i < na; i++) uses(c, k->args[a0 + i], st);
   for (i = 0; i < na; i++) {
@@ -780,23 +780,31 @@ static void push_sym(ctx *c, int32_t s) {
   w->syms[w->nsyms++] = s;
 }
 
+static void collect(ctx *c, int32_t from, int32_t n);
+
+/* The slices of IF or LOOP st collected, in this order (it numbers the
+ * symbols' fresh values): then, else | body, step, pre. */
+static void collect_slices(ctx *c, int32_t st) {
+  const cg_kernel *k = c->al->k;
+  if (CG_KSTMT(k, st, KIND) == CG_KST_IF) {
+    collect(c, CG_KSTMT_SLICE(k, st, IF_THEN));
+    collect(c, CG_KSTMT_SLICE(k, st, IF_ELSE));
+    return;
+  }
+  collect(c, CG_KSTMT_SLICE(k, st, LOOP_BODY));
+  collect(c, CG_KSTMT_SLICE(k, st, LOOP_STEP));
+  collect(c, CG_KSTMT_SLICE(k, st, LOOP_PRE));
+}
+
 static void collect(ctx *c, int32_t from, int32_t n) {
   const cg_kernel *k = c->al->k;
   int32_t i;
   for (i = 0; i < n; i++) {
     int32_t st = k->list[from + i], lhs = -1;
     switch (CG_KSTMT(k, st, KIND)) {
-      case CG_KST_ASSIGN: lhs = CG_KSTMT(k, st, X0); break;
-      case CG_KST_CALL: lhs = CG_KSTMT(k, st, X3); break;
-      case CG_KST_IF:
-        collect(c, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
-        collect(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
-        break;
-      case CG_KST_LOOP:
-        collect(c, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
-        collect(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
-        collect(c, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
-        break;
+      case CG_KST_ASSIGN: lhs = CG_KSTMT(k, st, ASSIGN_LHS); break;
+      case CG_KST_CALL: lhs = CG_KSTMT(k, st, CALL_LHS); break;
+      case CG_KST_IF: case CG_KST_LOOP: collect_slices(c, st); break;
       default: break;
     }
     if (lhs >= 0 && CG_KEXPR(k, lhs, OP) == CG_KE_VAR) {
@@ -809,13 +817,10 @@ static void collect(ctx *c, int32_t from, int32_t n) {
 /* The symbols statement st's slices may change (its IF or LOOP slices),
  * plus every int scalar whose address is taken; with room for a state. */
 static int mods_of(ctx *c, int32_t st, mods *m) {
-  const cg_kernel *k = c->al->k;
   walk *w = c->w;
-  uint32_t i, nsl = CG_KSTMT(k, st, KIND) == CG_KST_IF ? 2 : 3; /* then, else | body, step, pre */
+  uint32_t i;
   w->nsyms = 0, w->stamp++;
-  collect(c, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
-  collect(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
-  if (nsl == 3) collect(c, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
+  collect_slices(c, st);
   for (i = 0; i < w->naddrtaken; i++) push_sym(c, w->addrtaken[i]);
   m->n = (uint32_t)w->nsyms;
   m->sym = CG_NEW(c->al->A, int32_t, m->n);
@@ -855,14 +860,14 @@ static void walk_if(ctx *c, int32_t st) {
   mods m;
   uint32_t i;
   int live0 = c->w->live, live1;
-  uses(c, CG_KSTMT(k, st, X0), st);
+  uses(c, CG_KSTMT(k, st, IF_COND), st);
   memset(&m, 0, sizeof m);
   if (mods_of(c, st, &m)) { mods_free(c, &m); return; }
   mods_save(c, &m);
-  walk_slice(c, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
+  walk_slice(c, CG_KSTMT_SLICE(k, st, IF_THEN));
   live1 = c->w->live, c->w->live = live0;
   mods_swap(c, &m); /* m: the then-state; the walk: the state before */
-  walk_slice(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
+  walk_slice(c, CG_KSTMT_SLICE(k, st, IF_ELSE));
   for (i = 0; live1 && i < m.n; i++) {
     int32_t s = m.sym[i], ls = LS(c->al, s);
     if (!c->w->live) {
@@ -895,14 +900,14 @@ static void walk_loop(ctx *c, int32_t st) {
   if (mods_of(c, st, &m)) { mods_free(c, &m); return; }
   c->al->loop_vn0[st - c->al->s_lo] = (int32_t)c->al->nvn;
   refresh_mods(c, &m);
-  if (do_loop) walk_slice(c, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
-  if (do_loop) walk_slice(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
+  if (do_loop) walk_slice(c, CG_KSTMT_SLICE(k, st, LOOP_BODY));
+  if (do_loop) walk_slice(c, CG_KSTMT_SLICE(k, st, LOOP_STEP));
   c->w->live = 1;
-  walk_slice(c, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
-  uses(c, CG_KSTMT(k, st, X0), st);
-  if (!do_loop) walk_slice(c, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
+  walk_slice(c, CG_KSTMT_SLICE(k, st, LOOP_PRE));
+  uses(c, CG_KSTMT(k, st, LOOP_COND), st);
+  if (!do_loop) walk_slice(c, CG_KSTMT_SLICE(k, st, LOOP_BODY));
   c->w->live = 1; /* continue reaches the step */
-  if (!do_loop) walk_slice(c, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
+  if (!do_loop) walk_slice(c, CG_KSTMT_SLICE(k, st, LOOP_STEP));
   c->al->loop_vn1[st - c->al->s_lo] = (int32_t)c->al->nvn;
   refresh_mods(c, &m);
   c->w->live = 1;
@@ -916,7 +921,7 @@ static void walk_stmt(ctx *c, int32_t st) {
     case CG_KST_CALL: walk_call(c, st); break;
     case CG_KST_IF: walk_if(c, st); break;
     case CG_KST_LOOP: walk_loop(c, st); break;
-    case CG_KST_RETURN: uses(c, CG_KSTMT(k, st, X0), st); c->w->live = 0; break;
+    case CG_KST_RETURN: uses(c, CG_KSTMT(k, st, RETURN_VALUE), st); c->w->live = 0; break;
     default: c->w->live = 0; break; /* break, continue */
   }
 }
@@ -971,12 +976,12 @@ static int make_fins(cg_kalias *al, walk *w) {
   while (grew) {
     grew = 0;
     for (st = 0; st < al->ns; st++) {
-      int32_t lhs = CG_KSTMT(k, al->s_lo + (int32_t)st, X0);
+      int32_t lhs = CG_KSTMT(k, al->s_lo + (int32_t)st, ASSIGN_LHS);
       if (CG_KSTMT(k, al->s_lo + (int32_t)st, FUNC) != al->func ||
           CG_KSTMT(k, al->s_lo + (int32_t)st, KIND) != CG_KST_ASSIGN ||
           CG_KEXPR(k, lhs, OP) != CG_KE_VAR || !CG_KSYM(k, CG_KEXPR(k, lhs, SYM), PTR))
         continue;
-      grew |= fins_expr(al, w, CG_KSTMT(k, al->s_lo + (int32_t)st, X1),
+      grew |= fins_expr(al, w, CG_KSTMT(k, al->s_lo + (int32_t)st, ASSIGN_RHS),
                         &w->fins[(size_t)w->ptr_idx[LS(al, CG_KEXPR(k, lhs, SYM))] * al->nobj]);
     }
   }
@@ -1113,18 +1118,30 @@ static void win_slice(cg_kalias *al, int32_t from, int32_t n, int32_t *shi, int3
     int kind = CG_KSTMT(k, st, KIND);
     if (st < al->s_lo) al->s_lo = st;
     if (st + 1 > *shi) *shi = st + 1;
-    if (kind == CG_KST_ASSIGN) win_expr(al, CG_KSTMT(k, st, X1), xhi, err);
-    if (kind == CG_KST_CALL) {
-      for (j = 0; j < CG_KSTMT(k, st, X2); j++) win_expr(al, k->args[CG_KSTMT(k, st, X1) + j], xhi, err);
-      win_expr(al, CG_KSTMT(k, st, X3), xhi, err);
-    } else if (kind != CG_KST_BREAK && kind != CG_KST_CONTINUE) {
-      win_expr(al, CG_KSTMT(k, st, X0), xhi, err);
+    switch (kind) { /* in this order: it numbers the globals */
+      case CG_KST_ASSIGN:
+        win_expr(al, CG_KSTMT(k, st, ASSIGN_RHS), xhi, err);
+        win_expr(al, CG_KSTMT(k, st, ASSIGN_LHS), xhi, err);
+        break;
+      case CG_KST_CALL:
+        for (j = 0; j < CG_KSTMT_N(k, st, CALL_ARGS); j++)
+          win_expr(al, k->args[CG_KSTMT(k, st, CALL_ARGS) + j], xhi, err);
+        win_expr(al, CG_KSTMT(k, st, CALL_LHS), xhi, err);
+        break;
+      case CG_KST_IF:
+        win_expr(al, CG_KSTMT(k, st, IF_COND), xhi, err);
+        win_slice(al, CG_KSTMT_SLICE(k, st, IF_THEN), shi, xhi, err);
+        win_slice(al, CG_KSTMT_SLICE(k, st, IF_ELSE), shi, xhi, err);
+        break;
+      case CG_KST_LOOP:
+        win_expr(al, CG_KSTMT(k, st, LOOP_COND), xhi, err);
+        win_slice(al, CG_KSTMT_SLICE(k, st, LOOP_BODY), shi, xhi, err);
+        win_slice(al, CG_KSTMT_SLICE(k, st, LOOP_STEP), shi, xhi, err);
+        win_slice(al, CG_KSTMT_SLICE(k, st, LOOP_PRE), shi, xhi, err);
+        break;
+      case CG_KST_RETURN: win_expr(al, CG_KSTMT(k, st, RETURN_VALUE), xhi, err); break;
+      default: break; /* break, continue */
     }
-    if (kind == CG_KST_IF || kind == CG_KST_LOOP) {
-      win_slice(al, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2), shi, xhi, err);
-      win_slice(al, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4), shi, xhi, err);
-    }
-    if (kind == CG_KST_LOOP) win_slice(al, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6), shi, xhi, err);
   }
 }
 

@@ -134,10 +134,10 @@ static int walk_if(bld *b, int32_t s) {
   b->stmt_vertex[s] = (int32_t)v;
   b->dang[b->base].label = L_TRUE;
   b->open = 0;
-  if (walk_slice(b, CG_KSTMT(k, s, X1), CG_KSTMT(k, s, X2))) return CG_ENOMEM;
+  if (walk_slice(b, CG_KSTMT_SLICE(k, s, IF_THEN))) return CG_ENOMEM;
   mid = b->nd; /* the then side's dangling stay below the else side's */
   b->base = mid;
-  if (push_dang(b, v, L_FALSE) || walk_slice(b, CG_KSTMT(k, s, X3), CG_KSTMT(k, s, X4)))
+  if (push_dang(b, v, L_FALSE) || walk_slice(b, CG_KSTMT_SLICE(k, s, IF_ELSE)))
     return CG_ENOMEM;
   b->base = base;
   return new_vertex(b, CG_KV_ENDBRANCH, s, 1, &end);
@@ -174,9 +174,9 @@ static int walk_loop(bld *b, int32_t s) {
   int is_do = CG_KSTMT(k, s, FLAGS) == CG_KL_DO;
   if (!is_do) { /* [pre] -> LOOP -> body -> [step] -> back */
     head = (uint32_t)b->nv; /* the pre block, when there is one */
-    if (own_block(b, CG_KSTMT(k, s, X5), CG_KSTMT(k, s, X6))) return CG_ENOMEM;
+    if (own_block(b, CG_KSTMT_SLICE(k, s, LOOP_PRE))) return CG_ENOMEM;
     if (new_vertex(b, CG_KV_LOOP, s, 1, &v)) return CG_ENOMEM;
-    if (CG_KSTMT(k, s, X6) == 0) head = v;
+    if (CG_KSTMT_N(k, s, LOOP_PRE) == 0) head = v;
     b->dang[b->base].label = L_TRUE;
   } else { /* entered at the body; body -> [step] -> [pre] -> LOOP */
     if (new_vertex(b, CG_KV_LOOP, s, 0, &v) || push_dang(b, v, L_TRUE)) return CG_ENOMEM;
@@ -184,10 +184,10 @@ static int walk_loop(bld *b, int32_t s) {
   }
   b->stmt_vertex[s] = (int32_t)v;
   b->open = 0;
-  if (walk_slice(b, CG_KSTMT(k, s, X1), CG_KSTMT(k, s, X2)) || take_jumps(b, mark, 0) ||
-      own_block(b, CG_KSTMT(k, s, X3), CG_KSTMT(k, s, X4)))
+  if (walk_slice(b, CG_KSTMT_SLICE(k, s, LOOP_BODY)) || take_jumps(b, mark, 0) ||
+      own_block(b, CG_KSTMT_SLICE(k, s, LOOP_STEP)))
     return CG_ENOMEM;
-  if (is_do && own_block(b, CG_KSTMT(k, s, X5), CG_KSTMT(k, s, X6))) return CG_ENOMEM;
+  if (is_do && own_block(b, CG_KSTMT_SLICE(k, s, LOOP_PRE))) return CG_ENOMEM;
   return close_loop(b, s, v, head, mark); /* a do loop's test edge went to the body's start */
 }
 

@@ -486,6 +486,19 @@ static void reach_exit(cw *w) {
 
 /* {==== the walk ====} */
 
+static void collect_cls(cw *w, int32_t from, int32_t n);
+
+/* collect_cls over the slices of statement st: its LIST parts, whatever
+ * its kind (in the table's order: mods_of sorts the classes). */
+static void collect_slices(cw *w, int32_t st) {
+  const cg_kernel *k = w->k;
+  int kind = CG_KSTMT(k, st, KIND);
+#define LIST_PART(kd, name, what, slot) \
+  if (kind == CG_KST_##kd && CG_KP_##what == CG_KP_LIST) collect_cls(w, CG_KSTMT_SLICE(k, st, kd##_##name));
+  CG_KSTMT_PARTS(LIST_PART)
+#undef LIST_PART
+}
+
 static void collect_cls(cw *w, int32_t from, int32_t n) {
   const cg_kalias *al = w->al;
   const cg_kernel *k = w->k;
@@ -503,21 +516,14 @@ static void collect_cls(cw *w, int32_t from, int32_t n) {
         if (!iv_room(w, &w->cls, w->cls.n + 1)) w->cls.v[w->cls.n++] = c;
       }
     }
-    if (CG_KSTMT(k, st, KIND) == CG_KST_IF || CG_KSTMT(k, st, KIND) == CG_KST_LOOP) {
-      collect_cls(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
-      collect_cls(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
-    }
-    if (CG_KSTMT(k, st, KIND) == CG_KST_LOOP) collect_cls(w, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
+    collect_slices(w, st);
   }
 }
 
 /* A snapshot over the classes statement st's slices may define. */
 static int mods_of(cw *w, int32_t st, snap *s) {
-  const cg_kernel *k = w->k;
   w->stamp++, w->cls.n = 0;
-  collect_cls(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
-  collect_cls(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
-  if (CG_KSTMT(k, st, KIND) == CG_KST_LOOP) collect_cls(w, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
+  collect_slices(w, st);
   if (w->cls.n > 1) qsort(w->cls.v, w->cls.n, sizeof(int32_t), i_qcmp); /* never qsort(NULL, 0, ...) */
   return snap_init(w, s, w->cls.v, (uint32_t)w->cls.n);
 }
@@ -530,10 +536,10 @@ static void walk_if(cw *w, int32_t st) {
   accesses(w, st);
   if (mods_of(w, st, &s0) || snap_init(w, &s1, s0.cls, s0.n)) goto done;
   snap_take(w, &s0);
-  walk_slice(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
+  walk_slice(w, CG_KSTMT_SLICE(k, st, IF_THEN));
   snap_take(w, &s1);
   snap_put(w, &s0);
-  walk_slice(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
+  walk_slice(w, CG_KSTMT_SLICE(k, st, IF_ELSE));
   cur_join_snap(w, &s1);
 done:
   snap_free(w, &s0), snap_free(w, &s1);
@@ -585,18 +591,18 @@ static int push_frame(cw *w, const snap *h) {
  * back edge; e gathers the state where the condition fails. */
 static void loop_pass(cw *w, int32_t st, snap *e) {
   const cg_kernel *k = w->k;
-  int do_loop = CG_KSTMT(k, st, FLAGS) == CG_KL_DO, cond = CG_KSTMT(k, st, X0) >= 0;
+  int do_loop = CG_KSTMT(k, st, FLAGS) == CG_KL_DO, cond = CG_KSTMT(k, st, LOOP_COND) >= 0;
   size_t f = w->nfr - 1;
   if (!do_loop) {
-    walk_slice(w, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
+    walk_slice(w, CG_KSTMT_SLICE(k, st, LOOP_PRE));
     accesses(w, st);
     if (cond) snap_join_cur(w, e);
   }
-  walk_slice(w, CG_KSTMT(k, st, X1), CG_KSTMT(k, st, X2));
+  walk_slice(w, CG_KSTMT_SLICE(k, st, LOOP_BODY));
   cur_join_snap(w, &w->fr[f].cont);
-  walk_slice(w, CG_KSTMT(k, st, X3), CG_KSTMT(k, st, X4));
+  walk_slice(w, CG_KSTMT_SLICE(k, st, LOOP_STEP));
   if (do_loop) {
-    walk_slice(w, CG_KSTMT(k, st, X5), CG_KSTMT(k, st, X6));
+    walk_slice(w, CG_KSTMT_SLICE(k, st, LOOP_PRE));
     accesses(w, st);
     if (cond) snap_join_cur(w, e);
   }

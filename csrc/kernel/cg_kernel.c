@@ -446,12 +446,74 @@ typedef struct where {
 
 static int visit_slice(cg_kernel *k, int32_t start, int32_t n, where w, cg_error *e);
 
-/* An expression field of statement s: in range, then its tree. */
-static int stmt_expr(cg_kernel *k, int32_t s, int32_t x, const char *field, int32_t f,
+/* The parts of the kinds (CG_KSTMT_PARTS), by kind and slot: the sort and
+ * the word a message names the part by (PART_WORD_<NAME>: a new part name
+ * does not compile without one). */
+#define PART_WORD_LHS "lhs"
+#define PART_WORD_RHS "rhs"
+#define PART_WORD_CALLEE "callee"
+#define PART_WORD_ARGS "arguments"
+#define PART_WORD_COND "condition"
+#define PART_WORD_THEN "slice"
+#define PART_WORD_ELSE "slice"
+#define PART_WORD_PRE "slice"
+#define PART_WORD_BODY "slice"
+#define PART_WORD_STEP "slice"
+#define PART_WORD_VALUE "value"
+static const struct part {
+  int sort;
+  const char *word; /* NULL: the slot is not a part of the kind */
+} parts[CG_KST_COUNT][CG_KSTMT_W] = {
+#define P(kind, name, what, slot) \
+  [CG_KST_##kind][CG_KSTMT_##kind##_##name] = {CG_KP_##what, PART_WORD_##name},
+    CG_KSTMT_PARTS(P)
+#undef P
+};
+
+/* The one check of a part's slot (part `slot` of statement s's kind, the
+ * kind valid), by its sort: EXPR -1 or an expression id, FUNC a function
+ * id, LIST a slice of list[], ARGS a slice of args[].  Each kind's visit
+ * below calls it where it first reads the part, so that of several faults
+ * of a statement the first in the visit's order is the one named. */
+static int part_ok(const cg_kernel *k, int32_t s, int slot, cg_error *e) {
+  const struct part *p = &parts[CG_KSTMT(k, s, KIND)][slot];
+  const int32_t *v = &k->stmt[(size_t)s * CG_KSTMT_W + (size_t)slot];
+  int ok = 0;
+  switch (p->sort) {
+    case CG_KP_EXPR: ok = v[0] == -1 || in_range(v[0], k->nexpr); break;
+    case CG_KP_FUNC: ok = in_range(v[0], k->nfunc); break;
+    case CG_KP_LIST: case CG_KP_ARGS:
+      if (slice_ok(v[0], v[1], p->sort == CG_KP_LIST ? k->nlist : k->narg)) return CG_OK;
+      return kerr(k, e, "stmt %d: %s %d+%d out of range", (int)s, p->word, (int)v[0], (int)v[1]);
+  }
+  return ok ? CG_OK : kerr(k, e, "stmt %d: %s %d out of range", (int)s, p->word, (int)v[0]);
+}
+
+/* An expression of statement s (a part's or an argument's, named word in
+ * messages): in range, then its tree. */
+static int stmt_expr(cg_kernel *k, int32_t s, int32_t x, const char *word, int32_t f,
                      cg_error *e) {
   if (!in_range(x, k->nexpr))
-    return kerr(k, e, "stmt %d: %s %d out of range", (int)s, field, (int)x);
+    return kerr(k, e, "stmt %d: %s %d out of range", (int)s, word, (int)x);
   return visit_expr(k, x, -1, s, f, 1, e);
+}
+
+/* Expression part `slot` of statement s, which must hold one (-1 is
+ * refused here): its slot, then its tree. */
+static int part_expr(cg_kernel *k, int32_t s, int slot, int32_t f, cg_error *e) {
+  int rc = part_ok(k, s, slot, e);
+  if (rc) return rc;
+  return stmt_expr(k, s, k->stmt[(size_t)s * CG_KSTMT_W + (size_t)slot],
+                   parts[CG_KSTMT(k, s, KIND)][slot].word, f, e);
+}
+
+/* LIST part `slot` of statement s: its slot, then the statements of the
+ * slice, from w. */
+static int part_list(cg_kernel *k, int32_t s, int slot, where w, cg_error *e) {
+  int rc = part_ok(k, s, slot, e);
+  if (rc) return rc;
+  return visit_slice(k, k->stmt[(size_t)s * CG_KSTMT_W + (size_t)slot],
+                     k->stmt[(size_t)s * CG_KSTMT_W + (size_t)slot + 1], w, e);
 }
 
 /* A left-hand side: a variable or a cell its function may write. */
@@ -470,10 +532,10 @@ static int check_lhs(const cg_kernel *k, int32_t s, int32_t x, cg_error *e) {
 }
 
 static int check_assign(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
-  int32_t l = CG_KSTMT(k, s, X0), r = CG_KSTMT(k, s, X1);
+  int32_t l = CG_KSTMT(k, s, ASSIGN_LHS), r = CG_KSTMT(k, s, ASSIGN_RHS);
   int rc;
-  if ((rc = stmt_expr(k, s, l, "lhs", f, e)) || (rc = stmt_expr(k, s, r, "rhs", f, e)) ||
-      (rc = check_lhs(k, s, l, e)))
+  if ((rc = part_expr(k, s, CG_KSTMT_ASSIGN_LHS, f, e)) ||
+      (rc = part_expr(k, s, CG_KSTMT_ASSIGN_RHS, f, e)) || (rc = check_lhs(k, s, l, e)))
     return rc;
   if (etype(k, l) != etype(k, r))
     return kerr(k, e, "stmt %d: assigns %s to %s", (int)s, cg_ktype_name(etype(k, r)),
@@ -485,15 +547,14 @@ static int check_assign(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
 static int param_type(const cg_kernel *k, int32_t p) { return cg_ksym_type(k, p); }
 
 static int check_call(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
-  int32_t g = CG_KSTMT(k, s, X0), a0 = CG_KSTMT(k, s, X1), na = CG_KSTMT(k, s, X2);
-  int32_t l = CG_KSTMT(k, s, X3), i;
+  int32_t g = CG_KSTMT(k, s, CALL_CALLEE), a0 = CG_KSTMT(k, s, CALL_ARGS);
+  int32_t na = CG_KSTMT_N(k, s, CALL_ARGS), l = CG_KSTMT(k, s, CALL_LHS), i;
   int rc;
-  if (!in_range(g, k->nfunc)) return kerr(k, e, "stmt %d: callee %d out of range", (int)s, (int)g);
+  if ((rc = part_ok(k, s, CG_KSTMT_CALL_CALLEE, e))) return rc;
   if (na != CG_KFUNC(k, g, NPARAM))
     return kerr(k, e, "stmt %d: %d arguments to %s, which takes %d", (int)s, (int)na,
                 k->names[CG_KFUNC(k, g, NAME)], (int)CG_KFUNC(k, g, NPARAM));
-  if (!slice_ok(a0, na, k->narg))
-    return kerr(k, e, "stmt %d: arguments %d+%d out of range", (int)s, (int)a0, (int)na);
+  if ((rc = part_ok(k, s, CG_KSTMT_CALL_ARGS, e))) return rc;
   for (i = 0; i < na; i++) {
     int32_t x = k->args[a0 + i], p = CG_KFUNC(k, g, SYM0) + i;
     if ((rc = stmt_expr(k, s, x, "argument", f, e))) return rc;
@@ -502,7 +563,7 @@ static int check_call(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
                   (int)i + 1, cg_ktype_name(etype(k, x)), cg_ktype_name(param_type(k, p)));
   }
   if (l == -1) return CG_OK;
-  if ((rc = stmt_expr(k, s, l, "lhs", f, e)) || (rc = check_lhs(k, s, l, e))) return rc;
+  if ((rc = part_expr(k, s, CG_KSTMT_CALL_LHS, f, e)) || (rc = check_lhs(k, s, l, e))) return rc;
   if (etype(k, l) != CG_KFUNC(k, g, RET))
     return kerr(k, e, "stmt %d: the result of %s (%s) into a %s", (int)s,
                 k->names[CG_KFUNC(k, g, NAME)], cg_ktype_name(CG_KFUNC(k, g, RET)),
@@ -510,19 +571,20 @@ static int check_call(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
   return CG_OK;
 }
 
-/* A condition: an int or a double (true when not 0). */
-static int check_cond(cg_kernel *k, int32_t s, int32_t x, int32_t f, cg_error *e) {
-  int rc = stmt_expr(k, s, x, "condition", f, e);
+/* A condition (part `slot` of s): an int or a double (true when not 0). */
+static int check_cond(cg_kernel *k, int32_t s, int slot, int32_t f, cg_error *e) {
+  int32_t x = k->stmt[(size_t)s * CG_KSTMT_W + (size_t)slot];
+  int rc = part_expr(k, s, slot, f, e);
   if (!rc && !is_num_type(etype(k, x)))
     return kerr(k, e, "stmt %d: condition of type %s", (int)s, cg_ktype_name(etype(k, x)));
   return rc;
 }
 
 static int check_if(cg_kernel *k, int32_t s, where w, cg_error *e) {
-  int rc = check_cond(k, s, CG_KSTMT(k, s, X0), w.f, e);
+  int rc = check_cond(k, s, CG_KSTMT_IF_COND, w.f, e);
   w.parent = s, w.depth++;
-  if (!rc) rc = visit_slice(k, CG_KSTMT(k, s, X1), CG_KSTMT(k, s, X2), w, e);
-  if (!rc) rc = visit_slice(k, CG_KSTMT(k, s, X3), CG_KSTMT(k, s, X4), w, e);
+  if (!rc) rc = part_list(k, s, CG_KSTMT_IF_THEN, w, e);
+  if (!rc) rc = part_list(k, s, CG_KSTMT_IF_ELSE, w, e);
   return rc;
 }
 
@@ -530,22 +592,22 @@ static int check_loop(cg_kernel *k, int32_t s, where w, cg_error *e) {
   int32_t fl = CG_KSTMT(k, s, FLAGS);
   int rc = CG_OK;
   if (fl < CG_KL_FOR || fl > CG_KL_DO) return kerr(k, e, "stmt %d: loop flags %d", (int)s, (int)fl);
-  if (CG_KSTMT(k, s, X0) != -1) rc = check_cond(k, s, CG_KSTMT(k, s, X0), w.f, e);
+  if (CG_KSTMT(k, s, LOOP_COND) != -1) rc = check_cond(k, s, CG_KSTMT_LOOP_COND, w.f, e);
   w.parent = s, w.depth++;
   w.loop = s, w.straight = 0;
-  if (!rc) rc = visit_slice(k, CG_KSTMT(k, s, X1), CG_KSTMT(k, s, X2), w, e);
+  if (!rc) rc = part_list(k, s, CG_KSTMT_LOOP_BODY, w, e);
   w.loop = -1, w.straight = 1;
-  if (!rc) rc = visit_slice(k, CG_KSTMT(k, s, X3), CG_KSTMT(k, s, X4), w, e);
-  if (!rc) rc = visit_slice(k, CG_KSTMT(k, s, X5), CG_KSTMT(k, s, X6), w, e);
+  if (!rc) rc = part_list(k, s, CG_KSTMT_LOOP_STEP, w, e);
+  if (!rc) rc = part_list(k, s, CG_KSTMT_LOOP_PRE, w, e);
   return rc;
 }
 
 static int check_return(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
-  int32_t x = CG_KSTMT(k, s, X0);
+  int32_t x = CG_KSTMT(k, s, RETURN_VALUE);
   int ret = CG_KFUNC(k, f, RET), rc;
   if (x == -1) return CG_OK; /* C allows it; the interpreter stops if the value is used */
   if (ret == CG_KT_VOID) return kerr(k, e, "stmt %d: returns a value from a void func", (int)s);
-  if ((rc = stmt_expr(k, s, x, "value", f, e))) return rc;
+  if ((rc = part_expr(k, s, CG_KSTMT_RETURN_VALUE, f, e))) return rc;
   if (etype(k, x) != ret)
     return kerr(k, e, "stmt %d: returns %s from a func returning %s", (int)s,
                 cg_ktype_name(etype(k, x)), cg_ktype_name(ret));
@@ -584,11 +646,11 @@ static int visit_stmt(cg_kernel *k, int32_t s, where w, cg_error *e) {
   }
 }
 
+/* The statements of a slice of list[] already checked (check_func_row,
+ * part_ok). */
 static int visit_slice(cg_kernel *k, int32_t start, int32_t n, where w, cg_error *e) {
   int32_t i;
   int rc;
-  if (!slice_ok(start, n, k->nlist))
-    return kerr(k, e, "stmt %d: slice %d+%d out of range", (int)w.parent, (int)start, (int)n);
   for (i = 0; i < n; i++) {
     int32_t s = k->list[start + i];
     if (!in_range(s, k->nstmt))

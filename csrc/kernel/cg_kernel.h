@@ -174,6 +174,9 @@ enum {
   X(LOOP, COND, EXPR, X0) X(LOOP, PRE, LIST, X5) X(LOOP, BODY, LIST, X1)          \
   X(LOOP, STEP, LIST, X3)                                                         \
   X(RETURN, VALUE, EXPR, X0)
+/* The sorts of part (CG_KSTMT_PARTS' third column), for code that checks
+ * or walks the parts by sort: CG_KP_##what. */
+enum { CG_KP_EXPR, CG_KP_FUNC, CG_KP_LIST, CG_KP_ARGS };
 enum {
 #define CG_KST_ENUM(id, nm) CG_KST_##id,
   CG_KSTMTS(CG_KST_ENUM)
@@ -258,6 +261,9 @@ enum {
 #define CG_KSTMT(k, s, f) ((k)->stmt[(size_t)(s) * CG_KSTMT_W + CG_KSTMT_##f])
 #define CG_KFUNC(k, g, f) ((k)->func[(size_t)(g) * CG_KFUNC_W + CG_KFUNC_##f])
 #define CG_KSTMT_N(k, s, f) ((k)->stmt[(size_t)(s) * CG_KSTMT_W + CG_KSTMT_##f + 1])
+/* A LIST or ARGS part as the two arguments (start, count) of a function
+ * that takes a slice: walk(b, CG_KSTMT_SLICE(k, s, LOOP_BODY)). */
+#define CG_KSTMT_SLICE(k, s, f) CG_KSTMT(k, s, f), CG_KSTMT_N(k, s, f)
 
 /* Names of the enumerations (NULL out of range). */
 const char *cg_ktype_name(int t);

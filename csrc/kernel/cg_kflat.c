@@ -72,19 +72,21 @@ static int double_read(const cg_kernel *k, int32_t x) {
 }
 
 /* The right-hand side of a statement that may be flattened: an
- * assignment's X1, a return's value X0 (-1: none). */
+ * assignment's rhs, a return's value (-1: none). */
 static int32_t rhs_of(const cg_kernel *k, int32_t s) {
   int kind = CG_KSTMT(k, s, KIND);
-  return kind == CG_KST_ASSIGN ? CG_KSTMT(k, s, X1) : kind == CG_KST_RETURN ? CG_KSTMT(k, s, X0) : -1;
+  return kind == CG_KST_ASSIGN   ? CG_KSTMT(k, s, ASSIGN_RHS)
+         : kind == CG_KST_RETURN ? CG_KSTMT(k, s, RETURN_VALUE)
+                                 : -1;
 }
 
 /* Whether s may be flattened: an assignment of a double, or `return e;` of
  * a double e (an assignment to the dependent "return"). */
 static int flat_kind(const cg_kernel *k, int32_t s) {
   int kind = CG_KSTMT(k, s, KIND);
-  if (kind == CG_KST_ASSIGN) return CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) == CG_KT_DOUBLE;
-  return kind == CG_KST_RETURN && CG_KSTMT(k, s, X0) >= 0 &&
-         CG_KEXPR(k, CG_KSTMT(k, s, X0), TYPE) == CG_KT_DOUBLE;
+  if (kind == CG_KST_ASSIGN) return CG_KEXPR(k, CG_KSTMT(k, s, ASSIGN_LHS), TYPE) == CG_KT_DOUBLE;
+  return kind == CG_KST_RETURN && CG_KSTMT(k, s, RETURN_VALUE) >= 0 &&
+         CG_KEXPR(k, CG_KSTMT(k, s, RETURN_VALUE), TYPE) == CG_KT_DOUBLE;
 }
 
 /* }==== */
@@ -388,10 +390,11 @@ static uint32_t vertex_of(ctx *c, int32_t x, int32_t s) {
 
 /* {==== subgraphs ====} */
 
-/* The definition access of assignment s (its left-hand side). */
+/* The definition access of assignment s (its left-hand side); -1 for a
+ * return, which defines nothing. */
 static int32_t def_access(const cg_kalias *al, int32_t s) {
   int32_t a0 = cg_kalias_acc0(al, s), na = cg_kalias_nacc(al, s), a;
-  int32_t lhs = CG_KSTMT(al->k, s, X0);
+  int32_t lhs = CG_KSTMT(al->k, s, KIND) == CG_KST_ASSIGN ? CG_KSTMT(al->k, s, ASSIGN_LHS) : -1;
   for (a = a0; a < a0 + na; a++)
     if (al->acc_kind[a] == CG_KA_DEF && al->acc_expr[a] == lhs) return a;
   return -1;
@@ -979,7 +982,7 @@ static int defined_constant(const cg_kflat *fl, int32_t x, double *v) {
   for (i = fl->ch->ud_off[u]; i < fl->ch->ud_off[u + 1]; i++) {
     int32_t r = fl->ch->ud[i];
     double w;
-    if (r < 0 || CG_KSTMT(k, r, KIND) != CG_KST_ASSIGN || !fold(fl, CG_KSTMT(k, r, X1), 0, &w)) return 0;
+    if (r < 0 || CG_KSTMT(k, r, KIND) != CG_KST_ASSIGN || !fold(fl, CG_KSTMT(k, r, ASSIGN_RHS), 0, &w)) return 0;
     if (i > fl->ch->ud_off[u] && memcmp(&w, v, sizeof w)) return 0;
     *v = w;
   }

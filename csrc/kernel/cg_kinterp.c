@@ -475,7 +475,7 @@ static int store(km *m, frame *fr, int32_t st, int32_t l, kv v, const double *t)
 
 static int exec_call(km *m, frame *fr, int32_t s) {
   const cg_kernel *k = m->k;
-  int32_t g = CG_KSTMT(k, s, X0), l = CG_KSTMT(k, s, X3);
+  int32_t g = CG_KSTMT(k, s, CALL_CALLEE), l = CG_KSTMT(k, s, CALL_LHS);
   int rc = call_func(m, g, fr, s), has;
   if (rc) return rc;
   has = m->has_ret;
@@ -490,11 +490,11 @@ static int exec_call(km *m, frame *fr, int32_t s) {
 /* A loop's test, a step of its own (so that an empty loop ends at the
  * limit): *go is 0 when the loop ends. */
 static int loop_test(km *m, frame *fr, int32_t s, int *go) {
-  int32_t c = CG_KSTMT(m->k, s, X0);
+  int32_t c = CG_KSTMT(m->k, s, LOOP_COND);
   kv v;
   int rc;
   *go = 1;
-  if ((rc = exec_slice(m, fr, CG_KSTMT(m->k, s, X5), CG_KSTMT(m->k, s, X6)))) return rc;
+  if ((rc = exec_slice(m, fr, CG_KSTMT_SLICE(m->k, s, LOOP_PRE)))) return rc;
   if (++m->steps > m->max_steps)
     return SERR(m, s, "step limit of %llu reached", (unsigned long long)m->max_steps);
   m->block = ++m->blocks; /* the LOOP vertex */
@@ -510,10 +510,10 @@ static int exec_loop(km *m, frame *fr, int32_t s) {
   int is_do = CG_KSTMT(k, s, FLAGS) == CG_KL_DO, rc, go;
   for (;;) {
     if (!is_do && ((rc = loop_test(m, fr, s, &go)) || !go)) return rc;
-    rc = exec_slice(m, fr, CG_KSTMT(k, s, X1), CG_KSTMT(k, s, X2));
+    rc = exec_slice(m, fr, CG_KSTMT_SLICE(k, s, LOOP_BODY));
     if (rc == X_BREAK) return CG_OK;
     if (rc != CG_OK && rc != X_CONT) return rc;
-    if ((rc = exec_slice(m, fr, CG_KSTMT(k, s, X3), CG_KSTMT(k, s, X4)))) return rc;
+    if ((rc = exec_slice(m, fr, CG_KSTMT_SLICE(k, s, LOOP_STEP)))) return rc;
     if (is_do && ((rc = loop_test(m, fr, s, &go)) || !go)) return rc;
   }
 }
@@ -525,21 +525,21 @@ static int exec_stmt(km *m, frame *fr, int32_t s) {
   int rc;
   switch (CG_KSTMT(k, s, KIND)) {
     case CG_KST_ASSIGN:
-      x = CG_KSTMT(k, s, X1);
+      x = CG_KSTMT(k, s, ASSIGN_RHS);
       if ((rc = eval(m, fr, x, &v))) return rc;
-      return store(m, fr, s, CG_KSTMT(k, s, X0), v, m->ndir ? T(m, x) : NULL);
+      return store(m, fr, s, CG_KSTMT(k, s, ASSIGN_LHS), v, m->ndir ? T(m, x) : NULL);
     case CG_KST_CALL: return exec_call(m, fr, s);
     case CG_KST_IF:
-      x = CG_KSTMT(k, s, X0);
+      x = CG_KSTMT(k, s, IF_COND);
       m->block = ++m->blocks; /* the BRANCH vertex */
       if ((rc = eval(m, fr, x, &v))) return rc;
-      if (truth(k, x, &v)) return exec_slice(m, fr, CG_KSTMT(k, s, X1), CG_KSTMT(k, s, X2));
-      return exec_slice(m, fr, CG_KSTMT(k, s, X3), CG_KSTMT(k, s, X4));
+      if (truth(k, x, &v)) return exec_slice(m, fr, CG_KSTMT_SLICE(k, s, IF_THEN));
+      return exec_slice(m, fr, CG_KSTMT_SLICE(k, s, IF_ELSE));
     case CG_KST_LOOP: return exec_loop(m, fr, s);
     case CG_KST_BREAK: return X_BREAK;
     case CG_KST_CONTINUE: return X_CONT;
-    default:
-      x = CG_KSTMT(k, s, X0);
+    default: /* return */
+      x = CG_KSTMT(k, s, RETURN_VALUE);
       if (x >= 0) {
         if ((rc = eval(m, fr, x, &m->ret))) return rc;
         m->has_ret = 1;
@@ -655,7 +655,7 @@ static int run_body(km *m, frame *fr) {
  * there, bound in a new frame, the body run. */
 static int call_func(km *m, int32_t g, const frame *caller, int32_t st) {
   const cg_kernel *k = m->k;
-  int32_t a0 = CG_KSTMT(k, st, X1);
+  int32_t a0 = CG_KSTMT(k, st, CALL_ARGS);
   uint32_t i;
   uint64_t saved;
   frame fr;

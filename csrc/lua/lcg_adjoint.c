@@ -43,18 +43,18 @@ static void add_expr(luaL_Buffer *b, const cg_kernel *k, int32_t x) {
 /* A node's text: "y[i] = x[i] * 2", "g(a, b)", "if (c)", "for (i < n)". */
 static void push_node_text(lua_State *L, const cg_kernel *k, int32_t s) {
   luaL_Buffer b;
-  int32_t i, a0, na;
+  int32_t i, a0, na, c;
   luaL_buffinit(L, &b);
   switch (CG_KSTMT(k, s, KIND)) {
     case CG_KST_ASSIGN:
-      add_expr(&b, k, CG_KSTMT(k, s, X0)), luaL_addstring(&b, " = ");
-      add_expr(&b, k, CG_KSTMT(k, s, X1));
+      add_expr(&b, k, CG_KSTMT(k, s, ASSIGN_LHS)), luaL_addstring(&b, " = ");
+      add_expr(&b, k, CG_KSTMT(k, s, ASSIGN_RHS));
       break;
     case CG_KST_CALL:
-      if (CG_KSTMT(k, s, X3) >= 0)
-        add_expr(&b, k, CG_KSTMT(k, s, X3)), luaL_addstring(&b, " = ");
-      luaL_addstring(&b, k->names[CG_KFUNC(k, CG_KSTMT(k, s, X0), NAME)]), luaL_addstring(&b, "(");
-      a0 = CG_KSTMT(k, s, X1), na = CG_KSTMT(k, s, X2);
+      if (CG_KSTMT(k, s, CALL_LHS) >= 0)
+        add_expr(&b, k, CG_KSTMT(k, s, CALL_LHS)), luaL_addstring(&b, " = ");
+      luaL_addstring(&b, k->names[CG_KFUNC(k, CG_KSTMT(k, s, CALL_CALLEE), NAME)]), luaL_addstring(&b, "(");
+      a0 = CG_KSTMT(k, s, CALL_ARGS), na = CG_KSTMT_N(k, s, CALL_ARGS);
       for (i = 0; i < na; i++) {
         if (i) luaL_addstring(&b, ", ");
         add_expr(&b, k, k->args[a0 + i]);
@@ -64,7 +64,8 @@ static void push_node_text(lua_State *L, const cg_kernel *k, int32_t s) {
     default: /* if, loop */
       luaL_addstring(&b, CG_KSTMT(k, s, KIND) == CG_KST_IF ? "if (" : CG_KSTMT(k, s, FLAGS) == CG_KL_FOR ? "for ("
                          : CG_KSTMT(k, s, FLAGS) == CG_KL_DO ? "do while (" : "while (");
-      if (CG_KSTMT(k, s, X0) >= 0) add_expr(&b, k, CG_KSTMT(k, s, X0));
+      c = CG_KSTMT(k, s, KIND) == CG_KST_IF ? CG_KSTMT(k, s, IF_COND) : CG_KSTMT(k, s, LOOP_COND);
+      if (c >= 0) add_expr(&b, k, c);
       luaL_addstring(&b, ")");
   }
   luaL_pushresult(&b);

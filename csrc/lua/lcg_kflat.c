@@ -88,7 +88,7 @@ static void push_dependent(lua_State *L, const cg_kflat *fl, uint32_t d, uint32_
   lcg_push_id(L, (uint64_t)s), lua_setfield(L, -2, "stmt");
   lua_pushinteger(L, CG_KSTMT(k, s, LINE)), lua_setfield(L, -2, "line");
   if (ret) lua_pushliteral(L, "return");
-  else push_text(L, k, CG_KSTMT(k, s, X0));
+  else push_text(L, k, CG_KSTMT(k, s, ASSIGN_LHS));
   lua_setfield(L, -2, "text");
   push_addr(L, fl->al, fl->d_acc[d]), lua_setfield(L, -2, "addr");
   lua_pushboolean(L, fl->d_aug[d]), lua_setfield(L, -2, "augmented");
@@ -97,7 +97,7 @@ static void push_dependent(lua_State *L, const cg_kflat *fl, uint32_t d, uint32_
     lua_pushliteral(L, "return"), lua_setfield(L, -2, "name");
     lua_pushboolean(L, 1), lua_setfield(L, -2, "exact");
   } else
-    set_name(L, fl, fl->d_acc[d], CG_KSTMT(k, s, X0));
+    set_name(L, fl, fl->d_acc[d], CG_KSTMT(k, s, ASSIGN_LHS));
 }
 
 /* Subgraph g: vertex ids local to it, 1-based. */
@@ -200,7 +200,7 @@ static void push_fn_dependents(lua_State *L, const cg_kflat *fl, const cg_kcfg *
         if (!cg_kflat_observable(fl, d)) continue;
         if (CG_KSTMT(fl->al->k, s, KIND) == CG_KST_RETURN) add_unique(L, "return", &n);
         else {
-          cg_kflat_name(fl, fl->d_acc[d], CG_KSTMT(fl->al->k, s, X0), buf, sizeof buf);
+          cg_kflat_name(fl, fl->d_acc[d], CG_KSTMT(fl->al->k, s, ASSIGN_LHS), buf, sizeof buf);
           add_unique(L, buf, &n);
         }
       }
@@ -311,7 +311,7 @@ static int has_intrinsic(const cg_kernel *k, int32_t x) {
 
 /* The right-hand side of an active assignment: a return's value. */
 static int32_t rhs_of(const cg_kernel *k, int32_t s) {
-  return CG_KSTMT(k, s, KIND) == CG_KST_RETURN ? CG_KSTMT(k, s, X0) : CG_KSTMT(k, s, X1);
+  return CG_KSTMT(k, s, KIND) == CG_KST_RETURN ? CG_KSTMT(k, s, RETURN_VALUE) : CG_KSTMT(k, s, ASSIGN_RHS);
 }
 
 /* The statement's text, "y = sin(x) * a", "return x * y" (the right-hand
@@ -321,7 +321,7 @@ static void push_stmt_text(lua_State *L, const cg_kernel *k, int32_t s) {
   size_t n;
   int depth = 0, outer = 0, ret = CG_KSTMT(k, s, KIND) == CG_KST_RETURN;
   if (ret) strcpy(lhs, "return");
-  else cg_kexpr_text(k, CG_KSTMT(k, s, X0), lhs, sizeof lhs);
+  else cg_kexpr_text(k, CG_KSTMT(k, s, ASSIGN_LHS), lhs, sizeof lhs);
   cg_kexpr_text(k, rhs_of(k, s), rhs, sizeof rhs);
   n = strlen(rhs);
   if (n > 2 && rhs[0] == '(' && rhs[n - 1] == ')') {

@@ -144,10 +144,12 @@ static void record_before(vrun *u, const cg_kpoint *p, int32_t s) {
  * its last statement. */
 static void record_after(vrun *u, const cg_kpoint *p, int32_t s) {
   const cg_kflat *fl = u->fl;
+  const cg_kernel *k = fl->al->k;
   uint32_t g = (uint32_t)u->active;
+  int32_t x = CG_KSTMT(k, s, KIND) == CG_KST_RETURN ? CG_KSTMT(k, s, RETURN_VALUE) : CG_KSTMT(k, s, ASSIGN_LHS);
   cg_error e;
   for (; u->dcur < fl->g_d0[g + 1] && fl->d_stmt[u->dcur] == s; u->dcur++)
-    if (cg_kpoint_eval(p, CG_KSTMT(fl->al->k, s, X0), &u->dval[u->dcur], &e) != CG_OK)
+    if (cg_kpoint_eval(p, x, &u->dval[u->dcur], &e) != CG_OK)
       u->dval[u->dcur] = NAN; /* a written cell reads back: not reached */
   if (s == fl->st[fl->g_st0[g + 1] - 1]) u->rec[g] = 1, u->active = -1;
 }
