@@ -46,13 +46,15 @@ end
 
 -- {==== the live API ====}
 
--- The module names: lua/cgwb/NAME.lua is cgwb.NAME (init.lua is cgwb), and cgwb.core.
+-- The module names: lua/cgwb/NAME.lua is cgwb.NAME (init.lua is cgwb), a
+-- subdirectory's lua/cgwb/DIR/NAME.lua cgwb.DIR.NAME (DIR/init.lua cgwb.DIR;
+-- not the front end's lua/cgwb/kparse/, which doc/config.ld leaves out), and cgwb.core.
 local function module_names()
   local names = { "cgwb.core" }
-  local p = assert(io.popen("ls lua/cgwb/*.lua"))
+  local p = assert(io.popen("ls lua/cgwb/*.lua lua/cgwb/*/*.lua | grep -v '^lua/cgwb/kparse/'"))
   for path in p:lines() do
-    local n = path:match("lua/cgwb/(.-)%.lua$")
-    names[#names + 1] = n == "init" and "cgwb" or "cgwb." .. n
+    local n = path:match("^lua/(.-)%.lua$"):gsub("/init$", ""):gsub("/", ".")
+    names[#names + 1] = n
   end
   p:close()
   table.sort(names)
