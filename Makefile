@@ -12,6 +12,8 @@ LIBDIR     ?= $(PREFIX)/lib/lua/5.4
 LUADIR     ?= $(PREFIX)/share/lua/5.4
 BINDIR     ?= $(PREFIX)/bin
 EXAMPLESDIR ?= $(PREFIX)/share/cgwb/examples
+# The Lua modules' subdirectories of lua/cgwb/ (cli, util, kparse, ...), each installed under LUADIR/cgwb/.
+LUA_SUBDIRS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard lua/cgwb/*/*.lua)))))
 # The C library: headers in $(INCLUDEDIR)/cgwb/, libcgwb.a, libcgwb.so, cgwb.pc.
 INCLUDEDIR ?= $(PREFIX)/include
 CLIBDIR    ?= $(PREFIX)/lib
@@ -182,6 +184,9 @@ install: all install-clib
 	           $(DESTDIR)$(EXAMPLESDIR)/lua $(DESTDIR)$(EXAMPLESDIR)/graphs
 	install -m 755 $(MODULE) $(DESTDIR)$(LIBDIR)/cgwb/core.so
 	install -m 644 lua/cgwb/*.lua $(DESTDIR)$(LUADIR)/cgwb/
+	for d in $(LUA_SUBDIRS); do \
+	  install -d $(DESTDIR)$(LUADIR)/cgwb/$$d && install -m 644 lua/cgwb/$$d/*.lua $(DESTDIR)$(LUADIR)/cgwb/$$d/ || exit 1; \
+	done
 	install -d $(DESTDIR)$(LUADIR)/cgwb/runtime
 	install -m 644 lua/cgwb/runtime/cgwb_adstack.h $(DESTDIR)$(LUADIR)/cgwb/runtime/
 	CGWB_LUADIR='$(LUADIR)' CGWB_LIBDIR='$(LIBDIR)' $(LUA) -e "$$SET_LAUNCHER_PATHS" \
