@@ -432,3 +432,69 @@ io.stderr:write(rc, " ", table.concat(mods, " "), "\n")
     assert.equal("0 ", loaded("--version"))
   end)
 end)
+
+-- {==== the plug-ins: every decision point's Lua file through cgwb.util.plugin ====}
+
+describe("cli: a Lua file at every decision point (cgwb.util.plugin)", function()
+  local function plug(text) return H.write(H.tmp(".lua"), text) end
+  -- a path as Lua's own messages name a chunk (at most 59 bytes, else "..." and its end)
+  local function chunk(p) return (#p + 1 <= 60) and p or ("..." .. p:sub(-56)) end
+  local T, K = "examples/tapes/bratu.tap", "examples/kernels/"
+  local SYN, RT, PLAIN = "return function(v)\n  return v *\nend\n", "local x = nil\nreturn x.y\n", "error('plain', 0)\n"
+  -- {command line with P for the file, file text (nil: no file), exit status, stderr with P and W (chunk)}
+  local cases = {
+    { "jacobian " .. T .. " --order P", SYN, 2, "cgwb jacobian: W:3: unexpected symbol near 'end'\n" },
+    { "jacobian " .. T .. " --order P", RT, 2, "cgwb jacobian: W:2: attempt to index a nil value (local 'x')\n" },
+    { "jacobian " .. T .. " --order P", PLAIN, 2, "cgwb jacobian: plain\n" },
+    { "eliminate examples/graphs/lighthouse.cg --order P", "local x = 1\n", 2,
+      "cgwb eliminate: P: the ordering file returns nothing\n" },
+    { "jacobian " .. T .. " --order P", nil, 2, "cgwb jacobian: P: cannot open: No such file or directory\n" },
+    { "codegen " .. T .. " -o - --levels P", RT, 2, "cgwb codegen: P: W:2: attempt to index a nil value (local 'x')\n" },
+    { "codegen " .. T .. " -o - --levels P", PLAIN, 2, "cgwb codegen: P: plain\n" },
+    { "codegen " .. T .. " -o - --levels P", "return 7\n", 2,
+      "cgwb codegen: P: must return a function level(id, g) or a table with one\n" },
+    { "flatten " .. K .. "utke-fig1.c --split P", PLAIN, 2, "cgwb flatten: P: plain\n" },
+    { "flatten " .. K .. "utke-fig1.c --split P", RT, 2, "cgwb flatten: W:2: attempt to index a nil value (local 'x')\n" },
+    { "flatten " .. K .. "utke-fig1.c --split P --emit tangent -o -", "return 42\n", 2,
+      "cgwb flatten: P: must return a function split(info) (returned a number)\n" },
+    { "adjoint " .. K .. "meshflux.c --function residual -o - --loops P", "return 3\n", 2,
+      "cgwb adjoint: P: must return a function decide(loop) (returned a number)\n" },
+    { "trace P -o -", "error({})\n", 2, "cgwb trace: W:1: (error object is a table value)\n" },
+    { "trace P -o -", "return 5\n", 2,
+      "cgwb trace: P: the script must return a table { name = ..., x0 = ..., f = function(x, T) ... end }\n" },
+    { "sweep P --dry-run", PLAIN, 2, "cgwb sweep: plain\n" },
+    { "sweep P --dry-run", "return 5\n", 2, "cgwb sweep: P: a plan returns a table, got number\n" },
+    { "run P", "print(1\n", 2, "cgwb run: W:2: ')' expected (to close '(' at line 1) near <eof>\n" },
+    { "run P", "error('boom')\n", 1, "cgwb run: W:1: boom\n" },
+  }
+
+  it("reports a file that cannot be read, does not compile, raises or returns the wrong thing, as each did", function()
+    for _, c in ipairs(cases) do
+      local p = c[2] and plug(c[2]) or H.tmp(".lua")
+      local args = c[1]:gsub("P", p)
+      local out, err, code = H.cgwb(args)
+      assert.equal(c[3], code, args .. ": " .. err)
+      assert.equal(c[4]:gsub("W", chunk(p)):gsub("P", p), err, args)
+      assert.equal("", out, args)
+    end
+  end)
+
+  it("gives every file cgwb preloaded, in an environment of its own", function()
+    local function ok(args, text)
+      local p = plug(text)
+      local out, err, code = H.cgwb((args:gsub("P", p)))
+      assert.equal(0, code, args .. ": " .. err)
+      return out, err
+    end
+    local seen = "assert(cgwb.version and rawget(_G, 'cgwb') == nil)\nLEAK = true\n"
+    ok("jacobian " .. T .. " --order P -o /dev/null", seen .. "return 'markowitz'\n")
+    ok("codegen " .. T .. " -o /dev/null --levels P", seen .. "return function(id, g) return g:height(id) end\n")
+    ok("flatten " .. K .. "utke-fig1.c --split P", seen .. "return function(info) return false end\n")
+    ok("adjoint " .. K .. "meshflux.c --function residual -o /dev/null --loops P",
+      seen .. "return function(loop) return false end\n")
+    ok("trace P -o /dev/null", seen .. "return { x0 = { 1 }, f = function(x, T) return { T.exp(x[1]) } end }\n")
+    ok("sweep P --dry-run --out " .. H.tmp("-sweep"), seen .. "return { name = 'p', inputs = { '"
+      .. io.popen("pwd"):read("l") .. "/examples/graphs/lighthouse.cg' } }\n")
+    assert.equal("true\n", (ok("run P", "print(cgwb == require('cgwb'))\n")))
+  end)
+end)
