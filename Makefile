@@ -12,6 +12,8 @@ LIBDIR     ?= $(PREFIX)/lib/lua/5.4
 LUADIR     ?= $(PREFIX)/share/lua/5.4
 BINDIR     ?= $(PREFIX)/bin
 EXAMPLESDIR ?= $(PREFIX)/share/cgwb/examples
+# The Lua modules' subdirectories of lua/cgwb/ (cli, util, kparse, ...), each installed under LUADIR/cgwb/.
+LUA_SUBDIRS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard lua/cgwb/*/*.lua)))))
 # The C library: headers in $(INCLUDEDIR)/cgwb/, libcgwb.a, libcgwb.so, cgwb.pc.
 INCLUDEDIR ?= $(PREFIX)/include
 CLIBDIR    ?= $(PREFIX)/lib

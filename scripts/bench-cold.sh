@@ -96,7 +96,7 @@ Aims and where they stand in this run:
 
 A process that only starts Lua and prints the version sets the floor of any \`cgwb\` command
 (the last two rows). The launcher loads cgwb's modules precompiled (doc/usage.md), the
-command sets up only its own options (\`lua/cgwb/cli.lua\`, \`build_parser\`), a point file's
+command sets up only its own options (\`lua/cgwb/cli/init.lua\`, \`build_parser\`), a point file's
 lines go through \`tonumber\` first, and \`cgwb jacobian\` frees the tape as soon as the graph
 exists: when they were made, together they about halved the processor time of the Bratu process (23-32 ms before,
 13-15 ms after, \`perf stat\` in turns against the launcher and Lua modules of before, same core)

@@ -1002,7 +1002,7 @@ assign_dep 6
   local function F() return H.write(H.tmp(".txt"), FIG10) end
   local fig10
 
-  -- Regression (lua/cgwb/cli.lua): the option --tape and the positional
+  -- Regression (lua/cgwb/cli/graph.lua, once cli.lua): the option --tape and the positional
   -- argument once shared one target, so `cgwb graph IN` overwrote IN.
   it("cgwb graph leaves its input tape alone", function()
     fig10 = F()
@@ -1106,7 +1106,7 @@ assign_dep 6
     assert.are.equal(2, code)
   end)
 
-  -- Regression (lua/cgwb/cli.lua): for a tape that carries its point,
+  -- Regression (lua/cgwb/cli/tapeargs.lua, once cli.lua): for a tape that carries its point,
   -- `cgwb eval T --at X` with too many values once exited 1, not 2.
   it("cgwb eval --at with the wrong number of values is bad input (exit 2)", function()
     local at = H.write(H.tmp(".x"), "1\n2\n")

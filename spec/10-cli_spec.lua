@@ -295,3 +295,206 @@ describe("cli: output and messages", function()
     assert.equal("donn\195\169es.c: a\tb\\x00\\x7f\\xff", shown("donn\195\169es.c: a\tb\0\127\255"))
   end)
 end)
+
+-- {==== the registry of commands (cgwb.cli.registry) ====}
+
+-- The problems of a registry against the command modules: a command a
+-- module defines that has no row naming that module, a row whose command its
+-- module does not define, a row without its one-line help, a command without
+-- an example (starting "cgwb NAME"), setup or run, a name registered twice.
+-- modules: module name -> the module's table.
+local function registry_problems(registry, modules)
+  local problems, row_of = {}, {}
+  for _, r in ipairs(registry) do
+    if row_of[r.name] then problems[#problems + 1] = r.name .. ": registered twice" end
+    row_of[r.name] = r
+    if type(r.help) ~= "string" or r.help == "" then problems[#problems + 1] = r.name .. ": no help" end
+    local m = modules[r.module]
+    local c = m and m.commands and m.commands[r.name]
+    if not c then
+      problems[#problems + 1] = ("%s: registered in %s, which does not define it"):format(r.name, tostring(r.module))
+    else
+      if type(c.example) ~= "string" or not c.example:find("^cgwb " .. r.name .. " ") then
+        problems[#problems + 1] = r.name .. ": no example (cgwb " .. r.name .. " ...)"
+      end
+      if type(c.setup) ~= "function" then problems[#problems + 1] = r.name .. ": no setup" end
+      if type(c.run) ~= "function" then problems[#problems + 1] = r.name .. ": no run" end
+    end
+  end
+  local names = {}
+  for name in pairs(modules) do names[#names + 1] = name end
+  table.sort(names)
+  for _, mod in ipairs(names) do
+    local cmds = {}
+    for cname in pairs(modules[mod].commands or {}) do cmds[#cmds + 1] = cname end
+    table.sort(cmds)
+    for _, cname in ipairs(cmds) do
+      local r = row_of[cname]
+      if not r then
+        problems[#problems + 1] = ("%s: defined in %s but not registered (a command that does not exist)")
+          :format(cname, mod)
+      elseif r.module ~= mod then
+        problems[#problems + 1] = ("%s: defined in %s but registered to %s"):format(cname, mod, r.module)
+      end
+    end
+  end
+  return problems
+end
+
+-- Every module lua/cgwb/cli/NAME.lua (but init.lua), required: name -> table.
+local function cli_modules()
+  local mods = {}
+  local p = assert(io.popen("ls lua/cgwb/cli/*.lua"))
+  for path in p:lines() do
+    local n = path:match("lua/cgwb/cli/(.-)%.lua$")
+    if n ~= "init" then mods["cgwb.cli." .. n] = require("cgwb.cli." .. n) end
+  end
+  p:close()
+  return mods
+end
+
+describe("cli: the registry of commands", function()
+  local cli = require "cgwb.cli"
+
+  it("registers every command a module of lua/cgwb/cli/ defines, each with help, example, setup, run", function()
+    local mods = cli_modules()
+    local n = 0
+    for _, m in pairs(mods) do for _ in pairs(m.commands or {}) do n = n + 1 end end
+    assert.is_true(n >= 14, "the modules define " .. n .. " commands")
+    local problems = registry_problems(cli.registry, mods)
+    assert(#problems == 0, table.concat(problems, "\n"))
+  end)
+
+  it("reports a command left out, a row for nothing and a row without help or example", function()
+    local mods = {
+      ["cgwb.cli.x"] = { commands = { a = { example = "cgwb a x", setup = print, run = print },
+                                      b = { example = "cgwb b x", setup = print, run = print },
+                                      c = { setup = print, run = print } } },
+    }
+    local registry = { { name = "a", module = "cgwb.cli.x", help = "A." },
+                       { name = "c", module = "cgwb.cli.x", help = "C." },
+                       { name = "d", module = "cgwb.cli.x", help = "" },
+                       { name = "a", module = "cgwb.cli.y", help = "A again." } }
+    assert.same({
+      "c: no example (cgwb c ...)",
+      "d: no help",
+      "d: registered in cgwb.cli.x, which does not define it",
+      "a: registered twice",
+      "a: registered in cgwb.cli.y, which does not define it",
+      "a: defined in cgwb.cli.x but registered to cgwb.cli.y",
+      "b: defined in cgwb.cli.x but not registered (a command that does not exist)",
+    }, registry_problems(registry, mods))
+  end)
+
+  it("builds the help's list of commands and the dispatch from the registry, in its order", function()
+    local names = {}
+    for i, r in ipairs(cli.registry) do names[i] = r.name end
+    assert.same(names, cli.order)
+    local help = H.cgwb("--help")
+    local listed = {}
+    for line in help:match("Commands:\n(.-)\n\n"):gmatch("[^\n]+") do
+      listed[#listed + 1] = line:match("^   (%S+)%s") -- a command's first line (the others: its help wrapped)
+    end
+    table.remove(listed) -- help, the parser's own
+    assert.same(names, listed)
+    for _, r in ipairs(cli.registry) do
+      assert.truthy(help:find(r.help:sub(1, 30), 1, true), r.name)
+      assert.equal(r.help, cli.commands[r.name].help, r.name)
+    end
+    local _, err, code = H.cgwb("nosuch")
+    assert.equal(2, code)
+    assert.truthy(err:find("unknown command 'nosuch'", 1, true), err)
+  end)
+
+  it("requires only the module of the command being run", function()
+    local script = H.write(H.tmp(".lua"), [[
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = os.getenv("CGWB_BUILD") .. "/?.so;" .. package.cpath
+local cli = require "cgwb.cli"
+io.output("/dev/null")
+local rc = cli.main(arg)
+local mods = {}
+for name in pairs(package.loaded) do
+  if name:match("^cgwb%.cli%.") then mods[#mods + 1] = name end
+end
+table.sort(mods)
+io.stderr:write(rc, " ", table.concat(mods, " "), "\n")
+]])
+    local function loaded(args)
+      local err = H.tmp(".err")
+      os.execute(("CGWB_BUILD=%s lua5.4 %s %s 2>%s >/dev/null"):format(H.build, script, args, err))
+      return (H.read(err):gsub("\n$", ""))
+    end
+    assert.equal("0 cgwb.cli.common cgwb.cli.tape cgwb.cli.tapeargs", loaded("stats examples/tapes/bratu.tap"))
+    assert.equal("0 cgwb.cli.common cgwb.cli.kernel cgwb.cli.kernelargs",
+                 loaded("kernel examples/kernels/utke-fig1.c"))
+    assert.equal("0 cgwb.cli.common cgwb.cli.run", loaded("run " .. H.write(H.tmp(".lua"), "return 1\n")))
+    assert.equal("0 ", loaded("--version"))
+  end)
+end)
+
+-- {==== the plug-ins: every decision point's Lua file through cgwb.util.plugin ====}
+
+describe("cli: a Lua file at every decision point (cgwb.util.plugin)", function()
+  local function plug(text) return H.write(H.tmp(".lua"), text) end
+  -- a path as Lua's own messages name a chunk (at most 59 bytes, else "..." and its end)
+  local function chunk(p) return (#p + 1 <= 60) and p or ("..." .. p:sub(-56)) end
+  local T, K = "examples/tapes/bratu.tap", "examples/kernels/"
+  local SYN, RT, PLAIN = "return function(v)\n  return v *\nend\n", "local x = nil\nreturn x.y\n", "error('plain', 0)\n"
+  -- {command line with P for the file, file text (nil: no file), exit status, stderr with P and W (chunk)}
+  local cases = {
+    { "jacobian " .. T .. " --order P", SYN, 2, "cgwb jacobian: W:3: unexpected symbol near 'end'\n" },
+    { "jacobian " .. T .. " --order P", RT, 2, "cgwb jacobian: W:2: attempt to index a nil value (local 'x')\n" },
+    { "jacobian " .. T .. " --order P", PLAIN, 2, "cgwb jacobian: plain\n" },
+    { "eliminate examples/graphs/lighthouse.cg --order P", "local x = 1\n", 2,
+      "cgwb eliminate: P: the ordering file returns nothing\n" },
+    { "jacobian " .. T .. " --order P", nil, 2, "cgwb jacobian: P: cannot open: No such file or directory\n" },
+    { "codegen " .. T .. " -o - --levels P", RT, 2, "cgwb codegen: P: W:2: attempt to index a nil value (local 'x')\n" },
+    { "codegen " .. T .. " -o - --levels P", PLAIN, 2, "cgwb codegen: P: plain\n" },
+    { "codegen " .. T .. " -o - --levels P", "return 7\n", 2,
+      "cgwb codegen: P: must return a function level(id, g) or a table with one\n" },
+    { "flatten " .. K .. "utke-fig1.c --split P", PLAIN, 2, "cgwb flatten: P: plain\n" },
+    { "flatten " .. K .. "utke-fig1.c --split P", RT, 2, "cgwb flatten: W:2: attempt to index a nil value (local 'x')\n" },
+    { "flatten " .. K .. "utke-fig1.c --split P --emit tangent -o -", "return 42\n", 2,
+      "cgwb flatten: P: must return a function split(info) (returned a number)\n" },
+    { "adjoint " .. K .. "meshflux.c --function residual -o - --loops P", "return 3\n", 2,
+      "cgwb adjoint: P: must return a function decide(loop) (returned a number)\n" },
+    { "trace P -o -", "error({})\n", 2, "cgwb trace: W:1: (error object is a table value)\n" },
+    { "trace P -o -", "return 5\n", 2,
+      "cgwb trace: P: the script must return a table { name = ..., x0 = ..., f = function(x, T) ... end }\n" },
+    { "sweep P --dry-run", PLAIN, 2, "cgwb sweep: plain\n" },
+    { "sweep P --dry-run", "return 5\n", 2, "cgwb sweep: P: a plan returns a table, got number\n" },
+    { "run P", "print(1\n", 2, "cgwb run: W:2: ')' expected (to close '(' at line 1) near <eof>\n" },
+    { "run P", "error('boom')\n", 1, "cgwb run: W:1: boom\n" },
+  }
+
+  it("reports a file that cannot be read, does not compile, raises or returns the wrong thing, as each did", function()
+    for _, c in ipairs(cases) do
+      local p = c[2] and plug(c[2]) or H.tmp(".lua")
+      local args = c[1]:gsub("P", p)
+      local out, err, code = H.cgwb(args)
+      assert.equal(c[3], code, args .. ": " .. err)
+      assert.equal(c[4]:gsub("W", chunk(p)):gsub("P", p), err, args)
+      assert.equal("", out, args)
+    end
+  end)
+
+  it("gives every file cgwb preloaded, in an environment of its own", function()
+    local function ok(args, text)
+      local p = plug(text)
+      local out, err, code = H.cgwb((args:gsub("P", p)))
+      assert.equal(0, code, args .. ": " .. err)
+      return out, err
+    end
+    local seen = "assert(cgwb.version and rawget(_G, 'cgwb') == nil)\nLEAK = true\n"
+    ok("jacobian " .. T .. " --order P -o /dev/null", seen .. "return 'markowitz'\n")
+    ok("codegen " .. T .. " -o /dev/null --levels P", seen .. "return function(id, g) return g:height(id) end\n")
+    ok("flatten " .. K .. "utke-fig1.c --split P", seen .. "return function(info) return false end\n")
+    ok("adjoint " .. K .. "meshflux.c --function residual -o /dev/null --loops P",
+      seen .. "return function(loop) return false end\n")
+    ok("trace P -o /dev/null", seen .. "return { x0 = { 1 }, f = function(x, T) return { T.exp(x[1]) } end }\n")
+    ok("sweep P --dry-run --out " .. H.tmp("-sweep"), seen .. "return { name = 'p', inputs = { '"
+      .. io.popen("pwd"):read("l") .. "/examples/graphs/lighthouse.cg' } }\n")
+    assert.equal("true\n", (ok("run P", "print(cgwb == require('cgwb'))\n")))
+  end)
+end)

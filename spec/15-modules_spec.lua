@@ -23,16 +23,34 @@ modules[#modules + 1] = "cgwb.ir"
 local parts = { "cgwb.xaif.names", "cgwb.xaif.export", "cgwb.xaif.import", "cgwb.xaif.describe",
                 "cgwb.ir.cprint", "cgwb.ir.emit" }
 
+-- the subdirectories of issue 27's layout: the command line's modules, the
+-- utilities, the presentation and the drivers
+for _, m in ipairs { "cgwb.util.errors", "cgwb.util.plugin", "cgwb.util.files", "cgwb.present.kreport",
+                     "cgwb.drive.sweeprun", "cgwb.cli.common", "cgwb.cli.tapeargs", "cgwb.cli.kernelargs",
+                     "cgwb.cli.run", "cgwb.cli.tape", "cgwb.cli.trace", "cgwb.cli.graph", "cgwb.cli.elim",
+                     "cgwb.cli.kernel", "cgwb.cli.flatten", "cgwb.cli.loops", "cgwb.cli.adjoint",
+                     "cgwb.cli.sweep" } do
+  modules[#modules + 1] = m
+end
+
+-- The file of module name: lua/a/b.lua, or lua/a/b/init.lua (cgwb, cgwb.cli).
+local function module_path(name)
+  local base = "lua/" .. name:gsub("%.", "/")
+  local f = io.open(base .. ".lua", "r")
+  if f then f:close() return base .. ".lua" end
+  return base .. "/init.lua"
+end
+
 describe("modules", function()
   it("every module under lua/cgwb/ is in the list", function()
     local listed = {}
     for _, m in ipairs(modules) do listed[m] = true end
     for _, m in ipairs(parts) do listed[m] = true end
-    local p = io.popen("ls lua/cgwb/*.lua lua/cgwb/*/init.lua")
+    local p = io.popen("ls lua/cgwb/*.lua lua/cgwb/cli/*.lua lua/cgwb/util/*.lua lua/cgwb/present/*.lua "
+      .. "lua/cgwb/drive/*.lua lua/cgwb/*/init.lua")
     local n = 0
     for path in p:lines() do
-      local name = path:match("lua/cgwb/(.-)%.lua$"):gsub("/init$", "")
-      name = name == "init" and "cgwb" or "cgwb." .. name
+      local name = path:match("^lua/(.-)%.lua$"):gsub("/init$", ""):gsub("/", ".")
       assert.is_true(listed[name] ~= nil, name .. " is not checked for globals")
       local dir = path:match("^(lua/cgwb/[%w_]+)/init%.lua$")
       if dir then -- a package: each of its files too
@@ -54,7 +72,7 @@ describe("modules", function()
   for _, m in ipairs(parts) do all[#all + 1] = m end
   for _, name in ipairs(all) do
     it(name .. " writes no global", function()
-      local path = assert(package.searchpath(name, "lua/?.lua;lua/?/init.lua"))
+      local path = module_path(name)
       local writes = {}
       local env = setmetatable({}, {
         __index = _G,
@@ -185,6 +203,110 @@ local function runs()
       main { "kernel", "examples/kernels/utke-fig2.c", "--json", "--cfg", "--alias", "--chains", "--activity",
              "--dot", H.tmp(".dot") }
       main { "kernel", "examples/kernels/utke-fig2.c", "--call", "examples/kernels/utke-fig2.json", "--jacobian" }
+    end,
+    ["cgwb.util.errors"] = function()
+      local errors = require "cgwb.util.errors"
+      local e = errors.input("x.c:1:2: found ';'")
+      assert(errors.is(e, "input") and e.code == 2 and tostring(e) == e.msg)
+      assert(errors.refused(2, "no", { pos = 1 }).data.pos == 1 and errors.runtime("r").code == 1)
+      assert(errors.branch("b").code == 3 and errors.bug("x", "trace").kind == "bug")
+      assert(errors.legacy({ kparse = "k" }).msg == "k" and errors.legacy({ refused = "w", pos = 3 }).data.pos == 3)
+      assert(not errors.legacy("a string") and not errors.is({ msg = "m" }))
+      local v, msg = errors.try(errors.fail, 2, "bad")
+      assert(v == nil and msg == "bad")
+      assert(select(2, errors.catch(function() return 1 end)) == 1)
+      assert(not pcall(errors.try, error, "a bug"))
+    end,
+    ["cgwb.util.plugin"] = function()
+      local plugin = require "cgwb.util.plugin"
+      local path = H.write(H.tmp(".lua"), "local n = ... return function() return cgwb ~= nil, n end\n")
+      local f = plugin.load(path, { expect = "function", args = { 3 } })
+      assert(f() == true and select(2, f()) == 3 and plugin.load(path) == f)
+      assert(plugin.load(path, { cache = false }) ~= f)
+      plugin.forget(path)
+      plugin.forget()
+      assert(not plugin.pload(path, { expect = "table" }) and not plugin.pload(H.tmp(".lua")))
+      local chunk, env = plugin.compile(path, { env = { x = 1 } })
+      assert(type(chunk) == "function" and env.x == 1 and env.print == print)
+    end,
+    ["cgwb.util.files"] = function()
+      local files = require "cgwb.util.files"
+      local path = H.tmp(".txt")
+      files.write_text(path, "text\n")
+      assert(files.readable(path) == path and H.read(path) == "text\n")
+      assert(not pcall(files.readable, H.tmp(".none")))
+    end,
+    ["cgwb.present.kreport"] = function()
+      local cgwb, kreport = require "cgwb", require "cgwb.present.kreport"
+      local k = assert(cgwb.read_kernel("examples/kernels/utke-fig2.c"))
+      local ids = {}
+      for i, f in ipairs(k:functions()) do ids[i] = f.id end
+      assert(kreport.dot(k, ids) and kreport.dot(k, { ids[1] }))
+      main { "kernel", "examples/kernels/utke-fig2.c", "--cfg", "--alias", "--chains", "--activity" }
+    end,
+    ["cgwb.drive.sweeprun"] = function()
+      local sweep, run = require "cgwb.sweep", require "cgwb.drive.sweeprun"
+      local plan = assert(sweep.load_plan("examples/sweep/orderings.lua"))
+      local jobs = assert(sweep.expand(plan))
+      assert(run.find(jobs, "1") == jobs[1] and run.find(jobs, jobs[2].id) == jobs[2] and run.command())
+      jobs[1].timeout = 30
+      local dir = H.tmp("-sweeprun")
+      os.execute("mkdir -p " .. dir .. "/jobs")
+      local r = sweep.progress("sweep jobs", 1, true)
+      run.run_local({ jobs[1] }, dir, r, "env CGWB_BUILD=" .. H.build .. " scripts/cgwb")
+      r:finish()
+      quiet(function() run.merge(dir, { output = H.tmp(".csv") }, { [jobs[1].id] = true }) end)
+    end,
+    ["cgwb.cli.common"] = function()
+      local C = require "cgwb.cli.common"
+      assert(C.check(1, "x") == 1 and not pcall(C.check, nil, "x") and C.out_path("-") == "/dev/stdout")
+      assert(C.int_in("--n", 1, 3)("2") == 2 and not C.int_in("--n", 1, 3)("4"))
+      assert(C.out_format({}, "a.txt") == "text" and C.optional("cgwb.json") and not C.optional("cgwb.nosuch"))
+      assert(C.read_call("examples/kernels/utke-fig2.json") and C.cgwb() == require "cgwb")
+    end,
+    ["cgwb.cli.tapeargs"] = function()
+      main { "eval", "examples/tapes/bratu.tap", "--at", "examples/tapes/bratu.x" }
+      main { "graph", "examples/tapes/bratu.tap", "--json" }
+    end,
+    ["cgwb.cli.kernelargs"] = function()
+      main { "loops", "examples/kernels/hfh-overlap.c", "--assume", "a!=b" }
+      main { "flatten", "examples/kernels/meshflux.c", "--function", "residual", "--prune", "--independents", "q" }
+    end,
+    ["cgwb.cli.run"] = function()
+      main { "run", H.write(H.tmp(".lua"), "assert(cgwb and arg[1] == 'x')\n"), "x" }
+    end,
+    ["cgwb.cli.tape"] = function()
+      main { "stats", "examples/tapes/bratu.tap", "--json" }
+      main { "convert", "examples/tapes/bratu.tap", H.tmp(".txt") }
+    end,
+    ["cgwb.cli.trace"] = function()
+      main { "trace", script, "-o", H.tmp(".tap") }
+    end,
+    ["cgwb.cli.graph"] = function()
+      main { "codegen", tap, "-o", H.tmp(".c"), "--jacobian" }
+      main { "codegen", tap, "-o", H.tmp(".c"), "--json" }
+    end,
+    ["cgwb.cli.elim"] = function()
+      main { "jacobian", tap, "--strategy", "colouring", "--compare", "--check", "-o", H.tmp(".mtx") }
+      main { "eliminate", "examples/graphs/lighthouse.cg", "--mode", "edge", "--check", "--json" }
+    end,
+    ["cgwb.cli.kernel"] = function()
+      main { "kernel", "examples/kernels/utke-fig2.c", "--json", "--alias" }
+    end,
+    ["cgwb.cli.flatten"] = function()
+      main { "flatten", "examples/kernels/utke-fig2.c", "--json", "--dot", H.tmp(".dot") }
+      main { "flatten", "examples/kernels/utke-fig1.c", "--emit", "tangent", "-o", H.tmp(".c") }
+    end,
+    ["cgwb.cli.loops"] = function()
+      main { "loops", "examples/kernels/hfh-dryrun.c", "--function", "dryrun", "--json", "--dot", H.tmp(".dot") }
+    end,
+    ["cgwb.cli.adjoint"] = function()
+      main { "adjoint", "examples/kernels/hfh-dryrun.c", "--function", "dryrun", "-o", H.tmp(".c"),
+             "--report", H.tmp(".json") }
+    end,
+    ["cgwb.cli.sweep"] = function()
+      local dir = H.tmp("-sweepcli")
+      main { "sweep", "examples/sweep/orderings.lua", "--dry-run", "--out", dir }
     end,
     ["cgwb.elim"] = function()
       local core = require "cgwb.core"

@@ -47,15 +47,19 @@ end
 
 -- {==== the live API ====}
 
--- The module names: lua/cgwb/NAME.lua is cgwb.NAME (init.lua is cgwb), as is
--- the package lua/cgwb/NAME/init.lua (its other files are its internal
--- parts), and cgwb.core.
+-- The module names: lua/cgwb/NAME.lua is cgwb.NAME (init.lua is cgwb), a
+-- package's lua/cgwb/DIR/init.lua cgwb.DIR, and a file of a subdirectory that
+-- declares its @module, lua/cgwb/DIR/NAME.lua, cgwb.DIR.NAME (the command
+-- line's modules, cgwb.util.*, ...; not the front end's lua/cgwb/kparse/,
+-- which doc/config.ld leaves out); and cgwb.core.
 local function module_names()
   local names = { "cgwb.core" }
-  local p = assert(io.popen("ls lua/cgwb/*.lua lua/cgwb/*/init.lua"))
+  local p = assert(io.popen("ls lua/cgwb/*.lua lua/cgwb/*/init.lua; "
+    .. "grep -l '^-- *@module' lua/cgwb/*/*.lua | grep -v '^lua/cgwb/kparse/\\|/init\\.lua$'"))
+  local seen = {}
   for path in p:lines() do
-    local n = path:match("lua/cgwb/(.-)%.lua$"):gsub("/init$", "")
-    names[#names + 1] = n == "init" and "cgwb" or "cgwb." .. n
+    local n = path:match("^lua/(.-)%.lua$"):gsub("/init$", ""):gsub("/", ".")
+    if not seen[n] then seen[n] = true; names[#names + 1] = n end
   end
   p:close()
   table.sort(names)

@@ -452,13 +452,16 @@ function M.eliminate(lg, spec, opts)
   return cost, order, type(spec) == "string" and spec or (type(spec) == "table" and spec.name) or "lua"
 end
 
---- Loads an ordering from a Lua file: it returns a spec (see above).
+--- Loads an ordering from a Lua file: it returns a spec (see above).  The
+-- file is a plug-in (cgwb.util.plugin: an environment of its own, `cgwb`
+-- preloaded, run once); `nil, message` when it cannot be loaded or returns nothing.
 function M.load_order(path)
-  local chunk, err = loadfile(path)
-  if not chunk then return nil, err end
-  local ok, spec = pcall(chunk)
-  if not ok then return nil, tostring(spec) end
-  if spec == nil then return nil, path .. ": the ordering file returns nothing" end
+  local spec, err = require("cgwb.util.plugin").pload(path, { mode = "bt", on_error = "raw",
+    expect = function(v, file)
+      if v == nil then return nil, file .. ": the ordering file returns nothing" end
+      return v
+    end })
+  if spec == nil then return nil, err end
   return spec
 end
 

@@ -18,28 +18,15 @@ local BUILTIN = { minimal = true, statement = true }
 
 -- {==== split strategies ====}
 
---- Loads a split strategy from a Lua file: the chunk runs in an environment
--- of its own (reading through to the globals, with `cgwb` preloaded) and must
--- return a function split(info) (what: the text naming it in the message;
--- cgwb adjoint loads its loops' function the same way).
--- -> function | nil, "FILE: message".
+--- Loads a split strategy from a Lua file, a plug-in (cgwb.util.plugin: the
+-- chunk runs once, in an environment of its own that reads through to the
+-- globals, with `cgwb` preloaded) that must return a function split(info)
+-- (what: the text naming it in the message; cgwb adjoint's loops' function
+-- says "decide(loop)").  -> function | nil, "FILE: message".
 function M.load_split(path, what)
-  local env = setmetatable({ cgwb = require "cgwb" }, { __index = _G })
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then -- "cannot open FILE: why" or "FILE:LINE: syntax error"
-    local prefix = "cannot open " .. path .. ": "
-    if err:sub(1, #prefix) == prefix then return nil, ("%s: cannot open: %s"):format(path, err:sub(#prefix + 1)) end
-    return nil, err
-  end
-  local ok, fn = pcall(chunk)
-  if not ok then
-    local msg = tostring(fn)
-    if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
-    return nil, msg
-  end
-  if type(fn) ~= "function" then
-    return nil, ("%s: must return a function %s (returned a %s)"):format(path, what or "split(info)", type(fn))
-  end
+  local fn, err = require("cgwb.util.plugin").pload(path, {
+    expect = "function", returns = "a function " .. (what or "split(info)") })
+  if not fn then return nil, err end
   return fn
 end
 

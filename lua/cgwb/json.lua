@@ -4,6 +4,8 @@
 -- (RFC 8259) that keeps the order of each object's keys and refuses a number
 -- beyond the doubles (1e400).
 -- @module cgwb.json
+local errors = require "cgwb.util.errors"
+
 local M = {}
 
 --- The value written as `null` (a key whose value is nil is left out).
@@ -154,13 +156,14 @@ function M.is_array(t) return type(t) == "table" and array_mark[t] == true end
 local Dec = {}
 Dec.__index = Dec
 
--- Raises "name:line:col: msg" at position i (a table error: decode catches it).
+-- Raises "name:line:col: msg" at position i (an input error of
+-- cgwb.util.errors, data.json set: decode catches it).
 function Dec:fail(msg, i)
   i = i or self.i
   local before = self.s:sub(1, i - 1)
   local line = select(2, before:gsub("\n", "")) + 1
   local col = i - (before:match(".*()\n") or 0)
-  error({ json = ("%s:%d:%d: %s"):format(self.name, line, col, msg) }, 0)
+  error(errors.input(2, ("%s:%d:%d: %s"):format(self.name, line, col, msg), { json = true }))
 end
 
 function Dec:space() self.i = self.s:match("^[ \t\r\n]*()", self.i) end
@@ -284,7 +287,7 @@ function M.decode(text, name)
     return r
   end)
   if ok then return v end
-  if type(v) == "table" and v.json then return nil, v.json end
+  if errors.is(v, "input") and v.data and v.data.json then return nil, v.msg end
   error(v, 0)
 end
 

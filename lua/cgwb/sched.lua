@@ -17,14 +17,14 @@ function M.scheme(spec)
     return nil, ("unknown level scheme '%s' (%s, or FILE.lua)")
       :format(spec, table.concat(core.level_schemes(), ", "))
   end
-  local chunk, err = loadfile(spec)
-  if not chunk then return nil, err end
-  local ok, r = pcall(chunk)
-  if not ok then return nil, ("%s: %s"):format(spec, tostring(r)) end
-  if type(r) == "table" then r = r.level end
-  if type(r) ~= "function" then
-    return nil, spec .. ": must return a function level(id, g) or a table with one"
-  end
+  -- a plug-in (cgwb.util.plugin): run once, in an environment of its own with cgwb preloaded
+  local r, err = require("cgwb.util.plugin").pload(spec, { mode = "bt", on_error = "always",
+    expect = function(v, path)
+      if type(v) == "table" then v = v.level end
+      if type(v) ~= "function" then return nil, path .. ": must return a function level(id, g) or a table with one" end
+      return v
+    end })
+  if not r then return nil, err end
   return r, spec
 end
 

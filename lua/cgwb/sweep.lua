@@ -118,15 +118,10 @@ end
 -- plan or nil, message.  plan.dir is the file's directory: the plan's paths
 -- are relative to it.
 function M.load_plan(path)
-  local fh, err = io.open(path, "rb")
-  if not fh then return nil, ("%s: cannot open: %s"):format(path, (err or ""):gsub("^.-: ", "")) end
-  local src = fh:read("a")
-  fh:close()
-  local env = setmetatable({}, { __index = _G }) -- a plan's globals stay its own
-  local chunk, perr = load(src, "@" .. path, "t", env)
-  if not chunk then return nil, perr end
-  local ok, plan = pcall(chunk)
-  if not ok then return nil, tostring(plan) end
+  -- a plug-in (cgwb.util.plugin): a plan's globals stay its own, cgwb is preloaded
+  local ok, plan, src = require("cgwb.util.errors").catch(require("cgwb.util.plugin").load, path,
+                                                         { on_error = "raw" })
+  if not ok then return nil, plan end
   local p, cerr = M.check_plan(plan, path, src)
   if not p then return nil, cerr end
   p.path, p.dir = path, path:match("^(.*)/[^/]*$") or "."

@@ -818,13 +818,16 @@ end
 -- the line is the script's, where its code raised or misused an active.
 function M.run_script(path, opts)
   opts = opts or {}
-  local chunk, err = loadfile(path, "t")
-  if not chunk then return nil, err end
-  local ok, script = xpcall(chunk, position_all)
-  if not ok then return nil, script end
-  if type(script) ~= "table" or type(script.f) ~= "function" or script.x0 == nil then
-    return nil, path .. ": the script must return a table { name = ..., x0 = ..., f = function(x, T) ... end }"
-  end
+  -- a plug-in (cgwb.util.plugin): run once, in an environment of its own with cgwb preloaded
+  local script, err = require("cgwb.util.plugin").pload(path, { on_error = position_all,
+    expect = function(s)
+      if type(s) ~= "table" or type(s.f) ~= "function" or s.x0 == nil then
+        return nil, path .. ": the script must return a table { name = ..., x0 = ..., f = function(x, T) ... end }"
+      end
+      return s
+    end })
+  if not script then return nil, err end
+  local ok
   local options, oerr = merge_options(path, script, opts)
   if not options then return nil, oerr end
   local x0, where = script.x0, nil
