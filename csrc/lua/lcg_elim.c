@@ -103,6 +103,60 @@ static int read_with(lua_State *L, lin_parser p) {
 /* core.read_cg(text [, name]) -> LinGraph | nil, msg */
 static int l_read_cg(lua_State *L) { return read_with(L, cg_lin_read_cg); }
 
+/* The ints of list idx (1..n each) into a scratch array of Lua's (freed by
+ * the GC, so a raise leaks nothing); *len its length. */
+static uint32_t *vertex_list(lua_State *L, int idx, lua_Integer n, uint32_t *len, const char *what) {
+  lua_Integer i, m = (lua_Integer)lua_rawlen(L, idx);
+  uint32_t *a = (uint32_t *)lua_newuserdatauv(L, (size_t)m * sizeof *a, 0);
+  for (i = 1; i <= m; i++) {
+    lua_Integer v = (lua_rawgeti(L, idx, i), lua_tointeger(L, -1));
+    lua_pop(L, 1);
+    if (v < 1 || v > n) luaL_error(L, "core.lin_graph: %s %d is no vertex 1..%d", what, (int)v, (int)n);
+    a[i - 1] = (uint32_t)(v - 1);
+  }
+  *len = (uint32_t)m;
+  return a;
+}
+
+/* core.lin_graph(n, x, y, preds) -> LinGraph: the structural linearized
+ * graph (no weights) of vertices 1..n (node ids 1..n), independents x and
+ * dependents y (lists of vertices), preds[v] the predecessors of v, edges
+ * added v by v in each list's order: the graph the .cg reader makes of
+ * "X: x..", "Y: y..", "v: p.." lines, without the text (tangent code). */
+static int l_lin_graph(lua_State *L) {
+  lua_Integer n = luaL_checkinteger(L, 1), v, j;
+  uint32_t nx, ny, *x, *y;
+  llin *u;
+  cg_error e;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  luaL_argcheck(L, n >= 0 && n <= INT32_MAX, 1, "vertex count out of range");
+  x = vertex_list(L, 2, n, &nx, "independent");
+  y = vertex_list(L, 3, n, &ny, "dependent");
+  u = newlin(L);
+  if (!(u->g = cg_lin_new(&u->A, (uint32_t)n, &e))) return lcg_fail(L, &e);
+  u->g->has_w = 0;
+  for (v = 1; v <= n; v++) {
+    u->g->node[v - 1] = (uint32_t)v;
+    if (lua_rawgeti(L, 4, v) == LUA_TTABLE) {
+      lua_Integer m = (lua_Integer)lua_rawlen(L, -1);
+      for (j = 1; j <= m; j++) {
+        lua_Integer p = (lua_rawgeti(L, -1, j), lua_tointeger(L, -1));
+        int created;
+        lua_pop(L, 1);
+        if (p < 1 || p > n) return luaL_error(L, "core.lin_graph: predecessor %d of %d is no vertex", (int)p, (int)v);
+        if (cg_lin_add(u->g, (uint32_t)(p - 1), (uint32_t)(v - 1), 0.0, CG_E_VAR, &created) == UINT32_MAX)
+          return luaL_error(L, "out of memory");
+        if (!created) return luaL_error(L, "core.lin_graph: edge %d -> %d given twice", (int)p, (int)v);
+      }
+    }
+    lua_pop(L, 1);
+  }
+  if (cg_lin_set_xy(u->g, x, nx, y, ny, &e)) return lcg_fail(L, &e);
+  return 1;
+}
+
 static int lin_copy(lua_State *L) {
   llin *s = checklin(L, 1), *u = newlin(L);
   cg_error e;
@@ -813,7 +867,7 @@ static const luaL_Reg lin_meta[] = {{"__gc", lin_free}, {"__close", lin_free},
                                     {"__tostring", lin_tostring}, {"__len", lin_nv},
                                     {NULL, NULL}};
 
-static const luaL_Reg lin_funcs[] = {{"linearize", l_linearize}, {"read_cg", l_read_cg},
+static const luaL_Reg lin_funcs[] = {{"linearize", l_linearize}, {"read_cg", l_read_cg}, {"lin_graph", l_lin_graph},
                                      {"read_eliad", l_read_eliad}, {"orderings", l_orderings},
                                      {NULL, NULL}};
 
@@ -844,6 +898,12 @@ lg:eliminate_edges and lg:eliminate_faces take.
 
 /*** core.read_eliad(text [, name]) -> LinGraph | nil, msg
 @function read_eliad
+*/
+
+/*** core.lin_graph(n, x, y, preds) -> LinGraph: the structural graph (no weights) of
+vertices 1..n, independents x, dependents y, preds[v] the predecessors of v, as the .cg
+reader builds it from "X:", "Y:" and "v: p..." lines (tangent code's subgraphs).
+@function lin_graph
 */
 
 /*** A linearized computational graph: a DAG with local partials on its edges (cgwb.LinGraph;

@@ -45,7 +45,7 @@ local function is_unit(mark) return mark == "+1" or mark == "-1" end
 -- Flattening, sec. 6.2), collapsed (ibid., Fig. 6c), an independent or the value of several
 -- dependents, with a unit edge to it.  Returns {n, x = {ids}, y = {id
 -- per dependent}, pos = {["i:k"] = {argument slots}}, mark = {["i:k"] =
--- "variable" | "constant" | "+1" | "-1"}, cg = .cg text}.
+-- "variable" | "constant" | "+1" | "-1"}, preds = {sorted predecessors per vertex}}.
 local function structure(sg)
   local n = #sg.vertices
   local st = { n = n, x = {}, y = {}, pos = {}, mark = {}, preds = {} }
@@ -77,21 +77,12 @@ local function structure(sg)
     end
     st.y[d] = v
   end
-  local lines = { "X: " .. table.concat(st.x, " "), "Y: " .. table.concat(st.y, " ") }
-  local isx, used = {}, {}
-  for v = 1, st.n do for _, p in ipairs(st.preds[v]) do used[p] = true end end
-  for _, v in ipairs(st.x) do isx[v] = true end
-  for v = 1, st.n do
-    if isx[v] and not used[v] then
-      lines[#lines + 1] = v .. ":" -- read by a dead `y = x` alone: no edge
-    elseif not isx[v] then
-      table.sort(st.preds[v])
-      lines[#lines + 1] = v .. ": " .. table.concat(st.preds[v], " ")
-    end
-  end
-  st.cg = table.concat(lines, "\n") .. "\n"
+  for v = 1, st.n do table.sort(st.preds[v]) end -- the edges in vertex order, as the graph gets them
   return st
 end
+
+-- The structural linearized graph of st, built in memory (core.lin_graph).
+local function lin_graph(st) return core.lin_graph(st.n, st.x, st.y, st.preds) end
 
 --- The vertex ordering of tangent code: opts.order (default "markowitz"), checked
 -- (an edge word or another mode refused, as doc/tangent-code.md says; the command
@@ -120,7 +111,7 @@ local order_spec = M.order_spec
 --- Eliminates st (structure) under spec: the vertex order and the cost.
 local function eliminate(st, spec, opts)
   if #st.y == 0 then return {}, { mults = 0 } end
-  local lg <close> = assert(core.read_cg(st.cg, "subgraph"))
+  local lg <close> = lin_graph(st)
   local cost, order = elim.eliminate(lg, spec, opts)
   if not cost then error(order, 0) end
   return order, cost
@@ -137,7 +128,7 @@ local function products(st, order, wname, line)
     w[key] = { mark = mark, name = (not is_unit(mark)) and wname(tonumber(i), tonumber(k)) or nil }
   end
   if #st.y == 0 then return w, { mults = 0, nontrivial = 0 }, {} end
-  local lg <close> = assert(core.read_cg(st.cg, "subgraph"))
+  local lg <close> = lin_graph(st)
   local nontrivial = 0
   local mults, pred = elim.simulate(lg, order, function(kind, dst, a, b)
     local wa, wb = w[a], w[b]
@@ -218,14 +209,15 @@ end
 
 local MARK_CODE = { ["+1"] = 1, ["-1"] = -1 }
 
--- The ordering of a graph text under spec, through the core: order, mults.
-local function cached_order(text, spec, opts, cache)
-  local hit = cache and cache[text]
+-- The ordering of graph st = {n, x, y, preds} under spec, through the
+-- core: order, mults (cache: by key, the graph's structure as text).
+local function cached_order(st, key, spec, opts, cache)
+  local hit = cache and cache[key]
   if hit then return hit[1], hit[2] end
-  local lg <close> = assert(core.read_cg(text, "subgraph"))
+  local lg <close> = lin_graph(st)
   local cost, order = elim.eliminate(lg, spec, opts)
   if not cost then error(order, 0) end
-  if cache then cache[text] = { order, cost.mults } end
+  if cache then cache[key] = { order, cost.mults } end
   return order, cost.mults
 end
 
@@ -280,16 +272,14 @@ local function subgraph_cost(sg, spec, opts, cache)
   end
   local order, mults = {}, 0
   if inner or type(spec) ~= "string" then -- no intermediate: nothing to eliminate
-    local lines = { "X: " .. table.concat(xs, " "), "Y: " .. table.concat(ys, " ") }
+    local key = { table.concat(xs, " "), table.concat(ys, " ") }
     for v = 1, nn do
-      if isx[v] and not used[v] then
-        lines[#lines + 1] = v .. ":" -- read by a dead `y = x` alone: no edge
-      elseif not isx[v] then
+      if not isx[v] then
         table.sort(preds[v])
-        lines[#lines + 1] = v .. ": " .. table.concat(preds[v], " ")
-      end
+        key[#key + 1] = table.concat(preds[v], " ")
+      elseif not used[v] then key[#key + 1] = "-" end -- read by a dead `y = x` alone: no edge
     end
-    order, mults = cached_order(table.concat(lines, "\n") .. "\n", spec, opts, cache)
+    order, mults = cached_order({ n = nn, x = xs, y = ys, preds = preds }, table.concat(key, "\n"), spec, opts, cache)
   end
   if #order == 0 then -- the rows are the graph's own edges
     local app = 0
