@@ -1,8 +1,8 @@
 -- spec/17-hacking_spec.lua: doc/hacking.md stays true.  The floors of the
--- core include only the floors below them, and the tape files form no
--- cycle; every code block of the page is code of the tree (the worked
--- examples in examples/hacking/, or the core's lines it quotes); the worked
--- examples compile, run and give their results.
+-- core include only the floors below them, and the tape files and the
+-- binding files form no cycle; every code block of the page is code of the
+-- tree (the worked examples in examples/hacking/, or the core's lines it
+-- quotes); the worked examples compile, run and give their results.
 local H = require "spec.helper"
 
 local function lines_of(path)
@@ -220,6 +220,28 @@ describe("doc/hacking.md", function()
     back["cg_text.c"] = texts["cg_text.c"]
     back["cg_ops.c"] = '#include "cg_tape_impl.h"\n' .. texts["cg_ops.c"] -- a private header is an arrow too
     assert.equal("cg_ops.c -> cg_tape.c -> cg_ops.c", cycle_text(back))
+  end)
+
+  it("the binding files form no cycle: lcg_util.c calls none, lcgwb.c (the opener) is called by none", function()
+    local texts = c_texts("csrc/lua")
+    assert.is_nil(cycle_text(texts))
+    local graph = file_graph(texts)
+    assert.same({}, graph["lcg_util.c"])
+    local opened = {}
+    for f, to in pairs(graph) do
+      local uses = {}
+      for _, g in ipairs(to) do uses[g] = true end
+      assert.is_nil(uses["lcgwb.c"], f .. " -> lcgwb.c")
+      assert.is_true(f == "lcg_util.c" or uses["lcg_util.c"], f .. " does not use lcg_util.c")
+    end
+    for _, g in ipairs(graph["lcgwb.c"]) do opened[g] = true end
+    for _, f in ipairs { "lcg_tape.c", "lcg_graph.c", "lcg_kflat.c", "lcg_progress.c", "lcg_util.c" } do
+      assert.is_true(opened[f], "lcgwb.c -> " .. f)
+    end
+    local back = {}
+    for f, t in pairs(texts) do back[f] = t end
+    back["lcg_util.c"] = texts["lcg_util.c"] .. "\nint lcg_back(lua_State *L) { return lcg_checktape(L, 1) != 0; }\n"
+    assert.equal("lcg_tape.c -> lcg_util.c -> lcg_tape.c", cycle_text(back))
   end)
 
   it("every code block is code of the tree", function()

@@ -1,4 +1,7 @@
-/* lcg.h: what the binding files share.  Only csrc/lua/ includes lua.h. */
+/* lcg.h: what the binding files share.  Only csrc/lua/ includes lua.h.  The
+ * helpers are lcg_util.c's (it calls no other binding file); the functions
+ * declared with a file's name are that file's; lcgwb.c, the module opener,
+ * calls each file's lcg_open_*. */
 #ifndef LCG_H
 #define LCG_H
 
@@ -77,6 +80,8 @@ void *lcg_box(lua_State *L, size_t size, lcg_release release);
 /* Releases a box's payload now (the normal path); its __gc then does
  * nothing.  Idempotent. */
 void lcg_unbox(void *payload);
+/* Registers the box metatable (cgwb.Box): first thing luaopen_cgwb_core does. */
+void lcg_open_util(lua_State *L);
 
 /* Where text output goes: a file written through a temporary name, or a
  * string returned to Lua (path NULL).  It lives in a box: an error before
