@@ -141,10 +141,12 @@ struct cg_lin *lcg_checklin(lua_State *L, int idx, int **busy);
  * the call returned lives while the box does (lcg_kernel.c). */
 struct cg_kcall;
 struct cg_kcall *lcg_kcall(lua_State *L, int32_t f, int idx, int oidx);
-/* The alias-override callback of cg_kalias_override_all for opts.alias at
- * stack index 3 (ud: the lua_State; lcg_kflat.c, used by lcg_adjoint.c too). */
+/* opts.alias (opts at stack index 3), when not nil, as the override of al's
+ * "may" pairs: raises unless it is a function, else calls it with the two
+ * sets' address texts through lcg_alias_overrides (lcg_kflat.c, used by
+ * lcg_adjoint.c too).  Returns the status (e: a failure of the core). */
 struct cg_kalias;
-int lcg_alias_override(void *ud, const struct cg_kalias *al, uint32_t s1, uint32_t s2, struct cg_error *e);
+int lcg_alias_override(lua_State *L, struct cg_kalias *al, struct cg_error *e);
 
 /* {==== progress (lcg_progress.c) ====}
  * The state's progress renderer: made on first use, in the registry, with
@@ -189,5 +191,21 @@ struct cg_kassume;
 struct cg_kassume *lcg_kassumes(lua_State *L, const struct cg_kernel *k, int32_t f, uint32_t *n);
 int32_t *lcg_kparams(lua_State *L, const struct cg_kernel *k, int32_t f, int opts,
                      const char *field, uint32_t *n, int *ret);
+
+/* A Lua function answering the "may" pairs of an alias analysis
+ * (cg_kalias_override_all; lcg_kanalysis.c): "no", "must", "may" or nil.
+ * It runs under lua_pcall, never raising through the core: an error it
+ * raises, or another answer, stops the analysis, which unwinds, and is
+ * raised once the core has returned (the error itself, or "opts.alias:
+ * returned X; expected ..."), as if it had raised there.  push pushes the
+ * function and its two arguments for sets s1 and s2 (it runs protected: it
+ * may raise); the caller's values at vals[0 .. nval) (nval <=
+ * LCG_ALIAS_VALS) are at base .. base + nval - 1 of its stack.  Returns the
+ * status of the core (e) when nothing raised. */
+#define LCG_ALIAS_VALS 4
+typedef void (*lcg_alias_push)(lua_State *L, int base, const struct cg_kalias *al, uint32_t s1,
+                               uint32_t s2, void *ud);
+int lcg_alias_overrides(lua_State *L, struct cg_kalias *al, lcg_alias_push push, void *ud,
+                        const int *vals, int nval, struct cg_error *e);
 
 #endif
