@@ -70,7 +70,7 @@ int32_t *lcg_kparams(lua_State *L, const cg_kernel *k, int32_t f, int opts, cons
   if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_newuserdatauv(L, 1, 0); return NULL; }
   if (!lua_istable(L, -1)) luaL_error(L, "opts.%s: a table of parameter names expected", field);
   m = luaL_len(L, -1);
-  ps = (int32_t *)lua_newuserdatauv(L, (size_t)(m ? m : 1) * sizeof *ps, 0);
+  ps = (int32_t *)lua_newuserdatauv(L, (size_t)m * sizeof *ps, 0);
   if (ret) *ret = 0;
   for (i = 1; i <= m; i++) {
     size_t len;
@@ -223,8 +223,8 @@ static void push_stmt_list(lua_State *L, const cg_kalias *al, const uint8_t *fla
 }
 
 static void push_activity(lua_State *L, const cg_kalias *al, const cg_kactive *ac) {
-  named *ids = (named *)lua_newuserdatauv(L, (al->nobj ? al->nobj : 1) * sizeof(named), 0);
-  uint8_t *act = (uint8_t *)lua_newuserdatauv(L, al->nobj ? al->nobj : 1, 0);
+  named *ids = (named *)lua_newuserdatauv(L, al->nobj * sizeof(named), 0);
+  uint8_t *act = (uint8_t *)lua_newuserdatauv(L, al->nobj, 0);
   uint32_t a, i;
   int top = lua_gettop(L);
   memset(act, 0, al->nobj);
@@ -441,7 +441,7 @@ cg_kassume *lcg_kassumes(lua_State *L, const cg_kernel *k, int32_t f, uint32_t *
   cg_kassume *as;
   lua_getfield(L, 3, "assume");
   m = lua_isnil(L, -1) ? 0 : (luaL_argexpected(L, lua_istable(L, -1), 3, "opts.assume as a table"), luaL_len(L, -1));
-  as = (cg_kassume *)lua_newuserdatauv(L, (size_t)(m ? m : 1) * sizeof *as, 0);
+  as = (cg_kassume *)lua_newuserdatauv(L, (size_t)m * sizeof *as, 0);
   for (i = 1; i <= m; i++) {
     const char *msg;
     lua_geti(L, -2, i);
