@@ -20,7 +20,7 @@
 
 /* A Tape userdata: the core object and the allocator it uses.  The
  * userdata is created empty first, so an error halfway leaves an object its
- * __gc can free (STYLE.md rule 5). */
+ * __gc can free (doc/robustness.md, "Bindings"). */
 typedef struct ltape {
   cg_tape *t;
   cg_alloc A;
@@ -51,8 +51,8 @@ double *lcg_numbers(lua_State *L, int idx, size_t *n);
 /* An array of numbers, or of 0-based ids pushed 1-based. */
 void lcg_push_numbers(lua_State *L, const double *v, size_t n);
 void lcg_push_ids(lua_State *L, const uint32_t *ids, size_t n);
-/* Lua sees 1-based ids (STYLE.md rule 7): the only places that add or take
- * the 1 are these.  lcg_push_id pushes a 0-based id (a node, vertex,
+/* Lua sees 1-based ids, the core 0-based ones: the only places that add or
+ * take the 1 are these.  lcg_push_id pushes a 0-based id (a node, vertex,
  * record, row or column) as id + 1; lcg_check_id reads argument idx as an
  * id in 1..n and returns it 0-based, else raises "bad argument #idx to
  * 'f' (<what> id out of range)". */
@@ -71,7 +71,8 @@ int lcg_push_branch(lua_State *L, const cg_branch *br);
  * C memory that must live across a Lua call that may raise (lua_push*,
  * luaL_check*, a callback) is owned by a box: a userdata made before the
  * memory, whose __gc (and __close) releases it, as lauxlib's luaL_Buffer
- * box does (STYLE.md rules 5 and 17).  The payload starts zeroed; release
+ * box does (no C local owns memory across a call that may raise:
+ * doc/robustness.md, "Bindings").  The payload starts zeroed; release
  * frees what it holds, given the state's allocator (lcg_alloc, kept in the
  * box by value: the budget it points to outlives every finalizer). */
 typedef void (*lcg_release)(void *payload, cg_alloc *A);

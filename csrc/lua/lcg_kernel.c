@@ -98,7 +98,7 @@ static int l_kernel_layout(lua_State *L) {
 
 /* {==== the Kernel userdata ====}
  * It owns the loaded kernel; created empty, then filled, so that an error
- * halfway leaves an object its __gc can free (STYLE.md rule 5). */
+ * halfway leaves an object its __gc can free (doc/robustness.md, "Bindings"). */
 
 static void k_release(lkernel *u) {
   cg_kernel_free(u->k);
