@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cg_ops_impl.h"
+#include "cg_reader_impl.h"
 #include "cg_tape.h"
 #include "cg_tape_impl.h"
 
@@ -178,7 +179,7 @@ static int load_runs(cg_tape *t, cg_reader *R, cg_error *e) {
     u.cap_op = t->cap_op, u.cap_loc = t->cap_loc, u.cap_val = t->cap_val;
     u.nop = t->nops, u.nloc = t->nlocs, u.nval = t->nvals;
     u.maxloc = t->nstore;
-    if ((n = cg_reader_next_run(R, &u, e)) <= 0) return n;
+    if ((n = cg_reader_run_of(R, &u, e)) <= 0) return n;
     count_io(u.op + t->nops, u.nop - t->nops, &t->n_indep, &t->n_dep);
     t->nops = u.nop, t->nlocs = u.nloc, t->nvals = u.nval, t->nstore = u.maxloc;
   }
@@ -209,7 +210,7 @@ cg_tape *cg_tape_from_reader(cg_alloc *A, cg_reader *R, cg_error *e) {
   if (total) cg_progress_at(A, "reading tape", 0, total);
   for (;;) { /* runs of plain records, and the others one by one between them */
     if ((rc = load_runs(t, R, e)) != 0) break;
-    if ((n = cg_reader_next_batch(R, rb, R->next_run ? 1 : LOAD_BATCH, e)) == 0) break;
+    if ((n = cg_reader_batch_of(R, rb, R->next_run ? 1 : LOAD_BATCH, e)) == 0) break;
     if ((rc = n < 0 ? n : load_batch(t, R, rb, n, e)) != 0) break;
     if (t->nops >= mark) mark = read_tick(A, t->nops, total);
   }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cg_reader_impl.h"
 #include "cg_tape.h"
 
 /* True if the first n bytes (all of the file when n < 80) are the 8
@@ -63,13 +64,11 @@ cg_reader *cg_reader_open(cg_alloc *A, const char *path, cg_error *e) {
 }
 
 int cg_reader_next(cg_reader *R, cg_rec *r, cg_error *e) { return R->next(R, r, e); }
-int cg_reader_next_run(cg_reader *R, cg_run *u, cg_error *e) {
-  return R->next_run ? R->next_run(R, u, e) : 0;
-}
+int cg_reader_next_run(cg_reader *R, cg_run *u, cg_error *e) { return cg_reader_run_of(R, u, e); }
 
 int cg_reader_next_batch(cg_reader *R, cg_rec *r, int max, cg_error *e) {
   if (max < 1) return cg_seterr(e, CG_EUSAGE, "batch of %d records", max);
-  return R->next_batch ? R->next_batch(R, r, max, e) : R->next(R, r, e);
+  return cg_reader_batch_of(R, r, max, e);
 }
 int cg_reader_rewind(cg_reader *R, cg_error *e) { return R->rewind(R, e); }
 const cg_tapeinfo *cg_reader_info(const cg_reader *R) { return &R->info; }

@@ -28,10 +28,11 @@ void cg_tape_free(cg_tape *t) {
   cg_free(t->A, t, sizeof *t);
 }
 
-/* Checks a record against the opcode table; 0 if it is well formed. */
+/* Checks a record against the opcode table (filled: the callers of
+ * cg_tape_push_rec see to it); 0 if it is well formed. */
 static int check_rec(unsigned op, const uint32_t *loc, uint32_t nloc, uint32_t nval,
                      cg_error *e) {
-  const cg_opinfo *oi = cg_op(op);
+  const cg_opinfo *oi = &cg_optab_full[op & 255];
   uint32_t wl, wv;
   int rc;
   if (op > 255 || !oi->name)
