@@ -9,7 +9,8 @@
 -- allowed).  No project-internal paper numbers ("seed NNN") and no `shared/`
 -- paths appear in the docs, README, lua/, csrc/, scripts/ or examples/, and
 -- every author citation ("Bischof & Hu", "Naumann 2004") there and in the
--- specs is a short form of doc/references.md.  Each check is a function run
+-- specs is a short form of doc/references.md.  Every Markdown file the code
+-- names (STYLE.md, doc/hacking.md) exists.  Each check is a function run
 -- once on the repository and once on a small counterexample, so a check that
 -- could never fail would fail here.
 local H = require "spec.helper"
@@ -301,6 +302,30 @@ local function internal_citations(files, read)
   return bad
 end
 
+-- "file: NAME.md" for every Markdown file the code names (csrc/, lua/,
+-- scripts/, examples/, spec/c/: in its comments) that is not in the
+-- repository: as written (a path), or a file of that name anywhere in it.
+local CODE_SCANNED = { "^lua/", "^csrc/", "^scripts/", "^examples/", "^spec/c/" }
+
+local function missing_md_names(files, set, read)
+  local names, bad = {}, {}
+  for _, f in ipairs(files) do names[f:match("[^/]*$")] = true end
+  for _, f in ipairs(files) do
+    local code = false
+    for _, p in ipairs(CODE_SCANNED) do code = code or f:match(p) ~= nil end
+    local text = code and not f:match("%.md$") and read(f)
+    if text and not text:find("\0", 1, true) then
+      for at, name in text:gmatch("()%f[%w_%-./]([%w_%-./]+%.md)%f[^%w_]") do
+        local before = text:sub(at - 1, at - 1) -- "$DIR/x.md", "[OUT.md]": made, not cited
+        if before ~= "$" and before ~= "[" and not set[name] and not names[name] then
+          bad[#bad + 1] = f .. ": " .. name
+        end
+      end
+    end
+  end
+  return bad
+end
+
 -- {==== references ====}
 
 -- The short forms of doc/references.md: the first cell of each table row.
@@ -425,6 +450,29 @@ describe("the docs cite only files that exist", function()
     local missing = missing_paths({ "doc/page.md" }, fake, fset, function() return page end)
     assert.same({ "doc/page.md: doc/gone.md", "doc/page.md: scripts/missing.sh",
                   "doc/page.md: lua/none.lua", "doc/page.md: doc/results/c.md" }, missing)
+  end)
+end)
+
+describe("the code names only Markdown files that exist", function()
+  local files, set = repo_files()
+
+  it("every NAME.md in csrc/, lua/, scripts/, examples/ and spec/c/ is in the repository", function()
+    local bad = missing_md_names(files, set, read_or_nil)
+    assert(#bad == 0, report(bad))
+  end)
+
+  it("reports a file the repository lacks, by name or by path", function()
+    local texts = {
+      ["csrc/a.c"] = "/* STYLE.md rule 2; doc/hacking.md, README.md; see formats.md */",
+      ["lua/b.lua"] = "-- doc/missing.md; writes \"$DIR/out.md\" [OUT.md]",
+      ["doc/c.md"] = "STYLE.md", -- the docs' paths are checked above
+      ["doc/formats.md"] = "", ["doc/hacking.md"] = "", ["README.md"] = "",
+    }
+    local tf = sorted_keys(texts)
+    local ts = {}
+    for _, f in ipairs(tf) do ts[f] = true end
+    assert.same({ "csrc/a.c: STYLE.md", "lua/b.lua: doc/missing.md" },
+      missing_md_names(tf, ts, function(f) return texts[f] end))
   end)
 end)
 

@@ -1,7 +1,8 @@
 -- spec/17-hacking_spec.lua: doc/hacking.md stays true.  The floors of the
--- core include only the floors below them; every code block of the page is
--- code of the tree (the worked examples in examples/hacking/, or the core's
--- lines it quotes); the worked examples compile, run and give their results.
+-- core include only the floors below them, and the tape files and the
+-- binding files form no cycle; every code block of the page is code of the
+-- tree (the worked examples in examples/hacking/, or the core's lines it
+-- quotes); the worked examples compile, run and give their results.
 local H = require "spec.helper"
 
 local function lines_of(path)
@@ -21,6 +22,136 @@ end
 local function floor_of(area, inc)
   return inc:match("^%.%./(%a+)/") or inc:match("^(%a+)/") or area
 end
+
+-- {==== the graph of the files of a floor ====}
+
+-- C text with its comments, strings and character constants blanked (lines kept).
+local function code_of(text)
+  local out, i = {}, 1
+  while true do
+    local j = text:find("[/\"']", i)
+    if not j then break end
+    local c, k = text:sub(j, j), nil
+    if c == "/" and text:sub(j + 1, j + 1) == "*" then
+      k = (text:find("*/", j + 2, true) or #text - 1) + 1
+    elseif c == "/" and text:sub(j + 1, j + 1) == "/" then
+      k = (text:find("\n", j, true) or #text + 1) - 1
+    elseif c ~= "/" then -- a string or character constant, escapes skipped
+      k = j + 1
+      while k <= #text and text:sub(k, k) ~= c do k = k + (text:sub(k, k) == "\\" and 2 or 1) end
+    end
+    if k then
+      out[#out + 1] = text:sub(i, j - 1)
+      out[#out + 1] = text:sub(j, k):gsub("[^\n]", " ")
+      i = k + 1
+    else
+      out[#out + 1] = text:sub(i, j)
+      i = j + 1
+    end
+  end
+  out[#out + 1] = text:sub(i)
+  return table.concat(out)
+end
+
+-- The functions and objects a file's code defines with external linkage: a
+-- line at column 0, not static (nor a typedef, extern, enum or directive),
+-- whose first name followed by "(", "[", "=" or ";" is the one defined (a
+-- function only when its "{" comes before any ";": not a prototype).
+local function external_defs(code)
+  local names, pos = {}, 1
+  for line in (code .. "\n"):gmatch("(.-)\n") do
+    if line:match("^[%a_]") and not line:match("^static%f[%W]") and not line:match("^typedef%f[%W]")
+       and not line:match("^extern%f[%W]") and not line:match("^enum%f[%W]") then
+      local at, name, c = line:match("()([%a_][%w_]*)%s*([%(%[=;])")
+      if name and not name:match("^__") then
+        local b, sc = code:find("{", pos + at - 1, true), code:find(";", pos + at - 1, true)
+        if c ~= "(" or (b and (not sc or b < sc)) then names[name] = true end
+      end
+    end
+    pos = pos + #line + 1
+  end
+  return names
+end
+
+-- The graph of the .c files of a folder (texts: file -> its text): f -> g when
+-- f uses a function or object g defines, or includes g's private header
+-- (g's name with _impl.h for .c).  graph[f] is the sorted list of such g.
+local function file_graph(texts)
+  local files, owner, codes, graph = {}, {}, {}, {}
+  for f, text in pairs(texts) do
+    files[#files + 1] = f
+    codes[f] = code_of(text)
+    for n in pairs(external_defs(codes[f])) do owner[n] = f end
+  end
+  table.sort(files)
+  for _, f in ipairs(files) do
+    local to, list = {}, {}
+    for w in codes[f]:gmatch("[%a_][%w_]*") do
+      if owner[w] and owner[w] ~= f then to[owner[w]] = true end
+    end
+    for inc in texts[f]:gmatch('#include%s*"([^"/]+)_impl%.h"') do
+      local g = f:gsub("[^/]*$", inc .. ".c")
+      if texts[g] and g ~= f then to[g] = true end
+    end
+    for g in pairs(to) do list[#list + 1] = g end
+    table.sort(list)
+    graph[f] = list
+  end
+  return graph, files
+end
+
+-- The first cycle of the graph (a list of files, the first repeated last), or nil.
+local function find_cycle(graph, files)
+  local state, stack = {}, {}
+  local function visit(f)
+    state[f] = "open"
+    stack[#stack + 1] = f
+    for _, g in ipairs(graph[f]) do
+      if state[g] == "open" then
+        local cyc, on = {}, false
+        for _, h in ipairs(stack) do
+          on = on or h == g
+          if on then cyc[#cyc + 1] = h end
+        end
+        cyc[#cyc + 1] = g
+        return cyc
+      elseif not state[g] then
+        local cyc = visit(g)
+        if cyc then return cyc end
+      end
+    end
+    stack[#stack] = nil
+    state[f] = "done"
+  end
+  for _, f in ipairs(files) do
+    if not state[f] then
+      local cyc = visit(f)
+      if cyc then return cyc end
+    end
+  end
+end
+
+-- The texts of the .c files of a folder.
+local function c_texts(dir)
+  local texts = {}
+  for _, f in ipairs(ls(dir .. "/*.c")) do texts[f:match("[^/]*$")] = H.read(f) end
+  return texts
+end
+
+-- The cycle of a folder's files as "a -> b -> a" from its first file in
+-- sorted order, or nil.
+local function cycle_text(texts)
+  local cyc = find_cycle(file_graph(texts))
+  if not cyc then return nil end
+  cyc[#cyc] = nil
+  local m = 1
+  for i = 2, #cyc do if cyc[i] < cyc[m] then m = i end end
+  local out = {}
+  for i = 0, #cyc do out[#out + 1] = cyc[(m - 1 + i) % #cyc + 1] end
+  return table.concat(out, " -> ")
+end
+
+-- }====
 
 -- Compiles a C example against the core (extra flags) and returns its output.
 local function compile_run(src, flags)
@@ -61,10 +192,62 @@ describe("doc/hacking.md", function()
     assert.are.same({}, bad)
   end)
 
+  it("the tape files form no cycle: readers call down, the loader and the detection call the readers", function()
+    local texts = c_texts("csrc/tape")
+    assert.is_nil(cycle_text(texts))
+    local graph = file_graph(texts)
+    local edges = {}
+    for f, to in pairs(graph) do
+      for _, g in ipairs(to) do edges[f .. " -> " .. g] = true end
+    end
+    for _, e in ipairs { -- the derived graph sees the arrows that must be there
+      "cg_tape.c -> cg_ops.c", "cg_sparse.c -> cg_tape.c", "cg_adolc.c -> cg_ops.c",
+      "cg_classic.c -> cg_tape.c", "cg_text.c -> cg_tape.c", "cg_reader.c -> cg_adolc.c",
+      "cg_reader.c -> cg_classic.c", "cg_reader.c -> cg_text.c", "cg_load.c -> cg_reader.c",
+      "cg_load.c -> cg_tape.c", "cg_load.c -> cg_sparse.c", "cg_stats.c -> cg_reader.c",
+    } do
+      assert.is_true(edges[e], e)
+    end
+    assert.same({}, graph["cg_ops.c"])
+    -- An arrow back fails: the opcode table loading a tape, a reader detecting a format.
+    local back = {}
+    for f, t in pairs(texts) do back[f] = t end
+    back["cg_ops.c"] = texts["cg_ops.c"] .. "\nint cg_back(void) { return cg_tape_load(0, 0, 0) != 0; }\n"
+    assert.equal("cg_load.c -> cg_ops.c -> cg_load.c", cycle_text(back))
+    back["cg_ops.c"] = texts["cg_ops.c"]
+    back["cg_text.c"] = texts["cg_text.c"] .. "\nstatic void *back(void) { return cg_reader_open; }\n"
+    assert.equal("cg_reader.c -> cg_text.c -> cg_reader.c", cycle_text(back))
+    back["cg_text.c"] = texts["cg_text.c"]
+    back["cg_ops.c"] = '#include "cg_tape_impl.h"\n' .. texts["cg_ops.c"] -- a private header is an arrow too
+    assert.equal("cg_ops.c -> cg_tape.c -> cg_ops.c", cycle_text(back))
+  end)
+
+  it("the binding files form no cycle: lcg_util.c calls none, lcgwb.c (the opener) is called by none", function()
+    local texts = c_texts("csrc/lua")
+    assert.is_nil(cycle_text(texts))
+    local graph = file_graph(texts)
+    assert.same({}, graph["lcg_util.c"])
+    local opened = {}
+    for f, to in pairs(graph) do
+      local uses = {}
+      for _, g in ipairs(to) do uses[g] = true end
+      assert.is_nil(uses["lcgwb.c"], f .. " -> lcgwb.c")
+      assert.is_true(f == "lcg_util.c" or uses["lcg_util.c"], f .. " does not use lcg_util.c")
+    end
+    for _, g in ipairs(graph["lcgwb.c"]) do opened[g] = true end
+    for _, f in ipairs { "lcg_tape.c", "lcg_graph.c", "lcg_kflat.c", "lcg_progress.c", "lcg_util.c" } do
+      assert.is_true(opened[f], "lcgwb.c -> " .. f)
+    end
+    local back = {}
+    for f, t in pairs(texts) do back[f] = t end
+    back["lcg_util.c"] = texts["lcg_util.c"] .. "\nint lcg_back(lua_State *L) { return lcg_checktape(L, 1) != 0; }\n"
+    assert.equal("lcg_tape.c -> lcg_util.c -> lcg_tape.c", cycle_text(back))
+  end)
+
   it("every code block is code of the tree", function()
     local page = H.read("doc/hacking.md")
     local sources = ls("examples/hacking/*")
-    for _, f in ipairs { "csrc/graph/cg_gops.h", "csrc/tape/cg_tape.c" } do sources[#sources + 1] = f end
+    for _, f in ipairs { "csrc/graph/cg_gops.h", "csrc/tape/cg_reader.c" } do sources[#sources + 1] = f end
     local known = {}
     for _, f in ipairs(sources) do
       for _, l in ipairs(lines_of(f)) do known[l:gsub("%s+$", "")] = true end

@@ -173,6 +173,46 @@ describe("alias sets and chains of the papers' examples", function()
     assert.matches("opts.alias", err)
   end)
 
+  it("an override that raises or answers badly stops the analysis: its error comes back, nothing leaks", function()
+    -- The override runs under lua_pcall inside the core's loop over the pairs;
+    -- the binding raises its error once the core has unwound.
+    local k = load_file("examples/kernels/hovland-fig1-aliased.c")
+    local entries = {analyze = core.kernel_analyze, flatten = core.kernel_flatten, loops = core.kernel_loops}
+    for _, name in ipairs {"analyze", "flatten", "loops"} do
+      local run = entries[name]
+      assert(run(k, "fig1", {alias = function() return "no" end}), name)
+      collectgarbage()
+      collectgarbage()
+      local before = select(2, core.memory_limit())
+      for _ = 1, 3 do
+        local calls = 0
+        local ok, err = pcall(run, k, "fig1", {alias = function()
+          calls = calls + 1
+          if calls == 2 then error("no answer for this pair", 0) end
+          return "no"
+        end})
+        assert.is_false(ok, name)
+        assert.equal("no answer for this pair", err, name)
+        assert.equal(2, calls, name) -- the analysis stopped at the error
+        local obj = {}
+        ok, err = pcall(run, k, "fig1", {alias = function() error(obj) end})
+        assert.is_false(ok, name)
+        assert.equal(obj, err, name) -- the error value itself
+        ok, err = pcall(run, k, "fig1", {alias = function() error("with a position") end})
+        assert.matches("^spec/20%-kanalysis_spec%.lua:%d+: with a position$", err)
+        ok, err = pcall(run, k, "fig1", {alias = function() return 5 end})
+        assert.is_false(ok, name)
+        assert.equal('opts.alias: returned 5; expected "no", "must", "may" or nil', err, name)
+        ok, err = pcall(function() return run(k, "fig1", {alias = function() return "perhaps" end}) end)
+        assert.matches('^spec/20%-kanalysis_spec%.lua:%d+: opts%.alias: returned perhaps; expected', err)
+      end
+      collectgarbage()
+      collectgarbage()
+      assert.equal(before, select(2, core.memory_limit()), name .. ": bytes left in use")
+      assert(run(k, "fig1", {alias = function() return "must" end}), name) -- still works
+    end
+  end)
+
   it("bad assumptions are a message naming the file", function()
     local k = load_file("examples/kernels/hovland-fig1-aliased.c")
     local r, msg = core.kernel_analyze(k, "fig1", {assume = {"a<b"}})

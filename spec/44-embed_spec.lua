@@ -194,10 +194,10 @@ end
 describe("the core and its bindings", function()
   -- Each written once per process, or never written.
   local allowed = {
-    op_full = "cg_tape.c: the opcode table with its permutations, filled once through pthread_once",
-    op_plain = "cg_tape.c: filled with op_full",
-    op_once = "cg_tape.c: the pthread_once control",
-    op_ready = "cg_tape.c: set (release order) when the tables are filled",
+    cg_optab_full = "cg_ops.c: the opcode table with its permutations, filled once through pthread_once",
+    cg_optab_plain = "cg_ops.c: filled with cg_optab_full",
+    op_once = "cg_ops.c: the pthread_once control",
+    cg_optab_ready = "cg_ops.c: set (release order) when the tables are filled",
     default_alloc = "cg_util.c: the default allocator, never written (cg_alloc * is not const)",
     _ZStL8__ioinit = "cg_colpack.cpp: <iostream>'s initializer, included by ColPack's headers",
     ["DW.ref.__gxx_personality_v0"] = "the C++ compiler's exception tables",

@@ -141,23 +141,34 @@ static void put_pattern(jgen *G) {
   int f;
   put(G, "const int %s_jac_nnz = %lu;\n", G->name, (unsigned long)p->nnz);
   for (f = 0; f < 2; f++) {
-    put(G, "const int %s_jac_%s[%lu] = {", G->name, f ? "cols" : "rows",
-        (unsigned long)(p->nnz ? p->nnz : 1));
+    if (p->nnz == 0) { /* C has no empty arrays: one entry, never read */
+      put(G, "const int %s_jac_%s[1] = {0};\n", G->name, f ? "cols" : "rows");
+      continue;
+    }
+    put(G, "const int %s_jac_%s[%lu] = {", G->name, f ? "cols" : "rows", (unsigned long)p->nnz);
     for (k = 0; k < p->nnz; k++)
       put(G, "%s%lu", k % 16 ? ", " : (k ? ",\n  " : "\n  "),
           (unsigned long)(f ? p->col[k] : p->row[k]) + 1);
-    put(G, p->nnz ? "};\n" : "0};\n");
+    put(G, "};\n");
   }
 }
 
-/* A static table of indices, NAME_<what>[] (one entry at least: C has no
- * empty arrays). */
+/* A static table of indices, NAME_<what>[]. */
 static void put_table(jgen *G, const char *what, const uint32_t *v, uint64_t n) {
   uint64_t k;
-  put(G, "static const unsigned %s_%s[%lu] = {", G->name, what, (unsigned long)(n ? n : 1));
+  if (n == 0) { /* C has no empty arrays: one entry, never read */
+    put(G, "static const unsigned %s_%s[1] = {0};\n", G->name, what);
+    return;
+  }
+  put(G, "static const unsigned %s_%s[%lu] = {", G->name, what, (unsigned long)n);
   for (k = 0; k < n; k++) put(G, "%s%lu", k % 16 ? ", " : (k ? ",\n  " : "\n  "), (unsigned long)v[k]);
-  put(G, n ? "};\n" : "0};\n");
+  put(G, "};\n");
 }
+
+/* The length a workspace array of n entries is declared with: C has no
+ * arrays of length 0, so an empty one (a graph without nodes, a plan
+ * without slots) gets one entry, which the code never reads. */
+static unsigned long c_len(uint64_t n) { return n == 0 ? 1 : (unsigned long)n; }
 
 /* The guards (cg_graph.h), as cg_graph_eval checks them. */
 static void put_guards(jgen *G) {
@@ -214,7 +225,7 @@ int cg_jplan_codegen(const cg_jplan *p, const char *name, const char *source, ui
   put(&G, "void %s_jac(const double *restrict x, double *restrict y, double *restrict J);\n", name);
   put(&G, "extern const int %s_jac_nnz, %s_jac_rows[], %s_jac_cols[];\n\n", name, name, name);
   put(&G, "static double %s_v[%lu], %s_w[%lu];\nstatic unsigned long %s_sw;\n\n", name,
-      (unsigned long)(gr->n ? gr->n : 1), name, (unsigned long)(p->nslots ? p->nslots : 1), name);
+      c_len(gr->n), name, c_len(p->nslots), name);
   put_pattern(&G);
   put(&G, "\n");
   for (v = 0; v < gr->n; v++) { /* the evaluation and the partials */

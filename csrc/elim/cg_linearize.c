@@ -222,7 +222,7 @@ static int reserve_slab(cg_lin *g, const cg_graph *gr) {
   uint64_t kids = gr->kid_start[gr->n], pars = gr->par_start[gr->n];
   uint64_t words = 2 * (kids + pars) + 4 * (uint64_t)g->nv;
   if (words >= NONE || kids + gr->n_dep >= NONE) return CG_ENOMEM;
-  if (cg_lin_slab_grow(g, words ? (size_t)words : 1)) return CG_ENOMEM;
+  if (cg_lin_slab_grow(g, (size_t)words)) return CG_ENOMEM;
   return cg_lin_grow_edges(g, cg_lin_edge_room(kids + gr->n_dep));
 }
 

@@ -5,10 +5,11 @@
  *   m n nnz
  *   row col value        (1-based, one line per entry, in J's order)
  *
- * Values are "%.17g" (STYLE.md rule 9), formatted by cg_fmt_g17 (a value
- * met again is copied from a cache of 512 sets of two), not by one fprintf
- * per entry, into a heap buffer of up to 1 MiB written in chunks (a stack
- * buffer of 16 KiB when the heap has no room).
+ * Values are "%.17g" (every float cgwb writes is: it reads back as the same
+ * double), formatted by cg_fmt_g17 (a value met again is copied from a cache
+ * of 512 sets of two), not by one fprintf per entry, into a heap buffer of up
+ * to 1 MiB written in chunks (a stack buffer of 16 KiB when the heap has no
+ * room).
  */
 #ifndef CG_MTX_H
 #define CG_MTX_H

@@ -1,4 +1,7 @@
-/* lcg.h: what the binding files share.  Only csrc/lua/ includes lua.h. */
+/* lcg.h: what the binding files share.  Only csrc/lua/ includes lua.h.  The
+ * helpers are lcg_util.c's (it calls no other binding file); the functions
+ * declared with a file's name are that file's; lcgwb.c, the module opener,
+ * calls each file's lcg_open_*. */
 #ifndef LCG_H
 #define LCG_H
 
@@ -17,7 +20,7 @@
 
 /* A Tape userdata: the core object and the allocator it uses.  The
  * userdata is created empty first, so an error halfway leaves an object its
- * __gc can free (STYLE.md rule 5). */
+ * __gc can free (doc/robustness.md, "Bindings"). */
 typedef struct ltape {
   cg_tape *t;
   cg_alloc A;
@@ -48,8 +51,8 @@ double *lcg_numbers(lua_State *L, int idx, size_t *n);
 /* An array of numbers, or of 0-based ids pushed 1-based. */
 void lcg_push_numbers(lua_State *L, const double *v, size_t n);
 void lcg_push_ids(lua_State *L, const uint32_t *ids, size_t n);
-/* Lua sees 1-based ids (STYLE.md rule 7): the only places that add or take
- * the 1 are these.  lcg_push_id pushes a 0-based id (a node, vertex,
+/* Lua sees 1-based ids, the core 0-based ones: the only places that add or
+ * take the 1 are these.  lcg_push_id pushes a 0-based id (a node, vertex,
  * record, row or column) as id + 1; lcg_check_id reads argument idx as an
  * id in 1..n and returns it 0-based, else raises "bad argument #idx to
  * 'f' (<what> id out of range)". */
@@ -68,7 +71,8 @@ int lcg_push_branch(lua_State *L, const cg_branch *br);
  * C memory that must live across a Lua call that may raise (lua_push*,
  * luaL_check*, a callback) is owned by a box: a userdata made before the
  * memory, whose __gc (and __close) releases it, as lauxlib's luaL_Buffer
- * box does (STYLE.md rules 5 and 17).  The payload starts zeroed; release
+ * box does (no C local owns memory across a call that may raise:
+ * doc/robustness.md, "Bindings").  The payload starts zeroed; release
  * frees what it holds, given the state's allocator (lcg_alloc, kept in the
  * box by value: the budget it points to outlives every finalizer). */
 typedef void (*lcg_release)(void *payload, cg_alloc *A);
@@ -77,6 +81,8 @@ void *lcg_box(lua_State *L, size_t size, lcg_release release);
 /* Releases a box's payload now (the normal path); its __gc then does
  * nothing.  Idempotent. */
 void lcg_unbox(void *payload);
+/* Registers the box metatable (cgwb.Box): first thing luaopen_cgwb_core does. */
+void lcg_open_util(lua_State *L);
 
 /* Where text output goes: a file written through a temporary name, or a
  * string returned to Lua (path NULL).  It lives in a box: an error before
@@ -136,10 +142,12 @@ struct cg_lin *lcg_checklin(lua_State *L, int idx, int **busy);
  * the call returned lives while the box does (lcg_kernel.c). */
 struct cg_kcall;
 struct cg_kcall *lcg_kcall(lua_State *L, int32_t f, int idx, int oidx);
-/* The alias-override callback of cg_kalias_override_all for opts.alias at
- * stack index 3 (ud: the lua_State; lcg_kflat.c, used by lcg_adjoint.c too). */
+/* opts.alias (opts at stack index 3), when not nil, as the override of al's
+ * "may" pairs: raises unless it is a function, else calls it with the two
+ * sets' address texts through lcg_alias_overrides (lcg_kflat.c, used by
+ * lcg_adjoint.c too).  Returns the status (e: a failure of the core). */
 struct cg_kalias;
-int lcg_alias_override(void *ud, const struct cg_kalias *al, uint32_t s1, uint32_t s2, struct cg_error *e);
+int lcg_alias_override(lua_State *L, struct cg_kalias *al, struct cg_error *e);
 
 /* {==== progress (lcg_progress.c) ====}
  * The state's progress renderer: made on first use, in the registry, with
@@ -184,5 +192,21 @@ struct cg_kassume;
 struct cg_kassume *lcg_kassumes(lua_State *L, const struct cg_kernel *k, int32_t f, uint32_t *n);
 int32_t *lcg_kparams(lua_State *L, const struct cg_kernel *k, int32_t f, int opts,
                      const char *field, uint32_t *n, int *ret);
+
+/* A Lua function answering the "may" pairs of an alias analysis
+ * (cg_kalias_override_all; lcg_kanalysis.c): "no", "must", "may" or nil.
+ * It runs under lua_pcall, never raising through the core: an error it
+ * raises, or another answer, stops the analysis, which unwinds, and is
+ * raised once the core has returned (the error itself, or "opts.alias:
+ * returned X; expected ..."), as if it had raised there.  push pushes the
+ * function and its two arguments for sets s1 and s2 (it runs protected: it
+ * may raise); the caller's values at vals[0 .. nval) (nval <=
+ * LCG_ALIAS_VALS) are at base .. base + nval - 1 of its stack.  Returns the
+ * status of the core (e) when nothing raised. */
+#define LCG_ALIAS_VALS 4
+typedef void (*lcg_alias_push)(lua_State *L, int base, const struct cg_kalias *al, uint32_t s1,
+                               uint32_t s2, void *ud);
+int lcg_alias_overrides(lua_State *L, struct cg_kalias *al, lcg_alias_push push, void *ud,
+                        const int *vals, int nval, struct cg_error *e);
 
 #endif

@@ -228,12 +228,7 @@ static int l_kernel_loops(lua_State *L) {
   x = (lloops *)lcg_box(L, sizeof *x, loops_release); /* 7 */
   lcg_alloc(L, &x->A);
   if (!(x->al = cg_kalias_run(&x->A, k, f, as, nas, &e))) return lcg_fail(L, &e);
-  lua_getfield(L, 3, "alias");
-  if (!lua_isnil(L, -1)) {
-    luaL_argexpected(L, lua_isfunction(L, -1), 3, "a function as opts.alias");
-    if (cg_kalias_override_all(x->al, lcg_alias_override, L, &e)) return lcg_fail(L, &e);
-  }
-  lua_pop(L, 1);
+  if (lcg_alias_override(L, x->al, &e)) return lcg_fail(L, &e);
   if (!(x->g = cg_addg_run(&x->A, x->al, &e)) || tables_fit(L, x->g, &e)) return lcg_fail(L, &e);
   lua_createtable(L, 0, 3);
   lua_pushstring(L, k->names[CG_KFUNC(k, f, NAME)]), lua_setfield(L, -2, "func");

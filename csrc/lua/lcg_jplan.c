@@ -40,7 +40,7 @@ static int l_jplan_new(lua_State *L) {
   cg_error e;
   luaL_checktype(L, 3, LUA_TTABLE);
   n = (size_t)luaL_len(L, 3);
-  seq = (uint32_t *)lua_newuserdatauv(L, (n ? n : 1) * 4, 0); /* scratch: freed by Lua */
+  seq = (uint32_t *)lua_newuserdatauv(L, n * 4, 0); /* scratch: freed by Lua */
   for (i = 0; i < n; i++) {
     lua_Integer v;
     lua_rawgeti(L, 3, (lua_Integer)i + 1);

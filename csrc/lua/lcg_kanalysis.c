@@ -70,7 +70,7 @@ int32_t *lcg_kparams(lua_State *L, const cg_kernel *k, int32_t f, int opts, cons
   if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_newuserdatauv(L, 1, 0); return NULL; }
   if (!lua_istable(L, -1)) luaL_error(L, "opts.%s: a table of parameter names expected", field);
   m = luaL_len(L, -1);
-  ps = (int32_t *)lua_newuserdatauv(L, (size_t)(m ? m : 1) * sizeof *ps, 0);
+  ps = (int32_t *)lua_newuserdatauv(L, (size_t)m * sizeof *ps, 0);
   if (ret) *ret = 0;
   for (i = 1; i <= m; i++) {
     size_t len;
@@ -223,8 +223,8 @@ static void push_stmt_list(lua_State *L, const cg_kalias *al, const uint8_t *fla
 }
 
 static void push_activity(lua_State *L, const cg_kalias *al, const cg_kactive *ac) {
-  named *ids = (named *)lua_newuserdatauv(L, (al->nobj ? al->nobj : 1) * sizeof(named), 0);
-  uint8_t *act = (uint8_t *)lua_newuserdatauv(L, al->nobj ? al->nobj : 1, 0);
+  named *ids = (named *)lua_newuserdatauv(L, al->nobj * sizeof(named), 0);
+  uint8_t *act = (uint8_t *)lua_newuserdatauv(L, al->nobj, 0);
   uint32_t a, i;
   int top = lua_gettop(L);
   memset(act, 0, al->nobj);
@@ -253,10 +253,93 @@ static void push_activity(lua_State *L, const cg_kalias *al, const cg_kactive *a
 
 /* {==== overrides ====} */
 
-typedef struct ovctx {
+/* What an override call needs (lcg_alias_overrides): the pair, how to push
+ * the function and its arguments, the caller's values handed to it, and the
+ * caller's slot for what stopped the analysis. */
+typedef struct ovcall {
   lua_State *L;
-  int fn, accs;        /* stack indices: the function, the accesses table */
-  uint32_t *off, *acc; /* accesses by set (CSR) */
+  lcg_alias_push push;
+  void *ud;
+  const cg_kalias *al;
+  uint32_t s1, s2;
+  int vals[LCG_ALIAS_VALS], nval;
+  int slot;   /* the caller's stack index of the error or the bad answer's text */
+  int failed; /* 0, OV_RAISED or OV_BAD */
+} ovcall;
+
+enum { OV_RAISED = 1, OV_BAD = 2 };
+
+/* Protected: (call, values...) -> the override's answer as a relation
+ * (CG_KREL_NO, CG_KREL_MUST, -1), or that and the answer as text when it is
+ * not "no", "must", "may" or nil. */
+static int call_override(lua_State *L) {
+  ovcall *c = (ovcall *)lua_touserdata(L, 1);
+  const char *r;
+  int rel = -1;
+  c->push(L, 2, c->al, c->s1, c->s2, c->ud);
+  lua_call(L, 2, 1);
+  r = lua_tostring(L, -1);
+  if (r && !strcmp(r, "no")) rel = CG_KREL_NO;
+  if (r && !strcmp(r, "must")) rel = CG_KREL_MUST;
+  lua_pushinteger(L, rel);
+  if (!lua_isnil(L, -2) && !(r && (!strcmp(r, "no") || !strcmp(r, "must") || !strcmp(r, "may")))) {
+    luaL_tolstring(L, -2, NULL);
+    return 2;
+  }
+  return 1;
+}
+
+/* The callback of cg_kalias_override_all: the override runs under
+ * lua_pcall, so no Lua error jumps through the core's frames; what stops
+ * the analysis is kept in the caller's slot, for lcg_alias_overrides to
+ * raise once the core has returned. */
+static int override_cb(void *ud, const cg_kalias *al, uint32_t s1, uint32_t s2, cg_error *e) {
+  ovcall *c = (ovcall *)ud;
+  lua_State *L = c->L;
+  int i, rel;
+  if (!lua_checkstack(L, 3 + c->nval)) return cg_seterr(e, CG_ERUNTIME, "opts.alias: the Lua stack is full");
+  c->al = al, c->s1 = s1, c->s2 = s2;
+  lua_pushcfunction(L, call_override);
+  lua_pushlightuserdata(L, c);
+  for (i = 0; i < c->nval; i++) lua_pushvalue(L, c->vals[i]);
+  if (lua_pcall(L, 1 + c->nval, 2, 0) != LUA_OK) {
+    lua_replace(L, c->slot);
+    c->failed = OV_RAISED;
+    return cg_seterr(e, CG_ERUNTIME, "opts.alias raised an error");
+  }
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    lua_replace(L, c->slot), lua_pop(L, 1);
+    c->failed = OV_BAD;
+    return cg_seterr(e, CG_ERUNTIME, "opts.alias: a bad answer");
+  }
+  rel = (int)lua_tointeger(L, -2);
+  lua_pop(L, 2);
+  return rel;
+}
+
+int lcg_alias_overrides(lua_State *L, cg_kalias *al, lcg_alias_push push, void *ud, const int *vals,
+                        int nval, cg_error *e) {
+  ovcall c;
+  int i, rc;
+  memset(&c, 0, sizeof c);
+  c.L = L, c.push = push, c.ud = ud, c.nval = nval;
+  for (i = 0; i < nval && i < LCG_ALIAS_VALS; i++) c.vals[i] = lua_absindex(L, vals[i]);
+  lua_pushnil(L);
+  c.slot = lua_gettop(L);
+  rc = cg_kalias_override_all(al, override_cb, &c, e);
+  if (c.failed == OV_RAISED) return lua_error(L); /* the error, at the top */
+  if (c.failed == OV_BAD)
+    return luaL_error(L, "opts.alias: returned %s; expected \"no\", \"must\", \"may\" or nil",
+                      lua_tostring(L, c.slot));
+  lua_pop(L, 1);
+  return rc;
+}
+
+/* The accesses of the sets (CSR), and the stack index of the table of every
+ * access's table. */
+typedef struct ovctx {
+  int accs;
+  uint32_t *off, *acc;
 } ovctx;
 
 /* A set as the override sees it: push_set's fields plus its accesses' tables. */
@@ -269,22 +352,14 @@ static void push_set_for(lua_State *L, const cg_kalias *al, const ovctx *o, uint
   lua_setfield(L, -2, "accesses");
 }
 
-static int override_cb(void *ud, const cg_kalias *al, uint32_t s1, uint32_t s2, cg_error *e) {
-  ovctx *o = (ovctx *)ud;
-  lua_State *L = o->L;
-  const char *r;
-  int rel = -1;
-  (void)e;
-  lua_pushvalue(L, o->fn);
-  push_set_for(L, al, o, s1), push_set_for(L, al, o, s2);
-  lua_call(L, 2, 1); /* an error raises through: the analysis is owned by its box */
-  r = lua_tostring(L, -1);
-  if (!lua_isnil(L, -1) && !(r && (!strcmp(r, "no") || !strcmp(r, "must") || !strcmp(r, "may"))))
-    luaL_error(L, "opts.alias: returned %s; expected \"no\", \"must\", \"may\" or nil", luaL_tolstring(L, -1, NULL));
-  if (r && !strcmp(r, "no")) rel = CG_KREL_NO;
-  if (r && !strcmp(r, "must")) rel = CG_KREL_MUST;
-  lua_pop(L, 1);
-  return rel;
+/* opts.alias(set1, set2), protected: the function at base, the accesses'
+ * table at base + 1. */
+static void push_sets_for(lua_State *L, int base, const cg_kalias *al, uint32_t s1, uint32_t s2,
+                          void *ud) {
+  ovctx o = *(const ovctx *)ud;
+  o.accs = base + 1;
+  lua_pushvalue(L, base);
+  push_set_for(L, al, &o, s1), push_set_for(L, al, &o, s2);
 }
 
 /* Calls opts.alias (at fn) for every "may" pair; accesses at accs. */
@@ -292,15 +367,17 @@ static void run_overrides(lua_State *L, lanalysis *an, int fn, int accs) {
   const cg_kalias *al = an->al;
   ovctx o;
   cg_error e;
+  int vals[2];
   uint32_t a, s, *off = (uint32_t *)lua_newuserdatauv(L, ((size_t)al->nset + 1 + al->nacc) * sizeof(uint32_t), 0);
-  o.L = L, o.fn = fn, o.accs = accs, o.off = off, o.acc = off + al->nset + 1;
+  o.accs = accs, o.off = off, o.acc = off + al->nset + 1;
   memset(off, 0, ((size_t)al->nset + 1) * sizeof *off);
   for (a = 0; a < al->nacc; a++) off[al->acc_set[a] + 1]++;
   for (s = 0; s < al->nset; s++) off[s + 1] += off[s];
   for (a = 0; a < al->nacc; a++) o.acc[off[al->acc_set[a]]++] = a;
   for (s = al->nset; s > 0; s--) off[s] = off[s - 1];
   off[0] = 0;
-  if (cg_kalias_override_all(an->al, override_cb, &o, &e)) lcg_fail(L, &e), lua_error(L);
+  vals[0] = fn, vals[1] = accs;
+  if (lcg_alias_overrides(L, an->al, push_sets_for, &o, vals, 2, &e)) lcg_fail(L, &e), lua_error(L);
   lua_pop(L, 1);
 }
 
@@ -364,7 +441,7 @@ cg_kassume *lcg_kassumes(lua_State *L, const cg_kernel *k, int32_t f, uint32_t *
   cg_kassume *as;
   lua_getfield(L, 3, "assume");
   m = lua_isnil(L, -1) ? 0 : (luaL_argexpected(L, lua_istable(L, -1), 3, "opts.assume as a table"), luaL_len(L, -1));
-  as = (cg_kassume *)lua_newuserdatauv(L, (size_t)(m ? m : 1) * sizeof *as, 0);
+  as = (cg_kassume *)lua_newuserdatauv(L, (size_t)m * sizeof *as, 0);
   for (i = 1; i <= m; i++) {
     const char *msg;
     lua_geti(L, -2, i);

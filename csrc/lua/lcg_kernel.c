@@ -129,7 +129,7 @@ static int l_kernel_layout(lua_State *L) {
 
 /* {==== the Kernel userdata ====}
  * It owns the loaded kernel; created empty, then filled, so that an error
- * halfway leaves an object its __gc can free (STYLE.md rule 5). */
+ * halfway leaves an object its __gc can free (doc/robustness.md, "Bindings"). */
 
 static void k_release(lkernel *u) {
   cg_kernel_free(u->k);
@@ -702,7 +702,7 @@ static jcol *rows_cols(lua_State *L, const cg_kernel *k, int32_t f, const cg_kca
   for (i = 0; i < r->narg; i++)
     nc += r->arg_read[i] && !CG_KSYM(k, CG_KFUNC(k, f, SYM0) + (int32_t)i, PTR) &&
           CG_KSYM(k, CG_KFUNC(k, f, SYM0) + (int32_t)i, BASE) == CG_KT_DOUBLE;
-  cols = (jcol *)lua_newuserdatauv(L, (nc ? nc : 1) * sizeof *cols, 0);
+  cols = (jcol *)lua_newuserdatauv(L, nc * sizeof *cols, 0);
   lua_newtable(L); /* rows */
   lua_newtable(L); /* cols */
   *ncol = 0;

@@ -227,25 +227,23 @@ static void push_set_text(lua_State *L, const cg_kalias *al, uint32_t s) {
   luaL_pushresult(&b);
 }
 
-/* opts.alias(text1, text2) for a "may" pair of sets: "no", "must", "may"
- * or nil (an error raises through: everything is owned by the box).  ud:
- * the lua_State, opts at index 3 (core.kernel_flatten's, core.kernel_loops'). */
-int lcg_alias_override(void *ud, const cg_kalias *al, uint32_t s1, uint32_t s2, cg_error *e) {
-  lua_State *L = (lua_State *)ud;
-  const char *r;
-  int rel = -1;
-  (void)e;
-  lua_getfield(L, 3, "alias");
+/* opts.alias(text1, text2), protected: opts at base. */
+static void push_texts(lua_State *L, int base, const cg_kalias *al, uint32_t s1, uint32_t s2,
+                       void *ud) {
+  (void)ud;
+  lua_getfield(L, base, "alias");
   push_set_text(L, al, s1), push_set_text(L, al, s2);
-  lua_call(L, 2, 1);
-  r = lua_tostring(L, -1);
-  if (!lua_isnil(L, -1) && !(r && (!strcmp(r, "no") || !strcmp(r, "must") || !strcmp(r, "may"))))
-    luaL_error(L, "opts.alias: returned %s; expected \"no\", \"must\", \"may\" or nil",
-               luaL_tolstring(L, -1, NULL));
-  if (r && !strcmp(r, "no")) rel = CG_KREL_NO;
-  if (r && !strcmp(r, "must")) rel = CG_KREL_MUST;
+}
+
+int lcg_alias_override(lua_State *L, cg_kalias *al, cg_error *e) {
+  int rc = CG_OK, opts = 3;
+  lua_getfield(L, 3, "alias");
+  if (!lua_isnil(L, -1)) {
+    luaL_argexpected(L, lua_isfunction(L, -1), 3, "a function as opts.alias");
+    rc = lcg_alias_overrides(L, al, push_texts, NULL, &opts, 1, e);
+  }
   lua_pop(L, 1);
-  return rel;
+  return rc;
 }
 
 /* }==== */
@@ -484,12 +482,7 @@ static int l_kernel_flatten(lua_State *L) {
   luaL_argexpected(L, lua_isnil(L, -1) || lua_isfunction(L, -1), 3, "a function as opts.split");
   lua_pushnil(L); /* 9: an error raised by opts.split */
   if (!(x->al = cg_kalias_run(&x->A, k, f, as, nas, &e))) return lcg_fail(L, &e);
-  lua_getfield(L, 3, "alias");
-  if (!lua_isnil(L, -1)) {
-    luaL_argexpected(L, lua_isfunction(L, -1), 3, "a function as opts.alias");
-    if (cg_kalias_override_all(x->al, lcg_alias_override, L, &e)) return lcg_fail(L, &e);
-  }
-  lua_pop(L, 1);
+  if (lcg_alias_override(L, x->al, &e)) return lcg_fail(L, &e);
   if (!(x->ch = cg_kchains_run(&x->A, x->al, &e))) return lcg_fail(L, &e);
   if (!(x->cfg = cg_kcfg_build(&x->A, k, f, &e))) return lcg_fail(L, &e);
   if (prune && !(x->ac = cg_kactive_run(&x->A, x->al, x->ch, ind, nind, dep, ndep, dret, &e)))

@@ -25,8 +25,8 @@ int lcg_kpassive_cb(void *ud, int32_t x, double *v, cg_error *e) {
 void lcg_kpassive(lua_State *L, const cg_kflat *fl, uint32_t g, int idx, lcg_pvctx *p,
                   const char *what) {
   uint32_t m = cg_kflat_passive_args(fl, g, NULL), i;
-  int32_t *xs = (int32_t *)lua_newuserdatauv(L, (m ? m : 1) * sizeof *xs, 0);
-  double *v = (double *)lua_newuserdatauv(L, (m ? m : 1) * sizeof *v, 0);
+  int32_t *xs = (int32_t *)lua_newuserdatauv(L, m * sizeof *xs, 0);
+  double *v = (double *)lua_newuserdatauv(L, m * sizeof *v, 0);
   int fn = lua_isfunction(L, idx);
   if (!fn && !lua_istable(L, idx))
     luaL_argexpected(L, 0, idx, "a function or an array of the passive values");
@@ -267,7 +267,7 @@ static void term_release(void *p, cg_alloc *A) {
  * the copies the linearizer adds come after. */
 static void push_map(lua_State *L, const cg_kflat *fl, uint32_t g, const cg_graph *gr,
                      const cg_lin *lg, const uint32_t *node_of) {
-  uint32_t *lin = (uint32_t *)lua_newuserdatauv(L, (gr->n ? gr->n : 1) * sizeof *lin, 0);
+  uint32_t *lin = (uint32_t *)lua_newuserdatauv(L, gr->n * sizeof *lin, 0);
   uint32_t i, nloc = fl->g_v0[g + 1] - fl->g_v0[g];
   for (i = 0; i < gr->n; i++) lin[i] = NONE;
   for (i = lg->nv; i-- > 0;)
@@ -306,7 +306,7 @@ static int l_lingraph(lua_State *L) {
   if (!vals) luaL_argerror(L, 3, "the independents' values expected");
   if (!lua_isnil(L, 4)) lcg_kpassive(L, fl, g, 4, &p, "lingraph");
   v = fl->g_v0[g + 1] - fl->g_v0[g];
-  node_of = (uint32_t *)lua_newuserdatauv(L, (v ? v : 1) * sizeof *node_of, 0);
+  node_of = (uint32_t *)lua_newuserdatauv(L, v * sizeof *node_of, 0);
   t = (lterm *)lcg_box(L, sizeof *t, term_release);
   lcg_alloc(L, &t->A);
   if (!(t->gr = cg_kflat_term_graph(&t->A, fl, g, vals, lua_isnil(L, 4) ? NULL : lcg_kpassive_cb, &p,

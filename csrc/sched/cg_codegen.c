@@ -12,8 +12,12 @@
 
 #include "cg_sched.h"
 
-#define NZ(n) ((size_t)((n) ? (n) : 1))
 #define NONE UINT32_MAX
+
+/* The length a generated array of n entries is declared with: C has no
+ * arrays of length 0, so an empty one (no slots, no independents or
+ * dependents, no batches) gets one entry, which the code never reads. */
+static unsigned long c_len(uint64_t n) { return n == 0 ? 1 : (unsigned long)n; }
 
 /* Generation state.  chunk[v] (chunked form) is the function that computes
  * v, NONE if v is not emitted; slot[v] the slot of v's value, NONE if it is
@@ -190,7 +194,7 @@ static void put_prologue(gen *G, const char *form) {
   put(G, " * (-fno-builtin): the compiler rounds it its own way. */\n");
   put(G, "#include <math.h>\n\n");
   put(G, "void %s(const double *restrict x, double *restrict y);\n\n", o->name);
-  put(G, "static double %s_t[%lu];\n\n", o->name, (unsigned long)NZ(G->nslots));
+  put(G, "static double %s_t[%lu];\n\n", o->name, c_len(G->nslots));
 }
 
 /* main under -DCGWB_MAIN: x from stdin, one value per line; y to stdout. */
@@ -199,7 +203,7 @@ static void put_main(gen *G) {
   const char *nm = G->o->name;
   put(G, "\n#ifdef CGWB_MAIN\n#include <stdio.h>\n\n");
   put(G, "int main(void) {\n  static double x[%lu], y[%lu];\n  int i;\n",
-      (unsigned long)NZ(g->n_indep), (unsigned long)NZ(g->n_dep));
+      c_len(g->n_indep), c_len(g->n_dep));
   put(G, "  for (i = 0; i < %lu; i++)\n    if (scanf(\"%%lf\", &x[i]) != 1) {\n",
       (unsigned long)g->n_indep);
   put(G, "      fprintf(stderr, \"%s: expected %lu values on stdin\\n\");\n      return 2;\n    }\n",
@@ -300,7 +304,7 @@ static void put_levels_parallel(gen *G, const cg_sched *s, const uint32_t *bstar
   uint32_t l, b;
   const char *nm = G->o->name;
   put(G, "static void (*const %s_batch[%lu])(const double *restrict) = {\n", nm,
-      (unsigned long)NZ(bstart[s->nlev]));
+      c_len(bstart[s->nlev]));
   for (l = 0; l < s->nlev; l++)
     for (b = 0; b < bstart[l + 1] - bstart[l]; b++) {
       put(G, "  ");

@@ -1,10 +1,11 @@
 /*
  * cg_fmt.h: fast number formatting for cgwb's text outputs.
  *
- * STYLE.md rule 9 says floats go out as "%.17g".  cg_fmt_g17 writes exactly
- * the bytes of snprintf(buf, n, "%.17g", v) in about 20 ns instead of
- * glibc's 500-1000 ns for the magnitudes Jacobians hold, so large outputs
- * (Matrix Market, .cg weights, text tapes) need not pay printf per value.
+ * Every float cgwb writes goes out as "%.17g", which reads back as the same
+ * double.  cg_fmt_g17 writes exactly the bytes of snprintf(buf, n, "%.17g",
+ * v) in about 20 ns instead of glibc's 500-1000 ns for the magnitudes
+ * Jacobians hold, so large outputs (Matrix Market, .cg weights, text tapes)
+ * need not pay printf per value.
  */
 #ifndef CG_FMT_H
 #define CG_FMT_H

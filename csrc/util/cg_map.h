@@ -3,7 +3,8 @@
  * spaces too sparse for an array indexed by location (a tape that uses
  * location 3000000000 and a handful of others).
  *
- * Open addressing with linear probing in two index arrays (STYLE.md rule 3):
+ * Open addressing with linear probing in two index arrays (arrays of
+ * indices, not of pointers, as everywhere in the core: doc/hacking.md):
  * slot s holds key[s] and idx[s], or idx[s] == CG_MAP_NONE when it is free.
  * Invariants: cap is 0 or a power of 2; n < cap * 3/4 after every insertion
  * (so a probe always ends at a free slot); the indices are 0 .. n-1, each

@@ -3,8 +3,9 @@
  * whole C core.  Nothing here knows about Lua.
  *
  * Every allocation of the core goes through one function with the lua_Alloc
- * signature (STYLE.md rule 2), so that the binding can hand in the Lua state's
- * allocator and tests can make the k-th allocation fail.
+ * signature, the cg_alloc its caller passes (doc/hacking.md, "The floors of
+ * the core"), so that the binding can hand in the Lua state's allocator and
+ * tests can make the k-th allocation fail.
  */
 #ifndef CG_UTIL_H
 #define CG_UTIL_H

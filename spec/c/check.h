@@ -1,6 +1,7 @@
 /* check.h: what the C unit tests share: a CHECK macro that counts, the
  * closing "N passed, N failed" line, an allocator that fails at the k-th
- * request and counts live bytes (STYLE.md rule 2), and tapes from text. */
+ * request and counts live bytes (every allocation of the core goes through
+ * the allocator its caller passes: doc/hacking.md), and tapes from text. */
 #ifndef CG_SPEC_CHECK_H
 #define CG_SPEC_CHECK_H
 

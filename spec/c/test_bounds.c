@@ -249,7 +249,7 @@ static int text_rc(const char *text, char *msg, size_t cap) {
 
 /* {==== variable-length records ====} */
 
-#define MAXVAR (1u << 24) /* cg_tape.c's largest variable-length record */
+#define MAXVAR (1u << 24) /* cg_ops.c's largest variable-length record */
 
 /* The counts of variable-length records: up to 2^24 accepted, past it
  * refused (ext_diff_v2's total is 8 + 2 (nin + nout) with k = 1: even, so
