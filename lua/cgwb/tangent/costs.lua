@@ -3,6 +3,7 @@
 -- counted structurally without writing it, against statement-level
 -- preaccumulation and plain tangent mode.  Internal to cgwb.tangent.
 local elim = require "cgwb.elim"
+local errors = require "cgwb.util.errors"
 local S = require "cgwb.tangent.subgraph"
 
 local M = {}
@@ -27,8 +28,8 @@ local function cached_order(st, key, spec, opts, cache)
   local hit = cache and cache[key]
   if hit then return hit[1], hit[2] end
   local lg <close> = lin_graph(st)
-  local cost, order = elim.eliminate(lg, spec, opts)
-  if not cost then error(order, 0) end
+  local cost, order = S.run_ordering(lg, spec, opts)
+  if not cost then error(errors.input(order)) end
   if cache then cache[key] = { order, cost.mults } end
   return order, cost.mults
 end

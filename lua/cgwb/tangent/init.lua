@@ -15,6 +15,7 @@
 local core = require "cgwb.core"
 local unparse = require "cgwb.kparse.unparse"
 local S = require "cgwb.tangent.subgraph"
+local errors = require "cgwb.util.errors"
 local ir = require "cgwb.ir"
 local emit = require "cgwb.ir.emit"
 
@@ -142,7 +143,7 @@ local TPOINTER = ir.cases("expr", "cgwb.tangent pointer tangent", {
     return "(" .. F.u:expr(r.a) .. " ? " .. F:tpointer(r.b) .. " : " .. F:tpointer(r.c) .. ")"
   end,
   ["const_i|const_d|elem|neg|not|add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|cast|intrin"] = function(_, F, r)
-    error("tangent: no tangent for the pointer expression " .. F.u:expr(r.id, true), 0)
+    error(errors.refused("tangent: no tangent for the pointer expression " .. F.u:expr(r.id, true)))
   end,
 })
 
@@ -155,7 +156,7 @@ end
 -- operations read no constant C and no XI: a row that did is refused).
 local function spell(text, args, r)
   local s, err = unparse.spell_partial(text, args, r)
-  if not s then error("tangent: " .. err, 0) end
+  if not s then error(errors.refused("tangent: " .. err)) end
   return s
 end
 
@@ -187,7 +188,7 @@ local TEXPR = ir.cases("expr", "cgwb.tangent expression tangent", {
     end
     return "(" .. table.concat(terms, " + ") .. ")"
   end,
-  ["const_i|addr|ptradd|not|mod|lt|le|gt|ge|eq|ne|and|or"] = function(op) error("tangent: no tangent for " .. op, 0) end,
+  ["const_i|addr|ptradd|not|mod|lt|le|gt|ge|eq|ne|and|or"] = function(op) error(errors.refused("tangent: no tangent for " .. op)) end,
 })
 
 function F:texpr(e)
@@ -853,11 +854,11 @@ function M.emit(k, fname, opts)
   for _, f in ipairs(funcs) do
     local fn = setmetatable({ u = u, v = u.v, gen = gen, fid = f, temps = {}, temp_list = {}, itemp_list = {}, loops = {},
                               nloop = 0 }, F)
-    local ok, text = pcall(fn.emit, fn)
+    local ok, text = errors.catch(fn.emit, fn) -- a refusal or bad input; a bug is raised on
     if not ok then return nil, ("%s: %s: %s"):format(k:file(), u:name_of("func", f), tostring(text)) end
     texts[#texts + 1] = text
   end
-  local ok, report = pcall(M.costs, main_res, { order = spec, seed = opts.seed })
+  local ok, report = errors.catch(M.costs, main_res, { order = spec, seed = opts.seed })
   if not ok then return nil, tostring(report) end
   report.subgraphs = gen.report_subs
   local body = table.concat(texts, "\n\n")

@@ -5,6 +5,7 @@
 -- cgwb.tangent.
 local core = require "cgwb.core"
 local elim = require "cgwb.elim"
+local errors = require "cgwb.util.errors"
 
 local M = {}
 
@@ -19,7 +20,7 @@ local KOP_GOP = { neg = "neg", add = "add", sub = "sub", mul = "mul", div = "div
 local function vertex_gop(vx)
   local g
   if vx.kind == "intrinsic" then g = GOPS[LAY.gop[vx.op] or 0] else g = GOP_BY_NAME[KOP_GOP[vx.op] or ""] end
-  if not g then error(("tangent: no operation of the table for '%s'"):format(tostring(vx.op)), 0) end
+  if not g then error(errors.refused(("tangent: no operation of the table for '%s'"):format(tostring(vx.op)))) end
   return g
 end
 M.vertex_gop = vertex_gop
@@ -100,9 +101,18 @@ end
 local function eliminate(st, spec, opts)
   if #st.y == 0 then return {}, { mults = 0 } end
   local lg <close> = lin_graph(st)
-  local cost, order = elim.eliminate(lg, spec, opts)
-  if not cost then error(order, 0) end
+  local cost, order = M.run_ordering(lg, spec, opts)
+  if not cost then error(errors.input(order)) end
   return order, cost
+end
+
+-- elim.eliminate(lg, spec, opts), where a Lua ordering (the user's code: a
+-- table spec) that raises is bad input, its message kept.
+function M.run_ordering(lg, spec, opts)
+  if type(spec) ~= "table" then return elim.eliminate(lg, spec, opts) end
+  local ok, cost, order = pcall(elim.eliminate, lg, spec, opts)
+  if not ok then return nil, errors.is(cost) and cost.msg or tostring(cost) end
+  return cost, order
 end
 
 -- The symbolic elimination of st in `order`: calls line(text, def, uses)
