@@ -6,6 +6,7 @@
 #include "lcg.h"
 #include "../kernel/cg_kcfg.h"
 #include "../kernel/cg_kernel.h"
+#include "../kernel/cg_kflat.h"
 #include "../kernel/cg_kinterp.h"
 
 #define LCG_KERNEL "cgwb.Kernel"
@@ -80,6 +81,7 @@ static void push_stmt_parts(lua_State *L) {
  * offset), width = {func=, sym=, expr=, stmt=}, types=, exprs=, stmts=,
  * intrinsics=, sym_kinds=, loop_kinds= (name -> code and code + 1 -> name),
  * stmt_parts = {kind -> its named slots in order, see push_stmt_parts},
+ * split_strategies = {"minimal", ...} (cg_kflat.c's built-in strategies),
  * arity = {intrinsic name -> arity}, qual = {const=, restrict=, addr=},
  * max_depth=}: what kparse.lua writes, read from cg_kernel.h. */
 static int l_kernel_layout(lua_State *L) {
@@ -122,6 +124,9 @@ static int l_kernel_layout(lua_State *L) {
   lua_setfield(L, -2, "max_depth");
   push_stmt_parts(L);
   lua_setfield(L, -2, "stmt_parts");
+  lua_newtable(L); /* the flattener's built-in split strategies, in their order */
+  for (i = 0; cg_kflat_strategy_name(i); i++) lua_pushstring(L, cg_kflat_strategy_name(i)), lua_rawseti(L, -2, i + 1);
+  lua_setfield(L, -2, "split_strategies");
   return 1;
 }
 

@@ -11,10 +11,15 @@ local json = require "cgwb.json"
 
 local M = {}
 
---- The built-in split strategies, in the order --help lists them.
-M.strategies = { "minimal", "statement" }
+--- The built-in split strategies, in the order --help lists them: the
+-- core's (cg_kflat.c), through core.kernel_layout().split_strategies.
+M.strategies = core.kernel_layout().split_strategies
 
-local BUILTIN = { minimal = true, statement = true }
+local BUILTIN = {}
+for _, s in ipairs(M.strategies) do BUILTIN[s] = true end
+
+--- Whether name is a built-in split strategy.
+function M.is_strategy(name) return BUILTIN[name] == true end
 
 -- {==== split strategies ====}
 
@@ -32,7 +37,7 @@ end
 
 -- The strategy options of opts.split: ({strategy=} or {split=}) | nil, message.
 local function split_opts(split)
-  if split == nil then return { strategy = "minimal" } end
+  if split == nil then return { strategy = M.strategies[1] } end -- the first: the default
   if type(split) == "function" then return { split = split } end
   if type(split) ~= "string" then
     return nil, ("split: a strategy name, a function or a .lua file expected, got %s"):format(type(split))

@@ -747,7 +747,7 @@ end
 -- Tangent names: NAMEd, unique among the function's names and the file's.
 -- The flattening options for function f (F's own options only for F).
 local function flatten_opts(opts, is_main)
-  local split = opts.split or "minimal"
+  local split = opts.split or require("cgwb.flatten").strategies[1]
   local fo = {}
   if type(split) == "string" and split:match("%.lua$") then
     local fn, err = require("cgwb.flatten").load_split(split) -- as cgwb flatten --split loads it: cgwb preloaded
@@ -755,8 +755,12 @@ local function flatten_opts(opts, is_main)
     split = fn
   end
   if type(split) == "function" then fo.split = split
-  elseif split == "minimal" or split == "statement" then fo.strategy = split
-  else return nil, ("--split: '%s' is not a split strategy (minimal, statement or FILE.lua)"):format(tostring(split)) end
+  elseif require("cgwb.flatten").is_strategy(split) then fo.strategy = split
+  else
+    local names = require("cgwb.flatten").strategies
+    return nil, ("--split: '%s' is not a split strategy (%s or FILE.lua)"):format(tostring(split),
+      table.concat(names, ", "))
+  end
   if is_main then
     fo.assume, fo.alias, fo.prune = opts.assume, opts.alias, opts.prune
     fo.independents, fo.dependents = opts.independents, opts.dependents
