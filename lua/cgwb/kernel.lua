@@ -11,6 +11,7 @@ local core = require "cgwb.core"
 local ir = require "cgwb.ir"
 local cprint = require "cgwb.ir.cprint"
 local json = require "cgwb.json"
+local errors = require "cgwb.util.errors"
 
 local M = {}
 
@@ -212,7 +213,7 @@ end
 
 -- A failure of the call's description (bad input): raised as a table so the
 -- converter's helpers stay short; K.call turns it into nil, message.
-local function bad(where, msg) error({ call = where .. ": " .. msg }, 0) end
+local function bad(where, msg) error(errors.input(where .. ": " .. msg)) end
 
 local function is_list(t) return type(t) == "table" and (json.is_array(t) or (#t > 0 and next(t, #t) == nil)) end
 
@@ -349,7 +350,7 @@ local function convert(k, f, c, opts)
   local g = func_row(k, f)
   local ok, call, params = pcall(core_call, fl, g, c, (opts and opts.name) or "CALL.json")
   if ok then return call, params end
-  if type(call) == "table" and call.call then return nil, call.call end
+  if errors.is(call, "input") then return nil, call.msg end
   error(call, 0)
 end
 --- Converts a call in the CALL.json form for function f: (k, f, c [, opts]) -> the core's

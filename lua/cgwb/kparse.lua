@@ -11,6 +11,7 @@
 -- (int arrays: rows back to back, field order from core.kernel_layout(),
 -- ids 0-based, -1 for none), dconst={doubles}}.
 -- @module cgwb.kparse
+local errors = require "cgwb.util.errors"
 local grammar = require "cgwb.kparse.grammar"
 local lower = require "cgwb.kparse.lower"
 require "cgwb.kparse.stmt"
@@ -124,7 +125,7 @@ local function parse(text, name)
   end
   local ok, tree, a, b = pcall(grammar.parse, text)
   if not ok then
-    if type(tree) == "table" and tree.refused then lw:outside(tree.pos, tree.refused, tree.why) end
+    if errors.is(tree, "refused") then lw:outside(tree.data.pos, tree.msg, tree.data.why) end
     if tostring(tree):find("backtrack stack overflow", 1, true) then
       lw:outside(1, "a text nested this deeply", "the parser's stack: statements or operators nested "
         .. "thousands deep")
@@ -153,8 +154,8 @@ function M.parse(text, name)
   local ok, res = pcall(parse, text, name)
   collectgarbage("setpause", pause)
   if ok then return res end
-  if type(res) == "table" and res.kparse then return nil, res.kparse end
-  -- the last line of defence: an internal error still becomes a message
+  if errors.is(res, "input") then return nil, res.msg end
+  -- the last line of defence: an internal error (a bug) still becomes a message, named as one
   return nil, ("%s: internal error of the kernel front end: %s"):format(name, tostring(res))
 end
 

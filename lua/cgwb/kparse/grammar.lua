@@ -14,6 +14,7 @@
 -- func and gdecl.  Constructs outside the subset that are easier to name
 -- than to reject by a syntax error (labels, function pointers, `...`) parse
 -- into `refused` nodes that the lowering reports.
+local errors = require "cgwb.util.errors"
 local lpeg = require "lpeg"
 local P, R, S, C, Cp, Cc, Ct, Cmt = lpeg.P, lpeg.R, lpeg.S, lpeg.C, lpeg.Cp, lpeg.Cc, lpeg.Ct, lpeg.Cmt
 
@@ -250,7 +251,7 @@ local function file_scope(g, tk)
   local R, node, MARK, LIST = tk.R, tk.node, tk.MARK, tk.LIST
   -- `double (*f)(double)`: refused at once, the rest need not parse
   local Param = Cmt(Cp() * V"Spec" * Q"(" * Q"*", function(_, _, pos)
-      error({ refused = "a function pointer", pos = pos, why = "no calls through pointers" }, 0)
+      error(errors.refused("a function pointer", { pos = pos, why = "no calls through pointers" }))
     end)
     + V"Spec" * (V"Declarator" + V"Stars" * Cp() * V"Dims" * R(3, function(stars, pos, dims)
       return { pos = pos, ptr = #stars, dims = dims }

@@ -13,8 +13,9 @@
 -- sym=, ival=, dval=, pos=} and written as rows only when a statement takes
 -- them, so a tree can be inspected, copied or taken apart (a dereference of
 -- `&a[i] + 1` becomes the cell a[i + 1]) without leaving rows no statement
--- owns.  Errors raise {kparse = message}; cgwb.kparse turns them into
+-- owns.  Errors raise cgwb.util.errors' input errors; cgwb.kparse turns them into
 -- `nil, message`.
+local errors = require "cgwb.util.errors"
 local M = {}
 
 local unpack = table.unpack
@@ -91,7 +92,7 @@ end
 
 function L:err(pos, fmt, ...)
   local line, col = self:linecol(pos)
-  error({ kparse = ("%s:%d:%d: " .. fmt):format(self.file, line, col, ...) }, 0)
+  error(errors.input(("%s:%d:%d: " .. fmt):format(self.file, line, col, ...)))
 end
 
 --- "X is outside the kernel subset (why)".

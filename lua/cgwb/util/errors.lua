@@ -29,22 +29,12 @@
 -- (pcall that passes bugs on) or `errors.try(f, ...)` for the API's `nil,
 -- message` convention.
 --
--- Converting the older shapes (issue 27).  Six shapes of error object were
--- raised before this module; `errors.legacy(e)` turns each into an error of
--- this type (nil for anything else), so a catch site can accept both while
--- the raise sites change:
---
---     error({ msg = M }, 0)            -> error(errors.input(2, M))    adjoint.lua failf, xaif.lua
---     error({ call = M }, 0)           -> error(errors.input(2, M))    kernel.lua bad (CALL.json)
---     error({ kparse = M }, 0)         -> error(errors.input(2, M))    kparse/lower.lua
---     error({ refused = W, pos = P, why = Y }, 0)
---                                      -> error(errors.refused(2, W, { pos = P, why = Y }))
---                                                                       kparse/grammar.lua
---     error({ json = M }, 0)           -> errors.input(2, M, { json = true })   (json.lua: done)
---     cli's Fail (fail(code, msg))     -> errors.fail(code, msg)       (cgwb.cli: done)
---
--- and at each catch site `type(e) == "table" and e.kparse` (or .msg, .call)
--- becomes `errors.is(e)` with `e.msg` the message.
+-- The older shapes (`{msg=}`, `{call=}`, `{kparse=}`, `{refused=, pos=,
+-- why=}`, `{json=}`, cli's Fail) are gone from the raise sites: the front
+-- end (kparse/lower.lua, kparse/grammar.lua), CALL.json conversion
+-- (kernel.lua), the XAIF reader, the JSON decoder, tangent code and the
+-- command line raise errors of this type.  `errors.legacy(e)` still turns
+-- a `{msg=}` table into one, for a caller that has not changed yet.
 -- @module cgwb.util.errors
 local M = {}
 

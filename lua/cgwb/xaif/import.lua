@@ -1,6 +1,7 @@
 -- cgwb.xaif.import: the XAIF reader, xaif.read (doc/xaif.md, "Reading"): an
 -- XAIF text parsed with lua-expat into the plain model that xaif.describe
 -- flattens.  Internal to cgwb.xaif (lua/cgwb/xaif/init.lua documents read).
+local errors = require "cgwb.util.errors"
 local N = require "cgwb.xaif.names"
 
 local M = {}
@@ -39,7 +40,7 @@ end
 
 -- Failures while building the model are raised as {msg} and caught in read().
 local function fail(path, node, fmt, ...)
-  error({ msg = ("%s:%d:%d: "):format(path, node.line, node.col) .. fmt:format(...) }, 0)
+  error(errors.input(("%s:%d:%d: "):format(path, node.line, node.col) .. fmt:format(...)))
 end
 
 local function req(R, node, a)
@@ -324,7 +325,7 @@ function M.read(text, path)
               model = { blocks = {}, cfg = {}, edges = {}, file = path } }
   local ok, m = pcall(read_model, R, root)
   if not ok then
-    if type(m) == "table" then return nil, m.msg end
+    if errors.is(m, "input") then return nil, m.msg end
     error(m, 0)
   end
   return m
