@@ -106,7 +106,7 @@ describe("cgwb.ir.cases", function()
 
   it("stops every back end when the layout gains a statement or expression kind it does not handle", function()
     local saved_core, saved = package.loaded["cgwb.core"], {}
-    local mods = { "cgwb.ir", "cgwb.ir.cprint", "cgwb.kparse.unparse", "cgwb.kernel", "cgwb.tangent",
+    local mods = { "cgwb.ir", "cgwb.ir.cprint", "cgwb.ir.unparse", "cgwb.kernel", "cgwb.tangent",
       "cgwb.xaif.export", "cgwb.adjoint" }
     for _, m in ipairs(mods) do saved[m] = package.loaded[m] end
     local ok, err = pcall(function()
@@ -130,8 +130,8 @@ describe("cgwb.ir.cases", function()
           end
         end
         -- the statement dispatchers: every back end but the printer (expressions only)
-        local want = extra[1] == "stmts" and { "cgwb.kparse.unparse", "cgwb.kernel", "cgwb.tangent",
-          "cgwb.xaif.export", "cgwb.adjoint" } or { "cgwb.ir.cprint", "cgwb.kparse.unparse", "cgwb.kernel",
+        local want = extra[1] == "stmts" and { "cgwb.ir.unparse", "cgwb.kernel", "cgwb.tangent",
+          "cgwb.xaif.export", "cgwb.adjoint" } or { "cgwb.ir.cprint", "cgwb.ir.unparse", "cgwb.kernel",
           "cgwb.tangent", "cgwb.adjoint" }
         table.sort(stopped); table.sort(want)
         assert.same(want, stopped)

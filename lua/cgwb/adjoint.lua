@@ -15,7 +15,7 @@
 --   adjoint.emit(kernel, fname, opts) -> code, report | nil, message
 -- @module cgwb.adjoint
 local core = require "cgwb.core"
-local unparse = require "cgwb.kparse.unparse"
+local unparse = require "cgwb.ir.unparse"
 local progress = require "cgwb.progress"
 
 local M = {}

@@ -169,6 +169,6 @@ function M.read(path)
 end
 
 --- The C text of flat rows (the front end's arrays): (flat) -> text.
-function M.unparse(flat) return require("cgwb.kparse.unparse").unparse(flat, M.layout()) end
+function M.unparse(flat) return require("cgwb.ir.unparse").unparse(flat, M.layout()) end
 
 return M

@@ -13,7 +13,7 @@
 --   tangent.costs(res [, opts]) -> report
 -- @module cgwb.tangent
 local core = require "cgwb.core"
-local unparse = require "cgwb.kparse.unparse"
+local unparse = require "cgwb.ir.unparse"
 local S = require "cgwb.tangent.subgraph"
 local errors = require "cgwb.util.errors"
 local ir = require "cgwb.ir"

@@ -1,4 +1,4 @@
---- cgwb.kparse.unparse: the flat arrays of a kernel -> C text of its
+-- cgwb.ir.unparse: the flat arrays of a kernel -> C text of its
 -- canonical form, one statement a line, so that a reader sees what
 -- canonicalization did.  The text compiles with `cc -std=c99` and computes
 -- what the source computes: every function is declared first, locals and
@@ -28,7 +28,7 @@ U.__index = U
 function U:get(tab, id, f) return self.flat[tab][id * self.lay.width[tab] + self.lay[tab][f]] end
 function U:name_of(tab, id) return self.flat.names[self:get(tab, id, "NAME") + 1] end
 
---- A C name not yet taken in the current scope (file names plus one function's).
+-- A C name not yet taken in the current scope (file names plus one function's).
 function U:unique(base)
   local n, s = 1, base
   while self.taken[s] or KEYWORDS[s] or self.lay.intrinsics[s] do n = n + 1; s = base .. "_" .. n end
@@ -36,7 +36,7 @@ function U:unique(base)
   return s
 end
 
---- C names: functions and globals first, then each function's symbols.
+-- C names: functions and globals first, then each function's symbols.
 function U:names()
   local lay = self.lay
   for f = 0, self.nfunc - 1 do self.taken[self:name_of("func", f)] = true end
@@ -56,7 +56,7 @@ function U:names()
   end
 end
 
---- The declaration of symbol s (a local or global; parameters: U:param).
+-- The declaration of symbol s (a local or global; parameters: U:param).
 function U:sym_decl(s)
   local lay = self.lay
   local base = lay.types[self:get("sym", s, "BASE") + 1]
@@ -76,7 +76,7 @@ function U:sym_decl(s)
   return const .. base .. " " .. self.cname[s]
 end
 
---- A parameter: an array parameter with its dims as declared, const and
+-- A parameter: an array parameter with its dims as declared, const and
 -- restrict kept.
 function U:param(s)
   local lay = self.lay
@@ -92,10 +92,10 @@ end
 
 -- {==== expressions ====}
 
---- The subscripts of ELEM or ADDR e (s: its symbol, for the callers' sake).
+-- The subscripts of ELEM or ADDR e (s: its symbol, for the callers' sake).
 function U:subs(e, s) return self.P:subs(e) end -- luacheck: ignore s
 
---- Expression e as C; top: no enclosing parentheses needed.
+-- Expression e as C; top: no enclosing parentheses needed.
 function U:expr(e, top) return self.P:sub(e, top and 0 or 1) end
 -- }====
 
@@ -109,7 +109,7 @@ function U:call_text(st)
   return r.lhs and (self:expr(r.lhs, true) .. " = " .. t) or t
 end
 
---- An ASSIGN or CALL (statement st) without its semicolon.
+-- An ASSIGN or CALL (statement st) without its semicolon.
 function U:simple(st)
   local r = self.v:stmt(st)
   if r.kind == "assign" then return self:expr(r.lhs, true) .. " = " .. self:expr(r.rhs, true) end
@@ -120,14 +120,14 @@ function U:slice(ids)
   for _, s in ipairs(ids) do self:stmt(s) end
 end
 
---- The statements of a slice (pre, step: assignments and calls) as a list.
+-- The statements of a slice (pre, step: assignments and calls) as a list.
 function U:comma(ids)
   local parts = {}
   for i, s in ipairs(ids) do parts[i] = self:simple(s) end
   return parts
 end
 
-local STMT = ir.cases("stmt", "cgwb.kparse.unparse", {
+local STMT = ir.cases("stmt", "cgwb.ir.unparse", {
   ["assign|call"] = function(_, u, r) u.em:line(u:simple(r.id) .. ";") end,
   ["if"] = function(_, u, r)
     u.em:open("if (" .. u:expr(r.cond, true) .. ") {")
@@ -180,7 +180,7 @@ function U:signature(f)
     .. (np == 0 and "void" or table.concat(parts, ", ")) .. ")"
 end
 
---- The definition of global s as one line of C.
+-- The definition of global s as one line of C.
 function U:global_text(s)
   local init, n = self:get("sym", s, "INIT"), self:get("sym", s, "NINIT")
   local int = self.lay.types[self:get("sym", s, "BASE") + 1] == "int"
@@ -204,11 +204,11 @@ function U:func(f)
   self.em:close()
 end
 
---- The functions reachable from f by calls (0-based ids, f first, then by
+-- The functions reachable from f by calls (0-based ids, f first, then by
 -- id): what a derivative-code generator (cgwb.tangent, cgwb.adjoint) emits.
 function U:reachable(f) return self.v:reachable(f) end
 
---- A prefix no C name of the file starts with (generated locals' names).
+-- A prefix no C name of the file starts with (generated locals' names).
 function U:free_prefix()
   local names = {}
   for s = 0, self.nsym - 1 do names[#names + 1] = self.cname[s] end
@@ -223,10 +223,10 @@ function U:free_prefix()
   end
 end
 
---- C's keywords: names a generated identifier must avoid.
+-- C's keywords: names a generated identifier must avoid.
 M.KEYWORDS = KEYWORDS
 
---- Names of derivative variables: NAME .. suffix for every double symbol of
+-- Names of derivative variables: NAME .. suffix for every double symbol of
 -- the functions funcs (0-based ids), and FUNC .. ret_suffix for each one's
 -- result, unique among the function's names and the file's (its
 -- functions, the names in taken_file, the intrinsics, the globals, C's
@@ -258,7 +258,7 @@ function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
   return dname, ret_name
 end
 
---- A 2-D global's initializer text with a brace per row (-Wall's missing-braces).
+-- A 2-D global's initializer text with a brace per row (-Wall's missing-braces).
 function U:nest_rows(s, text)
   if self:get("sym", s, "NDIM") ~= 2 then return text end
   local head, list = text:match("^(.- = ){(.*)};$")
@@ -269,7 +269,7 @@ function U:nest_rows(s, text)
   return head .. "{" .. table.concat(rows, ", ") .. "};"
 end
 
---- An operation table's C spelling of a partial (cgwb.core.graph_ops())
+-- An operation table's C spelling of a partial (cgwb.core.graph_ops())
 -- with its operands A0..A2 replaced by args[1..3] and its result R by r,
 -- for the derivative-code generators; nil, message for a spelling that
 -- reads the operation's constant (C, XI), which kernels never give.
@@ -284,7 +284,7 @@ function M.spell_partial(text, args, r)
   end))
 end
 
---- The writer of flat's canonical form with its C names chosen, for tools
+-- The writer of flat's canonical form with its C names chosen, for tools
 -- that print statements and expressions of their own (cgwb.tangent):
 -- w:expr(e, top), w:subs(e, s), w:simple(st), w:sym_decl(s), w:param(s),
 -- w:signature(f), w:get(tab, id, field), w:reachable(f), w:free_prefix(),
@@ -298,7 +298,7 @@ local function writer(flat, lay)
   return u
 end
 
---- The writer of flat's canonical form with its C names chosen, for tools
+-- The writer of flat's canonical form with its C names chosen, for tools
 -- that print statements and expressions of their own (cgwb.tangent,
 -- cgwb.adjoint): w:expr(e, top), w:subs(e, s), w:simple(st), w:sym_decl(s),
 -- w:param(s), w:signature(f), w:global_text(s), w:get(tab, id, field),
@@ -306,7 +306,7 @@ end
 -- (its cgwb.ir.cprint printer) (ids 0-based).
 M.writer = writer
 
---- The canonical form of flat (cgwb.kparse's arrays) as C text.
+-- The canonical form of flat (cgwb.kparse's arrays) as C text.
 function M.unparse(flat, lay)
   local u = writer(flat, lay)
   local em = u.em
