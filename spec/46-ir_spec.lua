@@ -230,3 +230,22 @@ describe("cgwb.ir.cprint", function()
     assert.equal("NAN", cprint.double(0 / 0))
   end)
 end)
+
+describe("one error type", function()
+  it("tells a bug in a back end from bad input: the input error comes back as nil, message, the bug is raised", function()
+    local cgwb = require "cgwb"
+    local tangent = require "cgwb.tangent"
+    local emit = require "cgwb.ir.emit"
+    local k = assert(cgwb.read_kernel("examples/kernels/utke-fig2.c"))
+    local code, msg = tangent.emit(k, "fig2", { split = "nosuchsplit" })
+    assert.is_nil(code)
+    assert.truthy(msg:find("not a split strategy", 1, true), msg)
+    local keep = emit.keep_read
+    emit.keep_read = function() error("a bug in the emitter") end
+    local ok, err = pcall(tangent.emit, k, "fig2", {})
+    emit.keep_read = keep
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("a bug in the emitter", 1, true), tostring(err))
+    assert(tangent.emit(k, "fig2", {})) -- and it works again
+  end)
+end)
