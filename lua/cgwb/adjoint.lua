@@ -1560,7 +1560,7 @@ function M.emit(k, fname, opts)
   error(code, 0)
 end
 
--- {==== measuring the adjoints on a call ====}
+-- {==== the runtime and the measures ====}
 
 --- The path of the runtime header (installed with the modules).
 function M.runtime_header()
@@ -1568,108 +1568,14 @@ function M.runtime_header()
   return path
 end
 
-local function hexf(v) return ("%a"):format(v) end
-
--- A main calling F_b once on call (the core form of a CALL.json) with unit
--- adjoints of every double cell and the result, printing F_b_stats.
-local function measure_main(u, f, call)
-  local name = u:name_of("func", f)
-  local out = { "#include <stdio.h>", '#include "cgwb_adstack.h"' }
-  local ret = LAY.types[u:get("func", f, "RET") + 1]
-  for i, a in ipairs(call.arrays) do
-    local int = (a.type or "double") == "int"
-    local vals, ones = {}, {}
-    for j, v in ipairs(a.values) do vals[j] = int and ("%d"):format(math.tointeger(v) or 0) or hexf(v); ones[j] = "1.0" end
-    if #vals == 0 then vals[1], ones[1] = "0", "0.0" end
-    out[#out + 1] = ("static %s A%d[%d] = {%s};"):format(int and "int" or "double", i, #vals, table.concat(vals, ", "))
-    if not int then out[#out + 1] = ("static double B%d[%d] = {%s};"):format(i, #ones, table.concat(ones, ", ")) end
-  end
-  local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
-  local args = {}
-  local pre = {}
-  for i = 1, np do
-    local s, a = sym0 + i - 1, call.args[i]
-    local dbl = LAY.types[u:get("sym", s, "BASE") + 1] == "double"
-    local cast = ""
-    if u:get("sym", s, "NDIM") == 2 then cast = "(" .. (dbl and "double" or "int") .. " (*)[" .. u:get("sym", s, "DIM1") .. "])" end
-    if a.array then
-      args[#args + 1] = ("%s(A%d + %d)"):format(cast, a.array, a.offset)
-      if dbl then args[#args + 1] = ("%s(B%d + %d)"):format(cast, a.array, a.offset) end
-    elseif a.int then
-      args[#args + 1] = ("%d"):format(a.int)
-    else
-      pre[#pre + 1] = ("  double s%d = 0.0;"):format(i)
-      args[#args + 1] = hexf(a.double)
-      args[#args + 1] = "&s" .. i
-    end
-  end
-  if ret == "double" then args[#args + 1] = "1.0" end
-  out[#out + 1] = "int main(void) {"
-  out[#out + 1] = "  cgwb_adstats st;"
-  for _, l in ipairs(pre) do out[#out + 1] = l end
-  out[#out + 1] = ("  %s_b_reset();"):format(name)
-  out[#out + 1] = ("  %s%s_b(%s);"):format(ret == "void" and "" or "(void)", name, table.concat(args, ", "))
-  out[#out + 1] = ("  %s_b_stats(&st);"):format(name)
-  out[#out + 1] = '  printf("%lu %lu %lu %lu\\n", (unsigned long)st.pushed, (unsigned long)st.high_water, '
-    .. "(unsigned long)st.snapshot, (unsigned long)st.snapshot_high);"
-  out[#out + 1] = "  return 0;\n}"
-  return table.concat(out, "\n") .. "\n"
-end
-
 --- Compiles each adjoint text of variants ({name = code}) with a main
 -- calling it once on call (core form) and measures its stacks: {name =
 -- {tape_bytes, tape_high_water, snapshot_bytes, snapshot_high_water}}, or
--- nil, message.  opts.cc: the compiler (default "cc").
+-- nil, message.  opts.cc: the compiler (default "cc").  The harness is
+-- cgwb.adjoint_measure, loaded only here.
 function M.measure(k, fname, variants, call, opts)
-  opts = opts or {}
-  local cc = opts.cc or "cc"
-  if not os.execute(cc .. " --version >/dev/null 2>&1") then
-    return nil, "--call: no C compiler ('" .. cc .. "') to measure the adjoints with"
-  end
-  local fid = assert(k:function_id(fname))
-  local u = unparse.writer(k:flat(), LAY)
-  local hdr = M.runtime_header()
-  if not hdr then return nil, "--call: the runtime header cgwb_adstack.h is not installed" end
-  local dir = os.tmpname()
-  os.remove(dir)
-  if not os.execute("mkdir -p '" .. dir .. "'") then return nil, "--call: cannot make a temporary directory" end
-  local function put(name, text)
-    local fh = assert(io.open(dir .. "/" .. name, "wb"))
-    fh:write(text)
-    fh:close()
-  end
-  local fh = assert(io.open(hdr, "rb"))
-  put("cgwb_adstack.h", fh:read("a"))
-  fh:close()
-  put("main.c", measure_main(u, fid - 1, call))
-  local res, err = {}, nil
-  local names = {}
-  for n in pairs(variants) do names[#names + 1] = n end
-  table.sort(names)
-  for _, n in ipairs(names) do
-    put(n .. ".c", variants[n])
-    local exe = dir .. "/" .. n
-    local r = progress.start("compiling the " .. n .. " adjoint", 1)
-    local ok = os.execute(("%s -std=c99 -O2 -I'%s' -o '%s' '%s/%s.c' '%s/main.c' -lm 2>'%s/cc.log'"):format(cc, dir, exe,
-      dir, n, dir, dir))
-    r:finish(1)
-    if not ok then
-      local lf = io.open(dir .. "/cc.log", "rb")
-      err = "--call: the " .. n .. " adjoint does not compile: " .. (lf and lf:read("a") or "")
-      if lf then lf:close() end
-      break
-    end
-    local p = io.popen("'" .. exe .. "'")
-    local line = p:read("l") or ""
-    p:close()
-    local a, b, c, d = line:match("^(%d+) (%d+) (%d+) (%d+)$")
-    if not a then err = "--call: the " .. n .. " adjoint failed on the call"; break end
-    res[n] = { tape_bytes = tonumber(a), tape_high_water = tonumber(b), snapshot_bytes = tonumber(c),
-               snapshot_high_water = tonumber(d) }
-  end
-  os.execute("rm -rf '" .. dir .. "'")
-  if err then return nil, err end
-  return res
+  return require("cgwb.adjoint_measure").measure(k, fname, variants, call,
+    { cc = opts and opts.cc, header = M.runtime_header() })
 end
 
 return M
