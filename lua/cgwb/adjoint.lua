@@ -19,6 +19,7 @@
 local core = require "cgwb.core"
 local unparse = require "cgwb.kparse.unparse"
 local progress = require "cgwb.progress"
+local ir = require "cgwb.ir"
 
 local M = {}
 
@@ -111,15 +112,20 @@ function E:sym_state(s)
   return self.ptr_state[s] or "null" -- never assigned: 0
 end
 
+-- The shadow state of pointer expression record r (ROOT(op, self, r)).
+local ROOT = ir.cases("expr", "cgwb.adjoint: the state of a shadow", {
+  ["var|addr"] = function(op, self, r)
+    if op == "addr" and not indirect(self.v:sym(r.sym)) then return "live" end -- &local scalar
+    return self:sym_state(r.sym)
+  end,
+  ptradd = function(_, self, r) return self:root_state(r.a) end,
+  cond = function(_, self, r) return JOIN[self:root_state(r.b)][self:root_state(r.c)] end,
+  ["const_i|const_d|elem|neg|not|cast|intrin|" .. ir.GROUP.binary] = function() return "live" end,
+})
+
 function E:root_state(e)
   local x = self.v:expr(e)
-  if x.op == "var" or x.op == "addr" then
-    if x.op == "addr" and not indirect(self.v:sym(x.sym)) then return "live" end -- &local scalar
-    return self:sym_state(x.sym)
-  end
-  if x.op == "ptradd" then return self:root_state(x.a) end
-  if x.op == "cond" then return JOIN[self:root_state(x.b)][self:root_state(x.c)] end
-  return "live"
+  return ROOT(x.op, self, x)
 end
 
 -- Whether lhs (an lvalue) is a double pointer variable (it has a shadow).
@@ -185,31 +191,39 @@ function E:shadow(e)
   return self:shadow_live(e)
 end
 
-function E:shadow_live(e)
-  local x = self.v:expr(e)
-  if x.op == "var" then
-    if self.v:sym(x.sym).kind == "global" then return self.gen:zero_global(x.sym) end
-    return self.gen.bname[x.sym]
-  end
-  if x.op == "addr" then
-    local y = self.v:sym(x.sym)
+-- The shadow of pointer expression record r, its root's shadow not null
+-- (SHADOW(op, self, r)).
+local SHADOW = ir.cases("expr", "cgwb.adjoint: the shadow of a pointer", {
+  var = function(_, self, r)
+    if self.v:sym(r.sym).kind == "global" then return self.gen:zero_global(r.sym) end
+    return self.gen.bname[r.sym]
+  end,
+  addr = function(_, self, r)
+    local y = self.v:sym(r.sym)
     local t
-    if y.kind == "global" then t = self.gen:zero_global(x.sym) else t = self.gen.bname[x.sym] end
-    if not x.a then
+    if y.kind == "global" then t = self.gen:zero_global(r.sym) else t = self.gen.bname[r.sym] end
+    if not r.a then
       if indirect(y) then return t end
       if y.kind == "param" then return "&" .. self.gen.prefix .. t end
       return "&" .. t
     end
-    if y.ndim == 2 and not x.b then return ("%s[%s]"):format(t, self:ex(x.a)) end
-    return "&" .. t .. self.u.P:subs(e)
-  end
-  if x.op == "ptradd" then
-    return ("(%s + %s)"):format(self.mixed_ok and self:shadow_live(x.a) or self:shadow(x.a), self.u:expr(x.b))
-  end
-  if x.op == "cond" then
-    return ("(%s ? %s : %s)"):format(self.u:expr(x.a), self:shadow(x.b), self:shadow(x.c))
-  end
-  failf("adjoint code: no shadow for the pointer expression %s", self:ex(e))
+    if y.ndim == 2 and not r.b then return ("%s[%s]"):format(t, self:ex(r.a)) end
+    return "&" .. t .. self.u.P:subs(r.id)
+  end,
+  ptradd = function(_, self, r)
+    return ("(%s + %s)"):format(self.mixed_ok and self:shadow_live(r.a) or self:shadow(r.a), self.u:expr(r.b))
+  end,
+  cond = function(_, self, r)
+    return ("(%s ? %s : %s)"):format(self.u:expr(r.a), self:shadow(r.b), self:shadow(r.c))
+  end,
+  ["const_i|const_d|elem|neg|not|cast|intrin|" .. ir.GROUP.binary] = function(_, self, r)
+    failf("adjoint code: no shadow for the pointer expression %s", self:ex(r.id))
+  end,
+})
+
+function E:shadow_live(e)
+  local x = self.v:expr(e)
+  return SHADOW(x.op, self, x)
 end
 
 -- Whether expression e (or nil) reads an active double.
@@ -223,16 +237,42 @@ function E:has_active(e)
   return self:has_active(x.op ~= "cond" and x.a or nil) or self:has_active(x.b) or self:has_active(x.c)
 end
 
+-- The adjoint of expression record r: PROP(op, self, r, b, into) with b
+-- the adjoint to spread (a C name or product) and into(x, factor) the
+-- spreading of b times factor into operand x.
+local PROP = ir.cases("expr", "cgwb.adjoint: the adjoint of an expression", {
+  ["var|elem"] = function(_, self, r, b) self:line(self:adj(r.id) .. " += " .. b .. ";") end,
+  add = function(_, _, r, _, into) into(r.a); into(r.b) end,
+  sub = function(_, _, r, _, into) into(r.a); into(r.b, "-1.0") end,
+  neg = function(_, _, r, _, into) into(r.a, "-1.0") end,
+  mul = function(_, self, r, _, into) into(r.a, self:ex(r.b)); into(r.b, self:ex(r.a)) end,
+  div = function(_, self, r, _, into)
+    into(r.a, "1.0 / (" .. self:ex(r.b) .. ")")
+    into(r.b, "-(" .. self:ex(r.id) .. ") / (" .. self:ex(r.b) .. ")")
+  end,
+  cond = function(_, self, r, _, into)
+    self:line("if (" .. self:ex(r.a) .. ") {")
+    self:indent(1); into(r.b); self:indent(-1)
+    self:line("} else {")
+    self:indent(1); into(r.c); self:indent(-1)
+    self:line("}")
+  end,
+  intrin = function(_, self, r, _, into)
+    local g = GOPS[LAY.gop[r.fn]]
+    local args = { "(" .. self:ex(r.a) .. ")", r.b and ("(" .. self:ex(r.b) .. ")") or nil }
+    for i, o in ipairs { r.a, r.b } do
+      if i <= g.arity then into(o, spell(g.partials[i], args, "(" .. self:ex(r.id) .. ")")) end
+    end
+  end,
+  ["const_i|const_d|addr|ptradd|not|mod|and|or|cast|" .. ir.GROUP.compare] = function(op)
+    failf("adjoint code: no adjoint for the operation %s", op)
+  end,
+})
+
 -- Propagates the adjoint b (a C name or product) into expression e, with
 -- the operands' partials on the current (restored) state.
 function E:prop(e, b)
   if not self:has_active(e) then return end
-  local x = self.v:expr(e)
-  local op, A, B, C = x.op, x.a, x.b, x.c
-  if op == "var" or op == "elem" then
-    self:line(self:adj(e) .. " += " .. b .. ";")
-    return
-  end
   -- a composite operand gets its adjoint through a temporary
   local function into(o, factor)
     if not self:has_active(o) then return end
@@ -246,28 +286,8 @@ function E:prop(e, b)
       self:prop(o, t)
     end
   end
-  if op == "add" then into(A); into(B)
-  elseif op == "sub" then into(A); into(B, "-1.0")
-  elseif op == "neg" then into(A, "-1.0")
-  elseif op == "mul" then into(A, self:ex(B)); into(B, self:ex(A))
-  elseif op == "div" then
-    into(A, "1.0 / (" .. self:ex(B) .. ")")
-    into(B, "-(" .. self:ex(e) .. ") / (" .. self:ex(B) .. ")")
-  elseif op == "cond" then
-    self:line("if (" .. self:ex(A) .. ") {")
-    self:indent(1); into(B); self:indent(-1)
-    self:line("} else {")
-    self:indent(1); into(C); self:indent(-1)
-    self:line("}")
-  elseif op == "intrin" then
-    local g = GOPS[LAY.gop[x.fn]]
-    local args = { "(" .. self:ex(A) .. ")", B and ("(" .. self:ex(B) .. ")") or nil }
-    for i, o in ipairs { A, B } do
-      if i <= g.arity then into(o, spell(g.partials[i], args, "(" .. self:ex(e) .. ")")) end
-    end
-  else
-    failf("adjoint code: no adjoint for the operation %s", op)
-  end
+  local x = self.v:expr(e)
+  PROP(x.op, self, x, b, into)
 end
 
 -- The push and pop of a scalar or cell lvalue e of type ty.
@@ -426,24 +446,24 @@ function E:chk_seed(lhs)
   end
 end
 
--- The expressions of statement record r (its own, not its slices').
-function E:stmt_exprs(r)
-  local kind = r.kind
-  if kind == "assign" then return { r.lhs, r.rhs } end
-  if kind == "if" or kind == "loop" then return { r.cond } end
-  if kind == "return" then return { r.value } end
-  if kind == "call" then
+-- The expressions of statement record r (its own, not its slices'):
+-- EXPRS(kind, r), a list without holes.
+local EXPRS = ir.cases("stmt", "cgwb.adjoint: the expressions of a statement", {
+  assign = function(_, r) return { r.lhs, r.rhs } end,
+  ["if|loop"] = function(_, r) return { r.cond } end,
+  ["return"] = function(_, r) return { r.value } end,
+  call = function(_, r)
     local es = { r.lhs }
     for _, a in ipairs(r.args) do es[#es + 1] = a end
     return es
-  end
-  return {}
-end
+  end,
+  ["break|continue"] = function() return {} end,
+})
 
 -- The -DCGWB_CHECK_ASSUME lines before statement record r (a loop's test
 -- is checked where it runs).
 function E:chk_stmt(r)
-  if r.kind ~= "loop" then self:chk(self:stmt_exprs(r)) end
+  if r.kind ~= "loop" then self:chk(EXPRS(r.kind, r)) end
   if r.kind == "assign" or r.kind == "call" then self:chk_seed(r.lhs) end
 end
 
@@ -464,18 +484,17 @@ function E:fwd_slice(ids)
   for _, st in ipairs(ids) do self:fwd(st) end
 end
 
-function E:fwd(st)
-  local r = self.v:stmt(st)
-  local kind, l = r.kind, r.line
-  if self.chosen and self.chosen[st + 1] then return self:fwd_chosen(r, self.chosen[st + 1]) end
-  self:chk_stmt(r)
-  if kind == "assign" then
+-- The forward sweep's code of statement record r: FWD(kind, self, r).
+local FWD = ir.cases("stmt", "cgwb.adjoint: the forward sweep", {
+  assign = function(_, self, r)
     self:push_old(r.lhs)
-    self:line(self.u:simple(st) .. "; /* " .. l .. " */")
+    self:line(self.u:simple(r.id) .. "; /* " .. r.line .. " */")
     if self:is_ptr_var(r.lhs) then
       self:line(self.gen.bname[self.v:expr(r.lhs).sym] .. " = " .. self:shadow(r.rhs) .. ";")
     end
-  elseif kind == "call" then
+  end,
+  call = function(_, self, r)
+    local l = r.line
     local callee = self.v:func(r.callee)
     local dummy = {}
     for i = 1, #r.args do dummy[i] = self.gen.prefix .. "unused" end
@@ -500,9 +519,10 @@ function E:fwd(st)
       self:line(call .. "; /* " .. l .. " */")
       keep()
     end
-  elseif kind == "if" then
+  end,
+  ["if"] = function(_, self, r)
     local c = self:temp("int", "c")
-    self:line(c .. " = " .. self:ex(r.cond) .. " ? 1 : 0; /* " .. l .. " */")
+    self:line(c .. " = " .. self:ex(r.cond) .. " ? 1 : 0; /* " .. r.line .. " */")
     self:line("if (" .. c .. ") {")
     self:indent(1); self:fwd_slice(r["then"]); self:indent(-1)
     if #r["else"] > 0 then
@@ -511,17 +531,25 @@ function E:fwd(st)
     end
     self:line("}")
     self:line("cgwb_push_i(" .. c .. ");")
-  elseif kind == "loop" then
+  end,
+  loop = function(_, self, r)
     local n = self:temp("int", "n")
-    self:line(n .. " = 0; /* " .. l .. ": " .. r.form .. " loop */")
+    self:line(n .. " = 0; /* " .. r.line .. ": " .. r.form .. " loop */")
     self:loop_frame(r, function(s) self:fwd(s) end, function() self:fwd_slice(r.body) end,
       function() self:line(n .. "++;") end)
     self:line("cgwb_push_i(" .. n .. ");")
-  elseif kind == "return" then
-    if r.value then self:line(self.ret_var .. " = " .. self:ex(r.value) .. "; /* " .. l .. " */") end
-  else
-    self:refuse(r, kind)
-  end
+  end,
+  ["return"] = function(_, self, r)
+    if r.value then self:line(self.ret_var .. " = " .. self:ex(r.value) .. "; /* " .. r.line .. " */") end
+  end,
+  ["break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
+})
+
+function E:fwd(st)
+  local r = self.v:stmt(st)
+  if self.chosen and self.chosen[st + 1] then return self:fwd_chosen(r, self.chosen[st + 1]) end
+  self:chk_stmt(r)
+  FWD(r.kind, self, r)
 end
 
 -- {==== the reverse sweep ====}
@@ -532,25 +560,26 @@ end
 
 function E:stmt_active(st) return self.act.stmt[st + 1] or false end
 
-function E:rev(st)
-  local r = self.v:stmt(st)
-  local kind, l = r.kind, r.line
-  if self.chosen and self.chosen[st + 1] then return self:rev_chosen(r, self.chosen[st + 1]) end
-  if kind == "assign" then
+-- The reverse sweep's code of statement record r: REV(kind, self, r).
+local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
+  assign = function(_, self, r)
+    local l = r.line
     local y = self:sym_at(r.lhs)
     self:pop_old(r.lhs, l)
     if double(y) and not (y.ptr and self.v:expr(r.lhs).op == "var") and self:active_at(r.lhs) then
       local lb = self:adj(r.lhs)
-      if self:stmt_active(st) and self:has_active(r.rhs) then
+      if self:stmt_active(r.id) and self:has_active(r.rhs) then
         local b = self:temp("double", "b")
-        self:line(b .. " = " .. lb .. "; /* " .. l .. ": " .. self.u:simple(st) .. " */")
+        self:line(b .. " = " .. lb .. "; /* " .. l .. ": " .. self.u:simple(r.id) .. " */")
         self:line(lb .. " = 0.0;")
         self:prop(r.rhs, b)
       else
         self:line(lb .. " = 0.0; /* " .. l .. " */")
       end
     end
-  elseif kind == "call" then
+  end,
+  call = function(_, self, r)
+    local l = r.line
     local callee = self.v:func(r.callee)
     local rb = "0.0"
     if r.lhs then
@@ -582,9 +611,10 @@ function E:rev(st)
     if callee.ret == "double" then args[#args + 1] = rb end
     self:line(self.gen:variant(r.callee, pat).rev .. "(" .. table.concat(args, ", ") .. "); /* " .. l .. " */")
     for _, i in ipairs(byval) do self:prop(r.args[i], bvals[i]) end
-  elseif kind == "if" then
+  end,
+  ["if"] = function(_, self, r)
     local c = self:temp("int", "c")
-    self:line(c .. " = cgwb_pop_i(); /* " .. l .. ": if */")
+    self:line(c .. " = cgwb_pop_i(); /* " .. r.line .. ": if */")
     self:line("if (" .. c .. ") {")
     self:indent(1); self:rev_slice(r["then"]); self:indent(-1)
     if #r["else"] > 0 then
@@ -592,10 +622,11 @@ function E:rev(st)
       self:indent(1); self:rev_slice(r["else"]); self:indent(-1)
     end
     self:line("}")
-  elseif kind == "loop" then
+  end,
+  loop = function(_, self, r)
     local n, k = self:temp("int", "n"), self:temp("int", "k")
     local is_do = r.form == "do"
-    self:line(n .. " = cgwb_pop_i(); /* " .. l .. ": the trip count */")
+    self:line(n .. " = cgwb_pop_i(); /* " .. r.line .. ": the trip count */")
     if not is_do then self:rev_slice(r.pre) end -- the last, failed test
     self:line(("for (%s = 0; %s < %s; %s++) {"):format(k, k, n, k))
     self:indent(1)
@@ -605,11 +636,15 @@ function E:rev(st)
     if not is_do then self:rev_slice(r.pre) end
     self:indent(-1)
     self:line("}")
-  elseif kind == "return" then
-    return -- its adjoint is the first thing of the reverse sweep
-  else
-    self:refuse(r, kind)
-  end
+  end,
+  ["return"] = function() end, -- its adjoint is the first thing of the reverse sweep
+  ["break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
+})
+
+function E:rev(st)
+  local r = self.v:stmt(st)
+  if self.chosen and self.chosen[st + 1] then return self:rev_chosen(r, self.chosen[st + 1]) end
+  REV(r.kind, self, r)
 end
 
 -- {==== plain code (dry runs, loop control) ====}
@@ -625,24 +660,21 @@ function E:save_cell(lhs, snap, count)
   end
 end
 
--- Statement st as plain C (callees' plain copies g_p); snap: {[sym] =
--- true} arrays whose cells are saved before each write, count: the C name
--- counting them.
-function E:plain(st, snap, count)
-  local r = self.v:stmt(st)
-  local kind, l = r.kind, r.line
-  self:chk_stmt(r)
-  if kind == "assign" then
+-- Statement record r as plain C: PLAIN(kind, self, r, snap, count).
+local PLAIN = ir.cases("stmt", "cgwb.adjoint: the plain code", {
+  assign = function(_, self, r, snap, count)
     self:save_cell(r.lhs, snap, count)
-    self:line(self.u:simple(st) .. "; /* " .. l .. " */")
-  elseif kind == "call" then
+    self:line(self.u:simple(r.id) .. "; /* " .. r.line .. " */")
+  end,
+  call = function(_, self, r, snap, count)
     self:save_cell(r.lhs, snap, count)
     local args = {}
     for i, a in ipairs(r.args) do args[i] = self:ex(a) end
     local text = self.gen.plain_name[r.callee] .. "(" .. table.concat(args, ", ") .. ")"
     if r.lhs then text = self:ex(r.lhs) .. " = " .. text end
-    self:line(text .. "; /* " .. l .. " */")
-  elseif kind == "if" then
+    self:line(text .. "; /* " .. r.line .. " */")
+  end,
+  ["if"] = function(_, self, r, snap, count)
     self:line("if (" .. self:ex(r.cond) .. ") {")
     self:indent(1)
     self:plain_slice(r["then"], snap, count)
@@ -654,11 +686,20 @@ function E:plain(st, snap, count)
       self:indent(-1)
     end
     self:line("}")
-  elseif kind == "loop" then
+  end,
+  loop = function(_, self, r, snap, count)
     self:loop_frame(r, function(s) self:plain(s, snap, count) end, function() self:plain_slice(r.body, snap, count) end)
-  else
-    self:refuse(r, kind)
-  end
+  end,
+  ["return|break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
+})
+
+-- Statement st as plain C (callees' plain copies g_p); snap: {[sym] =
+-- true} arrays whose cells are saved before each write, count: the C name
+-- counting them.
+function E:plain(st, snap, count)
+  local r = self.v:stmt(st)
+  self:chk_stmt(r)
+  PLAIN(r.kind, self, r, snap, count)
 end
 
 function E:plain_slice(ids, snap, count)
