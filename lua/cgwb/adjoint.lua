@@ -20,6 +20,7 @@ local core = require "cgwb.core"
 local unparse = require "cgwb.kparse.unparse"
 local progress = require "cgwb.progress"
 local ir = require "cgwb.ir"
+local emit = require "cgwb.ir.emit"
 
 local M = {}
 
@@ -61,15 +62,20 @@ function E:own_stmts()
   return out
 end
 
-function E:line(text) self.out[#self.out + 1] = ("  "):rep(self.ind) .. text end
-function E:indent(d) self.ind = self.ind + d end
+-- Lines go to the sweep's emitter self.em (cgwb.ir.emit: depth, blocks,
+-- the function-wide temporaries declared at its top).  A C statement (text
+-- without its semicolon) with comment c (or none) after it; an assignment;
+-- a call of fn with the argument text args.
+function E:put(text, c) self.em:line(text .. ";" .. (c and (" /* " .. c .. " */") or "")) end
+function E:set(lhs, rhs, c) self:put(lhs .. " = " .. rhs, c) end
+function E:call(fn, args, c) self:put(fn .. "(" .. args .. ")", c) end
 
--- A function-wide temporary of this sweep (declared once at the top).
-function E:temp(ty, base)
-  self.ntemp = self.ntemp + 1
-  local name = self.gen.prefix .. base .. self.ntemp
-  self.temps[#self.temps + 1] = { ty = ty, name = name }
-  return name
+-- if (cond) { yes() } and, when no is given, else { no() }.
+function E:if_else(cond, yes, no)
+  self.em:open("if (" .. cond .. ") {")
+  yes()
+  if no then self.em:reopen("} else {"); no() end
+  self.em:close()
 end
 
 -- Whether access e (VAR or ELEM of a double, or a pointer argument of a
@@ -241,7 +247,7 @@ end
 -- the adjoint to spread (a C name or product) and into(x, factor) the
 -- spreading of b times factor into operand x.
 local PROP = ir.cases("expr", "cgwb.adjoint: the adjoint of an expression", {
-  ["var|elem"] = function(_, self, r, b) self:line(self:adj(r.id) .. " += " .. b .. ";") end,
+  ["var|elem"] = function(_, self, r, b) self:put(("%s += %s"):format(self:adj(r.id), b)) end,
   add = function(_, _, r, _, into) into(r.a); into(r.b) end,
   sub = function(_, _, r, _, into) into(r.a); into(r.b, "-1.0") end,
   neg = function(_, _, r, _, into) into(r.a, "-1.0") end,
@@ -251,11 +257,7 @@ local PROP = ir.cases("expr", "cgwb.adjoint: the adjoint of an expression", {
     into(r.b, "-(" .. self:ex(r.id) .. ") / (" .. self:ex(r.b) .. ")")
   end,
   cond = function(_, self, r, _, into)
-    self:line("if (" .. self:ex(r.a) .. ") {")
-    self:indent(1); into(r.b); self:indent(-1)
-    self:line("} else {")
-    self:indent(1); into(r.c); self:indent(-1)
-    self:line("}")
+    self:if_else(self:ex(r.a), function() into(r.b) end, function() into(r.c) end)
   end,
   intrin = function(_, self, r, _, into)
     local g = GOPS[LAY.gop[r.fn]]
@@ -279,10 +281,10 @@ function E:prop(e, b)
     local w = factor and ("%s * (%s)"):format(b, factor) or b
     local oo = self.v:expr(o).op
     if oo == "var" or oo == "elem" then
-      self:line(self:adj(o) .. " += " .. w .. ";")
+      self:put(("%s += %s"):format(self:adj(o), w))
     else
-      local t = self:temp("double", "t")
-      self:line(t .. " = " .. w .. ";")
+      local t = self.em:temp("double", "t")
+      self:set(t, w)
       self:prop(o, t)
     end
   end
@@ -306,10 +308,10 @@ function E:push_old(e)
   local y = self.v:sym(x.sym)
   local lv = self:ex(e)
   if y.ptr and x.op == "var" then
-    self:line(self:ptr_save("push") .. "(" .. lv .. ");")
-    if double(y) then self:line(self:ptr_save("push") .. "(" .. self.gen.bname[x.sym] .. ");") end
+    self:call(self:ptr_save("push"), lv)
+    if double(y) then self:call(self:ptr_save("push"), self.gen.bname[x.sym]) end
   else
-    self:line(PUSH[scalar_type(y)] .. "(" .. lv .. ");")
+    self:call(PUSH[scalar_type(y)], lv)
   end
 end
 
@@ -318,12 +320,11 @@ function E:pop_old(e, l)
   local x = self.v:expr(e)
   local y = self.v:sym(x.sym)
   local lv = self:ex(e)
-  local note = l and (" /* " .. l .. " */") or ""
   if y.ptr and x.op == "var" then
-    if double(y) then self:line(self.gen.bname[x.sym] .. " = (double *)" .. self:ptr_save("pop") .. ";" .. note) end
-    self:line(lv .. " = " .. self:ptr_save("pop") .. ";" .. note)
+    if double(y) then self:set(self.gen.bname[x.sym], "(double *)" .. self:ptr_save("pop"), l) end
+    self:set(lv, self:ptr_save("pop"), l)
   else
-    self:line(lv .. " = " .. POP[scalar_type(y)] .. ";" .. note)
+    self:set(lv, POP[scalar_type(y)], l)
   end
 end
 
@@ -425,7 +426,7 @@ function E:chk(es)
     if x.op == "const_i" or x.op == "const_d" or x.op == "var" then return end
     if x.op == "elem" and tagof[e] then
       local line = ("CGWB_CHK_TOUCH(CGWB_CHK_TAG(%d), &%s);"):format(tagof[e], self:ex(e))
-      if not seen[line] then seen[line] = true; self:line(line) end
+      if not seen[line] then seen[line] = true; self.em:line(line) end
     end
     walk(x.a)
     if not (x.op == "cond" or x.op == "and" or x.op == "or") then -- an operand C may not evaluate: not touched
@@ -442,7 +443,7 @@ function E:chk_seed(lhs)
   if not (self.gen.check and self.in_fwd) or not lhs or self.v:expr(lhs).op ~= "elem" then return end
   local t = self.act.tagof[lhs]
   if t and double(self:sym_at(lhs)) and self:active_at(lhs) then
-    self:line(("CGWB_CHK_SEED(CGWB_CHK_TAG(%d), &%s);"):format(t, self:adj(lhs)))
+    self.em:line(("CGWB_CHK_SEED(CGWB_CHK_TAG(%d), &%s);"):format(t, self:adj(lhs)))
   end
 end
 
@@ -472,7 +473,7 @@ function E:chk_args(r)
   if not (self.gen.check and self.in_fwd) then return end
   for i, a in ipairs(r.args) do
     local t = self.act.tagof[a]
-    if t then self:line(("CGWB_CHK_ARG(%d, CGWB_CHK_TAG(%d));"):format(i - 1, t)) end
+    if t then self.em:line(("CGWB_CHK_ARG(%d, CGWB_CHK_TAG(%d));"):format(i - 1, t)) end
   end
 end
 
@@ -488,10 +489,8 @@ end
 local FWD = ir.cases("stmt", "cgwb.adjoint: the forward sweep", {
   assign = function(_, self, r)
     self:push_old(r.lhs)
-    self:line(self.u:simple(r.id) .. "; /* " .. r.line .. " */")
-    if self:is_ptr_var(r.lhs) then
-      self:line(self.gen.bname[self.v:expr(r.lhs).sym] .. " = " .. self:shadow(r.rhs) .. ";")
-    end
+    self:put(self.u:simple(r.id), r.line)
+    if self:is_ptr_var(r.lhs) then self:set(self.gen.bname[self.v:expr(r.lhs).sym], self:shadow(r.rhs)) end
   end,
   call = function(_, self, r)
     local l = r.line
@@ -501,46 +500,41 @@ local FWD = ir.cases("stmt", "cgwb.adjoint: the forward sweep", {
     local pat = self:call_pattern(r)
     local kept, vals = self:kept_args(r), {}
     for _, i in ipairs(kept) do
-      vals[i] = self:temp(scalar_type(self.v:sym(callee.params[i])), "v")
-      self:line(vals[i] .. " = " .. self:ex(r.args[i]) .. ";")
+      vals[i] = self.em:temp(scalar_type(self.v:sym(callee.params[i])), "v")
+      self:set(vals[i], self:ex(r.args[i]))
     end
-    local call = self.gen:variant(r.callee, pat).fwd .. "(" .. table.concat(self:call_args(r, dummy, pat, vals), ", ") .. ")"
+    local call = ("%s(%s)"):format(self.gen:variant(r.callee, pat).fwd, table.concat(self:call_args(r, dummy, pat, vals), ", "))
     self:chk_args(r)
     local function keep() -- after g_fwd's tape: g_rev pops them first
-      for _, i in ipairs(kept) do self:line(PUSH[scalar_type(self.v:sym(callee.params[i]))] .. "(" .. vals[i] .. ");") end
+      for _, i in ipairs(kept) do self:call(PUSH[scalar_type(self.v:sym(callee.params[i]))], vals[i]) end
     end
     if r.lhs then
-      local t = self:temp(callee.ret, "r")
-      self:line(t .. " = " .. call .. "; /* " .. l .. " */")
+      local t = self.em:temp(callee.ret, "r")
+      self:set(t, call, l)
       keep()
       self:push_old(r.lhs) -- the state at the callee's end
-      self:line(self:ex(r.lhs) .. " = " .. t .. ";")
+      self:set(self:ex(r.lhs), t)
     else
-      self:line(call .. "; /* " .. l .. " */")
+      self:put(call, l)
       keep()
     end
   end,
   ["if"] = function(_, self, r)
-    local c = self:temp("int", "c")
-    self:line(c .. " = " .. self:ex(r.cond) .. " ? 1 : 0; /* " .. r.line .. " */")
-    self:line("if (" .. c .. ") {")
-    self:indent(1); self:fwd_slice(r["then"]); self:indent(-1)
-    if #r["else"] > 0 then
-      self:line("} else {")
-      self:indent(1); self:fwd_slice(r["else"]); self:indent(-1)
-    end
-    self:line("}")
-    self:line("cgwb_push_i(" .. c .. ");")
+    local c = self.em:temp("int", "c")
+    self:set(c, self:ex(r.cond) .. " ? 1 : 0", r.line)
+    self:if_else(c, function() self:fwd_slice(r["then"]) end,
+      #r["else"] > 0 and function() self:fwd_slice(r["else"]) end or nil)
+    self:call("cgwb_push_i", c)
   end,
   loop = function(_, self, r)
-    local n = self:temp("int", "n")
-    self:line(n .. " = 0; /* " .. r.line .. ": " .. r.form .. " loop */")
+    local n = self.em:temp("int", "n")
+    self:set(n, "0", ("%d: %s loop"):format(r.line, r.form))
     self:loop_frame(r, function(s) self:fwd(s) end, function() self:fwd_slice(r.body) end,
-      function() self:line(n .. "++;") end)
-    self:line("cgwb_push_i(" .. n .. ");")
+      function() self:put(n .. "++") end)
+    self:call("cgwb_push_i", n)
   end,
   ["return"] = function(_, self, r)
-    if r.value then self:line(self.ret_var .. " = " .. self:ex(r.value) .. "; /* " .. r.line .. " */") end
+    if r.value then self:set(self.ret_var, self:ex(r.value), r.line) end
   end,
   ["break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
 })
@@ -569,12 +563,12 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
     if double(y) and not (y.ptr and self.v:expr(r.lhs).op == "var") and self:active_at(r.lhs) then
       local lb = self:adj(r.lhs)
       if self:stmt_active(r.id) and self:has_active(r.rhs) then
-        local b = self:temp("double", "b")
-        self:line(b .. " = " .. lb .. "; /* " .. l .. ": " .. self.u:simple(r.id) .. " */")
-        self:line(lb .. " = 0.0;")
+        local b = self.em:temp("double", "b")
+        self:set(b, lb, ("%d: %s"):format(l, self.u:simple(r.id)))
+        self:set(lb, "0.0")
         self:prop(r.rhs, b)
       else
-        self:line(lb .. " = 0.0; /* " .. l .. " */")
+        self:set(lb, "0.0", l)
       end
     end
   end,
@@ -585,18 +579,18 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
     if r.lhs then
       self:pop_old(r.lhs, l)
       if double(self:sym_at(r.lhs)) and self:active_at(r.lhs) then
-        rb = self:temp("double", "rb")
-        self:line(rb .. " = " .. self:adj(r.lhs) .. "; /* " .. l .. " */")
-        self:line(self:adj(r.lhs) .. " = 0.0;")
+        rb = self.em:temp("double", "rb")
+        self:set(rb, self:adj(r.lhs), l)
+        self:set(self:adj(r.lhs), "0.0")
       end
     end
     local bvals, byval = {}, {}
     for i = 1, #r.args do
       local p = self.v:sym(callee.params[i])
       if double(p) and scalar(p) then
-        bvals[i] = self:temp("double", "a")
+        bvals[i] = self.em:temp("double", "a")
         byval[#byval + 1] = i
-        self:line(bvals[i] .. " = 0.0;")
+        self:set(bvals[i], "0.0")
       end
     end
     local pat = self:call_pattern(r)
@@ -604,38 +598,31 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
     for j = #kept, 1, -1 do
       local i = kept[j]
       local ty = scalar_type(self.v:sym(callee.params[i]))
-      vals[i] = self:temp(ty, "v")
-      self:line(vals[i] .. " = " .. POP[ty] .. "; /* " .. l .. ": the argument g_fwd got */")
+      vals[i] = self.em:temp(ty, "v")
+      self:set(vals[i], POP[ty], l .. ": the argument g_fwd got")
     end
     local args = self:call_args(r, bvals, pat, vals)
     if callee.ret == "double" then args[#args + 1] = rb end
-    self:line(self.gen:variant(r.callee, pat).rev .. "(" .. table.concat(args, ", ") .. "); /* " .. l .. " */")
+    self:call(self.gen:variant(r.callee, pat).rev, table.concat(args, ", "), l)
     for _, i in ipairs(byval) do self:prop(r.args[i], bvals[i]) end
   end,
   ["if"] = function(_, self, r)
-    local c = self:temp("int", "c")
-    self:line(c .. " = cgwb_pop_i(); /* " .. r.line .. ": if */")
-    self:line("if (" .. c .. ") {")
-    self:indent(1); self:rev_slice(r["then"]); self:indent(-1)
-    if #r["else"] > 0 then
-      self:line("} else {")
-      self:indent(1); self:rev_slice(r["else"]); self:indent(-1)
-    end
-    self:line("}")
+    local c = self.em:temp("int", "c")
+    self:set(c, "cgwb_pop_i()", r.line .. ": if")
+    self:if_else(c, function() self:rev_slice(r["then"]) end,
+      #r["else"] > 0 and function() self:rev_slice(r["else"]) end or nil)
   end,
   loop = function(_, self, r)
-    local n, k = self:temp("int", "n"), self:temp("int", "k")
+    local n, k = self.em:temp("int", "n"), self.em:temp("int", "k")
     local is_do = r.form == "do"
-    self:line(n .. " = cgwb_pop_i(); /* " .. r.line .. ": the trip count */")
+    self:set(n, "cgwb_pop_i()", r.line .. ": the trip count")
     if not is_do then self:rev_slice(r.pre) end -- the last, failed test
-    self:line(("for (%s = 0; %s < %s; %s++) {"):format(k, k, n, k))
-    self:indent(1)
+    self.em:open(("for (%s = 0; %s < %s; %s++) {"):format(k, k, n, k))
     if is_do then self:rev_slice(r.pre) end
     self:rev_slice(r.step)
     self:rev_slice(r.body)
     if not is_do then self:rev_slice(r.pre) end
-    self:indent(-1)
-    self:line("}")
+    self.em:close()
   end,
   ["return"] = function() end, -- its adjoint is the first thing of the reverse sweep
   ["break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
@@ -656,7 +643,7 @@ function E:save_cell(lhs, snap, count)
   local x = self.v:expr(lhs)
   if x.op == "elem" and snap[x.sym] then
     local fn = double(self.v:sym(x.sym)) and "cgwb_snap_cd" or "cgwb_snap_ci"
-    self:line(("%s += %s(%d, %s, &%s);"):format(count, fn, snap[x.sym] - 1, self:base(x.sym), self:ex(lhs)))
+    self:put(("%s += %s(%d, %s, &%s)"):format(count, fn, snap[x.sym] - 1, self:base(x.sym), self:ex(lhs)))
   end
 end
 
@@ -664,28 +651,18 @@ end
 local PLAIN = ir.cases("stmt", "cgwb.adjoint: the plain code", {
   assign = function(_, self, r, snap, count)
     self:save_cell(r.lhs, snap, count)
-    self:line(self.u:simple(r.id) .. "; /* " .. r.line .. " */")
+    self:put(self.u:simple(r.id), r.line)
   end,
   call = function(_, self, r, snap, count)
     self:save_cell(r.lhs, snap, count)
     local args = {}
     for i, a in ipairs(r.args) do args[i] = self:ex(a) end
-    local text = self.gen.plain_name[r.callee] .. "(" .. table.concat(args, ", ") .. ")"
-    if r.lhs then text = self:ex(r.lhs) .. " = " .. text end
-    self:line(text .. "; /* " .. r.line .. " */")
+    local call = ("%s(%s)"):format(self.gen.plain_name[r.callee], table.concat(args, ", "))
+    if r.lhs then self:set(self:ex(r.lhs), call, r.line) else self:put(call, r.line) end
   end,
   ["if"] = function(_, self, r, snap, count)
-    self:line("if (" .. self:ex(r.cond) .. ") {")
-    self:indent(1)
-    self:plain_slice(r["then"], snap, count)
-    self:indent(-1)
-    if #r["else"] > 0 then
-      self:line("} else {")
-      self:indent(1)
-      self:plain_slice(r["else"], snap, count)
-      self:indent(-1)
-    end
-    self:line("}")
+    self:if_else(self:ex(r.cond), function() self:plain_slice(r["then"], snap, count) end,
+      #r["else"] > 0 and function() self:plain_slice(r["else"], snap, count) end or nil)
   end,
   loop = function(_, self, r, snap, count)
     self:loop_frame(r, function(s) self:plain(s, snap, count) end, function() self:plain_slice(r.body, snap, count) end)
@@ -711,20 +688,18 @@ end
 -- test; body; step; tail } (do: the test last).
 function E:loop_frame(r, ctl, body, tail)
   local is_do = r.form == "do"
-  self:line("for (;;) {")
-  self:indent(1)
+  self.em:open("for (;;) {")
   local function test()
     for _, s in ipairs(r.pre) do ctl(s) end
     self:chk { r.cond }
-    if r.cond then self:line("if (!(" .. self:ex(r.cond) .. ")) break;") end
+    if r.cond then self.em:line(("if (!(%s)) break;"):format(self:ex(r.cond))) end
   end
   if not is_do then test() end
   body()
   for _, s in ipairs(r.step) do ctl(s) end
   if tail then tail() end
   if is_do then test() end
-  self:indent(-1)
-  self:line("}")
+  self.em:close()
 end
 
 -- {==== loops adjoined per iteration ====}
@@ -824,10 +799,10 @@ function E:fused(r, row)
   local ctr = self:body_counter(r, row)
   self:loop_frame(r, function(s) self:plain(s) end, function()
     for _, s in ipairs(r.body) do self:fwd(s) end
-    local keep = ctr and self:temp(self:ctype(ctr), "w")
-    if keep then self:line(keep .. " = " .. self.u.cname[ctr] .. "; /* the counter after this iteration */") end
+    local keep = ctr and self.em:temp(self:ctype(ctr), "w")
+    if keep then self:set(keep, self.u.cname[ctr], "the counter after this iteration") end
     for i = #r.body, 1, -1 do self:rev(r.body[i]) end
-    if keep then self:line(self.u.cname[ctr] .. " = " .. keep .. ";") end
+    if keep then self:set(self.u.cname[ctr], keep) end
   end)
 end
 
@@ -846,14 +821,14 @@ end
 function E:fwd_chosen(r, row)
   local v, l = self.v, r.line
   local ctl = self:saved_syms(r, row)
-  for _, s in ipairs(ctl) do self:line(PUSH[scalar_type(v:sym(s))] .. "(" .. self.u.cname[s] .. ");") end
+  for _, s in ipairs(ctl) do self:call(PUSH[scalar_type(v:sym(s))], self.u.cname[s]) end
   if row.terminal then
-    self:line(("/* %d: terminal independent loop, each iteration's adjoint right after it "
+    self.em:line(("/* %d: terminal independent loop, each iteration's adjoint right after it "
       .. "(Hascoet, Fidanova & Held, Fig. 4) */"):format(l))
     self:fused(r, row)
     return
   end
-  self:line(("/* %d: independent loop, dry run: no tape, a snapshot of what it overwrites "
+  self.em:line(("/* %d: independent loop, dry run: no tape, a snapshot of what it overwrites "
     .. "(Hascoet, Fidanova & Held, Fig. 5) */"):format(l))
   local snap_arrays = self:snap_arrays(row)
   for _, sv in ipairs(row.snapshot or {}) do
@@ -861,36 +836,33 @@ function E:fwd_chosen(r, row)
     if self:snap_scalar(sv) then
       local y = v:sym(s)
       local fn = y.ptr and self:ptr_save("snap") or (double(y) and "cgwb_snap_d" or "cgwb_snap_i")
-      self:line(fn .. "(" .. self.u.cname[s] .. ");")
+      self:call(fn, self.u.cname[s])
     end
   end
-  local count = next(snap_arrays) and self:temp("size_t", "s")
-  if count then self:line(count .. " = 0;") end
+  local count = next(snap_arrays) and self.em:temp("size_t", "s")
+  if count then self:set(count, "0") end
   self:loop_frame(r, function(s) self:plain(s) end, function() self:plain_slice(r.body, count and snap_arrays, count) end)
-  if count then self:line("cgwb_snap_count(" .. count .. ");") end
+  if count then self:call("cgwb_snap_count", count) end
 end
 
 function E:rev_chosen(r, row)
   local v, l = self.v, r.line
   local ctl = self:saved_syms(r, row)
   if row.terminal then
-    self:line(("/* %d: terminal loop, adjoined in the forward sweep */"):format(l))
-    for i = #ctl, 1, -1 do
-      local s = ctl[i]
-      self:line(self.u.cname[s] .. " = " .. POP[scalar_type(v:sym(s))] .. ";")
-    end
+    self.em:line(("/* %d: terminal loop, adjoined in the forward sweep */"):format(l))
+    for i = #ctl, 1, -1 do self:set(self.u.cname[ctl[i]], POP[scalar_type(v:sym(ctl[i]))]) end
     return
   end
-  self:line(("/* %d: the dry-run loop again, each iteration's adjoint right after it */"):format(l))
+  self.em:line(("/* %d: the dry-run loop again, each iteration's adjoint right after it */"):format(l))
   local _, list = self:snap_arrays(row)
   if #list > 0 then
-    local count = self:temp("size_t", "s")
-    self:line(count .. " = cgwb_unsnap_count();")
-    local bases = self:temp("bases" .. #list, "bases")
+    local count = self.em:temp("size_t", "s")
+    self:set(count, "cgwb_unsnap_count()")
+    local bases = self.em:temp(("void *[%d]"):format(#list), "bases")
     local t = {}
     for i, s in ipairs(list) do t[i] = ("%s[%d] = (void *)%s;"):format(bases, i - 1, self:base(s)) end
-    self:line(table.concat(t, " "))
-    self:line(("while (%s-- > 0) cgwb_unsnap_cell(%s);"):format(count, bases))
+    self.em:line(table.concat(t, " "))
+    self.em:line(("while (%s-- > 0) cgwb_unsnap_cell(%s);"):format(count, bases))
   end
   local snaps = row.snapshot or {}
   for i = #snaps, 1, -1 do
@@ -898,18 +870,18 @@ function E:rev_chosen(r, row)
     if self:snap_scalar(snaps[i]) then
       local y = v:sym(s)
       local fn = y.ptr and self:ptr_save("unsnap") or (double(y) and "cgwb_unsnap_d()" or "cgwb_unsnap_i()")
-      self:line(self.u.cname[s] .. " = " .. fn .. ";")
+      self:set(self.u.cname[s], fn)
     end
   end
   local saved = {}
   for i = #ctl, 1, -1 do
     local s = ctl[i]
-    saved[i] = self:temp(self:ctype(s), "v")
-    self:line(saved[i] .. " = " .. POP[scalar_type(v:sym(s))] .. ";")
-    self:line(self.u.cname[s] .. " = " .. saved[i] .. ";")
+    saved[i] = self.em:temp(self:ctype(s), "v")
+    self:set(saved[i], POP[scalar_type(v:sym(s))])
+    self:set(self.u.cname[s], saved[i])
   end
   self:fused(r, row)
-  for i, s in ipairs(ctl) do self:line(self.u.cname[s] .. " = " .. saved[i] .. ";") end
+  for i, s in ipairs(ctl) do self:set(self.u.cname[s], saved[i]) end
 end
 
 -- {==== a function's three bodies ====}
@@ -976,69 +948,51 @@ function E:regions()
   return lines
 end
 
--- Pushes (or pops, reversed) the values of the symbols in cross.
-function E:cross_lines(cross, pop)
+-- Pushes (or pops, in reverse) the values of the symbols in cross.
+function E:cross(cross, pop)
   local v, u = self.v, self.u
-  local lines = {}
-  for _, s in ipairs(cross) do
+  local first, last, step = 1, #cross, 1
+  if pop then first, last, step = #cross, 1, -1 end
+  for i = first, last, step do
+    local s = cross[i]
     local y = v:sym(s)
     local n = u.cname[s]
     if y.ndim > 0 and not y.ptr then
-      lines[#lines + 1] = pop and ("cgwb_pop_n(" .. n .. ", sizeof " .. n .. ");") or ("cgwb_push_n(" .. n .. ", sizeof " .. n .. ");")
+      self:call(pop and "cgwb_pop_n" or "cgwb_push_n", n .. ", sizeof " .. n)
+    elseif y.ptr and pop then
+      if double(y) then self:set(self.gen.bname[s], "(double *)" .. self:ptr_save("pop")) end
+      self:set(n, self:ptr_save("pop"))
     elseif y.ptr then
-      if pop then
-        local popf = self:ptr_save("pop")
-        if double(y) then lines[#lines + 1] = { self.gen.bname[s] .. " = (double *)" .. popf .. ";", n .. " = " .. popf .. ";" } else
-          lines[#lines + 1] = n .. " = " .. popf .. ";" end
-      else
-        lines[#lines + 1] = self:ptr_save("push") .. "(" .. n .. ");"
-        if double(y) then lines[#lines + 1] = self:ptr_save("push") .. "(" .. self.gen.bname[s] .. ");" end
-      end
+      self:call(self:ptr_save("push"), n)
+      if double(y) then self:call(self:ptr_save("push"), self.gen.bname[s]) end
+    elseif pop then
+      self:set(n, POP[scalar_type(y)])
     else
-      local ty = scalar_type(y)
-      lines[#lines + 1] = pop and (n .. " = " .. POP[ty] .. ";") or (PUSH[ty] .. "(" .. n .. ");")
+      self:call(PUSH[scalar_type(y)], n)
     end
   end
-  local out = {}
-  if pop then
-    for i = #lines, 1, -1 do
-      local x = lines[i]
-      if type(x) == "table" then for _, z in ipairs(x) do out[#out + 1] = z end else out[#out + 1] = x end
-    end
-  else
-    out = lines
-  end
-  return out
 end
 
--- The body of a sweep: emits into self.out with temporaries declared.
+-- The C types of the sweeps' temporaries, in the order they are declared.
+local TEMP_TYPES = { "int", "double", "size_t", "void *" }
+
+-- A function of a sweep: head, then its declarations decl, its
+-- temporaries', the lines post and the body run() emits into self.em (a
+-- new emitter); -> its line records.
 function E:sweep(head, decl, run, post)
-  self.out, self.temps, self.ind = {}, {}, 1
+  local em = emit.new { depth = 1, prefix = self.gen.prefix }
+  self.em = em
+  em:push() -- the body first: the temporaries it makes are declared above it
   run()
-  local body = self.out
-  local out = { head .. " {" }
-  for _, d in ipairs(decl) do out[#out + 1] = "  " .. d end
-  local by = {}
-  for _, t in ipairs(self.temps) do
-    by[t.ty] = by[t.ty] or {}
-    table.insert(by[t.ty], t.name)
-  end
-  for _, t in ipairs(self.temps) do
-    local n = t.ty:match("^bases(%d+)$")
-    if n then out[#out + 1] = "  void *" .. t.name .. "[" .. n .. "];" end
-  end
-  for _, ty in ipairs { "int", "double", "size_t", "void *" } do
-    if by[ty] then
-      for i = 1, #by[ty], 10 do
-        out[#out + 1] = "  " .. (ty == "void *" and "void" or ty) .. " " .. (ty == "void *" and "*" or "")
-          .. table.concat(by[ty], ty == "void *" and ", *" or ", ", i, math.min(#by[ty], i + 9)) .. ";"
-      end
-    end
-  end
-  for _, l in ipairs(post or {}) do out[#out + 1] = "  " .. l end
-  for _, l in ipairs(body) do out[#out + 1] = l end
-  out[#out + 1] = "}"
-  return table.concat(out, "\n")
+  local body = em:pop()
+  em:indent(-1)
+  em:open(head .. " {")
+  for _, d in ipairs(decl) do em:line(d) end
+  for _, d in ipairs(em:decls(TEMP_TYPES, 10)) do em:line(d) end
+  for _, l in ipairs(post or {}) do em:line(l) end
+  em:append(body)
+  em:close()
+  return em:sink()
 end
 
 --- The void casts of every name (a local may be set and never read).
@@ -1078,7 +1032,6 @@ function E:emit()
   local P = gen.prefix
   self.ret_var = P .. "ret"
   -- the forward sweep
-  self.ntemp = 0
   local fdecl = {}
   for _, d in ipairs(decl) do fdecl[#fdecl + 1] = d end
   for _, d in ipairs(adecl) do fdecl[#fdecl + 1] = d end
@@ -1093,19 +1046,18 @@ function E:emit()
   end
   local fwd = self:sweep(("static %s %s(%s)"):format(ret, self.names.fwd, sig_tail), fdecl, function()
     self.in_fwd = true
-    if gen.check then self:line(("CGWB_CHK_ENTER(%d);"):format(np)) end
+    if gen.check then self.em:line(("CGWB_CHK_ENTER(%d);"):format(np)) end
     for _, st in ipairs(body) do self:fwd(st) end
-    if gen.check then self:line("CGWB_CHK_LEAVE();") end
+    if gen.check then self.em:line("CGWB_CHK_LEAVE();") end
     self.in_fwd = false
-    for _, l in ipairs(self:cross_lines(cross, false)) do self:line(l) end
+    self:cross(cross, false)
     if self.terminal_fused then -- what the loops adjoined here added to adjoints of locals
-      for _, b in ipairs(across) do self:line("cgwb_push_n(&" .. b .. ", sizeof " .. b .. ");") end
+      for _, b in ipairs(across) do self:call("cgwb_push_n", ("&%s, sizeof %s"):format(b, b)) end
     end
-    if #regions > 0 then self:line("cgwb_frame_leave();") end
-    if ret ~= "void" then self:line("return " .. self.ret_var .. ";") end
+    if #regions > 0 then self.em:line("cgwb_frame_leave();") end
+    if ret ~= "void" then self:put("return " .. self.ret_var) end
   end, with_regions(voids(fwd_voids)))
   -- the reverse sweep
-  self.ntemp = 0
   local rdecl = {}
   for _, d in ipairs(decl) do rdecl[#rdecl + 1] = d end
   for _, d in ipairs(adecl) do rdecl[#rdecl + 1] = d end
@@ -1118,23 +1070,22 @@ function E:emit()
     names[#names + 1] = retb -- a passive result's adjoint is not read
   end
   local rev = self:sweep(("static void %s(%s)"):format(self.names.rev, rsig), rdecl, function()
-    if self.terminal_fused then for i = #across, 1, -1 do
-      local b = across[i]
-      self:line("cgwb_pop_n(&" .. b .. ", sizeof " .. b .. ");")
-    end end
-    for _, l in ipairs(self:cross_lines(cross, true)) do self:line(l) end
+    if self.terminal_fused then
+      for i = #across, 1, -1 do self:call("cgwb_pop_n", ("&%s, sizeof %s"):format(across[i], across[i])) end
+    end
+    self:cross(cross, true)
     local last = body[#body] and v:stmt(body[#body])
     if last and last.kind == "return" and ret == "double" and last.value then
-      self:line("/* " .. last.line .. ": return */")
+      self.em:line(("/* %d: return */"):format(last.line))
       self:prop(last.value, retb)
     end
     for i = #body, 1, -1 do self:rev(body[i]) end
     for s = sym0, sym0 + np - 1 do
       if double(v:sym(s)) and scalar(v:sym(s)) and self.param_active[s] and self.act.name[u.cname[s]] then
-        self:line("*" .. gen.bname[s] .. " += " .. P .. gen.bname[s] .. ";")
+        self:put(("*%s += %s%s"):format(gen.bname[s], P, gen.bname[s]))
       end
     end
-    if #regions > 0 then self:line("cgwb_frame_leave();") end
+    if #regions > 0 then self.em:line("cgwb_frame_leave();") end
   end, with_regions(voids(names)))
   return fwd, rev
 end
@@ -1214,7 +1165,7 @@ end
 -- A plain copy of function f named name (calls renamed to plain copies).
 function G:plain_func(f)
   local u, v = self.u, self.v
-  local fn = setmetatable({ u = u, v = v, gen = self, fid = f, ntemp = 0 }, E)
+  local fn = setmetatable({ u = u, v = v, gen = self, fid = f }, E)
   local fr = v:func(f)
   local decl = {}
   for s = fr.sym0 + fr.nparam, fr.sym0 + fr.nsym - 1 do decl[#decl + 1] = u:sym_decl(s) .. ";" end
@@ -1223,7 +1174,7 @@ function G:plain_func(f)
     for _, st in ipairs(fr.body) do
       local r = v:stmt(st)
       if r.kind == "return" then
-        fn:line(r.value and ("return " .. fn:ex(r.value) .. ";") or "return;")
+        fn:put(r.value and ("return " .. fn:ex(r.value)) or "return")
       else
         fn:plain(st)
       end
@@ -1448,7 +1399,7 @@ local function emit_raw(k, fname, opts)
       if fr.ret == "double" then dep[#dep + 1] = "return" end
       var.act = activity(gen, k, f + 1, { independents = ind, dependents = dep })
     end
-    local fn = setmetatable({ u = u, v = v, gen = gen, fid = f, ntemp = 0, act = var.act, names = var, param_active = {} }, E)
+    local fn = setmetatable({ u = u, v = v, gen = gen, fid = f, act = var.act, names = var, param_active = {} }, E)
     for i, s in ipairs(fr.params) do fn.param_active[s] = var.pat:sub(i, i) == "a" end
     if var.main then
       fn.chosen = chosen
@@ -1483,48 +1434,58 @@ local function emit_raw(k, fname, opts)
   end
   local rargs = { table.unpack(args) }
   if ret == "double" then rargs[#rargs + 1] = gen.ret_name[main] end
-  local fb = { ("%s %s_b(%s) {"):format(ret, name, bsig) }
+  local em = emit.new() -- the file
+  em:push() -- its body first: the head declares the globals the body reads
+  for i, t in ipairs(texts) do
+    if i > 1 then em:line("") end
+    em:append(t)
+  end
+  em:line("")
+  em:open(("%s %s_b(%s) {"):format(ret, name, bsig))
   local chk = gen.check
   if chk then -- the assumptions' check (-DCGWB_CHECK_ASSUME): F's pointer parameters are tags 0 ..
     local pairs_, names = {}, {}
     for _, pr in ipairs(chk.apart) do pairs_[#pairs_ + 1] = pr[1] .. ", " .. pr[2] end
     for i = 0, np - 1 do names[#names + 1] = '"' .. v:sym(sym0 + i).name .. '"' end
-    fb[#fb + 1] = "#ifdef CGWB_CHECK_ASSUME"
+    em:directive("#ifdef CGWB_CHECK_ASSUME")
     if #pairs_ == 0 then pairs_[1] = "-1, -1" end -- none: C has no empty initializer
-    fb[#fb + 1] = ("  static const int cgwb_apart_[] = {%s};"):format(table.concat(pairs_, ", "))
-    fb[#fb + 1] = ("  static const char *const cgwb_names_[] = {%s};"):format(table.concat(names, ", "))
+    em:line(("static const int cgwb_apart_[] = {%s};"):format(table.concat(pairs_, ", ")))
+    em:line(("static const char *const cgwb_names_[] = {%s};"):format(table.concat(names, ", ")))
     for _, i in ipairs(chk.work) do
-      fb[#fb + 1] = ('  CGWB_CHK_WORK("%s_b", %d, "%s");'):format(name, i, v:sym(sym0 + i).name)
+      em:line(('CGWB_CHK_WORK("%s_b", %d, "%s");'):format(name, i, v:sym(sym0 + i).name))
     end
     for _, pr in ipairs(chk.same) do
-      fb[#fb + 1] = ('  CGWB_CHK_SAME("%s_b", %s, %s, "%s", "%s");'):format(name, u.cname[sym0 + pr[1]], u.cname[sym0 + pr[2]],
-        v:sym(sym0 + pr[1]).name, v:sym(sym0 + pr[2]).name)
+      em:line(('CGWB_CHK_SAME("%s_b", %s, %s, "%s", "%s");'):format(name, u.cname[sym0 + pr[1]], u.cname[sym0 + pr[2]],
+        v:sym(sym0 + pr[1]).name, v:sym(sym0 + pr[2]).name))
     end
-    for _, i in ipairs(chk.ptrs) do fb[#fb + 1] = ("  CGWB_CHK_ARG(%d, %d);"):format(i, i) end
-    fb[#fb + 1] = "#endif"
+    for _, i in ipairs(chk.ptrs) do em:line(("CGWB_CHK_ARG(%d, %d);"):format(i, i)) end
+    em:directive("#endif")
   end
-  fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "(void)", mv.fwd, table.concat(args, ", "))
-  if chk then
-    fb[#fb + 1] = ('  CGWB_CHK_VERIFY("%s_b", cgwb_apart_, %d, cgwb_names_);'):format(name, #chk.apart)
+  em:line(("%s%s(%s);"):format(ret == "void" and "" or "(void)", mv.fwd, table.concat(args, ", ")))
+  if chk then em:line(('CGWB_CHK_VERIFY("%s_b", cgwb_apart_, %d, cgwb_names_);'):format(name, #chk.apart)) end
+  em:line(("%s(%s);"):format(mv.rev, table.concat(rargs, ", ")))
+  em:line(("%s%s(%s);"):format(ret == "void" and "" or "return ", gen.plain_name[main], table.concat(pargs, ", ")))
+  em:close()
+  em:open(("void %s_b_stats(cgwb_adstats *out) {"):format(name))
+  em:line("cgwb_adstats_get(out);")
+  em:close()
+  em:open(("void %s_b_reset(void) {"):format(name))
+  em:line("cgwb_adstats_reset();")
+  em:close()
+  local body = em:pop()
+  local body_text = table.concat(emit.render_all(body), "\n")
+  em:line(("/* Adjoint code of %s (cgwb adjoint; doc/adjoint-code.md). */"):format(name))
+  for _, l in ipairs { "#include <math.h>", "#include <stddef.h>", '#include "cgwb_adstack.h"' } do em:line(l) end
+  for s = 0, v.nsym - 1 do -- the globals the body reads (its text names them: the one scan of generated text)
+    if v:sym(s).kind == "global" and emit.mentions(body_text, u.cname[s]) then em:line(u:nest_rows(s, u:global_text(s))) end
   end
-  fb[#fb + 1] = ("  %s(%s);"):format(mv.rev, table.concat(rargs, ", "))
-  fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "return ", gen.plain_name[main], table.concat(pargs, ", "))
-  fb[#fb + 1] = "}"
-  fb[#fb + 1] = ("void %s_b_stats(cgwb_adstats *out) {\n  cgwb_adstats_get(out);\n}"):format(name)
-  fb[#fb + 1] = ("void %s_b_reset(void) {\n  cgwb_adstats_reset();\n}"):format(name)
-  local head = { "/* Adjoint code of " .. name .. " (cgwb adjoint; doc/adjoint-code.md). */",
-    "#include <math.h>", "#include <stddef.h>", '#include "cgwb_adstack.h"' }
-  local body = table.concat(texts, "\n\n") .. "\n\n" .. table.concat(fb, "\n")
-  for s = 0, v.nsym - 1 do
-    if v:sym(s).kind == "global" and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
-      head[#head + 1] = u:nest_rows(s, u:global_text(s))
-    end
-  end
-  for _, z in ipairs(gen.zero_list) do head[#head + 1] = z end
-  for _, p in ipairs(protos) do head[#head + 1] = p end
-  head[#head + 1] = ("%s %s_b(%s);"):format(ret, name, bsig)
-  head[#head + 1] = ("void %s_b_stats(cgwb_adstats *out);"):format(name)
-  head[#head + 1] = ("void %s_b_reset(void);"):format(name)
+  for _, z in ipairs(gen.zero_list) do em:line(z) end
+  for _, p in ipairs(protos) do em:line(p) end
+  em:line(("%s %s_b(%s);"):format(ret, name, bsig))
+  em:line(("void %s_b_stats(cgwb_adstats *out);"):format(name))
+  em:line(("void %s_b_reset(void);"):format(name))
+  em:line("")
+  em:append(body)
   -- the report
   local json = require "cgwb.json"
   local rep = { ["function"] = name, independents = json.array(act.independents),
@@ -1549,7 +1510,7 @@ local function emit_raw(k, fname, opts)
       reason = row.reason, access = access, terminal = row.terminal, dry_run = row.dry_run, snapshot = snap,
       transformed = transformed[i] or false, pragma = row.pragma_status or row.pragma or false }
   end
-  return table.concat(head, "\n") .. "\n\n" .. body .. "\n", rep
+  return em:text() .. "\n", rep
 end
 
 --- Adjoint code of function fname of kernel k and every function it
