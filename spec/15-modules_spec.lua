@@ -12,6 +12,7 @@ local modules = { "cgwb", "cgwb.cli", "cgwb.elim", "cgwb.sched", "cgwb.report", 
 modules[#modules + 1] = "cgwb.tangent"
 modules[#modules + 1] = "cgwb.loops"
 modules[#modules + 1] = "cgwb.adjoint"
+modules[#modules + 1] = "cgwb.adjoint_measure"
 modules[#modules + 1] = "cgwb.jplan"
 modules[#modules + 1] = "cgwb.sweep"
 modules[#modules + 1] = "cgwb.progress"
@@ -410,6 +411,16 @@ local function runs()
       assert(adjoint.emit(k, "dryrun", { loops = "auto" }))
       assert(adjoint.runtime_header())
       assert(not adjoint.emit(k, "nope"))
+    end,
+    ["cgwb.adjoint_measure"] = function()
+      local cgwb, adjoint, measure = require "cgwb", require "cgwb.adjoint", require "cgwb.adjoint_measure"
+      local json, kernel = require "cgwb.json", require "cgwb.kernel"
+      local k = assert(cgwb.read_kernel("examples/kernels/utke-fig2.c"))
+      local call = assert(kernel.core_call(k, 1, json.decode(H.read("examples/kernels/utke-fig2.json")), {}))
+      local code = assert(adjoint.emit(k, "fig2"))
+      local m = assert(measure.measure(k, "fig2", { standard = code }, call, { header = adjoint.runtime_header() }))
+      assert(m.standard.tape_bytes > 0)
+      assert(not measure.measure(k, "fig2", { standard = code }, call, { cc = "cgwb-no-such-cc" }))
     end,
     ["cgwb.sweep"] = function()
       local sweep = require "cgwb.sweep"

@@ -11,21 +11,21 @@
 -- followed by its reverse; a terminal loop does that in the forward sweep,
 -- any other is dry-run there (no tape, a snapshot of what it overwrites)
 -- and re-run that way when the reverse sweep reaches it (ibid., Fig. 5).
+-- The IR is read through its cgwb.ir view (the writer's u.v: records with
+-- named fields, ids 0-based, absent parts nil).
 --
 --   adjoint.emit(kernel, fname, opts) -> code, report | nil, message
 -- @module cgwb.adjoint
 local core = require "cgwb.core"
 local unparse = require "cgwb.ir.unparse"
 local progress = require "cgwb.progress"
+local ir = require "cgwb.ir"
+local emit = require "cgwb.ir.emit"
 
 local M = {}
 
 local LAY = core.kernel_layout()
 local GOPS = core.graph_ops()
-local KIND_LOCAL = LAY.sym_kinds["local"]
-local KIND_TEMP = LAY.sym_kinds.temp
-local KIND_PARAM = LAY.sym_kinds.param
-local KIND_GLOBAL = LAY.sym_kinds.global
 
 local function failf(fmt, ...) error({ msg = fmt:format(...) }, 0) end
 
@@ -36,48 +36,57 @@ local function spell(text, args, r)
   return s
 end
 
+-- Symbol records (cgwb.ir view): a double; accessed through cells (a
+-- pointer or an array); a scalar (neither); its scalar C type.
+local function double(y) return y.base == "double" end
+local function indirect(y) return y.ptr or y.ndim > 0 end
+local function scalar(y) return not y.ptr and y.ndim == 0 end
+local function scalar_type(y) return y.base == "double" and "double" or "int" end
+
 -- {==== one function: the forward and the reverse sweep ====}
 
 local E = {}
 E.__index = E
 
-function E:get(tab, id, f) return self.u:get(tab, id, f) end
-function E:op(e) return LAY.exprs[self:get("expr", e, "OP") + 1] end
-function E:etype(e) return LAY.types[self:get("expr", e, "TYPE") + 1] end
-function E:sym_of(e) return self:get("expr", e, "SYM") end
-function E:is_double(s) return LAY.types[self:get("sym", s, "BASE") + 1] == "double" end
-function E:is_ptr(s) return self:get("sym", s, "PTR") == 1 end
-function E:ndim(s) return self:get("sym", s, "NDIM") end
-function E:kind(s) return self:get("sym", s, "KIND") end
-function E:stmt_kind(st) return LAY.stmts[self:get("stmt", st, "KIND") + 1] end
-function E:x(st, i) return self:get("stmt", st, "X" .. i) end
-function E:pos(st) return self:get("stmt", st, "LINE"), self:get("stmt", st, "COL") end
 function E:ex(e) return self.u:expr(e, true) end
-function E:list(start, n)
-  local t = {}
-  for i = 1, n do t[i] = self.u.flat.list[start + i] end
-  return t
+
+-- The record of the symbol expression e accesses (VAR, ELEM, ADDR).
+function E:sym_at(e) return self.v:sym(self.v:expr(e).sym) end
+
+-- The records of this function's statements, by id.
+function E:own_stmts()
+  local v, out = self.v, {}
+  for st = 0, v.nstmt - 1 do
+    if v:get("stmt", st, "FUNC") == self.fid then out[#out + 1] = v:stmt(st) end
+  end
+  return out
 end
 
-function E:line(text) self.out[#self.out + 1] = ("  "):rep(self.ind) .. text end
-function E:indent(d) self.ind = self.ind + d end
+-- Lines go to the sweep's emitter self.em (cgwb.ir.emit: depth, blocks,
+-- the function-wide temporaries declared at its top).  A C statement (text
+-- without its semicolon) with comment c (or none) after it; an assignment;
+-- a call of fn with the argument text args.
+function E:put(text, c) self.em:line(text .. ";" .. (c and (" /* " .. c .. " */") or "")) end
+function E:set(lhs, rhs, c) self:put(lhs .. " = " .. rhs, c) end
+function E:call(fn, args, c) self:put(fn .. "(" .. args .. ")", c) end
 
--- A function-wide temporary of this sweep (declared once at the top).
-function E:temp(ty, base)
-  self.ntemp = self.ntemp + 1
-  local name = self.gen.prefix .. base .. self.ntemp
-  self.temps[#self.temps + 1] = { ty = ty, name = name }
-  return name
+-- if (cond) { yes() } and, when no is given, else { no() }.
+function E:if_else(cond, yes, no)
+  self.em:open("if (" .. cond .. ") {")
+  yes()
+  if no then self.em:reopen("} else {"); no() end
+  self.em:close()
 end
 
 -- Whether access e (VAR or ELEM of a double, or a pointer argument of a
 -- call) may touch an active object of this function's activity.
 function E:active_at(e)
   if not self.act.expr[e] then return false end
-  local st = self:sym_state(self:sym_of(e))
+  local x = self.v:expr(e)
+  local st = self:sym_state(x.sym)
   if st == "mixed" then
     failf("%s:%d:%d: adjoint code: %s may point into a passive parameter (no adjoint) or into an active array; "
-      .. "not supported yet", self.gen.file, self:get("expr", e, "LINE"), self:get("expr", e, "COL"), self:ex(e))
+      .. "not supported yet", self.gen.file, x.line, x.col, self:ex(e))
   end
   return st == "live" -- through a pointer with no adjoint storage no adjoint is carried
 end
@@ -99,175 +108,188 @@ end
 -- The shadow state of symbol s (the pointer locals' by a fixpoint over the
 -- function's pointer assignments, once).
 function E:sym_state(s)
-  if not self:is_double(s) or self:kind(s) == KIND_GLOBAL then return "live" end
-  if self:kind(s) == KIND_PARAM and not (self:is_ptr(s) or self:ndim(s) > 0) then return "live" end
-  if not self:is_ptr(s) then -- a local array, or an array parameter
-    return (self:kind(s) ~= KIND_PARAM or self.param_active[s]) and "live" or "null"
+  local y = self.v:sym(s)
+  if not double(y) or y.kind == "global" then return "live" end
+  if y.kind == "param" and not indirect(y) then return "live" end
+  if not y.ptr then -- a local array, or an array parameter
+    return (y.kind ~= "param" or self.param_active[s]) and "live" or "null"
   end
   if not self.ptr_state then self:ptr_states() end
   return self.ptr_state[s] or "null" -- never assigned: 0
 end
 
+-- The shadow state of pointer expression record r (ROOT(op, self, r)).
+local ROOT = ir.cases("expr", "cgwb.adjoint: the state of a shadow", {
+  ["var|addr"] = function(op, self, r)
+    if op == "addr" and not indirect(self.v:sym(r.sym)) then return "live" end -- &local scalar
+    return self:sym_state(r.sym)
+  end,
+  ptradd = function(_, self, r) return self:root_state(r.a) end,
+  cond = function(_, self, r) return JOIN[self:root_state(r.b)][self:root_state(r.c)] end,
+  ["const_i|const_d|elem|neg|not|cast|intrin|" .. ir.GROUP.binary] = function() return "live" end,
+})
+
 function E:root_state(e)
-  local op = self:op(e)
-  if op == "var" or op == "addr" then
-    local s = self:sym_of(e)
-    if op == "addr" and not (self:is_ptr(s) or self:ndim(s) > 0) then return "live" end -- &local scalar
-    return self:sym_state(s)
-  end
-  if op == "ptradd" then return self:root_state(self:get("expr", e, "A")) end
-  if op == "cond" then
-    return JOIN[self:root_state(self:get("expr", e, "B"))][self:root_state(self:get("expr", e, "C"))]
-  end
-  return "live"
+  local x = self.v:expr(e)
+  return ROOT(x.op, self, x)
+end
+
+-- Whether lhs (an lvalue) is a double pointer variable (it has a shadow).
+function E:is_ptr_var(lhs)
+  local x = self.v:expr(lhs)
+  local y = self.v:sym(x.sym)
+  return x.op == "var" and y.ptr and double(y)
 end
 
 function E:ptr_states()
-  local u, f = self.u, self.fid
-  local sym0, np = self:get("func", f, "SYM0"), self:get("func", f, "NPARAM")
+  local v = self.v
   local state = {}
-  for s = sym0, sym0 + np - 1 do
-    if self:is_ptr(s) and self:is_double(s) then state[s] = self.param_active[s] and "live" or "null" end
+  for _, s in ipairs(v:func(self.fid).params) do
+    local y = v:sym(s)
+    if y.ptr and double(y) then state[s] = self.param_active[s] and "live" or "null" end
   end
   self.ptr_state = state
   local assigns = {}
-  for st = 0, u.nflatstmt - 1 do
-    if self:get("stmt", st, "FUNC") == f and self:stmt_kind(st) == "assign" then
-      local lhs = self:x(st, 0)
-      local s = self:sym_of(lhs)
-      if self:op(lhs) == "var" and self:is_ptr(s) and self:is_double(s) then assigns[#assigns + 1] = st end
-    end
+  for _, r in ipairs(self:own_stmts()) do
+    if r.kind == "assign" and self:is_ptr_var(r.lhs) then assigns[#assigns + 1] = r end
   end
   local changed = true
   while changed do
     changed = false
-    for _, st in ipairs(assigns) do
-      local s = self:sym_of(self:x(st, 0))
-      local new = JOIN[state[s] or "none"][self:root_state(self:x(st, 1))]
+    for _, r in ipairs(assigns) do
+      local s = v:expr(r.lhs).sym
+      local new = JOIN[state[s] or "none"][self:root_state(r.rhs)]
       if new ~= (state[s] or "none") then state[s], changed = new, true end
     end
   end
-  for s, v in pairs(state) do if v == "none" then state[s] = "null" end end
+  for s, x in pairs(state) do if x == "none" then state[s] = "null" end end
 end
 
 -- }====
 
 -- The adjoint of an lvalue or use e (VAR or ELEM of a double) as C.
 function E:adj(e)
-  local s = self:sym_of(e)
-  local b = self.gen.bname[s]
-  if self:op(e) == "var" then
-    if self:is_ptr(s) then return "(*" .. b .. ")" end
-    if self:kind(s) == KIND_PARAM then return self.gen.prefix .. b end -- the local accumulator
+  local x = self.v:expr(e)
+  local y = self.v:sym(x.sym)
+  local b = self.gen.bname[x.sym]
+  if x.op == "var" then
+    if y.ptr then return "(*" .. b .. ")" end
+    if y.kind == "param" then return self.gen.prefix .. b end -- the local accumulator
     return b
   end
-  return b .. self.u:subs(e, s)
+  return b .. self.u.P:subs(e)
 end
 
 -- The shadow (adjoint pointer) of a double pointer expression e.
 function E:shadow(e)
-  local op, s = self:op(e), self:sym_of(e)
+  local x = self.v:expr(e)
   local state = self:root_state(e)
   if state == "null" then return "0" end
-  if state == "mixed" and (op == "ptradd" or op == "addr") then -- an offset of a null shadow is undefined
-    local root = e
-    while self:op(root) == "ptradd" do root = self:get("expr", root, "A") end
-    local rb = self:op(root) == "addr" and self.gen.bname[self:sym_of(root)] or self:shadow(root)
+  if state == "mixed" and (x.op == "ptradd" or x.op == "addr") then -- an offset of a null shadow is undefined
+    local root = x
+    while root.op == "ptradd" do root = self.v:expr(root.a) end
+    local rb = root.op == "addr" and self.gen.bname[root.sym] or self:shadow(root.id)
     self.mixed_ok = true
     local t = self:shadow_live(e)
     self.mixed_ok = nil
-    return "(" .. rb .. " ? " .. t .. " : 0)"
+    return ("(%s ? %s : 0)"):format(rb, t)
   end
   return self:shadow_live(e)
 end
 
-function E:shadow_live(e)
-  local op, s = self:op(e), self:sym_of(e)
-  if op == "var" then
-    if self:kind(s) == KIND_GLOBAL then return self.gen:zero_global(s) end
-    return self.gen.bname[s]
-  end
-  if op == "addr" then
-    local a, b = self:get("expr", e, "A"), self:get("expr", e, "B")
+-- The shadow of pointer expression record r, its root's shadow not null
+-- (SHADOW(op, self, r)).
+local SHADOW = ir.cases("expr", "cgwb.adjoint: the shadow of a pointer", {
+  var = function(_, self, r)
+    if self.v:sym(r.sym).kind == "global" then return self.gen:zero_global(r.sym) end
+    return self.gen.bname[r.sym]
+  end,
+  addr = function(_, self, r)
+    local y = self.v:sym(r.sym)
     local t
-    if self:kind(s) == KIND_GLOBAL then t = self.gen:zero_global(s) else t = self.gen.bname[s] end
-    if a < 0 then
-      if self:ndim(s) > 0 or self:is_ptr(s) then return t end
-      if self:kind(s) == KIND_PARAM then return "&" .. self.gen.prefix .. t end
+    if y.kind == "global" then t = self.gen:zero_global(r.sym) else t = self.gen.bname[r.sym] end
+    if not r.a then
+      if indirect(y) then return t end
+      if y.kind == "param" then return "&" .. self.gen.prefix .. t end
       return "&" .. t
     end
-    if self:ndim(s) == 2 and b < 0 then return t .. "[" .. self:ex(a) .. "]" end
-    return "&" .. t .. self.u:subs(e, s)
-  end
-  if op == "ptradd" then
-    local a = self:get("expr", e, "A")
-    return "(" .. (self.mixed_ok and self:shadow_live(a) or self:shadow(a)) .. " + " .. self.u:expr(self:get("expr", e, "B")) .. ")"
-  end
-  if op == "cond" then
-    return "(" .. self.u:expr(self:get("expr", e, "A")) .. " ? " .. self:shadow(self:get("expr", e, "B"))
-      .. " : " .. self:shadow(self:get("expr", e, "C")) .. ")"
-  end
-  failf("adjoint code: no shadow for the pointer expression %s", self:ex(e))
+    if y.ndim == 2 and not r.b then return ("%s[%s]"):format(t, self:ex(r.a)) end
+    return "&" .. t .. self.u.P:subs(r.id)
+  end,
+  ptradd = function(_, self, r)
+    return ("(%s + %s)"):format(self.mixed_ok and self:shadow_live(r.a) or self:shadow(r.a), self.u:expr(r.b))
+  end,
+  cond = function(_, self, r)
+    return ("(%s ? %s : %s)"):format(self.u:expr(r.a), self:shadow(r.b), self:shadow(r.c))
+  end,
+  ["const_i|const_d|elem|neg|not|cast|intrin|" .. ir.GROUP.binary] = function(_, self, r)
+    failf("adjoint code: no shadow for the pointer expression %s", self:ex(r.id))
+  end,
+})
+
+function E:shadow_live(e)
+  local x = self.v:expr(e)
+  return SHADOW(x.op, self, x)
 end
 
--- Whether expression e reads an active double.
+-- Whether expression e (or nil) reads an active double.
 function E:has_active(e)
-  if e < 0 or self:etype(e) ~= "double" then return false end
-  local op = self:op(e)
-  if op == "var" or op == "elem" then return self:active_at(e) end
-  if op == "const_d" or op == "cast" then return false end
-  for _, f in ipairs { "A", "B", "C" } do
-    local c = self:get("expr", e, f)
-    if c >= 0 and (op ~= "cond" or f ~= "A") and self:has_active(c) then return true end
-  end
-  return false
+  if not e then return false end
+  local x = self.v:expr(e)
+  if x.type ~= "double" then return false end
+  if x.op == "var" or x.op == "elem" then return self:active_at(e) end
+  if x.op == "const_d" or x.op == "cast" then return false end
+  -- a cond's test is no operand of its value
+  return self:has_active(x.op ~= "cond" and x.a or nil) or self:has_active(x.b) or self:has_active(x.c)
 end
+
+-- The adjoint of expression record r: PROP(op, self, r, b, into) with b
+-- the adjoint to spread (a C name or product) and into(x, factor) the
+-- spreading of b times factor into operand x.
+local PROP = ir.cases("expr", "cgwb.adjoint: the adjoint of an expression", {
+  ["var|elem"] = function(_, self, r, b) self:put(("%s += %s"):format(self:adj(r.id), b)) end,
+  add = function(_, _, r, _, into) into(r.a); into(r.b) end,
+  sub = function(_, _, r, _, into) into(r.a); into(r.b, "-1.0") end,
+  neg = function(_, _, r, _, into) into(r.a, "-1.0") end,
+  mul = function(_, self, r, _, into) into(r.a, self:ex(r.b)); into(r.b, self:ex(r.a)) end,
+  div = function(_, self, r, _, into)
+    into(r.a, "1.0 / (" .. self:ex(r.b) .. ")")
+    into(r.b, "-(" .. self:ex(r.id) .. ") / (" .. self:ex(r.b) .. ")")
+  end,
+  cond = function(_, self, r, _, into)
+    self:if_else(self:ex(r.a), function() into(r.b) end, function() into(r.c) end)
+  end,
+  intrin = function(_, self, r, _, into)
+    local g = GOPS[LAY.gop[r.fn]]
+    local args = { "(" .. self:ex(r.a) .. ")", r.b and ("(" .. self:ex(r.b) .. ")") or nil }
+    for i, o in ipairs { r.a, r.b } do
+      if i <= g.arity then into(o, spell(g.partials[i], args, "(" .. self:ex(r.id) .. ")")) end
+    end
+  end,
+  ["const_i|const_d|addr|ptradd|not|mod|and|or|cast|" .. ir.GROUP.compare] = function(op)
+    failf("adjoint code: no adjoint for the operation %s", op)
+  end,
+})
 
 -- Propagates the adjoint b (a C name or product) into expression e, with
 -- the operands' partials on the current (restored) state.
 function E:prop(e, b)
   if not self:has_active(e) then return end
-  local op = self:op(e)
-  local A, B, C = self:get("expr", e, "A"), self:get("expr", e, "B"), self:get("expr", e, "C")
-  if op == "var" or op == "elem" then
-    self:line(self:adj(e) .. " += " .. b .. ";")
-    return
-  end
   -- a composite operand gets its adjoint through a temporary
-  local function into(x, factor)
-    if not self:has_active(x) then return end
-    local v = factor and (b .. " * (" .. factor .. ")") or b
-    local xo = self:op(x)
-    if xo == "var" or xo == "elem" then
-      self:line(self:adj(x) .. " += " .. v .. ";")
+  local function into(o, factor)
+    if not self:has_active(o) then return end
+    local w = factor and ("%s * (%s)"):format(b, factor) or b
+    local oo = self.v:expr(o).op
+    if oo == "var" or oo == "elem" then
+      self:put(("%s += %s"):format(self:adj(o), w))
     else
-      local t = self:temp("double", "t")
-      self:line(t .. " = " .. v .. ";")
-      self:prop(x, t)
+      local t = self.em:temp("double", "t")
+      self:set(t, w)
+      self:prop(o, t)
     end
   end
-  if op == "add" then into(A); into(B)
-  elseif op == "sub" then into(A); into(B, "-1.0")
-  elseif op == "neg" then into(A, "-1.0")
-  elseif op == "mul" then into(A, self:ex(B)); into(B, self:ex(A))
-  elseif op == "div" then
-    into(A, "1.0 / (" .. self:ex(B) .. ")")
-    into(B, "-(" .. self:ex(e) .. ") / (" .. self:ex(B) .. ")")
-  elseif op == "cond" then
-    self:line("if (" .. self:ex(A) .. ") {")
-    self:indent(1); into(B); self:indent(-1)
-    self:line("} else {")
-    self:indent(1); into(C); self:indent(-1)
-    self:line("}")
-  elseif op == "intrin" then
-    local g = GOPS[LAY.gop[LAY.intrinsics[self:sym_of(e) + 1]]]
-    local args = { "(" .. self:ex(A) .. ")", B >= 0 and ("(" .. self:ex(B) .. ")") or nil }
-    for i, x in ipairs { A, B } do
-      if x >= 0 and i <= g.arity then into(x, spell(g.partials[i], args, "(" .. self:ex(e) .. ")")) end
-    end
-  else
-    failf("adjoint code: no adjoint for the operation %s", op)
-  end
+  local x = self.v:expr(e)
+  PROP(x.op, self, x, b, into)
 end
 
 -- The push and pop of a scalar or cell lvalue e of type ty.
@@ -282,53 +304,52 @@ function E:ptr_save(what) return (self.gen.frames and PTR_FRAME or PTR_PLAIN)[wh
 
 -- The tape lines saving lvalue e (before it is overwritten).
 function E:push_old(e)
-  local s = self:sym_of(e)
+  local x = self.v:expr(e)
+  local y = self.v:sym(x.sym)
   local lv = self:ex(e)
-  if self:is_ptr(s) and self:op(e) == "var" then
-    self:line(self:ptr_save("push") .. "(" .. lv .. ");")
-    if self:is_double(s) then self:line(self:ptr_save("push") .. "(" .. self.gen.bname[s] .. ");") end
+  if y.ptr and x.op == "var" then
+    self:call(self:ptr_save("push"), lv)
+    if double(y) then self:call(self:ptr_save("push"), self.gen.bname[x.sym]) end
   else
-    self:line(PUSH[self:is_double(s) and "double" or "int"] .. "(" .. lv .. ");")
+    self:call(PUSH[scalar_type(y)], lv)
   end
 end
 
 -- The reverse of push_old; l: the statement's line, for a comment.
 function E:pop_old(e, l)
-  local s = self:sym_of(e)
+  local x = self.v:expr(e)
+  local y = self.v:sym(x.sym)
   local lv = self:ex(e)
-  local note = l and (" /* " .. l .. " */") or ""
-  if self:is_ptr(s) and self:op(e) == "var" then
-    if self:is_double(s) then self:line(self.gen.bname[s] .. " = (double *)" .. self:ptr_save("pop") .. ";" .. note) end
-    self:line(lv .. " = " .. self:ptr_save("pop") .. ";" .. note)
+  if y.ptr and x.op == "var" then
+    if double(y) then self:set(self.gen.bname[x.sym], "(double *)" .. self:ptr_save("pop"), l) end
+    self:set(lv, self:ptr_save("pop"), l)
   else
-    self:line(lv .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";" .. note)
+    self:set(lv, POP[scalar_type(y)], l)
   end
 end
 
--- Refuses what the scheme does not handle (yet).
-function E:refuse(st, what)
-  local l, c = self:pos(st)
-  failf("%s:%d:%d: adjoint code: %s is not supported yet", self.gen.file, l, c, what)
+-- Refuses what the scheme does not handle (yet) at statement record r.
+function E:refuse(r, what)
+  failf("%s:%d:%d: adjoint code: %s is not supported yet", self.gen.file, r.line, r.col, what)
 end
 
--- The activity pattern of call st (the callee's variant, G:variant): per
+-- The activity pattern of call r (the callee's variant, G:variant): per
 -- parameter "a" (the argument may carry activity), "p" (passive: the callee
 -- never touches its adjoint, which is 0 for a pointer) or "-" (an int).
-function E:call_pattern(st)
-  local first, n = self:x(st, 1), self:x(st, 2)
-  local sym0 = self:get("func", self:x(st, 0), "SYM0")
+function E:call_pattern(r)
+  local v = self.v
+  local callee = v:func(r.callee)
   local pat = {}
-  for i = 1, n do
-    local a, p = self.u.flat.args[first + i], sym0 + i - 1
-    if not self:is_double(p) then
+  for i, a in ipairs(r.args) do
+    local p = v:sym(callee.params[i])
+    if not double(p) then
       pat[i] = "-"
-    elseif self:is_ptr(p) or self:ndim(p) > 0 then
+    elseif indirect(p) then
       local state = self:root_state(a)
       local on = state ~= "null" and (self.act.expr[a] or false)
       if on and state == "mixed" then
-        local l, c = self:pos(st)
         failf("%s:%d:%d: adjoint code: the argument %s of %s may point into a passive parameter (no adjoint) "
-          .. "or into an active array; not supported yet", self.gen.file, l, c, self:ex(a), self.u:name_of("func", self:x(st, 0)))
+          .. "or into an active array; not supported yet", self.gen.file, r.line, r.col, self:ex(a), callee.name)
       end
       pat[i] = on and "a" or "p"
     else
@@ -338,18 +359,18 @@ function E:call_pattern(st)
   return table.concat(pat)
 end
 
--- The arguments of call st for the callee's variant for pattern pat: primal,
--- and after each double or double * parameter its adjoint (by-value:
--- bvals[i], a name; a passive pointer: 0).
-function E:call_args(st, bvals, pat, vals)
-  local g, first, n = self:x(st, 0), self:x(st, 1), self:x(st, 2)
-  local sym0 = self:get("func", g, "SYM0")
+-- The arguments of call r for the callee's variant for pattern pat: primal
+-- (vals[i] for a kept one), and after each double or double * parameter its
+-- adjoint (by-value: bvals[i], a name; a passive pointer: 0).
+function E:call_args(r, bvals, pat, vals)
+  local v = self.v
+  local params = v:func(r.callee).params
   local args = {}
-  for i = 1, n do
-    local a, p = self.u.flat.args[first + i], sym0 + i - 1
-    args[#args + 1] = vals and vals[i] or self:ex(a)
-    if self:is_double(p) then
-      if self:is_ptr(p) or self:ndim(p) > 0 then
+  for i, a in ipairs(r.args) do
+    local p = v:sym(params[i])
+    args[#args + 1] = vals[i] or self:ex(a)
+    if double(p) then
+      if indirect(p) then
         args[#args + 1] = pat:sub(i, i) == "a" and self:shadow(a) or "0"
       else
         args[#args + 1] = "&" .. bvals[i]
@@ -359,41 +380,35 @@ function E:call_args(st, bvals, pat, vals)
   return args
 end
 
--- Whether expression e reads a cell or a local whose address is taken
--- (what a callee may change through a pointer).
+-- Whether expression e (or nil) reads a cell or a local whose address is
+-- taken (what a callee may change through a pointer).
 function E:reads_mutable(e)
-  if e < 0 then return false end
-  local op = self:op(e)
-  if op == "elem" then return true end
-  if op == "var" then
-    local s = self:sym_of(e)
-    return self:is_ptr(s) or (self:get("sym", s, "QUAL") & LAY.qual.addr) ~= 0
+  if not e then return false end
+  local x = self.v:expr(e)
+  if x.op == "elem" then return true end
+  if x.op == "var" then
+    local y = self.v:sym(x.sym)
+    return y.ptr or y.addr
   end
-  if op == "const_i" or op == "const_d" or op == "addr" then return false end
-  for _, f in ipairs { "A", "B", "C" } do
-    if self:reads_mutable(self:get("expr", e, f)) then return true end
-  end
-  return false
+  if x.op == "const_i" or x.op == "const_d" or x.op == "addr" then return false end
+  return self:reads_mutable(x.a) or self:reads_mutable(x.b) or self:reads_mutable(x.c)
 end
 
--- The by-value arguments of call st that g_rev must get as g_fwd got them:
+-- The by-value arguments of call r that g_rev must get as g_fwd got them:
 -- the call may write through a pointer what they read (ha(&t, t) changes t
 -- before g_rev would read it).  The list of their indices.
-function E:kept_args(st)
-  local g, first, n = self:x(st, 0), self:x(st, 1), self:x(st, 2)
-  local sym0 = self:get("func", g, "SYM0")
+function E:kept_args(r)
+  local v = self.v
+  local params = v:func(r.callee).params
   local writes = false
-  for i = 1, n do
-    local p = sym0 + i - 1
-    if (self:is_ptr(p) or self:ndim(p) > 0) and (self:get("sym", p, "QUAL") & LAY.qual.const) == 0 then writes = true end
+  for i = 1, #r.args do
+    local p = v:sym(params[i])
+    if indirect(p) and not p.const then writes = true end
   end
   local list = {}
   if not writes then return list end
-  for i = 1, n do
-    local p = sym0 + i - 1
-    if not self:is_ptr(p) and self:ndim(p) == 0 and self:reads_mutable(self.u.flat.args[first + i]) then
-      list[#list + 1] = i
-    end
+  for i, a in ipairs(r.args) do
+    if scalar(v:sym(params[i])) and self:reads_mutable(a) then list[#list + 1] = i end
   end
   return list
 end
@@ -406,50 +421,59 @@ function E:chk(es)
   if not (self.gen.check and self.in_fwd) then return end
   local tagof, seen = self.act.tagof, {}
   local function walk(e)
-    if e < 0 then return end
-    local op = self:op(e)
-    if op == "const_i" or op == "const_d" or op == "var" then return end
-    if op == "elem" and tagof[e] then
+    if not e then return end
+    local x = self.v:expr(e)
+    if x.op == "const_i" or x.op == "const_d" or x.op == "var" then return end
+    if x.op == "elem" and tagof[e] then
       local line = ("CGWB_CHK_TOUCH(CGWB_CHK_TAG(%d), &%s);"):format(tagof[e], self:ex(e))
-      if not seen[line] then seen[line] = true; self:line(line) end
+      if not seen[line] then seen[line] = true; self.em:line(line) end
     end
-    local sometimes = op == "cond" or op == "and" or op == "or" -- an operand C may not evaluate: not touched
-    for _, fld in ipairs { "A", "B", "C" } do
-      if not (sometimes and fld ~= "A") then walk(self:get("expr", e, fld)) end
+    walk(x.a)
+    if not (x.op == "cond" or x.op == "and" or x.op == "or") then -- an operand C may not evaluate: not touched
+      walk(x.b)
+      walk(x.c)
     end
   end
   for _, e in ipairs(es) do walk(e) end
 end
 
--- Before a write of cell lhs in the forward sweep: a work array's adjoint
--- there must still be zero (the convention; CGWB_CHK_SEED).
+-- Before a write of cell lhs (or nil) in the forward sweep: a work array's
+-- adjoint there must still be zero (the convention; CGWB_CHK_SEED).
 function E:chk_seed(lhs)
-  if not (self.gen.check and self.in_fwd) or lhs < 0 or self:op(lhs) ~= "elem" then return end
+  if not (self.gen.check and self.in_fwd) or not lhs or self.v:expr(lhs).op ~= "elem" then return end
   local t = self.act.tagof[lhs]
-  if t and self:is_double(self:sym_of(lhs)) and self:active_at(lhs) then
-    self:line(("CGWB_CHK_SEED(CGWB_CHK_TAG(%d), &%s);"):format(t, self:adj(lhs)))
+  if t and double(self:sym_at(lhs)) and self:active_at(lhs) then
+    self.em:line(("CGWB_CHK_SEED(CGWB_CHK_TAG(%d), &%s);"):format(t, self:adj(lhs)))
   end
 end
 
--- The expressions of statement st (its own, not its slices').
-function E:stmt_exprs(st)
-  local kind = self:stmt_kind(st)
-  if kind == "assign" then return { self:x(st, 0), self:x(st, 1) } end
-  if kind == "if" or kind == "return" or kind == "loop" then return { self:x(st, 0) } end
-  if kind == "call" then
-    local es = { self:x(st, 3) }
-    for i = 1, self:x(st, 2) do es[#es + 1] = self.u.flat.args[self:x(st, 1) + i] end
+-- The expressions of statement record r (its own, not its slices'):
+-- EXPRS(kind, r), a list without holes.
+local EXPRS = ir.cases("stmt", "cgwb.adjoint: the expressions of a statement", {
+  assign = function(_, r) return { r.lhs, r.rhs } end,
+  ["if|loop"] = function(_, r) return { r.cond } end,
+  ["return"] = function(_, r) return { r.value } end,
+  call = function(_, r)
+    local es = { r.lhs }
+    for _, a in ipairs(r.args) do es[#es + 1] = a end
     return es
-  end
-  return {}
+  end,
+  ["break|continue"] = function() return {} end,
+})
+
+-- The -DCGWB_CHECK_ASSUME lines before statement record r (a loop's test
+-- is checked where it runs).
+function E:chk_stmt(r)
+  if r.kind ~= "loop" then self:chk(EXPRS(r.kind, r)) end
+  if r.kind == "assign" or r.kind == "call" then self:chk_seed(r.lhs) end
 end
 
--- Before call st: each pointer argument's tag, for the callee's frame.
-function E:chk_args(st)
+-- Before call r: each pointer argument's tag, for the callee's frame.
+function E:chk_args(r)
   if not (self.gen.check and self.in_fwd) then return end
-  for i = 1, self:x(st, 2) do
-    local t = self.act.tagof[self.u.flat.args[self:x(st, 1) + i]]
-    if t then self:line(("CGWB_CHK_ARG(%d, CGWB_CHK_TAG(%d));"):format(i - 1, t)) end
+  for i, a in ipairs(r.args) do
+    local t = self.act.tagof[a]
+    if t then self.em:line(("CGWB_CHK_ARG(%d, CGWB_CHK_TAG(%d));"):format(i - 1, t)) end
   end
 end
 
@@ -457,267 +481,260 @@ end
 
 -- {==== the forward sweep ====}
 
-function E:fwd_slice(start, n)
-  for _, st in ipairs(self:list(start, n)) do self:fwd(st) end
+function E:fwd_slice(ids)
+  for _, st in ipairs(ids) do self:fwd(st) end
 end
 
-function E:fwd(st)
-  local kind = self:stmt_kind(st)
-  local l = self:pos(st)
-  if self.chosen and self.chosen[st + 1] then return self:fwd_chosen(st, self.chosen[st + 1]) end
-  if kind ~= "loop" then self:chk(self:stmt_exprs(st)) end
-  if kind == "assign" or kind == "call" then self:chk_seed(self:x(st, kind == "assign" and 0 or 3)) end
-  if kind == "assign" then
-    local lhs, rhs = self:x(st, 0), self:x(st, 1)
-    local s = self:sym_of(lhs)
-    self:push_old(lhs)
-    self:line(self.u:simple(st) .. "; /* " .. l .. " */")
-    if self:is_ptr(s) and self:op(lhs) == "var" and self:is_double(s) then
-      self:line(self.gen.bname[s] .. " = " .. self:shadow(rhs) .. ";")
-    end
-  elseif kind == "call" then
-    local g, lhs = self:x(st, 0), self:x(st, 3)
-    local n = self:x(st, 2)
+-- The forward sweep's code of statement record r: FWD(kind, self, r).
+local FWD = ir.cases("stmt", "cgwb.adjoint: the forward sweep", {
+  assign = function(_, self, r)
+    self:push_old(r.lhs)
+    self:put(self.u:simple(r.id), r.line)
+    if self:is_ptr_var(r.lhs) then self:set(self.gen.bname[self.v:expr(r.lhs).sym], self:shadow(r.rhs)) end
+  end,
+  call = function(_, self, r)
+    local l = r.line
+    local callee = self.v:func(r.callee)
     local dummy = {}
-    for i = 1, n do dummy[i] = self.gen.prefix .. "unused" end
-    self.uses_dummy = true
-    local pat = self:call_pattern(st)
-    local kept, vals = self:kept_args(st), {}
-    local sym0 = self:get("func", g, "SYM0")
+    for i = 1, #r.args do dummy[i] = self.gen.prefix .. "unused" end
+    local pat = self:call_pattern(r)
+    local kept, vals = self:kept_args(r), {}
     for _, i in ipairs(kept) do
-      local ty = self:is_double(sym0 + i - 1) and "double" or "int"
-      vals[i] = self:temp(ty, "v")
-      self:line(vals[i] .. " = " .. self:ex(self.u.flat.args[self:x(st, 1) + i]) .. ";")
+      vals[i] = self.em:temp(scalar_type(self.v:sym(callee.params[i])), "v")
+      self:set(vals[i], self:ex(r.args[i]))
     end
-    local call = self.gen:variant(g, pat).fwd .. "(" .. table.concat(self:call_args(st, dummy, pat, vals), ", ") .. ")"
-    self:chk_args(st)
+    local call = ("%s(%s)"):format(self.gen:variant(r.callee, pat).fwd, table.concat(self:call_args(r, dummy, pat, vals), ", "))
+    self:chk_args(r)
     local function keep() -- after g_fwd's tape: g_rev pops them first
-      for _, i in ipairs(kept) do self:line(PUSH[self:is_double(sym0 + i - 1) and "double" or "int"] .. "(" .. vals[i] .. ");") end
+      for _, i in ipairs(kept) do self:call(PUSH[scalar_type(self.v:sym(callee.params[i]))], vals[i]) end
     end
-    if lhs >= 0 then
-      local ty = LAY.types[self:get("func", g, "RET") + 1]
-      local r = self:temp(ty, "r")
-      self:line(r .. " = " .. call .. "; /* " .. l .. " */")
+    if r.lhs then
+      local t = self.em:temp(callee.ret, "r")
+      self:set(t, call, l)
       keep()
-      self:push_old(lhs) -- the state at the callee's end
-      self:line(self:ex(lhs) .. " = " .. r .. ";")
+      self:push_old(r.lhs) -- the state at the callee's end
+      self:set(self:ex(r.lhs), t)
     else
-      self:line(call .. "; /* " .. l .. " */")
+      self:put(call, l)
       keep()
     end
-  elseif kind == "if" then
-    local c = self:temp("int", "c")
-    self:line(c .. " = " .. self:ex(self:x(st, 0)) .. " ? 1 : 0; /* " .. l .. " */")
-    self:line("if (" .. c .. ") {")
-    self:indent(1); self:fwd_slice(self:x(st, 1), self:x(st, 2)); self:indent(-1)
-    if self:x(st, 4) > 0 then
-      self:line("} else {")
-      self:indent(1); self:fwd_slice(self:x(st, 3), self:x(st, 4)); self:indent(-1)
-    end
-    self:line("}")
-    self:line("cgwb_push_i(" .. c .. ");")
-  elseif kind == "loop" then
-    local n = self:temp("int", "n")
-    local is_do = LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] == "do"
-    self:line(n .. " = 0; /* " .. l .. ": " .. LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] .. " loop */")
-    self:line("for (;;) {")
-    self:indent(1)
-    local function test()
-      self:fwd_slice(self:x(st, 5), self:x(st, 6))
-      self:chk { self:x(st, 0) }
-      if self:x(st, 0) >= 0 then self:line("if (!(" .. self:ex(self:x(st, 0)) .. ")) break;") end
-    end
-    if not is_do then test() end
-    self:fwd_slice(self:x(st, 1), self:x(st, 2))
-    self:fwd_slice(self:x(st, 3), self:x(st, 4))
-    self:line(n .. "++;")
-    if is_do then test() end
-    self:indent(-1)
-    self:line("}")
-    self:line("cgwb_push_i(" .. n .. ");")
-  elseif kind == "return" then
-    local x = self:x(st, 0)
-    if x >= 0 then self:line(self.ret_var .. " = " .. self:ex(x) .. "; /* " .. l .. " */") end
-  else
-    self:refuse(st, kind)
-  end
+  end,
+  ["if"] = function(_, self, r)
+    local c = self.em:temp("int", "c")
+    self:set(c, self:ex(r.cond) .. " ? 1 : 0", r.line)
+    self:if_else(c, function() self:fwd_slice(r["then"]) end,
+      #r["else"] > 0 and function() self:fwd_slice(r["else"]) end or nil)
+    self:call("cgwb_push_i", c)
+  end,
+  loop = function(_, self, r)
+    local n = self.em:temp("int", "n")
+    self:set(n, "0", ("%d: %s loop"):format(r.line, r.form))
+    self:loop_frame(r, function(s) self:fwd(s) end, function() self:fwd_slice(r.body) end,
+      function() self:put(n .. "++") end)
+    self:call("cgwb_push_i", n)
+  end,
+  ["return"] = function(_, self, r)
+    if r.value then self:set(self.ret_var, self:ex(r.value), r.line) end
+  end,
+  ["break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
+})
+
+function E:fwd(st)
+  local r = self.v:stmt(st)
+  if self.chosen and self.chosen[st + 1] then return self:fwd_chosen(r, self.chosen[st + 1]) end
+  self:chk_stmt(r)
+  FWD(r.kind, self, r)
 end
 
 -- {==== the reverse sweep ====}
 
-function E:rev_slice(start, n)
-  local sts = self:list(start, n)
-  for i = #sts, 1, -1 do self:rev(sts[i]) end
+function E:rev_slice(ids)
+  for i = #ids, 1, -1 do self:rev(ids[i]) end
 end
 
 function E:stmt_active(st) return self.act.stmt[st + 1] or false end
 
-function E:rev(st)
-  local kind = self:stmt_kind(st)
-  local l = self:pos(st)
-  if self.chosen and self.chosen[st + 1] then return self:rev_chosen(st, self.chosen[st + 1]) end
-  if kind == "assign" then
-    local lhs, rhs = self:x(st, 0), self:x(st, 1)
-    local s = self:sym_of(lhs)
-    self:pop_old(lhs, l)
-    if self:is_double(s) and not (self:is_ptr(s) and self:op(lhs) == "var") and self:active_at(lhs) then
-      local lb = self:adj(lhs)
-      if self:stmt_active(st) and self:has_active(rhs) then
-        local b = self:temp("double", "b")
-        self:line(b .. " = " .. lb .. "; /* " .. l .. ": " .. self.u:simple(st) .. " */")
-        self:line(lb .. " = 0.0;")
-        self:prop(rhs, b)
+-- The reverse sweep's code of statement record r: REV(kind, self, r).
+local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
+  assign = function(_, self, r)
+    local l = r.line
+    local y = self:sym_at(r.lhs)
+    self:pop_old(r.lhs, l)
+    if double(y) and not (y.ptr and self.v:expr(r.lhs).op == "var") and self:active_at(r.lhs) then
+      local lb = self:adj(r.lhs)
+      if self:stmt_active(r.id) and self:has_active(r.rhs) then
+        local b = self.em:temp("double", "b")
+        self:set(b, lb, ("%d: %s"):format(l, self.u:simple(r.id)))
+        self:set(lb, "0.0")
+        self:prop(r.rhs, b)
       else
-        self:line(lb .. " = 0.0; /* " .. l .. " */")
+        self:set(lb, "0.0", l)
       end
     end
-  elseif kind == "call" then
-    local g, lhs = self:x(st, 0), self:x(st, 3)
-    local first, n = self:x(st, 1), self:x(st, 2)
-    local sym0 = self:get("func", g, "SYM0")
+  end,
+  call = function(_, self, r)
+    local l = r.line
+    local callee = self.v:func(r.callee)
     local rb = "0.0"
-    if lhs >= 0 then
-      self:pop_old(lhs, l)
-      local s = self:sym_of(lhs)
-      if self:is_double(s) and self:active_at(lhs) then
-        rb = self:temp("double", "rb")
-        self:line(rb .. " = " .. self:adj(lhs) .. "; /* " .. l .. " */")
-        self:line(self:adj(lhs) .. " = 0.0;")
+    if r.lhs then
+      self:pop_old(r.lhs, l)
+      if double(self:sym_at(r.lhs)) and self:active_at(r.lhs) then
+        rb = self.em:temp("double", "rb")
+        self:set(rb, self:adj(r.lhs), l)
+        self:set(self:adj(r.lhs), "0.0")
       end
     end
     local bvals, byval = {}, {}
-    for i = 1, n do
-      local p = sym0 + i - 1
-      if self:is_double(p) and not self:is_ptr(p) and self:ndim(p) == 0 then
-        bvals[i] = self:temp("double", "a")
+    for i = 1, #r.args do
+      local p = self.v:sym(callee.params[i])
+      if double(p) and scalar(p) then
+        bvals[i] = self.em:temp("double", "a")
         byval[#byval + 1] = i
-        self:line(bvals[i] .. " = 0.0;")
+        self:set(bvals[i], "0.0")
       end
     end
-    local pat = self:call_pattern(st)
-    local kept, vals = self:kept_args(st), {}
+    local pat = self:call_pattern(r)
+    local kept, vals = self:kept_args(r), {}
     for j = #kept, 1, -1 do
       local i = kept[j]
-      local dbl = self:is_double(sym0 + i - 1)
-      vals[i] = self:temp(dbl and "double" or "int", "v")
-      self:line(vals[i] .. " = " .. POP[dbl and "double" or "int"] .. "; /* " .. l .. ": the argument g_fwd got */")
+      local ty = scalar_type(self.v:sym(callee.params[i]))
+      vals[i] = self.em:temp(ty, "v")
+      self:set(vals[i], POP[ty], l .. ": the argument g_fwd got")
     end
-    local args = self:call_args(st, bvals, pat, vals)
-    if LAY.types[self:get("func", g, "RET") + 1] == "double" then args[#args + 1] = rb end
-    self:line(self.gen:variant(g, pat).rev .. "(" .. table.concat(args, ", ") .. "); /* " .. l .. " */")
-    for _, i in ipairs(byval) do self:prop(self.u.flat.args[first + i], bvals[i]) end
-  elseif kind == "if" then
-    local c = self:temp("int", "c")
-    self:line(c .. " = cgwb_pop_i(); /* " .. l .. ": if */")
-    self:line("if (" .. c .. ") {")
-    self:indent(1); self:rev_slice(self:x(st, 1), self:x(st, 2)); self:indent(-1)
-    if self:x(st, 4) > 0 then
-      self:line("} else {")
-      self:indent(1); self:rev_slice(self:x(st, 3), self:x(st, 4)); self:indent(-1)
-    end
-    self:line("}")
-  elseif kind == "loop" then
-    local n, k = self:temp("int", "n"), self:temp("int", "k")
-    local is_do = LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] == "do"
-    self:line(n .. " = cgwb_pop_i(); /* " .. l .. ": the trip count */")
-    if not is_do then self:rev_slice(self:x(st, 5), self:x(st, 6)) end -- the last, failed test
-    self:line(("for (%s = 0; %s < %s; %s++) {"):format(k, k, n, k))
-    self:indent(1)
-    if is_do then self:rev_slice(self:x(st, 5), self:x(st, 6)) end
-    self:rev_slice(self:x(st, 3), self:x(st, 4))
-    self:rev_slice(self:x(st, 1), self:x(st, 2))
-    if not is_do then self:rev_slice(self:x(st, 5), self:x(st, 6)) end
-    self:indent(-1)
-    self:line("}")
-  elseif kind == "return" then
-    return -- its adjoint is the first thing of the reverse sweep
-  else
-    self:refuse(st, kind)
-  end
+    local args = self:call_args(r, bvals, pat, vals)
+    if callee.ret == "double" then args[#args + 1] = rb end
+    self:call(self.gen:variant(r.callee, pat).rev, table.concat(args, ", "), l)
+    for _, i in ipairs(byval) do self:prop(r.args[i], bvals[i]) end
+  end,
+  ["if"] = function(_, self, r)
+    local c = self.em:temp("int", "c")
+    self:set(c, "cgwb_pop_i()", r.line .. ": if")
+    self:if_else(c, function() self:rev_slice(r["then"]) end,
+      #r["else"] > 0 and function() self:rev_slice(r["else"]) end or nil)
+  end,
+  loop = function(_, self, r)
+    local n, k = self.em:temp("int", "n"), self.em:temp("int", "k")
+    local is_do = r.form == "do"
+    self:set(n, "cgwb_pop_i()", r.line .. ": the trip count")
+    if not is_do then self:rev_slice(r.pre) end -- the last, failed test
+    self.em:open(("for (%s = 0; %s < %s; %s++) {"):format(k, k, n, k))
+    if is_do then self:rev_slice(r.pre) end
+    self:rev_slice(r.step)
+    self:rev_slice(r.body)
+    if not is_do then self:rev_slice(r.pre) end
+    self.em:close()
+  end,
+  ["return"] = function() end, -- its adjoint is the first thing of the reverse sweep
+  ["break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
+})
+
+function E:rev(st)
+  local r = self.v:stmt(st)
+  if self.chosen and self.chosen[st + 1] then return self:rev_chosen(r, self.chosen[st + 1]) end
+  REV(r.kind, self, r)
 end
 
 -- {==== plain code (dry runs, loop control) ====}
+
+-- Before a write of lvalue lhs (or nil) in a dry run: its cell's old value
+-- on the snapshot stack when it is one of snap's arrays.
+function E:save_cell(lhs, snap, count)
+  if not (lhs and snap) then return end
+  local x = self.v:expr(lhs)
+  if x.op == "elem" and snap[x.sym] then
+    local fn = double(self.v:sym(x.sym)) and "cgwb_snap_cd" or "cgwb_snap_ci"
+    self:put(("%s += %s(%d, %s, &%s)"):format(count, fn, snap[x.sym] - 1, self:base(x.sym), self:ex(lhs)))
+  end
+end
+
+-- Statement record r as plain C: PLAIN(kind, self, r, snap, count).
+local PLAIN = ir.cases("stmt", "cgwb.adjoint: the plain code", {
+  assign = function(_, self, r, snap, count)
+    self:save_cell(r.lhs, snap, count)
+    self:put(self.u:simple(r.id), r.line)
+  end,
+  call = function(_, self, r, snap, count)
+    self:save_cell(r.lhs, snap, count)
+    local args = {}
+    for i, a in ipairs(r.args) do args[i] = self:ex(a) end
+    local call = ("%s(%s)"):format(self.gen.plain_name[r.callee], table.concat(args, ", "))
+    if r.lhs then self:set(self:ex(r.lhs), call, r.line) else self:put(call, r.line) end
+  end,
+  ["if"] = function(_, self, r, snap, count)
+    self:if_else(self:ex(r.cond), function() self:plain_slice(r["then"], snap, count) end,
+      #r["else"] > 0 and function() self:plain_slice(r["else"], snap, count) end or nil)
+  end,
+  loop = function(_, self, r, snap, count)
+    self:loop_frame(r, function(s) self:plain(s, snap, count) end, function() self:plain_slice(r.body, snap, count) end)
+  end,
+  ["return|break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
+})
 
 -- Statement st as plain C (callees' plain copies g_p); snap: {[sym] =
 -- true} arrays whose cells are saved before each write, count: the C name
 -- counting them.
 function E:plain(st, snap, count)
-  local kind = self:stmt_kind(st)
-  local l = self:pos(st)
-  local function save(lhs)
-    if lhs >= 0 and snap and self:op(lhs) == "elem" and snap[self:sym_of(lhs)] then
-      local s = self:sym_of(lhs)
-      local fn = self:is_double(s) and "cgwb_snap_cd" or "cgwb_snap_ci"
-      self:line(("%s += %s(%d, %s, &%s);"):format(count, fn, snap[s] - 1, self:base(s), self:ex(lhs)))
-    end
-  end
-  if kind ~= "loop" then self:chk(self:stmt_exprs(st)) end
-  if kind == "assign" or kind == "call" then self:chk_seed(self:x(st, kind == "assign" and 0 or 3)) end
-  if kind == "assign" then
-    save(self:x(st, 0))
-    self:line(self.u:simple(st) .. "; /* " .. l .. " */")
-  elseif kind == "call" then
-    save(self:x(st, 3))
-    local g = self:x(st, 0)
-    local text = self.u:call_text(st)
-    local name = self.u:name_of("func", g)
-    text = text:gsub("%f[%w_]" .. name .. "%(", self.gen.plain_name[g] .. "(", 1)
-    self:line(text .. "; /* " .. l .. " */")
-  elseif kind == "if" then
-    self:line("if (" .. self:ex(self:x(st, 0)) .. ") {")
-    self:indent(1)
-    for _, s in ipairs(self:list(self:x(st, 1), self:x(st, 2))) do self:plain(s, snap, count) end
-    self:indent(-1)
-    if self:x(st, 4) > 0 then
-      self:line("} else {")
-      self:indent(1)
-      for _, s in ipairs(self:list(self:x(st, 3), self:x(st, 4))) do self:plain(s, snap, count) end
-      self:indent(-1)
-    end
-    self:line("}")
-  elseif kind == "loop" then
-    self:loop_frame(st, function(s) self:plain(s, snap, count) end, function()
-      for _, s in ipairs(self:list(self:x(st, 1), self:x(st, 2))) do self:plain(s, snap, count) end
-    end)
-  else
-    self:refuse(st, kind)
-  end
+  local r = self.v:stmt(st)
+  self:chk_stmt(r)
+  PLAIN(r.kind, self, r, snap, count)
 end
 
--- A loop with control (pre, test, step) done by ctl(stmt) and its body by
--- body(): for (;;) { pre; test; body; step } (do: the test last).
-function E:loop_frame(st, ctl, body)
-  local is_do = LAY.loop_kinds[self:get("stmt", st, "FLAGS") + 1] == "do"
-  self:line("for (;;) {")
-  self:indent(1)
+function E:plain_slice(ids, snap, count)
+  for _, s in ipairs(ids) do self:plain(s, snap, count) end
+end
+
+-- Loop record r with its control (pre, test, step) done by ctl(stmt), its
+-- body by body() and tail() (if given) after the step: for (;;) { pre;
+-- test; body; step; tail } (do: the test last).
+function E:loop_frame(r, ctl, body, tail)
+  local is_do = r.form == "do"
+  self.em:open("for (;;) {")
   local function test()
-    for _, s in ipairs(self:list(self:x(st, 5), self:x(st, 6))) do ctl(s) end
-    self:chk { self:x(st, 0) }
-    if self:x(st, 0) >= 0 then self:line("if (!(" .. self:ex(self:x(st, 0)) .. ")) break;") end
+    for _, s in ipairs(r.pre) do ctl(s) end
+    self:chk { r.cond }
+    if r.cond then self.em:line(("if (!(%s)) break;"):format(self:ex(r.cond))) end
   end
   if not is_do then test() end
   body()
-  for _, s in ipairs(self:list(self:x(st, 3), self:x(st, 4))) do ctl(s) end
+  for _, s in ipairs(r.step) do ctl(s) end
+  if tail then tail() end
   if is_do then test() end
-  self:indent(-1)
-  self:line("}")
+  self.em:close()
 end
 
 -- {==== loops adjoined per iteration ====}
 
+-- What keeps loop st's control (pre and step slices) from running plainly
+-- around the per-iteration adjoint (a call, a write of a double or a cell)
+-- and the statement record where it is, or nil.
+local function control_problem(v, st)
+  local r = v:stmt(st)
+  for _, part in ipairs { r.step, r.pre } do
+    for _, s in ipairs(part) do
+      local c = v:stmt(s)
+      if c.kind == "call" then return "a call in the control of a loop adjoined per iteration", c end
+      if c.kind == "assign" then
+        local x = v:expr(c.lhs)
+        if x.op ~= "var" or double(v:sym(x.sym)) then
+          return "a loop control writing a double or a cell, adjoined per iteration,", c
+        end
+      end
+    end
+  end
+  return nil
+end
+
 -- The scalars a chosen loop's control (pre and step slices) writes; it
 -- refuses control that writes anything else.
-function E:control_syms(st)
+function E:control_syms(r)
+  local bad, at = control_problem(self.v, r.id)
+  if bad then self:refuse(at, bad) end
   local syms, seen = {}, {}
-  for _, p in ipairs { 3, 5 } do
-    for _, s in ipairs(self:list(self:x(st, p), self:x(st, p + 1))) do
-      local lhs = self:stmt_kind(s) == "assign" and self:x(s, 0) or self:x(s, 3)
-      if self:stmt_kind(s) == "call" then self:refuse(s, "a call in the control of a loop adjoined per iteration") end
-      if lhs >= 0 then
-        if self:op(lhs) ~= "var" or self:is_double(self:sym_of(lhs)) then
-          self:refuse(s, "a loop control writing a double or a cell, adjoined per iteration,")
-        end
-        local sym = self:sym_of(lhs)
+  for _, part in ipairs { r.step, r.pre } do
+    for _, s in ipairs(part) do
+      local c = self.v:stmt(s)
+      if c.kind == "assign" then
+        local sym = self.v:expr(c.lhs).sym
         if not seen[sym] then seen[sym] = true; syms[#syms + 1] = sym end
       end
     end
@@ -728,72 +745,71 @@ end
 
 -- The first cell of array or pointer s as a pointer.
 function E:base(s)
-  if self:kind(s) == KIND_GLOBAL then failf("adjoint code: a snapshot of the global %s", self.u.cname[s]) end
-  if self:ndim(s) == 2 then return "&" .. self.u.cname[s] .. "[0][0]" end -- a parameter too: double (*)[N] is no double *
+  local y = self.v:sym(s)
+  if y.kind == "global" then failf("adjoint code: a snapshot of the global %s", self.u.cname[s]) end
+  if y.ndim == 2 then return "&" .. self.u.cname[s] .. "[0][0]" end -- a parameter too: double (*)[N] is no double *
   return self.u.cname[s]
 end
+
+-- Whether snapshot entry sv (a row of the analysis) is a scalar's.
+function E:snap_scalar(sv) return sv.scalar or scalar(self.v:sym(sv.sym - 1)) end
 
 -- The arrays of a loop's snapshot: {[sym] = id (1-based)} and the list.
 function E:snap_arrays(row)
   local ids, list = {}, {}
-  for _, v in ipairs(row.snapshot or {}) do
-    local s = v.sym - 1
-    if not (v.scalar or (self:ndim(s) == 0 and not self:is_ptr(s))) then
-      list[#list + 1] = s
-      ids[s] = #list
+  for _, sv in ipairs(row.snapshot or {}) do
+    if not self:snap_scalar(sv) then
+      list[#list + 1] = sv.sym - 1
+      ids[sv.sym - 1] = #list
     end
   end
   return ids, list
 end
 
-function E:ctype(s) return self:is_ptr(s) and "void *" or (self:is_double(s) and "double" or "int") end
+function E:ctype(s)
+  local y = self.v:sym(s)
+  return y.ptr and "void *" or scalar_type(y)
+end
 
 -- The loop's counter (the analysis's row names it) when the body writes it
 -- (a while loop's `i++` in its body): a symbol id, or nil.
-function E:body_counter(st, row)
+function E:body_counter(r, row)
   if not row.index then return nil end
-  local f = self.fid
-  local sym0, ns = self:get("func", f, "SYM0"), self:get("func", f, "NSYM")
+  local v, fr = self.v, self.v:func(self.fid)
   local ctr
-  for s = sym0, sym0 + ns - 1 do
-    if self.u:name_of("sym", s) == row.index and not self:is_double(s) and self:ndim(s) == 0 then ctr = s end
+  for s = fr.sym0, fr.sym0 + fr.nsym - 1 do
+    local y = v:sym(s)
+    if y.name == row.index and not double(y) and y.ndim == 0 then ctr = s end
   end
   if not ctr then return nil end
-  local function writes(sts) -- whether a statement of sts (nested too) assigns ctr
-    for _, x in ipairs(sts) do
-      local k = self:stmt_kind(x)
-      if k == "assign" and self:op(self:x(x, 0)) == "var" and self:sym_of(self:x(x, 0)) == ctr then return true end
-      if k == "if" and (writes(self:list(self:x(x, 1), self:x(x, 2))) or writes(self:list(self:x(x, 3), self:x(x, 4)))) then
-        return true
-      end
-      if k == "loop" then
-        for _, p in ipairs { 1, 3, 5 } do if writes(self:list(self:x(x, p), self:x(x, p + 1))) then return true end end
-      end
+  local writes = false -- whether a statement of the body (nested too) assigns ctr
+  v:walk(r.body, function(c)
+    if c.kind == "assign" then
+      local x = v:expr(c.lhs)
+      if x.op == "var" and x.sym == ctr then writes = true end
     end
-    return false
-  end
-  return writes(self:list(self:x(st, 1), self:x(st, 2))) and ctr or nil
+  end)
+  return writes and ctr or nil
 end
 
 -- The per-iteration loop: each iteration's forward (taped) immediately
 -- followed by its reverse, the control run plainly; a counter the body
 -- advances keeps its advanced value across the iteration's reverse.
-function E:fused(st, row)
-  local ctr = self:body_counter(st, row)
-  self:loop_frame(st, function(s) self:plain(s) end, function()
-    local body = self:list(self:x(st, 1), self:x(st, 2))
-    for _, s in ipairs(body) do self:fwd(s) end
-    local keep = ctr and self:temp(self:ctype(ctr), "w")
-    if keep then self:line(keep .. " = " .. self.u.cname[ctr] .. "; /* the counter after this iteration */") end
-    for i = #body, 1, -1 do self:rev(body[i]) end
-    if keep then self:line(self.u.cname[ctr] .. " = " .. keep .. ";") end
+function E:fused(r, row)
+  local ctr = self:body_counter(r, row)
+  self:loop_frame(r, function(s) self:plain(s) end, function()
+    for _, s in ipairs(r.body) do self:fwd(s) end
+    local keep = ctr and self.em:temp(self:ctype(ctr), "w")
+    if keep then self:set(keep, self.u.cname[ctr], "the counter after this iteration") end
+    for i = #r.body, 1, -1 do self:rev(r.body[i]) end
+    if keep then self:set(self.u.cname[ctr], keep) end
   end)
 end
 
 -- The scalars saved around a chosen loop: its control's and its counter.
-function E:saved_syms(st, row)
-  local ctl = self:control_syms(st)
-  local ctr = self:body_counter(st, row)
+function E:saved_syms(r, row)
+  local ctl = self:control_syms(r)
+  local ctr = self:body_counter(r, row)
   if ctr then
     local have = false
     for _, s in ipairs(ctl) do if s == ctr then have = true end end
@@ -802,73 +818,70 @@ function E:saved_syms(st, row)
   return ctl
 end
 
-function E:fwd_chosen(st, row)
-  local l = self:pos(st)
-  local ctl = self:saved_syms(st, row)
-  for _, s in ipairs(ctl) do self:line(PUSH[self:is_double(s) and "double" or "int"] .. "(" .. self.u.cname[s] .. ");") end
+function E:fwd_chosen(r, row)
+  local v, l = self.v, r.line
+  local ctl = self:saved_syms(r, row)
+  for _, s in ipairs(ctl) do self:call(PUSH[scalar_type(v:sym(s))], self.u.cname[s]) end
   if row.terminal then
-    self:line(("/* %d: terminal independent loop, each iteration's adjoint right after it "
+    self.em:line(("/* %d: terminal independent loop, each iteration's adjoint right after it "
       .. "(Hascoet, Fidanova & Held, Fig. 4) */"):format(l))
-    self:fused(st, row)
+    self:fused(r, row)
     return
   end
-  self:line(("/* %d: independent loop, dry run: no tape, a snapshot of what it overwrites "
+  self.em:line(("/* %d: independent loop, dry run: no tape, a snapshot of what it overwrites "
     .. "(Hascoet, Fidanova & Held, Fig. 5) */"):format(l))
   local snap_arrays = self:snap_arrays(row)
-  for _, v in ipairs(row.snapshot or {}) do
-    local s = v.sym - 1
-    if v.scalar or (self:ndim(s) == 0 and not self:is_ptr(s)) then
-      local fn = self:is_ptr(s) and self:ptr_save("snap") or (self:is_double(s) and "cgwb_snap_d" or "cgwb_snap_i")
-      self:line(fn .. "(" .. self.u.cname[s] .. ");")
+  for _, sv in ipairs(row.snapshot or {}) do
+    local s = sv.sym - 1
+    if self:snap_scalar(sv) then
+      local y = v:sym(s)
+      local fn = y.ptr and self:ptr_save("snap") or (double(y) and "cgwb_snap_d" or "cgwb_snap_i")
+      self:call(fn, self.u.cname[s])
     end
   end
-  local count = next(snap_arrays) and self:temp("size_t", "s")
-  if count then self:line(count .. " = 0;") end
-  self:loop_frame(st, function(s) self:plain(s) end, function()
-    for _, s in ipairs(self:list(self:x(st, 1), self:x(st, 2))) do self:plain(s, count and snap_arrays, count) end
-  end)
-  if count then self:line("cgwb_snap_count(" .. count .. ");") end
+  local count = next(snap_arrays) and self.em:temp("size_t", "s")
+  if count then self:set(count, "0") end
+  self:loop_frame(r, function(s) self:plain(s) end, function() self:plain_slice(r.body, count and snap_arrays, count) end)
+  if count then self:call("cgwb_snap_count", count) end
 end
 
-function E:rev_chosen(st, row)
-  local l = self:pos(st)
-  local ctl = self:saved_syms(st, row)
-  if not row.terminal then
-    self:line(("/* %d: the dry-run loop again, each iteration's adjoint right after it */"):format(l))
-    local _, list = self:snap_arrays(row)
-    if #list > 0 then
-      local count = self:temp("size_t", "s")
-      self:line(count .. " = cgwb_unsnap_count();")
-      local bases = self:temp("bases" .. #list, "bases")
-      local t = {}
-      for i, s in ipairs(list) do t[i] = ("%s[%d] = (void *)%s;"):format(bases, i - 1, self:base(s)) end
-      self:line(table.concat(t, " "))
-      self:line(("while (%s-- > 0) cgwb_unsnap_cell(%s);"):format(count, bases))
-    end
-    local snaps = row.snapshot or {}
-    for i = #snaps, 1, -1 do
-      local s = snaps[i].sym - 1
-      if snaps[i].scalar or (self:ndim(s) == 0 and not self:is_ptr(s)) then
-        local fn = self:is_ptr(s) and self:ptr_save("unsnap") or (self:is_double(s) and "cgwb_unsnap_d()" or "cgwb_unsnap_i()")
-        self:line(self.u.cname[s] .. " = " .. fn .. ";")
-      end
-    end
-    local saved = {}
-    for i = #ctl, 1, -1 do
-      local s = ctl[i]
-      saved[i] = self:temp(self:ctype(s), "v")
-      self:line(saved[i] .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";")
-      self:line(self.u.cname[s] .. " = " .. saved[i] .. ";")
-    end
-    self:fused(st, row)
-    for i, s in ipairs(ctl) do self:line(self.u.cname[s] .. " = " .. saved[i] .. ";") end
-  else
-    self:line(("/* %d: terminal loop, adjoined in the forward sweep */"):format(l))
-    for i = #ctl, 1, -1 do
-      local s = ctl[i]
-      self:line(self.u.cname[s] .. " = " .. POP[self:is_double(s) and "double" or "int"] .. ";")
+function E:rev_chosen(r, row)
+  local v, l = self.v, r.line
+  local ctl = self:saved_syms(r, row)
+  if row.terminal then
+    self.em:line(("/* %d: terminal loop, adjoined in the forward sweep */"):format(l))
+    for i = #ctl, 1, -1 do self:set(self.u.cname[ctl[i]], POP[scalar_type(v:sym(ctl[i]))]) end
+    return
+  end
+  self.em:line(("/* %d: the dry-run loop again, each iteration's adjoint right after it */"):format(l))
+  local _, list = self:snap_arrays(row)
+  if #list > 0 then
+    local count = self.em:temp("size_t", "s")
+    self:set(count, "cgwb_unsnap_count()")
+    local bases = self.em:temp(("void *[%d]"):format(#list), "bases")
+    local t = {}
+    for i, s in ipairs(list) do t[i] = ("%s[%d] = (void *)%s;"):format(bases, i - 1, self:base(s)) end
+    self.em:line(table.concat(t, " "))
+    self.em:line(("while (%s-- > 0) cgwb_unsnap_cell(%s);"):format(count, bases))
+  end
+  local snaps = row.snapshot or {}
+  for i = #snaps, 1, -1 do
+    local s = snaps[i].sym - 1
+    if self:snap_scalar(snaps[i]) then
+      local y = v:sym(s)
+      local fn = y.ptr and self:ptr_save("unsnap") or (double(y) and "cgwb_unsnap_d()" or "cgwb_unsnap_i()")
+      self:set(self.u.cname[s], fn)
     end
   end
+  local saved = {}
+  for i = #ctl, 1, -1 do
+    local s = ctl[i]
+    saved[i] = self.em:temp(self:ctype(s), "v")
+    self:set(saved[i], POP[scalar_type(v:sym(s))])
+    self:set(self.u.cname[s], saved[i])
+  end
+  self:fused(r, row)
+  for i, s in ipairs(ctl) do self:set(self.u.cname[s], saved[i]) end
 end
 
 -- {==== a function's three bodies ====}
@@ -876,38 +889,37 @@ end
 -- The locals of the sweeps: declarations of the primal locals (zeroed),
 -- of the adjoints, and the symbols whose values cross from g_fwd to g_rev.
 function E:locals()
-  local u, gen, f = self.u, self.gen, self.fid
-  local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
+  local v, u, gen = self.v, self.u, self.gen
+  local fr = v:func(self.fid)
   local decl, adecl, cross, across = {}, {}, {}, {}
   local written = {}
-  for st = 0, u.nflatstmt - 1 do
-    if self:get("stmt", st, "FUNC") == f then
-      local k = self:stmt_kind(st)
-      local lhs = k == "assign" and self:x(st, 0) or (k == "call" and self:x(st, 3) or -1)
-      if lhs >= 0 and self:op(lhs) == "var" then written[self:sym_of(lhs)] = true end
+  for _, r in ipairs(self:own_stmts()) do
+    if (r.kind == "assign" or r.kind == "call") and r.lhs then
+      local x = v:expr(r.lhs)
+      if x.op == "var" then written[x.sym] = true end
     end
   end
-  for s = sym0, sym0 + ns - 1 do
-    local is_param = s < sym0 + np
+  for s = fr.sym0, fr.sym0 + fr.nsym - 1 do
+    local y = v:sym(s)
+    local is_param = s < fr.sym0 + fr.nparam
     if not is_param then
-      local init = (self:ndim(s) > 0 and not self:is_ptr(s)) and (self:ndim(s) == 2 and " = {{0}}" or " = {0}")
-        or (self:is_ptr(s) and " = 0" or (self:is_double(s) and " = 0.0" or " = 0"))
-      local d = u:sym_decl(s):gsub("^const ", self:is_ptr(s) and "const " or "")
+      local init = (y.ndim > 0 and not y.ptr) and (y.ndim == 2 and " = {{0}}" or " = {0}")
+        or (y.ptr and " = 0" or (double(y) and " = 0.0" or " = 0"))
+      local d = u:sym_decl(s):gsub("^const ", y.ptr and "const " or "")
       decl[#decl + 1] = d .. init .. ";"
     end
     if not is_param or written[s] then cross[#cross + 1] = s end
-    if self:is_double(s) then
+    if double(y) then
       local b = gen.bname[s]
-      if self:is_ptr(s) and not is_param then
+      if y.ptr and not is_param then
         adecl[#adecl + 1] = "double *" .. b .. " = 0;"
-      elseif not is_param and self:ndim(s) > 0 then
-        local d0, d1 = self:get("sym", s, "DIM0"), self:get("sym", s, "DIM1")
-        adecl[#adecl + 1] = "double " .. b .. "[" .. d0 .. "]" .. (self:ndim(s) == 2 and ("[" .. d1 .. "] = {{0.0}};") or " = {0.0};")
+      elseif not is_param and y.ndim > 0 then
+        adecl[#adecl + 1] = "double " .. b .. "[" .. y.dim0 .. "]" .. (y.ndim == 2 and ("[" .. y.dim1 .. "] = {{0.0}};") or " = {0.0};")
         across[#across + 1] = b
       elseif not is_param then
         adecl[#adecl + 1] = "double " .. b .. " = 0.0;"
         across[#across + 1] = b
-      elseif not self:is_ptr(s) and self:ndim(s) == 0 then
+      elseif scalar(y) then
         adecl[#adecl + 1] = "double " .. gen.prefix .. b .. " = 0.0;" -- a by-value parameter's adjoint, added at the end
         across[#across + 1] = gen.prefix .. b
       end
@@ -921,83 +933,66 @@ end
 -- g_fwd and g_rev (the runtime restores a saved pointer into such a local
 -- as the same place in g_rev's copy; g_fwd's frame is gone by then).
 function E:regions()
-  local u, gen, f = self.u, self.gen, self.fid
-  local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
+  local v, u, gen = self.v, self.u, self.gen
+  local fr = v:func(self.fid)
   local lines = {}
   local function region(n, array) lines[#lines + 1] = ("cgwb_frame_region(%s%s, sizeof %s);"):format(array and "" or "&", n, n) end
-  for s = sym0 + np, sym0 + ns - 1 do
-    local taken = (self:get("sym", s, "QUAL") & LAY.qual.addr) ~= 0 -- the front end marks a scalar whose address is taken
-    if not self:is_ptr(s) and (self:ndim(s) > 0 or taken) then
-      region(u.cname[s], self:ndim(s) > 0)
-      if self:is_double(s) then region(gen.bname[s], self:ndim(s) > 0) end
+  for s = fr.sym0 + fr.nparam, fr.sym0 + fr.nsym - 1 do
+    local y = v:sym(s) -- the front end marks a scalar whose address is taken (addr)
+    if not y.ptr and (y.ndim > 0 or y.addr) then
+      region(u.cname[s], y.ndim > 0)
+      if double(y) then region(gen.bname[s], y.ndim > 0) end
     end
   end
   if #lines > 0 then table.insert(lines, 1, "cgwb_frame_enter();") end
   return lines
 end
 
--- Pushes (or pops, reversed) the values of the symbols in cross.
-function E:cross_lines(cross, pop)
-  local u = self.u
-  local lines = {}
-  for _, s in ipairs(cross) do
+-- Pushes (or pops, in reverse) the values of the symbols in cross.
+function E:cross(cross, pop)
+  local v, u = self.v, self.u
+  local first, last, step = 1, #cross, 1
+  if pop then first, last, step = #cross, 1, -1 end
+  for i = first, last, step do
+    local s = cross[i]
+    local y = v:sym(s)
     local n = u.cname[s]
-    if self:ndim(s) > 0 and not self:is_ptr(s) then
-      lines[#lines + 1] = pop and ("cgwb_pop_n(" .. n .. ", sizeof " .. n .. ");") or ("cgwb_push_n(" .. n .. ", sizeof " .. n .. ");")
-    elseif self:is_ptr(s) then
-      if pop then
-        local popf = self:ptr_save("pop")
-        if self:is_double(s) then lines[#lines + 1] = { self.gen.bname[s] .. " = (double *)" .. popf .. ";", n .. " = " .. popf .. ";" } else
-          lines[#lines + 1] = n .. " = " .. popf .. ";" end
-      else
-        lines[#lines + 1] = self:ptr_save("push") .. "(" .. n .. ");"
-        if self:is_double(s) then lines[#lines + 1] = self:ptr_save("push") .. "(" .. self.gen.bname[s] .. ");" end
-      end
+    if y.ndim > 0 and not y.ptr then
+      self:call(pop and "cgwb_pop_n" or "cgwb_push_n", n .. ", sizeof " .. n)
+    elseif y.ptr and pop then
+      if double(y) then self:set(self.gen.bname[s], "(double *)" .. self:ptr_save("pop")) end
+      self:set(n, self:ptr_save("pop"))
+    elseif y.ptr then
+      self:call(self:ptr_save("push"), n)
+      if double(y) then self:call(self:ptr_save("push"), self.gen.bname[s]) end
+    elseif pop then
+      self:set(n, POP[scalar_type(y)])
     else
-      local ty = self:is_double(s) and "double" or "int"
-      lines[#lines + 1] = pop and (n .. " = " .. POP[ty] .. ";") or (PUSH[ty] .. "(" .. n .. ");")
+      self:call(PUSH[scalar_type(y)], n)
     end
   end
-  local out = {}
-  if pop then
-    for i = #lines, 1, -1 do
-      local x = lines[i]
-      if type(x) == "table" then for _, y in ipairs(x) do out[#out + 1] = y end else out[#out + 1] = x end
-    end
-  else
-    out = lines
-  end
-  return out
 end
 
--- The body of a sweep: emits into self.out with temporaries declared.
+-- The C types of the sweeps' temporaries, in the order they are declared.
+local TEMP_TYPES = { "int", "double", "size_t", "void *" }
+
+-- A function of a sweep: head, then its declarations decl, its
+-- temporaries', the lines post and the body run() emits into self.em (a
+-- new emitter); -> its line records.
 function E:sweep(head, decl, run, post)
-  self.out, self.temps, self.ind = {}, {}, 1
+  local em = emit.new { depth = 1, prefix = self.gen.prefix }
+  self.em = em
+  em:push() -- the body first: the temporaries it makes are declared above it
   run()
-  local body = self.out
-  local out = { head .. " {" }
-  for _, d in ipairs(decl) do out[#out + 1] = "  " .. d end
-  local by = {}
-  for _, t in ipairs(self.temps) do
-    by[t.ty] = by[t.ty] or {}
-    table.insert(by[t.ty], t.name)
-  end
-  for _, t in ipairs(self.temps) do
-    local n = t.ty:match("^bases(%d+)$")
-    if n then out[#out + 1] = "  void *" .. t.name .. "[" .. n .. "];" end
-  end
-  for _, ty in ipairs { "int", "double", "size_t", "void *" } do
-    if by[ty] then
-      for i = 1, #by[ty], 10 do
-        out[#out + 1] = "  " .. (ty == "void *" and "void" or ty) .. " " .. (ty == "void *" and "*" or "")
-          .. table.concat(by[ty], ty == "void *" and ", *" or ", ", i, math.min(#by[ty], i + 9)) .. ";"
-      end
-    end
-  end
-  for _, l in ipairs(post or {}) do out[#out + 1] = "  " .. l end
-  for _, l in ipairs(body) do out[#out + 1] = l end
-  out[#out + 1] = "}"
-  return table.concat(out, "\n")
+  local body = em:pop()
+  em:indent(-1)
+  em:open(head .. " {")
+  for _, d in ipairs(decl) do em:line(d) end
+  for _, d in ipairs(em:decls(TEMP_TYPES, 10)) do em:line(d) end
+  for _, l in ipairs(post or {}) do em:line(l) end
+  em:append(body)
+  em:close()
+  return em:sink()
 end
 
 --- The void casts of every name (a local may be set and never read).
@@ -1012,39 +1007,31 @@ local function voids(names)
 end
 
 function E:emit()
-  local u, gen, f = self.u, self.gen, self.fid
-  local ret = LAY.types[self:get("func", f, "RET") + 1]
-  local body = self:list(self:get("func", f, "BODY"), self:get("func", f, "NBODY"))
+  local v, u, gen = self.v, self.u, self.gen
+  local fr = v:func(self.fid)
+  local ret, body = fr.ret, fr.body
   -- only a return as the last statement of the function
-  local function scan(sts, top)
-    for i, st in ipairs(sts) do
-      local k = self:stmt_kind(st)
-      if k == "return" and not (top and i == #sts) then self:refuse(st, "return before the end of a function") end
-      if k == "break" or k == "continue" then self:refuse(st, k) end
-      if k == "if" then
-        scan(self:list(self:x(st, 1), self:x(st, 2)), false)
-        scan(self:list(self:x(st, 3), self:x(st, 4)), false)
-      elseif k == "loop" then
-        for _, p in ipairs { 1, 3, 5 } do scan(self:list(self:x(st, p), self:x(st, p + 1)), false) end
-      end
-    end
+  for i, st in ipairs(body) do
+    v:walk({ st }, function(r, depth)
+      if r.kind == "return" and not (depth == 0 and i == #body) then self:refuse(r, "return before the end of a function") end
+      if r.kind == "break" or r.kind == "continue" then self:refuse(r, r.kind) end
+    end)
   end
-  scan(body, true)
   local decl, adecl, cross, across = self:locals()
-  local sym0, ns, np = self:get("func", f, "SYM0"), self:get("func", f, "NSYM"), self:get("func", f, "NPARAM")
+  local sym0, np = fr.sym0, fr.nparam
   local names = {}
-  for s = sym0, sym0 + ns - 1 do
+  for s = sym0, sym0 + fr.nsym - 1 do
+    local y = v:sym(s)
     names[#names + 1] = u.cname[s]
-    if self:is_double(s) then
+    if double(y) then
       names[#names + 1] = gen.bname[s]
-      if s < sym0 + np and not self:is_ptr(s) and self:ndim(s) == 0 then names[#names + 1] = gen.prefix .. gen.bname[s] end
+      if s < sym0 + np and scalar(y) then names[#names + 1] = gen.prefix .. gen.bname[s] end
     end
   end
-  local sig_tail = gen:adj_params(f)
+  local sig_tail = gen:adj_params(self.fid)
   local P = gen.prefix
   self.ret_var = P .. "ret"
   -- the forward sweep
-  self.ntemp = 0
   local fdecl = {}
   for _, d in ipairs(decl) do fdecl[#fdecl + 1] = d end
   for _, d in ipairs(adecl) do fdecl[#fdecl + 1] = d end
@@ -1052,58 +1039,53 @@ function E:emit()
   fdecl[#fdecl + 1] = "double " .. P .. "unused = 0.0;"
   local fwd_voids = { P .. "unused" }
   for _, n in ipairs(names) do fwd_voids[#fwd_voids + 1] = n end
-  local regions = gen.regions[f]
+  local regions = gen.regions[self.fid]
   local function with_regions(lines)
     for _, l in ipairs(regions) do lines[#lines + 1] = l end
     return lines
   end
   local fwd = self:sweep(("static %s %s(%s)"):format(ret, self.names.fwd, sig_tail), fdecl, function()
     self.in_fwd = true
-    if gen.check then self:line(("CGWB_CHK_ENTER(%d);"):format(np)) end
+    if gen.check then self.em:line(("CGWB_CHK_ENTER(%d);"):format(np)) end
     for _, st in ipairs(body) do self:fwd(st) end
-    if gen.check then self:line("CGWB_CHK_LEAVE();") end
+    if gen.check then self.em:line("CGWB_CHK_LEAVE();") end
     self.in_fwd = false
-    for _, l in ipairs(self:cross_lines(cross, false)) do self:line(l) end
+    self:cross(cross, false)
     if self.terminal_fused then -- what the loops adjoined here added to adjoints of locals
-      for _, b in ipairs(across) do self:line("cgwb_push_n(&" .. b .. ", sizeof " .. b .. ");") end
+      for _, b in ipairs(across) do self:call("cgwb_push_n", ("&%s, sizeof %s"):format(b, b)) end
     end
-    if #regions > 0 then self:line("cgwb_frame_leave();") end
-    if ret ~= "void" then self:line("return " .. self.ret_var .. ";") end
+    if #regions > 0 then self.em:line("cgwb_frame_leave();") end
+    if ret ~= "void" then self:put("return " .. self.ret_var) end
   end, with_regions(voids(fwd_voids)))
   -- the reverse sweep
-  self.ntemp = 0
   local rdecl = {}
   for _, d in ipairs(decl) do rdecl[#rdecl + 1] = d end
   for _, d in ipairs(adecl) do rdecl[#rdecl + 1] = d end
   rdecl[#rdecl + 1] = "double " .. P .. "unused = 0.0;" -- the by-value adjoints of g_fwd calls in fused loops
   names[#names + 1] = P .. "unused"
   local rsig = sig_tail
-  local retb = gen.ret_name[f]
+  local retb = gen.ret_name[self.fid]
   if ret == "double" then
     rsig = (rsig == "void" and "" or (rsig .. ", ")) .. "double " .. retb
     names[#names + 1] = retb -- a passive result's adjoint is not read
   end
   local rev = self:sweep(("static void %s(%s)"):format(self.names.rev, rsig), rdecl, function()
-    if self.terminal_fused then for i = #across, 1, -1 do
-      local b = across[i]
-      self:line("cgwb_pop_n(&" .. b .. ", sizeof " .. b .. ");")
-    end end
-    for _, l in ipairs(self:cross_lines(cross, true)) do self:line(l) end
-    local last = body[#body]
-    if last and self:stmt_kind(last) == "return" and ret == "double" and self:x(last, 0) >= 0 then
-      local x = self:x(last, 0)
-      local l = self:pos(last)
-      self:line("/* " .. l .. ": return */")
-      self:prop(x, retb)
+    if self.terminal_fused then
+      for i = #across, 1, -1 do self:call("cgwb_pop_n", ("&%s, sizeof %s"):format(across[i], across[i])) end
+    end
+    self:cross(cross, true)
+    local last = body[#body] and v:stmt(body[#body])
+    if last and last.kind == "return" and ret == "double" and last.value then
+      self.em:line(("/* %d: return */"):format(last.line))
+      self:prop(last.value, retb)
     end
     for i = #body, 1, -1 do self:rev(body[i]) end
     for s = sym0, sym0 + np - 1 do
-      if self:is_double(s) and not self:is_ptr(s) and self:ndim(s) == 0
-          and self.param_active[s] and self.act.name[u.cname[s]] then
-        self:line("*" .. gen.bname[s] .. " += " .. P .. gen.bname[s] .. ";")
+      if double(v:sym(s)) and scalar(v:sym(s)) and self.param_active[s] and self.act.name[u.cname[s]] then
+        self:put(("*%s += %s%s"):format(gen.bname[s], P, gen.bname[s]))
       end
     end
-    if #regions > 0 then self:line("cgwb_frame_leave();") end
+    if #regions > 0 then self.em:line("cgwb_frame_leave();") end
   end, with_regions(voids(names)))
   return fwd, rev
 end
@@ -1118,14 +1100,13 @@ G.__index = G
 -- F's parameter list with each double and double * parameter followed by
 -- its adjoint pointer.
 function G:adj_params(f)
-  local u = self.u
-  local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
+  local u, v = self.u, self.v
   local parts = {}
-  for s = sym0, sym0 + np - 1 do
+  for _, s in ipairs(v:func(f).params) do
+    local y = v:sym(s)
     parts[#parts + 1] = u:param(s)
-    if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
-      local ind = u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0
-      if ind then
+    if double(y) then
+      if indirect(y) then
         local old = u.cname[s]
         u.cname[s] = self.bname[s]
         local t = u:param(s):gsub("^const ", "")
@@ -1139,6 +1120,13 @@ function G:adj_params(f)
   return #parts == 0 and "void" or table.concat(parts, ", ")
 end
 
+-- f's own parameter list (its plain copy's).
+function G:plain_params(f)
+  local parts = {}
+  for _, s in ipairs(self.v:func(f).params) do parts[#parts + 1] = self.u:param(s) end
+  return #parts == 0 and "void" or table.concat(parts, ", ")
+end
+
 -- The variant of function f for the activity pattern pat of a call
 -- (E:call_pattern): {fwd, rev} names of its sweeps, queued for emit_raw.
 -- Its activity is f's own, with the "a" parameters independent (and the
@@ -1148,16 +1136,15 @@ end
 function G:variant(f, pat)
   local key = f .. ":" .. pat
   if self.variants[key] then return self.variants[key] end
-  local u = self.u
-  local n = u:name_of("func", f)
+  local n = self.v:func(f).name
   local suffix = (f ~= self.main and not pat:find("p", 1, true)) and "" or ("_" .. pat:gsub("%-", "i"))
-  local v = { f = f, pat = pat, fwd = n .. "_fwd" .. suffix, rev = n .. "_rev" .. suffix }
-  for _, x in ipairs { v.fwd, v.rev } do
+  local var = { f = f, pat = pat, fwd = n .. "_fwd" .. suffix, rev = n .. "_rev" .. suffix }
+  for _, x in ipairs { var.fwd, var.rev } do
     if self.taken[x] then failf("%s: the adjoint code of %s needs the name %s, a name of the file", self.file, n, x) end
   end
-  self.variants[key] = v
-  self.queue[#self.queue + 1] = v
-  return v
+  self.variants[key] = var
+  self.queue[#self.queue + 1] = var
+  return var
 end
 
 -- A zero adjoint of a global array (globals are constants; what a callee
@@ -1167,10 +1154,9 @@ function G:zero_global(s)
   if not self.zeros[s] then
     local name = self.prefix .. "zero_" .. u.cname[s]
     self.zeros[s] = name
-    local d0, d1 = u:get("sym", s, "DIM0"), u:get("sym", s, "DIM1")
-    local two = u:get("sym", s, "NDIM") == 2
-    self.zero_list[#self.zero_list + 1] = "static double " .. name .. "[" .. math.max(d0, 1) .. "]"
-      .. (two and ("[" .. d1 .. "] = {{0.0}};") or " = {0.0};")
+    local y = self.v:sym(s)
+    self.zero_list[#self.zero_list + 1] = "static double " .. name .. "[" .. math.max(y.dim0, 1) .. "]"
+      .. (y.ndim == 2 and ("[" .. y.dim1 .. "] = {{0.0}};") or " = {0.0};")
   end
   return self.zeros[s]
 end
@@ -1178,47 +1164,22 @@ end
 
 -- A plain copy of function f named name (calls renamed to plain copies).
 function G:plain_func(f)
-  local u = self.u
-  local fn = setmetatable({ u = u, gen = self, fid = f, ntemp = 0 }, E)
-  local sym0, ns, np = u:get("func", f, "SYM0"), u:get("func", f, "NSYM"), u:get("func", f, "NPARAM")
+  local u, v = self.u, self.v
+  local fn = setmetatable({ u = u, v = v, gen = self, fid = f }, E)
+  local fr = v:func(f)
   local decl = {}
-  for s = sym0 + np, sym0 + ns - 1 do decl[#decl + 1] = u:sym_decl(s) .. ";" end
-  local parts = {}
-  for s = sym0, sym0 + np - 1 do parts[#parts + 1] = u:param(s) end
-  local ret = LAY.types[u:get("func", f, "RET") + 1]
-  local head = ("static %s %s(%s)"):format(ret, self.plain_name[f], #parts == 0 and "void" or table.concat(parts, ", "))
+  for s = fr.sym0 + fr.nparam, fr.sym0 + fr.nsym - 1 do decl[#decl + 1] = u:sym_decl(s) .. ";" end
+  local head = ("static %s %s(%s)"):format(fr.ret, self.plain_name[f], self:plain_params(f))
   return fn:sweep(head, decl, function()
-    for _, st in ipairs(fn:list(u:get("func", f, "BODY"), u:get("func", f, "NBODY"))) do
-      if fn:stmt_kind(st) == "return" then
-        local x = fn:x(st, 0)
-        fn:line(x >= 0 and ("return " .. fn:ex(x) .. ";") or "return;")
+    for _, st in ipairs(fr.body) do
+      local r = v:stmt(st)
+      if r.kind == "return" then
+        fn:put(r.value and ("return " .. fn:ex(r.value)) or "return")
       else
         fn:plain(st)
       end
     end
   end)
-end
-
--- What keeps loop st's control (pre and step slices) from running plainly
--- around the per-iteration adjoint (a call, a write of a double or a cell),
--- or nil.
-local function control_problem(u, st)
-  for _, p in ipairs { 3, 5 } do
-    local start, n = u:get("stmt", st, "X" .. p), u:get("stmt", st, "X" .. (p + 1))
-    for i = 1, n do
-      local x = u.flat.list[start + i]
-      local kind = LAY.stmts[u:get("stmt", x, "KIND") + 1]
-      if kind == "call" then return "a call in the control of a loop adjoined per iteration" end
-      if kind == "assign" then
-        local lhs = u:get("stmt", x, "X0")
-        local sym = u:get("expr", lhs, "SYM")
-        if LAY.exprs[u:get("expr", lhs, "OP") + 1] ~= "var" or LAY.types[u:get("sym", sym, "BASE") + 1] == "double" then
-          return "a loop control writing a double or a cell, adjoined per iteration,"
-        end
-      end
-    end
-  end
-  return nil
 end
 
 -- The loops to adjoin per iteration: {[stmt id 1-based] = info row}, the
@@ -1251,7 +1212,7 @@ local function choose_loops(gen, info, sel)
       failf("%s:%d:%d: loop at line %d is not independent: %s", gen.file, row.line, row.col, row.line,
         tostring(row.reason))
     end
-    local bad = want and control_problem(gen.u, row.stmt - 1)
+    local bad = want and control_problem(gen.v, row.stmt - 1)
     if bad then
       if lines then failf("%s:%d:%d: adjoint code: %s is not supported yet", gen.file, row.line, row.col, bad) end
       want = false -- auto or a function: this loop keeps the standard adjoint
@@ -1275,13 +1236,13 @@ end
 -- parameter indices (0-based) an --assume a!=b or a restrict keeps apart,
 -- same = {{i, j}, ...} (a==b), ptrs = the pointer parameters' indices,
 -- work = the work arrays' indices}, or nil when there is nothing to check.
-local function check_plan(u, f, assume, work)
-  local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
+local function check_plan(v, f, assume, work)
+  local params = v:func(f).params
   local idx, ptrs = {}, {}
-  for i = 0, np - 1 do
-    local s = sym0 + i
-    idx[u:name_of("sym", s)] = i
-    if u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0 then ptrs[#ptrs + 1] = i end
+  for i, s in ipairs(params) do
+    local y = v:sym(s)
+    idx[y.name] = i - 1
+    if indirect(y) then ptrs[#ptrs + 1] = i - 1 end
   end
   local plan, seen = { apart = {}, same = {}, ptrs = ptrs, work = work }, {}
   local function apart(i, j)
@@ -1295,9 +1256,9 @@ local function check_plan(u, f, assume, work)
     end
   end
   for _, i in ipairs(ptrs) do
-    if (u:get("sym", sym0 + i, "QUAL") & LAY.qual.restrict) ~= 0 then
-      local base = u:get("sym", sym0 + i, "BASE")
-      for _, j in ipairs(ptrs) do if j ~= i and u:get("sym", sym0 + j, "BASE") == base then apart(i, j) end end
+    local y = v:sym(params[i + 1])
+    if y.restrict then
+      for _, j in ipairs(ptrs) do if j ~= i and v:sym(params[j + 1]).base == y.base then apart(i, j) end end
     end
   end
   table.sort(plan.apart, function(a, b) return a[1] < b[1] or (a[1] == b[1] and a[2] < b[2]) end)
@@ -1332,8 +1293,8 @@ local function activity(gen, k, fname, opts)
     if ac.expr and setact[ac.set] then expr[ac.expr - 1] = true end
   end
   -- the pointer parameter (its index) an access's cells all belong to, for -DCGWB_CHECK_ASSUME
-  local u, f = gen.u, a.func and k:function_id(a.func) - 1
-  local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
+  local fr = gen.v:func(a.func and k:function_id(a.func) - 1)
+  local sym0, np = fr.sym0, fr.nparam
   local settag = {}
   for _, st in ipairs(a.alias.sets) do
     local tag
@@ -1357,14 +1318,14 @@ local function emit_raw(k, fname, opts)
   if not fid then failf("%s", ferr) end
   local flat = k:flat()
   local u = unparse.writer(flat, LAY)
-  u.nflatstmt = #flat.stmt // LAY.width.stmt
-  local gen = setmetatable({ u = u, file = k:file(), zeros = {}, zero_list = {}, plain_name = {},
+  local v = u.v
+  local gen = setmetatable({ u = u, v = v, file = k:file(), zeros = {}, zero_list = {}, plain_name = {},
                              variants = {}, queue = {}, main = fid - 1 }, G)
   local funcs = u:reachable(fid - 1)
   local fnames, taken = {}, {}
-  for g = 0, u.nfunc - 1 do taken[u:name_of("func", g)] = true end
+  for g = 0, v.nfunc - 1 do taken[v:func(g).name] = true end
   for _, f in ipairs(funcs) do
-    local n = u:name_of("func", f)
+    local n = v:func(f).name
     gen.plain_name[f] = n .. "_p"
     for _, x in ipairs { n .. "_fwd", n .. "_rev", n .. "_p", n .. "_b", n .. "_b_stats", n .. "_b_reset" } do
       if taken[x] then failf("%s: the adjoint code of %s needs the name %s, a function of the file", gen.file, n, x) end
@@ -1373,28 +1334,27 @@ local function emit_raw(k, fname, opts)
   end
   gen.prefix = u:free_prefix()
   gen.bname, gen.ret_name = u:derivative_names(funcs, fnames, "b", "_retb")
-  for s = 0, u.nsym - 1 do
+  for s = 0, v.nsym - 1 do
     taken[u.cname[s]] = true
     if gen.bname[s] then taken[gen.bname[s]] = true end
   end
   gen.taken = taken
+  local main = fid - 1
+  local mr = v:func(main)
   local main_act, act = activity(gen, k, fid, opts)
   local work = {}
   do -- the work arrays: active pointer parameters neither independent nor dependent
     local role = {}
     for _, n in ipairs(act.independents) do role[n] = true end
     for _, n in ipairs(act.dependents) do role[n] = true end
-    local s0 = u:get("func", fid - 1, "SYM0")
-    for i = 0, u:get("func", fid - 1, "NPARAM") - 1 do
-      local s = s0 + i
-      local n = u:name_of("sym", s)
-      if LAY.types[u:get("sym", s, "BASE") + 1] == "double" and main_act.name[u.cname[s]] and not role[n]
-          and (u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0) then
-        work[#work + 1] = i
+    for i, s in ipairs(mr.params) do
+      local y = v:sym(s)
+      if double(y) and main_act.name[u.cname[s]] and not role[y.name] and indirect(y) then
+        work[#work + 1] = i - 1
       end
     end
   end
-  gen.check = check_plan(u, fid - 1, opts.assume, work)
+  gen.check = check_plan(v, main, opts.assume, work)
   -- the loops
   local sel = opts.loops or "none"
   local info = opts.info
@@ -1407,122 +1367,125 @@ local function emit_raw(k, fname, opts)
   local chosen, transformed = {}, {}
   if info then chosen, transformed = choose_loops(gen, info, sel) end
   local texts, protos = {}, {}
-  local main = fid - 1
   gen.regions = {} -- where a pointer may hold a local's address, pointers are saved through the frame registry
   for _, f in ipairs(funcs) do
-    gen.regions[f] = setmetatable({ u = u, gen = gen, fid = f }, E):regions()
+    gen.regions[f] = setmetatable({ u = u, v = v, gen = gen, fid = f }, E):regions()
     if #gen.regions[f] > 0 then gen.frames = true end
   end
   local r = progress.start("adjoint code", #funcs) -- per function (variants may be more)
-  local sym_main = u:get("func", main, "SYM0")
   local pat = {}
-  for s = sym_main, sym_main + u:get("func", main, "NPARAM") - 1 do
-    pat[#pat + 1] = LAY.types[u:get("sym", s, "BASE") + 1] ~= "double" and "-" or (main_act.name[u.cname[s]] and "a" or "p")
+  for _, s in ipairs(mr.params) do
+    pat[#pat + 1] = not double(v:sym(s)) and "-" or (main_act.name[u.cname[s]] and "a" or "p")
   end
-  local mname = u:name_of("func", main)
+  local mname = mr.name
   local mv = { f = main, pat = table.concat(pat), fwd = mname .. "_fwd", rev = mname .. "_rev", act = main_act, main = true }
   table.insert(gen.queue, 1, mv)
   local done = 0
   while gen.queue[done + 1] do
     done = done + 1
     r:update(math.min(done - 1, #funcs))
-    local v = gen.queue[done]
-    local f = v.f
-    local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
-    if not v.act then
+    local var = gen.queue[done]
+    local f = var.f
+    local fr = v:func(f)
+    if not var.act then
       local ind, dep = {}, {}
-      for i = 1, np do
-        local s = sym0 + i - 1
-        if v.pat:sub(i, i) == "a" then
-          ind[#ind + 1] = u:name_of("sym", s)
-          if u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0 then dep[#dep + 1] = u:name_of("sym", s) end
+      for i, s in ipairs(fr.params) do
+        local y = v:sym(s)
+        if var.pat:sub(i, i) == "a" then
+          ind[#ind + 1] = y.name
+          if indirect(y) then dep[#dep + 1] = y.name end
         end
       end
-      if LAY.types[u:get("func", f, "RET") + 1] == "double" then dep[#dep + 1] = "return" end
-      v.act = activity(gen, k, f + 1, { independents = ind, dependents = dep })
+      if fr.ret == "double" then dep[#dep + 1] = "return" end
+      var.act = activity(gen, k, f + 1, { independents = ind, dependents = dep })
     end
-    local fn = setmetatable({ u = u, gen = gen, fid = f, ntemp = 0, act = v.act, names = v, param_active = {} }, E)
-    for i = 1, np do fn.param_active[sym0 + i - 1] = v.pat:sub(i, i) == "a" end
-    if v.main then
+    local fn = setmetatable({ u = u, v = v, gen = gen, fid = f, act = var.act, names = var, param_active = {} }, E)
+    for i, s in ipairs(fr.params) do fn.param_active[s] = var.pat:sub(i, i) == "a" end
+    if var.main then
       fn.chosen = chosen
       for _, row in pairs(chosen) do if row.terminal then fn.terminal_fused = true end end
     end
     local fwd, rev = fn:emit()
     texts[#texts + 1] = fwd
     texts[#texts + 1] = rev
-    local ret = LAY.types[u:get("func", f, "RET") + 1]
     local sig = gen:adj_params(f)
-    protos[#protos + 1] = ("static %s %s(%s);"):format(ret, v.fwd, sig)
+    protos[#protos + 1] = ("static %s %s(%s);"):format(fr.ret, var.fwd, sig)
     local rsig = sig
-    if ret == "double" then rsig = (sig == "void" and "" or (sig .. ", ")) .. "double " .. gen.ret_name[f] end
-    protos[#protos + 1] = ("static void %s(%s);"):format(v.rev, rsig)
+    if fr.ret == "double" then rsig = (sig == "void" and "" or (sig .. ", ")) .. "double " .. gen.ret_name[f] end
+    protos[#protos + 1] = ("static void %s(%s);"):format(var.rev, rsig)
   end
   for _, f in ipairs(funcs) do
     texts[#texts + 1] = gen:plain_func(f)
-    local parts = {}
-    local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
-    for s = sym0, sym0 + np - 1 do parts[#parts + 1] = u:param(s) end
-    protos[#protos + 1] = ("static %s %s(%s);"):format(LAY.types[u:get("func", f, "RET") + 1], gen.plain_name[f],
-      #parts == 0 and "void" or table.concat(parts, ", "))
+    protos[#protos + 1] = ("static %s %s(%s);"):format(v:func(f).ret, gen.plain_name[f], gen:plain_params(f))
   end
   r:finish(#funcs)
   -- F_b
-  local name = u:name_of("func", main)
-  local ret = LAY.types[u:get("func", main, "RET") + 1]
+  local name = mr.name
+  local ret = mr.ret
   local sig = gen:adj_params(main)
   local bsig = sig
   if ret == "double" then bsig = (sig == "void" and "" or (sig .. ", ")) .. "double " .. gen.ret_name[main] end
-  local sym0, np = u:get("func", main, "SYM0"), u:get("func", main, "NPARAM")
+  local sym0, np = mr.sym0, mr.nparam
   local args, pargs = {}, {}
-  for s = sym0, sym0 + np - 1 do
+  for _, s in ipairs(mr.params) do
     args[#args + 1] = u.cname[s]
     pargs[#pargs + 1] = u.cname[s]
-    if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then args[#args + 1] = gen.bname[s] end
+    if double(v:sym(s)) then args[#args + 1] = gen.bname[s] end
   end
   local rargs = { table.unpack(args) }
   if ret == "double" then rargs[#rargs + 1] = gen.ret_name[main] end
-  local fb = { ("%s %s_b(%s) {"):format(ret, name, bsig) }
+  local em = emit.new() -- the file
+  em:push() -- its body first: the head declares the globals the body reads
+  for i, t in ipairs(texts) do
+    if i > 1 then em:line("") end
+    em:append(t)
+  end
+  em:line("")
+  em:open(("%s %s_b(%s) {"):format(ret, name, bsig))
   local chk = gen.check
   if chk then -- the assumptions' check (-DCGWB_CHECK_ASSUME): F's pointer parameters are tags 0 ..
     local pairs_, names = {}, {}
     for _, pr in ipairs(chk.apart) do pairs_[#pairs_ + 1] = pr[1] .. ", " .. pr[2] end
-    for i = 0, np - 1 do names[#names + 1] = '"' .. u:name_of("sym", sym0 + i) .. '"' end
-    fb[#fb + 1] = "#ifdef CGWB_CHECK_ASSUME"
+    for i = 0, np - 1 do names[#names + 1] = '"' .. v:sym(sym0 + i).name .. '"' end
+    em:directive("#ifdef CGWB_CHECK_ASSUME")
     if #pairs_ == 0 then pairs_[1] = "-1, -1" end -- none: C has no empty initializer
-    fb[#fb + 1] = ("  static const int cgwb_apart_[] = {%s};"):format(table.concat(pairs_, ", "))
-    fb[#fb + 1] = ("  static const char *const cgwb_names_[] = {%s};"):format(table.concat(names, ", "))
+    em:line(("static const int cgwb_apart_[] = {%s};"):format(table.concat(pairs_, ", ")))
+    em:line(("static const char *const cgwb_names_[] = {%s};"):format(table.concat(names, ", ")))
     for _, i in ipairs(chk.work) do
-      fb[#fb + 1] = ('  CGWB_CHK_WORK("%s_b", %d, "%s");'):format(name, i, u:name_of("sym", sym0 + i))
+      em:line(('CGWB_CHK_WORK("%s_b", %d, "%s");'):format(name, i, v:sym(sym0 + i).name))
     end
     for _, pr in ipairs(chk.same) do
-      fb[#fb + 1] = ('  CGWB_CHK_SAME("%s_b", %s, %s, "%s", "%s");'):format(name, u.cname[sym0 + pr[1]], u.cname[sym0 + pr[2]],
-        u:name_of("sym", sym0 + pr[1]), u:name_of("sym", sym0 + pr[2]))
+      em:line(('CGWB_CHK_SAME("%s_b", %s, %s, "%s", "%s");'):format(name, u.cname[sym0 + pr[1]], u.cname[sym0 + pr[2]],
+        v:sym(sym0 + pr[1]).name, v:sym(sym0 + pr[2]).name))
     end
-    for _, i in ipairs(chk.ptrs) do fb[#fb + 1] = ("  CGWB_CHK_ARG(%d, %d);"):format(i, i) end
-    fb[#fb + 1] = "#endif"
+    for _, i in ipairs(chk.ptrs) do em:line(("CGWB_CHK_ARG(%d, %d);"):format(i, i)) end
+    em:directive("#endif")
   end
-  fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "(void)", mv.fwd, table.concat(args, ", "))
-  if chk then
-    fb[#fb + 1] = ('  CGWB_CHK_VERIFY("%s_b", cgwb_apart_, %d, cgwb_names_);'):format(name, #chk.apart)
+  em:line(("%s%s(%s);"):format(ret == "void" and "" or "(void)", mv.fwd, table.concat(args, ", ")))
+  if chk then em:line(('CGWB_CHK_VERIFY("%s_b", cgwb_apart_, %d, cgwb_names_);'):format(name, #chk.apart)) end
+  em:line(("%s(%s);"):format(mv.rev, table.concat(rargs, ", ")))
+  em:line(("%s%s(%s);"):format(ret == "void" and "" or "return ", gen.plain_name[main], table.concat(pargs, ", ")))
+  em:close()
+  em:open(("void %s_b_stats(cgwb_adstats *out) {"):format(name))
+  em:line("cgwb_adstats_get(out);")
+  em:close()
+  em:open(("void %s_b_reset(void) {"):format(name))
+  em:line("cgwb_adstats_reset();")
+  em:close()
+  local body = em:pop()
+  local body_text = table.concat(emit.render_all(body), "\n")
+  em:line(("/* Adjoint code of %s (cgwb adjoint; doc/adjoint-code.md). */"):format(name))
+  for _, l in ipairs { "#include <math.h>", "#include <stddef.h>", '#include "cgwb_adstack.h"' } do em:line(l) end
+  for s = 0, v.nsym - 1 do -- the globals the body reads (its text names them: the one scan of generated text)
+    if v:sym(s).kind == "global" and emit.mentions(body_text, u.cname[s]) then em:line(u:nest_rows(s, u:global_text(s))) end
   end
-  fb[#fb + 1] = ("  %s(%s);"):format(mv.rev, table.concat(rargs, ", "))
-  fb[#fb + 1] = ("  %s%s(%s);"):format(ret == "void" and "" or "return ", gen.plain_name[main], table.concat(pargs, ", "))
-  fb[#fb + 1] = "}"
-  fb[#fb + 1] = ("void %s_b_stats(cgwb_adstats *out) {\n  cgwb_adstats_get(out);\n}"):format(name)
-  fb[#fb + 1] = ("void %s_b_reset(void) {\n  cgwb_adstats_reset();\n}"):format(name)
-  local head = { "/* Adjoint code of " .. name .. " (cgwb adjoint; doc/adjoint-code.md). */",
-    "#include <math.h>", "#include <stddef.h>", '#include "cgwb_adstack.h"' }
-  local body = table.concat(texts, "\n\n") .. "\n\n" .. table.concat(fb, "\n")
-  for s = 0, u.nsym - 1 do
-    if u:get("sym", s, "KIND") == KIND_GLOBAL and body:find("%f[%w_]" .. u.cname[s] .. "%f[^%w_]") then
-      head[#head + 1] = u:nest_rows(s, u:global_text(s))
-    end
-  end
-  for _, z in ipairs(gen.zero_list) do head[#head + 1] = z end
-  for _, p in ipairs(protos) do head[#head + 1] = p end
-  head[#head + 1] = ("%s %s_b(%s);"):format(ret, name, bsig)
-  head[#head + 1] = ("void %s_b_stats(cgwb_adstats *out);"):format(name)
-  head[#head + 1] = ("void %s_b_reset(void);"):format(name)
+  for _, z in ipairs(gen.zero_list) do em:line(z) end
+  for _, p in ipairs(protos) do em:line(p) end
+  em:line(("%s %s_b(%s);"):format(ret, name, bsig))
+  em:line(("void %s_b_stats(cgwb_adstats *out);"):format(name))
+  em:line(("void %s_b_reset(void);"):format(name))
+  em:line("")
+  em:append(body)
   -- the report
   local json = require "cgwb.json"
   local rep = { ["function"] = name, independents = json.array(act.independents),
@@ -1531,23 +1494,23 @@ local function emit_raw(k, fname, opts)
   local role = {}
   for _, n in ipairs(act.independents) do role[n] = true end
   for _, n in ipairs(act.dependents) do role[n] = true end
-  for s = sym_main, sym_main + u:get("func", main, "NPARAM") - 1 do -- in parameter order
-    if LAY.types[u:get("sym", s, "BASE") + 1] == "double" then
-      local n = u:name_of("sym", s)
-      if not main_act.name[u.cname[s]] then rep.passive[#rep.passive + 1] = n
-      elseif not role[n] and (u:get("sym", s, "PTR") == 1 or u:get("sym", s, "NDIM") > 0) then rep.work[#rep.work + 1] = n end
+  for _, s in ipairs(mr.params) do -- in parameter order
+    local y = v:sym(s)
+    if double(y) then
+      if not main_act.name[u.cname[s]] then rep.passive[#rep.passive + 1] = y.name
+      elseif not role[y.name] and indirect(y) then rep.work[#rep.work + 1] = y.name end
     end
   end
   for i, row in ipairs(info and info.loops or {}) do
     local access = {}
     for _, a in ipairs(row.access or {}) do access[a.name] = a.class end
     local snap = json.array({})
-    for _, v in ipairs(row.snapshot or {}) do snap[#snap + 1] = v.name end
+    for _, sv in ipairs(row.snapshot or {}) do snap[#snap + 1] = sv.name end
     rep.loops[#rep.loops + 1] = { line = row.line, independent = row.independent, verdict = row.verdict,
       reason = row.reason, access = access, terminal = row.terminal, dry_run = row.dry_run, snapshot = snap,
       transformed = transformed[i] or false, pragma = row.pragma_status or row.pragma or false }
   end
-  return table.concat(head, "\n") .. "\n\n" .. body .. "\n", rep
+  return em:text() .. "\n", rep
 end
 
 --- Adjoint code of function fname of kernel k and every function it
@@ -1560,7 +1523,7 @@ function M.emit(k, fname, opts)
   error(code, 0)
 end
 
--- {==== measuring the adjoints on a call ====}
+-- {==== the runtime and the measures ====}
 
 --- The path of the runtime header (installed with the modules).
 function M.runtime_header()
@@ -1568,108 +1531,14 @@ function M.runtime_header()
   return path
 end
 
-local function hexf(v) return ("%a"):format(v) end
-
--- A main calling F_b once on call (the core form of a CALL.json) with unit
--- adjoints of every double cell and the result, printing F_b_stats.
-local function measure_main(u, f, call)
-  local name = u:name_of("func", f)
-  local out = { "#include <stdio.h>", '#include "cgwb_adstack.h"' }
-  local ret = LAY.types[u:get("func", f, "RET") + 1]
-  for i, a in ipairs(call.arrays) do
-    local int = (a.type or "double") == "int"
-    local vals, ones = {}, {}
-    for j, v in ipairs(a.values) do vals[j] = int and ("%d"):format(math.tointeger(v) or 0) or hexf(v); ones[j] = "1.0" end
-    if #vals == 0 then vals[1], ones[1] = "0", "0.0" end
-    out[#out + 1] = ("static %s A%d[%d] = {%s};"):format(int and "int" or "double", i, #vals, table.concat(vals, ", "))
-    if not int then out[#out + 1] = ("static double B%d[%d] = {%s};"):format(i, #ones, table.concat(ones, ", ")) end
-  end
-  local sym0, np = u:get("func", f, "SYM0"), u:get("func", f, "NPARAM")
-  local args = {}
-  local pre = {}
-  for i = 1, np do
-    local s, a = sym0 + i - 1, call.args[i]
-    local dbl = LAY.types[u:get("sym", s, "BASE") + 1] == "double"
-    local cast = ""
-    if u:get("sym", s, "NDIM") == 2 then cast = "(" .. (dbl and "double" or "int") .. " (*)[" .. u:get("sym", s, "DIM1") .. "])" end
-    if a.array then
-      args[#args + 1] = ("%s(A%d + %d)"):format(cast, a.array, a.offset)
-      if dbl then args[#args + 1] = ("%s(B%d + %d)"):format(cast, a.array, a.offset) end
-    elseif a.int then
-      args[#args + 1] = ("%d"):format(a.int)
-    else
-      pre[#pre + 1] = ("  double s%d = 0.0;"):format(i)
-      args[#args + 1] = hexf(a.double)
-      args[#args + 1] = "&s" .. i
-    end
-  end
-  if ret == "double" then args[#args + 1] = "1.0" end
-  out[#out + 1] = "int main(void) {"
-  out[#out + 1] = "  cgwb_adstats st;"
-  for _, l in ipairs(pre) do out[#out + 1] = l end
-  out[#out + 1] = ("  %s_b_reset();"):format(name)
-  out[#out + 1] = ("  %s%s_b(%s);"):format(ret == "void" and "" or "(void)", name, table.concat(args, ", "))
-  out[#out + 1] = ("  %s_b_stats(&st);"):format(name)
-  out[#out + 1] = '  printf("%lu %lu %lu %lu\\n", (unsigned long)st.pushed, (unsigned long)st.high_water, '
-    .. "(unsigned long)st.snapshot, (unsigned long)st.snapshot_high);"
-  out[#out + 1] = "  return 0;\n}"
-  return table.concat(out, "\n") .. "\n"
-end
-
 --- Compiles each adjoint text of variants ({name = code}) with a main
 -- calling it once on call (core form) and measures its stacks: {name =
 -- {tape_bytes, tape_high_water, snapshot_bytes, snapshot_high_water}}, or
--- nil, message.  opts.cc: the compiler (default "cc").
+-- nil, message.  opts.cc: the compiler (default "cc").  The harness is
+-- cgwb.adjoint_measure, loaded only here.
 function M.measure(k, fname, variants, call, opts)
-  opts = opts or {}
-  local cc = opts.cc or "cc"
-  if not os.execute(cc .. " --version >/dev/null 2>&1") then
-    return nil, "--call: no C compiler ('" .. cc .. "') to measure the adjoints with"
-  end
-  local fid = assert(k:function_id(fname))
-  local u = unparse.writer(k:flat(), LAY)
-  local hdr = M.runtime_header()
-  if not hdr then return nil, "--call: the runtime header cgwb_adstack.h is not installed" end
-  local dir = os.tmpname()
-  os.remove(dir)
-  if not os.execute("mkdir -p '" .. dir .. "'") then return nil, "--call: cannot make a temporary directory" end
-  local function put(name, text)
-    local fh = assert(io.open(dir .. "/" .. name, "wb"))
-    fh:write(text)
-    fh:close()
-  end
-  local fh = assert(io.open(hdr, "rb"))
-  put("cgwb_adstack.h", fh:read("a"))
-  fh:close()
-  put("main.c", measure_main(u, fid - 1, call))
-  local res, err = {}, nil
-  local names = {}
-  for n in pairs(variants) do names[#names + 1] = n end
-  table.sort(names)
-  for _, n in ipairs(names) do
-    put(n .. ".c", variants[n])
-    local exe = dir .. "/" .. n
-    local r = progress.start("compiling the " .. n .. " adjoint", 1)
-    local ok = os.execute(("%s -std=c99 -O2 -I'%s' -o '%s' '%s/%s.c' '%s/main.c' -lm 2>'%s/cc.log'"):format(cc, dir, exe,
-      dir, n, dir, dir))
-    r:finish(1)
-    if not ok then
-      local lf = io.open(dir .. "/cc.log", "rb")
-      err = "--call: the " .. n .. " adjoint does not compile: " .. (lf and lf:read("a") or "")
-      if lf then lf:close() end
-      break
-    end
-    local p = io.popen("'" .. exe .. "'")
-    local line = p:read("l") or ""
-    p:close()
-    local a, b, c, d = line:match("^(%d+) (%d+) (%d+) (%d+)$")
-    if not a then err = "--call: the " .. n .. " adjoint failed on the call"; break end
-    res[n] = { tape_bytes = tonumber(a), tape_high_water = tonumber(b), snapshot_bytes = tonumber(c),
-               snapshot_high_water = tonumber(d) }
-  end
-  os.execute("rm -rf '" .. dir .. "'")
-  if err then return nil, err end
-  return res
+  return require("cgwb.adjoint_measure").measure(k, fname, variants, call,
+    { cc = opts and opts.cc, header = M.runtime_header() })
 end
 
 return M
