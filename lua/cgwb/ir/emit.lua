@@ -79,7 +79,7 @@ function E:temp(ctype, base)
   return name
 end
 
---- The declarations of the temporaries, for the top of their function: an
+-- The declarations of the temporaries, for the top of their function: an
 -- array temporary (a ctype ending in [N], as "void *[3]") one a line, in
 -- the order they were made; then the others grouped by ctype, the ctypes
 -- of order first (in that order), any other after (in the order first
