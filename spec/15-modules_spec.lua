@@ -23,6 +23,12 @@ modules[#modules + 1] = "cgwb.ir"
 local parts = { "cgwb.xaif.names", "cgwb.xaif.export", "cgwb.xaif.import", "cgwb.xaif.describe",
                 "cgwb.ir.cprint", "cgwb.ir.emit" }
 
+-- cgwb.elim's parts, each requiring only the ones before it (lua/cgwb/elim/init.lua)
+local elim_parts = { "cgwb.elim.scale", "cgwb.elim.orderings", "cgwb.elim.search", "cgwb.elim.vertex",
+                     "cgwb.elim.translate", "cgwb.elim.edgesearch", "cgwb.elim.modes",
+                     "cgwb.elim.strategies", "cgwb.elim.graphs", "cgwb.elim.replay" }
+for _, m in ipairs(elim_parts) do parts[#parts + 1] = m end
+
 -- the subdirectories of issue 27's layout: the command line's modules, the
 -- utilities, the presentation and the drivers
 for _, m in ipairs { "cgwb.util.errors", "cgwb.util.plugin", "cgwb.util.files", "cgwb.present.kreport",
