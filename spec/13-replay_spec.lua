@@ -1,6 +1,6 @@
 -- spec/13-replay_spec.lua: the cost an elimination reports is the cost of
 -- doing what it reports (Hovland, Norris, Utke & Strout, sec. 1: vertex,
--- edge and face elimination; csrc/elim, lua/cgwb/elim.lua).
+-- edge and face elimination; csrc/elim, lua/cgwb/elim/).
 --
 -- For generated tapes and the example graphs, every ordering of every mode
 -- returns an order (or steps) and a cost; replaying the order on a fresh

@@ -24,6 +24,12 @@ modules[#modules + 1] = "cgwb.ir"
 local parts = { "cgwb.xaif.names", "cgwb.xaif.export", "cgwb.xaif.import", "cgwb.xaif.describe",
                 "cgwb.ir.cprint", "cgwb.ir.emit", "cgwb.ir.unparse", "cgwb.tangent.subgraph", "cgwb.tangent.costs" }
 
+-- cgwb.elim's parts, each requiring only the ones before it (lua/cgwb/elim/init.lua)
+local elim_parts = { "cgwb.elim.scale", "cgwb.elim.orderings", "cgwb.elim.search", "cgwb.elim.vertex",
+                     "cgwb.elim.translate", "cgwb.elim.edgesearch", "cgwb.elim.modes",
+                     "cgwb.elim.strategies", "cgwb.elim.graphs", "cgwb.elim.replay" }
+for _, m in ipairs(elim_parts) do parts[#parts + 1] = m end
+
 -- the subdirectories of issue 27's layout: the command line's modules, the
 -- utilities, the presentation and the drivers
 for _, m in ipairs { "cgwb.util.errors", "cgwb.util.plugin", "cgwb.util.files", "cgwb.present.kreport",
@@ -480,5 +486,87 @@ describe("modules, while their functions run", function()
     local writes = global_writes(function() rawset(_G, "cgwb_probe", 1); _G.cgwb_probe2 = 2 end)
     assert.are.same({ "cgwb_probe", "cgwb_probe2" }, writes)
     assert.is_nil(rawget(_G, "cgwb_probe"))
+  end)
+end)
+
+-- {==== what a module may require ====}
+-- No module below the facade requires it (issue 27: the back ends required
+-- `cgwb`, a cycle hidden by a lazy require): only the command line's modules
+-- (lua/cgwb/cli/) and the plug-in loader (lua/cgwb/util/plugin.lua, which
+-- gives users' files `cgwb`) may.  cgwb.elim's parts require only the parts
+-- before them in elim_parts, and never the package itself.
+
+-- The modules a Lua text requires by a literal name, comments left out.
+local function required(text)
+  local out = {}
+  for line in (text .. "\n"):gmatch("(.-)\n") do
+    local code = line:match("^%s*%-%-") and "" or line:gsub("%s%-%-%s.*$", "")
+    for name in code:gmatch("require%s*%(?%s*[\"']([%w_.]+)[\"']") do out[#out + 1] = name end
+  end
+  return out
+end
+
+local FACADE_USERS = { ["lua/cgwb/init.lua"] = true, ["lua/cgwb/util/plugin.lua"] = true }
+
+-- "path" for every file of paths (but the command line's and FACADE_USERS) that requires "cgwb".
+local function facade_requires(paths, read)
+  local bad = {}
+  for _, path in ipairs(paths) do
+    if not FACADE_USERS[path] and not path:match("^lua/cgwb/cli/") then
+      for _, name in ipairs(required(read(path))) do
+        if name == "cgwb" then bad[#bad + 1] = path end
+      end
+    end
+  end
+  return bad
+end
+
+-- "part -> required" for every require of a part of cgwb.elim that is not before it in order.
+local function upward_requires(order, read)
+  local rank, bad = {}, {}
+  for i, m in ipairs(order) do rank[m] = i end
+  for i, m in ipairs(order) do
+    for _, name in ipairs(required(read(m))) do
+      local later = name:match("^cgwb%.elim%.") and not (rank[name] and rank[name] < i)
+      if name == "cgwb" or name == "cgwb.elim" or later then
+        bad[#bad + 1] = m .. " -> " .. name
+      end
+    end
+  end
+  return bad
+end
+
+describe("what a module may require", function()
+  it("no module below the facade requires it (only the command line and the plug-in loader)", function()
+    local paths, p = {}, io.popen("find lua/cgwb -name '*.lua' | sort")
+    for path in p:lines() do paths[#paths + 1] = path end
+    p:close()
+    assert.is_true(#paths > 40, "the modules were listed")
+    assert.are.same({}, facade_requires(paths, H.read))
+  end)
+
+  it("cgwb.elim's parts require only the parts before them", function()
+    assert.are.same({}, upward_requires(elim_parts, function(m) return H.read(module_path(m)) end))
+    local listed, p = {}, io.popen("ls lua/cgwb/elim/*.lua")
+    for _, m in ipairs(elim_parts) do listed[m] = true end
+    for path in p:lines() do
+      local m = path:match("^lua/(.-)%.lua$"):gsub("/", ".")
+      assert.is_true(m == "cgwb.elim.init" or listed[m] ~= nil, m .. " is not in elim_parts")
+    end
+    p:close()
+  end)
+
+  it("the checks see a require of the facade and of a later part", function() -- they can fail
+    local texts = {
+      ["lua/cgwb/a.lua"] = 'local x = require "cgwb.core"\nlocal function f() return require("cgwb") end\n',
+      ["lua/cgwb/b.lua"] = '-- require "cgwb" in a comment\nlocal y = 1 -- and require "cgwb" here\n',
+      ["lua/cgwb/cli/c.lua"] = 'local cgwb = require "cgwb"\n',
+      p1 = 'local q = require "cgwb.elim.p2"\n', p2 = "local c = require 'cgwb.core'\n",
+      p3 = 'local e = require("cgwb.elim")\n',
+    }
+    local function read(k) return texts[k] end
+    local paths = { "lua/cgwb/a.lua", "lua/cgwb/b.lua", "lua/cgwb/cli/c.lua" }
+    assert.are.same({ "lua/cgwb/a.lua" }, facade_requires(paths, read))
+    assert.are.same({ "p1 -> cgwb.elim.p2", "p3 -> cgwb.elim" }, upward_requires({ "p1", "p2", "p3" }, read))
   end)
 end)

@@ -73,7 +73,7 @@ return {
     from = "if (R->mk[r]) return (double)at.npred * at.nsucc;",
     to = "if (R->mk[r]) return (double)at.npred + at.nsucc;",
     tests = { "c:test_order" } },
-  { name = "anneal-cost-of-another-order", file = "lua/cgwb/elim.lua",
+  { name = "anneal-cost-of-another-order", file = "lua/cgwb/elim/search.lua",
     from = "      if c < best then best, best_order = c, { table.unpack(order) } end",
     to = "      if c < best then best = c end",
     tests = { "spec/11-costs_spec.lua", "spec/13-replay_spec.lua" } },

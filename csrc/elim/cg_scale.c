@@ -1,7 +1,7 @@
 /*
  * cg_scale.c: cheap counts that say what an elimination will cost before it
  * runs (cg_lin.h, "scale"; doc/elimination.md, "What each ordering costs").
- * The Lua drivers (lua/cgwb/elim.lua, elim.estimate) compare them with
+ * The Lua drivers (lua/cgwb/elim/scale.lua, elim.estimate) compare them with
  * elim.LIMITS and refuse, up front, the runs that would take minutes or
  * gigabytes.
  */

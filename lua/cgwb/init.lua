@@ -49,17 +49,15 @@ local M = {
 -- inplace=, foreign=}...} (core.opcodes).
 -- @function opcodes
 
+-- build_graph is cgwb.elim's (lua/cgwb/elim/graphs.lua), where elim.linearize calls it
+-- without the facade; the part loads at the first call.
+
 --- Builds the computational graph of a tape (a cgwb.Tape or a path).
 -- opts: assign_removal, hoist, dead_roots, recover_hoists, guards,
 -- death_unlink (booleans, all on by default), at (the point).
 -- Returns a cgwb.Graph, or nil and a message.
 function M.build_graph(tape, opts)
-  if type(tape) == "string" then
-    local t, err = core.read_tape(tape)
-    if not t then return nil, err end
-    tape = t
-  end
-  return core.build_graph(tape, opts)
+  return require("cgwb.elim.graphs").build_graph(tape, opts)
 end
 
 --- A graph made directly through the graph-building interface (doc/graph.md,
