@@ -109,6 +109,14 @@ describe("cgwb.ir.cases", function()
     local mods = { "cgwb.ir", "cgwb.ir.cprint", "cgwb.ir.unparse", "cgwb.kernel", "cgwb.tangent",
       "cgwb.xaif.export", "cgwb.adjoint" }
     for _, m in ipairs(mods) do saved[m] = package.loaded[m] end
+    -- the loaded parts of cgwb.adjoint (lua/cgwb/adjoint/), which load again with it
+    local function parts()
+      local t = {}
+      for n in pairs(package.loaded) do if n:match("^cgwb%.adjoint%.") then t[#t + 1] = n end end
+      return t
+    end
+    local saved_parts = {}
+    for _, m in ipairs(parts()) do saved_parts[m] = package.loaded[m] end
     local ok, err = pcall(function()
       for _, extra in ipairs { { "stmts", "goto" }, { "exprs", "comma" } } do
         local fake = setmetatable({ kernel_layout = function()
@@ -119,6 +127,7 @@ describe("cgwb.ir.cases", function()
         end }, { __index = saved_core })
         package.loaded["cgwb.core"] = fake
         for _, m in ipairs(mods) do package.loaded[m] = nil end
+        for _, m in ipairs(parts()) do package.loaded[m] = nil end
         require "cgwb.ir"
         local stopped = {}
         for _, m in ipairs(mods) do
@@ -127,6 +136,7 @@ describe("cgwb.ir.cases", function()
             if not okm and tostring(e):find("no case for the " .. (extra[1] == "stmts" and "stmt" or "expr") .. " kind "
               .. extra[2], 1, true) then stopped[#stopped + 1] = m end
             package.loaded[m] = nil
+            for _, part in ipairs(parts()) do package.loaded[part] = nil end
           end
         end
         -- the statement dispatchers: every back end but the printer (expressions only)
@@ -139,6 +149,8 @@ describe("cgwb.ir.cases", function()
     end)
     package.loaded["cgwb.core"] = saved_core
     for _, m in ipairs(mods) do package.loaded[m] = saved[m] end
+    for _, m in ipairs(parts()) do package.loaded[m] = nil end
+    for m, part in pairs(saved_parts) do package.loaded[m] = part end
     assert(ok, err)
   end)
 end)
