@@ -260,4 +260,32 @@ describe("one error type", function()
     assert.truthy(tostring(err):find("a bug in the emitter", 1, true), tostring(err))
     assert(tangent.emit(k, "fig2", {})) -- and it works again
   end)
+
+  it("tells a bug in adjoint code's generator from bad input and refusals: those come back as nil, message", function()
+    local cgwb = require "cgwb"
+    local adjoint = require "cgwb.adjoint"
+    local emit = require "cgwb.ir.emit"
+    local k = assert(cgwb.read_kernel("examples/kernels/utke-fig2.c"))
+    local code, msg = adjoint.emit(k, "fig2", { independents = { "nosuch" } }) -- input
+    assert.is_nil(code)
+    assert.truthy(msg:find("'nosuch' is not a parameter of fig2", 1, true), msg)
+    code, msg = adjoint.emit(k, "fig2", { loops = { 999 } }) -- input
+    assert.is_nil(code)
+    assert.truthy(msg:find("--loops: no loop starts at line 999", 1, true), msg)
+    local kb = assert(cgwb.read_kernel("void f(int n, const double *x, double *y) {\n  int i;\n"
+      .. "  for (i = 0; i < n; i++) { if (x[i] > 0.0) break; y[i] = x[i]; }\n}\n", "b.c"))
+    code, msg = adjoint.emit(kb, "f") -- refused
+    assert.is_nil(code)
+    assert.equal("b.c:3:45: adjoint code: break is not supported yet", msg)
+    -- a bug: a Lua error, or a table of the old {msg =} shape, raised inside the generator
+    local new = emit.new
+    for _, bug in ipairs { "a bug in the emitter", { msg = "a bug in the emitter" } } do
+      emit.new = function() error(bug, 0) end
+      local ok, err = pcall(adjoint.emit, k, "fig2", {})
+      emit.new = new
+      assert.is_false(ok)
+      assert.equal(bug, err)
+    end
+    assert(adjoint.emit(k, "fig2", {})) -- and it works again
+  end)
 end)

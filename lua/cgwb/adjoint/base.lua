@@ -5,19 +5,21 @@
 -- runtime's push and pop calls, refusals.  Internal to cgwb.adjoint.
 local core = require "cgwb.core"
 local unparse = require "cgwb.ir.unparse"
+local errors = require "cgwb.util.errors"
 
 local B = {}
 
 B.LAY = core.kernel_layout()
 B.GOPS = core.graph_ops()
 
-local function failf(fmt, ...) error({ msg = fmt:format(...) }, 0) end
-B.failf = failf
+-- What the scheme does not handle raises errors.refused, bad input
+-- (names, --loops) errors.input (cgwb.util.errors); anything else raised
+-- is a bug, which adjoint.emit raises on.
 
 -- An operation table spelling with its operands and result (unparse.spell_partial).
 local function spell(text, args, r)
   local s, err = unparse.spell_partial(text, args, r)
-  if not s then failf("adjoint code: %s", err) end
+  if not s then error(errors.refused(("adjoint code: %s"):format(err))) end
   return s
 end
 
@@ -76,7 +78,8 @@ function E:ptr_save(what) return (self.gen.frames and PTR_FRAME or PTR_PLAIN)[wh
 
 -- Refuses what the scheme does not handle (yet) at statement record r.
 function E:refuse(r, what)
-  failf("%s:%d:%d: adjoint code: %s is not supported yet", self.gen.file, r.line, r.col, what)
+  error(errors.refused(("%s:%d:%d: adjoint code: %s is not supported yet"):format(self.gen.file, r.line, r.col,
+    what)))
 end
 
 B.E = E

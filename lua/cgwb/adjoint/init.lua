@@ -20,6 +20,7 @@ local core = require "cgwb.core"
 local unparse = require "cgwb.ir.unparse"
 local progress = require "cgwb.progress"
 local emit = require "cgwb.ir.emit"
+local errors = require "cgwb.util.errors"
 local B = require "cgwb.adjoint.base"
 local control_problem = require("cgwb.adjoint.loops").control_problem
 require "cgwb.adjoint.bodies"
@@ -34,7 +35,7 @@ local M = {}
 -- forward, reverse and plain code), loops (loops adjoined per iteration),
 -- bodies (a function's sweeps as C functions).
 
-local E, failf, LAY, double, indirect = B.E, B.failf, B.LAY, B.double, B.indirect
+local E, LAY, double, indirect = B.E, B.LAY, B.double, B.indirect
 
 -- {==== the file ====}
 
@@ -84,7 +85,10 @@ function G:variant(f, pat)
   local suffix = (f ~= self.main and not pat:find("p", 1, true)) and "" or ("_" .. pat:gsub("%-", "i"))
   local var = { f = f, pat = pat, fwd = n .. "_fwd" .. suffix, rev = n .. "_rev" .. suffix }
   for _, x in ipairs { var.fwd, var.rev } do
-    if self.taken[x] then failf("%s: the adjoint code of %s needs the name %s, a name of the file", self.file, n, x) end
+    if self.taken[x] then
+      error(errors.refused(("%s: the adjoint code of %s needs the name %s, a name of the file"):format(self.file, n,
+        x)))
+    end
   end
   self.variants[key] = var
   self.queue[#self.queue + 1] = var
@@ -138,27 +142,32 @@ local function choose_loops(gen, info, sel)
     for _, l in ipairs(sel) do
       local found = false
       for _, row in ipairs(info.loops) do if row.line == l then found = true end end
-      if not found then failf("%s: --loops: no loop starts at line %s", gen.file, tostring(l)) end
+      if not found then
+        error(errors.input(("%s: --loops: no loop starts at line %s"):format(gen.file, tostring(l))))
+      end
     end
   elseif sel ~= "auto" and type(sel) ~= "function" then
-    failf("--loops: '%s' is not auto, none, a list of lines or a function", tostring(sel))
+    error(errors.input(("--loops: '%s' is not auto, none, a list of lines or a function"):format(tostring(sel))))
   end
   for i, row in ipairs(info.loops) do
     local want
     if sel == "auto" then want = row.verdict == "accept"
     elseif lines then want = lines[row.line] or false
     else
-      local ok, r = pcall(sel, row)
-      if not ok then failf("the loops' function: %s", tostring(r)) end
+      local ok, r = pcall(sel, row) -- the user's function: whatever it raises is bad input
+      if not ok then error(errors.input(("the loops' function: %s"):format(tostring(r)))) end
       want = r and true or false
     end
     if want and row.verdict ~= "accept" then
-      failf("%s:%d:%d: loop at line %d is not independent: %s", gen.file, row.line, row.col, row.line,
-        tostring(row.reason))
+      error(errors.refused(("%s:%d:%d: loop at line %d is not independent: %s"):format(gen.file, row.line, row.col,
+        row.line, tostring(row.reason))))
     end
     local bad = want and control_problem(gen.v, row.stmt - 1)
     if bad then
-      if lines then failf("%s:%d:%d: adjoint code: %s is not supported yet", gen.file, row.line, row.col, bad) end
+      if lines then
+        error(errors.refused(("%s:%d:%d: adjoint code: %s is not supported yet"):format(gen.file, row.line, row.col,
+          bad)))
+      end
       want = false -- auto or a function: this loop keeps the standard adjoint
     end
     if want then
@@ -217,8 +226,9 @@ end
 local function activity(gen, k, fname, opts)
   local ok, a, err = pcall(core.kernel_analyze, k, fname, { assume = opts.assume, alias = opts.alias,
     independents = opts.independents, dependents = opts.dependents })
-  if not ok then failf("%s: %s", gen.file, tostring(a):gsub("^.-:%d+: ", "")) end -- a name that is no parameter
-  if not a then failf("%s", err) end
+  -- what the binding raises is bad input (a name that is no parameter), or the alias function's own error
+  if not ok then error(errors.input(("%s: %s"):format(gen.file, tostring(a):gsub("^.-:%d+: ", "")))) end
+  if not a then error(errors.input(("%s"):format(err))) end
   local act = {}
   for _, n in ipairs(a.activity.active_symbols) do act[n] = true end
   for _, n in ipairs(a.activity.dependents) do act[n] = true end
@@ -256,10 +266,10 @@ local function activity(gen, k, fname, opts)
   return { stmt = stmt, expr = expr, name = act, tagof = tagof }, a.activity
 end
 
--- emit's work; refusals raise {msg = ...}.
+-- emit's work; refusals raise errors.refused, bad input errors.input.
 local function emit_raw(k, fname, opts)
   local fid, ferr = k:function_id(fname)
-  if not fid then failf("%s", ferr) end
+  if not fid then error(errors.input(("%s"):format(ferr))) end
   local flat = k:flat()
   local u = unparse.writer(flat, LAY)
   local v = u.v
@@ -272,7 +282,10 @@ local function emit_raw(k, fname, opts)
     local n = v:func(f).name
     gen.plain_name[f] = n .. "_p"
     for _, x in ipairs { n .. "_fwd", n .. "_rev", n .. "_p", n .. "_b", n .. "_b_stats", n .. "_b_reset" } do
-      if taken[x] then failf("%s: the adjoint code of %s needs the name %s, a function of the file", gen.file, n, x) end
+      if taken[x] then
+        error(errors.refused(("%s: the adjoint code of %s needs the name %s, a function of the file"):format(gen.file,
+          n, x)))
+      end
       fnames[#fnames + 1] = x
     end
   end
@@ -306,7 +319,7 @@ local function emit_raw(k, fname, opts)
     local err
     info, err = core.kernel_loops(k, fid, { assume = opts.assume, alias = opts.alias,
       independents = opts.independents, dependents = opts.dependents })
-    if not info and sel ~= "none" then failf("%s", err) end
+    if not info and sel ~= "none" then error(errors.input(("%s"):format(err))) end
   end
   local chosen, transformed = {}, {}
   if info then chosen, transformed = choose_loops(gen, info, sel) end
@@ -461,10 +474,9 @@ end
 -- calls: C text and the report (doc/adjoint-code.md), or nil, message.
 function M.emit(k, fname, opts)
   opts = opts or {}
-  local ok, code, report = pcall(emit_raw, k, fname, opts)
+  local ok, code, report = errors.catch(emit_raw, k, fname, opts) -- a refusal or bad input; a bug is raised on
   if ok then return code, report end
-  if type(code) == "table" and code.msg then return nil, code.msg end
-  error(code, 0)
+  return nil, code
 end
 
 -- {==== the runtime and the measures ====}

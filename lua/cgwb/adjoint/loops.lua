@@ -4,11 +4,11 @@
 -- by its reverse (Fig. 4), a dry run with its snapshot and the re-run
 -- (Fig. 5).  Also what keeps a loop's control from running plainly, for
 -- the choice of the loops.  Internal to cgwb.adjoint.
+local errors = require "cgwb.util.errors"
 local B = require "cgwb.adjoint.base"
 require "cgwb.adjoint.sweeps"
 
-local E, failf, double, scalar, scalar_type, PUSH, POP =
-  B.E, B.failf, B.double, B.scalar, B.scalar_type, B.PUSH, B.POP
+local E, double, scalar, scalar_type, PUSH, POP = B.E, B.double, B.scalar, B.scalar_type, B.PUSH, B.POP
 
 local L = {}
 
@@ -55,7 +55,9 @@ end
 -- The first cell of array or pointer s as a pointer.
 function E:base(s)
   local y = self.v:sym(s)
-  if y.kind == "global" then failf("adjoint code: a snapshot of the global %s", self.u.cname[s]) end
+  if y.kind == "global" then
+    error(errors.refused(("adjoint code: a snapshot of the global %s"):format(self.u.cname[s])))
+  end
   if y.ndim == 2 then return "&" .. self.u.cname[s] .. "[0][0]" end -- a parameter too: double (*)[N] is no double *
   return self.u.cname[s]
 end

@@ -4,9 +4,10 @@
 -- an access and the shadow of a pointer expression as C.  Internal to
 -- cgwb.adjoint.
 local ir = require "cgwb.ir"
+local errors = require "cgwb.util.errors"
 local B = require "cgwb.adjoint.base"
 
-local E, failf, double, indirect = B.E, B.failf, B.double, B.indirect
+local E, double, indirect = B.E, B.double, B.indirect
 
 -- Whether access e (VAR or ELEM of a double, or a pointer argument of a
 -- call) may touch an active object of this function's activity.
@@ -15,8 +16,8 @@ function E:active_at(e)
   local x = self.v:expr(e)
   local st = self:sym_state(x.sym)
   if st == "mixed" then
-    failf("%s:%d:%d: adjoint code: %s may point into a passive parameter (no adjoint) or into an active array; "
-      .. "not supported yet", self.gen.file, x.line, x.col, self:ex(e))
+    error(errors.refused(("%s:%d:%d: adjoint code: %s may point into a passive parameter (no adjoint) or into an "
+      .. "active array; not supported yet"):format(self.gen.file, x.line, x.col, self:ex(e))))
   end
   return st == "live" -- through a pointer with no adjoint storage no adjoint is carried
 end
@@ -153,7 +154,7 @@ local SHADOW = ir.cases("expr", "cgwb.adjoint: the shadow of a pointer", {
     return ("(%s ? %s : %s)"):format(self.u:expr(r.a), self:shadow(r.b), self:shadow(r.c))
   end,
   ["const_i|const_d|elem|neg|not|cast|intrin|" .. ir.GROUP.binary] = function(_, self, r)
-    failf("adjoint code: no shadow for the pointer expression %s", self:ex(r.id))
+    error(errors.refused(("adjoint code: no shadow for the pointer expression %s"):format(self:ex(r.id))))
   end,
 })
 

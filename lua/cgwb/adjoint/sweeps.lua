@@ -5,11 +5,12 @@
 -- split between the two (activity patterns, arguments), and plain code
 -- (PLAIN: dry runs, loop control).  Internal to cgwb.adjoint.
 local ir = require "cgwb.ir"
+local errors = require "cgwb.util.errors"
 local B = require "cgwb.adjoint.base"
 require "cgwb.adjoint.shadow"
 require "cgwb.adjoint.check"
 
-local E, failf, spell, LAY, GOPS = B.E, B.failf, B.spell, B.LAY, B.GOPS
+local E, spell, LAY, GOPS = B.E, B.spell, B.LAY, B.GOPS
 local double, indirect, scalar, scalar_type, PUSH, POP = B.double, B.indirect, B.scalar, B.scalar_type, B.PUSH, B.POP
 
 -- The adjoint of expression record r: PROP(op, self, r, b, into) with b
@@ -36,7 +37,7 @@ local PROP = ir.cases("expr", "cgwb.adjoint: the adjoint of an expression", {
     end
   end,
   ["const_i|const_d|addr|ptradd|not|mod|and|or|cast|" .. ir.GROUP.compare] = function(op)
-    failf("adjoint code: no adjoint for the operation %s", op)
+    error(errors.refused(("adjoint code: no adjoint for the operation %s"):format(op)))
   end,
 })
 
@@ -102,8 +103,9 @@ function E:call_pattern(r)
       local state = self:root_state(a)
       local on = state ~= "null" and (self.act.expr[a] or false)
       if on and state == "mixed" then
-        failf("%s:%d:%d: adjoint code: the argument %s of %s may point into a passive parameter (no adjoint) "
-          .. "or into an active array; not supported yet", self.gen.file, r.line, r.col, self:ex(a), callee.name)
+        error(errors.refused(("%s:%d:%d: adjoint code: the argument %s of %s may point into a passive parameter "
+          .. "(no adjoint) or into an active array; not supported yet"):format(self.gen.file, r.line, r.col, self:ex(a),
+          callee.name)))
       end
       pat[i] = on and "a" or "p"
     else
