@@ -109,6 +109,14 @@ describe("cgwb.ir.cases", function()
     local mods = { "cgwb.ir", "cgwb.ir.cprint", "cgwb.ir.unparse", "cgwb.kernel", "cgwb.tangent",
       "cgwb.xaif.export", "cgwb.adjoint" }
     for _, m in ipairs(mods) do saved[m] = package.loaded[m] end
+    -- the loaded parts of cgwb.adjoint (lua/cgwb/adjoint/), which load again with it
+    local function parts()
+      local t = {}
+      for n in pairs(package.loaded) do if n:match("^cgwb%.adjoint%.") then t[#t + 1] = n end end
+      return t
+    end
+    local saved_parts = {}
+    for _, m in ipairs(parts()) do saved_parts[m] = package.loaded[m] end
     local ok, err = pcall(function()
       for _, extra in ipairs { { "stmts", "goto" }, { "exprs", "comma" } } do
         local fake = setmetatable({ kernel_layout = function()
@@ -119,6 +127,7 @@ describe("cgwb.ir.cases", function()
         end }, { __index = saved_core })
         package.loaded["cgwb.core"] = fake
         for _, m in ipairs(mods) do package.loaded[m] = nil end
+        for _, m in ipairs(parts()) do package.loaded[m] = nil end
         require "cgwb.ir"
         local stopped = {}
         for _, m in ipairs(mods) do
@@ -127,6 +136,7 @@ describe("cgwb.ir.cases", function()
             if not okm and tostring(e):find("no case for the " .. (extra[1] == "stmts" and "stmt" or "expr") .. " kind "
               .. extra[2], 1, true) then stopped[#stopped + 1] = m end
             package.loaded[m] = nil
+            for _, part in ipairs(parts()) do package.loaded[part] = nil end
           end
         end
         -- the statement dispatchers: every back end but the printer (expressions only)
@@ -139,6 +149,8 @@ describe("cgwb.ir.cases", function()
     end)
     package.loaded["cgwb.core"] = saved_core
     for _, m in ipairs(mods) do package.loaded[m] = saved[m] end
+    for _, m in ipairs(parts()) do package.loaded[m] = nil end
+    for m, part in pairs(saved_parts) do package.loaded[m] = part end
     assert(ok, err)
   end)
 end)
@@ -247,5 +259,33 @@ describe("one error type", function()
     assert.is_false(ok)
     assert.truthy(tostring(err):find("a bug in the emitter", 1, true), tostring(err))
     assert(tangent.emit(k, "fig2", {})) -- and it works again
+  end)
+
+  it("tells a bug in adjoint code's generator from bad input and refusals: those come back as nil, message", function()
+    local cgwb = require "cgwb"
+    local adjoint = require "cgwb.adjoint"
+    local emit = require "cgwb.ir.emit"
+    local k = assert(cgwb.read_kernel("examples/kernels/utke-fig2.c"))
+    local code, msg = adjoint.emit(k, "fig2", { independents = { "nosuch" } }) -- input
+    assert.is_nil(code)
+    assert.truthy(msg:find("'nosuch' is not a parameter of fig2", 1, true), msg)
+    code, msg = adjoint.emit(k, "fig2", { loops = { 999 } }) -- input
+    assert.is_nil(code)
+    assert.truthy(msg:find("--loops: no loop starts at line 999", 1, true), msg)
+    local kb = assert(cgwb.read_kernel("void f(int n, const double *x, double *y) {\n  int i;\n"
+      .. "  for (i = 0; i < n; i++) { if (x[i] > 0.0) break; y[i] = x[i]; }\n}\n", "b.c"))
+    code, msg = adjoint.emit(kb, "f") -- refused
+    assert.is_nil(code)
+    assert.equal("b.c:3:45: adjoint code: break is not supported yet", msg)
+    -- a bug: a Lua error, or a table of the old {msg =} shape, raised inside the generator
+    local new = emit.new
+    for _, bug in ipairs { "a bug in the emitter", { msg = "a bug in the emitter" } } do
+      emit.new = function() error(bug, 0) end
+      local ok, err = pcall(adjoint.emit, k, "fig2", {})
+      emit.new = new
+      assert.is_false(ok)
+      assert.equal(bug, err)
+    end
+    assert(adjoint.emit(k, "fig2", {})) -- and it works again
   end)
 end)
