@@ -49,7 +49,7 @@ return {
     from = "if (gi->tape_op != CG_GOP_NO_TAPE_OP) continue;", to = "continue;",
     tests = { "spec/12-codegen-ops_spec.lua" } },
   { name = "kernel-fmax-as-min", file = "csrc/kernel/cg_kernel.h",
-    from = "X(FMAX, fmax, 2, MAX)", to = "X(FMAX, fmax, 2, MIN)",
+    from = "X(FMAX, fmax, 2, MAX,", to = "X(FMAX, fmax, 2, MIN,",
     tests = { "c:test_kintrinsics" } },
   -- {==== elimination ====}
   { name = "elim-plus1-nontrivial", file = "csrc/elim/cg_lin.c",
