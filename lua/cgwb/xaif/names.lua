@@ -34,6 +34,11 @@ for k, v in pairs(BOOL_XAIF) do XAIF_BOOL[v] = k end
 local INTRINSIC = {}
 for i = 1, #LAYOUT.intrinsics do INTRINSIC[LAYOUT.intrinsics[i]] = true end
 
+-- The split strategies the Lua flattening of an imported model (cgwb.xaif.describe)
+-- applies itself; the cuts of every other (a Lua script's, a built-in row
+-- added to CG_KFLAT_STRATEGIES) are written in the file, cgwb:split.
+local RERUN = { minimal = true, statement = true }
+
 -- Kernel types as XAIF types (rType of an Intrinsic, type of a Constant).
 local TYPE_XAIF = { int = "integer", double = "real", ["double *"] = "pointer", ["int *"] = "pointer", void = "void" }
 local XAIF_TYPE = { integer = "int", real = "double", double = "double", pointer = "pointer", bool = "int" }
@@ -101,6 +106,6 @@ end
 return {
   NS = NS, LAYOUT = LAYOUT,
   OP_XAIF = OP_XAIF, BOOL_XAIF = BOOL_XAIF, XAIF_OP = XAIF_OP, XAIF_BOOL = XAIF_BOOL,
-  INTRINSIC = INTRINSIC, TYPE_XAIF = TYPE_XAIF, XAIF_TYPE = XAIF_TYPE,
+  INTRINSIC = INTRINSIC, TYPE_XAIF = TYPE_XAIF, XAIF_TYPE = XAIF_TYPE, RERUN = RERUN,
   parse_linear = parse_linear, linear_text = linear_text, parse_cell = parse_cell,
 }
