@@ -7,6 +7,8 @@
 
 #include "cg_addg.h"
 
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
 #define NOLOOP (-1)
 
 /* {==== names ====} */

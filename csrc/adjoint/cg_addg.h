@@ -60,7 +60,7 @@ enum { CG_ACF_EXEMPT = 1, CG_ACF_INCR = 2, CG_ACF_FIRST = 4 };
   X(REDUCTION, "reduction", CG_ACF_EXEMPT | CG_ACF_INCR)        \
   X(MINMAX, "minmax", 0)                                        \
   X(OTHER, "other", 0)                                          \
-  /* (the end of the table) */
+  /* (the end of the table: a new row goes above this line) */
 enum {
 #define CG_AC_ENUM(id, nm, fl) CG_AC_##id,
   CG_ACLASSES(CG_AC_ENUM)

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
 static const char *const type_names[] = {
 #define N(id, nm) #nm,
     CG_KTYPES(N)

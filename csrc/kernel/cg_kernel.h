@@ -150,7 +150,7 @@ enum {
   X(FMAX, fmax, 2, MAX, nc_max_scal_scal)                   \
   X(FLOOR, floor, 1, FLOOR, cgwb_floor_scal)                \
   X(CEIL, ceil, 1, CEIL, cgwb_ceil_scal)                    \
-  /* (the end of the table) */
+  /* (the end of the table: a new row goes above this line) */
 enum {
 #define CG_KI_ENUM(id, nm, ar, g, xaif) CG_KI_##id,
   CG_KINTRINSICS(CG_KI_ENUM)
@@ -204,6 +204,17 @@ enum {
 enum { CG_KL_FOR = 0, CG_KL_WHILE = 1, CG_KL_DO = 2 };
 #define CG_KSTMT_FIELDS(X) \
   X(KIND) X(FUNC) X(LINE) X(COL) X(PRAGMA) X(FLAGS) X(X0) X(X1) X(X2) X(X3) X(X4) X(X5) X(X6)
+
+/* A file whose code goes case by case over the statement kinds or the
+ * expression operators (a switch whose default stands for "the others")
+ * states, at file scope, the numbers of kinds it was written for:
+ * CG_KKINDS_SEEN(7, 24).  A kind added to CG_KSTMTS or CG_KEXPRS then stops
+ * the compilation of every such file ("size of array 'cg_kkinds_seen' is
+ * negative"), to be read again for the new kind, as cgwb.ir.cases stops
+ * every Lua back end (doc/hacking.md, "Adding a kernel construct");
+ * spec/17-hacking_spec.lua checks that every file with such a switch says so. */
+#define CG_KKINDS_SEEN(nstmt, nexpr) \
+  typedef char cg_kkinds_seen[(CG_KST_COUNT == (nstmt) && CG_KE_COUNT == (nexpr)) ? 1 : -1]
 
 /* {==== functions ====}
  * RET: CG_KT_VOID, INT or DOUBLE.  Symbols SYM0 .. SYM0+NSYM-1 are the

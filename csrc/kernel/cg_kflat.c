@@ -8,6 +8,8 @@
 
 #include "cg_kflat.h"
 
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
 /* {==== the built-in split strategies (CG_KFLAT_STRATEGIES, cg_kflat.h) ====}
  * cut_<name>(fl, q): 1 to start a new subgraph at active assignment
  * q->stmt, 0 to join it to the open one, statements fl->st[q->run0 ..

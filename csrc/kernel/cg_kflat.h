@@ -96,7 +96,7 @@
 #define CG_KFLAT_STRATEGIES(X) \
   X(MINIMAL, minimal)          \
   X(STATEMENT, statement)      \
-  /* (the end of the table) */
+  /* (the end of the table: a new row goes above this line) */
 enum {
 #define CG_KFS_ENUM(id, nm) CG_KFLAT_##id,
   CG_KFLAT_STRATEGIES(CG_KFS_ENUM)
