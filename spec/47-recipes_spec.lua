@@ -18,12 +18,14 @@
 --     cuts as the row says, its tangent code matches central differences and
 --     its XAIF reads back as the same subgraphs;
 --   * a loop access class: cgwb loops --json gives the class and the verdict
---     its row states; spec 30 and the ground truth of spec 32 (spec/lgen.lua);
+--     its row states; the page's table names it; spec 30 and the ground
+--     truth of spec 32 (spec/lgen.lua);
 --   * a command: it runs, is in cgwb --help and cgwb help NAME; spec 15.
 -- CGWB_RECIPE_SKIP=FILE#N,... leaves hunks out (FILE alone: every hunk into
--- it), to see that a check fails without them.  The sanitizer phase skips
--- the scratch build (an instrumented build of the whole tree, for checks the
--- release phase makes already); the page's checks run there too.
+-- it), to see that a check fails without them; CGWB_RECIPE_KEEP=1 keeps the
+-- copy (under CGWB_TMP).  The sanitizer phase skips the scratch build (an
+-- instrumented build of the whole tree, for checks the release phase makes
+-- already); the page's checks run there too.
 local H = require "spec.helper"
 local R = require "recipes"
 local json = require "cgwb.json"
@@ -83,8 +85,13 @@ local function build_scratch()
     copy = ("tar --exclude=./build --exclude=./.git --exclude=./examples/build -cf - . | tar -xf - -C %s"):format(dir)
   end
   if not sh(copy) then scratch_err = "cannot copy the tree" return nil, scratch_err end
-  local ok, texts = pcall(R.apply, R.parse(H.read(PAGE)), function(p) return read_or_nil(dir .. "/" .. p) end,
-    skipped())
+  local hunks, skip = R.parse(H.read(PAGE)), skipped()
+  for w in pairs(skip) do -- a name that leaves nothing out is a typo
+    local found = false
+    for _, h in ipairs(hunks) do found = found or w == h.path or w == R.name(h) end
+    if not found then scratch_err = "CGWB_RECIPE_SKIP: no hunk " .. w return nil, scratch_err end
+  end
+  local ok, texts = pcall(R.apply, hunks, function(p) return read_or_nil(dir .. "/" .. p) end, skip)
   if not ok then scratch_err = tostring(texts) return nil, scratch_err end
   for p, t in pairs(texts) do H.write(dir .. "/" .. p, t) end
   local make = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make"
@@ -253,6 +260,23 @@ local function pages_problems(read, intrinsics)
   return problems
 end
 
+-- The loop access classes (CG_ACLASSES of cg_addg.h) that the table of
+-- doc/adjoint-loops.md, "Access classes", leaves out, as "page: class" lines.
+local function classes_problems(read)
+  local body = (read("csrc/adjoint/cg_addg.h") or ""):match("#define CG_ACLASSES%(X%)(.-)\n\n") or ""
+  local sec = (read("doc/adjoint-loops.md") or ""):match("\n## Access classes\n(.-)\n## ") or ""
+  local named, problems, n = {}, {}, 0
+  for cell in sec:gmatch("\n| ([^|]+) |") do
+    for nm in cell:gmatch("`([^`]+)`") do named[nm] = true end
+  end
+  for nm in body:gmatch('X%(%u+,%s*"([^"]+)"') do
+    n = n + 1
+    if not named[nm] then problems[#problems + 1] = "doc/adjoint-loops.md: " .. nm end
+  end
+  if n == 0 then problems[1] = "csrc/adjoint/cg_addg.h: no CG_ACLASSES rows" end
+  return problems
+end
+
 -- }====
 
 describe("doc/hacking.md's recipes", function()
@@ -276,6 +300,16 @@ describe("doc/hacking.md's recipes", function()
     xa.cbrt = "cgwb_cbrt_scal"
     assert.same({ "doc/kernel-language.md: cbrt", "doc/xaif.md: cbrt" }, pages_problems(read_or_nil, xa))
   end)
+
+  it("doc/adjoint-loops.md names every loop access class of the tree; a class it leaves out is found", function()
+    assert.same({}, classes_problems(read_or_nil))
+    local function with_row(p)
+      local t = read_or_nil(p)
+      if p ~= "csrc/adjoint/cg_addg.h" then return t end
+      return (t:gsub('(  X%(OTHER, "other", 0%)[^\n]*\n)', '%1  X(PRODUCT, "product", 0) \\\n'))
+    end
+    assert.same({ "doc/adjoint-loops.md: product" }, classes_problems(with_row))
+  end)
 end)
 
 describe("the recipes on a scratch copy", function()
@@ -285,6 +319,9 @@ describe("the recipes on a scratch copy", function()
     end)
     return
   end
+  teardown(function() -- the copy and its build go (CGWB_RECIPE_KEEP=1 keeps them)
+    if scratch and not os.getenv("CGWB_RECIPE_KEEP") then os.execute("rm -rf " .. scratch) end
+  end)
 
   it("apply, and the copy builds", function()
     need_scratch()
@@ -411,14 +448,16 @@ describe("the recipes on a scratch copy", function()
     assert.truthy(text:find("cgwb:strategy=pairs", 1, true))
   end)
 
-  it("a loop access class: cgwb loops --json gives it and the verdict its row states; spec 30 and spec 32's "
-     .. "ground truth pass", function()
+  it("a loop access class: cgwb loops --json gives it and the verdict its row states, the page names it; "
+     .. "spec 30 and spec 32's ground truth pass", function()
     local r = assert(json.decode(cgwb_ok("loops examples/kernels/hfh-product.c --json")))
     local l = r.loops[1]
     assert.equal("product", l.access.p)
     assert.same({ "refuse", false }, { l.verdict, l.independent })
     assert.equal("product reduction into p at 7:5", l.reason)
     assert.truthy(cgwb_ok("loops examples/kernels/hfh-product.c"):find("p%s+double%s+product"))
+    local dir = need_scratch()
+    assert.same({}, classes_problems(function(p) return read_or_nil(dir .. "/" .. p) end))
     copy_spec("spec/30-loops_spec.lua")
     copy_spec("spec/32-adjoint-props_spec.lua", { "gives%sthe%sground%struth" })
   end)
