@@ -337,10 +337,10 @@ describe("the recipes on a scratch copy", function()
     local got = run_driver({ fd }, "-DNO_ADJOINT") -- F: the compiled kernel's values, D: central differences
     local res = assert(json.decode(cgwb_ok(("kernel %s --call %s --jacobian"):format(k, call))))
     for i = 1, 2 do
-      assert.is_true(H.same_bits(got.F[i], res.arrays.Y[i]), ("Y[%d]: interpreter %.17g, compiled %.17g"):format(i - 1,
-        res.arrays.Y[i], got.F[i]))
+      local y = tonumber(res.arrays.Y[i]) or 0 / 0 -- JSON writes a NaN as "nan"
+      assert.is_true(H.same_bits(got.F[i], y), ("Y[%d]: interpreter %.17g, compiled %.17g"):format(i - 1, y, got.F[i]))
       for j = 1, 2 do
-        local want, have = got.D[j][i], res.jacobian.values[i][j]
+        local want, have = got.D[j][i], tonumber(res.jacobian.values[i][j]) or 0 / 0
         assert(close(want, have), ("J[%d][%d]: interpreter %.17g, central differences %.17g"):format(i, j, have, want))
       end
     end
