@@ -2,8 +2,13 @@
 -- core include only the floors below them, and the tape files and the
 -- binding files form no cycle; every code block of the page is code of the
 -- tree (the worked examples in examples/hacking/, or the core's lines it
--- quotes); the worked examples compile, run and give their results.
+-- quotes), and every recipe's diff block applies to the tree as it is
+-- (spec/47-recipes_spec.lua applies them to a scratch copy and checks what
+-- they add); every C file that goes case by case over the kernels' kinds
+-- states the kinds it handles (CG_KKINDS_SEEN); the worked examples compile,
+-- run and give their results.
 local H = require "spec.helper"
+local R = require "recipes"
 
 local function lines_of(path)
   local t = {}
@@ -153,6 +158,29 @@ end
 
 -- }====
 
+-- The C files (path -> text) whose code goes case by case over the
+-- statement kinds or expression operators (a `case CG_KST_` or `case CG_KE_`)
+-- without stating the kinds they handle, CG_KKINDS_SEEN (cg_kernel.h), sorted.
+local function unstated_kinds(texts)
+  local out = {}
+  for path, text in pairs(texts) do
+    local code = code_of(text)
+    if (code:find("case%s+CG_KST_") or code:find("case%s+CG_KE_")) and not ("\n" .. code):find("\nCG_KKINDS_SEEN%(") then
+      out[#out + 1] = path
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+local function read_or_nil(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
 -- Compiles a C example against the core (extra flags) and returns its output.
 local function compile_run(src, flags)
   local exe = H.tmp(".exe")
@@ -253,17 +281,54 @@ describe("doc/hacking.md", function()
       for _, l in ipairs(lines_of(f)) do known[l:gsub("%s+$", "")] = true end
     end
     local blocks = 0
-    for body in page:gmatch("```%a*\n(.-)```") do
+    for info, body in page:gmatch("```(%a*)\n(.-)```") do
+      if info == "diff" then goto continue end -- a recipe's edits: below
       blocks = blocks + 1
       for l in body:gmatch("(.-)\n") do
         local line = l:gsub("%s+$", "")
         if line ~= "" then assert.is_true(known[line] ~= nil, "not in the tree: " .. line) end
       end
+      ::continue::
     end
     assert.is_true(blocks >= 6)
     for path in page:gmatch("`(examples/hacking/[%w_.]+)`") do
       assert.truthy(io.open(path), path .. " is missing")
     end
+  end)
+
+  it("every recipe's edits apply to the tree as it is: each hunk's context occurs once in its file", function()
+    local hunks = R.parse(H.read("doc/hacking.md"))
+    assert.is_true(#hunks >= 15, "the recipes' hunks were read")
+    local texts = R.apply(hunks, read_or_nil) -- raises naming a hunk that does not apply
+    local files = 0
+    for path, text in pairs(texts) do
+      files = files + 1
+      assert.are_not.equal(read_or_nil(path), text, path .. " unchanged")
+    end
+    assert.is_true(files >= 10)
+    -- a hunk whose context the file lacks, or holds twice, is refused by name
+    local function refused(hunk, text)
+      local ok, err = pcall(R.apply, { hunk }, function() return text end)
+      return not ok and tostring(err) or nil
+    end
+    local h = { path = "x.c", n = 1, line = 7, section = "s", old = { "a" }, new = { "a", "b" },
+                ops = { { " ", "a" }, { "+", "b" } } }
+    assert.truthy((refused(h, "c\n") or ""):find("x.c#1 (doc/hacking.md line 7, s): its context occurs 0 times", 1, true))
+    assert.truthy((refused(h, "a\nc\na\n") or ""):find("occurs 2 times", 1, true))
+    assert.same({ ["x.c"] = "c\na  \nb\n" }, R.apply({ h }, function() return "c\na  \n" end)) -- the file's own line
+    assert.same({ ["x.c"] = "a\nb\n" }, R.apply({ h }, function() return "a\n" end))
+  end)
+
+  it("every C file that goes case by case over the kernels' kinds states them (CG_KKINDS_SEEN)", function()
+    local texts = {}
+    for _, f in ipairs(ls("csrc/*/*.c")) do texts[f] = H.read(f) end
+    assert.same({}, unstated_kinds(texts))
+    local n = 0
+    for _, t in pairs(texts) do n = n + (t:find("\nCG_KKINDS_SEEN%(") and 1 or 0) end
+    assert.is_true(n >= 8, "the files that state them were found")
+    assert.same({ "b.c" }, unstated_kinds({ ["a.c"] = "CG_KKINDS_SEEN(7, 24);\nint f(int k) { switch (k) { case CG_KST_IF: return 1; } return 0; }\n",
+      ["b.c"] = "/* CG_KKINDS_SEEN(7, 24) */\nint f(int k) { switch (k) { case CG_KE_ADD: return 1; } return 0; }\n",
+      ["c.c"] = "int f(int k) { return k == CG_KST_IF; }\n" }))
   end)
 
   it("the front end in C builds a graph without a tape and gives its Jacobian", function()

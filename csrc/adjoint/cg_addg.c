@@ -7,16 +7,19 @@
 
 #include "cg_addg.h"
 
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
 #define NOLOOP (-1)
 
 /* {==== names ====} */
 
-static const char *const class_names[] = {
-#define CG_AC_NAME(id, nm) nm,
-  CG_ACLASSES(CG_AC_NAME)
-#undef CG_AC_NAME
+static const struct { const char *name; unsigned flags; } classes[] = {
+#define CG_AC_ROW(id, nm, fl) {nm, fl},
+  CG_ACLASSES(CG_AC_ROW)
+#undef CG_AC_ROW
 };
-const char *cg_addg_class_name(int c) { return c >= 0 && c < CG_AC_COUNT ? class_names[c] : NULL; }
+const char *cg_addg_class_name(int c) { return c >= 0 && c < CG_AC_COUNT ? classes[c].name : NULL; }
+unsigned cg_addg_class_flags(int c) { return c >= 0 && c < CG_AC_COUNT ? classes[c].flags : 0u; }
 const char *cg_addg_edge_name(int kind) {
   static const char *const n[] = { "flow", "anti", "output" };
   return kind >= 0 && kind < 3 ? n[kind] : NULL;
@@ -688,7 +691,8 @@ static int grp_cmp(void *ctx, const void *pa, const void *pb) {
   return c ? c : (a->obj > b->obj) - (a->obj < b->obj);
 }
 
-static int exempt(int cls) { return cls != CG_AC_MINMAX && cls != CG_AC_OTHER; }
+static int exempt(int cls) { return (cg_addg_class_flags(cls) & CG_ACF_EXEMPT) != 0; }
+static int incr_class(int cls) { return (cg_addg_class_flags(cls) & CG_ACF_INCR) != 0; }
 
 /* The argument slot of expression x in call st (-1). */
 static int32_t arg_slot(const cg_kernel *k, int32_t st, int32_t x) {
@@ -825,8 +829,8 @@ static int terminal(run *r, int32_t l, const grp *gs, uint32_t ng, cls_use *cu) 
   for (i = 0; i < ng; i++) {
     int32_t c = al->obj_class[gs[i].obj];
     if (al->obj_base[gs[i].obj] != CG_KT_DOUBLE) continue; /* ints carry no adjoint */
-    if (gs[i].written) cu->wr[c] = 1, cu->wincr[c] |= (uint8_t)(gs[i].cls == CG_AC_INCR || gs[i].cls == CG_AC_REDUCTION ? 1 : 2);
-    if (gs[i].read && gs[i].cls != CG_AC_INCR && gs[i].cls != CG_AC_REDUCTION) cu->rd[c] = 1; /* an increment reads nothing (sec. 2: category i) */
+    if (gs[i].written) cu->wr[c] = 1, cu->wincr[c] |= (uint8_t)(incr_class(gs[i].cls) ? 1 : 2);
+    if (gs[i].read && !incr_class(gs[i].cls)) cu->rd[c] = 1; /* an increment reads nothing (sec. 2: category i) */
   }
   for (i = last + 1; i < al->nacc && ok; i++) {
     int32_t s = al->acc_set[i];
@@ -972,8 +976,8 @@ static int loop_snapshot(run *r, int32_t l, const grp *gs, uint32_t ng) {
   g->ls_off[l] = g->nls_tmp;
   if (!g->l_accept[l] || g->l_terminal[l]) return CG_OK;
   for (i = 0; i < ng; i++) {
-    int incr = gs[i].cls == CG_AC_INCR || gs[i].cls == CG_AC_REDUCTION; /* for F's entry state: see below */
-    int in_place = (gs[i].read || incr) && gs[i].cls != CG_AC_PRIVATE; /* a private is written first */
+    int incr = incr_class(gs[i].cls); /* for F's entry state: see below */
+    int in_place = (gs[i].read || incr) && !(cg_addg_class_flags(gs[i].cls) & CG_ACF_FIRST); /* a private is written first */
     if (!gs[i].written || !(in_place || gs[i].cls == -1 || read_around(r, l, gs[i].obj))) continue;
     if (push_i32(g->A, &g->ls_obj, &g->cap_ls, g->nls_tmp, gs[i].obj)) return CG_ENOMEM;
     g->nls_tmp++;

@@ -38,11 +38,31 @@
 
 enum { CG_AN_ASSIGN, CG_AN_CALL, CG_AN_COND, CG_AN_LOOP };
 enum { CG_AE_FLOW, CG_AE_ANTI, CG_AE_OUTPUT };
-#define CG_ACLASSES(X)                                                         \
-  X(READONLY, "read-only") X(OWN, "own-index write") X(INCR, "increment")      \
-  X(PRIVATE, "private") X(REDUCTION, "reduction") X(MINMAX, "minmax") X(OTHER, "other")
+/* The access classes of a loop's variables (doc/adjoint-loops.md, "Access
+ * classes"), one row each: id (CG_AC_<id>), name, and what the class means
+ * to the verdict and the dry run, CG_ACF_* bits:
+ *   EXEMPT  the loop-carried dependences of a variable of the class do not
+ *           refuse the loop (without it, the loop is refused naming it);
+ *   INCR    it is only incremented (v = v + e): it reads no value (the
+ *           paper's category i, sec. 2) for terminal loops, and a dry run
+ *           snapshots it for F's entry state;
+ *   FIRST   it is written before it is read in every iteration: a re-run
+ *           needs none of its values.
+ * classify() in cg_addg.c gives a variable its class: a new row goes above
+ * the comment that ends the table, with its case there (doc/hacking.md,
+ * "Adding a loop access class"). */
+enum { CG_ACF_EXEMPT = 1, CG_ACF_INCR = 2, CG_ACF_FIRST = 4 };
+#define CG_ACLASSES(X)                                          \
+  X(READONLY, "read-only", CG_ACF_EXEMPT)                       \
+  X(OWN, "own-index write", CG_ACF_EXEMPT)                      \
+  X(INCR, "increment", CG_ACF_EXEMPT | CG_ACF_INCR)             \
+  X(PRIVATE, "private", CG_ACF_EXEMPT | CG_ACF_FIRST)           \
+  X(REDUCTION, "reduction", CG_ACF_EXEMPT | CG_ACF_INCR)        \
+  X(MINMAX, "minmax", 0)                                        \
+  X(OTHER, "other", 0)                                          \
+  /* (the end of the table: a new row goes above this line) */
 enum {
-#define CG_AC_ENUM(id, nm) CG_AC_##id,
+#define CG_AC_ENUM(id, nm, fl) CG_AC_##id,
   CG_ACLASSES(CG_AC_ENUM)
 #undef CG_AC_ENUM
   CG_AC_COUNT
@@ -80,6 +100,8 @@ cg_addg *cg_addg_run(cg_alloc *A, cg_kalias *al, cg_error *e);
 void cg_addg_free(cg_addg *g);
 /* Names: "read-only", ...; "flow", "anti", "output"; "assign", ... (NULL out of range). */
 const char *cg_addg_class_name(int c);
+/* The CG_ACF_* bits of class c (0 out of range: the loop counter's -1). */
+unsigned cg_addg_class_flags(int c);
 const char *cg_addg_edge_name(int kind);
 const char *cg_addg_node_name(int kind);
 /* Whether statement st is an increment v = v + e, v = e + v or v = v - e

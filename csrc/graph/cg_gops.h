@@ -77,12 +77,14 @@
  *    and fmax return the other operand of a NaN, and C leaves open which
  *    zero a tie of 0 and -0 gives (glibc: the second operand).
  *
- * Adding an operation: one row here (the enum, names, values, partials and
- * spellings follow), the tape opcodes that map to it in the builder's
- * norm_rows (cg_build.c), and a tape for it in spec/12-codegen-ops_spec.lua
- * and spec/14-partials_spec.lua, which check the row against compiled code
- * and central differences.  A value or partial too long for an expression
- * goes in a function of cg_gops.c named in its column. */
+ * Adding an operation (doc/hacking.md, "Adding an operation"): one row here
+ * (the enum, names, values, partials and spellings follow), the tape
+ * opcodes that map to it in the builder's norm_rows (cg_build.c), and a
+ * tape for it in spec/12-codegen-ops_spec.lua and spec/14-partials_spec.lua,
+ * which check the row against compiled code and central differences (for a
+ * row without a tape opcode: a builder case in both, and its name in
+ * spec/c/test_gops.c's list).  A value or partial too long for an
+ * expression goes in a function of cg_gops.c named in its column. */
 #define CG_GOPS(X)                                                                              \
   X(INDEP, indep, 0, 1, assign_ind, 0, 0, XI, 0, 0, V, 0, V, 0, V)                              \
   X(CONST, const, 0, 1, assign_d, 0, 0, C, 0, 0, V, 0, V, 0, V)                                 \
@@ -134,7 +136,8 @@
   X(LOG10, log10, 1, 0, none, 0, GA, log10(A0), 0, 1 / (A0 * 2.302585092994046), V, 0, V, 0,    \
     V) /* ln 10, the double nearest */                                                          \
   X(MAX, max, 2, 1, none, OUT | SEL, GA, (A0 < A1 ? A1 : A0),                                   \
-    (A0 < A1 && C != 0) || (A0 > A1 && C == 0), A0 < A1 ? 0 : 1, V, A0 < A1 ? 1 : 0, V, 0, V)
+    (A0 < A1 && C != 0) || (A0 > A1 && C == 0), A0 < A1 ? 0 : 1, V, A0 < A1 ? 1 : 0, V, 0, V)  \
+  /* (the end of the table: a new row goes above this line) */
 
 /* The tape_op of a row that no tape opcode stands for (`none` in the
  * table): beyond every cg_ops.h code. */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
 #define LS(al, s) cg_kalias_lsym((al), (s)) /* a symbol's local index */
 #define SET_MAX 16            /* addresses of a set before offsets collapse to unknown */
 #define AFF_LIM ((int64_t)1 << 40) /* coefficients beyond: the offset becomes unknown */

@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
 static const char *const vert_names[] = {
 #define N(id, nm) #nm,
     CG_KVERTS(N)

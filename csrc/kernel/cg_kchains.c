@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
 /* {==== lists ====} */
 
 /* A reaching definition: statement, set, and up to two exact sets written

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
 static const char *const type_names[] = {
 #define N(id, nm) #nm,
     CG_KTYPES(N)
@@ -20,8 +22,8 @@ static const char *const stmt_names[] = {
     CG_KSTMTS(N)
 #undef N
 };
-static const struct { const char *name; int arity, gop; } intrinsics[] = {
-#define N(id, nm, ar, g) {#nm, ar, CG_G_##g},
+static const struct { const char *name; int arity, gop; const char *xaif; } intrinsics[] = {
+#define N(id, nm, ar, g, xaif) {#nm, ar, CG_G_##g, #xaif},
     CG_KINTRINSICS(N)
 #undef N
 };
@@ -36,6 +38,9 @@ const char *cg_kintrinsic_name(int id) {
 }
 int cg_kintrinsic_arity(int id) { return id >= 0 && id < CG_KI_COUNT ? intrinsics[id].arity : -1; }
 int cg_kintrinsic_gop(int id) { return id >= 0 && id < CG_KI_COUNT ? intrinsics[id].gop : -1; }
+const char *cg_kintrinsic_xaif(int id) {
+  return id >= 0 && id < CG_KI_COUNT ? intrinsics[id].xaif : NULL;
+}
 
 /* {==== the loader ====}
  * cg_kernel_load copies the front end's arrays, then checks them table by

@@ -118,23 +118,41 @@ enum {
 #define CG_KEXPR_FIELDS(X) X(OP) X(TYPE) X(A) X(B) X(C) X(SYM) X(IVAL) X(LINE) X(COL)
 
 /* {==== intrinsics ====}
- * The math.h functions of the subset: id, C name, arity, and the graph
- * operation (cg_gops.h) that gives its partials (the kernel's value is the
- * C library's own call, so the interpreter equals compiled code bit for
- * bit; the partials are the operation table's).  POW with a constant
- * exponent is still POW here; flattening may choose POWC.  Every
- * intrinsic has a row (spec/c/test_kintrinsics.c checks that the row's
- * value is the C function's). */
-#define CG_KINTRINSICS(X)                                                        \
-  X(SIN, sin, 1, SIN) X(COS, cos, 1, COS) X(TAN, tan, 1, TAN) X(ASIN, asin, 1, ASIN) \
-  X(ACOS, acos, 1, ACOS) X(ATAN, atan, 1, ATAN) X(ATAN2, atan2, 2, ATAN2)         \
-  X(SINH, sinh, 1, SINH) X(COSH, cosh, 1, COSH) X(TANH, tanh, 1, TANH)             \
-  X(EXP, exp, 1, EXP) X(LOG, log, 1, LOG) X(LOG10, log10, 1, LOG10)               \
-  X(SQRT, sqrt, 1, SQRT) X(POW, pow, 2, POW) X(FABS, fabs, 1, ABS)                  \
-  X(FMIN, fmin, 2, MIN) X(FMAX, fmax, 2, MAX) X(FLOOR, floor, 1, FLOOR)              \
-  X(CEIL, ceil, 1, CEIL)
+ * The math.h functions of the subset, one row each: id (CG_KI_<id>), the C
+ * name (the kernel's and the C library's: the interpreter and every code
+ * generator call that function), arity, the graph operation (cg_gops.h)
+ * that gives its partials, and its XAIF name (the Intrinsic of XAIF's
+ * inlinable catalogue where it has one, cgwb_<name>_scal[_scal] where it
+ * has none; doc/xaif.md).  The kernel's value is the C library's own call,
+ * so the interpreter equals compiled code bit for bit; the partials are the
+ * operation table's.  POW with a constant exponent is still POW here;
+ * flattening may choose POWC.  spec/c/test_kintrinsics.c checks that each
+ * row's operation gives the C function's value.  A new row goes above the
+ * comment that ends the table (doc/hacking.md, "Adding an intrinsic"). */
+#define CG_KINTRINSICS(X)                                   \
+  X(SIN, sin, 1, SIN, sin_scal)                             \
+  X(COS, cos, 1, COS, cos_scal)                             \
+  X(TAN, tan, 1, TAN, tan_scal)                             \
+  X(ASIN, asin, 1, ASIN, arcsin_scal)                       \
+  X(ACOS, acos, 1, ACOS, arccos_scal)                       \
+  X(ATAN, atan, 1, ATAN, arctan_scal)                       \
+  X(ATAN2, atan2, 2, ATAN2, cgwb_atan2_scal_scal)           \
+  X(SINH, sinh, 1, SINH, sinh_scal)                         \
+  X(COSH, cosh, 1, COSH, cosh_scal)                         \
+  X(TANH, tanh, 1, TANH, tanh_scal)                         \
+  X(EXP, exp, 1, EXP, exp_scal)                             \
+  X(LOG, log, 1, LOG, ln_scal)                              \
+  X(LOG10, log10, 1, LOG10, log10)                          \
+  X(SQRT, sqrt, 1, SQRT, sqrt_scal)                         \
+  X(POW, pow, 2, POW, pow_scal_scal)                        \
+  X(FABS, fabs, 1, ABS, abs_scal)                           \
+  X(FMIN, fmin, 2, MIN, nc_min_scal_scal)                   \
+  X(FMAX, fmax, 2, MAX, nc_max_scal_scal)                   \
+  X(FLOOR, floor, 1, FLOOR, cgwb_floor_scal)                \
+  X(CEIL, ceil, 1, CEIL, cgwb_ceil_scal)                    \
+  /* (the end of the table: a new row goes above this line) */
 enum {
-#define CG_KI_ENUM(id, nm, ar, g) CG_KI_##id,
+#define CG_KI_ENUM(id, nm, ar, g, xaif) CG_KI_##id,
   CG_KINTRINSICS(CG_KI_ENUM)
 #undef CG_KI_ENUM
   CG_KI_COUNT
@@ -186,6 +204,17 @@ enum {
 enum { CG_KL_FOR = 0, CG_KL_WHILE = 1, CG_KL_DO = 2 };
 #define CG_KSTMT_FIELDS(X) \
   X(KIND) X(FUNC) X(LINE) X(COL) X(PRAGMA) X(FLAGS) X(X0) X(X1) X(X2) X(X3) X(X4) X(X5) X(X6)
+
+/* A file whose code goes case by case over the statement kinds or the
+ * expression operators (a switch whose default stands for "the others")
+ * states, at file scope, the numbers of kinds it was written for:
+ * CG_KKINDS_SEEN(7, 24).  A kind added to CG_KSTMTS or CG_KEXPRS then stops
+ * the compilation of every such file ("size of array 'cg_kkinds_seen' is
+ * negative"), to be read again for the new kind, as cgwb.ir.cases stops
+ * every Lua back end (doc/hacking.md, "Adding a kernel construct");
+ * spec/17-hacking_spec.lua checks that every file with such a switch says so. */
+#define CG_KKINDS_SEEN(nstmt, nexpr) \
+  typedef char cg_kkinds_seen[(CG_KST_COUNT == (nstmt) && CG_KE_COUNT == (nexpr)) ? 1 : -1]
 
 /* {==== functions ====}
  * RET: CG_KT_VOID, INT or DOUBLE.  Symbols SYM0 .. SYM0+NSYM-1 are the
@@ -272,6 +301,7 @@ const char *cg_kstmt_name(int kind);
 const char *cg_kintrinsic_name(int id);
 int cg_kintrinsic_arity(int id);
 int cg_kintrinsic_gop(int id); /* the CG_G_* row of its partials (-1 out of range) */
+const char *cg_kintrinsic_xaif(int id); /* its XAIF name */
 
 /* The value type of symbol s: its base, or the pointer to it (ptr 1). */
 int cg_ksym_type(const cg_kernel *k, int32_t s);

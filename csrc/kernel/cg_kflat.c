@@ -8,18 +8,47 @@
 
 #include "cg_kflat.h"
 
-static const char *const strategy_names[CG_KFLAT_NSTRATEGY] = {"minimal", "statement"};
-static const char *const vkind_names[CG_KFV_COUNT] = {"independent", "operation", "intrinsic"};
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
+/* {==== the built-in split strategies (CG_KFLAT_STRATEGIES, cg_kflat.h) ====}
+ * cut_<name>(fl, q): 1 to start a new subgraph at active assignment
+ * q->stmt, 0 to join it to the open one, statements fl->st[q->run0 ..
+ * q->run1) (the engine cuts anyway where the join would change the
+ * results).  q is what a decision hook is asked (cg_kflat_ask), without
+ * legal and reason (-1, NULL: the engine tests legality after the cut
+ * function, and only where it joins). */
+
+static int cut_minimal(const cg_kflat *fl, const cg_kflat_ask *q) { /* Algorithm 2 */
+  (void)fl, (void)q;
+  return 0;
+}
+static int cut_statement(const cg_kflat *fl, const cg_kflat_ask *q) {
+  (void)fl, (void)q;
+  return 1;
+}
+
+static const struct {
+  const char *name;
+  int (*cut)(const cg_kflat *fl, const cg_kflat_ask *q);
+} strategies[CG_KFLAT_NSTRATEGY] = {
+#define CG_KFS_ROW(id, nm) {#nm, cut_##nm},
+    CG_KFLAT_STRATEGIES(CG_KFS_ROW)
+#undef CG_KFS_ROW
+};
 
 const char *cg_kflat_strategy_name(int s) {
-  return s >= 0 && s < CG_KFLAT_NSTRATEGY ? strategy_names[s] : NULL;
+  return s >= 0 && s < CG_KFLAT_NSTRATEGY ? strategies[s].name : NULL;
 }
 int cg_kflat_strategy(const char *name) {
   int s;
   for (s = 0; name && s < CG_KFLAT_NSTRATEGY; s++)
-    if (!strcmp(name, strategy_names[s])) return s;
+    if (!strcmp(name, strategies[s].name)) return s;
   return -1;
 }
+
+/* }==== */
+
+static const char *const vkind_names[CG_KFV_COUNT] = {"independent", "operation", "intrinsic"};
 const char *cg_kflat_vkind_name(int kind) {
   return kind >= 0 && kind < CG_KFV_COUNT ? vkind_names[kind] : NULL;
 }
@@ -649,8 +678,18 @@ static int ask_hook(ctx *c, int32_t s, uint32_t b) {
   return r != CG_KFLAT_JOIN;
 }
 
-/* One block: Algorithm 2 (or one subgraph per statement, or the hook's
- * choices).  CG_OK or the hook's status. */
+/* The built-in strategy's decision for active assignment s of block b
+ * against the open subgraph: 1 split, 0 join. */
+static int cut_builtin(ctx *c, int32_t s, uint32_t b) {
+  const cg_kflat *fl = c->fl;
+  cg_kflat_ask q;
+  q.block = b, q.index = fl->nst - fl->block_st0[b], q.run0 = fl->g_st0[c->g], q.run1 = fl->nst;
+  q.stmt = s, q.legal = -1, q.reason = NULL, q.walk = c;
+  return strategies[fl->strategy].cut(fl, &q) || !joins(c, s, 0);
+}
+
+/* One block: Algorithm 2, or the cuts of another strategy or of the hook.
+ * CG_OK or the hook's status. */
 static int flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v, uint32_t b) {
   cg_kflat *fl = c->fl;
   const cg_kernel *k = c->al->k;
@@ -667,7 +706,7 @@ static int flatten_block(ctx *c, const cg_kcfg *cfg, uint32_t v, uint32_t b) {
       continue;
     }
     if (c->g >= 0) {
-      int split = c->decide ? ask_hook(c, s, b) : fl->strategy == CG_KFLAT_STATEMENT || !joins(c, s, 0);
+      int split = c->decide ? ask_hook(c, s, b) : cut_builtin(c, s, b);
       if (split < 0) return split;
       if (split) close_graph(c);
     }

@@ -85,7 +85,24 @@
 #include "cg_kcfg.h"
 #include "../graph/cg_gbuild.h"
 
-enum { CG_KFLAT_MINIMAL, CG_KFLAT_STATEMENT, CG_KFLAT_NSTRATEGY };
+/* The built-in split strategies, one row each: id (CG_KFLAT_<id>) and name
+ * (what --split, core.kernel_flatten's strategy and
+ * core.kernel_layout().split_strategies give; the first is the default).
+ * cg_kflat.c gives each its cut function, cut_<name>, which says at each
+ * active assignment that could join the open subgraph whether a new one
+ * starts there; the engine cuts anyway where joining would change the
+ * results, so every strategy is legal.  A new row goes above the comment
+ * that ends the table (doc/hacking.md, "Adding a split strategy"). */
+#define CG_KFLAT_STRATEGIES(X) \
+  X(MINIMAL, minimal)          \
+  X(STATEMENT, statement)      \
+  /* (the end of the table: a new row goes above this line) */
+enum {
+#define CG_KFS_ENUM(id, nm) CG_KFLAT_##id,
+  CG_KFLAT_STRATEGIES(CG_KFS_ENUM)
+#undef CG_KFS_ENUM
+  CG_KFLAT_NSTRATEGY
+};
 enum { CG_KFV_INDEP, CG_KFV_OP, CG_KFV_INTRIN, CG_KFV_COUNT };
 
 typedef struct cg_kflat {
@@ -115,8 +132,8 @@ typedef struct cg_kflat {
   uint32_t cap_st, cap_g, cap_v, cap_b;
 } cg_kflat;
 
-/* The strategy's name ("minimal", "statement"), NULL out of range; and the
- * strategy named (-1: none). */
+/* The strategy's name (its row's of CG_KFLAT_STRATEGIES), NULL out of
+ * range; and the strategy named (-1: none). */
 const char *cg_kflat_strategy_name(int s);
 int cg_kflat_strategy(const char *name);
 /* The name of a vertex kind ("independent", "operation", "intrinsic"). */

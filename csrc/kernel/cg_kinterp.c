@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
 /* The C stack's guard: statement slices nested, summed over the active
  * calls (expressions add at most CG_KMAX_DEPTH on top). */
 #define MAX_NEST 12000u
@@ -310,7 +312,7 @@ static int truth(const cg_kernel *k, int32_t x, const kv *v) {
 #define CG_KI_CALL_2(nm) nm(a, b)
 static double intrinsic_value(int id, double a, double b) {
   switch (id) {
-#define CG_KI_VALUE(id_, nm, ar, g) \
+#define CG_KI_VALUE(id_, nm, ar, g, xaif) \
   case CG_KI_##id_: return CG_KI_CALL_##ar(nm);
     CG_KINTRINSICS(CG_KI_VALUE)
 #undef CG_KI_VALUE

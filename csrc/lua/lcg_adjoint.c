@@ -9,6 +9,8 @@
 #include "lcg.h"
 #include "../adjoint/cg_addg.h"
 
+CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+
 /* What a call owns across Lua calls that may raise. */
 typedef struct lloops {
   cg_alloc A;

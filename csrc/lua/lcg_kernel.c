@@ -82,7 +82,8 @@ static void push_stmt_parts(lua_State *L) {
  * intrinsics=, sym_kinds=, loop_kinds= (name -> code and code + 1 -> name),
  * stmt_parts = {kind -> its named slots in order, see push_stmt_parts},
  * split_strategies = {"minimal", ...} (cg_kflat.c's built-in strategies),
- * arity = {intrinsic name -> arity}, qual = {const=, restrict=, addr=},
+ * arity = {intrinsic name -> arity}, gop = {intrinsic name -> 1-based row
+ * of core.graph_ops()}, xaif = {intrinsic name -> its XAIF name}, qual = {const=, restrict=, addr=},
  * max_depth=}: what kparse.lua writes, read from cg_kernel.h. */
 static int l_kernel_layout(lua_State *L) {
   static const char *const rows[] = {"func", "sym", "expr", "stmt"};
@@ -115,6 +116,12 @@ static int l_kernel_layout(lua_State *L) {
     lua_setfield(L, -2, cg_kintrinsic_name(i));
   }
   lua_setfield(L, -2, "gop");
+  lua_newtable(L); /* xaif = {intrinsic name -> its XAIF name} */
+  for (i = 0; i < CG_KI_COUNT; i++) {
+    lua_pushstring(L, cg_kintrinsic_xaif(i));
+    lua_setfield(L, -2, cg_kintrinsic_name(i));
+  }
+  lua_setfield(L, -2, "xaif");
   lua_newtable(L);
   lua_pushinteger(L, CG_KQ_CONST), lua_setfield(L, -2, "const");
   lua_pushinteger(L, CG_KQ_RESTRICT), lua_setfield(L, -2, "restrict");
@@ -860,8 +867,10 @@ The C module: tapes, graphs, schedules, linearized graphs and eliminations, kern
 
 /*** core.kernel_layout() -> {func=, sym=, expr=, stmt= (field name -> 1-based offset), width =
 {func=, sym=, expr=, stmt=}, types=, exprs=, stmts=, intrinsics=, sym_kinds=, loop_kinds=
-(name -> code and code + 1 -> name), arity = {intrinsic name -> arity}, qual = {const=,
-restrict=, addr=}, max_depth=}: what kparse.lua writes, read from cg_kernel.h.
+(name -> code and code + 1 -> name), arity = {intrinsic name -> arity}, gop = {intrinsic
+name -> its 1-based row of core.graph_ops()}, xaif = {intrinsic name -> its XAIF name},
+qual = {const=, restrict=, addr=}, max_depth=, stmt_parts=, split_strategies=}: what
+kparse.lua writes, read from cg_kernel.h.
 @function kernel_layout
 */
 

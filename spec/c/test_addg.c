@@ -51,6 +51,8 @@ static void test_graph(const cg_kernel *k) {
   }
   cg_addg_free(g), cg_kalias_free(al);
   CHECK(!strcmp(cg_addg_class_name(CG_AC_OWN), "own-index write") && cg_addg_class_name(CG_AC_COUNT) == NULL);
+  CHECK(cg_addg_class_flags(CG_AC_PRIVATE) == (CG_ACF_EXEMPT | CG_ACF_FIRST) && cg_addg_class_flags(CG_AC_OTHER) == 0);
+  CHECK(cg_addg_class_flags(-1) == 0 && cg_addg_class_flags(CG_AC_COUNT) == 0); /* the counter: -1 */
   CHECK(!strcmp(cg_addg_edge_name(CG_AE_ANTI), "anti") && cg_addg_edge_name(3) == NULL);
 }
 

@@ -81,6 +81,7 @@ static void test_rows(void) {
     CHECK(name != NULL && g >= 0 && g < CG_G_COUNT);
     if (!name || g < 0 || g >= CG_G_COUNT) continue;
     CHECK((int)cg_gop((unsigned)g)->arity == cg_kintrinsic_arity(id));
+    CHECK(cg_kintrinsic_xaif(id) != NULL && cg_kintrinsic_xaif(id)[0] != '\0');
     for (k = 0; k < NLIBM && strcmp(libm[k].name, name) != 0; k++) continue;
     CHECK(k < NLIBM); /* the test knows the function */
     if (k == NLIBM) {
@@ -92,6 +93,7 @@ static void test_rows(void) {
   }
   CHECK(cg_kintrinsic_gop(-1) == -1 && cg_kintrinsic_gop(CG_KI_COUNT) == -1);
   CHECK(cg_kintrinsic_name(CG_KI_COUNT) == NULL && cg_kintrinsic_arity(CG_KI_COUNT) == -1);
+  CHECK(cg_kintrinsic_xaif(-1) == NULL && cg_kintrinsic_xaif(CG_KI_COUNT) == NULL);
 }
 
 int main(void) {

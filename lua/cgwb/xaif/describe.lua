@@ -9,7 +9,7 @@ local N = require "cgwb.xaif.names"
 
 local M = {}
 
-local INTRINSIC, linear_text = N.INTRINSIC, N.linear_text
+local INTRINSIC, RERUN, linear_text = N.INTRINSIC, N.RERUN, N.linear_text
 
 local function_lists
 
@@ -301,7 +301,7 @@ local function flatten_block(F, b, strategy)
     if not is_active(F, st) then
       if F.g and passive_ends(F, st) then close_graph(F) end
     else
-      local cut = strategy == "statement" or (strategy == "lua" and st.split)
+      local cut = strategy == "statement" or (not RERUN[strategy] and st.split)
       if F.g and (cut or not joins(F, st)) then close_graph(F) end
       if not F.g then F.g = { pos0 = F.pos[st.id], stmts = {}, vertices = {}, edges = 0, dependents = {} } end
       add_statement(F, st)

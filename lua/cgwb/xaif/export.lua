@@ -176,7 +176,7 @@ local function writer(k, f, res, an)
   end
   for _, a in ipairs(an.alias.accesses) do used_sets[a.set] = true end
   local split_at = {}
-  if res.strategy == "lua" then -- the script's cuts: the first statement of each subgraph
+  if not N.RERUN[res.strategy] then -- the script's or strategy's cuts: the first statement of each subgraph
     for _, b in ipairs(res.blocks) do
       for _, g in ipairs(b.subgraphs) do split_at[g.statements[1]] = true end
     end
@@ -381,7 +381,7 @@ local function assignment(w, B, r, active, ret)
   local lhs = ret and r.value or r.lhs
   local attrs0 = { { "statement_id", id }, { "lineNumber", line } }
   local ann = {}
-  if w.split_at[s] then ann[#ann + 1] = "cgwb:split" end -- a script's cut
+  if w.split_at[s] then ann[#ann + 1] = "cgwb:split" end -- a script's or strategy's cut
   if ret then ann[#ann + 1] = "cgwb:return" end
   if #ann > 0 then attrs0[3] = { "annotation", table.concat(ann, ";") } end
   B.open("Assignment", attrs0)

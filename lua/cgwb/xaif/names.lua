@@ -11,28 +11,33 @@ local LAYOUT = core.kernel_layout()
 
 -- Kernel operator or intrinsic -> XAIF Intrinsic name (the names of XAIF's
 -- inlinable intrinsics catalogue where it has one; cgwb_* where it has none).
+-- An intrinsic's name is its row's of CG_KINTRINSICS (core.kernel_layout().xaif).
 local OP_XAIF = {
   add = "add_scal_scal", sub = "sub_scal_scal", mul = "mul_scal_scal", div = "div_scal_scal",
   neg = "minus_scal", mod = "mod_scal_scal", ptradd = "cgwb_ptradd", cond = "cgwb_cond",
-  sin = "sin_scal", cos = "cos_scal", tan = "tan_scal", asin = "arcsin_scal",
-  acos = "arccos_scal", atan = "arctan_scal", atan2 = "cgwb_atan2_scal_scal", sinh = "sinh_scal",
-  cosh = "cosh_scal", tanh = "tanh_scal", exp = "exp_scal", log = "ln_scal", log10 = "log10",
-  sqrt = "sqrt_scal", pow = "pow_scal_scal", fabs = "abs_scal", fmin = "nc_min_scal_scal",
-  fmax = "nc_max_scal_scal", floor = "cgwb_floor_scal", ceil = "cgwb_ceil_scal",
 }
-for _, nm in ipairs(LAYOUT.intrinsics) do -- a row of CG_KINTRINSICS the catalogue lacks: cgwb_NAME_scal[_scal]
-  if not OP_XAIF[nm] then OP_XAIF[nm] = "cgwb_" .. nm .. (LAYOUT.arity[nm] == 2 and "_scal_scal" or "_scal") end
-end
+for _, nm in ipairs(LAYOUT.intrinsics) do OP_XAIF[nm] = LAYOUT.xaif[nm] end
 -- Comparisons and logic: XAIF BooleanOperation names.
 local BOOL_XAIF = {
   lt = "less_than", le = "less_or_equal", gt = "greater_than", ge = "greater_or_equal",
   eq = "equal", ne = "not_equal", ["and"] = "and", ["or"] = "or", ["not"] = "not",
 }
 local XAIF_OP, XAIF_BOOL = {}, {}
-for k, v in pairs(OP_XAIF) do XAIF_OP[v] = k end
+for k, v in pairs(OP_XAIF) do
+  if XAIF_OP[v] then -- the reader could not tell them apart
+    local a, b = k < XAIF_OP[v] and k or XAIF_OP[v], k < XAIF_OP[v] and XAIF_OP[v] or k
+    error(("cgwb.xaif: %s and %s have the same XAIF name, %s"):format(a, b, v))
+  end
+  XAIF_OP[v] = k
+end
 for k, v in pairs(BOOL_XAIF) do XAIF_BOOL[v] = k end
 local INTRINSIC = {}
 for i = 1, #LAYOUT.intrinsics do INTRINSIC[LAYOUT.intrinsics[i]] = true end
+
+-- The split strategies the Lua flattening of an imported model (cgwb.xaif.describe)
+-- applies itself; the cuts of every other (a Lua script's, a built-in row
+-- added to CG_KFLAT_STRATEGIES) are written in the file, cgwb:split.
+local RERUN = { minimal = true, statement = true }
 
 -- Kernel types as XAIF types (rType of an Intrinsic, type of a Constant).
 local TYPE_XAIF = { int = "integer", double = "real", ["double *"] = "pointer", ["int *"] = "pointer", void = "void" }
@@ -101,6 +106,6 @@ end
 return {
   NS = NS, LAYOUT = LAYOUT,
   OP_XAIF = OP_XAIF, BOOL_XAIF = BOOL_XAIF, XAIF_OP = XAIF_OP, XAIF_BOOL = XAIF_BOOL,
-  INTRINSIC = INTRINSIC, TYPE_XAIF = TYPE_XAIF, XAIF_TYPE = XAIF_TYPE,
+  INTRINSIC = INTRINSIC, TYPE_XAIF = TYPE_XAIF, XAIF_TYPE = XAIF_TYPE, RERUN = RERUN,
   parse_linear = parse_linear, linear_text = linear_text, parse_cell = parse_cell,
 }
