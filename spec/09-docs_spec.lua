@@ -372,13 +372,7 @@ local function unlisted_citations(files, read, forms)
   return bad
 end
 
-local function read_or_nil(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read_or_nil = H.read_or_nil
 
 local function report(list)
   return #list .. " problem(s):\n  " .. table.concat(list, "\n  ")

@@ -173,13 +173,7 @@ local function unstated_kinds(texts)
   return out
 end
 
-local function read_or_nil(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read_or_nil = H.read_or_nil
 
 -- Compiles a C example against the core (extra flags) and returns its output.
 local function compile_run(src, flags)

@@ -34,6 +34,15 @@ function M.read(path)
   return s
 end
 
+--- The bytes of path, or nil when it cannot be opened.
+function M.read_or_nil(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
 --- Bitwise equality of two numbers (tells -0 from 0; a NaN equals the same NaN).
 function M.same_bits(a, b)
   return string.pack("<d", a) == string.pack("<d", b)

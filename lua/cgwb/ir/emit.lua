@@ -154,9 +154,9 @@ function M.keep_read(lines)
   return kept
 end
 
--- The C names a text mentions that are in the set names (a name as a
--- whole identifier), for the one place that must scan generated text: the
--- globals a finished file body reads, to declare only those.
+-- Whether text mentions the C name name (as a whole identifier), for the
+-- one place that must scan generated text: the globals a finished file
+-- body reads, to declare only those.
 function M.mentions(text, name)
   return text:find("%f[%w_]" .. name:gsub("%W", "%%%0") .. "%f[^%w_]") ~= nil
 end
