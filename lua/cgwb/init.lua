@@ -133,8 +133,8 @@ end
 -- (path_or_text [, name]) -> cgwb.Kernel | nil, "file:line:col: message".
 -- A string with no newline, brace or semicolon names a file; any other is
 -- the kernel's text (doc/kernels.md).
-function M.read_kernel(src, name)
-  return require("cgwb.kernel").read(src, name)
+function M.read_kernel(src, name, opts)
+  return require("cgwb.kernel").read(src, name, opts)
 end
 
 --- Records a tape by running f on active numbers (see doc/tracer.md).

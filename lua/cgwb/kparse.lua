@@ -116,9 +116,10 @@ function M.too_deep(text, limit)
   end
 end
 
-local function parse(text, name)
+local function parse(text, name, opts)
   local lay = M.layout()
   local lw = lower.new(lay, name, text, {}, grammar)
+  if opts.map then lw:set_map(opts.map) end
   local deep = M.too_deep(text, M.max_nesting)
   if deep then
     lw:outside(deep, ("brackets nested deeper than %d"):format(M.max_nesting), "max_nesting")
@@ -144,14 +145,16 @@ end
 M.gc_pause = 400
 
 --- Parses kernel text; name (default "kernel") names the file in messages.
-function M.parse(text, name)
+-- opts: map (cgwb.kparse.cpp's map of preprocessor output to the user's files).
+function M.parse(text, name, opts)
   name = name or "kernel"
+  opts = opts or {}
   if type(text) ~= "string" then error("kparse.parse: text must be a string", 2) end
   -- Most of what a parse allocates lives until it ends (the syntax tree,
   -- the rows), so the collector's default cycles mostly trace live data:
   -- wait longer between them, then restore the caller's setting.
   local pause = collectgarbage("setpause", M.gc_pause)
-  local ok, res = pcall(parse, text, name)
+  local ok, res = pcall(parse, text, name, opts)
   collectgarbage("setpause", pause)
   if ok then return res end
   if errors.is(res, "input") then return nil, res.msg end
@@ -159,13 +162,25 @@ function M.parse(text, name)
   return nil, ("%s: internal error of the kernel front end: %s"):format(name, tostring(res))
 end
 
---- Reads and parses a kernel file.
-function M.read(path)
+--- Reads and parses a kernel file: (path [, opts]) -> flat | nil, message; opts
+-- as cgwb.kparse.cpp's (the preprocessor's flags) and M.parse's.
+function M.read(path, opts)
   local f, why = io.open(path, "rb")
   if not f then return nil, ("%s: cannot open: %s"):format(path, (why or ""):gsub("^[^:]*: ", "")) end
   local text = f:read("a")
   f:close()
-  return M.parse(text, path)
+  return M.parse_c(text, path, opts, path)
+end
+
+--- Parses C text as the compiler sees it: the preprocessor first when the
+-- text needs it (cgwb.kparse.cpp.needed): (text, name, opts [, path]) -> flat | nil, message.
+function M.parse_c(text, name, opts, path)
+  opts = opts or {}
+  local cpp = require "cgwb.kparse.cpp"
+  if not cpp.needed(text, opts) then return M.parse(text, name, opts) end
+  local out, map = cpp.run(text, name, opts, path)
+  if not out then return nil, map end
+  return M.parse(out, name, setmetatable({ map = map }, { __index = opts }))
 end
 
 --- The C text of flat rows (the front end's arrays): (flat) -> text.

@@ -71,8 +71,8 @@ function L:line_index()
   self.starts = starts
 end
 
---- Line and column (1-based) of a byte offset.
-function L:linecol(pos)
+--- Line and column (1-based) of a byte offset of the text read.
+function L:text_linecol(pos)
   local s = self.starts
   local l = self.last_line or 1 -- positions mostly come in order: try the last line first
   local nxt = s[l + 1]
@@ -90,9 +90,30 @@ function L:linecol(pos)
   return lo, pos - s[lo] + 1
 end
 
+--- Line and column (1-based) of a byte offset in the user's file: the text's
+-- own, or, for preprocessor output, where cgwb.kparse.cpp's map puts it.
+function L:linecol(pos)
+  local l, c = self:text_linecol(pos)
+  if not self.map then return l, c end
+  local s = self.starts
+  local _, line, col = self.map:locate(l, c, self.text:sub(s[l], (s[l + 1] or #self.text + 2) - 2))
+  return line, col
+end
+
+--- The file, line and column of a byte offset, for messages.
+function L:place(pos)
+  local l, c = self:text_linecol(pos)
+  if not self.map then return self.file, l, c end
+  local s = self.starts
+  return self.map:locate(l, c, self.text:sub(s[l], (s[l + 1] or #self.text + 2) - 2))
+end
+
+--- Maps positions through a preprocessor's map (cgwb.kparse.cpp).
+function L:set_map(map) self.map = map end
+
 function L:err(pos, fmt, ...)
-  local line, col = self:linecol(pos)
-  error(errors.input(("%s:%d:%d: " .. fmt):format(self.file, line, col, ...)))
+  local file, line, col = self:place(pos)
+  error(errors.input(("%s:%d:%d: " .. fmt):format(file, line, col, ...)))
 end
 
 --- "X is outside the kernel subset (why)".
@@ -305,9 +326,14 @@ function L:expr_writer()
     nexpr = id + 1
     local base = id * w
     local pos = t.pos
-    if pos < lo or pos >= hi then
-      line = self:linecol(pos)
-      lo, hi = starts[line], starts[line + 1] or math.huge
+    local col
+    if self.map then line, col = self:linecol(pos) -- preprocessor output: mapped node by node
+    else
+      if pos < lo or pos >= hi then
+        line = self:linecol(pos)
+        lo, hi = starts[line], starts[line + 1] or math.huge
+      end
+      col = pos - lo + 1
     end
     local ival = t.ival or -1
     if t.op == "const_d" then
@@ -323,7 +349,7 @@ function L:expr_writer()
     arr[base + SYM] = t.sym or -1
     arr[base + IVAL] = ival
     arr[base + LINE] = line
-    arr[base + COL] = pos - lo + 1
+    arr[base + COL] = col
     for i = 1, nextra do arr[base + extra[i]] = -1 end
     local a, b, c = t.a, t.b, t.c
     if a then arr[base + A] = emit(a, depth) end
