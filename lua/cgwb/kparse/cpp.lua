@@ -194,6 +194,13 @@ function Map:locate(pline, pcol, ltext)
   return self:file_name(f), l, last and last[3] + last[2] or pcol
 end
 
+--- Whether line pline of the output comes from a system header (the
+-- implementation's declarations, never the user's: not listed as left alone).
+function Map:in_system(pline)
+  local f = self.file[pline]
+  return f ~= nil and self.system[f] == true
+end
+
 function Map:file_name(f)
   local s = self.files[f]
   if s == self.main or s == "<stdin>" then return self.name end
@@ -218,18 +225,19 @@ end
 
 -- The map of an output: the file and line of each of its lines.
 local function build_map(out, name, main, text)
-  local map = setmetatable({ name = name, main = main, text = text, files = {}, file_ix = {}, lines = {}, aligned = {},
+  local map = setmetatable({ name = name, main = main, text = text, files = {}, file_ix = {}, lines = {}, aligned = {}, system = {},
     file = {}, line = {} }, Map)
   local cur_f, cur_l, n = nil, 1, 0
   for ln in (out .. "\n"):gmatch("([^\n]*)\n") do
     n = n + 1
-    local num, fname = ln:match('^#%s*(%d+)%s+"(.-)"')
+    local num, fname, fl = ln:match('^#%s*(%d+)%s+"(.-)"(.*)$')
     if num then
       local f = map.file_ix[fname]
       if not f then
         f = #map.files + 1
         map.files[f], map.file_ix[fname] = fname, f
       end
+      if fl:match("%f[%d]3%f[%D]") then map.system[f] = true end -- flag 3: a system header
       cur_f, cur_l = f, tonumber(num)
     else
       map.file[n], map.line[n] = cur_f, cur_l
