@@ -34,7 +34,18 @@ end
 --- Reads a kernel file (exit 2 with "file:line:col: ..." when it is not one);
 -- a (optional): the parsed arguments, for M.kernel_opts.
 function M.read_kernel(path, a)
-  return check(cgwb().read_kernel(readable(path), path, a and M.kernel_opts(a) or nil))
+  local k = check(cgwb().read_kernel(readable(path), path, a and M.kernel_opts(a) or nil))
+  M.note_left_alone(k)
+  return k
+end
+
+--- Notes on stderr, one line each, the functions of the file that were read and
+-- left alone (outside the kernel subset, not reached from --function).
+function M.note_left_alone(k)
+  local left = k.left_alone and k:left_alone() or {}
+  for _, f in ipairs(left) do
+    io.stderr:write(("cgwb: note: %s: left alone: %s\n"):format(f.name, f.why))
+  end
 end
 
 --- The functions the function option names: (k, which) -> ids; which is a name or a
