@@ -14,6 +14,7 @@
 local errors = require "cgwb.util.errors"
 local grammar = require "cgwb.kparse.grammar"
 local lower = require "cgwb.kparse.lower"
+require "cgwb.kparse.ctypes"
 require "cgwb.kparse.stmt"
 
 local M = {}
@@ -116,7 +117,7 @@ function M.too_deep(text, limit)
   end
 end
 
-local function parse(text, name)
+local function parse(text, name, opts)
   local lay = M.layout()
   local lw = lower.new(lay, name, text, {}, grammar)
   local deep = M.too_deep(text, M.max_nesting)
@@ -134,7 +135,7 @@ local function parse(text, name)
   end
   if not tree then syntax_error(lw, text, a, b) end
   lw:pragma_index(a)
-  return lw:unit(tree)
+  return lw:unit(tree, opts or {}, b)
 end
 
 -- The collector's pause during a parse (Lua's default is 200: a cycle
@@ -144,14 +145,17 @@ end
 M.gc_pause = 400
 
 --- Parses kernel text; name (default "kernel") names the file in messages.
-function M.parse(text, name)
+-- opts.functions: names of functions that, with every function they call,
+-- must be lowered (else the parse fails with the first refusal among them);
+-- the functions that cannot be lowered are listed in flat.left_alone.
+function M.parse(text, name, opts)
   name = name or "kernel"
   if type(text) ~= "string" then error("kparse.parse: text must be a string", 2) end
   -- Most of what a parse allocates lives until it ends (the syntax tree,
   -- the rows), so the collector's default cycles mostly trace live data:
   -- wait longer between them, then restore the caller's setting.
   local pause = collectgarbage("setpause", M.gc_pause)
-  local ok, res = pcall(parse, text, name)
+  local ok, res = pcall(parse, text, name, opts)
   collectgarbage("setpause", pause)
   if ok then return res end
   if errors.is(res, "input") then return nil, res.msg end
@@ -160,12 +164,12 @@ function M.parse(text, name)
 end
 
 --- Reads and parses a kernel file.
-function M.read(path)
+function M.read(path, opts)
   local f, why = io.open(path, "rb")
   if not f then return nil, ("%s: cannot open: %s"):format(path, (why or ""):gsub("^[^:]*: ", "")) end
   local text = f:read("a")
   f:close()
-  return M.parse(text, path)
+  return M.parse(text, path, opts)
 end
 
 --- The C text of flat rows (the front end's arrays): (flat) -> text.

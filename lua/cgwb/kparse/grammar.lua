@@ -516,7 +516,13 @@ end
 --- Applies one suffix ([i], (args), ++, --, .m, ->m) of a postfix expression.
 function M.suffix(e, pos, what, x)
   if what == "index" then return { k = "index", pos = pos, a = e, i = x } end
-  if what == "call" then return { k = "call", pos = e.pos, f = e, args = x } end
+  if what == "call" then
+    if e.k == "id" then -- the calls of names, for the lowering's call graph
+      local calls = st.calls
+      calls[#calls + 1] = e
+    end
+    return { k = "call", pos = e.pos, f = e, args = x }
+  end
   if what == "." or what == "->" then return { k = "member", pos = pos, a = e, name = x, arrow = what == "->" } end
   return { k = "post", pos = pos, op = what:sub(5), a = e }
 end
@@ -668,16 +674,17 @@ end
 M.stack = 200000
 
 local fast, slow
---- Parses text: tree, pragmas (position of `#` -> text); or nil, position,
+--- Parses text: tree, pragmas (position of `#` -> text), calls (the id
+-- nodes of called names); or nil, position,
 -- expected names (in the order the grammar tried them).
 function M.parse(text)
   lpeg.setmaxstack(M.stack)
   fast = fast or build(false)
-  st = { pragmas = {}, far = 0, expected = {}, seen = {}, typedefs = {} }
+  st = { pragmas = {}, far = 0, expected = {}, seen = {}, typedefs = {}, calls = {} }
   local seq = fast:match(text)
-  if seq then return M.rebuild(seq), st.pragmas end
+  if seq then return M.rebuild(seq), st.pragmas, st.calls end
   slow = slow or build(true)
-  st = { pragmas = {}, far = 0, expected = {}, seen = {}, typedefs = {} }
+  st = { pragmas = {}, far = 0, expected = {}, seen = {}, typedefs = {}, calls = {} }
   slow:match(text)
   return nil, st.far, st.expected
 end

@@ -90,9 +90,14 @@ function L:linecol(pos)
   return lo, pos - s[lo] + 1
 end
 
-function L:err(pos, fmt, ...)
+-- Every byte position becomes "file:line:col" here and in L:linecol, nowhere else.
+function L:where(pos)
   local line, col = self:linecol(pos)
-  error(errors.input(("%s:%d:%d: " .. fmt):format(self.file, line, col, ...)))
+  return ("%s:%d:%d"):format(self.file, line, col)
+end
+
+function L:err(pos, fmt, ...)
+  error(errors.input(self:where(pos) .. ": " .. fmt:format(...)))
 end
 
 --- "X is outside the kernel subset (why)".
@@ -331,6 +336,8 @@ function L:expr_writer()
     if c then arr[base + C] = emit(c, depth) end
     return id
   end
+  -- a rolled-back function (L:unit) sets the count back
+  self.expr_rows = function(n) nexpr = n end
   return emit
 end
 -- }====
@@ -383,6 +390,7 @@ function L:stmt_writer()
   local o, w, arr, codes = self.lay.stmt, self.lay.width.stmt, self.out.stmt, self.lay.stmts
   local KIND, FUNC, LINE, COL, PRAGMA, FLAGS = o.KIND, o.FUNC, o.LINE, o.COL, o.PRAGMA, o.FLAGS
   local nstmt = 0 -- rows written so far; only this writer adds any
+  self.stmt_rows = function(n) nstmt = n end
   return function(kind, pos, pragma)
     local line, col = self:linecol(pos)
     local base = nstmt * w
