@@ -84,8 +84,7 @@ local function syntax_error(lw, text, pos, exp)
   local unknown = (after and tok) or (prev and starts(before) and not grammar.keywords[prev] and tok
     and tok:match("^[%a_]") and prev)
   if unknown then
-    lw:err(unknown == tok and pos or before, "unknown type name '%s' (the types are int, double and pointers to "
-      .. "them; structs, unions and typedefs are outside the kernel subset)", unknown)
+    lw:err(unknown == tok and pos or before, "unknown type name '%s' (no typedef declares it)", unknown)
   end
   lw:err(pos, "found %s, expected %s", describe(tok), expected_text(exp))
 end

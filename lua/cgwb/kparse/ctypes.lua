@@ -29,10 +29,7 @@ L.spec_name = spec_name
 
 -- Why a base type is outside the subset.
 local WHY = { struct = "struct types are not yet supported", union = "union types are not yet supported",
-  enum = "enum types are not yet supported: declare the variable int", char = "char types are not yet supported",
-  float = "float is not yet supported: the floating type is double", long = "long types are not yet supported",
-  short = "short types are not yet supported", _Bool = "_Bool is not yet supported",
-  ["long double"] = "long double is not yet supported", va_list = "variadic functions are not supported",
+  enum = "enum types are not yet supported: declare the variable int", va_list = "variadic functions are not supported",
   typeof = "typeof is not yet supported" }
 
 --- The subset type of a specifier and declarator: {base = "int"|"double"|"void",
@@ -60,9 +57,7 @@ function L:subset_type(spec, d)
     local plain = (b == "int" and spec.signed ~= false and not spec.short and not spec.long)
       or (b == "double" and not spec.complex) or b == "void"
     if not plain then
-      self:outside(pos, ("'%s'"):format(spec_name(spec)), WHY[b] or (spec.signed == false
-        and "unsigned types are not yet supported" or spec.complex and "complex types are not yet supported"
-        or ("the type %s is not supported"):format(b)))
+      self:outside(pos, ("'%s'"):format(spec_name(spec)), WHY[b] or "the types are int, double and pointers to them")
     end
     if spec.complex then self:outside(pos, ("'%s'"):format(spec_name(spec)), "complex types are not yet supported") end
     t = { base = b, ptr = 0, dims = {} }
@@ -72,7 +67,7 @@ function L:subset_type(spec, d)
   if not d then return t end
   if not d.shape then
     for _, o in ipairs(d.ops) do
-      if o.k == "func" then self:outside(d.pos, "a function pointer", "no calls through pointers") end
+      if o.k == "func" then self:outside(spec.pos, "a function pointer", "no calls through pointers") end
     end
     self:outside(d.pos, "a pointer to an array", "arrays of int or double and pointers to them")
   end

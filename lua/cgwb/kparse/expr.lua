@@ -327,7 +327,8 @@ function L:rv_cast(e)
 end
 
 -- Expression kinds C99 has and the subset does not: what, why.
-local EXPR_WHY = { str = { "a string literal", "numbers only" }, char = { "a character constant", "numbers only" },
+local EXPR_WHY = { str = { "a string or character literal", "numbers only" },
+  char = { "a string or character literal", "numbers only" },
   member = { "a struct member access", "struct types are not yet supported" },
   comma = { "the comma operator", "one expression per statement" },
   compound = { "a compound literal", "arrays are declared" },
@@ -445,7 +446,12 @@ function L:rv_call(e, void_ok)
   if not f and self.proto_refused[name] then
     self:outside(e.pos, ("a call of '%s'"):format(name), "it has no definition in the file")
   end
-  if not f then self:err(e.pos, "unknown function '%s'", name) end
+  if not f then
+    for _, a in ipairs(e.args) do -- printf("%g", x) without its prototype: the literal says more
+      if EXPR_WHY[a.k] then self:outside(a.pos, EXPR_WHY[a.k][1], EXPR_WHY[a.k][2]) end
+    end
+    self:err(e.pos, "unknown function '%s'", name)
+  end
   local args = self:call_args(f, e)
   if f.ret == "void" then
     if not void_ok then self:err(e.pos, "the void function '%s' used as a value", name) end

@@ -335,6 +335,7 @@ local function declarations(g, tk)
     end)
   local Param = V"Spec" * V"Declarator" * Gnu * R(2, function(spec, d) return { spec = spec, d = d } end)
     + Cp() * Q"..." * Cc"a variadic function" * node("refused", "pos", "what")
+    + expect("a parameter declaration")
   local Params = #(KQ"void" * Q")") * KQ"void" * MARK * LIST
     + MARK * (Param * (Q"," * Param)^0)^-1 * LIST
   local Fn = Cp() * Q"(" * Params * T")" * R(2, function(pos, params)

@@ -101,8 +101,14 @@ function L:err(pos, fmt, ...)
 end
 
 --- "X is outside the kernel subset (why)".
+-- (an error marked as a refusal: the function it is in is left alone, L:unit)
 function L:outside(pos, what, why)
-  self:err(pos, "%s is outside the kernel subset (%s)", what, why)
+  error(errors.input(("%s: %s is outside the kernel subset (%s)"):format(self:where(pos), what, why), { refusal = true }))
+end
+
+--- Whether a raised error is a refusal of L:outside.
+function M.is_refusal(e)
+  return errors.is(e, "input") and type(e.data) == "table" and e.data.refusal == true
 end
 
 -- Each `#pragma cgwb TEXT` belongs to the statement that begins at the next

@@ -259,9 +259,9 @@ end
 
 -- The statements C99 has and the subset does not.
 STMT_WHY = { label = { "a label", "structured control flow only" },
-  switch = { "'switch'", "structured control flow only: write if/else" },
-  case = { "'case'", "structured control flow only: write if/else" },
-  default = { "'default'", "structured control flow only: write if/else" },
+  switch = { "'switch'", "structured control flow only" },
+  case = { "'case'", "structured control flow only" },
+  default = { "'default'", "structured control flow only" },
   ["goto"] = { "'goto'", "structured control flow only" } }
 
 function L:statement(s)
@@ -484,7 +484,7 @@ function L:file_decls(tree)
                 .. "definition is elsewhere)"):format(self:where(d.pos), d.name) }
             else
               ok, e = pcall(self.global, self, { spec = spec, decls = { d } })
-              if not ok and not errors.is(e, "input") then error(e, 0) end
+              if not ok and not lower.is_refusal(e) then error(e, 0) end
             end
             if not ok then self.bad_globals[d.name] = e.msg end
           end
@@ -493,7 +493,7 @@ function L:file_decls(tree)
     elseif top.k == "func" then
       local ok, e = pcall(function() self:declare_func(top, self:signature(top)) end)
       if not ok then
-        if not errors.is(e, "input") then error(e, 0) end
+        if not lower.is_refusal(e) then error(e, 0) end
         self.left[top.name] = self.left[top.name] or e.msg
       end
     elseif top.k == "baddef" then
@@ -579,7 +579,8 @@ function L:unit(tree, opts, calls)
     end
   end
   if #defs == 0 then -- an empty file, or only declarations: nothing to analyse or differentiate
-    self:err(#tree > 0 and tree[#tree].pos or 1, "no function definition (a kernel is a file of C functions: "
+    local last = tree[#tree]
+    self:err(last and (last.decls and last.decls[1] and last.decls[1].pos or last.pos) or 1, "no function definition (a kernel is a file of C functions: "
       .. "doc/kernel-language.md)")
   end
   local n = 0
@@ -607,7 +608,7 @@ function L:unit(tree, opts, calls)
       local m = self:mark()
       local ok, e = pcall(self.func, self, top)
       if not ok then
-        if not errors.is(e, "input") then error(e, 0) end
+        if not lower.is_refusal(e) then error(e, 0) end
         self:rollback(m)
         self.funcs[top.name].defined = nil
         self.left[top.name] = e.msg
