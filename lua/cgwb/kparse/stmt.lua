@@ -597,9 +597,7 @@ function L:unit(tree, opts, calls)
   -- Each top-level tree is dropped once lowered: nothing reads it again,
   -- and the collector then neither keeps nor traces it (the syntax tree of
   -- a large kernel is most of the live heap during the lowering).
-  for i = 1, #tree do
-    if tree[i].k ~= "func" then tree[i] = false end
-  end
+  for i = 1, #tree do tree[i] = false end
   for _, i in ipairs(order) do
     local f = defs[i]
     local top = f.top
