@@ -14,6 +14,7 @@
 local errors = require "cgwb.util.errors"
 local grammar = require "cgwb.kparse.grammar"
 local lower = require "cgwb.kparse.lower"
+require "cgwb.kparse.ctypes"
 require "cgwb.kparse.stmt"
 
 local M = {}
@@ -83,8 +84,7 @@ local function syntax_error(lw, text, pos, exp)
   local unknown = (after and tok) or (prev and starts(before) and not grammar.keywords[prev] and tok
     and tok:match("^[%a_]") and prev)
   if unknown then
-    lw:err(unknown == tok and pos or before, "unknown type name '%s' (the types are int, double and pointers to "
-      .. "them; structs, unions and typedefs are outside the kernel subset)", unknown)
+    lw:err(unknown == tok and pos or before, "unknown type name '%s' (no typedef declares it)", unknown)
   end
   lw:err(pos, "found %s, expected %s", describe(tok), expected_text(exp))
 end
@@ -135,7 +135,7 @@ local function parse(text, name, opts)
   end
   if not tree then syntax_error(lw, text, a, b) end
   lw:pragma_index(a)
-  return lw:unit(tree)
+  return lw:unit(tree, opts or {}, b)
 end
 
 -- The collector's pause during a parse (Lua's default is 200: a cycle
@@ -145,7 +145,10 @@ end
 M.gc_pause = 400
 
 --- Parses kernel text; name (default "kernel") names the file in messages.
--- opts: map (cgwb.kparse.cpp's map of preprocessor output to the user's files).
+-- opts: map (cgwb.kparse.cpp's map of preprocessor output to the user's files);
+-- opts.functions: names of functions that, with every function they call,
+-- must be lowered (else the parse fails with the first refusal among them);
+-- the functions that cannot be lowered are listed in flat.left_alone.
 function M.parse(text, name, opts)
   name = name or "kernel"
   opts = opts or {}

@@ -111,14 +111,24 @@ end
 --- Maps positions through a preprocessor's map (cgwb.kparse.cpp).
 function L:set_map(map) self.map = map end
 
+-- Every byte position becomes "file:line:col" here (through L:place), nowhere else.
+function L:where(pos)
+  return ("%s:%d:%d"):format(self:place(pos))
+end
+
 function L:err(pos, fmt, ...)
-  local file, line, col = self:place(pos)
-  error(errors.input(("%s:%d:%d: " .. fmt):format(file, line, col, ...)))
+  error(errors.input(self:where(pos) .. ": " .. fmt:format(...)))
 end
 
 --- "X is outside the kernel subset (why)".
+-- (an error marked as a refusal: the function it is in is left alone, L:unit)
 function L:outside(pos, what, why)
-  self:err(pos, "%s is outside the kernel subset (%s)", what, why)
+  error(errors.input(("%s: %s is outside the kernel subset (%s)"):format(self:where(pos), what, why), { refusal = true }))
+end
+
+--- Whether a raised error is a refusal of L:outside.
+function M.is_refusal(e)
+  return errors.is(e, "input") and type(e.data) == "table" and e.data.refusal == true
 end
 
 -- Each `#pragma cgwb TEXT` belongs to the statement that begins at the next
@@ -357,6 +367,8 @@ function L:expr_writer()
     if c then arr[base + C] = emit(c, depth) end
     return id
   end
+  -- a rolled-back function (L:unit) sets the count back
+  self.expr_rows = function(n) nexpr = n end
   return emit
 end
 -- }====
@@ -409,6 +421,7 @@ function L:stmt_writer()
   local o, w, arr, codes = self.lay.stmt, self.lay.width.stmt, self.out.stmt, self.lay.stmts
   local KIND, FUNC, LINE, COL, PRAGMA, FLAGS = o.KIND, o.FUNC, o.LINE, o.COL, o.PRAGMA, o.FLAGS
   local nstmt = 0 -- rows written so far; only this writer adds any
+  self.stmt_rows = function(n) nstmt = n end
   return function(kind, pos, pragma)
     local line, col = self:linecol(pos)
     local base = nstmt * w
