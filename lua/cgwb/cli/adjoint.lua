@@ -53,7 +53,7 @@ commands.adjoint = {
     if a.call and not a.report then fail(2, "--call needs --report FILE.json (the measures go there)") end
     local sel = loops_choice(a.loops)
     assumptions(a.assume)
-    local k = read_kernel(a.input)
+    local k = read_kernel(a.input, K.function_opts(a["function"]))
     local id = one_function(k, a["function"])
     check_assumptions(k, { id }, a.assume)
     local adjoint = require "cgwb.adjoint"

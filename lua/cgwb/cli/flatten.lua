@@ -87,7 +87,7 @@ commands.flatten = {
     if a.output and not a.emit then fail(2, "-o needs --emit tangent") end
     local to_stdout = one_stdout(a)
     assumptions(a.assume)
-    local k = read_kernel(a.input)
+    local k = read_kernel(a.input, K.function_opts(a["function"]))
     local id = one_function(k, a["function"])
     check_assumptions(k, { id }, a.assume)
     if a.split and a.split:match("%.lua$") then readable(a.split) end

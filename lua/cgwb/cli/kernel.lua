@@ -134,7 +134,7 @@ commands.kernel = {
   end,
   run = function(a)
     if a.jacobian and not a.call then fail(2, "--jacobian needs --call CALL.json") end
-    local k = read_kernel(a.kernel)
+    local k = read_kernel(a.kernel, K.function_opts(a["function"]))
     if a.call then return kernel_call(k, a) end
     assumptions(a.assume)
     local ids = kernel_functions(k, a["function"])

@@ -7,9 +7,16 @@ local fail, check, cgwb, readable = C.fail, C.check, C.cgwb, C.readable
 
 local M = {}
 
---- Reads a kernel file (exit 2 with "file:line:col: ..." when it is not one).
-function M.read_kernel(path)
-  return check(cgwb().read_kernel(readable(path), path))
+--- Reads a kernel file (exit 2 with "file:line:col: ..." when it is not one);
+-- opts as cgwb.read_kernel's.
+function M.read_kernel(path, opts)
+  return check(cgwb().read_kernel(readable(path), path, opts))
+end
+
+--- The read_kernel opts of a --function value: {functions = {F}} when it is a
+-- name (an id names no function before the file is read), else nil.
+function M.function_opts(which)
+  if which ~= nil and not math.tointeger(tonumber(which)) then return { functions = { which } } end
 end
 
 --- The functions the function option names: (k, which) -> ids; which is a name or a

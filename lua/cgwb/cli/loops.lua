@@ -26,7 +26,7 @@ commands.loops = {
   end,
   run = function(a)
     assumptions(a.assume)
-    local k = read_kernel(a.input)
+    local k = read_kernel(a.input, K.function_opts(a["function"]))
     local id = one_function(k, a["function"])
     check_assumptions(k, { id }, a.assume)
     local loops = require "cgwb.loops"
