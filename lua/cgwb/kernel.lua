@@ -199,6 +199,18 @@ end
 -- @function Kernel:file
 function K.file(k) return flat(k).file end
 
+--- The functions of the file that were not lowered, in file order: a list of
+-- {name, line, col, why} (why: the refusal, "file:line:col: ..."); empty
+-- when every function was.
+-- @function Kernel:left_alone
+function K.left_alone(k)
+  local out = {}
+  for i, x in ipairs(flat(k).left_alone or {}) do
+    out[i] = { name = x.name, line = x.line, col = x.col, why = x.why }
+  end
+  return out
+end
+
 --- The front end's flat rows (doc/kernel-ir.md), as kparse gave them.
 -- @function Kernel:flat
 function K.flat(k) return flat(k) end
@@ -448,7 +460,8 @@ end
 -- the kernel's text (name, default "kernel", appears in messages).  A text with
 -- preprocessor directives goes through the C preprocessor first; opts: its
 -- flags (include, define, undef: lists; std "c99"|"c11"; preprocess
--- "auto"|"always"|"never": cgwb.kparse.cpp).
+-- "auto"|"always"|"never": cgwb.kparse.cpp) and kparse.parse's
+-- (functions = {names} that must be lowered).
 function M.read(src, name, opts)
   if type(src) ~= "string" then
     error(("bad argument #1 to 'read_kernel' (string expected, got %s)"):format(type(src)), 2)

@@ -380,7 +380,7 @@ end
 
 --- The arguments of a call, converted to the callee's parameters.
 function L:call_args(f, e)
-  if not f.id then self:err(e.pos, "'%s' is declared but not defined", f.name) end
+  if not f.id then self:outside(e.pos, ("a call of '%s'"):format(f.name), "it has no definition in the file") end
   if #e.args ~= #f.params then
     self:err(e.pos, "'%s' takes %d argument%s, not %d", f.name, #f.params, #f.params == 1 and "" or "s",
       #e.args)
