@@ -108,6 +108,11 @@ function L:place(pos)
   return self.map:locate(l, c, self.text:sub(s[l], (s[l + 1] or #self.text + 2) - 2))
 end
 
+--- Whether a byte offset lies in a system header (preprocessor output only).
+function L:in_system(pos)
+  return self.map ~= nil and self.map:in_system((self:text_linecol(pos)))
+end
+
 --- Maps positions through a preprocessor's map (cgwb.kparse.cpp).
 function L:set_map(map) self.map = map end
 

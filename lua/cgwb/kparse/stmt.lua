@@ -644,7 +644,7 @@ function L:unit(tree, opts, calls)
   local left = {}
   for _, f in ipairs(defs) do
     local why = self.left[f.top.name]
-    if why and not left[f.top.name] then
+    if why and not left[f.top.name] and not self:in_system(f.top.pos) then -- the implementation's own: not listed
       left[f.top.name] = true
       local line, col = self:linecol(f.top.pos)
       left[#left + 1] = { name = f.top.name, line = line, col = col, why = why }
