@@ -36,7 +36,14 @@ local WHY = { struct = "struct types are not yet supported", union = "union type
 -- ptr, dims ({pos, e} or {pos, n} list, outermost first), const (of the cells),
 -- restrict, pconst (of the pointer itself)}; what a refusal names is the
 -- specifier's type at its position.
+local NO_DIMS = {}
 function L:subset_type(spec, d)
+  -- the common case first: `int` or `double` without qualifiers, a plain declarator
+  local b, q = spec.base, spec.quals
+  if (b == "double" or b == "int") and next(q) == nil and spec.signed == nil and not spec.long and not spec.short
+      and not spec.complex and not spec.bad and (not d or (d.shape and d.ptr == 0 and d.dims[1] == nil)) then
+    return { base = b, ptr = 0, dims = NO_DIMS }
+  end
   local pos = spec.tagpos or spec.pos
   if spec.bad then self:err(pos, "%s", spec.bad) end
   if spec.quals.volatile then self:outside(spec.pos, "'volatile'", "no volatile memory") end
