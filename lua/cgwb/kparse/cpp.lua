@@ -197,8 +197,7 @@ end
 --- Whether line pline of the output comes from a system header (the
 -- implementation's declarations, never the user's: not listed as left alone).
 function Map:in_system(pline)
-  local f = self.file[pline]
-  return f ~= nil and self.system[f] == true
+  return self.system[pline] == true
 end
 
 function Map:file_name(f)
@@ -227,7 +226,7 @@ end
 local function build_map(out, name, main, text)
   local map = setmetatable({ name = name, main = main, text = text, files = {}, file_ix = {}, lines = {}, aligned = {}, system = {},
     file = {}, line = {} }, Map)
-  local cur_f, cur_l, n = nil, 1, 0
+  local cur_f, cur_l, n, cur_sys = nil, 1, 0, false
   for ln in (out .. "\n"):gmatch("([^\n]*)\n") do
     n = n + 1
     local num, fname, fl = ln:match('^#%s*(%d+)%s+"(.-)"(.*)$')
@@ -237,10 +236,11 @@ local function build_map(out, name, main, text)
         f = #map.files + 1
         map.files[f], map.file_ix[fname] = fname, f
       end
-      if fl:match("%f[%d]3%f[%D]") then map.system[f] = true end -- flag 3: a system header
       cur_f, cur_l = f, tonumber(num)
+      cur_sys = fl:match("%f[%d]3%f[%D]") ~= nil -- flag 3: a system header's text (or a macro of one)
     else
       map.file[n], map.line[n] = cur_f, cur_l
+      if cur_sys then map.system[n] = true end
       cur_l = cur_l + 1
     end
   end
