@@ -33,6 +33,7 @@ describe("cgwb.kparse.cpp.needed", function()
     assert.is_false(cpp.needed("#pragma cgwb independent\nvoid f(void) {}\n"))
     assert.is_true(cpp.needed("  #  define N 3\nvoid f(void) {}\n"))
     assert.is_true(cpp.needed("#include <math.h>\n"))
+    assert.is_false(cpp.needed('# 1 "k.c"\n# 12 "k.c" 2\nvoid f(void) {}\n')) -- already preprocessed
     assert.is_true(cpp.needed("void f(void) {}\n", { define = { "N=1" } }))
     assert.is_true(cpp.needed("void f(void) {}\n", { std = "c99" }))
     assert.is_false(cpp.needed("#define N 3\n", { preprocess = "never" }))

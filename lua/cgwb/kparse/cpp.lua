@@ -10,7 +10,8 @@
 --
 -- opts (all optional): include = {DIR, ...}, define = {"N", "N=V", ...},
 -- undef = {"N", ...}, std = "c99"|"c11", cc = "cc", preprocess = "auto"|"always"|"never".
--- A text with no directive but `#pragma` is passed as it is under "auto": the
+-- A text with no directive but `#pragma` and line markers (a preprocessor's own
+-- output) is passed as it is under "auto": the
 -- preprocessor would give the same tokens (no macro can be defined), and
 -- positions stay exact without mapping.
 --
@@ -35,8 +36,8 @@ function M.needed(text, opts)
     or opts.std then
     return true
   end
-  for dir in ("\n" .. text):gmatch("[\r\n][ \t]*#[ \t]*(%a*)") do
-    if dir ~= "pragma" then return true end
+  for dir in ("\n" .. text):gmatch("[\r\n][ \t]*#[ \t]*([%w_]*)") do
+    if dir ~= "pragma" and not dir:match("^%d") then return true end -- `# 12 "f.c"`: a preprocessor's own output
   end
   return false
 end
