@@ -131,6 +131,25 @@ describe("the preprocessor before the front end", function()
     assert.equal("mem.c:3:14: unknown identifier 'zz'", err)
   end)
 
+  it("gives a cached result only while every included file holds the same bytes", function()
+    local dir = tree({ ["n.h"] = "#define N 3\n", ["k.c"] = "#include \"n.h\"\nvoid f(double *y) {\n  y[0] = N;\n}\n" })
+    local text = H.read(dir .. "/k.c")
+    cpp.clear_cache()
+    local out1, map1 = assert(cpp.run_cached(text, "k.c", {}, dir .. "/k.c"))
+    local plain = assert(cpp.run(text, "k.c", {}, dir .. "/k.c"))
+    assert.equal(plain, out1)
+    local out2, map2 = cpp.run_cached(text, "k.c", {}, dir .. "/k.c")
+    assert.equal(out1, out2)
+    assert.equal(map1, map2) -- the very same: no process
+    assert.equal("3:3 y[0] = (double)3", stmts(assert(cgwb.read_kernel(dir .. "/k.c")))[1])
+    H.write(dir .. "/n.h", "#define N 4\n") -- the header changes: the cache does not answer
+    local out3 = cpp.run_cached(text, "k.c", {}, dir .. "/k.c")
+    assert.not_equal(out1, out3)
+    assert.equal("3:3 y[0] = (double)4", stmts(assert(cgwb.read_kernel(dir .. "/k.c")))[1])
+    local out4 = cpp.run_cached(text, "k.c", { define = { "X" } }, dir .. "/k.c") -- other flags: another entry
+    assert.equal(out3, out4)
+  end)
+
   it("says so when the compiler cannot be run or refuses a flag", function()
     local _, err = cgwb.read_kernel("#define K 2\nvoid f(double *y) { y[0] = K; }\n", "m.c", { cc = "/nonexistent/cc" })
     assert.equal("m.c: cannot run the C preprocessor '/nonexistent/cc -E' (set CC to a C compiler)", err)

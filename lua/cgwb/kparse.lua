@@ -181,9 +181,30 @@ function M.parse_c(text, name, opts, path)
   opts = opts or {}
   local cpp = require "cgwb.kparse.cpp"
   if not cpp.needed(text, opts) then return M.parse(text, name, opts) end
-  local out, map = cpp.run(text, name, opts, path)
+  local out, map = cpp.run_cached(text, name, opts, path)
   if not out then return nil, map end
-  return M.parse(out, name, setmetatable({ map = map }, { __index = opts }))
+  return M.parse_mapped(out, name, opts, map)
+end
+
+-- The rows of the last preprocessed texts parsed, by text, name, map and
+-- functions: a process that reads one file again (through cpp.run_cached, the
+-- same output and map) gets the rows again without a parse.  The rows are
+-- read-only once made (core.kernel_load copies them).  Also `nil, message`.
+local parsed, parsed_order = {}, {}
+M.parsed_size = 16
+
+--- M.parse of preprocessor output with its map, remembered: (out, name, opts, map) -> flat | nil, message.
+function M.parse_mapped(out, name, opts, map)
+  local fkey = table.concat(opts.functions or {}, "\0")
+  local e = parsed[out]
+  if e and e.name == name and e.map == map and e.functions == fkey then return e.flat, e.err end
+  local flat, err = M.parse(out, name, setmetatable({ map = map }, { __index = opts }))
+  if not parsed[out] then
+    parsed_order[#parsed_order + 1] = out
+    if #parsed_order > M.parsed_size then parsed[table.remove(parsed_order, 1)] = nil end
+  end
+  parsed[out] = { name = name, map = map, functions = fkey, flat = flat, err = err }
+  return flat, err
 end
 
 --- The C text of flat rows (the front end's arrays): (flat) -> text.

@@ -249,6 +249,61 @@ local function build_map(out, name, main, text)
 end
 -- }====
 
+-- {==== the cache ====}
+-- A process reads the same text many times (a test suite, a driver that
+-- rereads a kernel): run() is a function of the text, the flags, the
+-- compiler and the files included, so a result is kept (the last M.cache_size)
+-- and given again while every file the output came from still holds the
+-- bytes it held (each is read again and compared: far cheaper than a
+-- process).  spec/49 checks that a cached result is the plain path's.
+M.cache_size = 16
+local cache, order = {}, {}
+
+local function cache_key(text, name, opts, path)
+  local parts = { text, name, path or "", opts.cc or os.getenv("CC") or "cc", opts.std or "",
+    os.getenv("CPATH") or "", os.getenv("C_INCLUDE_PATH") or "" }
+  for _, l in ipairs { opts.include or {}, opts.define or {}, opts.undef or {} } do
+    parts[#parts + 1] = table.concat(l, "\0")
+  end
+  return table.concat(parts, "\1")
+end
+
+-- The included files' bytes (not the main text's: it is part of the key).
+local function sources(map)
+  local out = {}
+  for f, s in ipairs(map.files) do
+    if f > 1 and not s:match("^<") then out[s] = slurp(s) or false end
+  end
+  return out
+end
+
+--- run() through the cache: same arguments and results (the map is shared
+-- by the callers of one entry: it is read-only once built).
+function M.run_cached(text, name, opts, path)
+  opts = opts or {}
+  local key = cache_key(text, name, opts, path)
+  local e = cache[key]
+  if e then
+    local fresh = true
+    for file, bytes in pairs(e.sources) do
+      if (slurp(file) or false) ~= bytes then fresh = false break end
+    end
+    if fresh then return e.out, e.map end
+  end
+  local out, map = M.run(text, name, opts, path)
+  if not out then return nil, map end
+  if not cache[key] then
+    order[#order + 1] = key
+    if #order > M.cache_size then cache[table.remove(order, 1)] = nil end
+  end
+  cache[key] = { out = out, map = map, sources = sources(map) }
+  return out, map
+end
+
+--- Forgets every cached result.
+function M.clear_cache() cache, order = {}, {} end
+-- }====
+
 --- Runs the preprocessor on a file (path given) or on text: (text, name, opts
 -- [, path]) -> output, map | nil, message.  With a path, the compiler reads the
 -- file itself (so `#include "x.h"` is found beside it).
