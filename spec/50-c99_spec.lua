@@ -23,17 +23,7 @@ local function preprocess(text, flags)
   return t
 end
 
---- The stdout of the program text, compiled as C99.
-local function run_c(text)
-  local src, exe = H.tmp(".c"), H.tmp(".exe")
-  H.write(src, text)
-  assert(os.execute(("cc -std=c99 -o %s %s -lm"):format(exe, src)), "does not compile: " .. src)
-  local p = assert(io.popen(exe))
-  local out = p:read("a")
-  p:close()
-  os.remove(src); os.remove(exe)
-  return out
-end
+local run_c = H.run_c
 
 local function numbers(s)
   local t = {}

@@ -44,13 +44,7 @@ end
 
 local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
-local function slurp(path)
-  local fh = io.open(path, "rb")
-  if not fh then return nil end
-  local s = fh:read("a")
-  fh:close()
-  return s
-end
+local slurp = require("cgwb.util.files").read_or_nil
 
 -- The flags of opts as a shell word list; nil, message for a bad one.
 local function flags(opts)
