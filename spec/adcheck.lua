@@ -90,7 +90,8 @@ end
 
 --- Compiles and checks one case; returns the runs {std = res, tr = res}.
 -- opts: loops (for the transformed variant; default "auto"), info, flags,
--- no_interp (skip the interpreter's check), emit (options of emit).
+-- no_interp (skip the interpreter's check), emit (options of emit), lenient_kernel
+-- (addriver's: the kernel text is a real program with warnings of its own).
 local function check(text, fname, call, opts)
   opts = opts or {}
   local r = rng.new(opts.seed or 31)
@@ -129,7 +130,8 @@ local function check(text, fname, call, opts)
     for j = 1, #yb.arrays[i] do yb.arrays[i][j], xd.arrays[i][j] = 0, 0 end
   end
   for _, variant in ipairs { { "std", std }, { "tr", tr } } do
-    local exe = A.compile_adjoint(variant[2], fname, text, { flags = opts.flags, env = opts.env, null = null })
+    local exe = A.compile_adjoint(variant[2], fname, text, { flags = opts.flags, env = opts.env, null = null,
+      lenient_kernel = opts.lenient_kernel })
     local res = A.run(exe, call, yb)
     local p = A.primal(exe, call)
     -- the primal results: F's, bit for bit

@@ -95,4 +95,17 @@ function M.cgwb(args, env)
   return o, e, code
 end
 
+--- The stdout of a C program's text, compiled as cc -std=c99 (raises if it
+-- does not compile).
+function M.run_c(text)
+  local src, exe = M.tmp(".c"), M.tmp(".exe")
+  M.write(src, text)
+  assert(os.execute(("cc -std=c99 -o %s %s -lm"):format(exe, src)), "does not compile: " .. src)
+  local p = assert(io.popen(exe))
+  local out = p:read("a")
+  p:close()
+  os.remove(src); os.remove(exe)
+  return out
+end
+
 return M

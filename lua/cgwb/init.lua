@@ -130,11 +130,14 @@ function M.read_graph(path)
 end
 
 --- Reads a kernel file of the C subset (doc/kernel-language.md), or its text:
--- (path_or_text [, name]) -> cgwb.Kernel | nil, "file:line:col: message".
+-- (path_or_text [, name [, opts]]) -> cgwb.Kernel | nil, "file:line:col: message".
 -- A string with no newline, brace or semicolon names a file; any other is
--- the kernel's text (doc/kernels.md).
-function M.read_kernel(src, name)
-  return require("cgwb.kernel").read(src, name)
+-- the kernel's text (doc/kernels.md).  opts: the preprocessor's flags
+-- (doc/kernels.md, "The preprocessor") and functions: names of functions
+-- that, with all they call, must be in the subset; functions that are not
+-- are left alone (k:left_alone()).
+function M.read_kernel(src, name, opts)
+  return require("cgwb.kernel").read(src, name, opts)
 end
 
 --- Records a tape by running f on active numbers (see doc/tracer.md).

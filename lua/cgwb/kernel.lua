@@ -199,6 +199,18 @@ end
 -- @function Kernel:file
 function K.file(k) return flat(k).file end
 
+--- The functions of the file that were not lowered, in file order: a list of
+-- {name, line, col, why} (why: the refusal, "file:line:col: ..."); empty
+-- when every function was.
+-- @function Kernel:left_alone
+function K.left_alone(k)
+  local out = {}
+  for i, x in ipairs(flat(k).left_alone or {}) do
+    out[i] = { name = x.name, line = x.line, col = x.col, why = x.why }
+  end
+  return out
+end
+
 --- The front end's flat rows (doc/kernel-ir.md), as kparse gave them.
 -- @function Kernel:flat
 function K.flat(k) return flat(k) end
@@ -443,15 +455,20 @@ local function looks_like_path(s)
   return s ~= "" and not s:find("[\n{};]")
 end
 
---- Reads a kernel: (path_or_text [, name]) -> cgwb.Kernel | nil, message.
+--- Reads a kernel: (path_or_text [, name [, opts]]) -> cgwb.Kernel | nil, message.
 -- A string with no newline, brace or semicolon is a path; anything else is
--- the kernel's text (name, default "kernel", appears in messages).
-function M.read(src, name)
+-- the kernel's text (name, default "kernel", appears in messages).  A text with
+-- preprocessor directives goes through the C preprocessor first; opts: its
+-- flags (include, define, undef: lists; std "c99"|"c11"; preprocess
+-- "auto"|"always"|"never": cgwb.kparse.cpp) and kparse.parse's
+-- (functions = {names} that must be lowered).
+function M.read(src, name, opts)
   if type(src) ~= "string" then
     error(("bad argument #1 to 'read_kernel' (string expected, got %s)"):format(type(src)), 2)
   end
-  local text, file = src, name or "kernel"
+  local text, file, path = src, name or "kernel", nil
   if looks_like_path(src) then
+    path = src
     local fh, err = io.open(src, "rb")
     if not fh then return nil, ("%s: cannot open: %s"):format(src, (err or ""):gsub("^.-: ", "")) end
     text = fh:read("a")
@@ -459,7 +476,7 @@ function M.read(src, name)
     if not text then return nil, ("%s: cannot open: is a directory"):format(src) end
     file = name or src
   end
-  local fl, err = require("cgwb.kparse").parse(text, file)
+  local fl, err = require("cgwb.kparse").parse_c(text, file, opts, path)
   if not fl then return nil, err end
   return M.load(fl)
 end

@@ -14,6 +14,7 @@
 local errors = require "cgwb.util.errors"
 local grammar = require "cgwb.kparse.grammar"
 local lower = require "cgwb.kparse.lower"
+require "cgwb.kparse.ctypes"
 require "cgwb.kparse.stmt"
 
 local M = {}
@@ -83,8 +84,7 @@ local function syntax_error(lw, text, pos, exp)
   local unknown = (after and tok) or (prev and starts(before) and not grammar.keywords[prev] and tok
     and tok:match("^[%a_]") and prev)
   if unknown then
-    lw:err(unknown == tok and pos or before, "unknown type name '%s' (the types are int, double and pointers to "
-      .. "them; structs, unions and typedefs are outside the kernel subset)", unknown)
+    lw:err(unknown == tok and pos or before, "unknown type name '%s' (no typedef declares it)", unknown)
   end
   lw:err(pos, "found %s, expected %s", describe(tok), expected_text(exp))
 end
@@ -116,9 +116,10 @@ function M.too_deep(text, limit)
   end
 end
 
-local function parse(text, name)
+local function parse(text, name, opts)
   local lay = M.layout()
   local lw = lower.new(lay, name, text, {}, grammar)
+  if opts.map then lw:set_map(opts.map) end
   local deep = M.too_deep(text, M.max_nesting)
   if deep then
     lw:outside(deep, ("brackets nested deeper than %d"):format(M.max_nesting), "max_nesting")
@@ -134,7 +135,7 @@ local function parse(text, name)
   end
   if not tree then syntax_error(lw, text, a, b) end
   lw:pragma_index(a)
-  return lw:unit(tree)
+  return lw:unit(tree, opts or {}, b)
 end
 
 -- The collector's pause during a parse (Lua's default is 200: a cycle
@@ -144,14 +145,19 @@ end
 M.gc_pause = 400
 
 --- Parses kernel text; name (default "kernel") names the file in messages.
-function M.parse(text, name)
+-- opts: map (cgwb.kparse.cpp's map of preprocessor output to the user's files);
+-- opts.functions: names of functions that, with every function they call,
+-- must be lowered (else the parse fails with the first refusal among them);
+-- the functions that cannot be lowered are listed in flat.left_alone.
+function M.parse(text, name, opts)
   name = name or "kernel"
+  opts = opts or {}
   if type(text) ~= "string" then error("kparse.parse: text must be a string", 2) end
   -- Most of what a parse allocates lives until it ends (the syntax tree,
   -- the rows), so the collector's default cycles mostly trace live data:
   -- wait longer between them, then restore the caller's setting.
   local pause = collectgarbage("setpause", M.gc_pause)
-  local ok, res = pcall(parse, text, name)
+  local ok, res = pcall(parse, text, name, opts)
   collectgarbage("setpause", pause)
   if ok then return res end
   if errors.is(res, "input") then return nil, res.msg end
@@ -159,13 +165,46 @@ function M.parse(text, name)
   return nil, ("%s: internal error of the kernel front end: %s"):format(name, tostring(res))
 end
 
---- Reads and parses a kernel file.
-function M.read(path)
+--- Reads and parses a kernel file: (path [, opts]) -> flat | nil, message; opts
+-- as cgwb.kparse.cpp's (the preprocessor's flags) and M.parse's.
+function M.read(path, opts)
   local f, why = io.open(path, "rb")
   if not f then return nil, ("%s: cannot open: %s"):format(path, (why or ""):gsub("^[^:]*: ", "")) end
   local text = f:read("a")
   f:close()
-  return M.parse(text, path)
+  return M.parse_c(text, path, opts, path)
+end
+
+--- Parses C text as the compiler sees it: the preprocessor first when the
+-- text needs it (cgwb.kparse.cpp.needed): (text, name, opts [, path]) -> flat | nil, message.
+function M.parse_c(text, name, opts, path)
+  opts = opts or {}
+  local cpp = require "cgwb.kparse.cpp"
+  if not cpp.needed(text, opts) then return M.parse(text, name, opts) end
+  local out, map = cpp.run_cached(text, name, opts, path)
+  if not out then return nil, map end
+  return M.parse_mapped(out, name, opts, map)
+end
+
+-- The rows of the last preprocessed texts parsed, by text, name, map and
+-- functions: a process that reads one file again (through cpp.run_cached, the
+-- same output and map) gets the rows again without a parse.  The rows are
+-- read-only once made (core.kernel_load copies them).  Also `nil, message`.
+local parsed, parsed_order = {}, {}
+M.parsed_size = 16
+
+--- M.parse of preprocessor output with its map, remembered: (out, name, opts, map) -> flat | nil, message.
+function M.parse_mapped(out, name, opts, map)
+  local fkey = table.concat(opts.functions or {}, "\0")
+  local e = parsed[out]
+  if e and e.name == name and e.map == map and e.functions == fkey then return e.flat, e.err end
+  local flat, err = M.parse(out, name, setmetatable({ map = map }, { __index = opts }))
+  if not parsed[out] then
+    parsed_order[#parsed_order + 1] = out
+    if #parsed_order > M.parsed_size then parsed[table.remove(parsed_order, 1)] = nil end
+  end
+  parsed[out] = { name = name, map = map, functions = fkey, flat = flat, err = err }
+  return flat, err
 end
 
 --- The C text of flat rows (the front end's arrays): (flat) -> text.

@@ -298,13 +298,7 @@ end
 
 -- {==== running a job ====}
 
-local function read_file(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read_file = require("cgwb.util.files").read_or_nil
 
 -- The job's parameters as its record keeps them.
 local function params(job)

@@ -147,4 +147,27 @@ for path in p:lines() do
   end
 end
 p:close()
+-- kernels in the C99 of spec/50 (typedef names, enum constants, sizeof,
+-- casts to type names, constant dimensions, a function left alone): the
+-- rows the wider grammar lowers to
+local c99 = {
+  [[typedef double real; enum { N = 4, M = N * 2 };
+void f(real A[N][M / 2], const real *restrict x, real *y) {
+  for (int i = 0; i < N; i++) y[i] = A[i][i % (M / 2)] * ((const double *)x)[i] + (double)sizeof(int);
+}]],
+  [[typedef int idx; static const double c = 0.5;
+static inline idx clampi(idx v, idx hi) { return v < hi ? v : hi; }
+void g(double *__restrict y, idx n) { for (idx i = 0; i < clampi(n, 3); i++) y[i] = y[i] * c + (int)(y[i] * 2.5); }]],
+  [[struct S { double a; }; int printf(const char *, ...);
+void show(double *y) { printf("%g", y[0]); }
+double h(double x, double const *p) { double t[sizeof(double) / 4] = { x }; return t[0] * p[1] - t[1]; }]],
+}
+for _, text in ipairs(c99) do
+  local flat = assert(kparse.parse(text, "c99.c"))
+  local bytes = kernel_bytes(flat)
+  if bytes then
+    nk = nk + 1
+    write(("%skernel/seed%02d"):format(DIR, nk), bytes)
+  end
+end
 print(("seeds: %d kernel"):format(nk))

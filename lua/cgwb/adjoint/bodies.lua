@@ -128,6 +128,7 @@ local function voids(names)
   end
   return out
 end
+E.voids = voids
 
 function E:emit()
   local v, u, gen = self.v, self.u, self.gen

@@ -115,8 +115,9 @@ function G:plain_func(f)
   local u, v = self.u, self.v
   local fn = setmetatable({ u = u, v = v, gen = self, fid = f }, E)
   local fr = v:func(f)
-  local decl = {}
+  local decl, names = {}, {}
   for s = fr.sym0 + fr.nparam, fr.sym0 + fr.nsym - 1 do decl[#decl + 1] = u:sym_decl(s) .. ";" end
+  for s = fr.sym0, fr.sym0 + fr.nsym - 1 do names[#names + 1] = u.cname[s] end -- the user's unused ones too
   local head = ("static %s %s(%s)"):format(fr.ret, self.plain_name[f], self:plain_params(f))
   return fn:sweep(head, decl, function()
     for _, st in ipairs(fr.body) do
@@ -127,7 +128,7 @@ function G:plain_func(f)
         fn:plain(st)
       end
     end
-  end)
+  end, E.voids(names))
 end
 
 -- The loops to adjoin per iteration: {[stmt id 1-based] = info row}, the

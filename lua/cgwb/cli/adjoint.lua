@@ -47,13 +47,14 @@ commands.adjoint = {
     option(p, "--report", "Write the loops' verdicts and the function's activity as JSON to FILE.")
     option(p, "--call", "With --report: a CALL.json (as `cgwb kernel --call`): compiles the standard and the "
       .. "transformed adjoint with cc and measures their tape and snapshot bytes on that call.")
+    K.cpp_options(p)
   end,
   run = function(a)
     if not a.output then fail(2, "cgwb adjoint needs -o OUT.c") end
     if a.call and not a.report then fail(2, "--call needs --report FILE.json (the measures go there)") end
     local sel = loops_choice(a.loops)
     assumptions(a.assume)
-    local k = read_kernel(a.input)
+    local k = read_kernel(a.input, a)
     local id = one_function(k, a["function"])
     check_assumptions(k, { id }, a.assume)
     local adjoint = require "cgwb.adjoint"

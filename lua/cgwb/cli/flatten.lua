@@ -80,6 +80,7 @@ commands.flatten = {
     option(p, "-o --output", "The file --emit writes (- for standard output).")
     option(p, "--order", "Elimination ordering of the subgraphs, as `cgwb eliminate --order` takes it.",
       "markowitz")
+    K.cpp_options(p)
   end,
   run = function(a)
     if is_xaif(a.input) then return flatten_xaif(a) end
@@ -87,7 +88,7 @@ commands.flatten = {
     if a.output and not a.emit then fail(2, "-o needs --emit tangent") end
     local to_stdout = one_stdout(a)
     assumptions(a.assume)
-    local k = read_kernel(a.input)
+    local k = read_kernel(a.input, a)
     local id = one_function(k, a["function"])
     check_assumptions(k, { id }, a.assume)
     if a.split and a.split:match("%.lua$") then readable(a.split) end

@@ -131,10 +131,11 @@ commands.kernel = {
     option(p, "--call", "Run the function on CALL.json (arrays and arguments; doc/kernels.md) and "
       .. "print arrays, scalars and return value as JSON.")
     p:flag("--jacobian", "With --call: also the Jacobian, by the interpreter's tangent mode.")
+    K.cpp_options(p)
   end,
   run = function(a)
     if a.jacobian and not a.call then fail(2, "--jacobian needs --call CALL.json") end
-    local k = read_kernel(a.kernel)
+    local k = read_kernel(a.kernel, a)
     if a.call then return kernel_call(k, a) end
     assumptions(a.assume)
     local ids = kernel_functions(k, a["function"])

@@ -7,9 +7,45 @@ local fail, check, cgwb, readable = C.fail, C.check, C.cgwb, C.readable
 
 local M = {}
 
---- Reads a kernel file (exit 2 with "file:line:col: ..." when it is not one).
-function M.read_kernel(path)
-  return check(cgwb().read_kernel(readable(path), path))
+--- The preprocessor's options of the commands that read C files (cgwb.kparse.cpp):
+-- -I DIR, -D NAME[=VALUE], -U NAME (repeatable), --std c99|c11.
+function M.cpp_options(p)
+  C.option(p, "-I --include", "Add DIR to the preprocessor's include path (repeatable).")
+    :argname("DIR"):count("*")
+  C.option(p, "-D --define", "Define a macro for the preprocessor, NAME or NAME=VALUE (repeatable).")
+    :argname("NAME[=VALUE]"):count("*")
+  C.option(p, "-U --undefine", "Undefine a macro for the preprocessor (repeatable).")
+    :argname("NAME"):count("*")
+  C.option(p, "--std", "The C standard the preprocessor and the front end follow: c99 or c11 "
+    .. "(default: the compiler's).")
+end
+
+--- The reading options of parsed arguments a: the preprocessor's flags and the
+-- function to analyse (--function NAME: the functions it calls must be in the subset).
+function M.kernel_opts(a)
+  if a.std ~= nil and a.std ~= "c99" and a.std ~= "c11" then
+    fail(2, ("--std '%s': expected c99 or c11"):format(a.std))
+  end
+  local f = a["function"]
+  local functions = (f ~= nil and not math.tointeger(tonumber(f))) and { f } or nil
+  return { include = a.include, define = a.define, undef = a.undefine, std = a.std, functions = functions }
+end
+
+--- Reads a kernel file (exit 2 with "file:line:col: ..." when it is not one);
+-- a (optional): the parsed arguments, for M.kernel_opts.
+function M.read_kernel(path, a)
+  local k = check(cgwb().read_kernel(readable(path), path, a and M.kernel_opts(a) or nil))
+  M.note_left_alone(k)
+  return k
+end
+
+--- Notes on stderr, one line each, the functions of the file that were read and
+-- left alone (outside the kernel subset, not reached from --function).
+function M.note_left_alone(k)
+  local left = k.left_alone and k:left_alone() or {}
+  for _, f in ipairs(left) do
+    io.stderr:write(("cgwb: note: %s: left alone: %s\n"):format(f.name, f.why))
+  end
 end
 
 --- The functions the function option names: (k, which) -> ids; which is a name or a

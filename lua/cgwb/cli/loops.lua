@@ -23,10 +23,11 @@ commands.loops = {
     option(p, "--assume", "An assumption on pointer parameters, 'a!=b' or 'a==b' (repeatable)."):count("*")
     p:flag("--json", "Machine-readable output: the loops as `cgwb adjoint --report` lists them (doc/adjoint-loops.md).")
     option(p, "--dot", "Write the data-dependence graph as DOT to FILE (- for standard output).")
+    K.cpp_options(p)
   end,
   run = function(a)
     assumptions(a.assume)
-    local k = read_kernel(a.input)
+    local k = read_kernel(a.input, a)
     local id = one_function(k, a["function"])
     check_assumptions(k, { id }, a.assume)
     local loops = require "cgwb.loops"

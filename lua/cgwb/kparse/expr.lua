@@ -11,6 +11,8 @@ local BASE_OF = { pdouble = "double", pint = "int" }
 local function is_ptr(ty) return BASE_OF[ty] ~= nil end
 local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
 
+-- the bitwise operators: parsed, not lowered
+local BITOP = { ["&"] = true, ["|"] = true, ["^"] = true, ["<<"] = true, [">>"] = true }
 local ARITH = { ["+"] = "add", ["-"] = "sub", ["*"] = "mul", ["/"] = "div", ["%"] = "mod" }
 local CMP = { ["<"] = "lt", ["<="] = "le", [">"] = "gt", [">="] = "ge", ["=="] = "eq", ["!="] = "ne" }
 -- The math.h constants inlined as double constants (C5).
@@ -27,10 +29,11 @@ function L:rv_id(e)
       if v ~= v then v = -(0 / 0) end -- the C library's NAN has the sign bit clear
       return { op = "const_d", ty = "double", pos = e.pos, dval = v }
     end
-    if self.funcs[e.name] or self.lay.intrinsics[e.name] then
+    if self.enums[e.name] then return const_i(self.enums[e.name], e.pos) end
+    if self.funcs[e.name] or self.lay.intrinsics[e.name] or self.left[e.name] then
       self:outside(e.pos, ("the function '%s' used as a value"):format(e.name), "no function pointers")
     end
-    self:err(e.pos, "unknown identifier '%s'", e.name)
+    self:unknown_id(e)
   end
   self:mark_read(s)
   if s.ndim > 0 and s.ptr == 0 then -- an array decays to the address of its first cell
@@ -42,6 +45,17 @@ function L:rv_id(e)
       dim1 = s.ndim == 2 and s.dim1 or nil }
   end
   return { op = "var", ty = s.base, pos = e.pos, sym = s.id }
+end
+
+--- The error for a name with no symbol: a global outside the subset says
+-- why it is (at its declaration), any other is unknown.
+function L:unknown_id(e)
+  local bad = self.bad_globals[e.name]
+  if bad then
+    self:outside(e.pos, ("the global '%s'"):format(e.name), (bad:gsub("^.-:%d+:%d+: ", "declared at "
+      .. bad:match("^(.-:%d+:%d+):") .. ": ")))
+  end
+  self:err(e.pos, "unknown identifier '%s'", e.name)
 end
 
 -- A global is read-only: treat what it holds as const.
@@ -138,6 +152,9 @@ end
 
 function L:rv_bin(e)
   local op = e.op
+  if BITOP[op] then
+    self:outside(e.pos, ("the operator '%s'"):format(op), "bitwise operators are not yet supported")
+  end
   if op == "&&" or op == "||" then
     local a = self:truth(self:rv(e.a), e.pos)
     local b = self:guarded(e.b, e.pos, op)
@@ -222,6 +239,8 @@ function L:rv_un(e)
     return copy(lv)
   end
   if op == "&" then return self:addr_of(e.a, e.pos) end
+  if op == "~" then self:outside(e.pos, "the operator '~'", "bitwise operators are not yet supported") end
+  if op == "__real__" or op == "__imag__" then self:outside(e.pos, ("'%s'"):format(op), "complex types are not yet supported") end
   if op == "*" then
     local p = self:rv(e.a)
     if not is_ptr(p.ty) then self:err(e.pos, "'*' needs a pointer, not %s", p.ty) end
@@ -246,7 +265,7 @@ end
 function L:addr_of(e, pos)
   if e.k == "id" then
     local s = self:lookup(e.name)
-    if not s then self:err(e.pos, "unknown identifier '%s'", e.name) end
+    if not s then self:unknown_id(e) end
     if s.ndim > 0 or s.ptr == 1 then
       self:outside(pos, ("the address of %s '%s'"):format(s.ptr == 1 and "pointer" or "array", s.name),
         "no pointers to pointers or to arrays")
@@ -283,11 +302,40 @@ function L:rv_cond(e)
   return { op = "cond", ty = ty, pos = e.pos, a = c, b = a, c = b }
 end
 
+--- A cast to a type name: (int), (double), or a pointer's own type
+-- (`(double *)p`, `(const double *)p`).
 function L:rv_cast(e)
+  local t = self:subset_type(e.ty, e.ty.d)
+  if #t.dims > 0 then self:err(e.pos, "a cast to an array type") end
+  if t.base == "void" then
+    self:outside(e.pos, t.ptr > 0 and "a cast to 'void *'" or "a cast to void", "casts to int, double or a pointer's own type")
+  end
   local a = self:rv(e.a)
-  if is_ptr(a.ty) then self:outside(e.pos, "a cast of a pointer", "only int <-> double") end
-  return self:convert(a, e.ty, e.pos)
+  if t.ptr == 0 then
+    if is_ptr(a.ty) then self:outside(e.pos, "a cast of a pointer", "only int <-> double") end
+    return self:convert(a, t.base, e.pos)
+  end
+  if t.ptr > 1 then self:outside(e.pos, "a cast to a pointer to a pointer", "one level of pointers") end
+  if a.ty ~= PTR_OF[t.base] then
+    self:outside(e.pos, ("a cast of %s to '%s *'"):format(is_ptr(a.ty) and "a pointer of another type" or "a number",
+      t.base), "a pointer is cast only to its own type")
+  end
+  if a.pconst and not t.const then self:outside(e.pos, "a cast that drops const", "read-only cells stay read-only") end
+  local r = copy(a)
+  if t.const then r.pconst = true end
+  return r
 end
+
+-- Expression kinds C99 has and the subset does not: what, why.
+local EXPR_WHY = { str = { "a string or character literal", "numbers only" },
+  char = { "a string or character literal", "numbers only" },
+  member = { "a struct member access", "struct types are not yet supported" },
+  comma = { "the comma operator", "one expression per statement" },
+  compound = { "a compound literal", "arrays are declared" },
+  stmtexpr = { "a statement expression", "a GNU extension" },
+  va_arg = { "'__builtin_va_arg'", "variadic functions are not supported" },
+  offsetof = { "'__builtin_offsetof'", "struct types are not yet supported" },
+  generic = { "'_Generic'", "not yet supported" }, alignof = { "'_Alignof'", "not yet supported" } }
 
 --- The two commonest numerals read directly (a fast path beside the
 -- general one of L:rv_num, which spec/18 checks it against): a decimal int
@@ -332,7 +380,7 @@ end
 
 --- The arguments of a call, converted to the callee's parameters.
 function L:call_args(f, e)
-  if not f.id then self:err(e.pos, "'%s' is declared but not defined", f.name) end
+  if not f.id then self:outside(e.pos, ("a call of '%s'"):format(f.name), "it has no definition in the file") end
   if #e.args ~= #f.params then
     self:err(e.pos, "'%s' takes %d argument%s, not %d", f.name, #f.params, #f.params == 1 and "" or "s",
       #e.args)
@@ -391,8 +439,19 @@ function L:rv_call(e, void_ok)
     end
     return { op = "intrin", ty = "double", pos = e.pos, sym = icode, a = a[1], b = a[2] }
   end
+  if self.left[name] then
+    self:outside(e.pos, ("a call of '%s'"):format(name), ("'%s' is left alone: %s"):format(name, self.left[name]))
+  end
   local f = self.funcs[name]
-  if not f then self:err(e.pos, "unknown function '%s'", name) end
+  if not f and self.proto_refused[name] then
+    self:outside(e.pos, ("a call of '%s'"):format(name), "it has no definition in the file")
+  end
+  if not f then
+    for _, a in ipairs(e.args) do -- printf("%g", x) without its prototype: the literal says more
+      if EXPR_WHY[a.k] then self:outside(a.pos, EXPR_WHY[a.k][1], EXPR_WHY[a.k][2]) end
+    end
+    self:err(e.pos, "unknown function '%s'", name)
+  end
   local args = self:call_args(f, e)
   if f.ret == "void" then
     if not void_ok then self:err(e.pos, "the void function '%s' used as a value", name) end
@@ -412,7 +471,7 @@ function L:lvalue(e)
   local t
   if e.k == "id" then
     local s = self:lookup(e.name)
-    if not s then self:err(e.pos, "unknown identifier '%s'", e.name) end
+    if not s then self:unknown_id(e) end
     if s.ndim > 0 and s.ptr == 0 then self:err(e.pos, "the array '%s' cannot be assigned", s.name) end
     if s.kind == "global" then
       self:outside(e.pos, ("a write to the global '%s'"):format(s.name), "globals are read-only")
@@ -482,6 +541,9 @@ end
 --- The statement of assignment e; returns its left side's tree (no copy:
 -- a statement's value is not used).
 function L:assign_stmt(e, pragma, spos)
+  if BITOP[e.op:sub(1, -2)] then
+    self:outside(e.pos, ("the operator '%s'"):format(e.op), "bitwise operators are not yet supported")
+  end
   local lhs = self:lvalue(e.lhs)
   local rhs
   if e.op == "=" and e.rhs.k == "call" and not self.lay.intrinsics[e.rhs.f.name or ""]
@@ -527,6 +589,9 @@ function L:rv(e)
   if k == "cast" then return self:rv_cast(e) end
   if k == "call" then return self:rv_call(e) end
   if k == "assign" then return self:do_assign(e) end
+  if k == "sizeof" then return const_i(self:sizeof_value(e), e.pos) end
+  local why = EXPR_WHY[k]
+  if why then self:outside(e.pos, why[1], why[2]) end
   if k == "post" then
     local lv = self:lvalue(e.a)
     if lv.ty == "double" then

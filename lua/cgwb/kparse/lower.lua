@@ -71,8 +71,8 @@ function L:line_index()
   self.starts = starts
 end
 
---- Line and column (1-based) of a byte offset.
-function L:linecol(pos)
+--- Line and column (1-based) of a byte offset of the text read.
+function L:text_linecol(pos)
   local s = self.starts
   local l = self.last_line or 1 -- positions mostly come in order: try the last line first
   local nxt = s[l + 1]
@@ -90,14 +90,50 @@ function L:linecol(pos)
   return lo, pos - s[lo] + 1
 end
 
+--- Line and column (1-based) of a byte offset in the user's file: the text's
+-- own, or, for preprocessor output, where cgwb.kparse.cpp's map puts it.
+function L:linecol(pos)
+  local l, c = self:text_linecol(pos)
+  if not self.map then return l, c end
+  local s = self.starts
+  local _, line, col = self.map:locate(l, c, self.text:sub(s[l], (s[l + 1] or #self.text + 2) - 2))
+  return line, col
+end
+
+--- The file, line and column of a byte offset, for messages.
+function L:place(pos)
+  local l, c = self:text_linecol(pos)
+  if not self.map then return self.file, l, c end
+  local s = self.starts
+  return self.map:locate(l, c, self.text:sub(s[l], (s[l + 1] or #self.text + 2) - 2))
+end
+
+--- Whether a byte offset lies in a system header (preprocessor output only).
+function L:in_system(pos)
+  return self.map ~= nil and self.map:in_system((self:text_linecol(pos)))
+end
+
+--- Maps positions through a preprocessor's map (cgwb.kparse.cpp).
+function L:set_map(map) self.map = map end
+
+-- Every byte position becomes "file:line:col" here (through L:place), nowhere else.
+function L:where(pos)
+  return ("%s:%d:%d"):format(self:place(pos))
+end
+
 function L:err(pos, fmt, ...)
-  local line, col = self:linecol(pos)
-  error(errors.input(("%s:%d:%d: " .. fmt):format(self.file, line, col, ...)))
+  error(errors.input(self:where(pos) .. ": " .. fmt:format(...)))
 end
 
 --- "X is outside the kernel subset (why)".
+-- (an error marked as a refusal: the function it is in is left alone, L:unit)
 function L:outside(pos, what, why)
-  self:err(pos, "%s is outside the kernel subset (%s)", what, why)
+  error(errors.input(("%s: %s is outside the kernel subset (%s)"):format(self:where(pos), what, why), { refusal = true }))
+end
+
+--- Whether a raised error is a refusal of L:outside.
+function M.is_refusal(e)
+  return errors.is(e, "input") and type(e.data) == "table" and e.data.refusal == true
 end
 
 -- Each `#pragma cgwb TEXT` belongs to the statement that begins at the next
@@ -305,9 +341,14 @@ function L:expr_writer()
     nexpr = id + 1
     local base = id * w
     local pos = t.pos
-    if pos < lo or pos >= hi then
-      line = self:linecol(pos)
-      lo, hi = starts[line], starts[line + 1] or math.huge
+    local col
+    if self.map then line, col = self:linecol(pos) -- preprocessor output: mapped node by node
+    else
+      if pos < lo or pos >= hi then
+        line = self:linecol(pos)
+        lo, hi = starts[line], starts[line + 1] or math.huge
+      end
+      col = pos - lo + 1
     end
     local ival = t.ival or -1
     if t.op == "const_d" then
@@ -323,7 +364,7 @@ function L:expr_writer()
     arr[base + SYM] = t.sym or -1
     arr[base + IVAL] = ival
     arr[base + LINE] = line
-    arr[base + COL] = pos - lo + 1
+    arr[base + COL] = col
     for i = 1, nextra do arr[base + extra[i]] = -1 end
     local a, b, c = t.a, t.b, t.c
     if a then arr[base + A] = emit(a, depth) end
@@ -331,6 +372,8 @@ function L:expr_writer()
     if c then arr[base + C] = emit(c, depth) end
     return id
   end
+  -- a rolled-back function (L:unit) sets the count back
+  self.expr_rows = function(n) nexpr = n end
   return emit
 end
 -- }====
@@ -383,6 +426,7 @@ function L:stmt_writer()
   local o, w, arr, codes = self.lay.stmt, self.lay.width.stmt, self.out.stmt, self.lay.stmts
   local KIND, FUNC, LINE, COL, PRAGMA, FLAGS = o.KIND, o.FUNC, o.LINE, o.COL, o.PRAGMA, o.FLAGS
   local nstmt = 0 -- rows written so far; only this writer adds any
+  self.stmt_rows = function(n) nstmt = n end
   return function(kind, pos, pragma)
     local line, col = self:linecol(pos)
     local base = nstmt * w

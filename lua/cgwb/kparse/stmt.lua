@@ -2,9 +2,11 @@
 -- tree -> statement rows and body slices; the file scope (globals,
 -- prototypes, definitions).  Adds methods to the lowering object.
 local lower = require "cgwb.kparse.lower"
-local L = require "cgwb.kparse.expr"
+local L = require "cgwb.kparse.ctypes"
 
 local PTR_OF = { double = "pdouble", int = "pint" }
+local errors = require "cgwb.util.errors"
+local STMT_WHY
 
 -- {==== effects ====}
 
@@ -60,49 +62,23 @@ end
 -- {==== declarations ====}
 
 --- The constant value of an array size (C requires an integer constant
--- expression: literals and + - * / % of them).
-function L:const_int(e)
-  local k = e.k
-  if k == "num" then
-    local t = self:rv_num(e)
-    if t.op ~= "const_i" then self:err(e.pos, "an array size must be an integer constant") end
-    return t.ival
-  end
-  if k == "un" and (e.op == "-" or e.op == "+") then
-    local v = self:const_int(e.a)
-    return e.op == "-" and -v or v
-  end
-  if k == "bin" and (e.op == "+" or e.op == "-" or e.op == "*" or e.op == "/" or e.op == "%") then
-    local a, b = self:const_int(e.a), self:const_int(e.b)
-    if (e.op == "/" or e.op == "%") and b == 0 then self:err(e.pos, "division by zero in a constant") end
-    local v
-    if e.op == "+" then v = a + b elseif e.op == "-" then v = a - b elseif e.op == "*" then v = a * b
-    elseif e.op == "/" then v = (a // b) + ((a % b ~= 0 and (a < 0) ~= (b < 0)) and 1 or 0)
-    else v = math.fmod(a, b) end
-    if v > 2147483647 or v < -2147483648 then self:err(e.pos, "constant overflows an int") end
-    return v
-  end
-  if k == "id" then
-    self:outside(e.pos, ("the array size '%s'"):format(e.name),
-      "sizes are integer constants; a #define'd name is unknown")
-  end
-  self:outside(e.pos, "this array size", "sizes are integer constants")
-end
+-- expression: L:ice).
+function L:const_int(e) return self:ice(e) end
 
 --- Dimensions of a declarator: ndim, dim0, dim1 (0 for `[]`).
 function L:dims(d, allow_open)
   if #d.dims > 2 then self:outside(d.dims[3].pos, "an array of more than 2 dimensions", "1-D and 2-D") end
   local sizes = {}
   for i, dim in ipairs(d.dims) do
-    if not dim.e then
+    if dim.n == false or (not dim.e and not dim.n) then
       if not (allow_open and i == 1) then
         self:outside(dim.pos, "an array of unknown size", allow_open and "only the first dimension may be open"
           or "locals have constant sizes")
       end
       sizes[i] = 0
     else
-      sizes[i] = self:const_int(dim.e)
-      if sizes[i] <= 0 then self:err(dim.e.pos, "an array size must be positive, not %d", sizes[i]) end
+      sizes[i] = dim.n or self:const_int(dim.e)
+      if sizes[i] <= 0 then self:err(dim.e and dim.e.pos or dim.pos, "an array size must be positive, not %d", sizes[i]) end
     end
   end
   if #sizes == 2 and sizes[1] * sizes[2] > 2147483647 then self:err(d.pos, "array too large") end
@@ -111,14 +87,16 @@ end
 
 --- Symbol info of a declarator with its specifier.
 function L:decl_info(spec, d, kind)
-  if spec.base == "void" then self:err(d.pos, "'%s' declared void", d.name or "parameter") end
-  if d.ptr > 1 then self:outside(d.pos, "a pointer to a pointer", "one level of pointers") end
+  local t = self:subset_type(spec, d)
+  if t.base == "void" and t.ptr == 0 then self:err(d.pos, "'%s' declared void", d.name or "parameter") end
+  if t.ptr > 1 then self:outside(d.pos, "a pointer to a pointer", "one level of pointers") end
+  if t.base == "void" then self:outside(d.pos, "a pointer to void", "pointers to int or double") end
   local q = self.lay.qual
-  local info = { name = d.name, kind = kind, base = spec.base, ptr = d.ptr, pos = d.pos, qual = 0 }
-  if spec.quals.restrict then self:err(spec.pos, "restrict qualifies a pointer: write 'double *restrict p'") end
-  if spec.quals.const then info.qual = info.qual | q.const end
-  if d.prestrict then info.qual = info.qual | q.restrict end
-  info.ndim, info.dim0, info.dim1 = self:dims(d, true)
+  local info = { name = d.name, kind = kind, base = t.base, ptr = t.ptr, pos = d.pos, qual = 0 }
+  if t.restrict_spec and t.ptr == 0 then self:err(spec.pos, "restrict qualifies a pointer: write 'double *restrict p'") end
+  if t.const then info.qual = info.qual | q.const end
+  if t.restrict or (t.restrict_spec and t.ptr > 0) then info.qual = info.qual | q.restrict end
+  info.ndim, info.dim0, info.dim1 = self:dims({ dims = t.dims, pos = d.pos }, true)
   if kind == "param" and info.ndim > 0 then
     if d.ptr > 0 then self:outside(d.pos, "an array of pointers", "arrays of int or double") end
     info.ptr = 1 -- an array parameter is a pointer that keeps its dims for indexing
@@ -161,8 +139,20 @@ end
 --- A local declaration: symbols, and ASSIGN statements for initializers
 -- (cells an initializer list leaves out are 0, as C says).
 function L:local_decl(s)
+  if s.k == "static_assert" then return end
+  local q = s.spec.quals
+  self:note_enums(s.spec)
+  if q.typedef then return self:typedef_decl(s) end
+  if q.static then self:outside(s.pos, "a static local variable", "locals live for one call") end
+  if q.extern then self:outside(s.pos, "an extern declaration in a function", "one file") end
   local pragma = self:take_pragma(s.pos)
   for _, d in ipairs(s.decls) do
+    if not d.name then
+      if #d.ops > 0 or not (s.spec.members or s.spec.items or s.spec.tag) then
+        self:err(d.pos, "a declaration without a name")
+      end
+      goto next
+    end
     local info = self:decl_info(s.spec, d, "local")
     if info.ndim > 0 and info.dim0 == 0 and d.init and info.ndim == 1 and d.init.k == "list" then
       info.dim0 = #d.init.items
@@ -175,6 +165,7 @@ function L:local_decl(s)
       self:outside(d.pos, "an array of unknown size", "locals have constant sizes")
     end
     self:declare(d.name, id, d.pos)
+    ::next::
   end
   if pragma ~= -1 then self:err(s.pos, "#pragma cgwb before a declaration without an initializer") end
 end
@@ -266,6 +257,13 @@ function L:s_for(s)
   self:pop_scope()
 end
 
+-- The statements C99 has and the subset does not.
+STMT_WHY = { label = { "a label", "structured control flow only" },
+  switch = { "'switch'", "structured control flow only" },
+  case = { "'case'", "structured control flow only" },
+  default = { "'default'", "structured control flow only" },
+  ["goto"] = { "'goto'", "structured control flow only" } }
+
 function L:statement(s)
   local k = s.k
   if k == "block" then
@@ -289,6 +287,9 @@ function L:statement(s)
     return
   end
   if k == "refused" then self:outside(s.pos, s.what, "see doc/kernel-language.md") end
+  if k == "static_assert" then return end
+  local why = STMT_WHY[k]
+  if why then self:outside(s.pos, why[1], why[2]) end
   self:err(s.pos, "unexpected statement")
 end
 
@@ -312,7 +313,10 @@ end
 --- The signature of a function definition or prototype.
 function L:signature(f)
   local spec = f.spec
-  if f.ptr > 0 then self:outside(f.pos, "a function returning a pointer", "void, int or double") end
+  if f.rets then self:outside(f.pos, "a function returning a function or an array", "void, int or double") end
+  local rt = self:subset_type(spec, nil)
+  if f.ptr > 0 or rt.ptr > 0 then self:outside(f.pos, "a function returning a pointer", "void, int or double") end
+  if #rt.dims > 0 then self:outside(f.pos, "a function returning an array", "void, int or double") end
   if spec.quals.const then self:err(spec.pos, "const on a function's return type") end
   local params = {}
   for i, p in ipairs(f.params) do
@@ -324,7 +328,7 @@ function L:signature(f)
     end
     params[i] = info
   end
-  return { name = f.name, ret = spec.base, params = params, pos = f.pos }
+  return { name = f.name, ret = rt.base, params = params, pos = f.pos }
 end
 
 local function same_sig(a, b)
@@ -391,9 +395,15 @@ function L:const_value(e, base)
     local v, ty = self:const_value(e.a, base)
     return e.op == "-" and -v or v, ty
   end
+  if k == "id" and self.enums[e.name] then return self.enums[e.name], "int" end
+  if k == "sizeof" then return self:sizeof_value(e), "int" end
   if k == "cast" then
+    local t = self:subset_type(e.ty, e.ty.d)
+    if t.ptr > 0 or #t.dims > 0 or t.base == "void" then
+      self:outside(e.pos, "this cast in a global initializer", "casts to int or double")
+    end
     local v = self:const_value(e.a, base)
-    if e.ty == "int" then return math.tointeger(v < 0 and math.ceil(v) or math.floor(v)) or 0, "int" end
+    if t.base == "int" then return math.tointeger(v < 0 and math.ceil(v) or math.floor(v)) or 0, "int" end
     return v + 0.0, "double"
   end
   if k == "bin" and (e.op == "+" or e.op == "-" or e.op == "*" or e.op == "/") then
@@ -440,33 +450,263 @@ function L:global(s)
   end
 end
 
---- Lowers a whole file's tree.
-function L:unit(tree)
-  self.def_ids, self.frows = {}, {}
-  local n = 0
+--- The file scope's declarations, in file order (before any body is
+-- lowered): typedefs, enum constants, globals, prototypes and the
+-- signatures of definitions.  What is outside the subset is kept with its
+-- refusal and reported only where a lowered function uses it.
+function L:file_decls(tree)
   for _, top in ipairs(tree) do
-    if top.k == "func" and top.body and not self.def_ids[top.name] then
-      self.def_ids[top.name] = n
+    if top.k == "gdecl" then
+      local spec = top.spec
+      self:note_enums(spec)
+      if spec.quals.typedef then self:typedef_decl(top)
+      else
+        for _, d in ipairs(top.decls) do
+          local f = d.ops[1]
+          if f and f.k == "func" and d.name then
+            local np, rest = 0, nil
+            for i = 2, #d.ops do
+              if d.ops[i].k == "ptr" then np = np + 1 else rest = rest or d.ops[i] end
+            end
+            local proto = { k = "func", pos = d.pos, spec = spec, name = d.name, params = f.params, ptr = np,
+              rets = rest }
+            if not self.lay.intrinsics[d.name] then -- math.h's own prototypes
+              local ok, e = pcall(function() self:declare_func(proto, self:signature(proto)) end)
+              if not ok then
+                if not errors.is(e, "input") then error(e, 0) end
+                self.proto_refused[d.name] = e.msg
+              end
+            end
+          elseif d.name then
+            local ok, e = true, nil
+            if spec.quals.extern and not d.init then
+              ok, e = false, { msg = ("%s: the extern variable '%s' is outside the kernel subset (one file: its "
+                .. "definition is elsewhere)"):format(self:where(d.pos), d.name) }
+            else
+              ok, e = pcall(self.global, self, { spec = spec, decls = { d } })
+              if not ok and not lower.is_refusal(e) then error(e, 0) end
+            end
+            if not ok then self.bad_globals[d.name] = e.msg end
+          end
+        end
+      end
+    elseif top.k == "func" then
+      local ok, e = pcall(function() self:declare_func(top, self:signature(top)) end)
+      if not ok then
+        if not lower.is_refusal(e) then error(e, 0) end
+        self.left[top.name] = self.left[top.name] or e.msg
+      end
+    elseif top.k == "baddef" then
+      self:err(top.pos, "a function body after a declarator that is not a function's")
+    end
+  end
+end
+
+-- The row counts of the output, to roll a function back to.
+function L:mark()
+  local o = self.out
+  return { expr = #o.expr, stmt = #o.stmt, list = #o.list, args = #o.args, dconst = #o.dconst, names = #o.names,
+    sym = #o.sym, syms = #self.syms }
+end
+
+local function truncate(arr, n)
+  for i = #arr, n + 1, -1 do arr[i] = nil end
+end
+
+--- Removes what a function that failed to lower wrote (rows, names,
+-- symbols), so nothing of it is left half-written.
+function L:rollback(m)
+  local o = self.out
+  for i = m.names + 1, #o.names do self.name_ix[o.names[i]] = nil end
+  for _, t in ipairs({ "expr", "stmt", "list", "args", "dconst", "names", "sym" }) do truncate(o[t], m[t]) end
+  truncate(self.syms, m.syms)
+  self.expr_rows(m.expr // self.lay.width.expr)
+  self.stmt_rows(m.stmt // self.lay.width.stmt)
+  self.scopes = { self.scopes[1] }
+  self.fn = nil
+end
+
+--- The order the definitions are lowered in: each after the functions it
+-- calls (so a call of one left alone is known as such), else file order.
+-- calls: the id nodes of called names (grammar.parse), each in the body
+-- whose byte range holds it.
+function L:lowering_order(defs, calls)
+  local callees = {}
+  for i, f in ipairs(defs) do callees[i] = {} end
+  for _, c in ipairs(calls) do
+    local lo, hi = 1, #defs -- the last body starting at or before the call
+    if defs[1] and c.pos >= defs[1].from then
+      while lo < hi do
+        local mid = (lo + hi + 1) // 2
+        if defs[mid].from <= c.pos then lo = mid else hi = mid - 1 end
+      end
+      if c.pos < defs[lo].to then callees[lo][c.name] = true end
+    end
+  end
+  local index = {}
+  for i, f in ipairs(defs) do index[f.top.name] = index[f.top.name] or i end
+  local order, state = {}, {}
+  local function visit(i)
+    if state[i] then return end
+    state[i] = "open"
+    local names = {}
+    for n in pairs(callees[i]) do names[#names + 1] = n end
+    table.sort(names, function(a, b) return (index[a] or 0) < (index[b] or 0) end)
+    for _, n in ipairs(names) do
+      if index[n] then visit(index[n]) end
+    end
+    state[i] = "done"
+    order[#order + 1] = i
+  end
+  for i = 1, #defs do visit(i) end
+  return order, callees, index
+end
+
+--- Lowers a whole file's tree: every function definition in the subset;
+-- the others are left alone (flat.left_alone).  opts.functions: names that,
+-- with what they call, must be lowered.
+function L:unit(tree, opts, calls)
+  opts = opts or {}
+  self.def_ids, self.frows = {}, {}
+  self.typedefs, self.enums = self.typedefs or {}, self.enums or {}
+  self.left, self.proto_refused, self.bad_globals = {}, {}, {}
+  local defs = {}
+  for i, top in ipairs(tree) do
+    if top.k == "func" then
+      local nxt = tree[i + 1]
+      local to = nxt and (nxt.spec and nxt.spec.pos or nxt.pos) or #self.text + 1
+      defs[#defs + 1] = { top = top, from = top.body.pos, to = to }
+    end
+  end
+  if #defs == 0 then -- an empty file, or only declarations: nothing to analyse or differentiate
+    local last = tree[#tree]
+    local d1 = last and last.decls and last.decls[1]
+    self:err(last and (d1 and d1.name and d1.pos or last.pos) or 1, "no function definition (a kernel is a file of C functions: "
+      .. "doc/kernel-language.md)")
+  end
+  local n = 0
+  for _, f in ipairs(defs) do
+    if not self.def_ids[f.top.name] then
+      self.def_ids[f.top.name] = n
       n = n + 1
     end
   end
-  if n == 0 then -- an empty file, or only declarations: nothing to analyse or differentiate
-    self:err(#tree > 0 and tree[#tree].pos or 1, "no function definition (a kernel is a file of C functions: "
-      .. "doc/kernel-language.md)")
-  end
   self.nhoist = 0
+  self:file_decls(tree)
+  local order, callees, index = self:lowering_order(defs, calls or {})
+  local lowered = {}
   -- Each top-level tree is dropped once lowered: nothing reads it again,
   -- and the collector then neither keeps nor traces it (the syntax tree of
   -- a large kernel is most of the live heap during the lowering).
-  for i = 1, #tree do
-    local top = tree[i]
-    tree[i] = false
-    if top.k == "func" then self:func(top) else self:global(top) end
+  for i = 1, #tree do tree[i] = false end
+  for _, i in ipairs(order) do
+    local f = defs[i]
+    local top = f.top
+    f.top = { name = top.name, pos = top.pos }
+    if not self.left[top.name] then
+      local m = self:mark()
+      local ok, e = pcall(self.func, self, top)
+      if not ok then
+        if not lower.is_refusal(e) then error(e, 0) end
+        self:rollback(m)
+        self.funcs[top.name].defined = nil
+        self.left[top.name] = e.msg
+        for at, p in pairs(self.pragma_at) do -- its pragmas go with it
+          if at >= f.from and at < f.to then p.used = true end
+        end
+      else
+        lowered[i] = true
+      end
+    end
   end
-  -- a prototype never defined is an error only where it is called (call_args)
-  for i = 1, n do self:row("func", self.frows[i]) end
+  -- a function lowered before a function it calls (recursion) that was then left alone
+  for i in pairs(lowered) do
+    for name in pairs(callees[i]) do
+      if self.left[name] then
+        self:err(defs[i].top.pos, "'%s' calls '%s', which is left alone (%s)", defs[i].top.name, name, self.left[name])
+      end
+    end
+  end
+  self:check_functions(opts, defs, callees, index)
+  -- the functions' ids: file order among those lowered
+  local final, nf = {}, 0
+  for i, f in ipairs(defs) do
+    if lowered[i] then
+      final[self.def_ids[f.top.name]] = nf
+      nf = nf + 1
+    end
+  end
+  if nf < n then self:renumber(final) end
+  for old = 0, n - 1 do
+    if final[old] then self:row("func", self.frows[old + 1]) end
+  end
   self:check_pragmas()
+  local left = {}
+  for _, f in ipairs(defs) do
+    local why = self.left[f.top.name]
+    if why and not left[f.top.name] and not self:in_system(f.top.pos) then -- the implementation's own: not listed
+      left[f.top.name] = true
+      local line, col = self:linecol(f.top.pos)
+      left[#left + 1] = { name = f.top.name, line = line, col = col, why = why }
+    end
+  end
+  for _, x in ipairs(left) do left[x.name] = nil end
+  self.out.left_alone = left
   return self.out
+end
+
+--- opts.functions: each named function, and every function it reaches by
+-- calls, must have been lowered; without it, at least one function must be.
+function L:check_functions(opts, defs, callees, index)
+  if opts.functions then
+    local seen, queue = {}, {}
+    for _, name in ipairs(opts.functions) do -- a name with no definition is the caller's to report
+      queue[#queue + 1] = index[name]
+    end
+    local reach = {}
+    while #queue > 0 do
+      local i = table.remove(queue)
+      if not seen[i] then
+        seen[i] = true
+        reach[#reach + 1] = i
+        for name in pairs(callees[i]) do
+          if index[name] then queue[#queue + 1] = index[name] end
+        end
+      end
+    end
+    table.sort(reach)
+    for _, i in ipairs(reach) do
+      local why = self.left[defs[i].top.name]
+      if why then error(errors.input(why)) end
+    end
+  end
+  for _, f in ipairs(defs) do
+    if not self.left[f.top.name] then return end
+  end
+  error(errors.input(self.left[defs[1].top.name]))
+end
+
+--- Renumbers the functions (old id -> new id in final) in the rows written:
+-- the FUNC of statements and symbols, the callee of calls.
+function L:renumber(final)
+  local lay, o = self.lay, self.out
+  local ws, wy = lay.width.stmt, lay.width.sym
+  local F, KIND = lay.stmt.FUNC, lay.stmt.KIND
+  local callee = self.part_off and self.part_off.call and self.part_off.call.callee
+  if not callee then
+    for _, p in ipairs(lay.stmt_parts.call) do if p.name == "callee" then callee = p.offset end end
+  end
+  local call = lay.stmts.call
+  for base = 0, #o.stmt - ws, ws do
+    local old = o.stmt[base + F]
+    if old >= 0 then o.stmt[base + F] = final[old] end
+    if o.stmt[base + KIND] == call then o.stmt[base + callee] = final[o.stmt[base + callee]] end
+  end
+  local SF = lay.sym.FUNC
+  for base = 0, #o.sym - wy, wy do
+    local old = o.sym[base + SF]
+    if old >= 0 then o.sym[base + SF] = final[old] end
+  end
 end
 -- }====
 

@@ -19,6 +19,15 @@ function M.readable(path)
   return path
 end
 
+--- The bytes of the file at path, or nil when it cannot be read.
+function M.read_or_nil(path)
+  local fh = io.open(path, "rb")
+  if not fh then return nil end
+  local s = fh:read("a")
+  fh:close()
+  return s
+end
+
 --- Writes text to path ("-": standard output) through a temporary name and a
 -- rename, so that a failure leaves no half-written file; raises
 -- "FILE: cannot write: REASON" or "FILE: write failed: REASON".

@@ -1,0 +1,253 @@
+--- cgwb.kparse.ctypes: C's types as the grammar reads them (specifiers,
+-- declarators, type names, typedef names, enum constants) -> the types of
+-- the kernel subset (int, double, pointers to them, arrays of them), or a
+-- refusal that names the construct; integer constant expressions; sizeof.
+-- Adds methods to the lowering object.
+local L = require "cgwb.kparse.expr"
+
+-- This machine's sizes (LP64), for sizeof of the subset's types.
+local SIZE = { int = 4, double = 8, pointer = 8 }
+
+--- The C name of a specifier's type, for messages ("unsigned long", "struct Matrix").
+local function spec_name(spec)
+  local b = spec.base
+  if b == "struct" or b == "union" or b == "enum" then return b .. (spec.tag and " " .. spec.tag or "") end
+  if b == "typedef" then return spec.tname end
+  if b == "typeof" then return "__typeof__(...)" end
+  local parts = {}
+  if spec.signed == false then parts[#parts + 1] = "unsigned" end
+  if spec.signed == true and b ~= "int" then parts[#parts + 1] = "signed" end
+  if b == "long" then
+    for _ = 1, spec.long or 1 do parts[#parts + 1] = "long" end
+  elseif b == "va_list" then parts[#parts + 1] = "__builtin_va_list"
+  else parts[#parts + 1] = b end
+  if spec.complex then parts[#parts + 1] = "_Complex" end
+  if spec.signed ~= nil and b == "int" and #parts == 1 then parts[1] = spec.signed and "signed int" or "unsigned int" end
+  return table.concat(parts, " ")
+end
+L.spec_name = spec_name
+
+-- Why a base type is outside the subset.
+local WHY = { struct = "struct types are not yet supported", union = "union types are not yet supported",
+  enum = "enum types are not yet supported: declare the variable int", va_list = "variadic functions are not supported",
+  typeof = "typeof is not yet supported" }
+
+--- The subset type of a specifier and declarator: {base = "int"|"double"|"void",
+-- ptr, dims ({pos, e} or {pos, n} list, outermost first), const (of the cells),
+-- restrict, pconst (of the pointer itself)}; what a refusal names is the
+-- specifier's type at its position.
+local NO_DIMS = {}
+function L:subset_type(spec, d)
+  -- the common case first: `int` or `double` without qualifiers, a plain declarator
+  local b, q = spec.base, spec.quals
+  if (b == "double" or b == "int") and next(q) == nil and spec.signed == nil and not spec.long and not spec.short
+      and not spec.complex and not spec.bad and (not d or (d.shape and d.ptr == 0 and d.dims[1] == nil)) then
+    return { base = b, ptr = 0, dims = NO_DIMS }
+  end
+  local pos = spec.tagpos or spec.pos
+  if spec.bad then self:err(pos, "%s", spec.bad) end
+  if spec.quals.volatile then self:outside(spec.pos, "'volatile'", "no volatile memory") end
+  if spec.quals._Atomic then self:outside(spec.pos, "'_Atomic'", "no atomic types") end
+  if spec.quals._Thread_local then self:outside(spec.pos, "'_Thread_local'", "no thread-local storage") end
+  if d and d.pvolatile then self:outside(d.pos, "a volatile pointer", "no volatile memory") end
+  local t
+  if spec.base == "typedef" then
+    local td = self.typedefs[spec.tname]
+    if not td then self:err(pos, "unknown type name '%s'", spec.tname) end
+    if td.refused then
+      self:outside(pos, ("the type '%s'"):format(spec.tname), ("its definition at %s: %s"):format(td.at, td.refused))
+    end
+    t = { base = td.base, ptr = td.ptr, dims = {}, const = td.const, restrict = td.restrict }
+    for i, x in ipairs(td.dims) do t.dims[i] = x end
+  else
+    local b = spec.base
+    local plain = (b == "int" and spec.signed ~= false and not spec.short and not spec.long)
+      or (b == "double" and not spec.complex) or b == "void"
+    if not plain then
+      self:outside(pos, ("'%s'"):format(spec_name(spec)), WHY[b] or "the types are int, double and pointers to them")
+    end
+    if spec.complex then self:outside(pos, ("'%s'"):format(spec_name(spec)), "complex types are not yet supported") end
+    t = { base = b, ptr = 0, dims = {} }
+  end
+  if spec.quals.const then t.const = true end
+  if spec.quals.restrict then t.restrict_spec = true end
+  if not d then return t end
+  if not d.shape then
+    for _, o in ipairs(d.ops) do
+      if o.k == "func" then self:outside(spec.pos, "a function pointer", "no calls through pointers") end
+    end
+    self:outside(d.pos, "a pointer to an array", "arrays of int or double and pointers to them")
+  end
+  if #d.dims > 0 and t.ptr > 0 then self:outside(d.pos, "an array of pointers", "arrays of int or double") end
+  if d.ptr > 0 and #t.dims > 0 then
+    self:outside(d.pos, "a pointer to an array type", "arrays of int or double and pointers to them")
+  end
+  local dims = {}
+  for _, x in ipairs(d.dims) do
+    if x.star then self:outside(x.pos, "a variable-length array '[*]'", "sizes are integer constants") end
+    dims[#dims + 1] = x
+  end
+  for _, x in ipairs(t.dims) do dims[#dims + 1] = x end
+  t.dims = dims
+  t.ptr = t.ptr + d.ptr
+  if d.prestrict then t.restrict = true end
+  if d.pconst then t.pconst = true end
+  return t
+end
+
+--- The value of an integer constant expression (C99 6.6), or a refusal.
+function L:ice(e)
+  local k = e.k
+  if k == "num" then
+    local t = self:rv_num(e)
+    if t.op ~= "const_i" then self:err(e.pos, "an integer constant expression is needed, not a double") end
+    return t.ival
+  end
+  if k == "id" then
+    local v = self.enums[e.name]
+    if v and not self:lookup(e.name) then return v end
+    self:outside(e.pos, ("the array size '%s'"):format(e.name),
+      "sizes are integer constants; a #define'd name is unknown")
+  end
+  if k == "sizeof" then return self:sizeof_value(e) end
+  if k == "cast" then
+    local t = self:subset_type(e.ty, nil)
+    if e.ty.ptr == 0 and #e.ty.dims == 0 and t.base == "int" then return self:ice(e.a) end
+  end
+  if k == "un" then
+    local v = self:ice(e.a)
+    if e.op == "-" then v = -v elseif e.op == "!" then v = v == 0 and 1 or 0 elseif e.op == "~" then v = ~v
+    elseif e.op ~= "+" then v = nil end
+    if v then return self:int_range(v, e.pos) end
+  end
+  if k == "cond" then
+    local c = self:ice(e.c)
+    if c ~= 0 then return self:ice(e.a) else return self:ice(e.b) end
+  end
+  if k == "bin" then
+    local op = e.op
+    local a = self:ice(e.a)
+    if op == "&&" then return (a ~= 0 and self:ice(e.b) ~= 0) and 1 or 0 end
+    if op == "||" then return (a ~= 0 or self:ice(e.b) ~= 0) and 1 or 0 end
+    local b = self:ice(e.b)
+    local v
+    if op == "+" then v = a + b elseif op == "-" then v = a - b elseif op == "*" then v = a * b
+    elseif op == "/" or op == "%" then
+      if b == 0 then self:err(e.pos, "division by zero in a constant") end
+      local q = (a // b) + ((a % b ~= 0 and (a < 0) ~= (b < 0)) and 1 or 0)
+      v = op == "/" and q or a - q * b
+    elseif op == "<<" then v = a << b elseif op == ">>" then v = a >> b
+    elseif op == "&" then v = a & b elseif op == "|" then v = a | b elseif op == "^" then v = a ~ b
+    elseif op == "<" then v = a < b and 1 or 0 elseif op == "<=" then v = a <= b and 1 or 0
+    elseif op == ">" then v = a > b and 1 or 0 elseif op == ">=" then v = a >= b and 1 or 0
+    elseif op == "==" then v = a == b and 1 or 0 elseif op == "!=" then v = a ~= b and 1 or 0 end
+    if v then return self:int_range(v, e.pos) end
+  end
+  self:outside(e.pos, "this array size", "sizes are integer constants")
+end
+
+function L:int_range(v, pos)
+  if v > 2147483647 or v < -2147483648 then self:err(pos, "constant overflows an int") end
+  return v
+end
+
+--- The size in bytes of a subset type t (from L:subset_type).
+function L:type_size(t, pos)
+  local n = t.ptr > 0 and SIZE.pointer or SIZE[t.base]
+  if not n then self:err(pos, "sizeof of an incomplete type") end
+  for _, x in ipairs(t.dims) do
+    local m = x.n or (x.e and self:ice(x.e))
+    if not m then self:err(pos, "sizeof of an array of unknown size") end
+    n = n * m
+  end
+  return n
+end
+
+--- The value of a sizeof node: {ty = TYPENAME} or {e = expr} (a variable,
+-- an array cell or row, a dereference, a literal).
+function L:sizeof_value(e)
+  if e.ty then
+    return self:type_size(self:subset_type(e.ty, e.ty.d), e.pos)
+  end
+  local x = e.e
+  local depth = 0
+  while x.k == "index" or (x.k == "un" and x.op == "*") do
+    x = x.a
+    depth = depth + 1
+  end
+  if x.k == "num" then
+    if depth > 0 then self:err(e.pos, "subscripted value is not an array or pointer") end
+    return self:rv_num(x).ty == "int" and SIZE.int or SIZE.double
+  end
+  if x.k == "id" then
+    local s = self:lookup(x.name)
+    if s then
+      local dims = {}
+      if s.kind ~= "param" then
+        if s.ndim >= 1 then dims[#dims + 1] = { n = s.dim0 } end
+        if s.ndim >= 2 then dims[#dims + 1] = { n = s.dim1 } end
+      elseif s.ndim == 2 then dims = { { n = 0 }, { n = s.dim1 } } end
+      local ptr = s.ptr
+      if s.kind == "param" and s.ndim > 0 then ptr, dims = 0, { { n = 0 }, s.ndim == 2 and { n = s.dim1 } or nil } end
+      -- each subscript takes the outermost dimension or the pointer
+      for _ = 1, depth do
+        if #dims > 0 then table.remove(dims, 1) elseif ptr > 0 then ptr = ptr - 1
+        else self:err(e.pos, "subscripted value is not an array or pointer") end
+      end
+      if s.kind == "param" and s.ndim > 0 and depth == 0 then return SIZE.pointer end
+      return self:type_size({ base = s.base, ptr = ptr, dims = dims }, e.pos)
+    end
+    if self.enums[x.name] and depth == 0 then return SIZE.int end
+  end
+  self:outside(e.pos, "sizeof of this expression", "sizeof of a type, a variable, an array cell or a literal")
+end
+
+--- Registers the constants of an enum specifier (C's values: from 0, or
+-- `= constant-expression`, each one more than the last).
+function L:note_enums(spec)
+  if spec.base ~= "enum" or not spec.items then return end
+  local v = -1
+  for _, it in ipairs(spec.items) do
+    if it.e then
+      local ok, r = pcall(self.ice, self, it.e)
+      v = ok and r or nil
+    elseif v then v = v + 1 end
+    if v then self.enums[it.name] = self:int_range(v, it.pos) end
+  end
+end
+
+--- Registers the names of a typedef declaration: each as its subset type,
+-- or with the refusal (reported where a lowered function uses it).
+function L:typedef_decl(s)
+  self:note_enums(s.spec)
+  for _, d in ipairs(s.decls) do
+    if d.name then
+      local ok, t = pcall(self.subset_type, self, s.spec, d)
+      local at = self:where(d.pos)
+      if ok then
+        local dims = {}
+        for i, x in ipairs(t.dims) do
+          if x.n then dims[i] = x
+          elseif x.e then
+            local ok2, n = pcall(self.ice, self, x.e)
+            if not ok2 then ok, t = false, n break end
+            dims[i] = { pos = x.pos, n = n }
+          else dims[i] = { pos = x.pos, n = false } end
+        end
+        if ok then
+          if t.base == "void" and t.ptr == 0 then
+            self.typedefs[d.name] = { refused = "a void type", at = at }
+          else
+            self.typedefs[d.name] = { base = t.base, ptr = t.ptr, dims = dims, const = t.const, restrict = t.restrict }
+          end
+        end
+      end
+      if not ok then
+        local msg = type(t) == "table" and t.msg or tostring(t)
+        self.typedefs[d.name] = { refused = (msg:gsub("^.-:%d+:%d+: ", "")), at = at }
+      end
+    end
+  end
+end
+
+return L
