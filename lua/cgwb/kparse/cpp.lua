@@ -134,9 +134,15 @@ end
 -- matches nothing); an output token nothing matched is part of an expansion
 -- and takes the column of its macro: the unmatched identifier that follows the
 -- last match before it, or else the last unmatched one up to that match.
+local SAME = {} -- the alignment of a line the preprocessor wrote as it stands in the source
+
 function Map:align(pline, ltext, src)
   local al = self.aligned[pline]
   if al then return al end
+  if ltext == src then
+    self.aligned[pline] = SAME
+    return SAME
+  end
   local out, ins = tokens(ltext), tokens(src)
   local of_out, matched = {}, {}
   local o = 1
@@ -172,13 +178,19 @@ function Map:align(pline, ltext, src)
 end
 
 --- The source place of a position of the output: (line of the output,
--- column, the output line's text) -> file, line, col.
-function Map:locate(pline, pcol, ltext)
+-- column, text) -> file, line, col; text: the output line's text, or a
+-- function giving it (asked once per line).
+function Map:locate(pline, pcol, text)
   local f, l = self.file[pline], self.line[pline]
   if not f then return self.name, pline, pcol end
-  local src = self:source_line(f, l)
-  if not src then return self:file_name(f), l, pcol end
-  local al = self:align(pline, ltext, src)
+  local al = self.aligned[pline]
+  if al == SAME then return self:file_name(f), l, pcol end
+  if not al then
+    local src = self:source_line(f, l)
+    if not src then return self:file_name(f), l, pcol end
+    al = self:align(pline, type(text) == "function" and text(pline) or text, src)
+    if al == SAME then return self:file_name(f), l, pcol end
+  end
   for _, t in ipairs(al) do
     if pcol < t[1] + t[2] then -- the token the position is in, or the first after it
       if t[4] and pcol >= t[1] then return self:file_name(f), l, t[3] + (pcol - t[1]) end

@@ -95,8 +95,7 @@ end
 function L:linecol(pos)
   local l, c = self:text_linecol(pos)
   if not self.map then return l, c end
-  local s = self.starts
-  local _, line, col = self.map:locate(l, c, self.text:sub(s[l], (s[l + 1] or #self.text + 2) - 2))
+  local _, line, col = self.map:locate(l, c, self.line_text)
   return line, col
 end
 
@@ -104,8 +103,7 @@ end
 function L:place(pos)
   local l, c = self:text_linecol(pos)
   if not self.map then return self.file, l, c end
-  local s = self.starts
-  return self.map:locate(l, c, self.text:sub(s[l], (s[l + 1] or #self.text + 2) - 2))
+  return self.map:locate(l, c, self.line_text)
 end
 
 --- Whether a byte offset lies in a system header (preprocessor output only).
@@ -114,7 +112,13 @@ function L:in_system(pos)
 end
 
 --- Maps positions through a preprocessor's map (cgwb.kparse.cpp).
-function L:set_map(map) self.map = map end
+function L:set_map(map)
+  self.map = map
+  local text, s = self.text, self.starts
+  self.line_text = function(l) -- line l of the text read, without its end
+    return (text:sub(s[l], (s[l + 1] or #text + 1) - 1):gsub("\r?\n$", ""))
+  end
+end
 
 -- Every byte position becomes "file:line:col" here (through L:place), nowhere else.
 function L:where(pos)
