@@ -705,6 +705,27 @@ void f(int n, double A[3][3], const double *u, double *x) {
     assert.truthy(out.code:find("cgwb_snap_cd(0, &A[0][0], &A[i][j])", 1, true))
     A.free(out.std_exe); A.free(out.tr_exe)
   end)
+  it("hold the cells a loop writes through a pointer into the array (the alias analysis's object)", function()
+    -- the row zeroed through p is A's: without its cells on the snapshot
+    -- the reverse sweep restored nothing and F_b's primal results lost B's row
+    local text = [[
+void f(double *y, double A[3][4], double B[3][4]) {
+  int i;
+  for (i = 0; i < 12; i++) B[i / 4][i % 4] = A[i / 4][i % 4];
+  double *p = &A[1][0];
+  for (i = 0; i < 4; i++) p[i] = 0.0;
+  y[1] = y[1] * B[1][0] + A[1][3] * A[0][1];
+}
+]]
+    local call = { arrays = { arr("double", { 0.5, 2 }), arr("double", C.ramp(12, 0.25, 2)),
+      arr("double", C.ramp(12, -2, 1)) }, args = { { array = 1, offset = 0 }, { array = 2, offset = 0 },
+      { array = 3, offset = 0 } } }
+    local out = check(text, "f", call, { keep = true })
+    local l2 = out.rep.loops[2]
+    assert.is_true(l2.dry_run, "the loop through p is dry-run")
+    assert.truthy(out.code:find("cgwb_snap_cd(0, &A[0][0], &p[i])", 1, true))
+    A.free(out.std_exe); A.free(out.tr_exe)
+  end)
 end)
 
 describe("pointers to read-only globals", function()

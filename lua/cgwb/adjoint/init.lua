@@ -260,11 +260,18 @@ local function activity(gen, k, fname, opts)
     end
     settag[st.id] = tag
   end
-  local tagof = {}
+  local tagof, objsyms = {}, {}
+  local setsyms = {} -- the symbols of each set's objects, for the writes of a dry run (E:save_cell)
+  for _, st in ipairs(a.alias.sets) do
+    local syms = {}
+    for i, o in ipairs(st.objects) do syms[i] = a.alias.objects[o].symbol - 1 end
+    setsyms[st.id] = syms
+  end
   for _, ac in ipairs(a.alias.accesses) do
     if ac.expr and settag[ac.set] then tagof[ac.expr - 1] = settag[ac.set] end
+    if ac.expr then objsyms[ac.expr - 1] = setsyms[ac.set] end
   end
-  return { stmt = stmt, expr = expr, name = act, tagof = tagof }, a.activity
+  return { stmt = stmt, expr = expr, name = act, tagof = tagof, objsyms = objsyms }, a.activity
 end
 
 -- emit's work; refusals raise errors.refused, bad input errors.input.

@@ -331,9 +331,23 @@ end
 function E:save_cell(lhs, snap, count)
   if not (lhs and snap) then return end
   local x = self.v:expr(lhs)
-  if x.op == "elem" and snap[x.sym] then
+  if x.op ~= "elem" then return end
+  local arr = snap[x.sym] and x.sym
+  if not arr then -- a write through a pointer: the snapshot array it points into
+    for _, s in ipairs(self.act.objsyms and self.act.objsyms[lhs] or {}) do
+      if snap[s] and s ~= arr then
+        if arr then
+          error(errors.refused(("%s:%d:%d: adjoint code: a dry run writes %s, which may point into %s or %s; "
+            .. "not supported yet"):format(self.gen.file, x.line, x.col, self:ex(lhs), self.u.cname[arr],
+            self.u.cname[s])))
+        end
+        arr = s
+      end
+    end
+  end
+  if arr then -- the cell's offset from the array's first cell: within one object (the alias analysis's)
     local fn = double(self.v:sym(x.sym)) and "cgwb_snap_cd" or "cgwb_snap_ci"
-    self:put(("%s += %s(%d, %s, &%s)"):format(count, fn, snap[x.sym] - 1, self:base(x.sym), self:ex(lhs)))
+    self:put(("%s += %s(%d, %s, &%s)"):format(count, fn, snap[arr] - 1, self:base(arr), self:ex(lhs)))
   end
 end
 
