@@ -425,6 +425,7 @@ function L:rv_call(e, void_ok)
   if e.f.k ~= "id" then self:outside(e.pos, "a call through an expression", "no function pointers") end
   local name = e.f.name
   if self:lookup(name) then self:err(e.pos, "'%s' is a variable, not a function", name) end
+  if self.LIBC[name] and not self.funcs[name] then return self:libc_call(e, void_ok) end
   local icode = self.lay.intrinsics[name]
   if icode then
     local ar = self.lay.arity[name]

@@ -4,6 +4,8 @@
 local lower = require "cgwb.kparse.lower"
 local L = require "cgwb.kparse.ctypes"
 
+require "cgwb.kparse.switch"
+require "cgwb.kparse.libc"
 local PTR_OF = { double = "pdouble", int = "pint" }
 local errors = require "cgwb.util.errors"
 local STMT_WHY
@@ -259,9 +261,6 @@ end
 
 -- The statements C99 has and the subset does not.
 STMT_WHY = { label = { "a label", "structured control flow only" },
-  switch = { "'switch'", "structured control flow only" },
-  case = { "'case'", "structured control flow only" },
-  default = { "'default'", "structured control flow only" },
   ["goto"] = { "'goto'", "structured control flow only" } }
 
 function L:statement(s)
@@ -277,8 +276,17 @@ function L:statement(s)
   if k == "for" then return self:s_for(s) end
   if k == "while" then return self:loop(s, self.lay.loop_kinds["while"], s.c, nil, s.body) end
   if k == "do" then return self:loop(s, self.lay.loop_kinds["do"], s.c, nil, s.body) end
+  if k == "switch" then return self:s_switch(s) end
+  if k == "case" or k == "default" then
+    if self.sw_depth == 0 then self:err(s.pos, "'%s' outside a switch", k) end
+    self:outside(s.pos, ("a '%s' label inside a nested statement of its switch"):format(k),
+      "labels directly in the switch's block")
+  end
+  if k == "break" and self.sw and self.sw.depth == self.loops then return self:switch_break(s) end
   if k == "break" or k == "continue" then
-    if self.loops == 0 then self:err(s.pos, "'%s' outside a loop", k) end
+    if self.loops == 0 then
+      self:err(s.pos, k == "break" and "'break' outside a loop or switch" or "'continue' outside a loop")
+    end
     return self:stmt(k, s.pos, {}, self:take_pragma(s.pos))
   end
   if k == "return" then return self:s_return(s) end
@@ -369,7 +377,7 @@ function L:func(f)
     local id = self:new_sym(p)
     if p.name then self:declare(p.name, id, p.pos) end
   end
-  self.loops, self.depth = 0, 0
+  self.loops, self.depth, self.sw, self.sw_depth = 0, 0, nil, 0
   self.cur = {}
   self.posts_ok, self.posts = false, self:no_posts()
   -- the body's own block shares the parameters' scope (C99 6.2.1)
