@@ -374,7 +374,7 @@ M.core_call = convert
 -- args = {x = 0.5, a = {"A", 0}} or {0.5, {"A", 0}}}); opts go to k:run
 -- (opts.name: the call's name in messages, default "CALL.json").  Returns
 -- {arrays = {A = {...}}, scalars = {x = 0.5}, ["return"] = v or json.null,
--- steps = n}, or nil, message, kind ("input": the call is wrong; "run": the
+-- steps = n, notes = {leak note} (blocks never freed, if any)}, or nil, message, kind ("input": the call is wrong; "run": the
 -- kernel failed at run time, the message names its line).
 -- @function Kernel:call
 function K.call(k, f, c, opts)
@@ -383,6 +383,7 @@ function K.call(k, f, c, opts)
   local r, err = k:run(K.function_id(k, f), call, opts)
   if not r then return nil, err, "run" end
   local out = { arrays = {}, scalars = {}, ["return"] = r.ret == nil and json.null or r.ret, steps = r.steps }
+  if r.leak then out.notes = { r.leak } end
   for i, a in ipairs(r.arrays) do
     local vals = json.array({})
     for c, x in ipairs(a.values) do vals[c] = (a.init and not a.init[c]) and json.null or x end
