@@ -127,6 +127,7 @@ static int l_kernel_layout(lua_State *L) {
   lua_pushinteger(L, CG_KQ_RESTRICT), lua_setfield(L, -2, "restrict");
   lua_pushinteger(L, CG_KQ_ADDR), lua_setfield(L, -2, "addr");
   lua_setfield(L, -2, "qual");
+  lua_pushinteger(L, CG_KH_ZERO), lua_setfield(L, -2, "heap_zero"); /* ALLOC's FLAGS for calloc */
   lua_pushinteger(L, CG_KMAX_DEPTH);
   lua_setfield(L, -2, "max_depth");
   push_stmt_parts(L);

@@ -103,6 +103,10 @@ local STMT_TEXT = ir.cases("stmt", "cgwb.kernel statement text", {
   loop = function(_, fl, r) return r.form .. " (" .. (r.cond and expr_c(fl, r.cond) or "1") .. ")" end,
   ["return"] = function(_, fl, r) return r.value and ("return " .. expr_c(fl, r.value)) or "return" end,
   ["break|continue"] = function(kind) return kind end,
+  alloc = function(_, fl, r)
+    return expr_c(fl, r.lhs) .. (r.zero and " = calloc(" or " = malloc(") .. expr_c(fl, r.count) .. " cells)"
+  end,
+  free = function(_, fl, r) return "free(" .. expr_c(fl, r.ptr) .. ")" end,
 })
 
 -- Appends the statements of ids, depth first in the order they run, to out.
