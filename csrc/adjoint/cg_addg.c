@@ -1030,6 +1030,16 @@ static int do_loop(run *r, int32_t l, cls_use *cu) {
     else if (g->l_counter[l] < 0) say(r, l, "no loop counter: not a for loop stepping one int variable by a constant");
     else say(r, l, "no loop-carried dependence");
     g->l_terminal[l] = (uint8_t)(g->l_accept[l] && g->l_parent[l] < 0 && terminal(r, l, gs, ng, cu));
+    if (g->l_accept[l] && !g->l_terminal[l]) { /* a dry run snapshots what it writes: not a block of the heap */
+      uint32_t i;
+      for (i = 0; i < ng; i++)
+        if (gs[i].written && r->al->obj_kind[gs[i].obj] == CG_KO_HEAP) {
+          g->l_accept[l] = 0;
+          say(r, l, "a dry run would snapshot %s, a block whose address only the run knows",
+              cg_kalias_obj_name(r->al, (uint32_t)gs[i].obj));
+          break;
+        }
+    }
     if (loop_snapshot(r, l, gs, ng)) r->err = CG_ENOMEM;
   }
   CG_FREE(g->A, gs, grp, np + 1);
