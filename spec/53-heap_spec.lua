@@ -258,6 +258,16 @@ describe("malloc, calloc and free", function()
     assert.truthy(cases[1].code:find("free(hd);\n  free(h);", 1, true), cases[1].code)
   end)
 
+  it("vector-mode tangent code: nd tangents a cell in each tangent block, compiled warning-free", function()
+    for _, K in ipairs(KERNELS) do
+      local k = assert(read(K.text))
+      local code = assert(require("cgwb.tangent").emit(k, K.fname, { vector = true }))
+      assert.truthy(code:find(" * (size_t)cg_nd, sizeof(double));", 1, true), code)
+      local src = H.write(H.tmp(".c"), code)
+      assert(os.execute(("%s -c -o %s %s 2>&1"):format(require("tdriver").CC, H.tmp(".o"), src)), code)
+    end
+  end)
+
   it("adjoint code: frees after the reverse sweep, adjoint blocks beside, against central differences", function()
     for n, K in ipairs(KERNELS) do
       local out = AC.check(K.text, K.fname, K.call(), { seed = n, flags = AC.SAN and AC.SAN.flags,
