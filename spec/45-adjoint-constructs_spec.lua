@@ -37,13 +37,15 @@
 --   reduction   an additive reduction into a scalar                     x        x
 --   twod        2-D parameters: a row read, a row written     x         x   x    x
 --   call        a call with active and passive pointers       x         x             x      x
+--   heap        a block from malloc or calloc, then freed     x  x      x             x
 --
 -- An empty cell is not a position of that construct: a reduction is a
 -- loop's, and its result is stored after the loop, which is then not
 -- terminal; a callee's parameters are 1-D and it calls no one.  A call
 -- writing through a pointer (gc, or ha on an address-taken local) keeps
 -- its loop standard: the loop analysis refuses a callee's writes
--- (doc/adjoint-loops.md), which the "cover" test checks by the reports.
+-- (doc/adjoint-loops.md), which the "cover" test checks by the reports;
+-- so does an allocation (the loop's blocks are one object of the analysis).
 -- CGWB_CPROPS=N changes the number of kernels (default 50; the table is
 -- asserted at 50 or more: the draws are seeded, so the counts are fixed).
 local H = require "spec.helper"
@@ -63,6 +65,7 @@ local EXPECT = { -- the table above
   addr = "F callee standard ptr", inplace = "F callee standard terminal dry-run",
   increment = "F callee standard terminal dry-run", reduction = "standard dry-run",
   twod = "F standard terminal dry-run", call = "F standard ptr passive",
+  heap = "F callee standard ptr",
 }
 
 local SAN = C.SAN or {}

@@ -86,9 +86,10 @@ describe("cgwb.ir.cases", function()
     local D = ir.cases("stmt", "test", {
       ["assign|call"] = function(k) return "simple " .. k end, ["if"] = function() return "if" end,
       loop = function() return "loop" end, ["return"] = function() return "ret" end,
-      ["break|continue"] = function(k) return k end,
+      ["break|continue"] = function(k) return k end, ["alloc|free"] = function(k) return "heap " .. k end,
     })
     assert.equal("simple call", D("call"))
+    assert.equal("heap free", D("free"))
     assert.equal("continue", D("continue"))
     assert.has_error(function() D("goto") end, "test: no case for stmt kind 'goto'")
   end)

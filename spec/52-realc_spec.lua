@@ -34,6 +34,9 @@ local PROGRAMS = {
     sizes = { cams = 22, X = 9, w = 4, obs = 8, feats = 8, reproj_err = 8, w_err = 4 },
     fill = { obs = function(i) return i % 2 == 0 and (i // 2) % 2 or (i // 2) % 3 end, -- (camera, point)
              w = function(_, r) return r:float(0.5, 1.5) end } },
+  -- its gates and predictions from malloc: only main (printf) is left alone
+  { file = "lstmstyle.c", fname = "lstm_loss", left = { "main" }, ints = { layers = 2, steps = 4, b = 3 },
+    sizes = { main_params = 48, extra_params = 9, state = 12, sequence = 12, loss = 1 } },
 }
 
 -- The cells of an array parameter: the product of its dims.

@@ -250,9 +250,12 @@ describe("memcpy and memset", function()
   it("refuses sizes that are not whole cells, memmove, and mixed types, with the place", function()
     local pre = "#include <string.h>\n"
     local cases = {
-      { "void f(double *x, double *y) { memcpy(x, y, 12); }", "e.c:2:45: memcpy: 12 bytes are not a whole number" },
+      { "void f(double *x, double *y) { memcpy(x, y, 12); }",
+        "e.c:2:45: a memcpy of 12 bytes for cells of 8 is outside the kernel subset (the size must be a whole number" },
       { "void f(int n, double *x, double *y) { memcpy(x, y, n * 4); }",
-        "e.c:2:54: the size of this memcpy is outside the kernel subset (a count of cells times sizeof the cell" },
+        "e.c:2:54: this memcpy is outside the kernel subset (the size must read as a count times sizeof(double)" },
+      { "void f(int n, double *x, double *y) { memcpy(x, y, n * sizeof(int)); }",
+        "e.c:2:56: a memcpy counted in sizeof of 4 bytes is outside the kernel subset (the cells are double" },
       { "void f(double *x, int *y) { memcpy(x, y, 4 * sizeof(int)); }",
         "e.c:2:29: a memcpy between arrays of different types is outside the kernel subset" },
       { "void f(double *x, double *y) { memmove(x, y, 8); }", "e.c:2:32: a call of 'memmove' is outside" },

@@ -32,7 +32,7 @@ local lgen = require "lgen"
 local M = {}
 
 M.CONSTRUCTS = { "arith", "cond", "inner", "helper", "global", "passive", "ptrparam", "localarr", "addr",
-  "inplace", "increment", "reduction", "twod", "call" }
+  "inplace", "increment", "reduction", "twod", "call", "heap" }
 
 local function pick(r, t) return t[r:int(1, #t)] end
 
@@ -234,6 +234,22 @@ function C.call(g, ctx) -- the callee with active and passive pointer arguments
   g:emit(("gc(%s, d + %s, %s + %s, %s);"):format(p, off, ctx.own, off, a))
 end
 
+function C.heap(g, ctx) -- a block from malloc or calloc, written, read, freed
+  g:use(ctx, "heap", true)
+  g.used.stdlib = true
+  local h = g:fresh("hp")
+  if g.r:int(1, 2) == 1 then
+    g:emit(("double *%s = (double *) malloc(3 * sizeof(double));"):format(h))
+    g:emit(("%s[1] = %s;"):format(h, g:expr(ctx, 1)))
+  else
+    g:emit(("double *%s = calloc(3, sizeof *%s);"):format(h, h)) -- its [1] stays 0
+  end
+  g:emit(("%s[0] = %s;"):format(h, g:expr(ctx, 2)))
+  g:emit(("%s[2] = %s * %s[0] + %s[1];"):format(h, g:expr(ctx, 1), h, h))
+  g:temp(ctx, ("%s[2] - 0.5 * %s[0]"):format(h, h))
+  g:emit(("free(%s);"):format(h))
+end
+
 -- }====
 
 --- Consumes the unread temporaries of ctx into a write (so -Wunused is
@@ -341,8 +357,10 @@ function M.kernel(r, opts)
     if cu.helper then g.helper = true end
     if cu.coef then g.used.coef = true end
     if cu.addrhelper then g.addrhelper = true end
+    if cu.stdlib then g.used.stdlib = true end
   end
   local text = { "#include <math.h>" }
+  if g.used.stdlib then text[#text + 1] = "#include <stdlib.h>" end
   if g.used.coef then text[#text + 1] = "static const double coef[4] = {0.5, -0.25, 0.125, 1.5};" end
   if g.helper then
     text[#text + 1] = "static double hs(double a, double b) {\n  return a * cos(b) + 0.5 * sin(a * b);\n}"

@@ -7,7 +7,7 @@
 
 #include "cg_addg.h"
 
-CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
 
 #define NOLOOP (-1)
 
@@ -184,6 +184,22 @@ static int stmt_exit(const cg_kernel *k, int32_t st, int top) {
     case CG_KST_LOOP: return has_exit(k, CG_KSTMT_SLICE(k, st, LOOP_BODY), 0); /* pre, step: no jumps */
     default: return 0;
   }
+}
+/* The first ALLOC or FREE inside slice from..n (nested too), -1: none. */
+static int32_t heap_stmt(const cg_kernel *k, int32_t from, int32_t n) {
+  int32_t i, h = -1;
+  for (i = 0; i < n && h < 0; i++) {
+    int32_t st = k->list[from + i];
+    switch (CG_KSTMT(k, st, KIND)) {
+      case CG_KST_ALLOC: case CG_KST_FREE: h = st; break;
+      case CG_KST_IF:
+        if ((h = heap_stmt(k, CG_KSTMT_SLICE(k, st, IF_THEN))) < 0) h = heap_stmt(k, CG_KSTMT_SLICE(k, st, IF_ELSE));
+        break;
+      case CG_KST_LOOP: h = heap_stmt(k, CG_KSTMT_SLICE(k, st, LOOP_BODY)); break; /* pre, step: no allocs */
+      default: break;
+    }
+  }
+  return h;
 }
 static int has_exit(const cg_kernel *k, int32_t from, int32_t n, int top) {
   int32_t i;
@@ -993,19 +1009,37 @@ static int do_loop(run *r, int32_t l, cls_use *cu) {
   grp *gs = NULL;
   int overlap = 0;
   char o1[64] = "", o2[64] = "";
+  /* a block allocated in the loop: every iteration's is one abstract object
+   * (the site's), so its cells' dependences are not the loop's to judge */
+  int32_t heap = heap_stmt(r->k, CG_KSTMT_SLICE(r->k, g->l_stmt[l], LOOP_BODY));
   if (!loop_groups(r, l, &gs, &ng, &np)) {
     overlap = find_overlap(r->al, gs, ng, o1, o2, sizeof o1);
     if (loop_table(g, l, gs, ng, &bad) || loop_carried(g, l, gs, ng, overlap)) r->err = CG_ENOMEM;
   }
   if (!r->err) {
     g->l_indep[l] = (uint8_t)(!overlap && bad < 0);
+    if (heap >= 0) g->l_indep[l] = 0;
     g->l_accept[l] = (uint8_t)(g->l_indep[l] && g->l_counter[l] >= 0 && !r->l_exit[l]);
-    if (overlap) say(r, l, "%s and %s may overlap", o1, o2);
+    if (heap >= 0)
+      say(r, l, "%s at %d:%d inside the loop (its blocks are one object of the analysis)",
+          CG_KSTMT(r->k, heap, KIND) == CG_KST_ALLOC ? "an allocation" : "a free", (int)CG_KSTMT(r->k, heap, LINE),
+          (int)CG_KSTMT(r->k, heap, COL));
+    else if (overlap) say(r, l, "%s and %s may overlap", o1, o2);
     else if (bad >= 0) refusal(r, l, &gs[bad]);
     else if (r->l_exit[l]) say(r, l, "a break or return leaves the loop before its last iteration");
     else if (g->l_counter[l] < 0) say(r, l, "no loop counter: not a for loop stepping one int variable by a constant");
     else say(r, l, "no loop-carried dependence");
     g->l_terminal[l] = (uint8_t)(g->l_accept[l] && g->l_parent[l] < 0 && terminal(r, l, gs, ng, cu));
+    if (g->l_accept[l] && !g->l_terminal[l]) { /* a dry run snapshots what it writes: not a block of the heap */
+      uint32_t i;
+      for (i = 0; i < ng; i++)
+        if (gs[i].written && r->al->obj_kind[gs[i].obj] == CG_KO_HEAP) {
+          g->l_accept[l] = 0;
+          say(r, l, "a dry run would snapshot %s, a block whose address only the run knows",
+              cg_kalias_obj_name(r->al, (uint32_t)gs[i].obj));
+          break;
+        }
+    }
     if (loop_snapshot(r, l, gs, ng)) r->err = CG_ENOMEM;
   }
   CG_FREE(g->A, gs, grp, np + 1);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
 
 #define LS(al, s) cg_kalias_lsym((al), (s)) /* a symbol's local index */
 #define SET_MAX 16            /* addresses of a set before offsets collapse to unknown */
@@ -482,6 +482,8 @@ static int make_objects(cg_kalias *al, const cg_kassume *as, uint32_t nas, cg_er
         }
       if (merged >= 0) al->sym_obj[LS(al, s)] = merged;
       else add_object(al, s, CG_KO_REGION);
+    } else if (CG_KSYM(k, s, KIND) == CG_KS_HEAP) {
+      add_object(al, s, CG_KO_HEAP);
     } else if (!CG_KSYM(k, s, PTR)) {
       add_object(al, s, CG_KSYM(k, s, NDIM) ? CG_KO_ARRAY : CG_KO_SCALAR);
     }
@@ -759,6 +761,16 @@ static void walk_call(ctx *c, int32_t st) {
   else refresh_ints(c, set);
 }
 
+/* p = malloc/calloc: the count's uses, then p points to offset 0 of the
+ * site's object.  calloc's zeros are constants: no definition is recorded
+ * (a read of a cell no write reaches reads a zero, passive). */
+static void walk_alloc(ctx *c, int32_t st) {
+  const cg_kernel *k = c->al->k;
+  int32_t lhs = CG_KSTMT(k, st, ALLOC_LHS);
+  uses(c, CG_KSTMT(k, st, ALLOC_COUNT), st);
+  c->w->pval[LS(c->al, CG_KEXPR(k, lhs, SYM))] = pts_of(c, CG_KSTMT(k, st, ALLOC_BLOCK));
+}
+
 /* }==== */
 
 /* {==== the walk: control flow ====} */
@@ -806,6 +818,7 @@ static void collect(ctx *c, int32_t from, int32_t n) {
     switch (CG_KSTMT(k, st, KIND)) {
       case CG_KST_ASSIGN: lhs = CG_KSTMT(k, st, ASSIGN_LHS); break;
       case CG_KST_CALL: lhs = CG_KSTMT(k, st, CALL_LHS); break;
+      case CG_KST_ALLOC: lhs = CG_KSTMT(k, st, ALLOC_LHS); break;
       case CG_KST_IF: case CG_KST_LOOP: collect_slices(c, st); break;
       default: break;
     }
@@ -924,6 +937,8 @@ static void walk_stmt(ctx *c, int32_t st) {
     case CG_KST_IF: walk_if(c, st); break;
     case CG_KST_LOOP: walk_loop(c, st); break;
     case CG_KST_RETURN: uses(c, CG_KSTMT(k, st, RETURN_VALUE), st); c->w->live = 0; break;
+    case CG_KST_ALLOC: walk_alloc(c, st); break;
+    case CG_KST_FREE: break; /* reads no cell; the block's cells are not read again (the interpreter checks) */
     default: c->w->live = 0; break; /* break, continue */
   }
 }
@@ -977,13 +992,12 @@ static int make_fins(cg_kalias *al, walk *w) {
     if (is_region_sym(k, s)) w->fins[(size_t)w->ptr_idx[LS(al, s)] * al->nobj + (size_t)al->sym_obj[LS(al, s)]] = 1;
   while (grew) {
     grew = 0;
-    for (st = 0; st < al->ns; st++) {
-      int32_t lhs = CG_KSTMT(k, al->s_lo + (int32_t)st, ASSIGN_LHS);
-      if (CG_KSTMT(k, al->s_lo + (int32_t)st, FUNC) != al->func ||
-          CG_KSTMT(k, al->s_lo + (int32_t)st, KIND) != CG_KST_ASSIGN ||
+    for (st = 0; st < al->ns; st++) { /* p = e and p = malloc(...) (the block's object) */
+      int32_t g = al->s_lo + (int32_t)st, lhs = CG_KSTMT(k, g, ASSIGN_LHS), kind = CG_KSTMT(k, g, KIND);
+      if (CG_KSTMT(k, g, FUNC) != al->func || (kind != CG_KST_ASSIGN && kind != CG_KST_ALLOC) ||
           CG_KEXPR(k, lhs, OP) != CG_KE_VAR || !CG_KSYM(k, CG_KEXPR(k, lhs, SYM), PTR))
         continue;
-      grew |= fins_expr(al, w, CG_KSTMT(k, al->s_lo + (int32_t)st, ASSIGN_RHS),
+      grew |= fins_expr(al, w, kind == CG_KST_ALLOC ? CG_KSTMT(k, g, ALLOC_BLOCK) : CG_KSTMT(k, g, ASSIGN_RHS),
                         &w->fins[(size_t)w->ptr_idx[LS(al, CG_KEXPR(k, lhs, SYM))] * al->nobj]);
     }
   }
@@ -1142,6 +1156,12 @@ static void win_slice(cg_kalias *al, int32_t from, int32_t n, int32_t *shi, int3
         win_slice(al, CG_KSTMT_SLICE(k, st, LOOP_PRE), shi, xhi, err);
         break;
       case CG_KST_RETURN: win_expr(al, CG_KSTMT(k, st, RETURN_VALUE), xhi, err); break;
+      case CG_KST_ALLOC:
+        win_expr(al, CG_KSTMT(k, st, ALLOC_COUNT), xhi, err);
+        win_expr(al, CG_KSTMT(k, st, ALLOC_LHS), xhi, err);
+        win_expr(al, CG_KSTMT(k, st, ALLOC_BLOCK), xhi, err);
+        break;
+      case CG_KST_FREE: win_expr(al, CG_KSTMT(k, st, FREE_PTR), xhi, err); break;
       default: break; /* break, continue */
     }
   }

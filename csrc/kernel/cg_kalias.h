@@ -8,7 +8,8 @@
  * Invariants of a cg_kalias:
  *  - objects 0..nobj-1: obj_sym the symbol (a pointer parameter for a
  *    region), obj_kind CG_KO_*, obj_base CG_KT_INT or DOUBLE, obj_cells the
- *    cell count (-1 unknown), obj_class the class of objects that may share
+ *    cell count (-1 unknown; a HEAP object, one per allocation site, stands
+ *    for every block that site gives: Utke, Flattening, sec. 4), obj_class the class of objects that may share
  *    cells (regions that may overlap share one class; every other object is
  *    a class of its own); classes 0..ncls-1;
  *  - address sets 0..nset-1 are interned: set s holds set_n[s] addresses
@@ -47,7 +48,7 @@ typedef struct cg_kaddr {
   cg_kaff off;
 } cg_kaddr;
 
-enum { CG_KO_SCALAR, CG_KO_ARRAY, CG_KO_REGION, CG_KO_GLOBAL };
+enum { CG_KO_SCALAR, CG_KO_ARRAY, CG_KO_REGION, CG_KO_GLOBAL, CG_KO_HEAP };
 enum { CG_KA_USE, CG_KA_DEF };
 enum { CG_KREL_NO, CG_KREL_MAY, CG_KREL_MUST };
 

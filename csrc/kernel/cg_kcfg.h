@@ -9,7 +9,7 @@
  *  - kind[v] a CG_KV_*; stmt[v] the IF (BRANCH, ENDBRANCH) or LOOP (LOOP,
  *    ENDLOOP) statement v comes from, -1 for the others;
  *  - a BLOCK's statements are bst[bst_start[v] .. bst_start[v+1]), in order:
- *    ASSIGN and CALL, ended by at most one RETURN, BREAK or CONTINUE (which
+ *    ASSIGN, CALL, ALLOC and FREE, ended by at most one RETURN, BREAK or CONTINUE (which
  *    ends the run: RETURN with an edge to EXIT, BREAK to its loop's ENDLOOP,
  *    CONTINUE to the loop's step block, else its pre block, else the LOOP
  *    vertex); a loop's pre and step slices are blocks of their own;

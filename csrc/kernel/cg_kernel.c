@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
 
 static const char *const type_names[] = {
 #define N(id, nm) #nm,
@@ -244,6 +244,11 @@ static int check_shape(const cg_kernel *k, int32_t s, cg_error *e) {
   int32_t q = CG_KSYM(k, s, QUAL);
   if (ptr != 0 && ptr != 1) return kerr(k, e, "sym %d: ptr %d is not 0 or 1", (int)s, (int)ptr);
   if (nd < 0 || nd > CG_KMAX_DIM) return kerr(k, e, "sym %d: ndim %d", (int)s, (int)nd);
+  if (kind == CG_KS_HEAP) {
+    if (ptr || nd != 1 || CG_KSYM(k, s, DIM0) != 0 || q != 0)
+      return kerr(k, e, "sym %d: a heap site that is not a 1-D block of unknown size", (int)s);
+    return CG_OK;
+  }
   if (nd > 0 && CG_KSYM(k, s, DIM0) < (kind == CG_KS_PARAM && ptr ? 0 : 1))
     return kerr(k, e, "sym %d: dim0 %d", (int)s, (int)CG_KSYM(k, s, DIM0));
   if (nd == 2 && CG_KSYM(k, s, DIM1) < 1)
@@ -465,6 +470,9 @@ static int visit_slice(cg_kernel *k, int32_t start, int32_t n, where w, cg_error
 #define PART_WORD_BODY "slice"
 #define PART_WORD_STEP "slice"
 #define PART_WORD_VALUE "value"
+#define PART_WORD_COUNT "count"
+#define PART_WORD_BLOCK "block"
+#define PART_WORD_PTR "pointer"
 static const struct part {
   int sort;
   const char *word; /* NULL: the slot is not a part of the kind */
@@ -619,6 +627,38 @@ static int check_return(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
   return CG_OK;
 }
 
+/* p = malloc/calloc: a pointer variable, an int count, the block an ADDR
+ * of a heap site of this function (one ALLOC each) whose cells are the
+ * pointer's. */
+static int check_alloc(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
+  int32_t l = CG_KSTMT(k, s, ALLOC_LHS), c = CG_KSTMT(k, s, ALLOC_COUNT), b = CG_KSTMT(k, s, ALLOC_BLOCK), y, h;
+  int rc;
+  if ((rc = part_expr(k, s, CG_KSTMT_ALLOC_LHS, f, e)) || (rc = check_lhs(k, s, l, e))) return rc;
+  if (CG_KEXPR(k, l, OP) != CG_KE_VAR || !is_ptr_type(etype(k, l)))
+    return kerr(k, e, "stmt %d: allocates into a %s, not a pointer variable", (int)s, cg_ktype_name(etype(k, l)));
+  if ((rc = part_expr(k, s, CG_KSTMT_ALLOC_COUNT, f, e))) return rc;
+  if (etype(k, c) != CG_KT_INT) return kerr(k, e, "stmt %d: a count of type %s", (int)s, cg_ktype_name(etype(k, c)));
+  if ((rc = part_expr(k, s, CG_KSTMT_ALLOC_BLOCK, f, e))) return rc;
+  h = CG_KEXPR(k, b, SYM);
+  if (CG_KEXPR(k, b, OP) != CG_KE_ADDR || CG_KEXPR(k, b, A) != -1 || CG_KSYM(k, h, KIND) != CG_KS_HEAP)
+    return kerr(k, e, "stmt %d: the block is not the address of a heap site", (int)s);
+  if ((CG_KSTMT(k, s, FLAGS) & ~CG_KH_ZERO) != 0)
+    return kerr(k, e, "stmt %d: alloc flags %d", (int)s, (int)CG_KSTMT(k, s, FLAGS));
+  y = CG_KEXPR(k, l, SYM);
+  if (CG_KSYM(k, h, BASE) != CG_KSYM(k, y, BASE))
+    return kerr(k, e, "stmt %d: a block of %s for a pointer to %s", (int)s, cg_ktype_name(CG_KSYM(k, h, BASE)),
+                cg_ktype_name(CG_KSYM(k, y, BASE)));
+  return CG_OK;
+}
+
+static int check_free(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
+  int32_t x = CG_KSTMT(k, s, FREE_PTR);
+  int rc = part_expr(k, s, CG_KSTMT_FREE_PTR, f, e);
+  if (rc) return rc;
+  if (!is_ptr_type(etype(k, x))) return kerr(k, e, "stmt %d: frees a %s", (int)s, cg_ktype_name(etype(k, x)));
+  return CG_OK;
+}
+
 /* Statement s, reached once from a slice described by w. */
 static int visit_stmt(cg_kernel *k, int32_t s, where w, cg_error *e) {
   int kind = CG_KSTMT(k, s, KIND), rc;
@@ -635,7 +675,7 @@ static int visit_stmt(cg_kernel *k, int32_t s, where w, cg_error *e) {
     return kerr(k, e, "stmt %d: pragma %d out of range", (int)s, (int)CG_KSTMT(k, s, PRAGMA));
   if (w.straight && kind != CG_KST_ASSIGN && kind != CG_KST_CALL)
     return kerr(k, e, "stmt %d: a %s in a loop's pre or step slice", (int)s, cg_kstmt_name(kind));
-  if (kind != CG_KST_LOOP && CG_KSTMT(k, s, FLAGS) != 0)
+  if (kind != CG_KST_LOOP && kind != CG_KST_ALLOC && CG_KSTMT(k, s, FLAGS) != 0)
     return kerr(k, e, "stmt %d: flags %d on a %s", (int)s, (int)CG_KSTMT(k, s, FLAGS),
                 cg_kstmt_name(kind));
   switch (kind) {
@@ -644,6 +684,8 @@ static int visit_stmt(cg_kernel *k, int32_t s, where w, cg_error *e) {
     case CG_KST_IF: return check_if(k, s, w, e);
     case CG_KST_LOOP: return check_loop(k, s, w, e);
     case CG_KST_RETURN: return check_return(k, s, w.f, e);
+    case CG_KST_ALLOC: return check_alloc(k, s, w.f, e);
+    case CG_KST_FREE: return check_free(k, s, w.f, e);
     default:
       if (w.loop < 0) return kerr(k, e, "stmt %d: %s outside a loop body", (int)s, cg_kstmt_name(kind));
       k->stmt_loop[s] = w.loop;
@@ -667,6 +709,30 @@ static int visit_slice(cg_kernel *k, int32_t start, int32_t n, where w, cg_error
 
 /* {==== load ====} */
 
+/* Each heap site is the block of exactly one ALLOC, and no other
+ * expression names it. */
+static int check_sites(cg_kernel *k, cg_error *e) {
+  uint32_t i;
+  int32_t *n = CG_NEW(k->A, int32_t, k->nsym ? k->nsym : 1);
+  int rc = CG_OK;
+  if (!n) return cg_seterr(e, CG_ENOMEM, "%s: kernel form: out of memory", k->file ? k->file : "kernel");
+  memset(n, 0, (k->nsym ? k->nsym : 1) * sizeof *n);
+  for (i = 0; i < k->nexpr && !rc; i++) {
+    int op = CG_KEXPR(k, i, OP);
+    int32_t y = CG_KEXPR(k, i, SYM), st = k->expr_stmt[i];
+    if ((op != CG_KE_VAR && op != CG_KE_ELEM && op != CG_KE_ADDR) || CG_KSYM(k, y, KIND) != CG_KS_HEAP) continue;
+    if (CG_KSTMT(k, st, KIND) != CG_KST_ALLOC || CG_KSTMT(k, st, ALLOC_BLOCK) != (int32_t)i)
+      rc = kerr(k, e, "expr %u: names heap site sym %d outside its alloc", (unsigned)i, (int)y);
+    else if (n[y]++)
+      rc = kerr(k, e, "stmt %d: heap site sym %d is another alloc's too", (int)st, (int)y);
+  }
+  for (i = 0; i < k->nsym && !rc; i++)
+    if (CG_KSYM(k, i, KIND) == CG_KS_HEAP && n[i] != 1)
+      rc = kerr(k, e, "sym %u: a heap site of no alloc", (unsigned)i);
+  CG_FREE(k->A, n, int32_t, k->nsym ? k->nsym : 1);
+  return rc;
+}
+
 static int check_all(cg_kernel *k, cg_error *e) {
   uint32_t i;
   int rc;
@@ -683,7 +749,7 @@ static int check_all(cg_kernel *k, cg_error *e) {
     if (k->stmt_parent[i] == -2) return kerr(k, e, "stmt %u: in no body slice", (unsigned)i);
   for (i = 0; i < k->nexpr; i++)
     if (k->expr_stmt[i] == -1) return kerr(k, e, "expr %u: under no statement", (unsigned)i);
-  return CG_OK;
+  return check_sites(k, e);
 }
 
 cg_kernel *cg_kernel_load(cg_alloc *A, const cg_ksrc *src, cg_error *e) {

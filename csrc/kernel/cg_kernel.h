@@ -68,8 +68,12 @@ enum {
  * only for a parameter such as `double a[][4]` or `double a[]`).  qual:
  * CG_KQ_* bits.  init, ninit: for a GLOBAL, its initializer, ninit values
  * in dconst[init..] (cells past ninit are 0, as C says); -1/0 otherwise
- * (locals are initialized by statements). */
-enum { CG_KS_PARAM, CG_KS_LOCAL, CG_KS_TEMP, CG_KS_GLOBAL, CG_KS_COUNT };
+ * (locals are initialized by statements).  HEAP: an allocation site (one
+ * ALLOC statement), the abstract object of every block that site gives
+ * (Utke, Flattening, sec. 4: an address set per site); named
+ * "<pointer>@<line>", base the cell type, ptr 0, ndim 1, dim0 0 (its size
+ * is the ALLOC's count, known when it runs); no code declares it. */
+enum { CG_KS_PARAM, CG_KS_LOCAL, CG_KS_TEMP, CG_KS_GLOBAL, CG_KS_HEAP, CG_KS_COUNT };
 enum {
   CG_KQ_CONST = 1,    /* the object (or, for a pointer, what it points to) is const */
   CG_KQ_RESTRICT = 2, /* a restrict-qualified pointer */
@@ -174,9 +178,15 @@ enum {
  *             the body).  A for's init is in the enclosing body before it.
  *   BREAK CONTINUE  (the innermost loop)
  *   RETURN    X0 value or -1
+ *   ALLOC     X0 lhs (a pointer VAR), X1 count (int: cells, not bytes),
+ *             X2 block (ADDR of the site's HEAP symbol, whose base is the
+ *             cell type: the object the alias analysis gives the lhs);
+ *             FLAGS: CG_KH_ZERO for calloc (cells 0), else indeterminate
+ *             (malloc: a read before a write is an error)
+ *   FREE      X0 pointer (a pointer expression: the start of a live block)
  */
 #define CG_KSTMTS(X) X(ASSIGN, assign) X(CALL, call) X(IF, if) X(LOOP, loop) \
-  X(BREAK, break) X(CONTINUE, continue) X(RETURN, return)
+  X(BREAK, break) X(CONTINUE, continue) X(RETURN, return) X(ALLOC, alloc) X(FREE, free)
 /* The slots X0..X6 by name, per kind: kind, field, what it holds, slot.
  * EXPR: an expression id (-1: none); FUNC: a function id; LIST: a slice
  * of list[] (statement ids), ARGS: a slice of args[] (expression ids),
@@ -191,7 +201,9 @@ enum {
   X(IF, COND, EXPR, X0) X(IF, THEN, LIST, X1) X(IF, ELSE, LIST, X3)               \
   X(LOOP, COND, EXPR, X0) X(LOOP, PRE, LIST, X5) X(LOOP, BODY, LIST, X1)          \
   X(LOOP, STEP, LIST, X3)                                                         \
-  X(RETURN, VALUE, EXPR, X0)
+  X(RETURN, VALUE, EXPR, X0)                                                      \
+  X(ALLOC, LHS, EXPR, X0) X(ALLOC, COUNT, EXPR, X1) X(ALLOC, BLOCK, EXPR, X2)      \
+  X(FREE, PTR, EXPR, X0)
 /* The sorts of part (CG_KSTMT_PARTS' third column), for code that checks
  * or walks the parts by sort: CG_KP_##what. */
 enum { CG_KP_EXPR, CG_KP_FUNC, CG_KP_LIST, CG_KP_ARGS };
@@ -202,13 +214,14 @@ enum {
   CG_KST_COUNT
 };
 enum { CG_KL_FOR = 0, CG_KL_WHILE = 1, CG_KL_DO = 2 };
+enum { CG_KH_ZERO = 1 }; /* ALLOC's FLAGS: calloc */
 #define CG_KSTMT_FIELDS(X) \
   X(KIND) X(FUNC) X(LINE) X(COL) X(PRAGMA) X(FLAGS) X(X0) X(X1) X(X2) X(X3) X(X4) X(X5) X(X6)
 
 /* A file whose code goes case by case over the statement kinds or the
  * expression operators (a switch whose default stands for "the others")
  * states, at file scope, the numbers of kinds it was written for:
- * CG_KKINDS_SEEN(7, 24).  A kind added to CG_KSTMTS or CG_KEXPRS then stops
+ * CG_KKINDS_SEEN(9, 24).  A kind added to CG_KSTMTS or CG_KEXPRS then stops
  * the compilation of every such file ("size of array 'cg_kkinds_seen' is
  * negative"), to be read again for the new kind, as cgwb.ir.cases stops
  * every Lua back end (doc/hacking.md, "Adding a kernel construct");

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
 
 /* The C stack's guard: statement slices nested, summed over the active
  * calls (expressions add at most CG_KMAX_DEPTH on top). */
@@ -24,6 +24,8 @@ typedef struct kv {
 typedef struct kobj {
   int32_t sym, array;
   uint8_t base, konst;
+  uint8_t heap; /* H_LIVE: a block of an ALLOC (its sym the site), H_FREED after its free */
+  int32_t freed_at; /* the FREE statement, H_FREED */
   int64_t n;
   double *d;
   int32_t *iv;
@@ -58,6 +60,8 @@ typedef struct km {
   uint64_t steps, max_steps, frames;
   uint64_t block, blocks; /* the current block instance; instances made */
   uint32_t calls, max_calls, nest;
+  uint32_t leaks;    /* blocks never freed (counted as their frame ends) */
+  int32_t leak_stmt; /* the ALLOC of the first, -1 */
   cg_ktracef rtrace; /* the trace of reads: c->trace, NULL while a hook evaluates */
   uint8_t readmark;  /* CG_KACC_READ, 0 while a hook evaluates */
 } km;
@@ -70,6 +74,7 @@ struct cg_kpoint {
 };
 
 enum { X_BREAK = 1, X_CONT = 2, X_RET = 3 };
+enum { H_NONE = 0, H_LIVE = 1, H_FREED = 2 };
 
 /* {==== errors ====} */
 
@@ -134,7 +139,17 @@ static int new_obj(km *m, int32_t sym, int32_t array, int base, int konst, int64
 }
 
 static void pop_objs(km *m, size_t to) {
-  while (m->nobj > to) free_obj(m, &m->obj[--m->nobj]);
+  while (m->nobj > to) {
+    kobj *b = &m->obj[--m->nobj];
+    if (b->heap == H_LIVE && !m->leaks++) m->leak_stmt = b->freed_at; /* freed_at: its ALLOC while live */
+    free_obj(m, b);
+  }
+}
+
+/* A pointer into object o used (expression x) after o was freed. */
+static int after_free(km *m, int32_t x, int32_t o) {
+  return XERR(m, x, "use of %s after its free (line %d)", oname(m, o),
+              (int)CG_KSTMT(m->k, m->obj[o].freed_at, LINE));
 }
 
 static void trace(km *m, int32_t st, int32_t x, int32_t o, int64_t cell, int write,
@@ -199,6 +214,7 @@ static int ptr_value(km *m, const frame *fr, int32_t x, int32_t s, kv *v) {
   if (fr->pobj[slot] < 0)
     return XERR(m, x, "pointer %s used before it is set", m->k->names[CG_KSYM(m->k, s, NAME)]);
   v->obj = fr->pobj[slot], v->i = fr->poff[slot];
+  if (m->obj[v->obj].heap == H_FREED) return after_free(m, x, v->obj);
   return CG_OK;
 }
 
@@ -369,6 +385,7 @@ static int eval_ptradd(km *m, const frame *fr, int32_t x, kv *v) {
   int rc;
   if ((rc = eval(m, fr, CG_KEXPR(m->k, x, A), &a)) || (rc = eval(m, fr, CG_KEXPR(m->k, x, B), &b)))
     return rc;
+  if (m->obj[a.obj].heap == H_FREED) return after_free(m, x, a.obj);
   v->obj = a.obj, v->i = a.i + b.i;
   if (v->i < 0 || v->i > m->obj[a.obj].n)
     return XERR(m, x, "pointer arithmetic leaves %s (offset %lld of %lld cells)", oname(m, a.obj),
@@ -489,6 +506,54 @@ static int exec_call(km *m, frame *fr, int32_t s) {
   return store(m, fr, s, l, m->ret, m->ndir ? m->rt : NULL);
 }
 
+/* p = malloc(n cells) or calloc: a new object for the site's block, its
+ * cells indeterminate (malloc) or 0 (calloc); p points to its start. */
+static int exec_alloc(km *m, frame *fr, int32_t s) {
+  const cg_kernel *k = m->k;
+  int32_t l = CG_KSTMT(k, s, ALLOC_LHS), h = CG_KEXPR(k, CG_KSTMT(k, s, ALLOC_BLOCK), SYM), o;
+  int zero = (CG_KSTMT(k, s, FLAGS) & CG_KH_ZERO) != 0, rc;
+  kv n, p;
+  kobj *b;
+  if ((rc = eval(m, fr, CG_KSTMT(k, s, ALLOC_COUNT), &n))) return rc;
+  if (n.i < 0) return SERR(m, s, "%s of %lld cells", zero ? "calloc" : "malloc", (long long)n.i);
+  if ((rc = new_obj(m, h, -1, CG_KSYM(k, h, BASE), 0, n.i, &o))) return rc;
+  b = &m->obj[o];
+  b->heap = H_LIVE, b->freed_at = s;
+  if (zero) {
+    if (b->d) memset(b->d, 0, (size_t)n.i * sizeof *b->d);
+    else memset(b->iv, 0, (size_t)n.i * sizeof *b->iv);
+    memset(b->init, 1, (size_t)n.i);
+  }
+  p.obj = o, p.i = 0, p.d = 0;
+  return store(m, fr, s, l, p, NULL);
+}
+
+/* free(p): p the start of a live block. */
+static int exec_free(km *m, frame *fr, int32_t s) {
+  const cg_kernel *k = m->k;
+  int32_t x = CG_KSTMT(k, s, FREE_PTR);
+  kv p;
+  int rc;
+  kobj *b;
+  if (CG_KEXPR(k, x, OP) == CG_KE_VAR) { /* its value as it is: a freed block is named below */
+    int32_t slot = CG_KEXPR(k, x, SYM) - CG_KFUNC(k, fr->f, SYM0);
+    if (fr->pobj[slot] < 0)
+      return XERR(m, x, "pointer %s used before it is set", k->names[CG_KSYM(k, CG_KEXPR(k, x, SYM), NAME)]);
+    p.obj = fr->pobj[slot], p.i = fr->poff[slot];
+  } else if ((rc = eval(m, fr, x, &p)))
+    return rc;
+  b = &m->obj[p.obj];
+  if (b->heap == H_NONE)
+    return SERR(m, s, "free of %s, which malloc or calloc did not give", oname(m, p.obj));
+  if (b->heap == H_FREED)
+    return SERR(m, s, "double free of %s (freed before at line %d)", oname(m, p.obj),
+                (int)CG_KSTMT(k, b->freed_at, LINE));
+  if (p.i != 0)
+    return SERR(m, s, "free of cell %lld of %s, not its start", (long long)p.i, oname(m, p.obj));
+  b->heap = H_FREED, b->freed_at = s;
+  return CG_OK;
+}
+
 /* A loop's test, a step of its own (so that an empty loop ends at the
  * limit): *go is 0 when the loop ends. */
 static int loop_test(km *m, frame *fr, int32_t s, int *go) {
@@ -540,6 +605,8 @@ static int exec_stmt(km *m, frame *fr, int32_t s) {
     case CG_KST_LOOP: return exec_loop(m, fr, s);
     case CG_KST_BREAK: return X_BREAK;
     case CG_KST_CONTINUE: return X_CONT;
+    case CG_KST_ALLOC: return exec_alloc(m, fr, s);
+    case CG_KST_FREE: return exec_free(m, fr, s);
     default: /* return */
       x = CG_KSTMT(k, s, RETURN_VALUE);
       if (x >= 0) {
@@ -597,7 +664,8 @@ static int exec_slice(km *m, frame *fr, int32_t start, int32_t n) {
   }
   for (i = 0; i < n && rc == CG_OK; i++) {
     int32_t s = k->list[start + i];
-    int kind = CG_KSTMT(k, s, KIND), simple = kind == CG_KST_ASSIGN || kind == CG_KST_CALL;
+    int kind = CG_KSTMT(k, s, KIND), simple = kind == CG_KST_ASSIGN || kind == CG_KST_CALL ||
+                                                        kind == CG_KST_ALLOC || kind == CG_KST_FREE;
     if (++m->steps > m->max_steps) {
       rc = SERR(m, s, "step limit of %llu reached", (unsigned long long)m->max_steps);
       break;
@@ -630,7 +698,7 @@ static int frame_new(km *m, int32_t g, frame *fr) {
   for (i = 0; i < fr->nsym; i++) {
     int32_t s = CG_KFUNC(k, g, SYM0) + (int32_t)i;
     int konst = (CG_KSYM(k, s, QUAL) & CG_KQ_CONST) != 0;
-    if (CG_KSYM(k, s, PTR)) continue;
+    if (CG_KSYM(k, s, PTR) || CG_KSYM(k, s, KIND) == CG_KS_HEAP) continue; /* a site: blocks come at its ALLOC */
     if (new_obj(m, s, -1, CG_KSYM(k, s, BASE), konst, cg_ksym_cells(k, s), &fr->obj[i])) return CG_ENOMEM;
   }
   return CG_OK;
@@ -889,7 +957,7 @@ static int km_init(km *m, cg_alloc *A, const cg_kernel *k, const cg_kcall *c, cg
   m->k = k, m->A = A, m->c = c, m->e = e, m->ndir = c->ndir;
   m->max_steps = c->max_steps ? c->max_steps : CG_KMAX_STEPS;
   m->max_calls = c->max_calls ? c->max_calls : CG_KMAX_CALLS;
-  m->rtrace = c->trace, m->readmark = CG_KACC_READ;
+  m->rtrace = c->trace, m->readmark = CG_KACC_READ, m->leak_stmt = -1;
   if (c->ndir && (size_t)k->nexpr > SIZE_MAX / sizeof(double) / c->ndir) return nomem(m);
   if (!(m->gobj = CG_NEW(A, int32_t, k->nsym)) ||
       !(m->xt = CG_NEW(A, double, (size_t)k->nexpr * c->ndir)) || !(m->rt = CG_NEW(A, double, c->ndir)))
@@ -917,6 +985,7 @@ int cg_kinterp_run(cg_alloc *A, const cg_kernel *k, const cg_kcall *c, cg_kresul
   }
   if (!rc) rc = take_results(&m, &fr, r);
   frame_free(&m, &fr);
+  if (!rc) r->leaks = m.leaks, r->leak_stmt = m.leak_stmt;
   km_free(&m);
   if (rc) cg_kresult_free(r);
   return rc;

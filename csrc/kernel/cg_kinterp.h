@@ -10,7 +10,10 @@
  * works).  A pointer is a pair (object, offset).  Pointer parameters are
  * bound to (array, offset), so two of them may share an array: the aliased
  * cases.  Objects of a frame go when it returns; a pointer cannot outlive
- * them (no pointer is stored in memory or returned).
+ * them (no pointer is stored in memory or returned).  An ALLOC makes an
+ * object (sym: its HEAP site) in the frame that runs it; a FREE marks it
+ * freed (kept, so that a later use is named); a block still live when its
+ * frame returns is a leak, counted in the result.
  *
  * Values are those of the compiled kernel bit for bit: each operation is
  * the same C operation on the same types in the same order, each intrinsic
@@ -20,7 +23,10 @@
  * may reach one past the end, as C allows), a read of an uninitialized cell
  * or pointer, int overflow in + - * / % and unary minus (checked before it
  * happens), int division or modulo by 0, a double->int cast of NaN or out of
- * range, a write through a pointer to a const object, the call depth or the
+ * range, a write through a pointer to a const object, a read of a malloc'd
+ * cell before it is written, a use of a block after its free, a double
+ * free, a free of memory malloc or calloc did not give or not at its
+ * block's start, the call depth or the
  * step limit (statements executed) reached, the value of a function that
  * ended without a return used by its caller.  Short-circuit && || ?:
  * evaluate only what C evaluates.  Bad arguments (a type, an offset outside
@@ -144,6 +150,8 @@ typedef struct cg_kresult {
   double ret;
   double *ret_t;        /* ndir tangents of a double return value */
   uint64_t steps;
+  uint32_t leaks;       /* blocks of malloc/calloc never freed */
+  int32_t leak_stmt;    /* the ALLOC statement of the first, -1: none */
 } cg_kresult;
 
 /* Runs call c on kernel k; fills r (freed by cg_kresult_free, also after a

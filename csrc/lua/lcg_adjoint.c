@@ -9,7 +9,7 @@
 #include "lcg.h"
 #include "../adjoint/cg_addg.h"
 
-CG_KKINDS_SEEN(7, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
 
 /* What a call owns across Lua calls that may raise. */
 typedef struct lloops {
@@ -62,6 +62,14 @@ static void push_node_text(lua_State *L, const cg_kernel *k, int32_t s) {
         add_expr(&b, k, k->args[a0 + i]);
       }
       luaL_addstring(&b, ")");
+      break;
+    case CG_KST_ALLOC: /* p = malloc(n), p = calloc(n): the count in cells */
+      add_expr(&b, k, CG_KSTMT(k, s, ALLOC_LHS));
+      luaL_addstring(&b, (CG_KSTMT(k, s, FLAGS) & CG_KH_ZERO) ? " = calloc(" : " = malloc(");
+      add_expr(&b, k, CG_KSTMT(k, s, ALLOC_COUNT)), luaL_addstring(&b, ")");
+      break;
+    case CG_KST_FREE:
+      luaL_addstring(&b, "free("), add_expr(&b, k, CG_KSTMT(k, s, FREE_PTR)), luaL_addstring(&b, ")");
       break;
     default: /* if, loop */
       luaL_addstring(&b, CG_KSTMT(k, s, KIND) == CG_KST_IF ? "if (" : CG_KSTMT(k, s, FLAGS) == CG_KL_FOR ? "for ("

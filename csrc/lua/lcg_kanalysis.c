@@ -99,7 +99,7 @@ int32_t *lcg_kparams(lua_State *L, const cg_kernel *k, int32_t f, int opts, cons
 
 /* {==== the result ====} */
 
-static const char *const kind_names[] = {"scalar", "array", "region", "global"};
+static const char *const kind_names[] = {"scalar", "array", "region", "global", "heap"};
 
 static void push_objects(lua_State *L, const cg_kalias *al) {
   uint32_t o;

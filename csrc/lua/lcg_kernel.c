@@ -41,7 +41,7 @@ static void push_enum(lua_State *L, const char *(*name)(int), int count, const c
 }
 
 static const char *sym_kind_name(int i) {
-  static const char *const n[] = {"param", "local", "temp", "global"};
+  static const char *const n[] = {"param", "local", "temp", "global", "heap"};
   return n[i];
 }
 static const char *loop_kind_name(int i) {
@@ -127,6 +127,7 @@ static int l_kernel_layout(lua_State *L) {
   lua_pushinteger(L, CG_KQ_RESTRICT), lua_setfield(L, -2, "restrict");
   lua_pushinteger(L, CG_KQ_ADDR), lua_setfield(L, -2, "addr");
   lua_setfield(L, -2, "qual");
+  lua_pushinteger(L, CG_KH_ZERO), lua_setfield(L, -2, "heap_zero"); /* ALLOC's FLAGS for calloc */
   lua_pushinteger(L, CG_KMAX_DEPTH);
   lua_setfield(L, -2, "max_depth");
   push_stmt_parts(L);
@@ -637,6 +638,7 @@ static void push_access(lua_State *L, const cg_kaccess *a) {
 
 /* k:run(f, call [, {max_steps=, max_calls=, trace=true}]) -> {arrays =
  * {{name=, values={...}, init={booleans}}...}, ret = value | nil, steps = n,
+ * leaks = n, leak = "FILE:LINE:COL: note: ..." (blocks never freed, if any),
  * trace = {{stmt=, expr=, object=, cell=, write=, frame=, block=, value=}...} (with
  * opts.trace)} | nil, "FILE:LINE:COL: message". */
 static int k_run(lua_State *L) {
@@ -677,6 +679,18 @@ static int k_run(lua_State *L) {
     lua_setfield(L, -2, "ret");
   }
   lua_pushinteger(L, (lua_Integer)r->steps), lua_setfield(L, -2, "steps");
+  if (r->leaks) { /* a note, not an error: C leaves it to the program */
+    const cg_kernel *k = u->k;
+    int32_t ls = r->leak_stmt;
+    if (ls >= 0)
+      lua_pushfstring(L, "%s:%d:%d: note: %d block%s of malloc or calloc never freed (the first from here)",
+                      k->file ? k->file : "kernel", (int)CG_KSTMT(k, ls, LINE), (int)CG_KSTMT(k, ls, COL),
+                      (int)r->leaks, r->leaks == 1 ? "" : "s");
+    else
+      lua_pushfstring(L, "%d blocks of malloc or calloc never freed", (int)r->leaks);
+    lua_setfield(L, -2, "leak");
+    lua_pushinteger(L, (lua_Integer)r->leaks), lua_setfield(L, -2, "leaks");
+  }
   if (c->c.trace) {
     size_t t;
     lua_createtable(L, (int)c->ntrace, 0);

@@ -103,6 +103,10 @@ local STMT_TEXT = ir.cases("stmt", "cgwb.kernel statement text", {
   loop = function(_, fl, r) return r.form .. " (" .. (r.cond and expr_c(fl, r.cond) or "1") .. ")" end,
   ["return"] = function(_, fl, r) return r.value and ("return " .. expr_c(fl, r.value)) or "return" end,
   ["break|continue"] = function(kind) return kind end,
+  alloc = function(_, fl, r)
+    return expr_c(fl, r.lhs) .. (r.zero and " = calloc(" or " = malloc(") .. expr_c(fl, r.count) .. " cells)"
+  end,
+  free = function(_, fl, r) return "free(" .. expr_c(fl, r.ptr) .. ")" end,
 })
 
 -- Appends the statements of ids, depth first in the order they run, to out.
@@ -374,7 +378,7 @@ M.core_call = convert
 -- args = {x = 0.5, a = {"A", 0}} or {0.5, {"A", 0}}}); opts go to k:run
 -- (opts.name: the call's name in messages, default "CALL.json").  Returns
 -- {arrays = {A = {...}}, scalars = {x = 0.5}, ["return"] = v or json.null,
--- steps = n}, or nil, message, kind ("input": the call is wrong; "run": the
+-- steps = n, notes = {leak note} (blocks never freed, if any)}, or nil, message, kind ("input": the call is wrong; "run": the
 -- kernel failed at run time, the message names its line).
 -- @function Kernel:call
 function K.call(k, f, c, opts)
@@ -383,6 +387,7 @@ function K.call(k, f, c, opts)
   local r, err = k:run(K.function_id(k, f), call, opts)
   if not r then return nil, err, "run" end
   local out = { arrays = {}, scalars = {}, ["return"] = r.ret == nil and json.null or r.ret, steps = r.steps }
+  if r.leak then out.notes = { r.leak } end
   for i, a in ipairs(r.arrays) do
     local vals = json.array({})
     for c, x in ipairs(a.values) do vals[c] = (a.init and not a.init[c]) and json.null or x end

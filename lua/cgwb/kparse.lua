@@ -16,6 +16,7 @@ local grammar = require "cgwb.kparse.grammar"
 local lower = require "cgwb.kparse.lower"
 require "cgwb.kparse.ctypes"
 require "cgwb.kparse.stmt"
+require "cgwb.kparse.heap"
 
 local M = {}
 

@@ -2,7 +2,8 @@
  * loader accepts a hand-written kernel and fills the derived arrays, and
  * refuses each broken invariant with a message naming table, row and
  * field; the control flow graph of the same kernel, vertex by vertex; the
- * interpreter on it; and every allocation of load, graph and run failing
+ * interpreter on it; a kernel that allocates (ALLOC, FREE, its heap site)
+ * loaded, run, its broken rows refused, a double free reported; and every allocation of load, graph and run failing
  * in turn (CG_ENOMEM, nothing leaked).  Prints "N passed, N failed". */
 #include <math.h>
 #include <stdarg.h>
@@ -392,6 +393,108 @@ static void test_interp(void) {
   cg_kernel_free(k);
 }
 
+/* {==== the heap ====}
+ * void h(double *y) { double *p; p = malloc(2 cells); p[0] = y[0]; y[1] = p[0];
+ *   free(p); }   (syms 0 y, 1 p, 2 the site p@2; st 0 alloc, 1, 2, 3 free) */
+typedef struct hids {
+  int32_t site, block, count, alloc, fr, ptr;
+} hids;
+
+static void build_heap(kb *b, hids *I) {
+  int32_t f, y, p, body;
+  memset(b, 0, sizeof *b);
+  f = func(b, "h", CG_KT_VOID);
+  y = sym(b, "y", f, CG_KS_PARAM, CG_KT_DOUBLE, 1, 0, 0, 0);
+  p = sym(b, "p", f, CG_KS_LOCAL, CG_KT_DOUBLE, 1, 0, 0, 0);
+  I->site = sym(b, "p@2", f, CG_KS_HEAP, CG_KT_DOUBLE, 0, 1, 0, 0);
+  I->count = ex(b, CG_KE_CONST_I, CG_KT_INT, -1, -1, -1, 2, 2);
+  I->block = ex(b, CG_KE_ADDR, CG_KT_PDOUBLE, -1, -1, I->site, 0, 2);
+  I->alloc = st(b, CG_KST_ALLOC, f, 0, 2, X7(ex(b, CG_KE_VAR, CG_KT_PDOUBLE, -1, -1, p, 0, 2), I->count, I->block, -1, -1, -1, -1));
+  st(b, CG_KST_ASSIGN, f, 0, 3, X7(ex(b, CG_KE_ELEM, CG_KT_DOUBLE, ex(b, CG_KE_CONST_I, CG_KT_INT, -1, -1, -1, 0, 3), -1, p, 0, 3),
+                                   ex(b, CG_KE_ELEM, CG_KT_DOUBLE, ex(b, CG_KE_CONST_I, CG_KT_INT, -1, -1, -1, 0, 3), -1, y, 0, 3), -1, -1, -1, -1, -1));
+  st(b, CG_KST_ASSIGN, f, 0, 4, X7(ex(b, CG_KE_ELEM, CG_KT_DOUBLE, ex(b, CG_KE_CONST_I, CG_KT_INT, -1, -1, -1, 1, 4), -1, y, 0, 4),
+                                   ex(b, CG_KE_ELEM, CG_KT_DOUBLE, ex(b, CG_KE_CONST_I, CG_KT_INT, -1, -1, -1, 0, 4), -1, p, 0, 4), -1, -1, -1, -1, -1));
+  I->ptr = ex(b, CG_KE_VAR, CG_KT_PDOUBLE, -1, -1, p, 0, 5);
+  I->fr = st(b, CG_KST_FREE, f, 0, 5, X7(I->ptr, -1, -1, -1, -1, -1, -1));
+  body = slice(b, 4, (int32_t)0, (int32_t)1, (int32_t)2, (int32_t)3);
+  b->func[f * CG_KFUNC_W + CG_KFUNC_BODY] = body, b->func[f * CG_KFUNC_W + CG_KFUNC_NBODY] = 4;
+}
+
+/* Runs h on y = {0.5, 9}: its status (y[1] becomes 0.5). */
+static int run_h(cg_kernel *k, cg_kresult *r, cg_error *e) {
+  static const double y[2] = {0.5, 9.0};
+  cg_karray a = {"y", CG_KT_DOUBLE, 2, y, NULL};
+  cg_karg arg = {CG_KARG_PTR, 0, 0, 0, 0};
+  cg_kcall c;
+  memset(&c, 0, sizeof c);
+  c.func = 0, c.narray = 1, c.arrays = &a, c.narg = 1, c.args = &arg;
+  return cg_kinterp_run(NULL, k, &c, r, e);
+}
+
+static void test_heap(void) {
+  kb b;
+  hids I;
+  cg_ksrc s;
+  cg_error e;
+  cg_kresult r;
+  cg_kernel *k;
+  size_t i;
+  build_heap(&b, &I);
+  s = src_of(&b);
+  k = cg_kernel_load(NULL, &s, &e);
+  CHECK(k != NULL);
+  if (!k) {
+    fprintf(stderr, "test_kernel: heap: %s\n", e.msg);
+    return;
+  }
+  CHECK(run_h(k, &r, &e) == CG_OK && r.values[0][1] == 0.5 && r.leaks == 0);
+  cg_kresult_free(&r);
+  cg_kernel_free(k);
+  {
+    const breakage B[] = {
+        {"block not an address", 2, 0, CG_KEXPR_OP, CG_KE_VAR, "names heap site"},
+        {"count of type double", 2, 0, CG_KEXPR_TYPE, CG_KT_DOUBLE, "const_i of type double"},
+        {"alloc flags", 3, 0, CG_KSTMT_FLAGS, 2, "stmt 0: alloc flags 2"},
+        {"a site with dims", 1, 2, CG_KSYM_NDIM, 2, "sym 2: a heap site that is not a 1-D block of unknown size"},
+        {"a block of ints for doubles", 1, 2, CG_KSYM_BASE, CG_KT_INT, "but sym 2 gives int *"},
+        {"flags on a free", 3, 3, CG_KSTMT_FLAGS, 1, "stmt 3: flags 1 on a free"},
+    };
+    for (i = 0; i < sizeof B / sizeof B[0]; i++) { /* expr rows: 0 the block, else the count */
+      int row = B[i].table == 2 && i == 0 ? I.block : B[i].table == 2 ? I.count : B[i].row;
+      *cell_of(&b, B[i].table, row, B[i].field) = B[i].value;
+      if (i == 0) b.expr[I.block * CG_KEXPR_W + CG_KEXPR_TYPE] = CG_KT_DOUBLE, b.expr[I.block * CG_KEXPR_W + CG_KEXPR_OP] = CG_KE_ELEM,
+        b.expr[I.block * CG_KEXPR_W + CG_KEXPR_A] = ex(&b, CG_KE_CONST_I, CG_KT_INT, -1, -1, -1, 0, 2);
+      expect_refused(&b, B[i].what, i == 0 ? "the block is not the address of a heap site" : B[i].msg);
+      build_heap(&b, &I);
+    }
+  }
+  { /* the site named by another expression */
+    build_heap(&b, &I);
+    b.expr[I.ptr * CG_KEXPR_W + CG_KEXPR_OP] = CG_KE_ADDR, b.expr[I.ptr * CG_KEXPR_W + CG_KEXPR_SYM] = I.site;
+    expect_refused(&b, "site elsewhere", "names heap site sym 2 outside its alloc");
+  }
+  { /* the site of no alloc: the alloc's block is a local's address */
+    build_heap(&b, &I);
+    b.sym[I.site * CG_KSYM_W + CG_KSYM_KIND] = CG_KS_LOCAL, b.sym[I.site * CG_KSYM_W + CG_KSYM_DIM0] = 2;
+    expect_refused(&b, "no site", "the block is not the address of a heap site");
+  }
+  { /* a double free: the interpreter's error at the second */
+    int32_t body;
+    build_heap(&b, &I);
+    st(&b, CG_KST_FREE, 0, 0, 6, X7(ex(&b, CG_KE_VAR, CG_KT_PDOUBLE, -1, -1, 1, 0, 6), -1, -1, -1, -1, -1, -1));
+    body = slice(&b, 5, (int32_t)0, (int32_t)1, (int32_t)2, (int32_t)3, (int32_t)4);
+    b.func[CG_KFUNC_BODY] = body, b.func[CG_KFUNC_NBODY] = 5;
+    s = src_of(&b);
+    k = cg_kernel_load(NULL, &s, &e);
+    CHECK(k != NULL);
+    if (k) {
+      CHECK(run_h(k, &r, &e) == CG_ERUNTIME && strstr(e.msg, "t.c:6:3: double free of p@2 (freed before at line 5)"));
+      cg_kresult_free(&r);
+      cg_kernel_free(k);
+    }
+  }
+}
+
 /* }==== */
 
 /* {==== out of memory ====} */
@@ -440,6 +543,7 @@ int main(void) {
   test_refuses();
   test_cfg();
   test_interp();
+  test_heap();
   test_oom();
   return check_report("test_kernel");
 }

@@ -25,6 +25,7 @@ function E:locals()
   for s = fr.sym0, fr.sym0 + fr.nsym - 1 do
     local y = v:sym(s)
     local is_param = s < fr.sym0 + fr.nparam
+    if y.kind == "heap" then goto next end -- an allocation site: no variable
     if not is_param then
       local init = (y.ndim > 0 and not y.ptr) and (y.ndim == 2 and " = {{0}}" or " = {0}")
         or (y.ptr and " = 0" or (double(y) and " = 0.0" or " = 0"))
@@ -47,6 +48,7 @@ function E:locals()
         across[#across + 1] = gen.prefix .. b
       end
     end
+    ::next::
   end
   return decl, adecl, cross, across
 end
@@ -62,7 +64,7 @@ function E:regions()
   local function region(n, array) lines[#lines + 1] = ("cgwb_frame_region(%s%s, sizeof %s);"):format(array and "" or "&", n, n) end
   for s = fr.sym0 + fr.nparam, fr.sym0 + fr.nsym - 1 do
     local y = v:sym(s) -- the front end marks a scalar whose address is taken (addr)
-    if not y.ptr and (y.ndim > 0 or y.addr) then
+    if not y.ptr and (y.ndim > 0 or y.addr) and y.kind ~= "heap" then
       region(u.cname[s], y.ndim > 0)
       if double(y) then region(gen.bname[s], y.ndim > 0) end
     end
@@ -146,11 +148,13 @@ function E:emit()
   local names = {}
   for s = sym0, sym0 + fr.nsym - 1 do
     local y = v:sym(s)
+    if y.kind == "heap" then goto next end
     names[#names + 1] = u.cname[s]
     if double(y) then
       names[#names + 1] = gen.bname[s]
       if s < sym0 + np and scalar(y) then names[#names + 1] = gen.prefix .. gen.bname[s] end
     end
+    ::next::
   end
   local sig_tail = gen:adj_params(self.fid)
   local P = gen.prefix

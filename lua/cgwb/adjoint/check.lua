@@ -52,6 +52,8 @@ local EXPRS = ir.cases("stmt", "cgwb.adjoint: the expressions of a statement", {
     return es
   end,
   ["break|continue"] = function() return {} end,
+  alloc = function(_, r) return { r.count } end,
+  free = function(_, r) return { r.ptr } end,
 })
 
 -- The -DCGWB_CHECK_ASSUME lines before statement record r (a loop's test

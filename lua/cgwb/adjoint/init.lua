@@ -116,8 +116,12 @@ function G:plain_func(f)
   local fn = setmetatable({ u = u, v = v, gen = self, fid = f }, E)
   local fr = v:func(f)
   local decl, names = {}, {}
-  for s = fr.sym0 + fr.nparam, fr.sym0 + fr.nsym - 1 do decl[#decl + 1] = u:sym_decl(s) .. ";" end
-  for s = fr.sym0, fr.sym0 + fr.nsym - 1 do names[#names + 1] = u.cname[s] end -- the user's unused ones too
+  for s = fr.sym0 + fr.nparam, fr.sym0 + fr.nsym - 1 do
+    if v:sym(s).kind ~= "heap" then decl[#decl + 1] = u:sym_decl(s) .. ";" end
+  end
+  for s = fr.sym0, fr.sym0 + fr.nsym - 1 do -- the user's unused ones too
+    if v:sym(s).kind ~= "heap" then names[#names + 1] = u.cname[s] end
+  end
   local head = ("static %s %s(%s)"):format(fr.ret, self.plain_name[f], self:plain_params(f))
   return fn:sweep(head, decl, function()
     for _, st in ipairs(fr.body) do
@@ -440,7 +444,9 @@ local function emit_raw(k, fname, opts)
   local body = em:pop()
   local body_text = table.concat(emit.render_all(body), "\n")
   em:line(("/* Adjoint code of %s (cgwb adjoint; doc/adjoint-code.md). */"):format(name))
-  for _, l in ipairs { "#include <math.h>", "#include <stddef.h>", '#include "cgwb_adstack.h"' } do em:line(l) end
+  for _, l in ipairs { "#include <math.h>", "#include <stddef.h>", "#include <stdlib.h>", '#include "cgwb_adstack.h"' } do
+    em:line(l)
+  end
   for s = 0, v.nsym - 1 do -- the globals the body reads (its text names them: the one scan of generated text)
     if v:sym(s).kind == "global" and emit.mentions(body_text, u.cname[s]) then em:line(u:nest_rows(s, u:global_text(s))) end
   end

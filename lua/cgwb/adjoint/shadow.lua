@@ -82,14 +82,14 @@ function E:ptr_states()
   self.ptr_state = state
   local assigns = {}
   for _, r in ipairs(self:own_stmts()) do
-    if r.kind == "assign" and self:is_ptr_var(r.lhs) then assigns[#assigns + 1] = r end
+    if (r.kind == "assign" or r.kind == "alloc") and self:is_ptr_var(r.lhs) then assigns[#assigns + 1] = r end
   end
   local changed = true
   while changed do
     changed = false
     for _, r in ipairs(assigns) do
       local s = v:expr(r.lhs).sym
-      local new = JOIN[state[s] or "none"][self:root_state(r.rhs)]
+      local new = JOIN[state[s] or "none"][r.kind == "alloc" and "live" or self:root_state(r.rhs)] -- a block: its adjoint beside it
       if new ~= (state[s] or "none") then state[s], changed = new, true end
     end
   end

@@ -227,6 +227,17 @@ local FWD = ir.cases("stmt", "cgwb.adjoint: the forward sweep", {
     if r.value then self:set(self.ret_var, self:ex(r.value), r.line) end
   end,
   ["break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
+  alloc = function(_, self, r) -- the old pointer (and shadow) taped: a loop's earlier blocks are found again
+    self:push_old(r.lhs)
+    if self:is_ptr_var(r.lhs) then -- a block of doubles: its adjoint beside it, zero
+      self:set(self.gen.bname[self.v:expr(r.lhs).sym],
+        ("calloc((size_t)%s, sizeof(double))"):format(self.u:expr(r.count, false)), r.line)
+    end
+    self:put(self.u:simple(r.id), r.line)
+  end,
+  free = function(_, self, r) -- deferred: the reverse sweep reads the block (freed at its allocation's reverse)
+    self.em:line(("/* %d: %s: in the reverse sweep */"):format(r.line, self.u:simple(r.id)))
+  end,
 })
 
 function E:fwd(st)
@@ -316,6 +327,13 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
   end,
   ["return"] = function() end, -- its adjoint is the first thing of the reverse sweep
   ["break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
+  alloc = function(_, self, r) -- every use of the block is behind: it and its adjoint go, the old pointer back
+    local l = r.line
+    if self:is_ptr_var(r.lhs) then self:call("free", self.gen.bname[self.v:expr(r.lhs).sym], l) end
+    self:call("free", self:ex(r.lhs), l .. ": " .. self.u:simple(r.id))
+    self:pop_old(r.lhs, l)
+  end,
+  free = function() end, -- done at the allocation's reverse
 })
 
 function E:rev(st)
@@ -372,6 +390,7 @@ local PLAIN = ir.cases("stmt", "cgwb.adjoint: the plain code", {
     self:loop_frame(r, function(s) self:plain(s, snap, count) end, function() self:plain_slice(r.body, snap, count) end)
   end,
   ["return|break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
+  ["alloc|free"] = function(_, self, r) self:put(self.u:simple(r.id), r.line) end,
 })
 
 -- Statement st as plain C (callees' plain copies g_p); snap: {[sym] =

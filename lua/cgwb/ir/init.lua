@@ -11,7 +11,9 @@
 --                 func part an id (nil for -1), a list part the statement
 --                 ids, an args part the argument expression ids}
 --                 assign {lhs, rhs}, call {callee, args, lhs}, if {cond,
---                 then, else}, loop {cond, pre, body, step}, return {value}
+--                 then, else}, loop {cond, pre, body, step}, return {value},
+--                 alloc {lhs, count, block (the ADDR of its heap site), zero
+--                 (calloc)}, free {ptr}
 --   v:expr(x)  -> {id, op, type, a, b, c (operand ids or nil), sym (nil for
 --                 none and for intrin), fn (intrin: the C name), value
 --                 (const_i: the int, const_d: the double), line, col}
@@ -75,6 +77,7 @@ function V:stmt(s)
   r = { id = s, kind = kind, line = row[base + LAY.stmt.LINE], col = row[base + LAY.stmt.COL],
     pragma = pragma >= 0 and self.flat.names[pragma + 1] or nil }
   if kind == "loop" then r.form = LAY.loop_kinds[row[base + LAY.stmt.FLAGS] + 1] end
+  if kind == "alloc" then r.zero = (row[base + LAY.stmt.FLAGS] & LAY.heap_zero) ~= 0 end
   for _, p in ipairs(PARTS[kind]) do
     local v = row[base + p.offset]
     if p.what == "list" or p.what == "args" then r[p.name] = self:slice(v, row[base + p.offset + 1], p.what == "args" and "args" or "list")

@@ -109,10 +109,30 @@ function U:call_text(st)
   return r.lhs and (self:expr(r.lhs, true) .. " = " .. t) or t
 end
 
--- An ASSIGN or CALL (statement st) without its semicolon.
+-- The C call that allocates ALLOC record r's block (cells of its pointer's
+-- base; the count an int expression of cells).
+function U:alloc_call(r)
+  local base = self.v:sym(self.v:expr(r.lhs).sym).base
+  local n = "(size_t)" .. self:expr(r.count, false)
+  if r.zero then return "calloc(" .. n .. ", sizeof(" .. base .. "))" end
+  return "malloc(" .. n .. " * sizeof(" .. base .. "))"
+end
+
+-- Whether function f (0-based) allocates: its text needs <stdlib.h>.
+function U:allocates(f)
+  local v = self.v
+  for s = v:func(f).sym0, v:func(f).sym0 + v:func(f).nsym - 1 do
+    if v:sym(s).kind == "heap" then return true end
+  end
+  return false
+end
+
+-- An ASSIGN, CALL, ALLOC or FREE (statement st) without its semicolon.
 function U:simple(st)
   local r = self.v:stmt(st)
   if r.kind == "assign" then return self:expr(r.lhs, true) .. " = " .. self:expr(r.rhs, true) end
+  if r.kind == "alloc" then return self:expr(r.lhs, true) .. " = " .. self:alloc_call(r) end
+  if r.kind == "free" then return "free(" .. self:expr(r.ptr, true) .. ")" end
   return self:call_text(st)
 end
 
@@ -128,7 +148,7 @@ function U:comma(ids)
 end
 
 local STMT = ir.cases("stmt", "cgwb.ir.unparse", {
-  ["assign|call"] = function(_, u, r) u.em:line(u:simple(r.id) .. ";") end,
+  ["assign|call|alloc|free"] = function(_, u, r) u.em:line(u:simple(r.id) .. ";") end,
   ["if"] = function(_, u, r)
     u.em:open("if (" .. u:expr(r.cond, true) .. ") {")
     u:slice(r["then"])
@@ -199,7 +219,9 @@ end
 function U:func(f)
   local r = self.v:func(f)
   self.em:open(self:signature(f) .. " {")
-  for s = r.sym0 + r.nparam, r.sym0 + r.nsym - 1 do self.em:line(self:sym_decl(s) .. ";") end
+  for s = r.sym0 + r.nparam, r.sym0 + r.nsym - 1 do
+    if self.v:sym(s).kind ~= "heap" then self.em:line(self:sym_decl(s) .. ";") end -- a site: no variable
+  end
   self:slice(r.body)
   self.em:close()
 end
@@ -252,7 +274,9 @@ function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
     for s = sym0, sym0 + ns - 1 do taken[self.cname[s]] = true end
     ret_name[f] = fresh(taken, self:name_of("func", f) .. ret_suffix)
     for s = sym0, sym0 + ns - 1 do
-      if self.lay.types[self:get("sym", s, "BASE") + 1] == "double" then dname[s] = fresh(taken, self.cname[s] .. suffix) end
+      if self.lay.types[self:get("sym", s, "BASE") + 1] == "double" and self:get("sym", s, "KIND") ~= self.lay.sym_kinds.heap then
+        dname[s] = fresh(taken, self.cname[s] .. suffix)
+      end
     end
   end
   return dname, ret_name
@@ -311,6 +335,9 @@ function M.unparse(flat, lay)
   local u = writer(flat, lay)
   local em = u.em
   em:line("#include <math.h>")
+  for f = 0, u.nfunc - 1 do
+    if u:allocates(f) then em:line("#include <stdlib.h>"); break end
+  end
   for s = 0, u.nsym - 1 do
     if u:get("sym", s, "KIND") == lay.sym_kinds.global then em:line(u:global_text(s)) end
   end

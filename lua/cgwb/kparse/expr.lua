@@ -425,6 +425,8 @@ function L:rv_call(e, void_ok)
   if e.f.k ~= "id" then self:outside(e.pos, "a call through an expression", "no function pointers") end
   local name = e.f.name
   if self:lookup(name) then self:err(e.pos, "'%s' is a variable, not a function", name) end
+  local hn = self:heap_name(e)
+  if hn then self:heap_elsewhere(e, hn) end
   if self.LIBC[name] and not self.funcs[name] then return self:libc_call(e, void_ok) end
   local icode = self.lay.intrinsics[name]
   if icode then
@@ -547,6 +549,10 @@ function L:assign_stmt(e, pragma, spos)
   end
   local lhs = self:lvalue(e.lhs)
   local rhs
+  if e.op == "=" and (e.rhs.k == "call" or e.rhs.k == "cast") and self:heap_call(e.rhs) then
+    self:alloc_stmt(lhs, e.rhs, spos or e.pos, pragma) -- p = malloc(...): an ALLOC
+    return lhs
+  end
   if e.op == "=" and e.rhs.k == "call" and not self.lay.intrinsics[e.rhs.f.name or ""]
       and self.funcs[e.rhs.f.name or ""] and not self:lookup(e.rhs.f.name or "")
       and self.funcs[e.rhs.f.name].ret == lhs.ty then

@@ -3,9 +3,9 @@
 -- loops they stand for (a copy of cells; a fill with the value the byte
 -- pattern has in a cell), so every analysis and derivative generator sees
 -- their meaning: a copy carries the source's derivatives, a fill has none.
--- The byte count must be a multiple of the cell's size the compiler can
--- see: `n * sizeof(double)`, `sizeof(double) * n * m`, `sizeof a`, a
--- constant.  `memmove` (whose copy direction depends on where the pointers
+-- The byte count is read as an allocation's is (L:alloc_cells of
+-- kparse/heap.lua): `n * sizeof(double)`, `sizeof(double) * n * m`, `sizeof
+-- a`, a constant the cell size divides.  `memmove` (whose copy direction depends on where the pointers
 -- point) is refused.  Adds methods to the lowering object.
 local L = require "cgwb.kparse.ctypes"
 local errors = require "cgwb.util.errors"
@@ -23,50 +23,6 @@ local function try(f, ...)
   if ok then return v end
   if not errors.is(v, "input") then error(v, 0) end
   return nil
-end
-
---- The factors of a product `a * b * c` (casts to integer types dropped:
--- `(size_t)n * sizeof(double)`).
-local function factors(e, out)
-  out = out or {}
-  if e.k == "bin" and e.op == "*" then
-    factors(e.a, out)
-    factors(e.b, out)
-  else
-    out[#out + 1] = e
-  end
-  return out
-end
-
---- The number of cells of esize bytes in byte count sz (a syntax tree), as
--- an int tree; what names the call for messages.
-function L:cells_of(sz, esize, what)
-  local total = try(self.ice, self, sz)
-  if total then
-    if total % esize ~= 0 then
-      self:err(sz.pos, "%s: %d bytes are not a whole number of %d-byte cells", what, total, esize)
-    end
-    return const_i(total // esize, sz.pos)
-  end
-  local fs = factors(sz)
-  local at
-  for i, f in ipairs(fs) do
-    if f.k == "sizeof" and try(self.sizeof_value, self, f) == esize then at = i break end
-  end
-  if not at then
-    self:outside(sz.pos, ("the size of this %s"):format(what),
-      ("a count of cells times sizeof the cell (%d bytes), such as n * sizeof(double)"):format(esize))
-  end
-  local n
-  for i, f in ipairs(fs) do
-    if i ~= at then
-      while f.k == "cast" and f.ty.ptr == 0 and #f.ty.dims == 0 do f = f.a end -- (size_t)n: n's value
-      local t = self:rv(f)
-      if t.ty ~= "int" then self:err(f.pos, "%s: a byte count of %s", what, t.ty) end
-      n = n and { op = "mul", ty = "int", pos = sz.pos, a = n, b = t } or t
-    end
-  end
-  return n or const_i(1, sz.pos)
 end
 
 --- A pointer argument of a libc call as a pointer to its first cell (a
@@ -128,7 +84,7 @@ function L:libc_call(e, void_ok)
     if src.ty ~= dst.ty then
       self:outside(e.pos, "a memcpy between arrays of different types", "it reinterprets bytes")
     end
-    local n = self:cells_of(e.args[3], CELL[base], name)
+    local n = self:alloc_cells(e.args[3], base, name)
     if self.nhoist ~= n0 then self:err(e.pos, "the arguments of '%s' call functions: call them first", name) end
     local d, s = self:held(dst, e.pos), self:held(src, e.pos)
     return self:counted_loop(e.pos, n, function(i)
@@ -149,7 +105,7 @@ function L:libc_call(e, void_ok)
   else
     fill = const_i((string.unpack("<i4", pattern)), e.pos)
   end
-  local n = self:cells_of(e.args[3], CELL[base], name)
+  local n = self:alloc_cells(e.args[3], base, name)
   if self.nhoist ~= n0 then self:err(e.pos, "the arguments of '%s' call functions: call them first", name) end
   local d = self:held(dst, e.pos)
   return self:counted_loop(e.pos, n, function(i)

@@ -17,6 +17,8 @@ local STMT_WHY
 function L:effect(e, pragma, spos)
   self.posts_ok, self.posts = true, self:no_posts()
   if e.k == "assign" then self:assign_stmt(e, pragma, spos)
+  elseif e.k == "call" and self:heap_name(e) == "free" then
+    self:free_stmt(e, spos or e.pos, pragma)
   elseif e.k == "call" then
     self:rv_call(e, true)
     if pragma ~= -1 and pragma then self:set("stmt", self.cur[#self.cur], "PRAGMA", pragma) end
@@ -160,6 +162,17 @@ function L:local_decl(s)
       info.dim0 = #d.init.items
     end
     local id = self:new_sym(info)
+    local alloc = d.init and info.ndim == 0 and info.ptr == 1 and d.init.k ~= "list" and self:heap_call(d.init)
+    if alloc then -- p's scope begins before its initializer: `int *c = calloc(n, sizeof *c)`
+      self:declare(d.name, id, d.pos)
+      local lhs = { op = "var", ty = PTR_OF[info.base], pos = info.pos, sym = id,
+        pconst = (info.qual & self.lay.qual.const) ~= 0 }
+      self.posts_ok, self.posts = true, self:no_posts()
+      self:alloc_stmt(lhs, d.init, info.pos, pragma)
+      self:flush_posts()
+      pragma = -1
+      goto next
+    end
     if d.init then
       self:local_init(info, d.init, pragma)
       pragma = -1

@@ -276,6 +276,20 @@ function F:call(st)
   self:line((lhs and (u:expr(lhs, true) .. " = ") or "") .. call .. ";")
 end
 
+-- p = malloc(n) / calloc(n): a block of doubles gets a block of tangents
+-- beside it, zeroed (calloc), allocated first (the count is read before p
+-- changes); nd tangents a cell in vector mode.
+function F:alloc(r)
+  local lhs = r.lhs
+  local s = self.v:expr(lhs).sym
+  if self:is_double_sym(s) then
+    local n = "(size_t)" .. self.u:expr(r.count, false)
+    if self.gen.vector then n = n .. " * (size_t)" .. self.gen.prefix .. "nd" end
+    self:line(self:tname(s) .. " = calloc(" .. n .. ", sizeof(double));")
+  end
+  self:line(self.u:simple(r.id) .. ";")
+end
+
 -- A function-wide temporary double (declared once); vec: an array of
 -- CG_MAXDIR (vector mode's tangents).
 function F:temp(base, vec)
@@ -341,6 +355,11 @@ local STMT = ir.cases("stmt", "cgwb.tangent statement", {
     em:close()
   end,
   loop = function(_, F, r) F:loop(r) end,
+  alloc = function(_, F, r) F:alloc(r) end,
+  free = function(_, F, r) -- the tangents go with the block
+    if F.v:expr(r.ptr).type == "double *" then F:line("free(" .. F:tpointer(r.ptr) .. ");") end
+    F:line(F.u:simple(r.id) .. ";")
+  end,
   ["return"] = function(_, F, r) -- one no graph holds (a flattened one is active: its value is in ret)
     local x = r.value
     if x and F.ret_double then
@@ -601,6 +620,7 @@ function F:emit()
   local body = self.em.lines
   for s = sym0 + np, sym0 + ns - 1 do
     local line = u:sym_decl(s) .. ";"
+    if self.v:sym(s).kind == "heap" then goto next end -- an allocation site: no variable
     body[#body + 1] = { ind = 1, text = line }
     if self:is_double_sym(s) then
       local t = gen:decl_as(s, gen.tname[s], false)
@@ -616,6 +636,7 @@ function F:emit()
       end
       body[#body + 1] = { ind = 1, text = t .. init .. ";" }
     end
+    ::next::
   end
   if gen.vector then
     local copies = {}
@@ -650,8 +671,10 @@ function F:emit()
   if gen.vector then voids[1], voids[2] = "(void)" .. P .. "nd;", "(void)" .. P .. "i;" end -- cg_i: no loop over nd in some
   if gen.vector and fr.ret ~= "void" then voids[#voids + 1] = "(void)" .. P .. "ret;" end
   for s = sym0, sym0 + ns - 1 do
-    voids[#voids + 1] = "(void)" .. u.cname[s] .. ";"
-    if self:is_double_sym(s) then voids[#voids + 1] = "(void)" .. gen.tname[s] .. ";" end
+    if self.v:sym(s).kind ~= "heap" then
+      voids[#voids + 1] = "(void)" .. u.cname[s] .. ";"
+      if self:is_double_sym(s) then voids[#voids + 1] = "(void)" .. gen.tname[s] .. ";" end
+    end
   end
   if self.ret_double then voids[#voids + 1] = "(void)" .. self.ret_d .. ";" end
   for i = 1, #voids, 8 do body[#body + 1] = { ind = 1, text = table.concat(voids, " ", i, math.min(#voids, i + 7)) } end
@@ -809,6 +832,9 @@ function G:head(funcs, body)
   local u = self.u
   local head = { "/* Preaccumulated tangent code of " .. u:name_of("func", self.main) .. " (cgwb tangent; "
     .. "doc/tangent-code.md). */", "#include <math.h>" }
+  for _, f in ipairs(funcs) do
+    if u:allocates(f) then head[#head + 1] = "#include <stdlib.h>"; break end
+  end
   for s = 0, u.nsym - 1 do
     if u.v:sym(s).kind == "global" and emit.mentions(body, u.cname[s]) then
       head[#head + 1] = u:nest_rows(s, u:global_text(s))

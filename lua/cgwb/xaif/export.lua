@@ -430,7 +430,23 @@ local STATEMENT = require("cgwb.ir").cases("stmt", "cgwb.xaif statement", {
     B.close("SubroutineCall") -- a result's target is left out (doc/xaif.md)
   end,
   ["if|loop|break|continue"] = function(_, w, B, r) marker(w, B, r) end,
+  ["alloc|free"] = function(kind) -- M.write refuses such a function first
+    error(("cgwb.xaif: a %s statement in XAIF"):format(kind))
+  end,
 })
+
+-- The first allocation or free of function f (1-based) as
+-- "FILE:LINE:COL: ...", or nil: XAIF has no statement for either (doc/xaif.md).
+local function heap_refusal(ir, f)
+  local v = ir_view(ir)
+  for s = 0, v.nstmt - 1 do
+    local r = v:stmt(s)
+    if (r.kind == "alloc" or r.kind == "free") and row(ir, "stmt", s, "FUNC") == f - 1 then
+      return ("%s:%d:%d: %s is outside XAIF (XAIF has no allocation: the block would be an array of a size "
+        .. "known only at run time)"):format(ir.file, r.line, r.col, r.kind == "alloc" and "an allocation" or "a free")
+    end
+  end
+end
 
 -- One statement of a basic block (s 1-based).
 local function statement(w, B, s, active)
@@ -624,6 +640,8 @@ function M.write(k, fname, res, opts)
     end
     if math.type(f) ~= "integer" then return nil, ("%s: no function '%s'"):format(ir.file, tostring(fname)) end
   end
+  local refused = heap_refusal(k:ir(), f)
+  if refused then return nil, refused end
   local an, err = core.kernel_analyze(k, f, analyze_opts(opts))
   if not an then return nil, err end
   local cfg = k:cfg(f)
