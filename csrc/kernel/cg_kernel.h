@@ -150,6 +150,22 @@ enum {
   X(FMAX, fmax, 2, MAX, nc_max_scal_scal)                   \
   X(FLOOR, floor, 1, FLOOR, cgwb_floor_scal)                \
   X(CEIL, ceil, 1, CEIL, cgwb_ceil_scal)                    \
+  X(CBRT, cbrt, 1, CBRT, cgwb_cbrt_scal)                    \
+  X(ACOSH, acosh, 1, ACOSH, cgwb_acosh_scal)                \
+  X(ATANH, atanh, 1, ATANH, cgwb_atanh_scal)                \
+  X(ERF, erf, 1, ERF, cgwb_erf_scal)                        \
+  X(ERFC, erfc, 1, ERFC, cgwb_erfc_scal)                    \
+  X(LGAMMA, lgamma, 1, LGAMMA, cgwb_lgamma_scal)            \
+  X(TGAMMA, tgamma, 1, TGAMMA, cgwb_tgamma_scal)            \
+  X(EXPM1, expm1, 1, EXPM1, cgwb_expm1_scal)                \
+  X(LOG1P, log1p, 1, LOG1P, cgwb_log1p_scal)                \
+  X(LOG2, log2, 1, LOG2, cgwb_log2_scal)                    \
+  X(EXP2, exp2, 1, EXP2, cgwb_exp2_scal)                    \
+  X(HYPOT, hypot, 2, HYPOT, cgwb_hypot_scal_scal)           \
+  X(FMOD, fmod, 2, FMOD, cgwb_fmod_scal_scal)               \
+  X(ROUND, round, 1, ROUND, cgwb_round_scal)                \
+  X(TRUNC, trunc, 1, TRUNC, cgwb_trunc_scal)                \
+  X(COPYSIGN, copysign, 2, COPYSIGN, cgwb_copysign_scal_scal)\
   /* (the end of the table: a new row goes above this line) */
 enum {
 #define CG_KI_ENUM(id, nm, ar, g, xaif) CG_KI_##id,
