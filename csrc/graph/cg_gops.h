@@ -100,8 +100,8 @@
  * tape for it in spec/12-codegen-ops_spec.lua and spec/14-partials_spec.lua,
  * which check the row against compiled code and central differences (for a
  * row without a tape opcode: a builder case in both, and its name in
- * spec/c/test_gops.c's list).  A value or partial too long for an
- * expression goes in a function of cg_gops.c named in its column. */
+ * spec/c/test_gops.c's list).  A partial that the C library cannot write
+ * calls a support function (below), whose code is one macro of cg_gops.c. */
 #define CG_GOPS(X)                                                                              \
   X(INDEP, indep, 0, 1, assign_ind, 0, 0, XI, 0, 0, V, 0, V, 0, V)                              \
   X(CONST, const, 0, 1, assign_d, 0, 0, C, 0, 0, V, 0, V, 0, V)                                 \
