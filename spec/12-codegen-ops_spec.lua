@@ -357,15 +357,29 @@ end
 -- first KEEP points keep max's taped outcome, the fourth leaves it, the
 -- rest sit on ties (0 and -0, NaN).  pow's points hold a zero base, a
 -- negative base with integer exponents, a -0 exponent.
+-- C's round and trunc in Lua (the taped outcomes of those rows).
+local function c_trunc(u) return u >= 0 and math.floor(u) or math.ceil(u) end
+local function c_round(u) return u >= 0 and math.floor(u + 0.5) or -math.floor(0.5 - u) end
+-- An outcome's domain keeps it at points 1..KEEP (the first three values).
 local built_unary = {
   sinh = {}, cosh = {}, tanh = {},
   log10 = { dom = { 1.5, 0.25, 3e-5, 7.1, 1, 1e300, 0.7 } },
+  lgamma = {}, tgamma = {}, erfc = {}, expm1 = {}, exp2 = {},
+  log1p = { dom = { 1.5, 0.25, 3e-5, 7.1, 0, 1e300, -0.5 } },
+  log2 = { dom = { 1.5, 0.25, 3e-5, 7.1, 1, 1e300, 0.7 } },
+  round = { dom = { 0.6, 0.75, 1.2, 2.5, -0.0, -2.5, 1e300 }, outcome = c_round },
+  trunc = { dom = { 1.6, 1.75, 1.2, 2.5, -0.0, -2.5, 1e300 }, outcome = c_trunc },
 }
 local built_nary = {
   pow = { doms = { { 1.7, 0.3, 2.9, 0, -2, -0.0, 4 }, { 2.5, -1.5, 0.5, 2, 3, 3, -0.0 } } },
   atan2 = {},
   max = { doms = { { 1, 0.5, 2, 2, 0, -0.0, NAN }, { 0.5, 0.25, 1, 3, -0.0, 0, 1 } },
           outcome = function(a, b) return a >= b and 1 or 0 end },
+  hypot = {},
+  fmod = { doms = { { 7, 7.2, 6.5, -7, 5.5, 1e10, -0.0 }, { 2, 2.1, 1.9, 2, -1.5, 3, 1 } },
+           outcome = function(a, b) return c_trunc(a / b) end },
+  copysign = { doms = { { 0.6, 1.3, 2.2, -0.05, -0.0, 3.75, -2.5 }, { 1.7, 0.3, 2.9, 1e-3, 0.0, -0.0, 5 } },
+               outcome = function(a, b) return ((1 / a < 0) == (1 / b < 0)) and 1 or 0 end },
 }
 
 -- A graph under construction through the builder, at point 1; ind holds
@@ -386,9 +400,11 @@ local function new_built(opts)
   end
   -- op nm on locations ins into a new location (its outcome from the values now)
   function B.op(nm, ins, c)
-    local o, r = built_nary[nm], B.loc()
+    local o, r = built_nary[nm] or built_unary[nm], B.loc()
     if o and o.outcome then
-      c = o.outcome(assert(B.b:value(ins[1])), assert(B.b:value(ins[2])))
+      local v = {}
+      for i, l in ipairs(ins) do v[i] = assert(B.b:value(l)) end
+      c = o.outcome(table.unpack(v))
     end
     assert(B.b:op(r, nm, ins, c))
     return r

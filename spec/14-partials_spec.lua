@@ -75,6 +75,22 @@ local built = {
   { op = "cosh", arity = 1, points = { { 0.6, 0.7 }, { -1.35, 1.3 }, { 1.7, -0.4 } } },
   { op = "tanh", arity = 1, points = { { 0.6, 0.7 }, { -1.35, 1.3 }, { 1.7, -0.4 } } },
   { op = "log10", arity = 1, points = { { 0.6, 0.7 }, { 0.35, 1.3 }, { 17, 0.4 } } },
+  { op = "lgamma", arity = 1, points = { { 0.6, 0.7 }, { 0.35, 1.3 }, { 1.7, 4.5 }, { -1.35, 1.3 }, { -0.6, 0.7 } } },
+  { op = "tgamma", arity = 1, points = { { 0.6, 0.7 }, { 0.35, 1.3 }, { 1.7, 2.5 }, { -1.35, 1.3 }, { -0.6, 0.7 } } },
+  { op = "erfc", arity = 1, points = { { 0.6, 0.7 }, { -1.35, 1.3 }, { 1.7, -0.4 } } },
+  { op = "expm1", arity = 1, points = { { 0.6, 0.7 }, { -1.35, 1.3 }, { 1e-3, -0.4 } } },
+  { op = "log1p", arity = 1, points = { { 0.6, 0.7 }, { 0.35, 1.3 }, { 17, 0.4 }, { -0.5, 0.3 } } },
+  { op = "log2", arity = 1, points = { { 0.6, 0.7 }, { 0.35, 1.3 }, { 17, 0.4 } } },
+  { op = "exp2", arity = 1, points = { { 0.6, 0.7 }, { -1.35, 1.3 }, { 1.7, -0.4 } } },
+  { op = "hypot", arity = 2, points = { { 0.6, 0.7 }, { 0.35, -1.3 }, { -1.7, 0.4 }, { -0.5, -0.5 } } },
+  { op = "round", arity = 1, points = { { 0.6, 0.7 }, { -1.35, 1.3 }, { 2.7, -0.4 } },
+    outcome = function(u) return u >= 0 and math.floor(u + 0.5) or -math.floor(0.5 - u) end },
+  { op = "trunc", arity = 1, points = { { 0.6, 0.7 }, { -1.35, 1.3 }, { 2.7, -0.4 } },
+    outcome = function(u) return u >= 0 and math.floor(u) or math.ceil(u) end },
+  { op = "fmod", arity = 2, points = { { 2.6, 0.7 }, { -1.7, 0.4 }, { 1.35, -0.4 }, { 0.3, 0.7 } },
+    outcome = function(u, v) local q = u / v; return q >= 0 and math.floor(q) or math.ceil(q) end },
+  { op = "copysign", arity = 2, points = { { 0.6, 0.7 }, { -0.6, 0.7 }, { 0.6, -0.7 }, { -1.7, -0.4 } },
+    outcome = function(u, v) return ((u < 0) == (v < 0)) and 1 or 0 end },
 }
 
 -- The rows of CG_GOPS as the header spells them: name, arity, tape_op.
@@ -210,7 +226,8 @@ end)
 -- unary: y1 = op(x1 + shift) * x2 (op heads a chain), y2 = op(x1 x2 +
 -- shift) + x1 (op inside the chain that hoisting makes of mul, addc, op);
 -- binary: y1 = op(x1, x2), y2 = op(x1 + x2, 0.5 x2) * 0.5 (on statements,
--- heading a chain).  c.outcome gives the taped outcome of max.
+-- heading a chain).  c.outcome gives the taped outcome (of max, round,
+-- trunc, fmod, copysign) from the operands' values.
 local function built_graph(c, x)
   local b <close> = cgwb.graph_builder({ name = c.op })
   local shift = c.shift or 0
@@ -218,12 +235,13 @@ local function built_graph(c, x)
   assert(b:independent(1, x[2]))
   if c.arity == 1 then
     local a = 0
+    local function outcome(u) return c.outcome and c.outcome(u) or 0 end
     if shift ~= 0 then a = 8; assert(b:op(8, "addc", { 0 }, shift)) end
-    assert(b:op(3, c.op, { a }))
+    assert(b:op(3, c.op, { a }, outcome(assert(b:value(a)))))
     assert(b:op(6, "mul", { 3, 1 }))
     assert(b:op(4, "mul", { 0, 1 }))
     if shift ~= 0 then assert(b:op(4, "addc", { 4 }, shift)) end
-    assert(b:op(5, c.op, { 4 }))
+    assert(b:op(5, c.op, { 4 }, outcome(assert(b:value(4)))))
     assert(b:unlink(4))
     assert(b:op(7, "add", { 5, 0 }))
     assert(b:dependent(6))

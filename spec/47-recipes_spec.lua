@@ -2,8 +2,8 @@
 -- (spec/recipes.lua) to a scratch copy of the tree, which is built once;
 -- then every consumer of every new row is checked in the copy, through its
 -- own cgwb command and compiled code:
---   * an operation and an intrinsic (log1p, a new row of the operation
---     table, and erf, whose operation exists): on a kernel calling both the
+--   * an operation and an intrinsic (fdim, a new row of the operation
+--     table, and asinh, whose operation exists): on a kernel calling both the
 --     interpreter gives the compiled kernel's values bit for bit (the C
 --     library's) and Jacobian; tangent code (cgwb flatten --emit tangent)
 --     and adjoint code (cgwb adjoint) compile with -Wall -Werror and match
@@ -157,14 +157,15 @@ end
 
 -- {==== the kernel of the intrinsic recipe ====}
 
--- erf and log1p in one block of four statements, which minimal keeps whole.
+-- asinh and fdim (on its positive side at X0) in one block of four
+-- statements, which minimal keeps whole.
 local KERNEL = [[
 #include <math.h>
 
 void f(double *x, double *y) {
   double t, u;
-  t = erf(x[0] * x[1]);
-  u = log1p(t * x[1]);
+  t = asinh(x[0] * x[1]);
+  u = fdim(t * x[1], 0.1);
   y[0] = u * x[0];
   y[1] = t + u;
 }
@@ -297,8 +298,8 @@ describe("doc/hacking.md's recipes", function()
     local xa = {}
     for _, nm in ipairs(lay.intrinsics) do xa[nm] = lay.xaif[nm] end
     assert.same({}, pages_problems(read_or_nil, xa))
-    xa.cbrt = "cgwb_cbrt_scal"
-    assert.same({ "doc/kernel-language.md: cbrt", "doc/xaif.md: cbrt" }, pages_problems(read_or_nil, xa))
+    xa.asinh = "cgwb_asinh_scal"
+    assert.same({ "doc/kernel-language.md: asinh", "doc/xaif.md: asinh" }, pages_problems(read_or_nil, xa))
   end)
 
   it("doc/adjoint-loops.md names every loop access class of the tree; a class it leaves out is found", function()
@@ -353,8 +354,8 @@ describe("the recipes on a scratch copy", function()
     local tan = cgwb_ok(("flatten %s --emit tangent -o -"):format(k))
     H.write(fd, tan)
     cgwb_ok(("adjoint %s -o %s"):format(k, fb))
-    assert.truthy(tan:find("= erf(", 1, true) and tan:find("= log1p(", 1, true), tan)
-    assert.truthy(tan:find("1 / (1 + ", 1, true), "log1p's partial, from its row") -- the row's spelling
+    assert.truthy(tan:find("= asinh(", 1, true) and tan:find("= fdim(", 1, true), tan)
+    assert.truthy(tan:find(" ? 1 : 0", 1, true), "fdim's partial, from its row") -- the row's spelling
     local got = run_driver({ fd, fb }, "-I" .. fb:match("^(.*)/"))
     for j = 1, 2 do
       for i = 1, 2 do
@@ -394,8 +395,8 @@ describe("the recipes on a scratch copy", function()
 
   it("an intrinsic: XAIF is valid against the schema subset, names it by its row and reads back the same", function()
     local text = xaif_round_trip("")
-    assert.truthy(text:find('name="cgwb_erf_scal"', 1, true), "erf's XAIF name")
-    assert.truthy(text:find('name="cgwb_log1p_scal"', 1, true), "log1p's XAIF name")
+    assert.truthy(text:find('name="cgwb_asinh_scal"', 1, true), "asinh's XAIF name")
+    assert.truthy(text:find('name="cgwb_fdim_scal_scal"', 1, true), "fdim's XAIF name")
   end)
 
   it("an operation and an intrinsic: the copy's tests of them pass (spec 12, spec 14, test_gops, test_kintrinsics) "
@@ -407,8 +408,8 @@ describe("the recipes on a scratch copy", function()
     local lay = assert(json.decode(cgwb_ok("run " .. H.write(abs(H.tmp(".lua")),
       "local l = require('cgwb.core').kernel_layout()\nlocal t = {}\n"
       .. "for _, n in ipairs(l.intrinsics) do t[n] = l.xaif[n] end\nprint(require('cgwb.json').encode(t))\n"))))
-    assert.equal("cgwb_erf_scal", lay.erf)
-    assert.equal("cgwb_log1p_scal", lay.log1p)
+    assert.equal("cgwb_asinh_scal", lay.asinh)
+    assert.equal("cgwb_fdim_scal_scal", lay.fdim)
     local dir = need_scratch()
     assert.same({}, pages_problems(function(p) return read_or_nil(dir .. "/" .. p) end, lay))
   end)
@@ -464,10 +465,10 @@ describe("the recipes on a scratch copy", function()
 
   it("a command: it runs, lists the new intrinsics, is in cgwb --help and cgwb help NAME; spec 15 passes", function()
     local out = cgwb_ok("intrinsics")
-    assert.truthy(out:find("\nerf%s+1%s+erf%s+cgwb_erf_scal%s+1%.1283791670955126 %* exp%(%-A0 %* A0%)\n"), out)
-    assert.truthy(out:find("\nlog1p%s+1%s+log1p%s+cgwb_log1p_scal%s+1 / %(1 %+ A0%)\n"), out)
+    assert.truthy(out:find("\nasinh%s+1%s+asinh%s+cgwb_asinh_scal%s+1 / sqrt%(A0 %* A0 %+ 1%)\n"), out)
+    assert.truthy(out:find("\nfdim%s+2%s+fdim%s+cgwb_fdim_scal_scal%s+A0 > A1 %? 1 : 0, A0 > A1 %? %-1 : 0\n"), out)
     local rows = assert(json.decode(cgwb_ok("intrinsics --json")))
-    assert.equal("log1p", rows[#rows].name)
+    assert.equal("fdim", rows[#rows].name)
     assert.truthy(cgwb_ok("--help"):find("\n%s+intrinsics%s+The kernels' math%.h intrinsics"))
     assert.truthy(cgwb_ok("help intrinsics"):find("cgwb intrinsics --json", 1, true))
     copy_spec("spec/15-modules_spec.lua")

@@ -75,6 +75,50 @@ static void statement(jgen *G) {
   G->st.functions++;
 }
 
+/* Whether what put_node writes for node v calls support function nm
+ * (cg_gops.h): its chain's values and checks, and the partials the plan
+ * needs. */
+static int node_calls(const jgen *G, uint32_t v, const char *nm) {
+  const cg_graph *gr = G->p->gr;
+  uint32_t o = gr->op_start[v], last = gr->op_start[v + 1] - 1, k0 = gr->kid_start[v];
+  uint32_t nk = gr->kid_start[v + 1] - k0, q, i, e = G->entry[v];
+  if (gr->op[o] == CG_G_INDEP) return 0;
+  for (q = o; q <= last; q++)
+    if (cg_gop_text_calls(cg_gop(gr->op[q])->c_value, nm) ||
+        cg_gop_text_calls(cg_gop(gr->op[q])->c_check, nm))
+      return 1;
+  if (e == NONE) return 0;
+  for (i = 0; i < nk; i++) {
+    if (G->p->pslot[3 * (size_t)e + i] == NONE) continue;
+    if (cg_gop_text_calls(cg_gop(gr->op[o])->c_part[i], nm)) return 1;
+    for (q = o + 1; q <= last; q++)
+      if (cg_gop_text_calls(cg_gop(gr->op[q])->c_part[0], nm)) return 1;
+  }
+  return 0;
+}
+
+/* The static definitions of the support functions the code calls, only
+ * those (-Wall warns of an unused static function). */
+static void put_support(jgen *G) {
+  unsigned k;
+  uint32_t v;
+  for (k = 0; k < cg_gop_support_count(); k++) {
+    const char *nm = cg_gop_support_name(k);
+    for (v = 0; v < G->p->gr->n && !node_calls(G, v, nm); v++) {}
+    if (v < G->p->gr->n) {
+      size_t len = cg_gop_support_text(k, NULL, 0);
+      char *text = CG_NEW(G->p->A, char, len + 1);
+      if (!text) {
+        G->err = 2;
+        return;
+      }
+      cg_gop_support_text(k, text, len + 1);
+      put(G, "%s\n", text);
+      CG_FREE(G->p->A, text, char, len + 1);
+    }
+  }
+}
+
 /* Node v: its value (the chain's results r0, r1, ... in a block), the taped
  * outcomes its operations check, and, if the plan needs its partials, the
  * chain's partials into its edge slots (as cg_jplan.c's node_partials). */
@@ -221,6 +265,7 @@ int cg_jplan_codegen(const cg_jplan *p, const char *name, const char *source, ui
   put(&G, " * %s_jac_cols, 1-based; else J is left unchanged).  void %s_jac(x, y, J) calls\n", name, name);
   put(&G, " * it.  The workspace is static: not reentrant. */\n");
   put(&G, "#include <math.h>\n\n");
+  put_support(&G);
   put(&G, "int %s_jac_checked(const double *restrict x, double *restrict y, double *restrict J);\n", name);
   put(&G, "void %s_jac(const double *restrict x, double *restrict y, double *restrict J);\n", name);
   put(&G, "extern const int %s_jac_nnz, %s_jac_rows[], %s_jac_cols[];\n\n", name, name, name);

@@ -323,7 +323,7 @@ static uint32_t node_vertices(cg_lin *g, const cg_graph *gr, uint8_t *rel, uint3
           double r = 0, dd[3];
           uint8_t mm[3];
           uint64_t sw = 0;
-          a[0] = val[kid[0]];
+          a[0] = val[kid[0]], a[1] = a[2] = 0; /* (GCC cannot see that a unary row reads a[0] only) */
           if (part_reads[op[o]] & READS_R) /* its result: the node's value if it is the last */
             r = o1 - o == 1 ? val[v] : cg_gop_apply_inline(op[o], opc[o], a, &sw);
           gop_partials(op[o], opc[o], a, r, dd, mm);

@@ -26,7 +26,8 @@
  *   tape_op      cg_ops.h opcode used when the graph is written back as a tape;
  *                `none` (CG_GOP_NO_TAPE_OP) for an operation that no ADOL-C or
  *                classic tape records (those of the kernels' intrinsics:
- *                pow, atan2, sinh, cosh, tanh, log10, max): it is made
+ *                pow, atan2, sinh, cosh, tanh, log10, max, lgamma and
+ *                the rows after it): it is made
  *                through the graph builder only, and cg_graph_to_tape
  *                refuses a graph holding one
  *   flags        CG_GF_OUTCOME: c is an outcome taped with the operation,
@@ -68,6 +69,22 @@
  *    A NaN x gives NaN.
  *  - atan2: the partials y/(x^2+y^2) and -x/(x^2+y^2) are NaN at the
  *    origin, where atan2 is not differentiable.
+ *  - hypot: the partials A0/R and A1/R are NaN at the origin, where hypot
+ *    is not differentiable (as atan2).
+ *  - lgamma and tgamma: the partials are digamma(x) and tgamma(x) *
+ *    digamma(x), written with cg_digamma (a support function, below); at
+ *    the poles (x = 0, -1, -2, ...) they are NaN.  lgamma is log|gamma|, so
+ *    its derivative is digamma at a negative x too.
+ *  - round and trunc (and floor and ceil): the result is piecewise
+ *    constant, its partial 0 everywhere, also at the jumps; the taped
+ *    outcome c is the result, a different result counts a switch.
+ *  - fmod(a, b) = a - trunc(a / b) * b: d/da is 1 and d/db is
+ *    -trunc(a / b), the quotient of the piece; c is that quotient, and a
+ *    different one (a jump of fmod) counts a switch.
+ *  - copysign(a, b) = |a| with b's sign: d/da is 1 where the signs of a
+ *    and b agree (signbit), -1 where they differ, 0 at a == 0 (as abs);
+ *    d/db is 0.  c != 0 when the signs agreed at recording; a change
+ *    counts a switch.
  *  - min and max select an operand (CG_GF_SELECT); a tie picks A0 (for
  *    min as ADOL-C's min_op does; max mirrors it).  Their outcome c: for
  *    min c != 0 when A0 <= A1 held at recording, as min_op tapes it; for
@@ -83,8 +100,8 @@
  * tape for it in spec/12-codegen-ops_spec.lua and spec/14-partials_spec.lua,
  * which check the row against compiled code and central differences (for a
  * row without a tape opcode: a builder case in both, and its name in
- * spec/c/test_gops.c's list).  A value or partial too long for an
- * expression goes in a function of cg_gops.c named in its column. */
+ * spec/c/test_gops.c's list).  A partial that the C library cannot write
+ * calls a support function (below), whose code is one macro of cg_gops.c. */
 #define CG_GOPS(X)                                                                              \
   X(INDEP, indep, 0, 1, assign_ind, 0, 0, XI, 0, 0, V, 0, V, 0, V)                              \
   X(CONST, const, 0, 1, assign_d, 0, 0, C, 0, 0, V, 0, V, 0, V)                                 \
@@ -137,7 +154,54 @@
     V) /* ln 10, the double nearest */                                                          \
   X(MAX, max, 2, 1, none, OUT | SEL, GA, (A0 < A1 ? A1 : A0),                                   \
     (A0 < A1 && C != 0) || (A0 > A1 && C == 0), A0 < A1 ? 0 : 1, V, A0 < A1 ? 1 : 0, V, 0, V)  \
+  X(LGAMMA, lgamma, 1, 0, none, 0, GA, lgamma(A0), 0, cg_digamma(A0), V, 0, V, 0, V)          \
+  X(TGAMMA, tgamma, 1, 0, none, 0, GA | GR, tgamma(A0), 0, R * cg_digamma(A0), V, 0, V, 0, V)  \
+  X(ERFC, erfc, 1, 0, none, 0, GA, erfc(A0), 0, -1.1283791670955126 * exp(-A0 * A0), V, 0, V,  \
+    0, V) /* -2 / sqrt(pi) */                                                                   \
+  X(EXPM1, expm1, 1, 0, none, 0, GR, expm1(A0), 0, R + 1, V, 0, V, 0, V)                        \
+  X(LOG1P, log1p, 1, 0, none, 0, GA, log1p(A0), 0, 1 / (1 + A0), V, 0, V, 0, V)                 \
+  X(LOG2, log2, 1, 0, none, 0, GA, log2(A0), 0, 1 / (A0 * 0.6931471805599453), V, 0, V, 0, V)   \
+  X(EXP2, exp2, 1, 0, none, 0, GR, exp2(A0), 0, R * 0.6931471805599453, V, 0, V, 0, V)          \
+  X(HYPOT, hypot, 2, 0, none, 0, GA | GR, hypot(A0, A1), 0, A0 / R, V, A1 / R, V, 0, V)         \
+  X(ROUND, round, 1, 1, none, OUT, 0, round(A0), R != C, 0, V, 0, V, 0, V)                      \
+  X(TRUNC, trunc, 1, 1, none, OUT, 0, trunc(A0), R != C, 0, V, 0, V, 0, V)                      \
+  X(FMOD, fmod, 2, 1, none, OUT, GA, fmod(A0, A1), trunc(A0 / A1) != C, 1, P,                   \
+    -trunc(A0 / A1), V, 0, V)                                                                   \
+  X(COPYSIGN, copysign, 2, 1, none, OUT, GA, copysign(A0, A1),                                  \
+    ((signbit(A0) != 0) == (signbit(A1) != 0)) != (C != 0),                                     \
+    A0 == 0 ? 0 : (signbit(A0) != 0) == (signbit(A1) != 0) ? 1 : -1, V, 0, V, 0, V)            \
   /* (the end of the table: a new row goes above this line) */
+
+/* {==== support functions of the spellings ====}
+ *
+ * A partial that the C library cannot write (lgamma's is digamma) calls a
+ * support function: compiled into the core (the rows above call it) and
+ * kept as the text of a static C99 definition of the same code, which a
+ * code generator writes into a generated file whose text calls it (only
+ * then: -Wall warns of an unused static function), so generated files stay
+ * self-contained and give the core's values bit for bit.  The values and
+ * checks call only the C library (spec/c/test_gops.c checks); a support
+ * function is for partials. */
+#define CG_GOP_SUPPORT(X) X(cg_digamma)
+
+/* digamma(x) = d/dx log|gamma(x)|: after the recurrence digamma(x) =
+ * digamma(x + 1) - 1/x shifts x to at least 10, the asymptotic series
+ * log x - 1/(2x) - sum B_2k / (2k x^2k) to k = 7 (Abramowitz & Stegun
+ * 6.3.5 and 6.3.18); at x <= 0 the reflection digamma(x) = digamma(1 - x)
+ * - pi cot(pi x) (6.3.7).  NaN at the poles 0, -1, -2, ... and for NaN,
+ * -inf.  Its error is about 1e-15 for x > 0 (relative; absolute where
+ * |digamma(x)| < 1, as about its zero at 1.4616...): the recurrence's sum
+ * and the logarithm cancel to the result. */
+double cg_digamma(double x);
+
+/* The number of support functions; the name of support function k (NULL
+ * past them); its static C definition, written into buf (at most cap
+ * bytes, NUL included, as snprintf: the length it needs is returned). */
+unsigned cg_gop_support_count(void);
+const char *cg_gop_support_name(unsigned k);
+size_t cg_gop_support_text(unsigned k, char *buf, size_t cap);
+/* Whether C text s calls name (an identifier followed by '('). */
+int cg_gop_text_calls(const char *s, const char *name);
 
 /* The tape_op of a row that no tape opcode stands for (`none` in the
  * table): beyond every cg_ops.h code. */

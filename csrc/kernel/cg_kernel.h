@@ -133,27 +133,43 @@ enum {
  * flattening may choose POWC.  spec/c/test_kintrinsics.c checks that each
  * row's operation gives the C function's value.  A new row goes above the
  * comment that ends the table (doc/hacking.md, "Adding an intrinsic"). */
-#define CG_KINTRINSICS(X)                                   \
-  X(SIN, sin, 1, SIN, sin_scal)                             \
-  X(COS, cos, 1, COS, cos_scal)                             \
-  X(TAN, tan, 1, TAN, tan_scal)                             \
-  X(ASIN, asin, 1, ASIN, arcsin_scal)                       \
-  X(ACOS, acos, 1, ACOS, arccos_scal)                       \
-  X(ATAN, atan, 1, ATAN, arctan_scal)                       \
-  X(ATAN2, atan2, 2, ATAN2, cgwb_atan2_scal_scal)           \
-  X(SINH, sinh, 1, SINH, sinh_scal)                         \
-  X(COSH, cosh, 1, COSH, cosh_scal)                         \
-  X(TANH, tanh, 1, TANH, tanh_scal)                         \
-  X(EXP, exp, 1, EXP, exp_scal)                             \
-  X(LOG, log, 1, LOG, ln_scal)                              \
-  X(LOG10, log10, 1, LOG10, log10)                          \
-  X(SQRT, sqrt, 1, SQRT, sqrt_scal)                         \
-  X(POW, pow, 2, POW, pow_scal_scal)                        \
-  X(FABS, fabs, 1, ABS, abs_scal)                           \
-  X(FMIN, fmin, 2, MIN, nc_min_scal_scal)                   \
-  X(FMAX, fmax, 2, MAX, nc_max_scal_scal)                   \
-  X(FLOOR, floor, 1, FLOOR, cgwb_floor_scal)                \
-  X(CEIL, ceil, 1, CEIL, cgwb_ceil_scal)                    \
+#define CG_KINTRINSICS(X)                                     \
+  X(SIN, sin, 1, SIN, sin_scal)                               \
+  X(COS, cos, 1, COS, cos_scal)                               \
+  X(TAN, tan, 1, TAN, tan_scal)                               \
+  X(ASIN, asin, 1, ASIN, arcsin_scal)                         \
+  X(ACOS, acos, 1, ACOS, arccos_scal)                         \
+  X(ATAN, atan, 1, ATAN, arctan_scal)                         \
+  X(ATAN2, atan2, 2, ATAN2, cgwb_atan2_scal_scal)             \
+  X(SINH, sinh, 1, SINH, sinh_scal)                           \
+  X(COSH, cosh, 1, COSH, cosh_scal)                           \
+  X(TANH, tanh, 1, TANH, tanh_scal)                           \
+  X(EXP, exp, 1, EXP, exp_scal)                               \
+  X(LOG, log, 1, LOG, ln_scal)                                \
+  X(LOG10, log10, 1, LOG10, log10)                            \
+  X(SQRT, sqrt, 1, SQRT, sqrt_scal)                           \
+  X(POW, pow, 2, POW, pow_scal_scal)                          \
+  X(FABS, fabs, 1, ABS, abs_scal)                             \
+  X(FMIN, fmin, 2, MIN, nc_min_scal_scal)                     \
+  X(FMAX, fmax, 2, MAX, nc_max_scal_scal)                     \
+  X(FLOOR, floor, 1, FLOOR, cgwb_floor_scal)                  \
+  X(CEIL, ceil, 1, CEIL, cgwb_ceil_scal)                      \
+  X(CBRT, cbrt, 1, CBRT, cgwb_cbrt_scal)                      \
+  X(ACOSH, acosh, 1, ACOSH, cgwb_acosh_scal)                  \
+  X(ATANH, atanh, 1, ATANH, cgwb_atanh_scal)                  \
+  X(ERF, erf, 1, ERF, cgwb_erf_scal)                          \
+  X(ERFC, erfc, 1, ERFC, cgwb_erfc_scal)                      \
+  X(LGAMMA, lgamma, 1, LGAMMA, cgwb_lgamma_scal)              \
+  X(TGAMMA, tgamma, 1, TGAMMA, cgwb_tgamma_scal)              \
+  X(EXPM1, expm1, 1, EXPM1, cgwb_expm1_scal)                  \
+  X(LOG1P, log1p, 1, LOG1P, cgwb_log1p_scal)                  \
+  X(LOG2, log2, 1, LOG2, cgwb_log2_scal)                      \
+  X(EXP2, exp2, 1, EXP2, cgwb_exp2_scal)                      \
+  X(HYPOT, hypot, 2, HYPOT, cgwb_hypot_scal_scal)             \
+  X(FMOD, fmod, 2, FMOD, cgwb_fmod_scal_scal)                 \
+  X(ROUND, round, 1, ROUND, cgwb_round_scal)                  \
+  X(TRUNC, trunc, 1, TRUNC, cgwb_trunc_scal)                  \
+  X(COPYSIGN, copysign, 2, COPYSIGN, cgwb_copysign_scal_scal) \
   /* (the end of the table: a new row goes above this line) */
 enum {
 #define CG_KI_ENUM(id, nm, ar, g, xaif) CG_KI_##id,

@@ -672,6 +672,27 @@ static int l_graph_ops(lua_State *L) {
   return 1;
 }
 
+/* core.graph_support() -> {{name=, text=}...}: the support functions the
+ * spellings call (cg_gops.h), each with its static C definition. */
+static int l_graph_support(lua_State *L) {
+  unsigned k, n = cg_gop_support_count();
+  lua_createtable(L, (int)n, 0);
+  for (k = 0; k < n; k++) {
+    luaL_Buffer b;
+    size_t len = cg_gop_support_text(k, NULL, 0);
+    char *p;
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, cg_gop_support_name(k));
+    lua_setfield(L, -2, "name");
+    p = luaL_buffinitsize(L, &b, len + 1);
+    cg_gop_support_text(k, p, len + 1);
+    luaL_pushresultsize(&b, len);
+    lua_setfield(L, -2, "text");
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  return 1;
+}
+
 static const luaL_Reg builder_methods[] = {
     {"origin", b_origin},     {"independent", b_independent}, {"constant", b_constant},
     {"op", b_op},             {"assign", b_assign},           {"guard", b_guard},
@@ -684,6 +705,7 @@ static const luaL_Reg builder_meta[] = {{"__gc", b_free}, {"__close", b_free},
 static const luaL_Reg graph_funcs[] = {{"build_graph", l_build_graph},
                                        {"graph_builder", l_graph_builder},
                                        {"graph_ops", l_graph_ops},
+                                       {"graph_support", l_graph_support},
                                        {NULL, NULL}};
 
 void lcg_open_graph(lua_State *L) {
@@ -714,6 +736,13 @@ death_unlink=, values=true, name=}]) -> cgwb.GraphBuilder
 operations of b:op, from the operation table (cg_gops.h), in its order, with their C
 spellings.
 @function graph_ops
+*/
+
+/*** core.graph_support() -> {{name=, text=}...}: the support functions that the operation
+table's spellings call (cg_gops.h: cg_digamma, in lgamma's and tgamma's partials), each with
+the text of its static C definition, which a code generator writes into a file whose text
+calls it.
+@function graph_support
 */
 
 /*** A computational graph of supernodes (cgwb.Graph; Bischof & Hu 1991, sec. 2; doc/graph.md).

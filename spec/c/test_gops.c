@@ -9,14 +9,21 @@
  *    hand), and a taped outcome of min or max that no longer holds counts
  *    a switch, a tie never;
  *  - the operations no tape records (pow, atan2, sinh, cosh, tanh, log10,
- *    max) are exactly those whose tape_op is CG_GOP_NO_TAPE_OP, every other
- *    row names an opcode of cg_ops.h; the partials of pow, atan2 and log10
- *    where their conventions matter (a zero or negative base, the origin,
- *    ln 10) are the values worked out by hand in cg_gops.h;
+ *    max and the kernels' C99 functions after them) are exactly those whose
+ *    tape_op is CG_GOP_NO_TAPE_OP, every other row names an opcode of
+ *    cg_ops.h; the partials of pow, atan2, log10, hypot, round, trunc, fmod
+ *    and copysign where their conventions matter (a zero or negative base,
+ *    the origin, ln 10, the jumps, the signs) are the values worked out by
+ *    hand in cg_gops.h, and a taped outcome of round, trunc, fmod or
+ *    copysign that no longer holds counts a switch;
+ *  - the support function cg_digamma against known values of digamma and
+ *    central differences of lgamma; the values and checks call no support
+ *    function, and only the partials of lgamma and tgamma call it;
  *  - the spellings of every value and partial, compiled by cc as a code
  *    generator would write them (placeholders replaced by variables), give
  *    the table's value and partials functions bit for bit at sample points
- *    (both sides printed with %a), as do the inline copies generated from
+ *    (both sides printed with %a; the support functions' definitions,
+ *    cg_gop_support_text, written in front), as do the inline copies generated from
  *    the rows (cg_gop_apply_inline, cg_gop_partials_inline).
  * Prints "N passed, N failed". */
 #define _POSIX_C_SOURCE 200809L
@@ -157,7 +164,10 @@ static void test_outcomes(void) {
 /* tape_op none exactly for the kernels' own operations; every other row
  * names an opcode the tape knows (cg_graph_to_tape writes it). */
 static void test_tape_ops(void) {
-  static const char *const none[] = {"pow", "atan2", "sinh", "cosh", "tanh", "log10", "max"};
+  static const char *const none[] = {"pow",   "atan2", "sinh",  "cosh",  "tanh",  "log10",
+                                     "max",   "lgamma", "tgamma", "erfc", "expm1", "log1p",
+                                     "log2",  "exp2",  "hypot", "round", "trunc", "fmod",
+                                     "copysign"};
   unsigned g, k;
   for (g = 0; g < CG_G_COUNT; g++) {
     const cg_gopinfo *op = cg_gop(g);
@@ -210,6 +220,111 @@ static void test_conventions(void) {
   for (k = 0; k < 6; k++) {
     static const double xs[] = {0.5, 1, 3e-5, 7.25, 1e300, 0.1};
     check_partials(CG_G_LOG10, xs[k], 0, 1 / (xs[k] * log(ten)), 0);
+    check_partials(CG_G_LOG2, xs[k], 0, 1 / (xs[k] * log(two)), 0);
+  }
+  check_partials(CG_G_HYPOT, 3, 4, 0.6, 0.8);
+  check_partials(CG_G_HYPOT, -3, 4, -0.6, 0.8);
+  check_partials(CG_G_HYPOT, 0, 0, nan, nan);   /* the origin, as atan2 */
+  check_partials(CG_G_ROUND, 2.5, 0, 0, 0);     /* piecewise constant: 0, at a jump too */
+  check_partials(CG_G_ROUND, -0.7, 0, 0, 0);
+  check_partials(CG_G_TRUNC, -2.5, 0, 0, 0);
+  check_partials(CG_G_TRUNC, 3, 0, 0, 0);
+  check_partials(CG_G_FMOD, 7, 2, 1, -3);       /* 7 - 3 * 2 */
+  check_partials(CG_G_FMOD, -7, 2, 1, 3);       /* -7 - (-3) * 2 */
+  check_partials(CG_G_FMOD, 7, -2, 1, 3);       /* 7 - (-3) * (-2) */
+  check_partials(CG_G_FMOD, 1.5, 2, 1, -0.0);   /* quotient 0: -trunc(0.75) is -0 */
+  check_partials(CG_G_COPYSIGN, 2, 5, 1, 0);    /* signs agree */
+  check_partials(CG_G_COPYSIGN, -2, 5, -1, 0);  /* they differ: |a| grows as a falls */
+  check_partials(CG_G_COPYSIGN, 2, -0.0, -1, 0); /* -0 has its sign */
+  check_partials(CG_G_COPYSIGN, -2, -1, 1, 0);
+  check_partials(CG_G_COPYSIGN, 0, 1, 0, 0);    /* a == 0: as abs */
+  check_partials(CG_G_COPYSIGN, -0.0, -1, 0, 0);
+  check_partials(CG_G_EXPM1, 0, 0, 1, 0);
+  check_partials(CG_G_EXP2, 3, 0, 8 * log(two), 0);
+  check_partials(CG_G_ERFC, 0, 0, -1.1283791670955126, 0);
+}
+
+/* The taped outcome of the piecewise rows: round and trunc tape their
+ * result, fmod its quotient trunc(a / b), copysign whether the signs agreed
+ * (c != 0); a different one now counts one switch, the value is the
+ * library's either way. */
+static void test_piecewise_outcomes(void) {
+  static const struct { unsigned g; double c, a0, a1; unsigned sw; } cases[] = {
+      {CG_G_ROUND, 3, 2.5, 0, 0},      {CG_G_ROUND, 2, 2.5, 0, 1},
+      {CG_G_ROUND, -3, -2.5, 0, 0},    {CG_G_ROUND, -0.0, -0.4, 0, 0},
+      {CG_G_TRUNC, 2, 2.9, 0, 0},      {CG_G_TRUNC, 3, 2.9, 0, 1},
+      {CG_G_TRUNC, -2, -2.9, 0, 0},
+      {CG_G_FMOD, 3, 7, 2, 0},         {CG_G_FMOD, 3, 8.5, 2, 1},
+      {CG_G_FMOD, -3, -7, 2, 0},       {CG_G_FMOD, 0, 1.5, 2, 0},
+      {CG_G_COPYSIGN, 1, 2, 5, 0},     {CG_G_COPYSIGN, 1, 2, -5, 1},
+      {CG_G_COPYSIGN, 0, 2, -5, 0},    {CG_G_COPYSIGN, 0, 2, 5, 1},
+      {CG_G_COPYSIGN, 1, -0.0, -1, 0}, {CG_G_COPYSIGN, 1, 0.0, -0.0, 1},
+  };
+  unsigned i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    double a[3] = {cases[i].a0, cases[i].a1, 0}, want;
+    uint64_t sw = 0;
+    double r = cg_gop(cases[i].g)->value(cases[i].c, a, &sw);
+    switch (cases[i].g) {
+      case CG_G_ROUND: want = round(a[0]); break;
+      case CG_G_TRUNC: want = trunc(a[0]); break;
+      case CG_G_FMOD: want = fmod(a[0], a[1]); break;
+      default: want = copysign(a[0], a[1]); break;
+    }
+    CHECK(memcmp(&r, &want, sizeof r) == 0 && sw == cases[i].sw);
+    if (memcmp(&r, &want, sizeof r) != 0 || sw != cases[i].sw)
+      fprintf(stderr, "  (piecewise case %u: %s)\n", i, cg_gop(cases[i].g)->name);
+  }
+}
+
+/* {==== the support functions ====} */
+
+/* cg_digamma against digamma's known values (-gamma, -gamma - 2 log 2,
+ * 1 - gamma, and the reflection's: digamma(-0.5) = 2 - gamma - 2 log 2),
+ * to 1e-15 (relative; absolute where |digamma| < 1), and against central differences of lgamma on both
+ * sides of 0; NaN at the poles.  Only lgamma's and tgamma's partials call
+ * it, no value or check calls a support function, and its text is a
+ * static definition of that name. */
+static void test_support(void) {
+  static const struct { double x, want; } known[] = {
+      {1, -0.57721566490153286}, {0.5, -1.9635100260214235}, {2, 0.42278433509846714},
+      {10, 2.2517525890667211},  {-0.5, 0.036489973978576520}, {1.4616321449683622, 0},
+      {100, 4.6001618527380874}, {1e-8, -100000000.57721566},
+  };
+  static const double xs[] = {0.3, 0.9, 1.7, 3.25, 7.5, 12, 40, -0.3, -1.6, -2.5, -7.2};
+  char buf[2048];
+  unsigned k, g, i;
+  for (k = 0; k < sizeof known / sizeof known[0]; k++) {
+    double got = cg_digamma(known[k].x);
+    int ok = fabs(got - known[k].want) <= 1e-15 * (fabs(known[k].want) > 1 ? fabs(known[k].want) : 1);
+    CHECK(ok);
+    if (!ok) fprintf(stderr, "  (digamma(%.17g) = %.17g, want %.17g)\n", known[k].x, got, known[k].want);
+  }
+  for (k = 0; k < sizeof xs / sizeof xs[0]; k++) {
+    double x = xs[k], h = 1e-5 * (fabs(x) > 1 ? fabs(x) : 1);
+    double fd = (lgamma(x + h) - lgamma(x - h)) / (2 * h), got = cg_digamma(x);
+    int ok = fabs(got - fd) <= 1e-7 * (1 + fabs(fd));
+    CHECK(ok);
+    if (!ok) fprintf(stderr, "  (digamma(%g) = %.17g, central difference %.17g)\n", x, got, fd);
+  }
+  CHECK(isnan(cg_digamma(0)) && isnan(cg_digamma(-0.0)) && isnan(cg_digamma(-3)));
+  CHECK(isnan(cg_digamma(NAN)) && isnan(cg_digamma(-INFINITY)) && cg_digamma(INFINITY) == INFINITY);
+  CHECK(cg_gop_support_count() == 1 && strcmp(cg_gop_support_name(0), "cg_digamma") == 0);
+  CHECK(cg_gop_support_name(1) == NULL && cg_gop_support_text(1, buf, sizeof buf) == 0);
+  CHECK(cg_gop_support_text(0, buf, sizeof buf) < sizeof buf);
+  CHECK(strncmp(buf, "static double cg_digamma(double cg_x) {\n", 40) == 0);
+  CHECK(cg_gop_support_text(0, buf, 10) > 10 && strlen(buf) == 9); /* truncated as snprintf */
+  CHECK(cg_gop_text_calls("a * cg_digamma (x)", "cg_digamma") &&
+        !cg_gop_text_calls("my_cg_digamma(x) + cg_digamma_2(x) + cg_digamma", "cg_digamma"));
+  for (g = 0; g < CG_G_COUNT; g++) {
+    const cg_gopinfo *op = cg_gop(g);
+    int calls = 0;
+    for (k = 0; k < cg_gop_support_count(); k++) {
+      const char *nm = cg_gop_support_name(k);
+      CHECK(!cg_gop_text_calls(op->c_value, nm) && !cg_gop_text_calls(op->c_check, nm));
+      for (i = 0; i < 3; i++) calls |= cg_gop_text_calls(op->c_part[i], nm);
+    }
+    CHECK(calls == (g == CG_G_LGAMMA || g == CG_G_TGAMMA));
   }
 }
 
@@ -238,6 +353,11 @@ static int write_program(const char *path) {
   char buf[1024];
   if (!fp) return -1;
   fprintf(fp, "#include <math.h>\n#include <stdio.h>\n\n");
+  for (k = 0; k < cg_gop_support_count(); k++) {
+    char text[4096];
+    if (cg_gop_support_text(k, text, sizeof text) >= sizeof text) return -1;
+    fprintf(fp, "%s\n", text);
+  }
   for (g = 0; g < CG_G_COUNT; g++) {
     const cg_gopinfo *op = cg_gop(g);
     expand(op->c_value, buf, sizeof buf);
@@ -321,6 +441,8 @@ int main(void) {
   test_outcomes();
   test_tape_ops();
   test_conventions();
+  test_piecewise_outcomes();
+  test_support();
   test_compiled();
   return check_report("test_gops");
 }

@@ -33,6 +33,11 @@ static const struct { const char *name; fn1 f1; fn2 f2; } libm[] = {
     {"cosh", cosh, NULL},   {"tanh", tanh, NULL}, {"exp", exp, NULL},     {"log", log, NULL},
     {"log10", log10, NULL}, {"sqrt", sqrt, NULL}, {"pow", NULL, pow},     {"fabs", fabs, NULL},
     {"fmin", NULL, fmin},   {"fmax", NULL, fmax}, {"floor", floor, NULL}, {"ceil", ceil, NULL},
+    {"cbrt", cbrt, NULL},   {"acosh", acosh, NULL}, {"atanh", atanh, NULL}, {"erf", erf, NULL},
+    {"erfc", erfc, NULL},   {"lgamma", lgamma, NULL}, {"tgamma", tgamma, NULL},
+    {"expm1", expm1, NULL}, {"log1p", log1p, NULL}, {"log2", log2, NULL}, {"exp2", exp2, NULL},
+    {"hypot", NULL, hypot}, {"fmod", NULL, fmod}, {"round", round, NULL}, {"trunc", trunc, NULL},
+    {"copysign", NULL, copysign},
 };
 #define NLIBM (sizeof libm / sizeof libm[0])
 

@@ -451,6 +451,9 @@ local function emit_raw(k, fname, opts)
     if v:sym(s).kind == "global" and emit.mentions(body_text, u.cname[s]) then em:line(u:nest_rows(s, u:global_text(s))) end
   end
   for _, z in ipairs(gen.zero_list) do em:line(z) end
+  for _, d in ipairs(unparse.support_defs(body_text)) do -- cg_digamma where a partial calls it
+    for l in (d .. "\n"):gmatch("(.-)\n") do em:line(l) end
+  end
   for _, p in ipairs(protos) do em:line(p) end
   em:line(("%s %s_b(%s);"):format(ret, name, bsig))
   em:line(("void %s_b_stats(cgwb_adstats *out);"):format(name))

@@ -8,6 +8,7 @@
 -- suffixed _2, _3, ... .  A loop's pre slice and step slice become comma
 -- expressions in its header, so `continue` still runs the step and each
 -- test still runs the pre slice.
+local core = require "cgwb.core"
 local ir = require "cgwb.ir"
 local cprint = require "cgwb.ir.cprint"
 local emit = require "cgwb.ir.emit"
@@ -306,6 +307,20 @@ function M.spell_partial(text, args, r)
     local i = tonumber(t:sub(2))
     return i and args[i + 1] or t
   end))
+end
+
+-- The static C definitions of the operation table's support functions
+-- (cgwb.core.graph_support(): cg_digamma in lgamma's and tgamma's partials)
+-- that a generated file's body text calls, in the table's order: a file
+-- writes only those, so it compiles on its own under -Wall -Werror (an
+-- unused static function is a warning).
+local SUPPORT = core.graph_support()
+function M.support_defs(body)
+  local defs = {}
+  for _, f in ipairs(SUPPORT) do
+    if body:find("%f[%w_]" .. f.name .. "%f[^%w_]%s*%(") then defs[#defs + 1] = (f.text:gsub("\n$", "")) end
+  end
+  return defs
 end
 
 -- The writer of flat's canonical form with its C names chosen, for tools

@@ -827,7 +827,8 @@ function G:flatten_all(k, funcs, opts)
 end
 
 -- The file's head: a comment, math.h, the globals the body reads, the
--- zero tangents of global arrays, the prototypes.
+-- zero tangents of global arrays, the support functions the body calls
+-- (cg_digamma), the prototypes.
 function G:head(funcs, body)
   local u = self.u
   local head = { "/* Preaccumulated tangent code of " .. u:name_of("func", self.main) .. " (cgwb tangent; "
@@ -844,6 +845,7 @@ function G:head(funcs, body)
     head[#head + 1] = "#ifndef CG_MAXDIR\n#define CG_MAXDIR 64 /* the most directions of one call */\n#endif"
   end
   for _, z in ipairs(self.zero_list) do head[#head + 1] = z end
+  for _, d in ipairs(unparse.support_defs(body)) do head[#head + 1] = d end
   for _, f in ipairs(funcs) do head[#head + 1] = self:signature(f) .. ";" end
   return table.concat(head, "\n")
 end
