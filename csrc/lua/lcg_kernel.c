@@ -129,6 +129,8 @@ static int l_kernel_layout(lua_State *L) {
   lua_setfield(L, -2, "qual");
   lua_pushinteger(L, CG_KMAX_DEPTH);
   lua_setfield(L, -2, "max_depth");
+  lua_pushinteger(L, CG_KMAX_DIM);
+  lua_setfield(L, -2, "max_dim");
   push_stmt_parts(L);
   lua_setfield(L, -2, "stmt_parts");
   lua_newtable(L); /* the flattener's built-in split strategies, in their order */

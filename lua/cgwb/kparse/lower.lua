@@ -261,6 +261,7 @@ function L:write_syms(from)
     local line, col = self:linecol(s.pos)
     self:row("sym", { NAME = self:name(s.name), FUNC = s.func, KIND = lay.sym_kinds[s.kind],
       BASE = lay.types[s.base], PTR = s.ptr, NDIM = s.ndim, DIM0 = s.dim0 or 0, DIM1 = s.dim1 or 0,
+      DIM2 = s.dim2 or 0,
       QUAL = s.qual, INIT = s.init or -1, NINIT = s.ninit or 0, LINE = line, COL = col })
   end
 end
