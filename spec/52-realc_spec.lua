@@ -29,6 +29,8 @@ local PROGRAMS = {
     ints = { m = 5, n = 7 }, doubles = { float_n = 7.0 } },
   { file = "pbs-trisolv.c", fname = "kernel_trisolv", left = with_pbs { "main" }, ints = { n = 8 },
     fill = { L = function(i, r) return (i % 9 == 0) and 4 + r:float(0, 1) or r:float(-0.5, 0.5) end } },
+  { file = "pbs-heat3d.c", fname = "kernel_heat_3d", left = with_pbs { "main" },
+    ints = { tsteps = 2, n = 6 } },
   { file = "bastyle.c", fname = "ba_objective", left = { "make_problem", "main" },
     ints = { n = 2, m = 3, p = 4 },
     sizes = { cams = 22, X = 9, w = 4, obs = 8, feats = 8, reproj_err = 8, w_err = 4 },
