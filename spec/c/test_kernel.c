@@ -436,9 +436,28 @@ static void test_oom(void) {
 
 /* }==== */
 
+/* Rank 3: x made a pointer parameter `double x[][2][3]`, its cell x[i]
+ * lacks two subscripts; a third subscript after a missing second is
+ * refused; dims of another rank's fields too. */
+static void test_rank3(void) {
+  kb b;
+  ids I;
+  int32_t *xs, *xe;
+  build(&b, &I);
+  xs = b.sym + 1 * CG_KSYM_W, xe = b.expr + I.x_elem_cond * CG_KEXPR_W;
+  xs[CG_KSYM_NDIM] = 3, xs[CG_KSYM_DIM0] = 0, xs[CG_KSYM_DIM1] = 2, xs[CG_KSYM_DIM2] = 3;
+  expect_refused(&b, "rank 3, one subscript", "1 subscript of a 3-D array");
+  xs[CG_KSYM_DIM2] = 0;
+  expect_refused(&b, "rank 3 without dim2", "sym 1: dim2 0 with 3 dims");
+  xs[CG_KSYM_NDIM] = 1, xs[CG_KSYM_DIM1] = 0;
+  xe[CG_KEXPR_C] = ex(&b, CG_KE_CONST_I, CG_KT_INT, -1, -1, -1, 1, 4); /* its only parent */
+  expect_refused(&b, "a third subscript after a missing second", "subscript 3 after a missing one");
+}
+
 int main(void) {
   test_loads();
   test_refuses();
+  test_rank3();
   test_cfg();
   test_interp();
   test_oom();
