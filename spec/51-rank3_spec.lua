@@ -7,7 +7,8 @@
 -- (spec/tcheck.lua; vector mode: a dozen columns in one call), which agrees
 -- with central differences; the adjoint
 -- passes the dot-product test (spec/adcheck.lua); the alias analysis tells
--- planes, rows and cells apart as it tells rows apart for rank 2 (spec/20);
+-- planes, rows and cells apart as it tells rows apart for rank 2 (spec/20),
+-- and its chains and relations hold on traced runs (spec/ktrace.lua);
 -- XAIF writes the three subscripts and reads them back; and bad input is
 -- refused with file:line:col: rank 4, a plane where a callee wants rows of
 -- another length, a subscript outside its dim at run time.
@@ -287,6 +288,24 @@ describe("rank-3 arrays: alias analysis", function()
     -- other plane's or row's
     local ud = res.chains.ud[acc["A[0][1][2] use 6"]]
     assert.same({ res.alias.accesses[acc["A[0][1][2] def 2"]].stmt, res.alias.accesses[acc["A[i][1][3] def 5"]].stmt }, ud)
+  end)
+end)
+
+describe("rank-3 arrays: the analyses against traced runs", function()
+  it("every read finds its last writer in the chains, one block's accesses relate soundly (spec/ktrace.lua)", function()
+    local check_trace = require("ktrace").check_trace
+    local reads = 0
+    for n, c in ipairs(CASES) do
+      local k = assert(cgwb.read_kernel(c.text, c.name))
+      local res = assert(k:analyze(c.fname))
+      for m = 1, 2 do
+        local out = assert(k:run(c.fname, call_of(c, rng.new(540 + 10 * n + m)), { trace = true }))
+        for _, t in ipairs(out.trace) do if t.frame == 0 and t.expr and not t.write then reads = reads + 1 end end
+        local bad = check_trace(res, out.trace)
+        assert.equal(0, #bad, c.name .. ": " .. tostring(bad[1]))
+      end
+    end
+    assert.is_true(reads > 1000, "only " .. reads .. " reads traced")
   end)
 end)
 
