@@ -36,6 +36,8 @@
 --   increment   an increment s[j] += e                        x  x      x   x    x
 --   reduction   an additive reduction into a scalar                     x        x
 --   twod        2-D parameters: a row read, a row written     x         x   x    x
+--   rank3       a 3-D parameter read by cells and through a   x         x   x    x    x
+--               row pointer, a 3-D local array
 --   call        a call with active and passive pointers       x         x             x      x
 --   heap        a block from malloc or calloc, then freed     x  x      x             x
 --
@@ -64,7 +66,7 @@ local EXPECT = { -- the table above
   ptrparam = "F callee standard terminal dry-run ptr passive", localarr = "F callee standard terminal dry-run ptr",
   addr = "F callee standard ptr", inplace = "F callee standard terminal dry-run",
   increment = "F callee standard terminal dry-run", reduction = "standard dry-run",
-  twod = "F standard terminal dry-run", call = "F standard ptr passive",
+  twod = "F standard terminal dry-run", rank3 = "F standard terminal dry-run ptr", call = "F standard ptr passive",
   heap = "F callee standard ptr",
 }
 

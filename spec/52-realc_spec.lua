@@ -33,6 +33,8 @@ local PROGRAMS = {
   -- prior that takes it); the log multivariate gamma function calls lgamma
   { file = "gmmstyle.c", fname = "log_mvgamma", left = { "gmm_loglik", "wishart_log_prior" },
     ints = { p = 4 }, doubles = { a = 3.3 }, cflags = "-D_DEFAULT_SOURCE" }, -- M_PI, as cc without -std does
+  { file = "pbs-heat3d.c", fname = "kernel_heat_3d", left = with_pbs { "main" },
+    ints = { tsteps = 2, n = 6 } },
   { file = "bastyle.c", fname = "ba_objective", left = { "make_problem", "main" },
     ints = { n = 2, m = 3, p = 4 },
     sizes = { cams = 22, X = 9, w = 4, obs = 8, feats = 8, reproj_err = 8, w_err = 4 },

@@ -42,7 +42,7 @@ end
 
 -- The argument expression of a pointer parameter p into array variable v.
 local function cast_of(p)
-  return p.type:find("%[%d*%]%[") and ("(" .. p.type:match("^(.-)%s*%[") .. " (*)" .. p.type:match("(%[%d+%])$") .. ")")
+  return p.type:find("%[%d*%]%[") and ("(" .. p.type:match("^(.-)%s*%[") .. " (*)" .. p.type:match("^.-%[%d*%](%[.*)$") .. ")")
     or ""
 end
 

@@ -13,26 +13,27 @@
 --     is defined (in bounds, every local written before it is read, the
 --     restrict arrays apart).  F's parameters, those it uses in this order:
 --       int n, const double *restrict x, const double *restrict d,
---       const double A[][3], double *restrict y, double *restrict z,
---       double Y2[][3], double *restrict s, double c
+--       const double A[][3], const double B3[][2][3], double *restrict y,
+--       double *restrict z, double Y2[][3], double *restrict s, double c
 --     d is passive data (never an independent, never written: its adjoint
 --     is passed as NULL); the independents are the other double
 --     parameters F reads, the dependents those it writes.
 --     info = { name, params = {{name, type}, ...}, independents = {...},
---       assume = {"A!=Y2"} when both are parameters (the --assume a caller
---       gives: a 2-D parameter cannot be restrict),
+--       assume = {"A!=Y2", "B3!=Y2"} for those that are parameters (the
+--       --assume a caller gives: a 2-D or 3-D parameter cannot be restrict),
 --       uses = {{c = construct, pos = "F" | "callee" | "loop", line =
 --         the enclosing top-level loop's line (pos "loop"), ptr = bool
 --         (through a pointer), passive = bool (on passive data)}, ...} }
 --   cgen.call(rng, info, n) -> CALL (k:run's form), arrays of 3n + 6 cells
---     (A and Y2: n + 2 rows of 3), doubles in [-1, 1].
+--     (A and Y2: n + 2 rows of 3; B3: n + 2 planes of 2 x 3), doubles in
+--     [-1, 1].
 --   cgen.CONSTRUCTS: the construct names, in the table's order.
 local lgen = require "lgen"
 
 local M = {}
 
 M.CONSTRUCTS = { "arith", "cond", "inner", "helper", "global", "passive", "ptrparam", "localarr", "addr",
-  "inplace", "increment", "reduction", "twod", "call", "heap" }
+  "inplace", "increment", "reduction", "twod", "rank3", "call", "heap" }
 
 local function pick(r, t) return t[r:int(1, #t)] end
 
@@ -219,6 +220,21 @@ function C.twod(g, ctx) -- a 2-D parameter read by rows, another written
   end
 end
 
+function C.rank3(g, ctx) -- a 3-D parameter read by cells and through a row, a 3-D local
+  if ctx.pos == "callee" then return C.ptrparam(g, ctx) end -- a callee's parameters are 1-D
+  g:use(ctx, "rank3", true)
+  g.used.B3 = true
+  local r = g.r
+  local plane = ctx.pos == "loop" and pick(r, { "i", "i + 1" }) or tostring(r:int(0, 1))
+  local l3, rw = g:fresh("l3_"), g:fresh("rw")
+  g:emit(("double %s[2][2][3];"):format(l3))
+  g:emit(("const double *%s = B3[%s][%d];"):format(rw, plane, r:int(0, 1))) -- a row of a plane
+  g:emit(("%s[0][1][2] = B3[%s][%d][%d] * %s;"):format(l3, plane, r:int(0, 1), r:int(0, 2), g:expr(ctx, 1)))
+  local c1 = r:int(0, 2)
+  g:emit(("%s[1][0][%d] = %s[%d] + %s[0][1][2] * %s;"):format(l3, c1, rw, r:int(0, 2), l3, g:expr(ctx, 1)))
+  g:temp(ctx, ("%s[1][0][%d] * %s[0][1][2] + %s[0]"):format(l3, c1, l3, rw))
+end
+
 function C.call(g, ctx) -- the callee with active and passive pointer arguments
   if ctx.pos == "callee" then return C.localarr(g, ctx) end -- no recursion
   local passive = g.r:int(1, 2) == 1
@@ -310,6 +326,7 @@ local PARAMS = {
   { name = "x", type = "double *", decl = "const double *restrict x" },
   { name = "d", type = "double *", decl = "const double *restrict d" },
   { name = "A", type = "double[][3]", decl = "const double A[][3]" },
+  { name = "B3", type = "double[][2][3]", decl = "const double B3[][2][3]" },
   { name = "y", type = "double *", decl = "double *restrict y" },
   { name = "z", type = "double *", decl = "double *restrict z" },
   { name = "Y2", type = "double[][3]", decl = "double Y2[][3]" },
@@ -391,7 +408,9 @@ function M.kernel(r, opts)
   local ind = {}
   for _, p in ipairs(params) do if p.type ~= "int" and p.name ~= "d" then ind[#ind + 1] = p.name end end
   local assume = {}
-  if g.used.A and g.used.Y2 then assume[1] = "A!=Y2" end -- a 2-D parameter cannot be restrict
+  -- a 2-D or 3-D parameter cannot be restrict
+  if g.used.A and g.used.Y2 then assume[#assume + 1] = "A!=Y2" end
+  if g.used.B3 and g.used.Y2 then assume[#assume + 1] = "B3!=Y2" end
   return src, { name = name, params = params, independents = ind, assume = assume, uses = g.uses, loops = loops }
 end
 
@@ -402,7 +421,11 @@ function M.call(r, info, n)
     if p.type == "int" then args[i] = { int = n }
     elseif p.type == "double" then args[i] = { double = r:float(-1, 1) }
     else
-      local cells = p.type:find("%[%]") and 3 * (n + 2) or 3 * n + 6
+      local cells = 3 * n + 6
+      if p.type:find("%[%]") then -- n + 2 rows or planes of the dims after []
+        cells = n + 2
+        for d in p.type:gmatch("%[(%d+)%]") do cells = cells * tonumber(d) end
+      end
       local vals = {}
       for j = 1, cells do vals[j] = r:float(-1, 1) end
       arrays[#arrays + 1] = { name = p.name, type = "double", values = vals }

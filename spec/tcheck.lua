@@ -51,7 +51,7 @@ local function case_file(n, c)
     elseif a.int then
       args[#args + 1] = ("%d"):format(a.int)
     else
-      local cast = p.type:find("%[%d*%]%[") and ("(" .. p.type:match("^(.-)%s*%[") .. " (*)" .. p.type:match("(%[%d+%])$") .. ")")
+      local cast = p.type:find("%[%d*%]%[") and ("(" .. p.type:match("^(.-)%s*%[") .. " (*)" .. p.type:match("^.-%[%d*%](%[.*)$") .. ")")
         or ""
       args[#args + 1] = ("%s(A%d + %d)"):format(cast, a.array, a.offset)
       if p.type:find("double") then args[#args + 1] = ("%s(T%d + %d)"):format(cast, a.array, a.offset) end

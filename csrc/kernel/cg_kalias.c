@@ -388,7 +388,7 @@ static int32_t sym_cells(const cg_kernel *k, int32_t s) {
   int32_t d0 = CG_KSYM(k, s, DIM0), nd = CG_KSYM(k, s, NDIM);
   if (nd == 0) return 1;
   if (d0 <= 0) return -1;
-  return nd == 2 ? d0 * CG_KSYM(k, s, DIM1) : d0;
+  return (int32_t)cg_ksym_cells(k, s); /* the loader keeps it within an int32 */
 }
 
 static int32_t add_object(cg_kalias *al, int32_t sym, int kind) {
@@ -562,24 +562,28 @@ static void aff_of(ctx *c, int32_t x, cg_kaff *r) {
   aff_vn(r, c->w->expr_vn[x - c->al->x_lo]);
 }
 
-/* The offset of cell [a][b] of symbol s (a -1: the start; 2-D with b -1: row a). */
-static void cell_off(ctx *c, int32_t s, int32_t a, int32_t b, cg_kaff *r) {
+/* The offset of cell [a][b][c] of symbol s that ELEM or ADDR x names: the
+ * sum of each subscript times its stride (no subscript: the start; fewer
+ * than the dims: the first cell of that row or plane). */
+static void cell_off(ctx *c, int32_t x, cg_kaff *r) {
   const cg_kernel *k = c->al->k;
-  cg_kaff col;
+  int32_t s = CG_KEXPR(k, x, SYM), sub[CG_KMAX_DIM];
+  int d, n = cg_kexpr_subscripts(k, x, sub);
+  cg_kaff t;
   aff_const(r, 0);
-  if (a < 0) return;
-  aff_of(c, a, r);
-  if (CG_KSYM(k, s, NDIM) != 2) return;
-  aff_scale(r, r, CG_KSYM(k, s, DIM1));
-  if (b < 0) return;
-  aff_of(c, b, &col);
-  aff_axpy(r, r, 1, &col);
+  for (d = 0; d < n; d++) {
+    aff_of(c, sub[d], &t);
+    aff_scale(&t, &t, (int32_t)cg_ksym_stride(k, s, d));
+    aff_axpy(r, r, 1, &t);
+  }
 }
 
-/* The addresses of &s[a][b]: through s's points-to set when s is a pointer. */
-static int32_t cell_set(ctx *c, int32_t s, int32_t a, int32_t b) {
+/* The addresses of &s[a][b][c] (ELEM or ADDR x on symbol s): through s's
+ * points-to set when s is a pointer. */
+static int32_t cell_set(ctx *c, int32_t x) {
+  int32_t s = CG_KEXPR(c->al->k, x, SYM);
   cg_kaff off;
-  cell_off(c, s, a, b, &off);
+  cell_off(c, x, &off);
   if (CG_KSYM(c->al->k, s, PTR))
     return ok_set(c->w, set_shift(c->al, c->w, c->w->pval[LS(c->al, s)], &off), &c->err);
   return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, s)], &off), &c->err);
@@ -592,7 +596,7 @@ static int32_t pts_of(ctx *c, int32_t x) {
   cg_kaff d;
   switch (CG_KEXPR(k, x, OP)) {
     case CG_KE_VAR: return c->w->pval[LS(c->al, CG_KEXPR(k, x, SYM))];
-    case CG_KE_ADDR: return cell_set(c, CG_KEXPR(k, x, SYM), CG_KEXPR(k, x, A), CG_KEXPR(k, x, B));
+    case CG_KE_ADDR: return cell_set(c, x);
     case CG_KE_PTRADD:
       s1 = pts_of(c, CG_KEXPR(k, x, A));
       aff_of(c, CG_KEXPR(k, x, B), &d);
@@ -660,7 +664,8 @@ static void uses(ctx *c, int32_t x, int32_t stmt) {
       return;
     case CG_KE_ELEM:
       uses(c, CG_KEXPR(k, x, A), stmt), uses(c, CG_KEXPR(k, x, B), stmt);
-      add_access(c, stmt, x, CG_KA_USE, cell_set(c, s, CG_KEXPR(k, x, A), CG_KEXPR(k, x, B)), 0);
+      uses(c, CG_KEXPR(k, x, C), stmt);
+      add_access(c, stmt, x, CG_KA_USE, cell_set(c, x), 0);
       return;
     case CG_KE_INTRIN:
       uses(c, CG_KEXPR(k, x, A), stmt), uses(c, CG_KEXPR(k, x, B), stmt);
@@ -676,7 +681,7 @@ static int32_t lhs_set(ctx *c, int32_t x) {
   const cg_kernel *k = c->al->k;
   int32_t s = CG_KEXPR(k, x, SYM);
   cg_kaff zero;
-  if (CG_KEXPR(k, x, OP) == CG_KE_ELEM) return cell_set(c, s, CG_KEXPR(k, x, A), CG_KEXPR(k, x, B));
+  if (CG_KEXPR(k, x, OP) == CG_KE_ELEM) return cell_set(c, x);
   if (!is_data_scalar(k, s)) return -1;
   aff_const(&zero, 0);
   return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, s)], &zero), &c->err);
@@ -697,6 +702,7 @@ static void lhs_subscripts(ctx *c, int32_t x, int32_t stmt) {
   const cg_kernel *k = c->al->k;
   if (CG_KEXPR(k, x, OP) != CG_KE_ELEM) return;
   uses(c, CG_KEXPR(k, x, A), stmt), uses(c, CG_KEXPR(k, x, B), stmt);
+  uses(c, CG_KEXPR(k, x, C), stmt);
 }
 
 /* v := e: uses, then the definition, then the variable's new value. */
@@ -1311,6 +1317,7 @@ static void expr_text(const cg_kernel *k, int32_t x, tbuf *t) {
       tput(t, k->names[CG_KSYM(k, s, NAME)]);
       if (a >= 0) tput(t, "["), expr_text(k, a, t), tput(t, "]");
       if (b >= 0) tput(t, "["), expr_text(k, b, t), tput(t, "]");
+      if (CG_KEXPR(k, x, C) >= 0) tput(t, "["), expr_text(k, CG_KEXPR(k, x, C), t), tput(t, "]");
       return;
     case CG_KE_PTRADD: tput(t, "("), expr_text(k, a, t), tput(t, " + "), expr_text(k, b, t), tput(t, ")"); return;
     case CG_KE_NEG: case CG_KE_NOT: tput(t, op == CG_KE_NEG ? "-" : "!"), expr_text(k, a, t); return;

@@ -74,10 +74,29 @@ int cg_ksym_type(const cg_kernel *k, int32_t s) {
   return CG_KSYM(k, s, PTR) ? ptr_of(b) : b;
 }
 
+int32_t cg_ksym_dim(const cg_kernel *k, int32_t s, int d) {
+  if (d < 0 || d >= CG_KSYM(k, s, NDIM)) return 0;
+  return d == 0 ? CG_KSYM(k, s, DIM0) : d == 1 ? CG_KSYM(k, s, DIM1) : CG_KSYM(k, s, DIM2);
+}
+
+int64_t cg_ksym_stride(const cg_kernel *k, int32_t s, int d) {
+  int64_t n = 1;
+  int i, nd = CG_KSYM(k, s, NDIM);
+  for (i = d + 1; i < nd; i++) n *= cg_ksym_dim(k, s, i);
+  return n;
+}
+
 int64_t cg_ksym_cells(const cg_kernel *k, int32_t s) {
   int nd = CG_KSYM(k, s, NDIM);
   if (nd == 0) return CG_KSYM(k, s, PTR) ? 0 : 1;
-  return (int64_t)CG_KSYM(k, s, DIM0) * (nd == 2 ? CG_KSYM(k, s, DIM1) : 1);
+  return (int64_t)CG_KSYM(k, s, DIM0) * cg_ksym_stride(k, s, 0);
+}
+
+int cg_kexpr_subscripts(const cg_kernel *k, int32_t x, int32_t out[CG_KMAX_DIM]) {
+  int n = 0;
+  out[0] = CG_KEXPR(k, x, A), out[1] = CG_KEXPR(k, x, B), out[2] = CG_KEXPR(k, x, C);
+  while (n < CG_KMAX_DIM && out[n] >= 0) n++;
+  return n;
 }
 
 void cg_kernel_free(cg_kernel *k) {
@@ -251,8 +270,12 @@ static int check_shape(const cg_kernel *k, int32_t s, cg_error *e) {
   }
   if (nd > 0 && CG_KSYM(k, s, DIM0) < (kind == CG_KS_PARAM && ptr ? 0 : 1))
     return kerr(k, e, "sym %d: dim0 %d", (int)s, (int)CG_KSYM(k, s, DIM0));
-  if (nd == 2 && CG_KSYM(k, s, DIM1) < 1)
-    return kerr(k, e, "sym %d: dim1 %d", (int)s, (int)CG_KSYM(k, s, DIM1));
+  if ((nd >= 2 ? CG_KSYM(k, s, DIM1) < 1 : CG_KSYM(k, s, DIM1) != 0))
+    return kerr(k, e, "sym %d: dim1 %d with %d dims", (int)s, (int)CG_KSYM(k, s, DIM1), (int)nd);
+  if ((nd >= 3 ? CG_KSYM(k, s, DIM2) < 1 : CG_KSYM(k, s, DIM2) != 0))
+    return kerr(k, e, "sym %d: dim2 %d with %d dims", (int)s, (int)CG_KSYM(k, s, DIM2), (int)nd);
+  if (nd > 1 && cg_ksym_stride(k, s, 0) > INT32_MAX)
+    return kerr(k, e, "sym %d: more than %d cells in a row or plane", (int)s, (int)INT32_MAX);
   if (nd > 0 && cg_ksym_cells(k, s) > INT32_MAX)
     return kerr(k, e, "sym %d: more than %d cells", (int)s, (int)INT32_MAX);
   if (ptr && kind == CG_KS_GLOBAL) return kerr(k, e, "sym %d: a global pointer", (int)s);
@@ -287,13 +310,13 @@ static int check_sym(const cg_kernel *k, int32_t s, cg_error *e) {
 
 /* {==== expression trees ====}
  * Operands an operator uses: A, B, C, and whether SYM names a symbol. */
-enum { U_A = 1, U_B = 2, U_C = 4, U_SYM = 8, U_OPTA = 16, U_OPTB = 32 };
+enum { U_A = 1, U_B = 2, U_C = 4, U_SYM = 8, U_OPTA = 16, U_OPTB = 32, U_OPTC = 64 };
 static const unsigned char expr_uses[CG_KE_COUNT] = {
     0,                             /* CONST_I */
     0,                             /* CONST_D */
     U_SYM,                         /* VAR */
-    U_SYM | U_A | U_OPTB,          /* ELEM */
-    U_SYM | U_OPTA | U_OPTB,       /* ADDR */
+    U_SYM | U_A | U_OPTB | U_OPTC, /* ELEM */
+    U_SYM | U_OPTA | U_OPTB | U_OPTC, /* ADDR */
     U_A | U_B,                     /* PTRADD */
     U_A, U_A,                      /* NEG NOT */
     U_A | U_B, U_A | U_B, U_A | U_B, U_A | U_B, U_A | U_B, /* ADD SUB MUL DIV MOD */
@@ -314,7 +337,7 @@ int cg_kexpr_operands(const cg_kernel *k, int32_t x, int32_t out[3]) {
   for (i = 0; i < 3; i++) out[i] = -1;
   if (u & (U_A | U_OPTA)) out[0] = CG_KEXPR(k, x, A), n = 1;
   if (u & (U_B | U_OPTB)) out[1] = CG_KEXPR(k, x, B), n = 2;
-  if (u & U_C) out[2] = CG_KEXPR(k, x, C), n = 3;
+  if (u & (U_C | U_OPTC)) out[2] = CG_KEXPR(k, x, C), n = 3;
   return n;
 }
 
@@ -326,7 +349,7 @@ static int check_expr_row(const cg_kernel *k, int32_t x, cg_error *e) {
   cg_kexpr_operands(k, x, o);
   for (i = 0; i < 3; i++) {
     unsigned must = i == 0 ? U_A : i == 1 ? U_B : U_C;
-    unsigned may = i == 0 ? U_OPTA : i == 1 ? U_OPTB : 0;
+    unsigned may = i == 0 ? U_OPTA : i == 1 ? U_OPTB : U_OPTC;
     if ((expr_uses[op] & must) && !in_range(o[i], k->nexpr))
       return kerr(k, e, "expr %d: operand %d out of range", (int)x, (int)o[i]);
     if ((expr_uses[op] & may) && o[i] != -1 && !in_range(o[i], k->nexpr))
@@ -346,16 +369,21 @@ static int check_expr_row(const cg_kernel *k, int32_t x, cg_error *e) {
   return check_pos(k, e, "expr", (uint32_t)x, CG_KEXPR(k, x, LINE), CG_KEXPR(k, x, COL));
 }
 
-/* The subscripts of ELEM and ADDR: ints, as many as the symbol's dims. */
+/* The subscripts of ELEM and ADDR: ints, a prefix of A, B, C; ELEM has as
+ * many as the symbol's dims (one for a plain pointer), ADDR at most that. */
 static int check_subscripts(const cg_kernel *k, int32_t x, cg_error *e) {
-  int32_t s = CG_KEXPR(k, x, SYM), a = CG_KEXPR(k, x, A), b = CG_KEXPR(k, x, B);
+  int32_t s = CG_KEXPR(k, x, SYM), a = CG_KEXPR(k, x, A), sub[CG_KMAX_DIM];
   int nd = CG_KSYM(k, s, NDIM), op = CG_KEXPR(k, x, OP), scalar = !CG_KSYM(k, s, PTR) && nd == 0;
-  if ((a != -1 && etype(k, a) != CG_KT_INT) || (b != -1 && etype(k, b) != CG_KT_INT))
-    return kerr(k, e, "expr %d: a subscript that is not an int", (int)x);
-  if (b != -1 && nd != 2) return kerr(k, e, "expr %d: two subscripts of a 1-D symbol", (int)x);
+  int i, n = cg_kexpr_subscripts(k, x, sub), most = nd > 0 ? nd : 1;
+  for (i = 0; i < n; i++)
+    if (etype(k, sub[i]) != CG_KT_INT) return kerr(k, e, "expr %d: a subscript that is not an int", (int)x);
+  for (i = n; i < CG_KMAX_DIM; i++)
+    if (sub[i] != -1) return kerr(k, e, "expr %d: subscript %d after a missing one", (int)x, i + 1);
+  if (n > most && !scalar)
+    return kerr(k, e, "expr %d: %d subscripts of a %d-D symbol", (int)x, n, most);
   if (op == CG_KE_ELEM) {
     if (scalar) return kerr(k, e, "expr %d: subscript of a scalar", (int)x);
-    if (nd == 2 && b == -1) return kerr(k, e, "expr %d: one subscript of a 2-D array", (int)x);
+    if (n < most) return kerr(k, e, "expr %d: %d subscript%s of a %d-D array", (int)x, n, n == 1 ? "" : "s", nd);
     return CG_OK;
   }
   if (scalar && (a != -1 || !(CG_KSYM(k, s, QUAL) & CG_KQ_ADDR)))

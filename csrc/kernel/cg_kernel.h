@@ -38,12 +38,12 @@
 #include "../graph/cg_gops.h"
 
 #define CG_KMAX_DEPTH 2000 /* expression and statement nesting */
-#define CG_KMAX_DIM 2      /* arrays have 1 or 2 dimensions */
+#define CG_KMAX_DIM 3      /* arrays have 1, 2 or 3 dimensions */
 
 /* {==== types ====}
  * Value types of expressions and the base of symbols.  A pointer is a
- * pointer to double or to int; a 2-D array decays to a pointer to its
- * first cell (its row length stays with the symbol). */
+ * pointer to double or to int; a 2-D or 3-D array decays to a pointer to
+ * its first cell (its row length and plane shape stay with the symbol). */
 #define CG_KTYPES(X) \
   X(VOID, void)      \
   X(INT, int)        \
@@ -64,8 +64,9 @@ enum {
  * error).  base: INT or DOUBLE (the cell type).  ptr: 1 for a pointer
  * (a pointer parameter or local pointer variable; an array parameter is a
  * pointer with its declared dims kept for indexing).  ndim 0: a scalar (or
- * a plain pointer); 1 or 2: an array, dim0 x dim1 cells (dim0 0 = unknown,
- * only for a parameter such as `double a[][4]` or `double a[]`).  qual:
+ * a plain pointer); 1, 2 or 3: an array of dim0 (x dim1 (x dim2)) cells
+ * (dim0 0 = unknown, only for a parameter such as `double a[][4]`,
+ * `double a[][4][5]` or `double a[]`; the dims past ndim are 0).  qual:
  * CG_KQ_* bits.  init, ninit: for a GLOBAL, its initializer, ninit values
  * in dconst[init..] (cells past ninit are 0, as C says); -1/0 otherwise
  * (locals are initialized by statements).  HEAP: an allocation site (one
@@ -80,7 +81,7 @@ enum {
   CG_KQ_ADDR = 4      /* a scalar whose address is taken (&x) */
 };
 #define CG_KSYM_FIELDS(X) \
-  X(NAME) X(FUNC) X(KIND) X(BASE) X(PTR) X(NDIM) X(DIM0) X(DIM1) X(QUAL) X(INIT) X(NINIT) \
+  X(NAME) X(FUNC) X(KIND) X(BASE) X(PTR) X(NDIM) X(DIM0) X(DIM1) X(DIM2) X(QUAL) X(INIT) X(NINIT) \
   X(LINE) X(COL)
 
 /* {==== expressions ====}
@@ -93,10 +94,13 @@ enum {
  *   CONST_I     IVAL                    int constant
  *   CONST_D     IVAL = dconst index     double constant (%.17g exact)
  *   VAR         SYM                     a scalar variable's value (int, double or pointer)
- *   ELEM        SYM, A, B               cell A (2-D: row A, column B) of array or pointer SYM;
- *                                       `*p` is ELEM(p, 0), `*(p+i)` is ELEM(p, i)
- *   ADDR        SYM, A, B               the address &SYM[A][B]: A, B -1 for &x or a decayed
- *                                       array; 2-D with B -1: the address of row A
+ *   ELEM        SYM, A, B, C            cell A (2-D: row A, column B; 3-D: plane A, row B,
+ *                                       column C) of array or pointer SYM, one subscript
+ *                                       per dim; `*p` is ELEM(p, 0), `*(p+i)` is ELEM(p, i)
+ *   ADDR        SYM, A, B, C            the address &SYM[A][B][C]: A, B, C -1 for &x or a
+ *                                       decayed array; fewer subscripts than dims (a prefix:
+ *                                       B -1 implies C -1): the address of the first cell of
+ *                                       row A (2-D), plane A or row B of plane A (3-D)
  *   PTRADD      A (pointer), B (int)    A + B cells (p - k is PTRADD(p, NEG(k)))
  *   NEG NOT     A                       -A, !A (NOT: int result)
  *   ADD SUB MUL DIV MOD  A, B            int or double (MOD int only; int DIV truncates)
@@ -334,9 +338,17 @@ const char *cg_kintrinsic_xaif(int id); /* its XAIF name */
 
 /* The value type of symbol s: its base, or the pointer to it (ptr 1). */
 int cg_ksym_type(const cg_kernel *k, int32_t s);
-/* The cells of symbol s: dim0 * dim1 for an array (0 for an unknown dim0),
- * 1 for a scalar, 0 for a plain pointer. */
+/* The cells of symbol s: dim0 * dim1 * dim2 for an array (as many factors
+ * as dims; 0 for an unknown dim0), 1 for a scalar, 0 for a plain pointer. */
 int64_t cg_ksym_cells(const cg_kernel *k, int32_t s);
+/* Dim d (0 .. CG_KMAX_DIM-1) of symbol s: DIM0, DIM1 or DIM2 (0 past its
+ * ndim), and the cells one step of subscript d moves over (the product of
+ * the dims after d that the symbol has; 1 for its last dim). */
+int32_t cg_ksym_dim(const cg_kernel *k, int32_t s, int d);
+int64_t cg_ksym_stride(const cg_kernel *k, int32_t s, int d);
+/* The subscripts of ELEM or ADDR x: the A, B, C fields that are not -1 (a
+ * prefix), into out; returns their number (0..CG_KMAX_DIM). */
+int cg_kexpr_subscripts(const cg_kernel *k, int32_t x, int32_t out[CG_KMAX_DIM]);
 /* The operand expressions A, B, C expression x uses into out (-1 where
  * unused or absent); returns how many slots its operator has (0..3). */
 int cg_kexpr_operands(const cg_kernel *k, int32_t x, int32_t out[3]);

@@ -937,11 +937,16 @@ static int addr_name(const cg_kalias *al, const cg_kaddr *d, char *buf, size_t s
   size_t len = 0;
   nput(buf, size, &len, cg_kalias_obj_name(al, (uint32_t)o));
   if (al->obj_kind[o] != CG_KO_REGION && !CG_KSYM(k, sym, NDIM)) return 1; /* a scalar (t[1] is an array) */
-  if (al->obj_kind[o] != CG_KO_REGION && CG_KSYM(k, sym, NDIM) == 2) { /* t[r][c] */
-    int64_t w = CG_KSYM(k, sym, DIM1);
-    if (d->off.nt != 0 || w <= 0) return 0;
-    nput(buf, size, &len, "["), nnum(buf, size, &len, d->off.c / w), nput(buf, size, &len, "][");
-    nnum(buf, size, &len, d->off.c % w), nput(buf, size, &len, "]");
+  if (al->obj_kind[o] != CG_KO_REGION && CG_KSYM(k, sym, NDIM) >= 2) { /* t[r][c], t[p][r][c] */
+    int dd, nd = CG_KSYM(k, sym, NDIM);
+    int64_t rest = d->off.c;
+    if (d->off.nt != 0 || rest < 0) return 0;
+    for (dd = 0; dd < nd; dd++) {
+      int64_t w = cg_ksym_stride(k, sym, dd);
+      if (w <= 0) return 0;
+      nput(buf, size, &len, "["), nnum(buf, size, &len, rest / w), nput(buf, size, &len, "]");
+      rest %= w;
+    }
     return 1;
   }
   nput(buf, size, &len, "[");

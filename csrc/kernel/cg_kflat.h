@@ -198,7 +198,7 @@ cg_kflat *cg_kflat_run_hook(cg_alloc *A, const cg_kalias *al, const cg_kchains *
  * use or definition of the function) into buf: a scalar by its name (`x`),
  * a cell as `p[e]` with p the object (a pointer parameter's region by the
  * parameter, an array, a global) and e its offset printed over the entry
- * values of int parameters (`k`, `2*k-1`; a 2-D array `t[1][2]` when the
+ * values of int parameters (`k`, `2*k-1`; a 2-D or 3-D array `t[1][2]`, `w[1][0][2]` when the
  * offset is constant).  Returns 1 when so (exact); 0 when the address is
  * not expressible so (several addresses, an unknown offset, a term that is
  * not an int parameter's entry value): then buf is the text of expression

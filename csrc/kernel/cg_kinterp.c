@@ -218,46 +218,52 @@ static int ptr_value(km *m, const frame *fr, int32_t x, int32_t s, kv *v) {
   return CG_OK;
 }
 
-/* The subscripts of ELEM/ADDR x: i (A), j (B) or -1 when absent. */
-static int subscripts(km *m, const frame *fr, int32_t x, int64_t *i, int64_t *j) {
-  kv a, b;
-  int rc;
-  *i = *j = -1;
-  if (CG_KEXPR(m->k, x, A) >= 0) {
-    if ((rc = eval(m, fr, CG_KEXPR(m->k, x, A), &a))) return rc;
-    *i = a.i;
-  }
-  if (CG_KEXPR(m->k, x, B) >= 0) {
-    if ((rc = eval(m, fr, CG_KEXPR(m->k, x, B), &b))) return rc;
-    *j = b.i;
+/* The values of the subscripts of ELEM/ADDR x into v (a prefix of A, B, C);
+ * *n: how many. */
+static int subscripts(km *m, const frame *fr, int32_t x, int64_t v[CG_KMAX_DIM], int *n) {
+  int32_t sub[CG_KMAX_DIM];
+  kv a;
+  int rc, d;
+  *n = cg_kexpr_subscripts(m->k, x, sub);
+  for (d = 0; d < *n; d++) {
+    if ((rc = eval(m, fr, sub[d], &a))) return rc;
+    v[d] = a.i;
   }
   return CG_OK;
 }
 
+/* The name of subscript d of an nd-D array in messages. */
+static const char *sub_name(int nd, int d) {
+  static const char *const names[CG_KMAX_DIM][CG_KMAX_DIM] = {
+      {"cell", "", ""}, {"row", "column", ""}, {"plane", "row", "column"}};
+  return names[nd - 1][d];
+}
+
 /* Where ELEM or ADDR x points: *o and the offset *cell, its subscripts
- * checked (a 2-D column within its row, an array's row within the array);
- * elem: a dereference (inside the object), else an address (up to one past
- * its end). */
+ * checked (each within its dim: a column within its row, a row within its
+ * plane, an array's first subscript within the array; a pointer's first
+ * subscript is not bounded); elem: a dereference (inside the object), else
+ * an address (up to one past its end). */
 static int locate(km *m, const frame *fr, int32_t x, int elem, int32_t *o, int64_t *cell) {
   const cg_kernel *k = m->k;
   int32_t s = CG_KEXPR(k, x, SYM);
-  int nd = CG_KSYM(k, s, NDIM), ptr = CG_KSYM(k, s, PTR), rc;
-  int64_t i, j, off = 0, d1 = nd == 2 ? CG_KSYM(k, s, DIM1) : 1;
+  int nd = CG_KSYM(k, s, NDIM), ptr = CG_KSYM(k, s, PTR), rc, n, d;
+  int64_t v[CG_KMAX_DIM], off = 0;
   kv p;
-  if ((rc = subscripts(m, fr, x, &i, &j))) return rc;
+  if ((rc = subscripts(m, fr, x, v, &n))) return rc;
   if (ptr) {
     if ((rc = ptr_value(m, fr, x, s, &p))) return rc;
     *o = p.obj, off = p.i;
   } else
     *o = sym_obj(m, fr, s);
-  if (CG_KEXPR(k, x, B) >= 0 && (j < 0 || j > d1 - elem))
-    return XERR(m, x, "column %lld of %s outside 0..%lld", (long long)j,
-                k->names[CG_KSYM(k, s, NAME)], (long long)(d1 - elem));
-  if (!ptr && nd == 2 && CG_KEXPR(k, x, A) >= 0 && (i < 0 || i > CG_KSYM(k, s, DIM0) - elem))
-    return XERR(m, x, "row %lld of %s outside 0..%lld", (long long)i,
-                k->names[CG_KSYM(k, s, NAME)], (long long)(CG_KSYM(k, s, DIM0) - elem));
-  if (CG_KEXPR(k, x, A) >= 0) off += nd == 2 ? i * d1 : i;
-  if (CG_KEXPR(k, x, B) >= 0) off += j;
+  for (d = 0; d < n && nd >= 2; d++) {
+    int64_t dim = cg_ksym_dim(k, s, d);
+    if (d == 0 && ptr) continue;
+    if (v[d] < 0 || v[d] > dim - elem)
+      return XERR(m, x, "%s %lld of %s outside 0..%lld", sub_name(nd, d), (long long)v[d],
+                  k->names[CG_KSYM(k, s, NAME)], (long long)(dim - elem));
+  }
+  for (d = 0; d < n; d++) off += v[d] * cg_ksym_stride(k, s, d);
   *cell = off;
   if (off < 0 || off > m->obj[*o].n - elem)
     return XERR(m, x, "%s %lld of %s, which has %lld cells", elem ? "access to cell" : "address of cell",

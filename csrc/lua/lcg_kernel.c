@@ -84,7 +84,7 @@ static void push_stmt_parts(lua_State *L) {
  * split_strategies = {"minimal", ...} (cg_kflat.c's built-in strategies),
  * arity = {intrinsic name -> arity}, gop = {intrinsic name -> 1-based row
  * of core.graph_ops()}, xaif = {intrinsic name -> its XAIF name}, qual = {const=, restrict=, addr=},
- * max_depth=}: what kparse.lua writes, read from cg_kernel.h. */
+ * max_depth=, max_dim= (CG_KMAX_DIM)}: what kparse.lua writes, read from cg_kernel.h. */
 static int l_kernel_layout(lua_State *L) {
   static const char *const rows[] = {"func", "sym", "expr", "stmt"};
   static const int widths[] = {CG_KFUNC_W, CG_KSYM_W, CG_KEXPR_W, CG_KSTMT_W};
@@ -130,6 +130,8 @@ static int l_kernel_layout(lua_State *L) {
   lua_pushinteger(L, CG_KH_ZERO), lua_setfield(L, -2, "heap_zero"); /* ALLOC's FLAGS for calloc */
   lua_pushinteger(L, CG_KMAX_DEPTH);
   lua_setfield(L, -2, "max_depth");
+  lua_pushinteger(L, CG_KMAX_DIM);
+  lua_setfield(L, -2, "max_dim");
   push_stmt_parts(L);
   lua_setfield(L, -2, "stmt_parts");
   lua_newtable(L); /* the flattener's built-in split strategies, in their order */
@@ -883,7 +885,8 @@ The C module: tapes, graphs, schedules, linearized graphs and eliminations, kern
 {func=, sym=, expr=, stmt=}, types=, exprs=, stmts=, intrinsics=, sym_kinds=, loop_kinds=
 (name -> code and code + 1 -> name), arity = {intrinsic name -> arity}, gop = {intrinsic
 name -> its 1-based row of core.graph_ops()}, xaif = {intrinsic name -> its XAIF name},
-qual = {const=, restrict=, addr=}, max_depth=, stmt_parts=, split_strategies=}: what
+qual = {const=, restrict=, addr=}, max_depth=, max_dim= (the most dims of an array), stmt_parts=,
+split_strategies=}: what
 kparse.lua writes, read from cg_kernel.h.
 @function kernel_layout
 */

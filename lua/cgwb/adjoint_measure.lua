@@ -36,7 +36,7 @@ local function measure_main(v, f, call)
     local y, a = v:sym(s), call.args[i]
     local dbl = y.base == "double"
     local cast = ""
-    if y.ndim == 2 then cast = ("(%s (*)[%d])"):format(dbl and "double" or "int", y.dim1) end
+    if y.ndim >= 2 then cast = ("(%s (*)%s)"):format(dbl and "double" or "int", (ir.dims_text(y):gsub("^%[%d*%]", ""))) end
     if a.array then
       args[#args + 1] = ("%s(A%d + %d)"):format(cast, a.array, a.offset)
       if dbl then args[#args + 1] = ("%s(B%d + %d)"):format(cast, a.array, a.offset) end

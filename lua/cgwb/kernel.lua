@@ -48,7 +48,8 @@ local function sym_type(flat, s)
   if ndim >= 1 then
     local d0 = get(flat, "sym", s, "DIM0")
     t = t .. "[" .. (d0 > 0 and d0 or "") .. "]"
-    if ndim == 2 then t = t .. "[" .. get(flat, "sym", s, "DIM1") .. "]" end
+    if ndim >= 2 then t = t .. "[" .. get(flat, "sym", s, "DIM1") .. "]" end
+    if ndim >= 3 then t = t .. "[" .. get(flat, "sym", s, "DIM2") .. "]" end
   end
   return t
 end
@@ -58,7 +59,7 @@ local function symbol(flat, s)
   local Q = layout().qual
   local qual = get(flat, "sym", s, "QUAL")
   local dims = {}
-  for d = 1, get(flat, "sym", s, "NDIM") do dims[d] = get(flat, "sym", s, d == 1 and "DIM0" or "DIM1") end
+  for d = 1, get(flat, "sym", s, "NDIM") do dims[d] = get(flat, "sym", s, "DIM" .. (d - 1)) end
   return {
     id = s + 1, name = name_at(flat, get(flat, "sym", s, "NAME")),
     kind = layout().sym_kinds[get(flat, "sym", s, "KIND") + 1],

@@ -31,7 +31,7 @@ static int32_t sym(kb *b, const char *nm, int32_t f, int kind, int base, int ptr
                    int qual) {
   int32_t *r = b->sym + b->ns * CG_KSYM_W;
   r[CG_KSYM_NAME] = name(b, nm), r[CG_KSYM_FUNC] = f, r[CG_KSYM_KIND] = kind, r[CG_KSYM_BASE] = base;
-  r[CG_KSYM_PTR] = ptr, r[CG_KSYM_NDIM] = ndim, r[CG_KSYM_DIM0] = dim0, r[CG_KSYM_DIM1] = 0;
+  r[CG_KSYM_PTR] = ptr, r[CG_KSYM_NDIM] = ndim, r[CG_KSYM_DIM0] = dim0, r[CG_KSYM_DIM1] = 0, r[CG_KSYM_DIM2] = 0;
   r[CG_KSYM_QUAL] = qual, r[CG_KSYM_INIT] = -1, r[CG_KSYM_NINIT] = 0, r[CG_KSYM_LINE] = 1, r[CG_KSYM_COL] = 1;
   if (f >= 0) b->func[f * CG_KFUNC_W + CG_KFUNC_NSYM]++;
   if (kind == CG_KS_PARAM) b->func[f * CG_KFUNC_W + CG_KFUNC_NPARAM]++;
@@ -260,7 +260,8 @@ static void test_refuses(void) {
         {"pragma", 3, 0, CG_KSTMT_PRAGMA, 99, "stmt 0: pragma 99 out of range"},
         {"return type", 0, 0, CG_KFUNC_RET, CG_KT_INT, "returns double from a func returning int"},
         {"another function's statement", 3, 0, CG_KSTMT_FUNC, 1, "stmt 0: of func 1 in a body of func 0"},
-        {"dims", 1, 3, CG_KSYM_NDIM, 3, "sym 3: ndim 3"},
+        {"dims", 1, 3, CG_KSYM_NDIM, 4, "sym 3: ndim 4"},
+        {"dim2 of a scalar", 1, 3, CG_KSYM_DIM2, 5, "sym 3: dim2 5 with 0 dims"},
         {"base", 1, 3, CG_KSYM_BASE, CG_KT_VOID, "sym 3: base 0 is not int or double"},
         {"initializer on a local", 1, 3, CG_KSYM_NINIT, 1, "sym 3: an initializer on a non-global"},
         {"argument slice", 3, I.call, CG_KSTMT_X1, 7, "arguments 7+3 out of range"},
@@ -538,9 +539,28 @@ static void test_oom(void) {
 
 /* }==== */
 
+/* Rank 3: x made a pointer parameter `double x[][2][3]`, its cell x[i]
+ * lacks two subscripts; a third subscript after a missing second is
+ * refused; dims of another rank's fields too. */
+static void test_rank3(void) {
+  kb b;
+  ids I;
+  int32_t *xs, *xe;
+  build(&b, &I);
+  xs = b.sym + 1 * CG_KSYM_W, xe = b.expr + I.x_elem_cond * CG_KEXPR_W;
+  xs[CG_KSYM_NDIM] = 3, xs[CG_KSYM_DIM0] = 0, xs[CG_KSYM_DIM1] = 2, xs[CG_KSYM_DIM2] = 3;
+  expect_refused(&b, "rank 3, one subscript", "1 subscript of a 3-D array");
+  xs[CG_KSYM_DIM2] = 0;
+  expect_refused(&b, "rank 3 without dim2", "sym 1: dim2 0 with 3 dims");
+  xs[CG_KSYM_NDIM] = 1, xs[CG_KSYM_DIM1] = 0;
+  xe[CG_KEXPR_C] = ex(&b, CG_KE_CONST_I, CG_KT_INT, -1, -1, -1, 1, 4); /* its only parent */
+  expect_refused(&b, "a third subscript after a missing second", "subscript 3 after a missing one");
+}
+
 int main(void) {
   test_loads();
   test_refuses();
+  test_rank3();
   test_cfg();
   test_interp();
   test_heap();

@@ -2,6 +2,7 @@
 -- cgwb.adjoint.base's class): the locals and their adjoints, the values
 -- crossing from g_fwd to g_rev, the frame registry's regions, and each
 -- sweep's function around its body.  Internal to cgwb.adjoint.
+local ir = require "cgwb.ir"
 local emit = require "cgwb.ir.emit"
 local B = require "cgwb.adjoint.base"
 require "cgwb.adjoint.sweeps"
@@ -27,7 +28,7 @@ function E:locals()
     local is_param = s < fr.sym0 + fr.nparam
     if y.kind == "heap" then goto next end -- an allocation site: no variable
     if not is_param then
-      local init = (y.ndim > 0 and not y.ptr) and (y.ndim == 2 and " = {{0}}" or " = {0}")
+      local init = (y.ndim > 0 and not y.ptr) and (" = " .. ("{"):rep(y.ndim) .. "0" .. ("}"):rep(y.ndim))
         or (y.ptr and " = 0" or (double(y) and " = 0.0" or " = 0"))
       local d = u:sym_decl(s):gsub("^const ", y.ptr and "const " or "")
       decl[#decl + 1] = d .. init .. ";"
@@ -38,7 +39,7 @@ function E:locals()
       if y.ptr and not is_param then
         adecl[#adecl + 1] = "double *" .. b .. " = 0;"
       elseif not is_param and y.ndim > 0 then
-        adecl[#adecl + 1] = "double " .. b .. "[" .. y.dim0 .. "]" .. (y.ndim == 2 and ("[" .. y.dim1 .. "] = {{0.0}};") or " = {0.0};")
+        adecl[#adecl + 1] = "double " .. b .. ir.dims_text(y) .. ir.zero_init(y.ndim) .. ";"
         across[#across + 1] = b
       elseif not is_param then
         adecl[#adecl + 1] = "double " .. b .. " = 0.0;"

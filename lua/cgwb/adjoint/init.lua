@@ -17,6 +17,7 @@
 --   adjoint.emit(kernel, fname, opts) -> code, report | nil, message
 -- @module cgwb.adjoint
 local core = require "cgwb.core"
+local ir = require "cgwb.ir"
 local unparse = require "cgwb.ir.unparse"
 local progress = require "cgwb.progress"
 local emit = require "cgwb.ir.emit"
@@ -104,7 +105,7 @@ function G:zero_global(s)
     self.zeros[s] = name
     local y = self.v:sym(s)
     self.zero_list[#self.zero_list + 1] = "static double " .. name .. "[" .. math.max(y.dim0, 1) .. "]"
-      .. (y.ndim == 2 and ("[" .. y.dim1 .. "] = {{0.0}};") or " = {0.0};")
+      .. ir.dims_text(y):gsub("^%[%d*%]", "") .. ir.zero_init(math.max(y.ndim, 1)) .. ";"
   end
   return self.zeros[s]
 end

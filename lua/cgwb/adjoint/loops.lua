@@ -58,7 +58,7 @@ function E:base(s)
   if y.kind == "global" then
     error(errors.refused(("adjoint code: a snapshot of the global %s"):format(self.u.cname[s])))
   end
-  if y.ndim == 2 then return "&" .. self.u.cname[s] .. "[0][0]" end -- a parameter too: double (*)[N] is no double *
+  if y.ndim >= 2 then return "&" .. self.u.cname[s] .. ("[0]"):rep(y.ndim) end -- a parameter too: double (*)[N] is no double *
   return self.u.cname[s]
 end
 

@@ -144,7 +144,7 @@ local SHADOW = ir.cases("expr", "cgwb.adjoint: the shadow of a pointer", {
       if y.kind == "param" then return "&" .. self.gen.prefix .. t end
       return "&" .. t
     end
-    if y.ndim == 2 and not r.b then return ("%s[%s]"):format(t, self:ex(r.a)) end
+    if #ir.subs(r) < y.ndim then return t .. self.u.P:subs(r.id) end -- a row or plane
     return "&" .. t .. self.u.P:subs(r.id)
   end,
   ptradd = function(_, self, r)

@@ -3,7 +3,7 @@
 --   P:expr(x)         expression x (0-based) as C, at the top of a statement
 --   P:sub(x, prec)    x inside an operator of precedence prec (0: a
 --                     subscript, an argument: no parentheses needed)
---   P:subs(x)         the subscripts "[a]" or "[a][b]" of an ELEM or ADDR
+--   P:subs(x)         the subscripts "[a]", "[a][b]" or "[a][b][c]" of an ELEM or ADDR
 -- hooks (all optional):
 --   name(sym)         the C name of symbol sym (default: its name)
 --   parens            "needed" (C's precedence: only what C needs, the
@@ -67,6 +67,7 @@ function P:subs(x)
   local s = ""
   if r.a then s = "[" .. self:sub(r.a, 0) .. "]" end
   if r.b then s = s .. "[" .. self:sub(r.b, 0) .. "]" end
+  if r.c then s = s .. "[" .. self:sub(r.c, 0) .. "]" end
   return s
 end
 
@@ -80,7 +81,7 @@ local node = ir.cases("expr", "cgwb.ir.cprint", {
     local ndim = p.v:sym(r.sym).ndim
     if not r.a then return (ndim > 0 and "" or "&") .. p.name(r.sym), 9 end
     if p.display then return "&" .. p.name(r.sym) .. p:subs(r.id), 9 end
-    if ndim == 2 and not r.b then return p.name(r.sym) .. "[" .. p:sub(r.a, 0) .. "]", 9 end
+    if #ir.subs(r) < ndim then return p.name(r.sym) .. p:subs(r.id), 9 end -- a row or plane
     return "&" .. p.name(r.sym) .. p:subs(r.id), 8
   end,
   [ir.GROUP.binary .. "|ptradd"] = function(op, p, r)

@@ -17,8 +17,9 @@
 --   v:expr(x)  -> {id, op, type, a, b, c (operand ids or nil), sym (nil for
 --                 none and for intrin), fn (intrin: the C name), value
 --                 (const_i: the int, const_d: the double), line, col}
---   v:sym(s)   -> {id, name, func, kind, base, ptr, ndim, dim0, dim1, const,
---                 restrict, addr, init, ninit, line, col}
+--   v:sym(s)   -> {id, name, func, kind, base, ptr, ndim, dim0, dim1, dim2,
+--                 dims (the ndim dims in order), const, restrict, addr, init,
+--                 ninit, line, col}
 --   v:func(g)  -> {id, name, ret, sym0, nsym, nparam, params, body, line, col}
 -- Ids are 0-based, as in the arrays.  ir.cases(domain, what, handlers)
 -- builds a dispatcher that must name every kind (a new kind fails in every
@@ -113,10 +114,43 @@ function V:sym(s)
   local q = G("QUAL")
   r = { id = s, name = self:name(G("NAME")), func = G("FUNC"), kind = LAY.sym_kinds[G("KIND") + 1],
     base = TYPES[G("BASE") + 1], ptr = G("PTR") == 1, ndim = G("NDIM"), dim0 = G("DIM0"), dim1 = G("DIM1"),
-    const = (q & Q.const) ~= 0, restrict = (q & Q.restrict) ~= 0, addr = (q & Q.addr) ~= 0,
+    dim2 = G("DIM2"), const = (q & Q.const) ~= 0, restrict = (q & Q.restrict) ~= 0, addr = (q & Q.addr) ~= 0,
     init = G("INIT"), ninit = G("NINIT"), line = G("LINE"), col = G("COL") }
+  r.dims = {}
+  for d = 1, r.ndim do r.dims[d] = G("DIM" .. (d - 1)) end
   self.Y[s] = r
   return r
+end
+
+--- The cells of symbol record y (from v:sym): the product of its dims (0
+-- for an unknown first dim), 1 for a scalar.
+function M.cells(y)
+  local n = 1
+  for _, d in ipairs(y.dims) do n = n * d end
+  return n
+end
+
+--- The declarator suffix of symbol record y's dims: "[4][5][6]"; open:
+-- an unknown first dim is written "[]" (a parameter), else as its number.
+function M.dims_text(y, open)
+  local t = {}
+  for d, n in ipairs(y.dims) do t[d] = "[" .. ((open and d == 1 and n == 0) and "" or n) .. "]" end
+  return table.concat(t)
+end
+
+--- The zero initializer of an array of ndim dims, with a brace a dim
+-- (-Wall's missing-braces): " = {0.0}", " = {{0.0}}", " = {{{0.0}}}".
+function M.zero_init(ndim)
+  return " = " .. ("{"):rep(ndim) .. "0.0" .. ("}"):rep(ndim)
+end
+
+--- The subscript expression ids of ELEM or ADDR record r (from v:expr), in
+-- order: a prefix of a, b, c.
+function M.subs(r)
+  if not r.a then return {} end
+  if not r.b then return { r.a } end
+  if not r.c then return { r.a, r.b } end
+  return { r.a, r.b, r.c }
 end
 
 function V:func(g)

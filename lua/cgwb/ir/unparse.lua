@@ -68,8 +68,7 @@ function U:sym_decl(s)
   local keep = ptr == 1 or kind == lay.sym_kinds.global or kind == lay.sym_kinds.param
   local const = ((q & lay.qual.const) ~= 0 and keep) and "const " or ""
   if ndim > 0 and ptr == 0 then
-    local d0, d1 = self:get("sym", s, "DIM0"), self:get("sym", s, "DIM1")
-    return const .. base .. " " .. self.cname[s] .. "[" .. d0 .. "]" .. (ndim == 2 and ("[" .. d1 .. "]") or "")
+    return const .. base .. " " .. self.cname[s] .. ir.dims_text(self.v:sym(s))
   end
   if ptr == 1 then
     return const .. base .. " *" .. ((q & lay.qual.restrict) ~= 0 and "restrict " or "") .. self.cname[s]
@@ -83,11 +82,11 @@ function U:param(s)
   local lay = self.lay
   local ndim = self:get("sym", s, "NDIM")
   if ndim == 0 then return self:sym_decl(s) end
-  local d0, d1 = self:get("sym", s, "DIM0"), self:get("sym", s, "DIM1")
+  local d0 = self:get("sym", s, "DIM0")
   local q = self:get("sym", s, "QUAL")
   return ((q & lay.qual.const) ~= 0 and "const " or "") .. lay.types[self:get("sym", s, "BASE") + 1]
     .. " " .. self.cname[s] .. "[" .. ((q & lay.qual.restrict) ~= 0 and "restrict " or "")
-    .. (d0 > 0 and d0 or "") .. "]" .. (ndim == 2 and ("[" .. d1 .. "]") or "")
+    .. (d0 > 0 and d0 or "") .. "]" .. ir.dims_text(self.v:sym(s)):gsub("^%[%d*%]", "")
 end
 -- }====
 
@@ -283,15 +282,24 @@ function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
   return dname, ret_name
 end
 
--- A 2-D global's initializer text with a brace per row (-Wall's missing-braces).
+-- A 2-D or 3-D global's initializer text with a brace per row (and per
+-- plane: -Wall's missing-braces).
 function U:nest_rows(s, text)
-  if self:get("sym", s, "NDIM") ~= 2 then return text end
+  local y = self.v:sym(s)
+  if y.ndim < 2 then return text end
   local head, list = text:match("^(.- = ){(.*)};$")
   if not head then return text end
-  local vals, rows, n = {}, {}, self:get("sym", s, "DIM1")
+  local vals = {}
   for v in (list .. ", "):gmatch("(.-), ") do vals[#vals + 1] = v end
-  for i = 1, #vals, n do rows[#rows + 1] = "{" .. table.concat(vals, ", ", i, math.min(#vals, i + n - 1)) .. "}" end
-  return head .. "{" .. table.concat(rows, ", ") .. "};"
+  -- groups of n items in braces, the last group possibly short
+  local function group(items, n)
+    local out = {}
+    for i = 1, #items, n do out[#out + 1] = "{" .. table.concat(items, ", ", i, math.min(#items, i + n - 1)) .. "}" end
+    return out
+  end
+  local nested = group(vals, y.dims[y.ndim])
+  if y.ndim == 3 then nested = group(nested, y.dims[2]) end
+  return head .. "{" .. table.concat(nested, ", ") .. "};"
 end
 
 -- An operation table's C spelling of a partial (cgwb.core.graph_ops())
@@ -354,7 +362,7 @@ function M.unparse(flat, lay)
     if u:allocates(f) then em:line("#include <stdlib.h>"); break end
   end
   for s = 0, u.nsym - 1 do
-    if u:get("sym", s, "KIND") == lay.sym_kinds.global then em:line(u:global_text(s)) end
+    if u:get("sym", s, "KIND") == lay.sym_kinds.global then em:line(u:nest_rows(s, u:global_text(s))) end
   end
   for f = 0, u.nfunc - 1 do em:line(u:signature(f) .. ";") end
   for f = 0, u.nfunc - 1 do u:func(f) end

@@ -183,12 +183,10 @@ function L:sizeof_value(e)
     local s = self:lookup(x.name)
     if s then
       local dims = {}
-      if s.kind ~= "param" then
-        if s.ndim >= 1 then dims[#dims + 1] = { n = s.dim0 } end
-        if s.ndim >= 2 then dims[#dims + 1] = { n = s.dim1 } end
-      elseif s.ndim == 2 then dims = { { n = 0 }, { n = s.dim1 } } end
+      local sd = { s.dim0, s.dim1, s.dim2 }
+      for l = 1, s.ndim do dims[l] = { n = sd[l] } end
       local ptr = s.ptr
-      if s.kind == "param" and s.ndim > 0 then ptr, dims = 0, { { n = 0 }, s.ndim == 2 and { n = s.dim1 } or nil } end
+      if s.kind == "param" and s.ndim > 0 then ptr, dims[1] = 0, { n = 0 } end
       -- each subscript takes the outermost dimension or the pointer
       for _ = 1, depth do
         if #dims > 0 then table.remove(dims, 1) elseif ptr > 0 then ptr = ptr - 1

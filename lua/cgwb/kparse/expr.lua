@@ -38,11 +38,11 @@ function L:rv_id(e)
   self:mark_read(s)
   if s.ndim > 0 and s.ptr == 0 then -- an array decays to the address of its first cell
     return { op = "addr", ty = PTR_OF[s.base], pos = e.pos, sym = s.id, pconst = self:sym_const(s),
-      dim1 = s.ndim == 2 and s.dim1 or nil }
+      dim1 = s.ndim >= 2 and s.dim1 or nil, dim2 = s.ndim == 3 and s.dim2 or nil }
   end
   if s.ptr == 1 then
     return { op = "var", ty = PTR_OF[s.base], pos = e.pos, sym = s.id, pconst = self:sym_const(s),
-      dim1 = s.ndim == 2 and s.dim1 or nil }
+      dim1 = s.ndim >= 2 and s.dim1 or nil, dim2 = s.ndim == 3 and s.dim2 or nil }
   end
   return { op = "var", ty = s.base, pos = e.pos, sym = s.id }
 end
@@ -67,6 +67,19 @@ function L:mark_read(s) s.used = true end
 -- }====
 
 -- {==== subscripts and dereferences ====}
+-- A pointer tree to the rows of a 2-D array (or to the planes of a 3-D
+-- one) keeps their shape: dim1 (and dim2), the dims after the first of a
+-- parameter that would take it (`double (*)[4]` has dim1 4, `double
+-- (*)[4][5]` dim1 4 and dim2 5); a plain pointer has neither.
+
+local SUBS = { "a", "b", "c" } -- the tree fields of subscripts 1, 2, 3
+
+-- The shape a pointer to the first cell of the sub-array of symbol s after
+-- m of its subscripts has (the dims after m + 1): dim1, dim2 or nil.
+local function rest_shape(s, m)
+  local dims = { s.dim0, s.dim1, s.dim2 }
+  return dims[m + 2] and m + 2 <= s.ndim and dims[m + 2] or nil, m + 3 <= s.ndim and dims[m + 3] or nil
+end
 
 --- The cell of tree p (a pointer) plus int offset k (nil: 0): an ELEM tree,
 -- or VAR for `*&x`.  Pointers that are not a symbol plus offsets are first
@@ -78,7 +91,8 @@ function L:deref(p, k, pos)
     return { op = "add", ty = "int", pos = k.pos, a = sub, b = k }
   end
   if p.dim1 then
-    self:outside(pos, "a pointer to rows of a 2-D array used as a plain pointer", "index it: a[i][j]")
+    self:outside(pos, p.dim2 and "a pointer to planes of a 3-D array used as a plain pointer"
+      or "a pointer to rows of a 2-D array used as a plain pointer", p.dim2 and "index it: a[i][j][k]" or "index it: a[i][j]")
   end
   if p.op == "var" then
     return { op = "elem", ty = BASE_OF[p.ty], pos = pos, sym = p.sym, a = add(const_i(0, pos)) }
@@ -92,11 +106,13 @@ function L:deref(p, k, pos)
       end
       return { op = "elem", ty = s.base, pos = pos, sym = s.id, a = add(const_i(0, pos)) }
     end
-    if s.ndim == 2 and not p.b then -- a row: cell [row][k]
-      return { op = "elem", ty = s.base, pos = pos, sym = s.id, a = p.a, b = add(const_i(0, pos)) }
-    end
-    if p.b then return { op = "elem", ty = s.base, pos = pos, sym = s.id, a = p.a, b = add(p.b) } end
-    return { op = "elem", ty = s.base, pos = pos, sym = s.id, a = add(p.a) }
+    -- a row (&a[i][j] of 3-D, &a[i] of 2-D) or a cell: the cell k further
+    -- along the last dim (subscripts past the address's are 0)
+    local r = { op = "elem", ty = s.base, pos = pos, sym = s.id }
+    local nd = math.max(s.ndim, 1)
+    for l = 1, nd do r[SUBS[l]] = p[SUBS[l]] or const_i(0, pos) end
+    r[SUBS[nd]] = add(r[SUBS[nd]])
+    return r
   end
   if p.op == "ptradd" then
     return self:deref(p.a, k and { op = "add", ty = "int", pos = k.pos, a = p.b, b = k } or p.b, pos)
@@ -112,30 +128,33 @@ function L:index_int(e)
   return i
 end
 
---- `x[i]` and `x[i][j]`: the ELEM tree, or a row address for `a[i]` of a
--- 2-D array (the value of a row is the address of its first cell).
+--- `x[i]`, `x[i][j]` and `x[i][j][k]`: the ELEM tree with one subscript a
+-- dim, or the address of a row or plane for fewer (`a[i]` of a 2-D array,
+-- `a[i]` and `a[i][j]` of a 3-D one: the value of a row or plane is the
+-- address of its first cell).
 function L:index(e)
-  local inner = e.a
-  if inner.k == "index" and inner.a.k == "id" then
-    local s = self:lookup(inner.a.name)
-    if s and s.ndim == 2 then
-      self:mark_read(s)
-      return { op = "elem", ty = s.base, pos = e.pos, sym = s.id, a = self:index_int(inner.i),
-        b = self:index_int(e.i) }
-    end
+  local subs, base = {}, e
+  while base.k == "index" do
+    table.insert(subs, 1, base.i)
+    base = base.a
   end
-  if inner.k == "id" then
-    local s = self:lookup(inner.name)
-    if s and (s.ndim > 0 or s.ptr == 1) then
+  if base.k == "id" then
+    local s = self:lookup(base.name)
+    if s and (s.ndim > 0 or s.ptr == 1) and #subs <= math.max(s.ndim, 1) then
       self:mark_read(s)
-      local i = self:index_int(e.i)
-      if s.ndim == 2 then
-        return { op = "addr", ty = PTR_OF[s.base], pos = e.pos, sym = s.id, a = i, pconst = self:sym_const(s) }
+      local r = { op = "elem", ty = s.base, pos = e.pos, sym = s.id }
+      for l, x in ipairs(subs) do r[SUBS[l]] = self:index_int(x) end
+      if #subs < s.ndim then
+        r.op, r.ty, r.pconst = "addr", PTR_OF[s.base], self:sym_const(s)
+        r.dim1, r.dim2 = rest_shape(s, #subs)
       end
-      return { op = "elem", ty = s.base, pos = e.pos, sym = s.id, a = i }
+      return r
     end
-    if s then self:err(e.pos, "'%s' is not an array or pointer", s.name) end
+    if s and #subs == 1 and not (s.ndim > 0 or s.ptr == 1) then
+      self:err(e.pos, "'%s' is not an array or pointer", s.name)
+    end
   end
+  local inner = e.a
   local p = self:rv(inner)
   if not is_ptr(p.ty) then self:err(e.pos, "subscripted value is not an array or pointer") end
   return self:deref(p, self:index_int(e.i), e.pos)
@@ -213,7 +232,8 @@ function L:ptr_arith(a, b, op, pos)
   end
   if b.ty ~= "int" then self:err(pos, "a pointer moves by an int, not %s", b.ty) end
   if a.dim1 then
-    self:outside(pos, "arithmetic on a pointer to rows of a 2-D array", "index it: a[i][j]")
+    self:outside(pos, a.dim2 and "arithmetic on a pointer to planes of a 3-D array"
+      or "arithmetic on a pointer to rows of a 2-D array", "index it: a[i][j]")
   end
   if op == "-" then b = { op = "neg", ty = "int", pos = b.pos, a = b } end
   return { op = "ptradd", ty = a.ty, pos = pos, a = a, b = b, pconst = a.pconst }
@@ -282,7 +302,7 @@ function L:addr_of(e, pos)
     local c = self:index(e)
     if c.op == "elem" then
       local s = self.syms[c.sym + 1]
-      return { op = "addr", ty = PTR_OF[s.base], pos = pos, sym = c.sym, a = c.a, b = c.b,
+      return { op = "addr", ty = PTR_OF[s.base], pos = pos, sym = c.sym, a = c.a, b = c.b, c = c.c,
         pconst = self:sym_const(s) }
     end
   end
@@ -294,7 +314,7 @@ function L:rv_cond(e)
   local a = self:guarded(e.a, e.pos, "?:")
   local b = self:guarded(e.b, e.pos, "?:")
   if is_ptr(a.ty) or is_ptr(b.ty) then
-    if a.ty ~= b.ty or a.dim1 ~= b.dim1 then self:err(e.pos, "the branches of '?:' have different types") end
+    if a.ty ~= b.ty or a.dim1 ~= b.dim1 or a.dim2 ~= b.dim2 then self:err(e.pos, "the branches of '?:' have different types") end
     return { op = "cond", ty = a.ty, pos = e.pos, a = c, b = a, c = b, pconst = a.pconst or b.pconst }
   end
   local ty
@@ -395,10 +415,18 @@ function L:call_args(f, e)
         self:err(a.pos, "argument %d of '%s' must be %s, not %s", i, f.name, want == "pdouble" and "double *"
           or "int *", ({ pdouble = "double *", pint = "int *", int = "int", double = "double" })[t.ty])
       end
-      local pdim1 = p.ndim == 2 and p.dim1 or nil
-      if t.dim1 ~= pdim1 then
-        self:err(a.pos, "argument %d of '%s': rows of %s cells expected, not %s", i, f.name,
-          tostring(pdim1 or "no"), tostring(t.dim1 or "no"))
+      local pdim1, pdim2 = p.ndim >= 2 and p.dim1 or nil, p.ndim == 3 and p.dim2 or nil
+      if t.dim1 ~= pdim1 or t.dim2 ~= pdim2 then
+        local function shape(d1, d2)
+          if d2 then return ("planes of %dx%d cells"):format(d1, d2) end
+          return d1 and ("rows of %d cells"):format(d1) or "no rows"
+        end
+        if not t.dim2 and not pdim2 then
+          self:err(a.pos, "argument %d of '%s': rows of %s cells expected, not %s", i, f.name,
+            tostring(pdim1 or "no"), tostring(t.dim1 or "no"))
+        end
+        self:err(a.pos, "argument %d of '%s': %s expected, not %s", i, f.name, shape(pdim1, pdim2),
+          shape(t.dim1, t.dim2))
       end
       if t.pconst and (p.qual & self.lay.qual.const) == 0 then
         self:err(a.pos, "argument %d of '%s' points to read-only cells, the parameter is not const", i, f.name)
@@ -524,8 +552,9 @@ function L:assign_conv(lhs, rhs, pos)
       self:err(pos, "cannot assign %s to %s", rhs.ty == "pdouble" and "double *" or rhs.ty == "pint" and "int *"
         or rhs.ty, lhs.ty == "pdouble" and "double *" or lhs.ty == "pint" and "int *" or lhs.ty)
     end
-    if rhs.dim1 ~= lhs.dim1 then
-      self:outside(pos, "a pointer to rows of a 2-D array assigned", "index it: a[i][j]")
+    if rhs.dim1 ~= lhs.dim1 or rhs.dim2 ~= lhs.dim2 then
+      self:outside(pos, (rhs.dim2 or lhs.dim2) and "a pointer to planes of a 3-D array assigned"
+        or "a pointer to rows of a 2-D array assigned", "index it: a[i][j]")
     end
     if rhs.pconst and not lhs.pconst then
       self:err(pos, "a pointer to read-only cells assigned to a pointer that is not const")

@@ -209,7 +209,7 @@ end
 
 -- {==== symbols and scopes ====}
 
---- A new symbol (Lua side): info {name, kind, base, ptr, ndim, dim0, dim1,
+--- A new symbol (Lua side): info {name, kind, base, ptr, ndim, dim0, dim1, dim2,
 -- qual, pos}; returns its 0-based id.
 function L:new_sym(info)
   local id = #self.syms
@@ -247,7 +247,7 @@ function L:temp(ty, pos, like)
   if BASE_OF[ty] then
     info.base, info.ptr = BASE_OF[ty], 1
     if like and like.pconst then info.qual = self.lay.qual.const end
-    if like and like.dim1 then info.ndim, info.dim0, info.dim1 = 2, 0, like.dim1 end
+    if like and like.dim1 then info.ndim, info.dim0, info.dim1, info.dim2 = like.dim2 and 3 or 2, 0, like.dim1, like.dim2 end
   else
     info.base = ty
   end
@@ -261,6 +261,7 @@ function L:write_syms(from)
     local line, col = self:linecol(s.pos)
     self:row("sym", { NAME = self:name(s.name), FUNC = s.func, KIND = lay.sym_kinds[s.kind],
       BASE = lay.types[s.base], PTR = s.ptr, NDIM = s.ndim, DIM0 = s.dim0 or 0, DIM1 = s.dim1 or 0,
+      DIM2 = s.dim2 or 0,
       QUAL = s.qual, INIT = s.init or -1, NINIT = s.ninit or 0, LINE = line, COL = col })
   end
 end

@@ -69,9 +69,14 @@ end
 -- expression: L:ice).
 function L:const_int(e) return self:ice(e) end
 
---- Dimensions of a declarator: ndim, dim0, dim1 (0 for `[]`).
+--- Dimensions of a declarator: ndim, dim0, dim1, dim2 (0 for `[]` and
+-- past ndim); at most the layout's max_dim (3) of them.
 function L:dims(d, allow_open)
-  if #d.dims > 2 then self:outside(d.dims[3].pos, "an array of more than 2 dimensions", "1-D and 2-D") end
+  local most = self.lay.max_dim
+  if #d.dims > most then
+    self:outside(d.dims[most + 1].pos, ("an array of more than %d dimensions"):format(most),
+      "arrays have 1, 2 or 3 dimensions")
+  end
   local sizes = {}
   for i, dim in ipairs(d.dims) do
     if dim.n == false or (not dim.e and not dim.n) then
@@ -85,8 +90,10 @@ function L:dims(d, allow_open)
       if sizes[i] <= 0 then self:err(dim.e and dim.e.pos or dim.pos, "an array size must be positive, not %d", sizes[i]) end
     end
   end
-  if #sizes == 2 and sizes[1] * sizes[2] > 2147483647 then self:err(d.pos, "array too large") end
-  return #sizes, sizes[1] or 0, sizes[2] or 0
+  local cells = 1
+  for i = 2, #sizes do cells = cells * sizes[i] end
+  if cells * math.max(sizes[1] or 1, 1) > 2147483647 then self:err(d.pos, "array too large") end
+  return #sizes, sizes[1] or 0, sizes[2] or 0, sizes[3] or 0
 end
 
 --- Symbol info of a declarator with its specifier.
@@ -100,7 +107,7 @@ function L:decl_info(spec, d, kind)
   if t.restrict_spec and t.ptr == 0 then self:err(spec.pos, "restrict qualifies a pointer: write 'double *restrict p'") end
   if t.const then info.qual = info.qual | q.const end
   if t.restrict or (t.restrict_spec and t.ptr > 0) then info.qual = info.qual | q.restrict end
-  info.ndim, info.dim0, info.dim1 = self:dims({ dims = t.dims, pos = d.pos }, true)
+  info.ndim, info.dim0, info.dim1, info.dim2 = self:dims({ dims = t.dims, pos = d.pos }, true)
   if kind == "param" and info.ndim > 0 then
     if d.ptr > 0 then self:outside(d.pos, "an array of pointers", "arrays of int or double") end
     info.ptr = 1 -- an array parameter is a pointer that keeps its dims for indexing
@@ -110,33 +117,46 @@ function L:decl_info(spec, d, kind)
   return info
 end
 
---- Flattens an initializer for n cells (nested braces by rows for 2-D).
+--- Flattens an initializer for the cells of an array (nested braces by
+-- rows, for 3-D by planes and rows; a brace list starts at the next row or
+-- plane boundary, scalars outside braces fill cells in order, as C's brace
+-- elision).  out: the items by cell, false for a cell left 0; returns out
+-- and the number of cells.
 function L:init_items(init, info, out)
   if init.k ~= "list" then
     self:err(init.pos, "an array is initialized with a brace list")
   end
-  local n = info.ndim == 2 and info.dim0 * info.dim1 or info.dim0
-  local rowlen = info.ndim == 2 and info.dim1 or nil
-  local function put(e)
-    if #out >= n then self:err(e.pos, "too many initializers for '%s'", info.name) end
-    out[#out + 1] = e
-  end
-  for _, item in ipairs(init.items) do
-    if item.k == "list" then
-      if not rowlen then self:err(item.pos, "braces around a scalar initializer") end
-      local row0 = #out
-      if row0 % rowlen ~= 0 then row0 = row0 + rowlen - row0 % rowlen end
-      for _ = #out + 1, row0 do out[#out + 1] = false end -- the rest of the row is zero
-      if #item.items > rowlen then self:err(item.pos, "too many initializers for a row of '%s'", info.name) end
-      for _, x in ipairs(item.items) do
-        if x.k == "list" then self:err(x.pos, "braces around a scalar initializer") end
-        put(x)
+  local dims = { info.dim0, info.dim1, info.dim2 }
+  local n = 1
+  for l = 1, info.ndim do n = n * dims[l] end
+  local WHAT = { [2] = { "row" }, [3] = { "plane", "row" } }
+  -- list initializes the size cells from base; its elements are the
+  -- sub-arrays of level lvl + 1 (cells of sub cells), scalars at the last
+  local function fill(list, lvl, base, size)
+    local sub = 1
+    for l = lvl + 1, info.ndim do sub = sub * dims[l] end
+    local at = base
+    for _, item in ipairs(list.items) do
+      if item.k == "list" then
+        if lvl == info.ndim then self:err(item.pos, "braces around a scalar initializer") end
+        local r = (at - base) % sub
+        if r ~= 0 then at = at + sub - r end
+        if at >= base + size then self:err(item.pos, "too many initializers for '%s'", info.name) end
+        for _ = #out + 1, at do out[#out + 1] = false end
+        fill(item, lvl + 1, at, sub)
+        at = at + sub
+      else
+        if at >= base + size then
+          if lvl == 1 then self:err(item.pos, "too many initializers for '%s'", info.name) end
+          self:err(item.pos, "too many initializers for a %s of '%s'", WHAT[info.ndim][lvl - 1], info.name)
+        end
+        for _ = #out + 1, at do out[#out + 1] = false end
+        out[at + 1] = item
+        at = at + 1
       end
-      for _ = #item.items + 1, rowlen do put({ k = "zero", pos = item.pos }) end
-    else
-      put(item)
     end
   end
+  fill(init, 1, 0, n)
   return out, n
 end
 
@@ -203,14 +223,14 @@ function L:local_init(info, init, pragma)
     local rhs = (x and x.k ~= "zero") and self:convert(self:rv(x), info.base, x.pos)
       or (info.base == "int" and { op = "const_i", ty = "int", pos = init.pos, ival = 0 }
       or { op = "const_d", ty = "double", pos = init.pos, dval = 0.0 })
-    local cell
-    if info.ndim == 2 then
-      local row = { op = "const_i", ty = "int", pos = init.pos, ival = c // info.dim1 }
-      local col = { op = "const_i", ty = "int", pos = init.pos, ival = c % info.dim1 }
-      cell = { op = "elem", ty = info.base, pos = init.pos, sym = info.id, a = row, b = col }
-    else
-      local at = { op = "const_i", ty = "int", pos = init.pos, ival = c }
-      cell = { op = "elem", ty = info.base, pos = init.pos, sym = info.id, a = at }
+    local cell = { op = "elem", ty = info.base, pos = init.pos, sym = info.id }
+    local dims, rest, stride = { info.dim0, info.dim1, info.dim2 }, c, 1
+    for l = 2, info.ndim do stride = stride * dims[l] end
+    for l, f in ipairs({ "a", "b", "c" }) do -- cell c's subscripts, one a dim
+      if l > info.ndim then break end
+      cell[f] = { op = "const_i", ty = "int", pos = init.pos, ival = rest // stride }
+      rest = rest % stride
+      if l < info.ndim then stride = stride // dims[l + 1] end
     end
     self:assign(cell, rhs, (x and x.pos) or init.pos, c == 0 and pragma or -1)
     self:flush_posts()
@@ -356,7 +376,8 @@ local function same_sig(a, b)
   if a.ret ~= b.ret or #a.params ~= #b.params then return false end
   for i, p in ipairs(a.params) do
     local q = b.params[i]
-    if p.base ~= q.base or p.ptr ~= q.ptr or p.ndim ~= q.ndim or p.dim1 ~= q.dim1 then return false end
+    if p.base ~= q.base or p.ptr ~= q.ptr or p.ndim ~= q.ndim or p.dim1 ~= q.dim1
+      or p.dim2 ~= q.dim2 then return false end
   end
   return true
 end

@@ -92,16 +92,20 @@ function F:tcell(e)
   return "(" .. self:tname(s) .. " + " .. self:cells(e, s) .. " * " .. self.gen.prefix .. "nd)"
 end
 
--- The row-major cell index of ELEM or ADDR e on symbol s, as C.
+-- The row-major cell index of ELEM or ADDR e on symbol s, as C (Horner's
+-- form over the dims: ((a) * dim1 + (b)) * dim2 + (c); the address of a
+-- row or plane has its missing subscripts 0).
 function F:cells(e, s)
   local r, y = self.v:expr(e), self.v:sym(s)
-  local a, b = r.a, r.b
-  if y.ndim == 2 then
-    local row = "(" .. self.u:expr(a, true) .. ") * " .. y.dim1
-    if not b then return "(" .. row .. ")" end
-    return "(" .. row .. " + (" .. self.u:expr(b, true) .. "))"
+  local subs = ir.subs(r)
+  local t = "(" .. self.u:expr(subs[1], true) .. ")"
+  if y.ndim < 2 then return t end
+  for d = 2, y.ndim do
+    t = t .. " * " .. y.dims[d]
+    if subs[d] then t = t .. " + (" .. self.u:expr(subs[d], true) .. ")" end
+    t = "(" .. t .. ")"
   end
-  return "(" .. self.u:expr(a, true) .. ")"
+  return t
 end
 
 -- A tangent local by name: itself (star: through the pointer), in vector
@@ -131,7 +135,7 @@ local TPOINTER = ir.cases("expr", "cgwb.tangent pointer tangent", {
       return "(" .. t .. " + " .. F:cells(r.id, r.sym) .. " * " .. F.gen.prefix .. "nd)"
     end
     if not r.a then return y.ndim > 0 and t or ("&" .. t) end
-    if y.ndim == 2 and not r.b then return t .. "[" .. F.u:expr(r.a, true) .. "]" end
+    if #ir.subs(r) < y.ndim then return t .. F.u:subs(r.id, r.sym) end -- a row or plane
     return "&" .. t .. F.u:subs(r.id, r.sym)
   end,
   ptradd = function(_, F, r)
@@ -626,10 +630,10 @@ function F:emit()
       local t = gen:decl_as(s, gen.tname[s], false)
       local y = self.v:sym(s)
       local ndim, ptr = y.ndim, y.ptr
-      local init = (ndim > 0 and not ptr) and (ndim == 2 and " = {{0.0}}" or " = {0.0}")
+      local init = (ndim > 0 and not ptr) and ir.zero_init(ndim)
         or (ptr and " = 0" or " = 0.0")
       if gen.vector and not ptr then -- cell c's tangents at c * nd (an array: flat)
-        local cells = ndim == 0 and 1 or ndim == 1 and y.dim0 or y.dim0 * y.dim1
+        local cells = ir.cells(y)
         t = "double " .. gen.tname[s] .. "[" .. (cells == 1 and "" or (cells .. " * ")) .. "CG_MAXDIR]"
         init = ""
         zero[#zero + 1] = { name = gen.tname[s], cells = cells }
@@ -718,10 +722,10 @@ function G:zero_global(s)
   if not self.zeros[s] then
     local name = self.prefix .. "zero_" .. u.cname[s]
     self.zeros[s] = name
-    local init = y.ndim == 2 and " = {{0.0}};" or " = {0.0};"
+    local init = ir.zero_init(y.ndim) .. ";"
     local decl = self:decl_as(s, name, false)
     if self.vector then -- flat, nd tangents a cell
-      local cells = y.dim0 * (y.ndim == 2 and y.dim1 or 1)
+      local cells = ir.cells(y)
       decl, init = decl:gsub("%[.*$", "") .. "[" .. cells .. " * CG_MAXDIR]", " = {0.0};"
     end
     self.zero_list[#self.zero_list + 1] = "static " .. decl .. init

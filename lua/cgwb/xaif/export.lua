@@ -309,9 +309,9 @@ local function var_ref(w, B, tagname, attrs, x, acc, du_list)
   else
     B.leaf("SymbolReference", symattrs)
   end
-  if e.op == "elem" or (e.op == "addr" and (e.a or e.b)) then
+  if e.op == "elem" or (e.op == "addr" and e.a) then
     B.open("ArrayElementReference", { { "vertex_id", 2 } })
-    for _, sub in ipairs { e.a or false, e.b or false } do
+    for _, sub in ipairs { e.a or false, e.b or false, e.c or false } do
       if sub then
         B.open("IndexTriplet"); B.open("Index")
         expr_dag(w, B, sub)
@@ -510,7 +510,7 @@ local function symbol_attrs(w, s, active_names)
   local S = function(fld) return row(w.ir, "sym", s, fld) end
   local ndim, ptr = S("NDIM"), S("PTR") == 1
   local name = w.symid[s]
-  local shape = ndim == 2 and "matrix" or ((ndim == 1 or ptr) and "vector" or "scalar")
+  local shape = ndim == 3 and "three_tensor" or ndim == 2 and "matrix" or ((ndim == 1 or ptr) and "vector" or "scalar")
   return { { "symbol_id", name }, { "kind", ptr and "pointer" or "variable" },
            { "type", LAYOUT.types[S("BASE") + 1] == "int" and "integer" or "real" },
            { "shape", shape }, { "active", active_names[name_at(w.ir, S("NAME"))] and "true" or "false" } }
