@@ -1298,7 +1298,11 @@ static void expr_text(const cg_kernel *k, int32_t x, tbuf *t) {
       tput(t, "("), expr_text(k, a, t), tput(t, " ? "), expr_text(k, b, t);
       tput(t, " : "), expr_text(k, CG_KEXPR(k, x, C), t), tput(t, ")");
       return;
-    case CG_KE_CAST: tput(t, "("), tput(t, cg_ktype_name(CG_KEXPR(k, x, TYPE))), tput(t, ")"), expr_text(k, a, t); return;
+    case CG_KE_CAST:
+      tput(t, "("), tput(t, CG_KEXPR(k, x, IVAL) > CG_KC_INT ? cg_kctype_name(CG_KEXPR(k, x, IVAL))
+                                                              : cg_ktype_name(CG_KEXPR(k, x, TYPE)));
+      tput(t, ")"), expr_text(k, a, t);
+      return;
     case CG_KE_INTRIN:
       tput(t, cg_kintrinsic_name(s)), tput(t, "("), expr_text(k, a, t);
       if (b >= 0) tput(t, ", "), expr_text(k, b, t);

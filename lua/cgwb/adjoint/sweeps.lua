@@ -326,13 +326,18 @@ end
 
 -- {==== plain code (dry runs, loop control) ====}
 
+-- The runtime's snapshot of a cell, by the C type of the cells (cgwb_adstack.h).
+local SNAP_CELL = { double = "cgwb_snap_cd", int = "cgwb_snap_ci", char = "cgwb_snap_cc",
+  ["signed char"] = "cgwb_snap_csc", ["unsigned char"] = "cgwb_snap_cuc", short = "cgwb_snap_cs",
+  ["unsigned short"] = "cgwb_snap_cus", _Bool = "cgwb_snap_cb" }
+
 -- Before a write of lvalue lhs (or nil) in a dry run: its cell's old value
 -- on the snapshot stack when it is one of snap's arrays.
 function E:save_cell(lhs, snap, count)
   if not (lhs and snap) then return end
   local x = self.v:expr(lhs)
   if x.op == "elem" and snap[x.sym] then
-    local fn = double(self.v:sym(x.sym)) and "cgwb_snap_cd" or "cgwb_snap_ci"
+    local fn = SNAP_CELL[self.v:sym(x.sym).ctype]
     self:put(("%s += %s(%d, %s, &%s)"):format(count, fn, snap[x.sym] - 1, self:base(x.sym), self:ex(lhs)))
   end
 end

@@ -93,7 +93,7 @@ local node = ir.cases("expr", "cgwb.ir.cprint", {
     return "-" .. a, 8
   end,
   ["not"] = function(_, p, r) return "!" .. p:sub(r.a, 8), 8 end,
-  cast = function(_, p, r) return "(" .. r.type .. ")" .. p:sub(r.a, 8), 8 end,
+  cast = function(_, p, r) return "(" .. (r.ctype or r.type) .. ")" .. p:sub(r.a, 8), 8 end,
   cond = function(_, p, r) return p:sub(r.a, 2) .. " ? " .. p:sub(r.b, 2) .. " : " .. p:sub(r.c, 1), 1 end,
   intrin = function(_, p, r)
     return r.fn .. "(" .. p:sub(r.a, 0) .. (r.b and (", " .. p:sub(r.b, 0)) or "") .. ")", 9
