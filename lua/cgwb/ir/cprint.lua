@@ -65,9 +65,22 @@ function P:expr(x) return self:sub(x, 0) end
 function P:subs(x)
   local r = self.v:expr(x)
   local s = ""
-  if r.a then s = "[" .. self:sub(r.a, 0) .. "]" end
-  if r.b then s = s .. "[" .. self:sub(r.b, 0) .. "]" end
+  if r.a then s = "[" .. self:subscript(r.a) .. "]" end
+  if r.b then s = s .. "[" .. self:subscript(r.b) .. "]" end
   return s
+end
+
+-- Subscript x: a plain char value (a char variable or cell, a (char)
+-- cast) through (int), as cc -Wall wants (-Wchar-subscripts: plain char
+-- may be signed); the same value, since a subscript promotes to int anyway.
+function P:subscript(x)
+  if not self.display then
+    local r = self.v:expr(x)
+    local ct = r.op == "cast" and r.ctype or ((r.op == "var" or r.op == "elem") and r.type == "int"
+      and self.v:sym(r.sym).ctype)
+    if ct == "char" then return "(int)" .. self:sub(x, 8) end
+  end
+  return self:sub(x, 0)
 end
 
 -- text, precedence of expression record r (9: an atom, never parenthesized).
@@ -80,7 +93,7 @@ local node = ir.cases("expr", "cgwb.ir.cprint", {
     local ndim = p.v:sym(r.sym).ndim
     if not r.a then return (ndim > 0 and "" or "&") .. p.name(r.sym), 9 end
     if p.display then return "&" .. p.name(r.sym) .. p:subs(r.id), 9 end
-    if ndim == 2 and not r.b then return p.name(r.sym) .. "[" .. p:sub(r.a, 0) .. "]", 9 end
+    if ndim == 2 and not r.b then return p.name(r.sym) .. "[" .. p:subscript(r.a) .. "]", 9 end
     return "&" .. p.name(r.sym) .. p:subs(r.id), 8
   end,
   [ir.GROUP.binary .. "|ptradd"] = function(op, p, r)

@@ -442,11 +442,12 @@ function L:global(s)
         local v, ty = 0, "int"
         if x and x.k ~= "zero" then v, ty = self:const_value(x, info.base) end
         if info.ct == "_Bool" and ty == "double" then v = v ~= 0 and 1 or 0 end
+        local v0 = v
         if info.base == "int" then
           v = math.tointeger(v < 0 and math.ceil(v) or math.floor(v))
           if not v or v > 2147483647 or v < -2147483648 then self:err(x.pos, "constant overflows an int") end
           if ty == "double" and info.ct and self:ctype_wrap(info.ct, v) ~= v then
-            self:err(x.pos, "the constant %s is outside %s", tostring(v), info.ct)
+            self:err(x.pos, "the constant %.17g converted to %s: out of its range (undefined in C)", v0, info.ct)
           end
           v = self:ctype_wrap(info.ct, v) -- an int converts as a store does
         end

@@ -131,7 +131,7 @@ local TPOINTER = ir.cases("expr", "cgwb.tangent pointer tangent", {
       return "(" .. t .. " + " .. F:cells(r.id, r.sym) .. " * " .. F.gen.prefix .. "nd)"
     end
     if not r.a then return y.ndim > 0 and t or ("&" .. t) end
-    if y.ndim == 2 and not r.b then return t .. "[" .. F.u:expr(r.a, true) .. "]" end
+    if y.ndim == 2 and not r.b then return t .. "[" .. F.u.P:subscript(r.a) .. "]" end
     return "&" .. t .. F.u:subs(r.id, r.sym)
   end,
   ptradd = function(_, F, r)
