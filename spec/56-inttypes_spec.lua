@@ -208,12 +208,35 @@ void look(int n, const char *code, unsigned char *tag, const double *w, const do
     local text = "#include <math.h>\n" .. LOOK
     local out = C.check(text, "look", look_call(), { zero = { 4, 6 } })
     assert.truthy(out.code:find("const char *code, unsigned char *tag", 1, true))
-    -- a loop snapshot of unsigned char cells, when the loop is dry-run
-    local snapped = false
-    for _, L in ipairs(out.rep.loops) do
-      for _, s in ipairs(L.snapshot or {}) do if s.name == "tag" then snapped = true end end
-    end
-    if snapped then assert.truthy(out.code:find("cgwb_snap_cuc", 1, true)) end
+  end)
+
+  it("snapshot unsigned char and short cells of a dry-run loop through runtime calls of their own type", function()
+    if not have_cc then return pending("no cc") end
+    local C = require "adcheck"
+    local arr = C.arr
+    local text = [=[
+void snap(int n, const char *restrict code, unsigned char *restrict tag, short *restrict cnt,
+          const double *restrict w, const double *restrict x, double *restrict y) {
+  int i;
+  for (i = 0; i < n; i++) {
+    tag[i] = (unsigned char)(tag[i] * 3 + code[i]);
+    cnt[i] += 30000;
+    y[i] = y[i] * x[i] + w[(int)code[i]] * tag[i] * x[i] * cnt[i] * 1e-5;
+  }
+  y[0] = y[0] * x[1] + tag[0] + cnt[1];
+}
+]=]
+    local call = { arrays = { arr("int", { 1, 2, 0, 2, 1 }), arr("int", { 100, 7, 255, 0, 90 }),
+      arr("int", { 5000, -20000, 30000, 0, 2767 }), arr("double", { 0.5, -1.5, 2 }), arr("double", C.ramp(5, -0.9, 1.1)),
+      arr("double", C.ramp(5, 0.3, -0.6)) },
+      args = { { int = 5 }, { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 },
+        { array = 4, offset = 0 }, { array = 5, offset = 0 }, { array = 6, offset = 0 } } }
+    local out = C.check(text, "snap", call)
+    assert.equal(1, #out.rep.loops)
+    assert.is_true(out.rep.loops[1].transformed)
+    assert.is_true(out.rep.loops[1].dry_run)
+    assert.truthy(out.code:find("cgwb_snap_cuc%(%d, tag, &tag%[i%]%)"))
+    assert.truthy(out.code:find("cgwb_snap_cs%(%d, cnt, &cnt%[i%]%)"))
   end)
 
   it("are refused with file:line:col where C refuses them, and checked at the call", function()
