@@ -444,8 +444,8 @@ static int check_expr_types(const cg_kernel *k, int32_t x, cg_error *e) {
       break;
     case CG_KE_CAST:
       ok = is_num_type(t) && is_num_type(ta) &&
-           (CG_KEXPR(k, x, IVAL) == -1 || (t == CG_KT_INT && CG_KEXPR(k, x, IVAL) > CG_KC_INT &&
-                                           CG_KEXPR(k, x, IVAL) < CG_KC_COUNT));
+           (CG_KEXPR(k, x, IVAL) == -1 || CG_KEXPR(k, x, IVAL) == CG_KC_INT ||
+            (t == CG_KT_INT && CG_KEXPR(k, x, IVAL) > CG_KC_INT && CG_KEXPR(k, x, IVAL) < CG_KC_COUNT));
       break;
     case CG_KE_INTRIN: ok = t == CG_KT_DOUBLE && ta == t && (o[1] < 0 || tb == t); break;
     default: ok = t == CG_KT_INT && is_num_type(ta) && ta == tb; break; /* comparisons */

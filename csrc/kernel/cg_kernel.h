@@ -128,7 +128,7 @@ enum {
  *   AND OR      A, B                    short-circuit: B is evaluated only when needed
  *   COND        A ? B : C               B, C of the row's type
  *   CAST        A, IVAL                 to the row's type (INT <-> DOUBLE; double to int
- *                                       truncates, as C); IVAL -1, or for an INT row a
+ *                                       truncates, as C); IVAL -1 or CG_KC_INT (plain), or for an INT row a
  *                                       CG_KC_* type the value is converted to (then
  *                                       promoted back: `(char)x`, and assignments of a
  *                                       double to a char cell); a double converts as C

@@ -103,7 +103,7 @@ function V:expr(x)
   else r.sym = id_or_nil(sym) end
   if op == "const_i" then r.value = ival
   elseif op == "const_d" then r.value = self.flat.dconst[ival + 1]
-  elseif op == "cast" and ival >= 0 then r.ctype = LAY.ctypes[ival + 1] end
+  elseif op == "cast" and ival > LAY.ctypes.int then r.ctype = LAY.ctypes[ival + 1] end
   self.X[x] = r
   return r
 end

@@ -361,10 +361,9 @@ local ESC = { n = 10, t = 9, r = 13, ["0"] = 0, a = 7, b = 8, f = 12, v = 11, ["
 -- (plain char is signed: '\xff' is -1, as gcc's); one character or escape,
 -- no prefix.
 function L:rv_char(e)
+  local why = "one character or escape, no L, u or U prefix"
   local body = e.text:match("^'(.*)'$")
-  if not body then
-    self:outside(e.pos, ("the character constant %s"):format(e.text), "wide and multi-character constants")
-  end
+  if not body then self:outside(e.pos, ("the character constant %s"):format(e.text), why) end
   local v
   if body:sub(1, 1) ~= "\\" then
     if #body == 1 then v = body:byte() end
@@ -372,8 +371,7 @@ function L:rv_char(e)
   elseif body:find("^\\[0-7][0-7]?[0-7]?$") then v = tonumber(body:sub(2), 8)
   elseif #body == 2 then v = ESC[body:sub(2)] end
   if not v or v > 255 then
-    self:outside(e.pos, ("the character constant %s"):format(e.text),
-      "one character or escape of a char's value (no wide or multi-character constants)")
+    self:outside(e.pos, ("the character constant %s"):format(e.text), why)
   end
   return const_i(self:ctype_wrap("char", v), e.pos)
 end
