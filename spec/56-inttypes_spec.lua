@@ -174,7 +174,8 @@ void look(int n, const char *code, unsigned char *tag, const double *w, const do
   for (i = 0; i < n; i++) {
     c = code[i];
     tag[i] = (unsigned char)(c * 100 + i);
-    y[i] = w[(int)c] * x[i] * x[i] + w[(unsigned char)code[(i + 1) % n]] * sin(x[i]);
+    y[i] = w[(int)c] * x[i] * x[i] + w[(unsigned char)code[(i + 1) % n]] * sin(x[i])
+      + (signed char)(c * 90) * x[i] + (_Bool)x[i];
     h[(int)c] = h[(int)c] + x[i] * w[(int)c];
   }
   y[0] = y[0] + tag[1] * x[0];
@@ -237,6 +238,21 @@ void snap(int n, const char *restrict code, unsigned char *restrict tag, short *
     assert.is_true(out.rep.loops[1].dry_run)
     assert.truthy(out.code:find("cgwb_snap_cuc%(%d, tag, &tag%[i%]%)"))
     assert.truthy(out.code:find("cgwb_snap_cs%(%d, cnt, &cnt%[i%]%)"))
+  end)
+
+  it("wrap in the alias analysis too: a store of n + 256 into an unsigned char is n", function()
+    local text = "void f(int n, double *y) {\n  unsigned char c;\n  c = n + 256;\n  y[c] = 1.0;\n  y[300] = y[n] * 2.0;\n}\n"
+    local k = assert(cgwb.read_kernel(text, "a.c"))
+    local r = assert(k:call("f", { arrays = { Y = zeros(301) }, args = { n = 0, y = { "Y", 0 } } }))
+    assert.equal(2, r.arrays.Y[301]) -- y[0] written by line 4 and read by line 5
+    local ud = assert(k:analyze("f")).chains.ud
+    -- the use y[n] (A6) is reached by the entry (0) and by s2, `y[c] = 1.0`: with c taken as
+    -- n + 256 it would be a cell apart, and s2 would not reach it
+    assert.same({ 0, 2 }, ud[6] or ud["6"])
+    -- as an int, c is n + 256: s2 does not reach y[n]
+    k = assert(cgwb.read_kernel((text:gsub("unsigned char c", "int c")), "a.c"))
+    ud = assert(k:analyze("f")).chains.ud
+    assert.same({ 0 }, ud[6] or ud["6"])
   end)
 
   it("are refused with file:line:col where C refuses them, and checked at the call", function()

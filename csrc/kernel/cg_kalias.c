@@ -706,7 +706,13 @@ static void walk_assign(ctx *c, int32_t st) {
   int var = CG_KEXPR(k, lhs, OP) == CG_KE_VAR;
   uses(c, rhs, st);
   lhs_subscripts(c, lhs, st);
-  if (var && is_int_scalar(k, s)) aff_of(c, rhs, &v);
+  if (var && is_int_scalar(k, s)) {
+    aff_of(c, rhs, &v);
+    if (CG_KSYM(k, s, CTYPE) != CG_KC_INT) { /* the store converts: a constant wraps, the rest is opaque */
+      if (v.nt == 0) v.c = cg_kctype_wrap(CG_KSYM(k, s, CTYPE), v.c);
+      else fresh(c, s, &v);
+    }
+  }
   if (var && CG_KSYM(k, s, PTR)) ps = pts_of(c, rhs);
   set = lhs_set(c, lhs);
   if (set >= 0) add_access(c, st, lhs, CG_KA_DEF, set, !c->al->set_exact[set]);
