@@ -75,7 +75,7 @@ enum {
   X(SHORT, short, 16, 1)                   \
   X(USHORT, unsigned short, 16, 0)         \
   X(BOOL, _Bool, 1, 0)                     \
-  /* (the end of the table: a new row goes above this line) */
+  /* (the end of the C integer types: a new one goes above this line) */
 enum {
 #define CG_KC_ENUM(id, nm, bits, sgn) CG_KC_##id,
   CG_KCTYPES(CG_KC_ENUM)
