@@ -102,7 +102,7 @@ int main(void) {
     }
   }
   {]]
-  local args, bargs = {}, {}
+  local args, bargs, nfree = {}, {}, {}
   for i, p in ipairs(fn.params) do
     local isd = p.type:find("double") ~= nil
     if p.type:find("[%*%[]") then
@@ -113,7 +113,15 @@ int main(void) {
         bargs[#bargs + 1] = args[#args]
         bargs[#bargs + 1] = null[p.name] and "NULL" or ("%s(B[a%d] + o%d)"):format(c:gsub("^%(const ", "("), i, i)
       else
-        args[#args + 1] = ("%s(I[a%d] + o%d)"):format(c, i, i)
+        local ct = p.type:gsub("^const ", ""):match("^(.-)%s*[%*%[]")
+        if ct ~= "int" then -- char, short, _Bool cells: a copy of the int array in that type
+          out[#out + 1] = ("    %s *N%d = malloc(sizeof(%s) * (size_t)(len[a%d] + 1));"):format(ct, i, ct, i)
+          out[#out + 1] = ("    for (j = 0; j < len[a%d]; j++) N%d[j] = (%s)I[a%d][j];"):format(i, i, ct, i)
+          args[#args + 1] = ("%s(N%d + o%d)"):format(c, i, i)
+          nfree[#nfree + 1] = ("free(N%d);"):format(i)
+        else
+          args[#args + 1] = ("%s(I[a%d] + o%d)"):format(c, i, i)
+        end
         bargs[#bargs + 1] = args[#args]
       end
     elseif isd then
@@ -143,6 +151,7 @@ int main(void) {
       out[#out + 1] = ('    printf("S %d %%a\\n", s%d);'):format(i, i)
     end
   end
+  if #nfree > 0 then out[#out + 1] = "    " .. table.concat(nfree, " ") end
   out[#out + 1] = "  }"
   out[#out + 1] = [[
   for (i = 0; i < na; i++) if (!isint[i]) { pr("P", i + 1, D[i], len[i]); pr("B", i + 1, B[i], len[i]); }

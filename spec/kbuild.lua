@@ -47,7 +47,8 @@ local function fset(self, f, field, v) self.flat.func[f * L.width.func + L.func[
 local function fget(self, f, field) return self.flat.func[f * L.width.func + L.func[field]] end
 
 --- A symbol of the open function (kind "param", "local", "temp") or a global.
--- t: {base="double"|"int", ptr=, ndim=, dim0=, dim1=, dim2=, qual=}.
+-- t: {base="double"|"int", ptr=, ndim=, dim0=, dim1=, dim2=, qual=, ctype= (an
+-- int's C type: "char", ...; default int)}.
 function B:sym(name, kind, t)
   t = t or {}
   local g = kind == "global"
@@ -55,7 +56,8 @@ function B:sym(name, kind, t)
                               kind = L.sym_kinds[kind], base = L.types[t.base or "double"],
                               ptr = t.ptr or 0, ndim = t.ndim or 0, dim0 = t.dim0 or 0,
                               dim1 = t.dim1 or 0, dim2 = t.dim2 or 0, qual = t.qual or 0, init = t.init or -1,
-                              ninit = t.ninit or 0, line = self.line, col = 1}, {})
+                              ninit = t.ninit or 0, line = self.line, col = 1,
+                              ctype = L.ctypes[t.ctype or "int"]}, {})
   if not g then
     fset(self, self.fn, "NSYM", fget(self, self.fn, "NSYM") + 1)
     if kind == "param" then fset(self, self.fn, "NPARAM", fget(self, self.fn, "NPARAM") + 1) end

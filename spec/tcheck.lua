@@ -26,9 +26,9 @@ local function case_file(n, c)
     "void case_" .. n .. "(void) {" }
   local arrs = c.call.arrays
   for i, a in ipairs(arrs) do
-    local ty = a.type or "double"
+    local ty = a.ctype or a.type or "double" -- ctype: the C type of an int array's cells ("char", ...)
     local vals = {}
-    for j, v in ipairs(a.values) do vals[j] = ty == "int" and ("%d"):format(v) or lit(v) end
+    for j, v in ipairs(a.values) do vals[j] = ty ~= "double" and ("%d"):format(v) or lit(v) end
     out[#out + 1] = ("  static const %s I%d[%d] = {%s};"):format(ty, i, #vals, table.concat(vals, ", "))
     out[#out + 1] = ("  %s A%d[%d];"):format(ty, i, #vals)
     if ty == "double" then out[#out + 1] = ("  double T%d[%d];"):format(i, #vals) end

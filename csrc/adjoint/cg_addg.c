@@ -245,6 +245,7 @@ static int32_t counter_of(const cg_kernel *k, int32_t L, int64_t *step) {
   if (CG_KEXPR(k, lhs, OP) != CG_KE_VAR) return -1;
   s = CG_KEXPR(k, lhs, SYM);
   if (CG_KSYM(k, s, PTR) || CG_KSYM(k, s, NDIM) || CG_KSYM(k, s, BASE) != CG_KT_INT ||
+      CG_KSYM(k, s, CTYPE) != CG_KC_INT || /* a char counter wraps: not an affine one */
       (CG_KSYM(k, s, QUAL) & CG_KQ_ADDR))
     return -1;
   if ((CG_KEXPR(k, rhs, OP) != CG_KE_ADD && CG_KEXPR(k, rhs, OP) != CG_KE_SUB) ||

@@ -714,7 +714,13 @@ static void walk_assign(ctx *c, int32_t st) {
   int var = CG_KEXPR(k, lhs, OP) == CG_KE_VAR;
   uses(c, rhs, st);
   lhs_subscripts(c, lhs, st);
-  if (var && is_int_scalar(k, s)) aff_of(c, rhs, &v);
+  if (var && is_int_scalar(k, s)) {
+    aff_of(c, rhs, &v);
+    if (CG_KSYM(k, s, CTYPE) != CG_KC_INT) { /* the store converts: a constant wraps, the rest is opaque */
+      if (v.nt == 0) v.c = cg_kctype_wrap(CG_KSYM(k, s, CTYPE), v.c);
+      else fresh(c, s, &v);
+    }
+  }
   if (var && CG_KSYM(k, s, PTR)) ps = pts_of(c, rhs);
   set = lhs_set(c, lhs);
   if (set >= 0) add_access(c, st, lhs, CG_KA_DEF, set, !c->al->set_exact[set]);
@@ -1325,7 +1331,11 @@ static void expr_text(const cg_kernel *k, int32_t x, tbuf *t) {
       tput(t, "("), expr_text(k, a, t), tput(t, " ? "), expr_text(k, b, t);
       tput(t, " : "), expr_text(k, CG_KEXPR(k, x, C), t), tput(t, ")");
       return;
-    case CG_KE_CAST: tput(t, "("), tput(t, cg_ktype_name(CG_KEXPR(k, x, TYPE))), tput(t, ")"), expr_text(k, a, t); return;
+    case CG_KE_CAST:
+      tput(t, "("), tput(t, CG_KEXPR(k, x, IVAL) > CG_KC_INT ? cg_kctype_name(CG_KEXPR(k, x, IVAL))
+                                                              : cg_ktype_name(CG_KEXPR(k, x, TYPE)));
+      tput(t, ")"), expr_text(k, a, t);
+      return;
     case CG_KE_INTRIN:
       tput(t, cg_kintrinsic_name(s)), tput(t, "("), expr_text(k, a, t);
       if (b >= 0) tput(t, ", "), expr_text(k, b, t);

@@ -28,6 +28,35 @@ static const struct { const char *name; int arity, gop; const char *xaif; } intr
 #undef N
 };
 
+static const struct { const char *name; int bits, sgn; } ctypes[] = {
+#define N(id, nm, bits, sgn) {#nm, bits, sgn},
+    CG_KCTYPES(N)
+#undef N
+};
+
+const char *cg_kctype_name(int ct) { return ct >= 0 && ct < CG_KC_COUNT ? ctypes[ct].name : NULL; }
+int cg_kctype_bits(int ct) { return ct >= 0 && ct < CG_KC_COUNT ? ctypes[ct].bits : -1; }
+int cg_kctype_signed(int ct) { return ct >= 0 && ct < CG_KC_COUNT ? ctypes[ct].sgn : -1; }
+
+int32_t cg_kctype_wrap(int ct, int64_t v) {
+  int bits = cg_kctype_bits(ct);
+  uint64_t u, m;
+  if (ct == CG_KC_BOOL) return v != 0;
+  if (bits <= 0 || bits >= 32) return (int32_t)v;
+  m = ((uint64_t)1 << bits) - 1;
+  u = (uint64_t)v & m;
+  if (ctypes[ct].sgn && (u >> (bits - 1))) return (int32_t)((int64_t)u - ((int64_t)1 << bits));
+  return (int32_t)u;
+}
+
+int cg_kctype_fits(int ct, int64_t v) {
+  int bits = cg_kctype_bits(ct);
+  if (ct == CG_KC_BOOL) return v == 0 || v == 1;
+  if (bits <= 0) return 0;
+  if (ctypes[ct].sgn) return v >= -((int64_t)1 << (bits - 1)) && v < ((int64_t)1 << (bits - 1));
+  return v >= 0 && v < ((int64_t)1 << bits);
+}
+
 const char *cg_ktype_name(int t) { return t >= 0 && t < CG_KT_COUNT ? type_names[t] : NULL; }
 const char *cg_kexpr_name(int op) { return op >= 0 && op < CG_KE_COUNT ? expr_names[op] : NULL; }
 const char *cg_kstmt_name(int kind) {
@@ -253,6 +282,9 @@ static int check_init(const cg_kernel *k, int32_t s, int64_t cells, cg_error *e)
     double v = k->dconst[init + i];
     if (!(v >= INT32_MIN && v <= INT32_MAX) || v != (double)(int32_t)v)
       return kerr(k, e, "sym %d: initializer %d is not an int (%.17g)", (int)s, (int)i, v);
+    if (!cg_kctype_fits(CG_KSYM(k, s, CTYPE), (int64_t)v))
+      return kerr(k, e, "sym %d: initializer %d (%.17g) is not a %s", (int)s, (int)i, v,
+                  cg_kctype_name(CG_KSYM(k, s, CTYPE)));
   }
   return CG_OK;
 }
@@ -303,6 +335,9 @@ static int check_sym(const cg_kernel *k, int32_t s, cg_error *e) {
                   s >= CG_KFUNC(k, f, SYM0) + CG_KFUNC(k, f, NSYM)))
     return kerr(k, e, "sym %d: not in the symbols of its func %d", (int)s, (int)f);
   if (!is_num_type(b)) return kerr(k, e, "sym %d: base %d is not int or double", (int)s, (int)b);
+  if (CG_KSYM(k, s, CTYPE) < 0 || CG_KSYM(k, s, CTYPE) >= CG_KC_COUNT ||
+      (b != CG_KT_INT && CG_KSYM(k, s, CTYPE) != CG_KC_INT))
+    return kerr(k, e, "sym %d: ctype %d for base %s", (int)s, (int)CG_KSYM(k, s, CTYPE), cg_ktype_name(b));
   if ((rc = check_shape(k, s, e))) return rc;
   if ((rc = check_init(k, s, cg_ksym_cells(k, s), e))) return rc;
   return check_pos(k, e, "sym", (uint32_t)s, CG_KSYM(k, s, LINE), CG_KSYM(k, s, COL));
@@ -440,7 +475,11 @@ static int check_expr_types(const cg_kernel *k, int32_t x, cg_error *e) {
     case CG_KE_COND:
       ok = (is_num_type(t) || is_ptr_type(t)) && is_num_type(ta) && tb == t && etype(k, o[2]) == t;
       break;
-    case CG_KE_CAST: ok = is_num_type(t) && is_num_type(ta); break;
+    case CG_KE_CAST:
+      ok = is_num_type(t) && is_num_type(ta) &&
+           (CG_KEXPR(k, x, IVAL) == -1 || CG_KEXPR(k, x, IVAL) == CG_KC_INT ||
+            (t == CG_KT_INT && CG_KEXPR(k, x, IVAL) > CG_KC_INT && CG_KEXPR(k, x, IVAL) < CG_KC_COUNT));
+      break;
     case CG_KE_INTRIN: ok = t == CG_KT_DOUBLE && ta == t && (o[1] < 0 || tb == t); break;
     default: ok = t == CG_KT_INT && is_num_type(ta) && ta == tb; break; /* comparisons */
   }

@@ -57,6 +57,32 @@ enum {
   CG_KT_COUNT
 };
 
+/* {==== C integer types ====}
+ * The C type of an INT symbol's cells (or of the cells an int pointer
+ * points to): column id (CG_KC_<id>), the C spelling (every printer's),
+ * the bits of its values and whether it is signed.  Each promotes to int
+ * in every expression (C99 6.3.1.1), so arithmetic stays INT; what differs
+ * is storage: a store into such a cell converts the int value to the type
+ * (cg_kctype_wrap: modulo 2^bits, two's complement for the signed ones, as
+ * gcc does; _Bool: value != 0).  Plain char is signed, as gcc's on the
+ * machines cgwb is built on (x86-64 and its kin; -funsigned-char is not
+ * supported).  A new row goes above the comment that ends the table. */
+#define CG_KCTYPES(X)                      \
+  X(INT, int, 32, 1)                       \
+  X(CHAR, char, 8, 1)                      \
+  X(SCHAR, signed char, 8, 1)              \
+  X(UCHAR, unsigned char, 8, 0)            \
+  X(SHORT, short, 16, 1)                   \
+  X(USHORT, unsigned short, 16, 0)         \
+  X(BOOL, _Bool, 1, 0)                     \
+  /* (the end of the C integer types: a new one goes above this line) */
+enum {
+#define CG_KC_ENUM(id, nm, bits, sgn) CG_KC_##id,
+  CG_KCTYPES(CG_KC_ENUM)
+#undef CG_KC_ENUM
+  CG_KC_COUNT
+};
+
 /* {==== symbols ====}
  * kind: PARAM (in parameter order, first in its function), LOCAL, TEMP (a
  * temporary of canonicalization, named "t<N>@<line>" after the source line
@@ -73,7 +99,9 @@ enum {
  * ALLOC statement), the abstract object of every block that site gives
  * (Utke, Flattening, sec. 4: an address set per site); named
  * "<pointer>@<line>", base the cell type, ptr 0, ndim 1, dim0 0 (its size
- * is the ALLOC's count, known when it runs); no code declares it. */
+ * is the ALLOC's count, known when it runs); no code declares it.  ctype:
+ * for an INT base, the C integer type of the cells (CG_KC_*; CG_KC_INT for
+ * int); CG_KC_INT for a DOUBLE base. */
 enum { CG_KS_PARAM, CG_KS_LOCAL, CG_KS_TEMP, CG_KS_GLOBAL, CG_KS_HEAP, CG_KS_COUNT };
 enum {
   CG_KQ_CONST = 1,    /* the object (or, for a pointer, what it points to) is const */
@@ -82,7 +110,7 @@ enum {
 };
 #define CG_KSYM_FIELDS(X) \
   X(NAME) X(FUNC) X(KIND) X(BASE) X(PTR) X(NDIM) X(DIM0) X(DIM1) X(DIM2) X(QUAL) X(INIT) X(NINIT) \
-  X(LINE) X(COL)
+  X(LINE) X(COL) X(CTYPE)
 
 /* {==== expressions ====}
  * Side-effect free trees (C1).  Columns: id, name (the dump's and Lua's),
@@ -107,8 +135,14 @@ enum {
  *   LT LE GT GE EQ NE    A, B            comparisons of ints or doubles: int 0/1
  *   AND OR      A, B                    short-circuit: B is evaluated only when needed
  *   COND        A ? B : C               B, C of the row's type
- *   CAST        A                       to the row's type (INT <-> DOUBLE; double to int
- *                                       truncates, as C)
+ *   CAST        A, IVAL                 to the row's type (INT <-> DOUBLE; double to int
+ *                                       truncates, as C); IVAL -1 or CG_KC_INT (plain), or for an INT row a
+ *                                       CG_KC_* type the value is converted to (then
+ *                                       promoted back: `(char)x`, and assignments of a
+ *                                       double to a char cell); a double converts as C
+ *                                       says (_Bool: x != 0; the others: truncated,
+ *                                       and outside the type's range undefined in C, an
+ *                                       error of the interpreter)
  *   INTRIN      SYM = intrinsic, A, B   a math.h intrinsic (CG_KINTRINSICS)
  * The reads of memory are VAR and ELEM (the uses of Utke, Flattening,
  * sec. 4); ADDR reads no cell, only its subscripts. */
@@ -335,6 +369,15 @@ const char *cg_kintrinsic_name(int id);
 int cg_kintrinsic_arity(int id);
 int cg_kintrinsic_gop(int id); /* the CG_G_* row of its partials (-1 out of range) */
 const char *cg_kintrinsic_xaif(int id); /* its XAIF name */
+
+/* The C integer types (CG_KCTYPES): the C spelling (NULL out of range),
+ * bits, signedness; the int v converted to type ct (C99 6.3.1.2-3, wrapping
+ * as gcc does); whether v lies in ct's range. */
+const char *cg_kctype_name(int ct);
+int cg_kctype_bits(int ct);
+int cg_kctype_signed(int ct);
+int32_t cg_kctype_wrap(int ct, int64_t v);
+int cg_kctype_fits(int ct, int64_t v);
 
 /* The value type of symbol s: its base, or the pointer to it (ptr 1). */
 int cg_ksym_type(const cg_kernel *k, int32_t s);

@@ -1049,7 +1049,10 @@ static int fold(const cg_kflat *fl, int32_t x, int chains, double *v) {
   int n, i, op = CG_KEXPR(k, x, OP);
   if (op == CG_KE_CONST_D) return *v = k->dconst[CG_KEXPR(k, x, IVAL)], 1;
   if (op == CG_KE_CAST && CG_KEXPR(k, CG_KEXPR(k, x, A), OP) == CG_KE_CONST_I)
-    return *v = (double)CG_KEXPR(k, CG_KEXPR(k, x, A), IVAL), 1;
+    return *v = (double)(CG_KEXPR(k, x, IVAL) > CG_KC_INT
+                             ? cg_kctype_wrap(CG_KEXPR(k, x, IVAL), CG_KEXPR(k, CG_KEXPR(k, x, A), IVAL))
+                             : CG_KEXPR(k, CG_KEXPR(k, x, A), IVAL)),
+           1;
   if (CG_KEXPR(k, x, TYPE) != CG_KT_DOUBLE) return 0;
   if (chains && (op == CG_KE_VAR || op == CG_KE_ELEM)) return defined_constant(fl, x, v);
   if (op != CG_KE_NEG && op != CG_KE_ADD && op != CG_KE_SUB && op != CG_KE_MUL && op != CG_KE_DIV &&

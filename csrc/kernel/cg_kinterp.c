@@ -368,7 +368,7 @@ static int eval_intrin(km *m, const frame *fr, int32_t x, kv *v) {
 
 static int eval_cast(km *m, const frame *fr, int32_t x, kv *v) {
   int32_t xa = CG_KEXPR(m->k, x, A);
-  int to = CG_KEXPR(m->k, x, TYPE), from = CG_KEXPR(m->k, xa, TYPE), rc;
+  int to = CG_KEXPR(m->k, x, TYPE), from = CG_KEXPR(m->k, xa, TYPE), rc, ct;
   kv a;
   if ((rc = eval(m, fr, xa, &a))) return rc;
   if (to == CG_KT_DOUBLE) {
@@ -379,10 +379,14 @@ static int eval_cast(km *m, const frame *fr, int32_t x, kv *v) {
     }
     return CG_OK;
   }
-  if (from == CG_KT_INT) return v->i = a.i, CG_OK;
+  ct = CG_KEXPR(m->k, x, IVAL);
+  if (from == CG_KT_INT) return v->i = ct > CG_KC_INT ? cg_kctype_wrap(ct, a.i) : a.i, CG_OK;
+  if (ct == CG_KC_BOOL) return v->i = a.d != 0.0, CG_OK; /* C99 6.3.1.2, also NaN: 1 */
   if (!(a.d > -2147483649.0 && a.d < 2147483648.0)) /* also NaN */
     return XERR(m, x, "cast of %.17g to int: out of range", a.d);
   v->i = (int32_t)a.d;
+  if (ct > CG_KC_INT && !cg_kctype_fits(ct, v->i)) /* C99 6.3.1.4: undefined */
+    return XERR(m, x, "conversion of %.17g to %s: out of range", a.d, cg_kctype_name(ct));
   return CG_OK;
 }
 
@@ -494,6 +498,7 @@ static int store(km *m, frame *fr, int32_t st, int32_t l, kv v, const double *t)
     if (CG_KSYM(k, s, PTR) && m->obj[o].konst)
       return XERR(m, l, "write through %s to const %s", k->names[CG_KSYM(k, s, NAME)], oname(m, o));
   }
+  if (CG_KSYM(k, s, CTYPE) != CG_KC_INT) v.i = cg_kctype_wrap(CG_KSYM(k, s, CTYPE), v.i);
   write_cell(m, fr->id, st, l, o, cell, v, m->obj[o].base == CG_KT_DOUBLE ? t : NULL);
   return CG_OK;
 }
@@ -715,7 +720,10 @@ static int frame_new(km *m, int32_t g, frame *fr) {
 static void bind(km *m, frame *fr, uint32_t i, int32_t st, kv v, const double *t) {
   int32_t s = CG_KFUNC(m->k, fr->f, SYM0) + (int32_t)i;
   if (CG_KSYM(m->k, s, PTR)) fr->pobj[i] = v.obj, fr->poff[i] = v.i;
-  else write_cell(m, fr->id, st, -1, fr->obj[i], 0, v, t);
+  else {
+    if (CG_KSYM(m->k, s, CTYPE) != CG_KC_INT) v.i = cg_kctype_wrap(CG_KSYM(m->k, s, CTYPE), v.i);
+    write_cell(m, fr->id, st, -1, fr->obj[i], 0, v, t);
+  }
 }
 
 /* Runs function g on the frame fr (its parameters bound). */
@@ -836,7 +844,12 @@ static int top_arg(km *m, uint32_t i, int32_t s, kv *v) {
   static const char *const kinds[] = {"an int", "a double", "an array and offset"};
   if (a->kind != want)
     return usage(m, m->c->func, "argument %u (%s): %s expected", (unsigned)i + 1, pn, kinds[want]);
-  if (want == CG_KARG_INT) return v->i = a->i, CG_OK;
+  if (want == CG_KARG_INT) {
+    if (!cg_kctype_fits(CG_KSYM(k, s, CTYPE), a->i))
+      return usage(m, m->c->func, "argument %u (%s): %lld is not a %s", (unsigned)i + 1, pn, (long long)a->i,
+                   cg_kctype_name(CG_KSYM(k, s, CTYPE)));
+    return v->i = a->i, CG_OK;
+  }
   if (want == CG_KARG_DOUBLE) return v->d = a->d, CG_OK;
   if (a->array >= m->c->narray)
     return usage(m, m->c->func, "argument %u (%s): array %u out of range", (unsigned)i + 1, pn,
@@ -847,6 +860,15 @@ static int top_arg(km *m, uint32_t i, int32_t s, kv *v) {
   if (a->offset < 0 || a->offset > (int64_t)m->c->arrays[a->array].n)
     return usage(m, m->c->func, "argument %u (%s): offset %lld outside 0..%u", (unsigned)i + 1, pn,
                  (long long)a->offset, (unsigned)m->c->arrays[a->array].n);
+  if (CG_KSYM(k, s, CTYPE) != CG_KC_INT) { /* a char array holds chars: its values in range */
+    const cg_karray *ar = &m->c->arrays[a->array];
+    uint32_t c;
+    for (c = 0; c < ar->n; c++)
+      if ((!ar->init || ar->init[c]) && !cg_kctype_fits(CG_KSYM(k, s, CTYPE), (int64_t)ar->values[c]))
+        return usage(m, m->c->func, "argument %u (%s): cell %u of array %u (%s) is %.17g, not a %s",
+                     (unsigned)i + 1, pn, (unsigned)c, (unsigned)a->array + 1, ar->name ? ar->name : "?",
+                     ar->values[c], cg_kctype_name(CG_KSYM(k, s, CTYPE)));
+  }
   v->obj = (int32_t)a->array, v->i = a->offset;
   return CG_OK;
 }

@@ -17,7 +17,12 @@
  *
  * Values are those of the compiled kernel bit for bit: each operation is
  * the same C operation on the same types in the same order, each intrinsic
- * the C library's function of that name.  Errors (CG_ERUNTIME, message
+ * the C library's function of that name; a store into a char, short or
+ * _Bool cell (the symbol's CTYPE, a pointer's its cells') converts the int
+ * value as the compiler does (cg_kctype_wrap), and so does the binding of
+ * such a parameter; the caller's values for one (an int argument, the
+ * initialized cells of an array bound to such a pointer) must lie in its
+ * type's range (CG_EUSAGE otherwise), as a compiled caller's would.  Errors (CG_ERUNTIME, message
  * "FILE:LINE:COL: ..." at the expression or statement), never undefined
  * behaviour in cgwb: a dereference outside its object (pointer arithmetic
  * may reach one past the end, as C allows), a read of an uninitialized cell

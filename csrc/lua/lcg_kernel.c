@@ -79,7 +79,9 @@ static void push_stmt_parts(lua_State *L) {
 
 /* core.kernel_layout() -> {func=, sym=, expr=, stmt= (field name -> 1-based
  * offset), width = {func=, sym=, expr=, stmt=}, types=, exprs=, stmts=,
- * intrinsics=, sym_kinds=, loop_kinds= (name -> code and code + 1 -> name),
+ * intrinsics=, sym_kinds=, loop_kinds=, ctypes= (name -> code and code + 1 -> name;
+ * ctypes: the C integer types of CG_KCTYPES by C spelling), ctype_bits =,
+ * ctype_signed = {C spelling -> bits, signedness},
  * stmt_parts = {kind -> its named slots in order, see push_stmt_parts},
  * split_strategies = {"minimal", ...} (cg_kflat.c's built-in strategies),
  * arity = {intrinsic name -> arity}, gop = {intrinsic name -> 1-based row
@@ -104,6 +106,17 @@ static int l_kernel_layout(lua_State *L) {
   push_enum(L, cg_kintrinsic_name, CG_KI_COUNT, "intrinsics");
   push_enum(L, sym_kind_name, CG_KS_COUNT, "sym_kinds");
   push_enum(L, loop_kind_name, 3, "loop_kinds");
+  push_enum(L, cg_kctype_name, CG_KC_COUNT, "ctypes");
+  lua_newtable(L); /* ctype_bits, ctype_signed = {C spelling -> bits / true if signed} */
+  lua_newtable(L);
+  for (i = 0; i < CG_KC_COUNT; i++) {
+    lua_pushinteger(L, cg_kctype_bits(i));
+    lua_setfield(L, -3, cg_kctype_name(i));
+    lua_pushboolean(L, cg_kctype_signed(i));
+    lua_setfield(L, -2, cg_kctype_name(i));
+  }
+  lua_setfield(L, -3, "ctype_signed");
+  lua_setfield(L, -2, "ctype_bits");
   lua_newtable(L);
   for (i = 0; i < CG_KI_COUNT; i++) {
     lua_pushinteger(L, cg_kintrinsic_arity(i));
@@ -882,8 +895,9 @@ The C module: tapes, graphs, schedules, linearized graphs and eliminations, kern
 */
 
 /*** core.kernel_layout() -> {func=, sym=, expr=, stmt= (field name -> 1-based offset), width =
-{func=, sym=, expr=, stmt=}, types=, exprs=, stmts=, intrinsics=, sym_kinds=, loop_kinds=
-(name -> code and code + 1 -> name), arity = {intrinsic name -> arity}, gop = {intrinsic
+{func=, sym=, expr=, stmt=}, types=, exprs=, stmts=, intrinsics=, sym_kinds=, loop_kinds=,
+ctypes= (name -> code and code + 1 -> name; ctypes: the C integer types of a symbol's cells,
+by C spelling), ctype_bits = {spelling -> bits}, ctype_signed = {spelling -> boolean}, arity = {intrinsic name -> arity}, gop = {intrinsic
 name -> its 1-based row of core.graph_ops()}, xaif = {intrinsic name -> its XAIF name},
 qual = {const=, restrict=, addr=}, max_depth=, max_dim= (the most dims of an array), stmt_parts=,
 split_strategies=}: what

@@ -23,12 +23,18 @@ local function measure_main(v, f, call)
   local em = emit.new()
   em:line("#include <stdio.h>")
   em:line('#include "cgwb_adstack.h"')
+  local ctype = {} -- an int array's C type: the cells' of the pointer bound to it (char, short, ...)
+  for i, s in ipairs(fr.params) do
+    local a = call.args[i]
+    if a.array and not ctype[a.array] then ctype[a.array] = v:sym(s).ctype end
+  end
   for i, a in ipairs(call.arrays) do
     local int = (a.type or "double") == "int"
     local vals, ones = {}, {}
     for j, x in ipairs(a.values) do vals[j] = int and ("%d"):format(math.tointeger(x) or 0) or hexf(x); ones[j] = "1.0" end
     if #vals == 0 then vals[1], ones[1] = "0", "0.0" end
-    em:line(("static %s A%d[%d] = {%s};"):format(int and "int" or "double", i, #vals, table.concat(vals, ", ")))
+    em:line(("static %s A%d[%d] = {%s};"):format(int and (ctype[i] or "int") or "double", i, #vals,
+      table.concat(vals, ", ")))
     if not int then em:line(("static double B%d[%d] = {%s};"):format(i, #ones, table.concat(ones, ", "))) end
   end
   local args, pre = {}, {}
@@ -36,7 +42,7 @@ local function measure_main(v, f, call)
     local y, a = v:sym(s), call.args[i]
     local dbl = y.base == "double"
     local cast = ""
-    if y.ndim >= 2 then cast = ("(%s (*)%s)"):format(dbl and "double" or "int", (ir.dims_text(y):gsub("^%[%d*%]", ""))) end
+    if y.ndim >= 2 then cast = ("(%s (*)%s)"):format(y.ctype, (ir.dims_text(y):gsub("^%[%d*%]", ""))) end
     if a.array then
       args[#args + 1] = ("%s(A%d + %d)"):format(cast, a.array, a.offset)
       if dbl then args[#args + 1] = ("%s(B%d + %d)"):format(cast, a.array, a.offset) end

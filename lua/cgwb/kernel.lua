@@ -37,7 +37,8 @@ local function name_at(flat, i) return flat.names[i + 1] end
 
 -- C type text of a symbol: "double", "const double *restrict", "double[3][4]".
 local function sym_type(flat, s)
-  local base = get(flat, "sym", s, "BASE") == layout().types.int and "int" or "double"
+  local base = get(flat, "sym", s, "BASE") == layout().types.int and layout().ctypes[get(flat, "sym", s, "CTYPE") + 1]
+    or "double"
   local qual = get(flat, "sym", s, "QUAL")
   local Q = layout().qual
   local t = ((qual & Q.const) ~= 0 and "const " or "") .. base

@@ -65,12 +65,12 @@ local function syntax_error(lw, text, pos, exp)
   local tok = grammar.token_at(text, pos)
   if (not tok or tok == "") and pos <= #text then tok = text:sub(pos, pos) end -- a byte no token starts with (a NUL)
   if tok and grammar.refused[tok] then
-    lw:outside(pos, "'" .. tok .. "'", WHY[tok] or "the types are int, double and pointers to them")
+    lw:outside(pos, "'" .. tok .. "'", WHY[tok] or "the types are double, int, char, signed and unsigned char, short, unsigned short, _Bool and pointers to them")
   end
   if text:sub(pos, pos + 1) == "/*" then lw:err(pos, "unterminated comment") end
   if tok == "..." then lw:outside(pos, "a variadic function", "a fixed number of arguments") end
   if tok and (tok:sub(1, 1) == '"' or tok:sub(1, 1) == "'") then
-    lw:outside(pos, "a string or character literal", "numbers only")
+    lw:outside(pos, "a string or character literal", "numbers and character constants only")
   end
   -- two identifiers in a row where a declaration starts: the first can only be
   -- a type name C knows and the subset does not

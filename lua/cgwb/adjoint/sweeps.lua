@@ -344,6 +344,11 @@ end
 
 -- {==== plain code (dry runs, loop control) ====}
 
+-- The runtime's snapshot of a cell, by the C type of the cells (cgwb_adstack.h).
+local SNAP_CELL = { double = "cgwb_snap_cd", int = "cgwb_snap_ci", char = "cgwb_snap_cc",
+  ["signed char"] = "cgwb_snap_csc", ["unsigned char"] = "cgwb_snap_cuc", short = "cgwb_snap_cs",
+  ["unsigned short"] = "cgwb_snap_cus", _Bool = "cgwb_snap_cb" }
+
 -- Before a write of lvalue lhs (or nil) in a dry run: its cell's old value
 -- on the snapshot stack when it is one of snap's arrays.
 function E:save_cell(lhs, snap, count)
@@ -364,7 +369,7 @@ function E:save_cell(lhs, snap, count)
     end
   end
   if arr then -- the cell's offset from the array's first cell: within one object (the alias analysis's)
-    local fn = double(self.v:sym(x.sym)) and "cgwb_snap_cd" or "cgwb_snap_ci"
+    local fn = SNAP_CELL[self.v:sym(x.sym).ctype] -- the accessing symbol's cells: a pointer's, its pointee's
     self:put(("%s += %s(%d, %s, &%s)"):format(count, fn, snap[arr] - 1, self:base(arr), self:ex(lhs)))
   end
 end

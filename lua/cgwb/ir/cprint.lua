@@ -65,10 +65,23 @@ function P:expr(x) return self:sub(x, 0) end
 function P:subs(x)
   local r = self.v:expr(x)
   local s = ""
-  if r.a then s = "[" .. self:sub(r.a, 0) .. "]" end
-  if r.b then s = s .. "[" .. self:sub(r.b, 0) .. "]" end
-  if r.c then s = s .. "[" .. self:sub(r.c, 0) .. "]" end
+  if r.a then s = "[" .. self:subscript(r.a) .. "]" end
+  if r.b then s = s .. "[" .. self:subscript(r.b) .. "]" end
+  if r.c then s = s .. "[" .. self:subscript(r.c) .. "]" end
   return s
+end
+
+-- Subscript x: a plain char value (a char variable or cell, a (char)
+-- cast) through (int), as cc -Wall wants (-Wchar-subscripts: plain char
+-- may be signed); the same value, since a subscript promotes to int anyway.
+function P:subscript(x)
+  if not self.display then
+    local r = self.v:expr(x)
+    local ct = r.op == "cast" and r.ctype or ((r.op == "var" or r.op == "elem") and r.type == "int"
+      and self.v:sym(r.sym).ctype)
+    if ct == "char" then return "(int)" .. self:sub(x, 8) end
+  end
+  return self:sub(x, 0)
 end
 
 -- text, precedence of expression record r (9: an atom, never parenthesized).
@@ -94,7 +107,7 @@ local node = ir.cases("expr", "cgwb.ir.cprint", {
     return "-" .. a, 8
   end,
   ["not"] = function(_, p, r) return "!" .. p:sub(r.a, 8), 8 end,
-  cast = function(_, p, r) return "(" .. r.type .. ")" .. p:sub(r.a, 8), 8 end,
+  cast = function(_, p, r) return "(" .. (r.ctype or r.type) .. ")" .. p:sub(r.a, 8), 8 end,
   cond = function(_, p, r) return p:sub(r.a, 2) .. " ? " .. p:sub(r.b, 2) .. " : " .. p:sub(r.c, 1), 1 end,
   intrin = function(_, p, r)
     return r.fn .. "(" .. p:sub(r.a, 0) .. (r.b and (", " .. p:sub(r.b, 0)) or "") .. ")", 9

@@ -16,10 +16,14 @@
 --                 (calloc)}, free {ptr}
 --   v:expr(x)  -> {id, op, type, a, b, c (operand ids or nil), sym (nil for
 --                 none and for intrin), fn (intrin: the C name), value
---                 (const_i: the int, const_d: the double), line, col}
+--                 (const_i: the int, const_d: the double), ctype (a cast
+--                 converting to a C integer type narrower than int: its C
+--                 spelling, "char", ...), line, col}
 --   v:sym(s)   -> {id, name, func, kind, base, ptr, ndim, dim0, dim1, dim2,
 --                 dims (the ndim dims in order), const, restrict, addr, init,
---                 ninit, line, col}
+--                 ninit, line, col, ctype (the C type of its cells: "double",
+--                 "int", "char", "unsigned short", ...; a pointer's, of the
+--                 cells it points to)}
 --   v:func(g)  -> {id, name, ret, sym0, nsym, nparam, params, body, line, col}
 -- Ids are 0-based, as in the arrays.  ir.cases(domain, what, handlers)
 -- builds a dispatcher that must name every kind (a new kind fails in every
@@ -102,7 +106,8 @@ function V:expr(x)
   if op == "intrin" then r.fn = LAY.intrinsics[sym + 1]
   else r.sym = id_or_nil(sym) end
   if op == "const_i" then r.value = ival
-  elseif op == "const_d" then r.value = self.flat.dconst[ival + 1] end
+  elseif op == "const_d" then r.value = self.flat.dconst[ival + 1]
+  elseif op == "cast" and ival > LAY.ctypes.int then r.ctype = LAY.ctypes[ival + 1] end
   self.X[x] = r
   return r
 end
@@ -115,7 +120,8 @@ function V:sym(s)
   r = { id = s, name = self:name(G("NAME")), func = G("FUNC"), kind = LAY.sym_kinds[G("KIND") + 1],
     base = TYPES[G("BASE") + 1], ptr = G("PTR") == 1, ndim = G("NDIM"), dim0 = G("DIM0"), dim1 = G("DIM1"),
     dim2 = G("DIM2"), const = (q & Q.const) ~= 0, restrict = (q & Q.restrict) ~= 0, addr = (q & Q.addr) ~= 0,
-    init = G("INIT"), ninit = G("NINIT"), line = G("LINE"), col = G("COL") }
+    init = G("INIT"), ninit = G("NINIT"), line = G("LINE"), col = G("COL"), ctype = LAY.ctypes[G("CTYPE") + 1] }
+  if r.base ~= "int" then r.ctype = r.base end
   r.dims = {}
   for d = 1, r.ndim do r.dims[d] = G("DIM" .. (d - 1)) end
   self.Y[s] = r

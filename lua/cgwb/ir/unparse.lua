@@ -57,10 +57,19 @@ function U:names()
   end
 end
 
+-- The C type of symbol s's cells (a pointer's: of the cells it points
+-- to): "double", "int", or a narrower integer type ("char", "_Bool", ...).
+function U:cell_type(s)
+  local lay = self.lay
+  local base = lay.types[self:get("sym", s, "BASE") + 1]
+  if base ~= "int" then return base end
+  return lay.ctypes[self:get("sym", s, "CTYPE") + 1]
+end
+
 -- The declaration of symbol s (a local or global; parameters: U:param).
 function U:sym_decl(s)
   local lay = self.lay
-  local base = lay.types[self:get("sym", s, "BASE") + 1]
+  local base = self:cell_type(s)
   local q, kind = self:get("sym", s, "QUAL"), self:get("sym", s, "KIND")
   local ptr, ndim = self:get("sym", s, "PTR"), self:get("sym", s, "NDIM")
   -- a const local is assigned by its initializing statement: only what a
@@ -84,7 +93,7 @@ function U:param(s)
   if ndim == 0 then return self:sym_decl(s) end
   local d0 = self:get("sym", s, "DIM0")
   local q = self:get("sym", s, "QUAL")
-  return ((q & lay.qual.const) ~= 0 and "const " or "") .. lay.types[self:get("sym", s, "BASE") + 1]
+  return ((q & lay.qual.const) ~= 0 and "const " or "") .. self:cell_type(s)
     .. " " .. self.cname[s] .. "[" .. ((q & lay.qual.restrict) ~= 0 and "restrict " or "")
     .. (d0 > 0 and d0 or "") .. "]" .. ir.dims_text(self.v:sym(s)):gsub("^%[%d*%]", "")
 end

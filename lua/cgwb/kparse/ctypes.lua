@@ -32,10 +32,35 @@ local WHY = { struct = "struct types are not yet supported", union = "union type
   enum = "enum types are not yet supported: declare the variable int", va_list = "variadic functions are not supported",
   typeof = "typeof is not yet supported" }
 
+-- The C integer types narrower than int (the layout's ctypes: CG_KCTYPES)
+-- of a specifier with base char, short or _Bool, by its signedness.
+local NARROW = {
+  char = function(sg) return sg == nil and "char" or sg and "signed char" or "unsigned char" end,
+  short = function(sg) return sg == false and "unsigned short" or "short" end,
+  _Bool = function(sg) return sg == nil and "_Bool" or nil end,
+}
+
+--- The int value v converted to C integer type ct (nil or "int": v), as a
+-- store into such a cell converts it (C99 6.3.1.2-3; the signed types wrap,
+-- as gcc does); the widths from the layout (CG_KCTYPES).
+function L:ctype_wrap(ct, v)
+  if not ct or ct == "int" then return v end
+  if ct == "_Bool" then return v ~= 0 and 1 or 0 end
+  local bits = self.lay.ctype_bits[ct]
+  local u = v & ((1 << bits) - 1)
+  if self.lay.ctype_signed[ct] and u >= (1 << (bits - 1)) then u = u - (1 << bits) end
+  return u
+end
+
+--- The size in bytes of a cell of C integer type ct.
+function L:ctype_size(ct) return (self.lay.ctype_bits[ct] + 7) // 8 end
+
 --- The subset type of a specifier and declarator: {base = "int"|"double"|"void",
--- ptr, dims ({pos, e} or {pos, n} list, outermost first), const (of the cells),
--- restrict, pconst (of the pointer itself)}; what a refusal names is the
--- specifier's type at its position.
+-- ct (for an int base: the C integer type of the cells when narrower than
+-- int, "char", "unsigned short", ...; nil for int), ptr, dims ({pos, e} or
+-- {pos, n} list, outermost first), const (of the cells), restrict, pconst
+-- (of the pointer itself)}; what a refusal names is the specifier's type at
+-- its position.
 local NO_DIMS = {}
 function L:subset_type(spec, d)
   -- the common case first: `int` or `double` without qualifiers, a plain declarator
@@ -57,17 +82,20 @@ function L:subset_type(spec, d)
     if td.refused then
       self:outside(pos, ("the type '%s'"):format(spec.tname), ("its definition at %s: %s"):format(td.at, td.refused))
     end
-    t = { base = td.base, ptr = td.ptr, dims = {}, const = td.const, restrict = td.restrict }
+    t = { base = td.base, ct = td.ct, ptr = td.ptr, dims = {}, const = td.const, restrict = td.restrict }
     for i, x in ipairs(td.dims) do t.dims[i] = x end
   else
     local b = spec.base
+    local ct = NARROW[b] and not spec.long and not spec.complex and NARROW[b](spec.signed)
     local plain = (b == "int" and spec.signed ~= false and not spec.short and not spec.long)
-      or (b == "double" and not spec.complex) or b == "void"
+      or (b == "double" and not spec.complex) or b == "void" or ct
     if not plain then
-      self:outside(pos, ("'%s'"):format(spec_name(spec)), WHY[b] or "the types are int, double and pointers to them")
+      self:outside(pos, ("'%s'"):format(spec_name(spec)), WHY[b] or
+        "the types are double, int, char, signed and unsigned char, short, unsigned short, _Bool and pointers to them")
     end
     if spec.complex then self:outside(pos, ("'%s'"):format(spec_name(spec)), "complex types are not yet supported") end
-    t = { base = b, ptr = 0, dims = {} }
+    if ct then t = { base = "int", ct = ct, ptr = 0, dims = {} }
+    else t = { base = b, ptr = 0, dims = {} } end
   end
   if spec.quals.const then t.const = true end
   if spec.quals.restrict then t.restrict_spec = true end
@@ -112,7 +140,7 @@ function L:ice(e)
   if k == "sizeof" then return self:sizeof_value(e) end
   if k == "cast" then
     local t = self:subset_type(e.ty, nil)
-    if e.ty.ptr == 0 and #e.ty.dims == 0 and t.base == "int" then return self:ice(e.a) end
+    if e.ty.ptr == 0 and #e.ty.dims == 0 and t.base == "int" then return self:ctype_wrap(t.ct, self:ice(e.a)) end
   end
   if k == "un" then
     local v = self:ice(e.a)
@@ -153,7 +181,7 @@ end
 
 --- The size in bytes of a subset type t (from L:subset_type).
 function L:type_size(t, pos)
-  local n = t.ptr > 0 and SIZE.pointer or SIZE[t.base]
+  local n = t.ptr > 0 and SIZE.pointer or (t.ct and self:ctype_size(t.ct)) or SIZE[t.base]
   if not n then self:err(pos, "sizeof of an incomplete type") end
   for _, x in ipairs(t.dims) do
     local m = x.n or (x.e and self:ice(x.e))
@@ -193,7 +221,7 @@ function L:sizeof_value(e)
         else self:err(e.pos, "subscripted value is not an array or pointer") end
       end
       if s.kind == "param" and s.ndim > 0 and depth == 0 then return SIZE.pointer end
-      return self:type_size({ base = s.base, ptr = ptr, dims = dims }, e.pos)
+      return self:type_size({ base = s.base, ct = s.ct, ptr = ptr, dims = dims }, e.pos)
     end
     if self.enums[x.name] and depth == 0 then return SIZE.int end
   end
@@ -236,7 +264,8 @@ function L:typedef_decl(s)
           if t.base == "void" and t.ptr == 0 then
             self.typedefs[d.name] = { refused = "a void type", at = at }
           else
-            self.typedefs[d.name] = { base = t.base, ptr = t.ptr, dims = dims, const = t.const, restrict = t.restrict }
+            self.typedefs[d.name] = { base = t.base, ct = t.ct, ptr = t.ptr, dims = dims, const = t.const,
+              restrict = t.restrict }
           end
         end
       end

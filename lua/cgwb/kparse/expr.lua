@@ -314,7 +314,9 @@ function L:rv_cond(e)
   local a = self:guarded(e.a, e.pos, "?:")
   local b = self:guarded(e.b, e.pos, "?:")
   if is_ptr(a.ty) or is_ptr(b.ty) then
-    if a.ty ~= b.ty or a.dim1 ~= b.dim1 or a.dim2 ~= b.dim2 then self:err(e.pos, "the branches of '?:' have different types") end
+    if not self:same_pointee(a, b) or a.dim1 ~= b.dim1 or a.dim2 ~= b.dim2 then
+      self:err(e.pos, "the branches of '?:' have different types")
+    end
     return { op = "cond", ty = a.ty, pos = e.pos, a = c, b = a, c = b, pconst = a.pconst or b.pconst }
   end
   local ty
@@ -332,13 +334,18 @@ function L:rv_cast(e)
   end
   local a = self:rv(e.a)
   if t.ptr == 0 then
-    if is_ptr(a.ty) then self:outside(e.pos, "a cast of a pointer", "only int <-> double") end
+    if is_ptr(a.ty) then self:outside(e.pos, "a cast of a pointer", "only between arithmetic types") end
+    if t.ct then -- (char)x: converted to char, promoted back to int
+      local r = a.ty == "int" and { op = "cast", ty = "int", pos = e.pos, a = a } or self:convert(a, "int", e.pos)
+      r.ival = self.lay.ctypes[t.ct]
+      return r
+    end
     return self:convert(a, t.base, e.pos)
   end
   if t.ptr > 1 then self:outside(e.pos, "a cast to a pointer to a pointer", "one level of pointers") end
-  if a.ty ~= PTR_OF[t.base] then
+  if a.ty ~= PTR_OF[t.base] or self:pointee(a) ~= t.ct then
     self:outside(e.pos, ("a cast of %s to '%s *'"):format(is_ptr(a.ty) and "a pointer of another type" or "a number",
-      t.base), "a pointer is cast only to its own type")
+      t.ct or t.base), "a pointer is cast only to its own type")
   end
   if a.pconst and not t.const then self:outside(e.pos, "a cast that drops const", "read-only cells stay read-only") end
   local r = copy(a)
@@ -347,8 +354,7 @@ function L:rv_cast(e)
 end
 
 -- Expression kinds C99 has and the subset does not: what, why.
-local EXPR_WHY = { str = { "a string or character literal", "numbers only" },
-  char = { "a string or character literal", "numbers only" },
+local EXPR_WHY = { str = { "a string literal", "numbers and character constants only" },
   member = { "a struct member access", "struct types are not yet supported" },
   comma = { "the comma operator", "one expression per statement" },
   compound = { "a compound literal", "arrays are declared" },
@@ -366,6 +372,29 @@ function lower.quick_number(s)
   if s:find("^%d+%.%d+$") then return "double", tonumber(s) end
 end
 lower.use_quick_numbers = true -- false: every numeral takes the general path
+
+-- The simple escapes of a character constant (C99 6.4.4.4).
+local ESC = { n = 10, t = 9, r = 13, ["0"] = 0, a = 7, b = 8, f = 12, v = 11, ["\\"] = 92, ["'"] = 39,
+  ['"'] = 34, ["?"] = 63 }
+
+--- A character constant 'c': an int (C99 6.4.4.4), its value a char's
+-- (plain char is signed: '\xff' is -1, as gcc's); one character or escape,
+-- no prefix.
+function L:rv_char(e)
+  local why = "one character or escape, no L, u or U prefix"
+  local body = e.text:match("^'(.*)'$")
+  if not body then self:outside(e.pos, ("the character constant %s"):format(e.text), why) end
+  local v
+  if body:sub(1, 1) ~= "\\" then
+    if #body == 1 then v = body:byte() end
+  elseif body:find("^\\x%x+$") then v = tonumber(body:sub(3), 16)
+  elseif body:find("^\\[0-7][0-7]?[0-7]?$") then v = tonumber(body:sub(2), 8)
+  elseif #body == 2 then v = ESC[body:sub(2)] end
+  if not v or v > 255 then
+    self:outside(e.pos, ("the character constant %s"):format(e.text), why)
+  end
+  return const_i(self:ctype_wrap("char", v), e.pos)
+end
 
 function L:rv_num(e)
   local s = e.text
@@ -411,9 +440,8 @@ function L:call_args(f, e)
     local t = self:rv(a)
     if p.ptr == 1 then
       local want = PTR_OF[p.base]
-      if t.ty ~= want then
-        self:err(a.pos, "argument %d of '%s' must be %s, not %s", i, f.name, want == "pdouble" and "double *"
-          or "int *", ({ pdouble = "double *", pint = "int *", int = "int", double = "double" })[t.ty])
+      if t.ty ~= want or self:pointee(t) ~= p.ct then
+        self:err(a.pos, "argument %d of '%s' must be %s *, not %s", i, f.name, p.ct or p.base, self:type_name(t))
       end
       local pdim1, pdim2 = p.ndim >= 2 and p.dim1 or nil, p.ndim == 3 and p.dim2 or nil
       if t.dim1 ~= pdim1 or t.dim2 ~= pdim2 then
@@ -433,7 +461,7 @@ function L:call_args(f, e)
       end
     else
       if is_ptr(t.ty) then self:err(a.pos, "argument %d of '%s' must be %s, not a pointer", i, f.name, p.base) end
-      t = self:convert(t, p.base, a.pos)
+      t = self:convert_cell(t, p.base, p.ct, a.pos)
     end
     out[i] = t
   end
@@ -548,9 +576,8 @@ end
 --- Converts rhs to the type of lhs (assignment conversion).
 function L:assign_conv(lhs, rhs, pos)
   if is_ptr(lhs.ty) or is_ptr(rhs.ty) then
-    if lhs.ty ~= rhs.ty then
-      self:err(pos, "cannot assign %s to %s", rhs.ty == "pdouble" and "double *" or rhs.ty == "pint" and "int *"
-        or rhs.ty, lhs.ty == "pdouble" and "double *" or lhs.ty == "pint" and "int *" or lhs.ty)
+    if not self:same_pointee(lhs, rhs) then
+      self:err(pos, "cannot assign %s to %s", self:type_name(rhs), self:type_name(lhs))
     end
     if rhs.dim1 ~= lhs.dim1 or rhs.dim2 ~= lhs.dim2 then
       self:outside(pos, (rhs.dim2 or lhs.dim2) and "a pointer to planes of a 3-D array assigned"
@@ -561,7 +588,8 @@ function L:assign_conv(lhs, rhs, pos)
     end
     return rhs
   end
-  return self:convert(rhs, lhs.ty, pos)
+  local s = (lhs.op == "var" or lhs.op == "elem") and lhs.sym and self.syms[lhs.sym + 1]
+  return self:convert_cell(rhs, lhs.ty, s and s.ct, pos)
 end
 
 --- An assignment expression: hoisted as a statement; its value is the
@@ -626,6 +654,7 @@ function L:rv(e)
   if k == "call" then return self:rv_call(e) end
   if k == "assign" then return self:do_assign(e) end
   if k == "sizeof" then return const_i(self:sizeof_value(e), e.pos) end
+  if k == "char" then return self:rv_char(e) end
   local why = EXPR_WHY[k]
   if why then self:outside(e.pos, why[1], why[2]) end
   if k == "post" then

@@ -243,7 +243,7 @@ local function expressions(g, tk)
   -- adjacent string literals are one (C99 5.1.1.2: phase 6)
   local Str = (Cp() * C((M.string_tok * skip)^1)) / function(pos, text) return { k = "str", pos = pos, text = text } end
   local Chr = (Cp() * C(M.char_tok) * skip) / function(pos, text) return { k = "char", pos = pos, text = text } end
-  g.Primary = Number + Id + Str + Chr
+  g.Primary = Number + Str + Chr + Id -- a prefixed literal (L"..", u'x') before the name L, u
     + Cp() * Q"(" * #Q"{" * V"Block" * T")" * node("stmtexpr", "pos", "body")
     + Q"(" * V"Expr" * T")"
     + Cp() * KQ"__builtin_va_arg" * T"(" * V"Assign" * T"," * V"TypeName" * T")" * node("va_arg", "pos", "e", "ty")

@@ -246,6 +246,7 @@ function L:temp(ty, pos, like)
   local info = { name = ("t%d@%d"):format(self.fn.ntemp, line), kind = "temp", pos = pos }
   if BASE_OF[ty] then
     info.base, info.ptr = BASE_OF[ty], 1
+    if like then info.ct = self:pointee(like) end
     if like and like.pconst then info.qual = self.lay.qual.const end
     if like and like.dim1 then info.ndim, info.dim0, info.dim1, info.dim2 = like.dim2 and 3 or 2, 0, like.dim1, like.dim2 end
   else
@@ -262,7 +263,8 @@ function L:write_syms(from)
     self:row("sym", { NAME = self:name(s.name), FUNC = s.func, KIND = lay.sym_kinds[s.kind],
       BASE = lay.types[s.base], PTR = s.ptr, NDIM = s.ndim, DIM0 = s.dim0 or 0, DIM1 = s.dim1 or 0,
       DIM2 = s.dim2 or 0,
-      QUAL = s.qual, INIT = s.init or -1, NINIT = s.ninit or 0, LINE = line, COL = col })
+      QUAL = s.qual, INIT = s.init or -1, NINIT = s.ninit or 0, LINE = line, COL = col,
+      CTYPE = lay.ctypes[s.ct or "int"] })
   end
 end
 -- }====
@@ -292,6 +294,37 @@ function L:convert(e, ty, pos, what)
     return { op = "cast", ty = ty, pos = e.pos, a = e }
   end
   self:err(pos or e.pos, "%s: cannot convert %s to %s", what or "type mismatch", TYNAME[e.ty], TYNAME[ty])
+end
+
+--- The C integer type of the cells pointer tree p points to ("char", ...;
+-- nil for int or double): its symbol's (a pointer's, or an array's whose
+-- address it is), through pointer arithmetic and ?:.
+function L:pointee(p)
+  local op = p.op
+  if op == "ptradd" then return self:pointee(p.a) end
+  if op == "cond" then return self:pointee(p.b) end
+  if p.sym and (op == "var" or op == "addr") then return self.syms[p.sym + 1].ct end
+end
+
+--- The C name of tree type ty, a pointer's with the C type of its cells.
+function L:type_name(t)
+  if BASE_OF[t.ty] then return (self:pointee(t) or BASE_OF[t.ty]) .. " *" end
+  return TYNAME[t.ty]
+end
+
+--- Whether pointer trees a and b point to cells of the same C type.
+function L:same_pointee(a, b)
+  return a.ty == b.ty and self:pointee(a) == self:pointee(b)
+end
+
+--- rhs converted to the type of a cell of C integer type ct (nil: int)
+-- and arithmetic type ty: a double stored into a char, short or _Bool
+-- cell converts to that type (C99 6.3.1.4; _Bool: x != 0), not through
+-- int; an int is converted by the store itself.
+function L:convert_cell(rhs, ty, ct, pos, what)
+  local r = self:convert(rhs, ty, pos, what)
+  if ct and r ~= rhs and r.op == "cast" and r.a.ty == "double" then r.ival = self.lay.ctypes[ct] end
+  return r
 end
 
 --- An int truth value of e (a double x tests as x != 0.0, never a

@@ -103,7 +103,7 @@ function L:decl_info(spec, d, kind)
   if t.ptr > 1 then self:outside(d.pos, "a pointer to a pointer", "one level of pointers") end
   if t.base == "void" then self:outside(d.pos, "a pointer to void", "pointers to int or double") end
   local q = self.lay.qual
-  local info = { name = d.name, kind = kind, base = t.base, ptr = t.ptr, pos = d.pos, qual = 0 }
+  local info = { name = d.name, kind = kind, base = t.base, ct = t.ct, ptr = t.ptr, pos = d.pos, qual = 0 }
   if t.restrict_spec and t.ptr == 0 then self:err(spec.pos, "restrict qualifies a pointer: write 'double *restrict p'") end
   if t.const then info.qual = info.qual | q.const end
   if t.restrict or (t.restrict_spec and t.ptr > 0) then info.qual = info.qual | q.restrict end
@@ -220,7 +220,7 @@ function L:local_init(info, init, pragma)
   for c = 0, n - 1 do
     self.posts_ok, self.posts = true, self:no_posts()
     local x = items[c + 1]
-    local rhs = (x and x.k ~= "zero") and self:convert(self:rv(x), info.base, x.pos)
+    local rhs = (x and x.k ~= "zero") and self:convert_cell(self:rv(x), info.base, info.ct, x.pos)
       or (info.base == "int" and { op = "const_i", ty = "int", pos = init.pos, ival = 0 }
       or { op = "const_d", ty = "double", pos = init.pos, dval = 0.0 })
     local cell = { op = "elem", ty = info.base, pos = init.pos, sym = info.id }
@@ -359,6 +359,9 @@ function L:signature(f)
   if f.ptr > 0 or rt.ptr > 0 then self:outside(f.pos, "a function returning a pointer", "void, int or double") end
   if #rt.dims > 0 then self:outside(f.pos, "a function returning an array", "void, int or double") end
   if spec.quals.const then self:err(spec.pos, "const on a function's return type") end
+  if rt.ct then
+    self:outside(f.pos, ("a function returning '%s'"):format(rt.ct), "functions return void, int or double")
+  end
   local params = {}
   for i, p in ipairs(f.params) do
     if p.k == "refused" then self:outside(p.pos, p.what, "parameters are int, double and pointers to them") end
@@ -376,8 +379,10 @@ local function same_sig(a, b)
   if a.ret ~= b.ret or #a.params ~= #b.params then return false end
   for i, p in ipairs(a.params) do
     local q = b.params[i]
-    if p.base ~= q.base or p.ptr ~= q.ptr or p.ndim ~= q.ndim or p.dim1 ~= q.dim1
-      or p.dim2 ~= q.dim2 then return false end
+    if p.base ~= q.base or p.ct ~= q.ct or p.ptr ~= q.ptr or p.ndim ~= q.ndim or p.dim1 ~= q.dim1
+      or p.dim2 ~= q.dim2 then
+      return false
+    end
   end
   return true
 end
@@ -439,13 +444,17 @@ function L:const_value(e, base)
   end
   if k == "id" and self.enums[e.name] then return self.enums[e.name], "int" end
   if k == "sizeof" then return self:sizeof_value(e), "int" end
+  if k == "char" then return self:rv_char(e).ival, "int" end
   if k == "cast" then
     local t = self:subset_type(e.ty, e.ty.d)
     if t.ptr > 0 or #t.dims > 0 or t.base == "void" then
       self:outside(e.pos, "this cast in a global initializer", "casts to int or double")
     end
     local v = self:const_value(e.a, base)
-    if t.base == "int" then return math.tointeger(v < 0 and math.ceil(v) or math.floor(v)) or 0, "int" end
+    if t.ct == "_Bool" then return v ~= 0 and 1 or 0, "int" end
+    if t.base == "int" then
+      return self:ctype_wrap(t.ct, math.tointeger(v < 0 and math.ceil(v) or math.floor(v)) or 0), "int"
+    end
     return v + 0.0, "double"
   end
   if k == "bin" and (e.op == "+" or e.op == "-" or e.op == "*" or e.op == "/") then
@@ -472,10 +481,17 @@ function L:global(s)
       local items = info.ndim == 0 and { d.init } or self:init_items(d.init, info, {})
       if info.ndim == 0 and d.init.k == "list" then self:err(d.init.pos, "braces around a scalar initializer") end
       for i, x in ipairs(items) do
-        local v = (x and x.k ~= "zero") and self:const_value(x, info.base) or 0
+        local v, ty = 0, "int"
+        if x and x.k ~= "zero" then v, ty = self:const_value(x, info.base) end
+        if info.ct == "_Bool" and ty == "double" then v = v ~= 0 and 1 or 0 end
+        local v0 = v
         if info.base == "int" then
           v = math.tointeger(v < 0 and math.ceil(v) or math.floor(v))
           if not v or v > 2147483647 or v < -2147483648 then self:err(x.pos, "constant overflows an int") end
+          if ty == "double" and info.ct and self:ctype_wrap(info.ct, v) ~= v then
+            self:err(x.pos, "the constant %.17g converted to %s: out of its range (undefined in C)", v0, info.ct)
+          end
+          v = self:ctype_wrap(info.ct, v) -- an int converts as a store does
         end
         vals[i] = v + 0.0
       end

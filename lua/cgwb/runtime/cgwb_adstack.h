@@ -209,9 +209,18 @@ static inline unsigned char *cgwb_seen_grow_(int id, size_t off) {
   return cgwb_seen_.bits[id] + i;
 }
 
+/* The tags of a snapshot's cells: its C type (the kernel's CG_KCTYPES
+ * spelled out), and each one's size. */
+enum { CGWB_T_DOUBLE_, CGWB_T_INT_, CGWB_T_CHAR_, CGWB_T_SCHAR_, CGWB_T_UCHAR_, CGWB_T_SHORT_, CGWB_T_USHORT_,
+       CGWB_T_BOOL_ };
+static inline size_t cgwb_tag_size_(int t) {
+  static const size_t n[] = {sizeof(double), sizeof(int), sizeof(char), sizeof(signed char),
+                             sizeof(unsigned char), sizeof(short), sizeof(unsigned short), sizeof(_Bool)};
+  return n[t];
+}
 /* A cell of array `id` of a loop's snapshot, unless this run saved it
  * already: its value, its offset from the array's first cell, the id, a tag
- * (0 double, 1 int), as one entry; 1 if saved.  By offset, not address: a
+ * (its type: CGWB_T_*_), as one entry; 1 if saved.  By offset, not address: a
  * local array of the forward sweep is another object in the reverse sweep's
  * frame. */
 static inline int cgwb_snap_cell_(int id, ptrdiff_t off, const void *cell, size_t size, int t) {
@@ -238,7 +247,26 @@ static inline int cgwb_snap_cd(int id, const double *base, const double *cell) {
   return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, 0);
 }
 static inline int cgwb_snap_ci(int id, const int *base, const int *cell) {
-  return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, 1);
+  return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, CGWB_T_INT_);
+}
+/* The same for cells of the integer types narrower than int. */
+static inline int cgwb_snap_cc(int id, const char *base, const char *cell) {
+  return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, CGWB_T_CHAR_);
+}
+static inline int cgwb_snap_csc(int id, const signed char *base, const signed char *cell) {
+  return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, CGWB_T_SCHAR_);
+}
+static inline int cgwb_snap_cuc(int id, const unsigned char *base, const unsigned char *cell) {
+  return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, CGWB_T_UCHAR_);
+}
+static inline int cgwb_snap_cs(int id, const short *base, const short *cell) {
+  return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, CGWB_T_SHORT_);
+}
+static inline int cgwb_snap_cus(int id, const unsigned short *base, const unsigned short *cell) {
+  return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, CGWB_T_USHORT_);
+}
+static inline int cgwb_snap_cb(int id, const _Bool *base, const _Bool *cell) {
+  return cgwb_snap_cell_(id, cell - base, cell, sizeof *cell, CGWB_T_BOOL_);
 }
 /* Ends a dry run that saved n cells: clears their bits (walking its own
  * entries, newest first), then pushes n. */
@@ -250,7 +278,7 @@ static inline void cgwb_snap_count(size_t n) {
     memcpy(&t, cgwb_snaps_.buf + top - sizeof t, sizeof t), top -= sizeof t;
     memcpy(&id, cgwb_snaps_.buf + top - sizeof id, sizeof id), top -= sizeof id;
     memcpy(&off, cgwb_snaps_.buf + top - sizeof off, sizeof off), top -= sizeof off;
-    top -= t == 0 ? sizeof(double) : sizeof(int);
+    top -= cgwb_tag_size_(t);
     if (off >= 0) cgwb_seen_.bits[id][(size_t)off / 8] = 0; /* the whole byte: all its cells were this run's */
   }
   cgwb_snap_(&n, sizeof n);
@@ -265,8 +293,16 @@ static inline void cgwb_unsnap_cell(void *const *bases) {
   int t = cgwb_unsnap_i(), id = cgwb_unsnap_i();
   ptrdiff_t off;
   cgwb_get_(&cgwb_snaps_, &off, sizeof off);
-  if (t == 0) ((double *)bases[id])[off] = cgwb_unsnap_d();
-  else ((int *)bases[id])[off] = cgwb_unsnap_i();
+  switch (t) {
+    case CGWB_T_DOUBLE_: ((double *)bases[id])[off] = cgwb_unsnap_d(); break;
+    case CGWB_T_INT_: ((int *)bases[id])[off] = cgwb_unsnap_i(); break;
+    case CGWB_T_CHAR_: cgwb_get_(&cgwb_snaps_, (char *)bases[id] + off, sizeof(char)); break;
+    case CGWB_T_SCHAR_: cgwb_get_(&cgwb_snaps_, (signed char *)bases[id] + off, sizeof(signed char)); break;
+    case CGWB_T_UCHAR_: cgwb_get_(&cgwb_snaps_, (unsigned char *)bases[id] + off, sizeof(unsigned char)); break;
+    case CGWB_T_SHORT_: cgwb_get_(&cgwb_snaps_, (short *)bases[id] + off, sizeof(short)); break;
+    case CGWB_T_USHORT_: cgwb_get_(&cgwb_snaps_, (unsigned short *)bases[id] + off, sizeof(unsigned short)); break;
+    default: cgwb_get_(&cgwb_snaps_, (_Bool *)bases[id] + off, sizeof(_Bool)); break;
+  }
 }
 
 /* {==== -DCGWB_CHECK_ASSUME: the caller's arrays against the assumptions ====}

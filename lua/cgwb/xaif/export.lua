@@ -347,7 +347,8 @@ function expr_dag(w, B, x)
     elseif BOOL_XAIF[e.op] then
       B.leaf("BooleanOperation", { { "vertex_id", id }, { "name", BOOL_XAIF[e.op] } })
     elseif e.op == "cast" then
-      B.leaf("Intrinsic", { { "vertex_id", id }, { "name", e.type == "int" and "int_scal" or "real_int_scal" },
+      B.leaf("Intrinsic", { { "vertex_id", id }, { "name", e.ctype and N.CONV_XAIF[e.ctype]
+                              or e.type == "int" and "int_scal" or "real_int_scal" },
                             { "rType", TYPE_XAIF[e.type] } })
     else
       local name = e.op == "intrin" and OP_XAIF[e.fn] or OP_XAIF[e.op]

@@ -131,7 +131,8 @@ function read_expr(R, node)
         n.type = "int"
       else
         local name = req(R, c, "name")
-        n.op = (name == "int_scal" or name == "real_int_scal") and "cast" or XAIF_OP[name]
+        n.op = (name == "int_scal" or name == "real_int_scal" or N.XAIF_CONV[name]) and "cast" or XAIF_OP[name]
+        n.ctype = N.XAIF_CONV[name] -- (char)x and the like
         if not n.op then fail(R.path, c, "unknown intrinsic %s", name) end
         n.type = XAIF_TYPE[c.attrs.rType or "real"] or fail(R.path, c, "unknown rType %s", c.attrs.rType)
       end

@@ -22,6 +22,15 @@ local BOOL_XAIF = {
   lt = "less_than", le = "less_or_equal", gt = "greater_than", ge = "greater_or_equal",
   eq = "equal", ne = "not_equal", ["and"] = "and", ["or"] = "or", ["not"] = "not",
 }
+-- A conversion to a C integer type narrower than int ((char)x; the layout's
+-- ctypes): cgwb_<type>_scal ("cgwb_unsigned_char_scal"), integer-valued.
+local CONV_XAIF, XAIF_CONV = {}, {}
+for _, ct in ipairs(LAYOUT.ctypes) do
+  if ct ~= "int" then
+    CONV_XAIF[ct] = "cgwb_" .. ct:gsub(" ", "_") .. "_scal"
+    XAIF_CONV[CONV_XAIF[ct]] = ct
+  end
+end
 local XAIF_OP, XAIF_BOOL = {}, {}
 for k, v in pairs(OP_XAIF) do
   if XAIF_OP[v] then -- the reader could not tell them apart
@@ -106,6 +115,7 @@ end
 return {
   NS = NS, LAYOUT = LAYOUT,
   OP_XAIF = OP_XAIF, BOOL_XAIF = BOOL_XAIF, XAIF_OP = XAIF_OP, XAIF_BOOL = XAIF_BOOL,
+  CONV_XAIF = CONV_XAIF, XAIF_CONV = XAIF_CONV,
   INTRINSIC = INTRINSIC, TYPE_XAIF = TYPE_XAIF, XAIF_TYPE = XAIF_TYPE, RERUN = RERUN,
   parse_linear = parse_linear, linear_text = linear_text, parse_cell = parse_cell,
 }
