@@ -518,13 +518,7 @@ describe("kparse: properties", function()
         for _, n in pairs(uses) do if n > 1 then aliased = aliased + 1 end end
         local res, err = k:run(info.name, call)
         assert(res, err)
-        local lines = {}
-        for i, a in ipairs(res.arrays) do
-          local v = {}
-          for j, x in ipairs(a.values) do v[j] = (" %a"):format(x) end
-          lines[i] = call.arrays[i].name .. ":" .. table.concat(v)
-        end
-        assert.equal(run_c(kgen.driver(text, info, call)), table.concat(lines, "\n") .. "\n")
+        assert.equal(run_c(kgen.driver(text, info, call)), kgen.run_lines(res, call))
       end
     end
     assert.is_true(aliased >= 5) -- pointers bound into one array are most of the cases

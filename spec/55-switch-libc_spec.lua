@@ -19,14 +19,7 @@ local run_c = H.run_c
 -- The cells the interpreter leaves, in kgen.driver's output form.
 local function interp_lines(text, name, call)
   local k = assert(cgwb.read_kernel(text, "sw.c"))
-  local res = assert(k:run(name, call))
-  local lines = {}
-  for i, a in ipairs(res.arrays) do
-    local v = {}
-    for j, x in ipairs(a.values) do v[j] = (" %a"):format(x) end
-    lines[i] = call.arrays[i].name .. ":" .. table.concat(v)
-  end
-  return table.concat(lines, "\n") .. "\n"
+  return kgen.run_lines(assert(k:run(name, call)), call)
 end
 
 local function darr(name, vals) return { name = name, type = "double", values = vals } end

@@ -342,6 +342,17 @@ function M.call(rng, info, opts)
 end
 
 --- A C program running the kernel on a call (see the top of the file).
+--- The cells of run result res (k:run's) in M.driver's output form.
+function M.run_lines(res, call)
+  local lines = {}
+  for i, a in ipairs(res.arrays) do
+    local v = {}
+    for j, x in ipairs(a.values) do v[j] = (" %a"):format(x) end
+    lines[i] = call.arrays[i].name .. ":" .. table.concat(v)
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
 function M.driver(text, info, call)
   local out = { text, "#include <stdio.h>", "int main(void) {" }
   for i, a in ipairs(call.arrays) do
