@@ -56,9 +56,75 @@ function U:names()
   end
 end
 
--- The declaration of symbol s (a local or global; parameters: U:param).
+-- {==== struct variables ====}
+-- A struct variable is scalarized: a symbol per member, named "VAR.MEMBER"
+-- and marked in flat.aggs[sym] = {var, struct (index into flat.structs),
+-- member, first} (doc/kernel-ir.md).  The printers declare the variable
+-- once, at its first member, and print the members' names as they are
+-- (VAR.MEMBER is C's member access).
+
+-- The grouping of symbol s (0-based) or nil.
+function U:agg(s) return self.flat.aggs and self.flat.aggs[s] end
+
+-- The C spelling of struct type i of flat.structs ("Wishart", "struct S").
+function U:struct_name(i)
+  local st = self.flat.structs[i]
+  return st.typedef or ("struct " .. st.tag)
+end
+
+-- The definition of struct type i as C: its typedef (or `struct TAG {...};`).
+function U:struct_def(i)
+  local st = self.flat.structs[i]
+  local ms = {}
+  for _, m in ipairs(st.members) do
+    ms[#ms + 1] = m.base .. " " .. m.name .. (m.ndim > 0 and ("[" .. m.dim0 .. "]") or "")
+      .. (m.ndim == 2 and ("[" .. m.dim1 .. "]") or "") .. ";"
+  end
+  local body = "{ " .. table.concat(ms, " ") .. " }"
+  if st.typedef then return "typedef struct " .. (st.tag and (st.tag .. " ") or "") .. body .. " " .. st.typedef .. ";" end
+  return "struct " .. st.tag .. " " .. body .. ";"
+end
+
+-- The definitions of the struct types symbols of the functions funcs
+-- (0-based ids; nil: all) use, in flat.structs' order, as lines.
+function U:struct_defs(funcs)
+  local used = {}
+  local v = self.v
+  local list = funcs or {}
+  if not funcs then for f = 0, self.nfunc - 1 do list[#list + 1] = f end end
+  for _, f in ipairs(list) do
+    local r = v:func(f)
+    for s = r.sym0, r.sym0 + r.nsym - 1 do
+      local a = self:agg(s)
+      if a then used[a.struct] = true end
+    end
+  end
+  local out = {}
+  for i = 1, #(self.flat.structs or {}) do
+    if used[i] then out[#out + 1] = self:struct_def(i) end
+  end
+  return out
+end
+
+-- The C name of the struct variable symbol s is a member of, under the
+-- names derivative code gives it: suffix after the variable's name
+-- ("VARd.MEMBER"), or arrow: "VARb->MEMBER".
+function U:member_name(s, suffix, arrow)
+  local a = self:agg(s)
+  return a.var .. suffix .. (arrow and "->" or ".") .. a.member
+end
+-- }====
+
+-- The declaration of symbol s (a local or global; parameters: U:param);
+-- nil for a member of a struct variable but its first (which declares the
+-- variable).
 function U:sym_decl(s)
   local lay = self.lay
+  local a = self:agg(s)
+  if a then
+    if not a.first then return nil end
+    return self:struct_name(a.struct) .. " " .. self.cname[s]:gsub("%.[^.]*$", "")
+  end
   local base = lay.types[self:get("sym", s, "BASE") + 1]
   local q, kind = self:get("sym", s, "QUAL"), self:get("sym", s, "KIND")
   local ptr, ndim = self:get("sym", s, "PTR"), self:get("sym", s, "NDIM")
@@ -81,7 +147,7 @@ end
 function U:param(s)
   local lay = self.lay
   local ndim = self:get("sym", s, "NDIM")
-  if ndim == 0 then return self:sym_decl(s) end
+  if ndim == 0 then return self:sym_decl(s) end -- a struct member: nil but at the first
   local d0, d1 = self:get("sym", s, "DIM0"), self:get("sym", s, "DIM1")
   local q = self:get("sym", s, "QUAL")
   return ((q & lay.qual.const) ~= 0 and "const " or "") .. lay.types[self:get("sym", s, "BASE") + 1]
@@ -101,10 +167,35 @@ function U:expr(e, top) return self.P:sub(e, top and 0 or 1) end
 
 -- {==== statements ====}
 
+-- The struct variable an argument for a struct parameter's members names
+-- (argument a: a VAR of the first member of a struct variable), with its
+-- C name under name (default the writer's) stripped of ".MEMBER"; nil if
+-- param s is no struct's member, false for one but its first.
+function U:struct_arg(s, a, name)
+  local pa = self:agg(s)
+  if not pa then return nil end
+  if not pa.first then return false end
+  local r = self.v:expr(a)
+  local y = r.op == "var" and r.sym
+  if not (y and self:agg(y)) then error("internal: a struct argument that is not a struct variable's member") end
+  return ((name or function(x) return self.cname[x] end)(y):gsub("%.[%w_]*$", ""))
+end
+
+-- The texts of the arguments of CALL record r (a struct parameter's
+-- members as the struct variable, once), each by fn(a) (an argument
+-- expression) but for struct variables, named by name(sym) (nil: cname).
+function U:args_text(r, fn, name)
+  local params, args = self.v:func(r.callee).params, {}
+  for i, a in ipairs(r.args) do
+    local sa = self:struct_arg(params[i], a, name)
+    if sa then args[#args + 1] = sa elseif sa == nil then args[#args + 1] = fn(a) end
+  end
+  return args
+end
+
 function U:call_text(st)
   local r = self.v:stmt(st)
-  local args = {}
-  for i, a in ipairs(r.args) do args[i] = self:expr(a, true) end
+  local args = self:args_text(r, function(a) return self:expr(a, true) end)
   local t = self:name_of("func", r.callee) .. "(" .. table.concat(args, ", ") .. ")"
   return r.lhs and (self:expr(r.lhs, true) .. " = " .. t) or t
 end
@@ -195,7 +286,7 @@ end
 function U:signature(f)
   local parts = {}
   local sym0, np = self:get("func", f, "SYM0"), self:get("func", f, "NPARAM")
-  for s = sym0, sym0 + np - 1 do parts[#parts + 1] = self:param(s) end
+  for s = sym0, sym0 + np - 1 do parts[#parts + 1] = self:param(s) end -- (nil for a struct's later members)
   return self.lay.types[self:get("func", f, "RET") + 1] .. " " .. self:name_of("func", f) .. "("
     .. (np == 0 and "void" or table.concat(parts, ", ")) .. ")"
 end
@@ -220,7 +311,8 @@ function U:func(f)
   local r = self.v:func(f)
   self.em:open(self:signature(f) .. " {")
   for s = r.sym0 + r.nparam, r.sym0 + r.nsym - 1 do
-    if self.v:sym(s).kind ~= "heap" then self.em:line(self:sym_decl(s) .. ";") end -- a site: no variable
+    local d = self.v:sym(s).kind ~= "heap" and self:sym_decl(s) -- a site: no variable
+    if d then self.em:line(d .. ";") end
   end
   self:slice(r.body)
   self.em:close()
@@ -341,6 +433,7 @@ function M.unparse(flat, lay)
   for s = 0, u.nsym - 1 do
     if u:get("sym", s, "KIND") == lay.sym_kinds.global then em:line(u:global_text(s)) end
   end
+  for _, d in ipairs(u:struct_defs()) do em:line(d) end
   for f = 0, u.nfunc - 1 do em:line(u:signature(f) .. ";") end
   for f = 0, u.nfunc - 1 do u:func(f) end
   return em:text() .. "\n"

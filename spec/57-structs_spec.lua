@@ -1,0 +1,208 @@
+-- spec/57-structs_spec.lua: C structs in kernels (issue 28).  A struct
+-- variable is scalarized by the front end: a symbol per member, named
+-- "VAR.MEMBER" (doc/kernel-ir.md, "Struct variables"), so a struct passed by
+-- value is one parameter per member for the interpreter (k:run takes its
+-- members' values in member order where the struct stands).  The
+-- interpreter against the kernel compiled as C, bit for bit; the canonical
+-- form (kparse.unparse, the struct types printed before the functions)
+-- compiling with -Wall -Wextra -Werror -pedantic and computing the same;
+-- the errors with file:line:col.
+local H = require "spec.helper"
+local cgwb = require "cgwb"
+local kparse = require "cgwb.kparse"
+
+local CC = "cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -ffp-contract=off"
+
+-- A GMM-style objective of our own: a Wishart-like prior passed by value
+-- down two calls, a local struct with an array member initialized by a
+-- brace list, struct assignment, members written.
+local GMM = [[
+#include <math.h>
+typedef struct { double gamma; int m; } Prior;
+struct Acc { double v[3]; int n; double w[2][2]; };
+
+static double sqnorm(int d, const double *x) {
+  double s = 0.0;
+  int i;
+  for (i = 0; i < d; i++) s += x[i] * x[i];
+  return s;
+}
+
+static double prior_term(int d, int k, Prior pr, const double *icf) {
+  double out = 0.0;
+  int i;
+  for (i = 0; i < k; i++) {
+    double sum_q = icf[i * d];
+    out += 0.5 * pr.gamma * pr.gamma * sqnorm(d, icf + i * d) - pr.m * sum_q;
+  }
+  return out;
+}
+
+static double with_copy(int d, int k, Prior pr, const double *icf) {
+  Prior p2;
+  p2 = pr;
+  p2.m = p2.m + 1;
+  p2.gamma *= 0.5;
+  return prior_term(d, k, p2, icf) + prior_term(d, k, pr, icf);
+}
+
+void gmm_like(int d, int k, const double *alphas, const double *icf, Prior prior, double *err) {
+  struct Acc acc = {{0.25, -1.0, 0.0}, 2, {{0.0, 0.5}, {1.0, 0.0}}};
+  Prior local = prior;
+  int i;
+  double lse = 0.0;
+  for (i = 0; i < k; i++) lse += exp(alphas[i]);
+  for (i = 0; i < 3; i++) acc.v[i] = acc.v[i] + alphas[i % k] * local.gamma;
+  acc.w[1][0] = acc.v[2] * acc.n;
+  acc.w[0][1] = acc.w[1][0] + acc.w[1][1];
+  err[0] = log(lse) + with_copy(d, k, local, icf) + acc.v[0] * acc.v[1] + acc.w[0][1];
+}
+]]
+
+-- Source-level arguments: {int=}, {double=}, {array=, offset=} or
+-- {struct = "TYPE", members = {{double=}, {int=}...}}.
+local GMM_CALL = {
+  arrays = { { type = "double", values = { 0.5, -0.25, 1.5 } },
+             { type = "double", values = { 0.3, -0.6, 0.9, 1.2, -0.4, 0.7 } },
+             { type = "double", values = { 0.0 } } },
+  args = { { int = 2 }, { int = 3 }, { array = 1, offset = 0 }, { array = 2, offset = 0 },
+           { struct = "Prior", members = { { double = 1.75 }, { int = 3 } } }, { array = 3, offset = 0 } },
+}
+
+-- The interpreter's call: each struct argument as its members' values.
+local function core_call(call)
+  local args = {}
+  for _, a in ipairs(call.args) do
+    if a.struct then
+      for _, m in ipairs(a.members) do args[#args + 1] = m end
+    else args[#args + 1] = a end
+  end
+  return { arrays = call.arrays, args = args }
+end
+
+local function lit(v) return ("%a"):format(v) end
+local function arg_text(a)
+  if a.array then return ("A%d + %d"):format(a.array, a.offset) end
+  if a.int then return tostring(a.int) end
+  if a.double then return lit(a.double) end
+  local ms = {}
+  for i, m in ipairs(a.members) do ms[i] = m.int and tostring(m.int) or lit(m.double) end
+  return ("(%s){%s}"):format(a.struct, table.concat(ms, ", "))
+end
+
+-- A driver calling fname of text once and printing every cell with %a.
+local function driver(text, fname, call)
+  local out = { text, "#include <stdio.h>", "int main(void) {" }
+  for i, a in ipairs(call.arrays) do
+    local vals = {}
+    for j, v in ipairs(a.values) do vals[j] = lit(v) end
+    out[#out + 1] = ("  double A%d[%d] = {%s};"):format(i, #vals, table.concat(vals, ", "))
+  end
+  local args = {}
+  for i, a in ipairs(call.args) do args[i] = arg_text(a) end
+  out[#out + 1] = ("  %s(%s);"):format(fname, table.concat(args, ", "))
+  for i, a in ipairs(call.arrays) do
+    out[#out + 1] = ("  { int j; for (j = 0; j < %d; j++) printf(\"%%a\\n\", A%d[j]); }"):format(#a.values, i)
+  end
+  out[#out + 1] = "  return 0;\n}\n"
+  return table.concat(out, "\n")
+end
+
+local function compiled(text, fname, call)
+  local src, exe = H.tmp(".c"), H.tmp(".exe")
+  H.write(src, driver(text, fname, call))
+  assert(os.execute(("%s -o %s %s -lm 2>%s.err"):format(CC, exe, src, src)), "does not compile: " .. src)
+  local p = assert(io.popen(exe))
+  local t = p:read("a")
+  p:close()
+  os.remove(src); os.remove(exe); os.remove(src .. ".err")
+  return t
+end
+
+local function interpreted(k, fname, call)
+  local r = assert(k:run(fname, core_call(call)))
+  local out = {}
+  for _, arr in ipairs(r.arrays) do
+    for _, v in ipairs(arr.values) do out[#out + 1] = lit(v) end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+describe("structs: scalarized members", function()
+  it("a by-value struct is one parameter per member, named VAR.MEMBER", function()
+    local k = assert(cgwb.read_kernel(GMM, "gmm.c"))
+    local names = {}
+    for _, f in ipairs(k:functions()) do
+      if f.name == "gmm_like" then
+        for i, p in ipairs(f.params) do names[i] = p.name .. ":" .. p.type end
+      end
+    end
+    assert.are.same({ "d:int", "k:int", "alphas:const double *", "icf:const double *", "prior.gamma:double",
+      "prior.m:int", "err:double *" }, names)
+  end)
+
+  it("the interpreter gives the compiled kernel's values bit for bit", function()
+    local k = assert(cgwb.read_kernel(GMM, "gmm.c"))
+    local want = compiled(GMM, "gmm_like", GMM_CALL)
+    assert.are.equal(want, interpreted(k, "gmm_like", GMM_CALL))
+    assert.is_truthy(want:find("\n", 1, true))
+  end)
+
+  it("the canonical form declares the structs once, compiles with -Werror -pedantic, computes the same", function()
+    local flat = assert(kparse.parse(GMM, "gmm.c"))
+    local text = kparse.unparse(flat)
+    assert.is_truthy(text:find("typedef struct { double gamma; int m; } Prior;", 1, true))
+    assert.is_truthy(text:find("struct Acc { double v[3]; int n; double w[2][2]; };", 1, true))
+    assert.is_truthy(text:find("Prior p2;", 1, true))
+    assert.is_truthy(text:find("p2.gamma = pr.gamma;", 1, true))
+    assert.is_truthy(text:find("prior_term(d, k, p2, icf)", 1, true))
+    assert.is_truthy(text:find("void gmm_like(int d, int k, const double *alphas, const double *icf, Prior prior, "
+      .. "double *err)", 1, true))
+    assert.are.equal(compiled(GMM, "gmm_like", GMM_CALL), compiled(text, "gmm_like", GMM_CALL))
+  end)
+
+  it("a CALL.json names a struct's members VAR.MEMBER", function()
+    local k = assert(cgwb.read_kernel(GMM, "gmm.c"))
+    local c = { arrays = { alphas = { 0.5, -0.25, 1.5 }, icf = { 0.3, -0.6, 0.9, 1.2, -0.4, 0.7 }, err = { 0 } },
+      args = { d = 2, k = 3, alphas = { "alphas", 0 }, icf = { "icf", 0 }, ["prior.gamma"] = 1.75, ["prior.m"] = 3,
+        err = { "err", 0 } } }
+    local r = assert(k:call("gmm_like", c))
+    local want = assert(k:run("gmm_like", core_call(GMM_CALL)))
+    assert.are.equal(lit(want.arrays[3].values[1]), lit(r.arrays.err[1]))
+  end)
+end)
+
+describe("structs: errors name file:line:col", function()
+  local W = "typedef struct { double g; int m; } W;\n"
+  local cases = {
+    { W .. "void f(W w, double *y) { y[0] = w.h; }", "e.c:2:34: 'W' has no member 'h'" },
+    { "void f(double x, double *y) { y[0] = x.h; }", "e.c:1:39: 'x' is not a struct: '.h' needs one" },
+    { "void f(double x, double *y) { y[0] = x->h; }", "e.c:1:39: 'x' is not a struct: '->h' needs one" },
+    { W .. "void f(W w, double *y) { y[0] = w; }", "e.c:2:33: the struct 'w' used as a value (its members are values: w.g)" },
+    { W .. "typedef struct { double g; int m; } V;\nvoid f(W w, double *y) { V v; v = w; y[0] = v.g; }",
+      "e.c:3:35: struct assignment: 'w' is a 'W', not a 'V'" },
+    { "struct s { double a; };\nstruct s f(double x) { struct s r; r.a = x; return r; }",
+      "e.c:2:10: a function returning a struct is outside the kernel subset (void, int or double: return the "
+      .. "members through pointer parameters)" },
+    { W .. "void f(W w, double *y) { w += w; y[0] = w.g; }", "e.c:2:28: '+=' on a struct" },
+    { W .. "void f(W w, double *y) { y[0] = g(w); }\n", "e.c:2:33: unknown function 'g'" },
+    { "typedef struct { double g[2]; int m; } W;\nvoid f(W w, double *y) { y[0] = w.g[0]; }",
+      "e.c:2:10: the struct parameter 'w' with the array member 'g' is outside the kernel subset (a struct passed "
+      .. "by value has int and double members)" },
+    { "typedef struct { double g; int m : 3; } W;\nvoid f(W w, double *y) { y[0] = w.g; }",
+      "e.c:2:8: the type 'W' is outside the kernel subset (its definition at e.c:1:41: a bit-field is outside the "
+      .. "kernel subset (members are int or double scalars or arrays))" },
+    { W .. "static double h(W w) { return w.g; }\nvoid f(double *y) { W w = {1.0, 2}; y[0] = h(y); }",
+      "e.c:3:46: argument 1 of 'h': a 'W' variable expected" },
+    { "struct P { double x; };\nvoid f(struct P p[2]) { }",
+      "e.c:2:17: an array of structs is outside the kernel subset (struct variables, one struct each)" },
+    { W .. "void f(double *y) { W w = {1.0, 2, 3}; y[0] = w.g; }", "e.c:2:36: too many initializers for 'w'" },
+  }
+  for _, c in ipairs(cases) do
+    it(c[2], function()
+      local flat, err = kparse.parse(c[1], "e.c", { functions = { "f" } })
+      assert.is_nil(flat)
+      assert.are.equal(c[2], err)
+    end)
+  end
+end)
