@@ -206,3 +206,57 @@ describe("structs: errors name file:line:col", function()
     end)
   end
 end)
+
+describe("structs: tangent code", function()
+  local TC = require "tcheck"
+  it("F_d takes S sd after S s; against the interpreter's tangent mode bit for bit in the primal", function()
+    local c = TC.make_case(GMM, "gmm.c", "gmm_like", core_call(GMM_CALL))
+    assert.is_truthy(c.code:find("Prior prior, Prior priord, double *err, double *errd)", 1, true))
+    assert.is_truthy(c.code:find("#ifndef CGWB_USER_TYPES", 1, true))
+    TC.check({ c }, { cc = CC .. " -Wno-unused-function" })
+  end)
+
+  it("the interpreter's tangent mode agrees with central differences on the struct's member", function()
+    local k = assert(cgwb.read_kernel(GMM, "gmm.c"))
+    local call = core_call(GMM_CALL)
+    local J = assert(k:jacobian("gmm_like", call))
+    local col
+    for j, c in ipairs(J.cols) do if c.param == 5 then col = j end end
+    assert.is_truthy(col, "a column for prior.gamma")
+    local h, g = 1e-6, call.args[5].double
+    local function f(x)
+      call.args[5] = { double = x }
+      return assert(k:run("gmm_like", call)).arrays[3].values[1]
+    end
+    local fd = (f(g + h) - f(g - h)) / (2 * h)
+    call.args[5] = { double = g }
+    local row
+    for r, rw in ipairs(J.rows) do if rw.array == 3 then row = r end end
+    assert.is_true(math.abs(J.values[row][col] - fd) <= 1e-6 * math.max(1, math.abs(fd)),
+      ("J %.17g, central differences %.17g"):format(J.values[row][col], fd))
+  end)
+end)
+
+describe("structs: adjoint code", function()
+  local AC = require "adcheck"
+  it("F_b takes S *sb after S s: against central differences and the interpreter", function()
+    local out = AC.check(GMM, "gmm_like", core_call(GMM_CALL))
+    assert.is_truthy(out.code:find("Prior prior, Prior *priorb, double *err, double *errb)", 1, true))
+    assert.is_truthy(out.code:find("#ifndef CGWB_USER_TYPES", 1, true))
+    -- the struct's double member has its adjoint, its int member none
+    assert.is_number(out.std.S[5])
+    assert.is_true(out.std.S[5] ~= 0)
+    assert.is_nil(out.std.S[6])
+  end)
+end)
+
+describe("structs: XAIF", function()
+  it("a function with a struct variable is refused with its place", function()
+    local k = assert(cgwb.read_kernel(GMM, "gmm.c"))
+    local res = assert(require("cgwb.flatten").run(k, "gmm_like"))
+    local x, err = require("cgwb.xaif").write(k, "gmm_like", res)
+    assert.is_nil(x)
+    assert.are.equal("gmm.c:30:76: the struct variable 'prior' is outside XAIF (the schema subset has no records: its "
+      .. "members would be variables of their own)", err)
+  end)
+end)

@@ -48,12 +48,34 @@ end
 
 -- The generated main: reads the call, calls F_b or F, prints the results;
 -- null: {[param name] = true} whose adjoint argument is NULL (passive).
-local function main_text(fn, fname, null)
+-- The members of the struct parameter whose first member is parameter i
+-- of fn: their indices (consecutive parameters).
+local function struct_members(fn, i)
+  local out, p = { i }, fn.params[i]
+  local j = i + 1
+  while fn.params[j] and fn.params[j].struct and not fn.params[j].struct.first
+      and fn.params[j].struct.var == p.struct.var do
+    out[#out + 1] = j
+    j = j + 1
+  end
+  return out
+end
+
+local function main_text(fn, fname, null, structs)
   null = null or {}
   local out = { "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", '#include "cgwb_adstack.h"' }
+  for _, d in ipairs(structs or {}) do out[#out + 1] = d end -- the kernel's struct types
   local decls, bdecls, names = {}, {}, {}
   for i, p in ipairs(fn.params) do
-    decls[i] = T.param_decl(p)
+    if p.struct then -- S s by value, S *sb after it in F_b
+      if p.struct.first then
+        decls[#decls + 1] = p.struct.type .. " " .. p.struct.var
+        bdecls[#bdecls + 1] = decls[#decls]
+        bdecls[#bdecls + 1] = p.struct.type .. " *" .. p.struct.var .. "_adb"
+      end
+      goto next_param
+    end
+    decls[#decls + 1] = T.param_decl(p)
     names[i] = p.name
     bdecls[#bdecls + 1] = T.param_decl(p)
     if p.type:find("double") then
@@ -61,6 +83,7 @@ local function main_text(fn, fname, null)
       local bp = { name = p.name .. "_adb", type = p.type:gsub("^const ", "") }
       bdecls[#bdecls + 1] = star == "*" and ("double *" .. bp.name) or T.param_decl(bp)
     end
+    ::next_param::
   end
   local ret = fn.ret or "void"
   if ret == "double" then bdecls[#bdecls + 1] = "double retb_" end
@@ -103,9 +126,28 @@ int main(void) {
   }
   {]]
   local args, bargs = {}, {}
+  local built = {} -- struct arguments, built from their members' values once all are read
   for i, p in ipairs(fn.params) do
     local isd = p.type:find("double") ~= nil
-    if p.type:find("[%*%[]") then
+    if p.struct then -- its members are read as parameters of their own
+      if isd then out[#out + 1] = ("    double v%d = rd(), s%d = rd();"):format(i, i)
+      else out[#out + 1] = ("    int v%d = (int)rd();"):format(i) end
+      if p.struct.first then
+        local vs, ss, all_null = {}, {}, true
+        for _, j in ipairs(struct_members(fn, i)) do
+          vs[#vs + 1] = "v" .. j
+          local dj = fn.params[j].type:find("double") ~= nil
+          ss[#ss + 1] = dj and ("s" .. j) or "0"
+          if dj and not null[fn.params[j].name] then all_null = false end
+        end
+        built[#built + 1] = ("    %s sv%d = {%s}, sb%d = {%s};"):format(p.struct.type, i, table.concat(vs, ", "), i,
+          table.concat(ss, ", "))
+        built[#built + 1] = ("    (void)sb%d;"):format(i)
+        args[#args + 1] = "sv" .. i
+        bargs[#bargs + 1] = "sv" .. i
+        bargs[#bargs + 1] = all_null and "NULL" or ("&sb" .. i)
+      end
+    elseif p.type:find("[%*%[]") then
       out[#out + 1] = ("    int a%d = (int)rd(), o%d = (int)rd();"):format(i, i)
       local c = cast_of(p)
       if isd then
@@ -127,6 +169,7 @@ int main(void) {
       bargs[#bargs + 1] = "v" .. i
     end
   end
+  for _, l in ipairs(built) do out[#out + 1] = l end
   out[#out + 1] = "    double retb = rd();"
   out[#out + 1] = "    (void)retb;"
   if ret == "double" then bargs[#bargs + 1] = "retb" end
@@ -138,8 +181,12 @@ int main(void) {
     out[#out + 1] = ("    double r = mode == 1 ? (double)%s : (%s_b_reset(), (double)%s);"):format(call, fname, bcall)
     out[#out + 1] = '    printf("R %a\\n", r);'
   end
+  local first -- the struct a member belongs to: its first member's index
   for i, p in ipairs(fn.params) do
-    if p.type:find("double") and not p.type:find("[%*%[]") then
+    if p.struct and p.struct.first then first = i end
+    if p.struct and p.type:find("double") then
+      out[#out + 1] = ('    printf("S %d %%a\\n", sb%d.%s);'):format(i, first, p.struct.member)
+    elseif p.type:find("double") and not p.type:find("[%*%[]") then
       out[#out + 1] = ('    printf("S %d %%a\\n", s%d);'):format(i, i)
     end
   end
@@ -168,7 +215,8 @@ function M.compile_adjoint(src, fname, kernel_src, opts)
   local k = assert(cgwb.read_kernel(kernel_src, "kernel.c"))
   local fn = fn_of(k, fname)
   local files = { H.write(H.tmp(".c"), src), H.write(H.tmp(".c"), kernel_src),
-                  H.write(H.tmp(".c"), main_text(fn, fname, opts.null)) }
+                  H.write(H.tmp(".c"), main_text(fn, fname, opts.null,
+                    require("cgwb.ir.unparse").writer(k:flat(), require("cgwb.kparse").layout()):struct_defs())) }
   local exe, log = H.tmp(".exe"), H.tmp(".log")
   local ok = true
   if opts.lenient_kernel then -- a real program's own warnings are not the generated code's

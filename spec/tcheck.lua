@@ -41,10 +41,26 @@ local function case_file(n, c)
     out[#out + 1] = ("    memcpy(A%d, I%d, sizeof A%d);"):format(i, i, i)
     if (a.type or "double") == "double" then out[#out + 1] = ("    memset(T%d, 0, sizeof T%d);"):format(i, i) end
   end
-  local args = {}
+  local args, after = {}, {} -- after: struct arguments, built once the seeds are set
   for i, a in ipairs(c.call.args) do
     local p = c.params[i]
-    if a.double then
+    if p.struct then -- a struct by value (its members in order: consecutive parameters) and its tangents'
+      if a.double then out[#out + 1] = ("    double s%d = 0.0;"):format(i) end
+      if p.struct.first then
+        local vals, tans, j = {}, {}, i
+        repeat
+          local b = c.call.args[j]
+          vals[#vals + 1] = b.double and lit(b.double) or ("%d"):format(b.int)
+          tans[#tans + 1] = b.double and ("s" .. j) or "0"
+          j = j + 1
+        until not c.params[j] or not c.params[j].struct or c.params[j].struct.first
+          or c.params[j].struct.var ~= p.struct.var
+        after[#after + 1] = ("    %s v%d = {%s}, vd%d = {%s};"):format(p.struct.type, i, table.concat(vals, ", "), i,
+          table.concat(tans, ", "))
+        args[#args + 1] = "v" .. i
+        args[#args + 1] = "vd" .. i
+      end
+    elseif a.double then
       out[#out + 1] = ("    double s%d = 0.0;"):format(i)
       args[#args + 1] = lit(a.double)
       args[#args + 1] = "s" .. i
@@ -65,6 +81,7 @@ local function case_file(n, c)
       out[#out + 1] = ("    if (d == %d) s%d = 1.0;"):format(j - 1, col.param)
     end
   end
+  for _, l in ipairs(after) do out[#out + 1] = l end
   out[#out + 1] = ("    %s_d(%s);"):format(c.fname, table.concat(args, ", "))
   for i, a in ipairs(arrs) do
     if (a.type or "double") == "double" then

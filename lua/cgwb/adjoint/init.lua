@@ -49,8 +49,11 @@ function G:adj_params(f)
   local parts = {}
   for _, s in ipairs(v:func(f).params) do
     local y = v:sym(s)
-    parts[#parts + 1] = u:param(s)
-    if double(y) then
+    parts[#parts + 1] = u:param(s) -- (nil for a struct's later members)
+    local a = u:agg(s)
+    if a then -- a struct S s by value: followed by S *sb, the adjoints in its double members
+      if a.first then parts[#parts + 1] = u:struct_name(a.struct) .. " *" .. self.bvar[s] end
+    elseif double(y) then
       if indirect(y) then
         local old = u.cname[s]
         u.cname[s] = self.bname[s]
@@ -117,7 +120,8 @@ function G:plain_func(f)
   local fr = v:func(f)
   local decl, names = {}, {}
   for s = fr.sym0 + fr.nparam, fr.sym0 + fr.nsym - 1 do
-    if v:sym(s).kind ~= "heap" then decl[#decl + 1] = u:sym_decl(s) .. ";" end
+    local d = v:sym(s).kind ~= "heap" and u:sym_decl(s) -- (nil for a struct's later members)
+    if d then decl[#decl + 1] = d .. ";" end
   end
   for s = fr.sym0, fr.sym0 + fr.nsym - 1 do -- the user's unused ones too
     if v:sym(s).kind ~= "heap" then names[#names + 1] = u.cname[s] end
@@ -302,10 +306,18 @@ local function emit_raw(k, fname, opts)
     end
   end
   gen.prefix = u:free_prefix()
-  gen.bname, gen.ret_name = u:derivative_names(funcs, fnames, "b", "_retb")
+  gen.bname, gen.ret_name, gen.bvar = u:derivative_names(funcs, fnames, "b", "_retb")
+  gen.bstruct = {} -- each struct member's: its variable's adjoint struct (a parameter's: the pointer S *sb)
+  local cur
   for s = 0, v.nsym - 1 do
     taken[u.cname[s]] = true
     if gen.bname[s] then taken[gen.bname[s]] = true end
+    local a = u:agg(s)
+    if a then
+      if a.first then cur = gen.bvar[s]; taken[cur] = true end
+      gen.bstruct[s] = cur
+      if gen.bname[s] and v:sym(s).kind == "param" then gen.bname[s] = cur .. "->" .. a.member end
+    end
   end
   gen.taken = taken
   local main = fid - 1
@@ -397,9 +409,17 @@ local function emit_raw(k, fname, opts)
   local sym0, np = mr.sym0, mr.nparam
   local args, pargs = {}, {}
   for _, s in ipairs(mr.params) do
-    args[#args + 1] = u.cname[s]
-    pargs[#pargs + 1] = u.cname[s]
-    if double(v:sym(s)) then args[#args + 1] = gen.bname[s] end
+    local a = u:agg(s)
+    if a then -- a struct: it and the pointer to its adjoints
+      if a.first then
+        local n = u.cname[s]:gsub("%.[%w_]*$", "")
+        args[#args + 1], pargs[#pargs + 1], args[#args + 2] = n, n, gen.bvar[s]
+      end
+    else
+      args[#args + 1] = u.cname[s]
+      pargs[#pargs + 1] = u.cname[s]
+      if double(v:sym(s)) then args[#args + 1] = gen.bname[s] end
+    end
   end
   local rargs = { table.unpack(args) }
   if ret == "double" then rargs[#rargs + 1] = gen.ret_name[main] end
@@ -447,6 +467,8 @@ local function emit_raw(k, fname, opts)
   for _, l in ipairs { "#include <math.h>", "#include <stddef.h>", "#include <stdlib.h>", '#include "cgwb_adstack.h"' } do
     em:line(l)
   end
+  local sblock = u:struct_block(funcs)
+  if sblock then em:line(sblock) end
   for s = 0, v.nsym - 1 do -- the globals the body reads (its text names them: the one scan of generated text)
     if v:sym(s).kind == "global" and emit.mentions(body_text, u.cname[s]) then em:line(u:nest_rows(s, u:global_text(s))) end
   end

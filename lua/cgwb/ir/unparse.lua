@@ -106,6 +106,17 @@ function U:struct_defs(funcs)
   return out
 end
 
+-- The struct definitions of derivative code (cgwb.tangent, cgwb.adjoint)
+-- for the functions funcs, as one text or nil: inside #ifndef
+-- CGWB_USER_TYPES, so a build that includes the user's own header first
+-- (cc -include kernel.h -DCGWB_USER_TYPES) does not define them twice.
+function U:struct_block(funcs)
+  local defs = self:struct_defs(funcs)
+  if #defs == 0 then return nil end
+  return "#ifndef CGWB_USER_TYPES /* the kernel's struct types (doc/kernel-language.md, \"Structs\") */\n"
+    .. table.concat(defs, "\n") .. "\n#endif"
+end
+
 -- The C name of the struct variable symbol s is a member of, under the
 -- names derivative code gives it: suffix after the variable's name
 -- ("VARd.MEMBER"), or arrow: "VARb->MEMBER".
@@ -344,7 +355,9 @@ M.KEYWORDS = KEYWORDS
 -- the functions funcs (0-based ids), and FUNC .. ret_suffix for each one's
 -- result, unique among the function's names and the file's (its
 -- functions, the names in taken_file, the intrinsics, the globals, C's
--- keywords).  -> {[sym] = name}, {[func] = name}
+-- keywords); a member of a struct variable VAR gets VAR<suffix>.MEMBER,
+-- the struct of its derivatives named at the variable's first member.
+-- -> {[sym] = name}, {[func] = name}, {[first member's sym] = struct's name}
 function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
   local file = {}
   for f = 0, self.nfunc - 1 do file[self:name_of("func", f)] = true end
@@ -353,7 +366,7 @@ function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
   for s = 0, self.nsym - 1 do
     if self:get("sym", s, "KIND") == self.lay.sym_kinds.global then file[self.cname[s]] = true end
   end
-  local dname, ret_name = {}, {}
+  local dname, ret_name, dvar = {}, {}, {}
   local function fresh(taken, base)
     local t, n = base, 1
     while taken[t] or M.KEYWORDS[t] do n = n + 1; t = base .. "_" .. n end
@@ -365,13 +378,19 @@ function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
     local sym0, ns = self:get("func", f, "SYM0"), self:get("func", f, "NSYM")
     for s = sym0, sym0 + ns - 1 do taken[self.cname[s]] = true end
     ret_name[f] = fresh(taken, self:name_of("func", f) .. ret_suffix)
+    local first -- the struct variable's derivative struct: named at its first member
     for s = sym0, sym0 + ns - 1 do
+      local a = self:agg(s)
+      if a and a.first then
+        first = fresh(taken, self.cname[s]:gsub("%.[%w_]*$", "") .. suffix)
+        dvar[s] = first
+      end
       if self.lay.types[self:get("sym", s, "BASE") + 1] == "double" and self:get("sym", s, "KIND") ~= self.lay.sym_kinds.heap then
-        dname[s] = fresh(taken, self.cname[s] .. suffix)
+        dname[s] = a and (first .. "." .. a.member) or fresh(taken, self.cname[s] .. suffix)
       end
     end
   end
-  return dname, ret_name
+  return dname, ret_name, dvar
 end
 
 -- A 2-D global's initializer text with a brace per row (-Wall's missing-braces).
