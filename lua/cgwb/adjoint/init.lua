@@ -306,6 +306,8 @@ local function emit_raw(k, fname, opts)
     end
   end
   gen.prefix = u:free_prefix()
+  local sp = u:struct_pointer_refusal(funcs, "adjoint code")
+  if sp then error(errors.refused(sp)) end
   gen.bname, gen.ret_name, gen.bvar = u:derivative_names(funcs, fnames, "b", "_retb")
   gen.bstruct = {} -- each struct member's: its variable's adjoint struct (a parameter's: the pointer S *sb)
   local cur

@@ -63,6 +63,9 @@ end
 -- once, at its first member, and print the members' names as they are
 -- (VAR.MEMBER is C's member access).
 
+-- The struct variable's name in a member's C name ("w.gamma", "p->x").
+function M.var_of(name) return (name:gsub("%.[%w_]*$", ""):gsub("%->[%w_]*$", "")) end
+
 -- The grouping of symbol s (0-based) or nil.
 function U:agg(s) return self.flat.aggs and self.flat.aggs[s] end
 
@@ -106,6 +109,21 @@ function U:struct_defs(funcs)
   return out
 end
 
+-- "FILE:LINE:COL: ..." for the first pointer-to-struct parameter of the
+-- functions funcs (what derivative code does not yet take), or nil.
+function U:struct_pointer_refusal(funcs, what)
+  for _, f in ipairs(funcs) do
+    local r = self.v:func(f)
+    for s = r.sym0, r.sym0 + r.nsym - 1 do
+      local a = self:agg(s)
+      if a and a.arrow then
+        return ("%s:%d:%d: the pointer to a struct '%s' is outside %s (not yet supported: pass the struct by "
+          .. "value)"):format(self.flat.file, self:get("sym", s, "LINE"), self:get("sym", s, "COL"), a.var, what)
+      end
+    end
+  end
+end
+
 -- The struct definitions of derivative code (cgwb.tangent, cgwb.adjoint)
 -- for the functions funcs, as one text or nil: inside #ifndef
 -- CGWB_USER_TYPES, so a build that includes the user's own header first
@@ -134,7 +152,11 @@ function U:sym_decl(s)
   local a = self:agg(s)
   if a then
     if not a.first then return nil end
-    return self:struct_name(a.struct) .. " " .. self.cname[s]:gsub("%.[^.]*$", "")
+    if a.arrow then -- S *p (a parameter): const if its members are
+      local const = (self:get("sym", s, "QUAL") & lay.qual.const) ~= 0 and "const " or ""
+      return const .. self:struct_name(a.struct) .. " *" .. M.var_of(self.cname[s])
+    end
+    return self:struct_name(a.struct) .. " " .. M.var_of(self.cname[s])
   end
   local base = lay.types[self:get("sym", s, "BASE") + 1]
   local q, kind = self:get("sym", s, "QUAL"), self:get("sym", s, "KIND")
@@ -158,7 +180,7 @@ end
 function U:param(s)
   local lay = self.lay
   local ndim = self:get("sym", s, "NDIM")
-  if ndim == 0 then return self:sym_decl(s) end -- a struct member: nil but at the first
+  if ndim == 0 or self:agg(s) then return self:sym_decl(s) end -- a struct member: nil but at the first
   local d0, d1 = self:get("sym", s, "DIM0"), self:get("sym", s, "DIM1")
   local q = self:get("sym", s, "QUAL")
   return ((q & lay.qual.const) ~= 0 and "const " or "") .. lay.types[self:get("sym", s, "BASE") + 1]
@@ -187,9 +209,9 @@ function U:struct_arg(s, a, name)
   if not pa then return nil end
   if not pa.first then return false end
   local r = self.v:expr(a)
-  local y = r.op == "var" and r.sym
+  local y = (r.op == "var" or (r.op == "addr" and not r.a)) and r.sym
   if not (y and self:agg(y)) then error("internal: a struct argument that is not a struct variable's member") end
-  return ((name or function(x) return self.cname[x] end)(y):gsub("%.[%w_]*$", ""))
+  return (r.op == "addr" and "&" or "") .. M.var_of((name or function(x) return self.cname[x] end)(y))
 end
 
 -- The texts of the arguments of CALL record r (a struct parameter's
@@ -382,7 +404,7 @@ function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
     for s = sym0, sym0 + ns - 1 do
       local a = self:agg(s)
       if a and a.first then
-        first = fresh(taken, self.cname[s]:gsub("%.[%w_]*$", "") .. suffix)
+        first = fresh(taken, M.var_of(self.cname[s]) .. suffix)
         dvar[s] = first
       end
       if self.lay.types[self:get("sym", s, "BASE") + 1] == "double" and self:get("sym", s, "KIND") ~= self.lay.sym_kinds.heap then
@@ -424,11 +446,24 @@ end
 -- w:expr(e, top), w:subs(e, s), w:simple(st), w:sym_decl(s), w:param(s),
 -- w:signature(f), w:get(tab, id, field), w:reachable(f), w:free_prefix(),
 -- w.cname[s] (ids 0-based).
+-- The printer hook (cgwb.ir.cprint's leaf) of writer u for the scalar
+-- members of a struct pointer parameter: the cell ELEM(p->x, 0) is p->x, its
+-- address &p->x.
+function M.member_leaf(u)
+  if not u.flat.aggs then return nil end
+  return function(P, r)
+    local a = (r.op == "elem" or r.op == "addr") and r.sym and u:agg(r.sym)
+    if not (a and a.scalar) then return nil end
+    if r.op == "elem" then return P.name(r.sym), 9 end
+    if r.a then return "&" .. P.name(r.sym), 8 end
+  end
+end
+
 local function writer(flat, lay)
   local v = ir.view(flat)
   local u = setmetatable({ flat = flat, lay = lay, v = v, cname = {}, taken = {},
     nsym = v.nsym, nfunc = v.nfunc, em = emit.new() }, U)
-  u.P = cprint.new(v, { parens = "all", name = function(s) return u.cname[s] end })
+  u.P = cprint.new(v, { parens = "all", name = function(s) return u.cname[s] end, leaf = M.member_leaf(u) })
   u:names()
   return u
 end

@@ -36,8 +36,8 @@ function L:rv_id(e)
     self:unknown_id(e)
   end
   if s.struct then
-    self:err(e.pos, "the struct '%s' used as a value (its members are values: %s.%s)", s.name, s.name,
-      s.stype.members[1].name)
+    self:err(e.pos, "the struct %s'%s' used as a value (its members are values: %s%s%s)", s.pointer and "pointer " or "",
+      s.name, s.name, s.pointer and "->" or ".", s.stype.members[1].name)
   end
   self:mark_read(s)
   if s.ndim > 0 and s.ptr == 0 then -- an array decays to the address of its first cell
@@ -57,6 +57,8 @@ end
 function L:member_id(e)
   local a = e.a
   local op = e.arrow and "->" or "."
+  local deref = not e.arrow and a.k == "un" and a.op == "*" and a.a.k == "id" -- (*p).x
+  if deref then a = a.a end
   if a.k ~= "id" then
     if a.k == "index" then
       self:outside(e.pos, "an array of structs", "struct variables, one struct each")
@@ -68,11 +70,21 @@ function L:member_id(e)
   if not s.struct then
     self:err(e.pos, "'%s' is not a struct: '%s%s' needs one", a.name, op, e.name)
   end
-  if e.arrow then self:err(e.pos, "'%s' is a struct, not a pointer to one: write %s.%s", a.name, a.name, e.name) end
+  local arrow = e.arrow or deref
+  if arrow and not s.pointer then
+    self:err(e.pos, "'%s' is a struct, not a pointer to one: write %s.%s", a.name, a.name, e.name)
+  end
+  if not arrow and s.pointer then
+    self:err(e.pos, "'%s' is a pointer to a struct: write %s->%s", a.name, a.name, e.name)
+  end
   if not s.members[e.name] then
     self:err(e.pos, "'%s' has no member '%s'", self.struct_name(s.stype), e.name)
   end
-  return { k = "id", name = a.name .. "." .. e.name, pos = e.pos }
+  local id = { k = "id", name = a.name .. (arrow and "->" or ".") .. e.name, pos = e.pos }
+  if arrow and self.syms[s.members[e.name] + 1].agg.scalar then -- p->x: the one cell of the member's pointer
+    return { k = "index", pos = e.pos, a = id, i = { k = "num", text = "0", pos = e.pos } }
+  end
+  return id
 end
 
 --- The error for a name with no symbol: a global outside the subset says
@@ -425,6 +437,31 @@ function L:call_args(f, e)
   local out = {}
   for i, a in ipairs(e.args) do
     local p = sp[i]
+    if p.stype and p.pointer then -- S *q: a pointer to a struct (p) or the address of one (&s)
+      local what = ("argument %d of '%s'"):format(i, f.name)
+      local src = a.k == "id" and self:lookup(a.name)
+      local addr = a.k == "un" and a.op == "&" and a.a.k == "id" and self:lookup(a.a.name)
+      local rec = (src and src.struct and src.pointer and src) or (addr and addr.struct and not addr.pointer and addr)
+      if not rec then self:err(a.pos, "%s: a pointer to a '%s' expected", what, self.struct_name(p.stype)) end
+      if rec.stype ~= p.stype then
+        self:err(a.pos, "%s: '%s' is a '%s', not a '%s'", what, rec.name, self.struct_name(rec.stype),
+          self.struct_name(p.stype))
+      end
+      if rec.pointer and rec.const and not p.const then
+        self:err(a.pos, "%s points to a const struct, the parameter is not const", what)
+      end
+      for _, id in ipairs(rec.ids) do
+        local y = self.syms[id + 1]
+        self:mark_read(y)
+        local ty = PTR_OF[y.base]
+        if rec.pointer then out[#out + 1] = { op = "var", ty = ty, pos = a.pos, sym = id }
+        else
+          if y.ndim == 0 then y.qual = y.qual | self.lay.qual.addr end
+          out[#out + 1] = { op = "addr", ty = ty, pos = a.pos, sym = id }
+        end
+      end
+      goto next_arg
+    end
     if p.stype then -- a struct by value: its members, in order
       local src = self:struct_value(a, p.stype, ("argument %d of '%s'"):format(i, f.name))
       for _, id in ipairs(src.ids) do
@@ -653,7 +690,7 @@ function L:rv(e)
   if k == "call" then return self:rv_call(e) end
   if k == "assign" then return self:do_assign(e) end
   if k == "sizeof" then return const_i(self:sizeof_value(e), e.pos) end
-  if k == "member" then return self:rv_id(self:member_id(e)) end
+  if k == "member" then return self:rv(self:member_id(e)) end
   local why = EXPR_WHY[k]
   if why then self:outside(e.pos, why[1], why[2]) end
   if k == "post" then

@@ -267,7 +267,8 @@ function L:write_syms(from)
       QUAL = s.qual, INIT = s.init or -1, NINIT = s.ninit or 0, LINE = line, COL = col })
     if s.agg then -- a member of a struct variable: its grouping, for the C printers (doc/kernel-ir.md)
       self.out.aggs = self.out.aggs or {}
-      self.out.aggs[s.id] = { var = s.agg.var, struct = s.agg.stype.id, member = s.agg.member, first = s.agg.first }
+      self.out.aggs[s.id] = { var = s.agg.var, struct = s.agg.stype.id, member = s.agg.member, first = s.agg.first,
+        arrow = s.agg.arrow, scalar = s.agg.scalar }
     end
   end
 end

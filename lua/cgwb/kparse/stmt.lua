@@ -98,8 +98,12 @@ function L:decl_info(spec, d, kind)
   if t.base == "void" then self:outside(d.pos, "a pointer to void", "pointers to int or double") end
   local q = self.lay.qual
   if t.stype then
-    if t.ptr > 0 then
-      self:outside(d.pos, "a pointer to a struct", "struct variables are passed by value")
+    if t.ptr > 1 then self:outside(d.pos, "a pointer to a pointer", "one level of pointers") end
+    if t.ptr == 1 then
+      if kind ~= "param" then
+        self:outside(d.pos, "a local pointer to a struct", "pointers to structs are parameters")
+      end
+      return { name = d.name, kind = kind, stype = t.stype, pos = d.pos, const = t.const, pointer = true }
     end
     if kind == "global" then self:outside(d.pos, "a global struct", "globals are int or double values") end
     return { name = d.name, kind = kind, stype = t.stype, pos = d.pos, const = t.const }
@@ -241,6 +245,10 @@ function L:struct_value(e, st, what)
       self:outside(e.pos, "a struct returned by a call", "functions return void, int or double")
     end
     self:err(e.pos, "%s: a '%s' variable expected", what, self.struct_name(st))
+  end
+  if src.pointer then
+    self:outside(e.pos, ("the pointer '%s' where a struct is passed by value"):format(src.name),
+      "not yet supported: pass the pointer")
   end
   if src.stype ~= st then
     self:err(e.pos, "%s: '%s' is a '%s', not a '%s'", what, src.name, self.struct_name(src.stype), self.struct_name(st))
@@ -457,6 +465,14 @@ end
 function L:struct_leafs(info, kind)
   local out = {}
   for j, m in ipairs(info.stype.members) do
+    if info.pointer then -- S *p: each member a pointer into *p, a scalar one to its one cell
+      local q = (info.const or m.const) and self.lay.qual.const or 0
+      out[j] = { name = info.name .. "->" .. m.name, kind = kind, base = m.base, ptr = 1,
+        ndim = m.ndim > 0 and m.ndim or 1, dim0 = m.ndim > 0 and m.dim0 or 1, dim1 = m.dim1, pos = info.pos, qual = q,
+        agg = { var = info.name, stype = info.stype, member = m.name, first = j == 1, arrow = true,
+          scalar = m.ndim == 0 } }
+      goto next_member
+    end
     if kind == "param" and m.ndim > 0 then
       self:outside(info.pos, ("the struct parameter '%s' with the array member '%s'"):format(info.name, m.name),
         "a struct passed by value has int and double members")
@@ -465,6 +481,7 @@ function L:struct_leafs(info, kind)
     out[j] = { name = info.name .. "." .. m.name, kind = kind, base = m.base, ptr = 0, ndim = m.ndim,
       dim0 = m.dim0, dim1 = m.dim1, pos = info.pos, qual = q,
       agg = { var = info.name, stype = info.stype, member = m.name, first = j == 1 } }
+    ::next_member::
   end
   return out
 end
@@ -474,10 +491,10 @@ end
 -- -> symbol id}, ids (in member order)}) and each leaf under "VAR.MEMBER".
 function L:declare_struct(info, ids)
   local rec = { struct = true, name = info.name, stype = info.stype, kind = info.kind, members = {}, ids = ids,
-    pos = info.pos }
+    pos = info.pos, pointer = info.pointer, const = info.const }
   for j, m in ipairs(info.stype.members) do
     rec.members[m.name] = ids[j]
-    self:declare(info.name .. "." .. m.name, ids[j], info.pos)
+    self:declare(info.name .. (info.pointer and "->" or ".") .. m.name, ids[j], info.pos)
   end
   self:declare(info.name, rec, info.pos)
   return rec

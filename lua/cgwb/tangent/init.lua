@@ -897,6 +897,8 @@ function M.emit(k, fname, opts)
   local taken = {}
   for _, f in ipairs(funcs) do taken[#taken + 1] = gen.fname_d[f] end
   gen.tname, gen.ret_name, gen.tvar = u:derivative_names(funcs, taken, "d", "_ret_d")
+  local sp = u:struct_pointer_refusal(funcs, "tangent code")
+  if sp then return nil, sp end
   if gen.vector and next(gen.tvar) then
     return nil, ("%s: struct variables are outside the vector tangent code (cgwb tangent without --vector "
       .. "takes them)"):format(k:file())
