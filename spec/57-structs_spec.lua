@@ -6,7 +6,11 @@
 -- interpreter against the kernel compiled as C, bit for bit; the canonical
 -- form (kparse.unparse, the struct types printed before the functions)
 -- compiling with -Wall -Wextra -Werror -pedantic and computing the same;
--- the errors with file:line:col.
+-- pointers to structs (a pointer per member, p->MEMBER) the same way; tangent
+-- code (spec/tcheck.lua, against the interpreter's tangent mode, itself against
+-- central differences) and adjoint code (spec/adcheck.lua, against central
+-- differences and the interpreter) of a by-value struct and of S *p in/out
+-- members; XAIF's refusal; the errors with file:line:col.
 local H = require "spec.helper"
 local cgwb = require "cgwb"
 local kparse = require "cgwb.kparse"
@@ -344,17 +348,6 @@ describe("structs: pointers to structs", function()
     os.remove(ok_src); os.remove(ok_src .. ".o")
   end)
 
-  it("derivative code refuses a pointer to a struct with its place", function()
-    local k = assert(cgwb.read_kernel(PTR, "ptr.c"))
-    local c, err = require("cgwb.tangent").emit(k, "step")
-    assert.is_nil(c)
-    assert.are.equal("ptr.c:15:20: the pointer to a struct 'p' is outside tangent code (not yet supported: pass the "
-      .. "struct by value)", err)
-    local a, aerr = require("cgwb.adjoint").emit(k, "step")
-    assert.is_nil(a)
-    assert.is_truthy(aerr:find("the pointer to a struct 'p' is outside adjoint code", 1, true), aerr)
-  end)
-
   local P = "typedef struct { double g; int m; } W;\n"
   local cases = {
     { P .. "void f(W *p, double *y) { y[0] = p.g; }", "e.c:2:35: 'p' is a pointer to a struct: write p->g" },
@@ -376,4 +369,44 @@ describe("structs: pointers to structs", function()
       assert.are.equal(c[2], err)
     end)
   end
+end)
+
+describe("structs: tangent code of pointers to structs", function()
+  local TC = require "tcheck"
+  it("S *p is followed by S *pd; against the interpreter's tangent mode", function()
+    local P0 = { 0.75, 3, { 0.5, -1.25, 2.0 }, { 0.25, -0.5, 1.5, 0.125 } }
+    local Q0 = { -0.4, 2, { 0.3, 0.6, -0.9 }, { 1.0, 2.0, 3.0, 4.0 } }
+    local arrays, args = {}, {}
+    for _, s in ipairs { P0, Q0 } do
+      for j, m in ipairs(s) do
+        local ty = j == 2 and "int" or "double"
+        arrays[#arrays + 1] = { type = ty, values = type(m) == "table" and { table.unpack(m) } or { m } }
+        args[#args + 1] = { array = #arrays, offset = 0 }
+      end
+    end
+    args[#args + 1] = { double = 1.5 }
+    local c = TC.make_case(PTR, "ptr.c", "step", { arrays = arrays, args = args })
+    assert.is_truthy(c.code:find("double step_d(State *p, State *pd, const State *q, const State *qd, double h, "
+      .. "double hd, double *step_ret_d)", 1, true))
+    TC.check({ c }, { cc = CC .. " -Wno-unused-function" })
+  end)
+end)
+
+describe("structs: adjoint code of pointers to structs", function()
+  local AC = require "adcheck"
+  it("S *p is followed by S *pb: in/out members against central differences and the interpreter", function()
+    local arrays, args = {}, {}
+    for _, s in ipairs { { 0.75, 3, { 0.5, -1.25, 2.0 }, { 0.25, -0.5, 1.5, 0.125 } },
+                         { -0.4, 2, { 0.3, 0.6, -0.9 }, { 1.0, 2.0, 3.0, 4.0 } } } do
+      for j, m in ipairs(s) do
+        arrays[#arrays + 1] = { type = j == 2 and "int" or "double", values = type(m) == "table" and { table.unpack(m) } or { m } }
+        args[#args + 1] = { array = #arrays, offset = 0 }
+      end
+    end
+    args[#args + 1] = { double = 1.5 }
+    local out = AC.check(PTR, "step", { arrays = arrays, args = args })
+    assert.is_truthy(out.code:find("double step_b(State *p, State *pb, const State *q, State *qb, double h, double *hb, "
+      .. "double step_retb)", 1, true))
+    assert.is_truthy(out.code:find("pb->v[", 1, true))
+  end)
 end)

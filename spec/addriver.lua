@@ -67,9 +67,11 @@ local function main_text(fn, fname, null, structs)
   for _, d in ipairs(structs or {}) do out[#out + 1] = d end -- the kernel's struct types
   local decls, bdecls, names = {}, {}, {}
   for i, p in ipairs(fn.params) do
-    if p.struct then -- S s by value, S *sb after it in F_b
+    if p.struct then -- S s by value (S *p), S *sb after it in F_b
       if p.struct.first then
-        decls[#decls + 1] = p.struct.type .. " " .. p.struct.var
+        local ptr = p.type:find("%[") ~= nil
+        decls[#decls + 1] = ((ptr and p.const) and "const " or "") .. p.struct.type .. (ptr and " *" or " ")
+          .. p.struct.var
         bdecls[#bdecls + 1] = decls[#decls]
         bdecls[#bdecls + 1] = p.struct.type .. " *" .. p.struct.var .. "_adb"
       end
@@ -126,10 +128,30 @@ int main(void) {
   }
   {]]
   local args, bargs = {}, {}
-  local built = {} -- struct arguments, built from their members' values once all are read
+  local built, back = {}, {} -- struct arguments, built from their members' values once all are read; copied back
   for i, p in ipairs(fn.params) do
     local isd = p.type:find("double") ~= nil
-    if p.struct then -- its members are read as parameters of their own
+    if p.struct and p.type:find("%[") then -- a member of S *q: copied into a struct and back around the call
+      local f = i
+      while not fn.params[f].struct.first do f = f - 1 end
+      if f == i then
+        built[#built + 1] = ("    %s qv%d, qb%d;"):format(p.struct.type, i, i)
+        args[#args + 1] = "&qv" .. i
+        bargs[#bargs + 1] = "&qv" .. i
+        local all_null = true
+        for _, j in ipairs(struct_members(fn, i)) do
+          if fn.params[j].type:find("double") and not null[fn.params[j].name] then all_null = false end
+        end
+        bargs[#bargs + 1] = all_null and "NULL" or ("&qb" .. i)
+      end
+      out[#out + 1] = ("    int a%d = (int)rd(), o%d = (int)rd();"):format(i, i)
+      local m = p.struct.member
+      local arr = isd and "D" or "I"
+      built[#built + 1] = ("    memcpy(&qv%d.%s, %s[a%d] + o%d, sizeof qv%d.%s);"):format(f, m, arr, i, i, f, m)
+      if isd then built[#built + 1] = ("    memcpy(&qb%d.%s, B[a%d] + o%d, sizeof qb%d.%s);"):format(f, m, i, i, f, m) end
+      back[#back + 1] = ("    memcpy(%s[a%d] + o%d, &qv%d.%s, sizeof qv%d.%s);"):format(arr, i, i, f, m, f, m)
+      if isd then back[#back + 1] = ("    memcpy(B[a%d] + o%d, &qb%d.%s, sizeof qb%d.%s);"):format(i, i, f, m, f, m) end
+    elseif p.struct then -- its members are read as parameters of their own
       if isd then out[#out + 1] = ("    double v%d = rd(), s%d = rd();"):format(i, i)
       else out[#out + 1] = ("    int v%d = (int)rd();"):format(i) end
       if p.struct.first then
@@ -177,14 +199,17 @@ int main(void) {
   local bcall = ("%s_b(%s)"):format(fname, table.concat(bargs, ", "))
   if ret == "void" then
     out[#out + 1] = ("    if (mode == 1) %s; else { %s_b_reset(); %s; }"):format(call, fname, bcall)
+    for _, l in ipairs(back) do out[#out + 1] = l end
   else
     out[#out + 1] = ("    double r = mode == 1 ? (double)%s : (%s_b_reset(), (double)%s);"):format(call, fname, bcall)
+    for _, l in ipairs(back) do out[#out + 1] = l end
     out[#out + 1] = '    printf("R %a\\n", r);'
   end
   local first -- the struct a member belongs to: its first member's index
   for i, p in ipairs(fn.params) do
     if p.struct and p.struct.first then first = i end
-    if p.struct and p.type:find("double") then
+    if p.struct and p.type:find("%[") then -- a member of S *q: its cells are an array's
+    elseif p.struct and p.type:find("double") then
       out[#out + 1] = ('    printf("S %d %%a\\n", sb%d.%s);'):format(i, first, p.struct.member)
     elseif p.type:find("double") and not p.type:find("[%*%[]") then
       out[#out + 1] = ('    printf("S %d %%a\\n", s%d);'):format(i, i)

@@ -25,7 +25,18 @@ function M.subject(text, k, fname)
   for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
   if fn.ret ~= "double" then return text, fname end
   local decls, names = {}, {}
-  for i, p in ipairs(fn.params) do decls[i], names[i] = M.param_decl(p), p.name end
+  for _, p in ipairs(fn.params) do
+    if p.struct then -- a struct's members: the struct (S s) or its pointer (S *p), once
+      if p.struct.first then
+        local ptr = p.type:find("%[") ~= nil
+        decls[#decls + 1] = ((ptr and p.const) and "const " or "") .. p.struct.type .. (ptr and " *" or " ")
+          .. p.struct.var
+        names[#names + 1] = p.struct.var
+      end
+    else
+      decls[#decls + 1], names[#names + 1] = M.param_decl(p), p.name
+    end
+  end
   decls[#decls + 1] = "double *tst_out"
   return text .. ("\nvoid tst_wrap(%s) {\n  *tst_out = %s(%s);\n}\n"):format(table.concat(decls, ", "), fname,
     table.concat(names, ", ")), "tst_wrap"

@@ -29,7 +29,7 @@ function E:locals()
     if u:agg(s) then -- a struct variable: declared, with its adjoints' struct, at its first member
       local a = u:agg(s)
       if not is_param or written[s] then cross[#cross + 1] = s end
-      if a.first then
+      if a.first and not a.arrow then
         if not is_param then decl[#decl + 1] = u:sym_decl(s) .. " = {0};" end
         local b = (is_param and gen.prefix or "") .. gen.bvar[s]
         adecl[#adecl + 1] = u:struct_name(a.struct) .. " " .. b .. " = {0};"
@@ -165,7 +165,7 @@ function E:emit()
     if a then
       if a.first then
         names[#names + 1] = gen.bvar[s]
-        if s < sym0 + np then names[#names + 1] = gen.prefix .. gen.bvar[s] end
+        if s < sym0 + np and not a.arrow then names[#names + 1] = gen.prefix .. gen.bvar[s] end
       end
     elseif double(y) then
       names[#names + 1] = gen.bname[s]
@@ -226,7 +226,7 @@ function E:emit()
     end
     for i = #body, 1, -1 do self:rev(body[i]) end
     for s = sym0, sym0 + np - 1 do
-      if double(v:sym(s)) and scalar(v:sym(s)) and self.param_active[s] and self.act.name[u.cname[s]] then
+      if double(v:sym(s)) and scalar(v:sym(s)) and self.param_active[s] and self.act.name[u:analysis_name(s)] then
         local sb = gen.bstruct[s]
         if sb then self:put(("%s += %s%s.%s"):format(gen.bname[s], P, sb, u:agg(s).member))
         else self:put(("*%s += %s%s"):format(gen.bname[s], P, gen.bname[s])) end

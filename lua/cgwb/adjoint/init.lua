@@ -52,7 +52,7 @@ function G:adj_params(f)
     parts[#parts + 1] = u:param(s) -- (nil for a struct's later members)
     local a = u:agg(s)
     if a then -- a struct S s by value: followed by S *sb, the adjoints in its double members
-      if a.first then parts[#parts + 1] = u:struct_name(a.struct) .. " *" .. self.bvar[s] end
+      if a.first then parts[#parts + 1] = u:struct_name(a.struct) .. " *" .. self.bvar[s] end -- (S *p: S *pb too)
     elseif double(y) then
       if indirect(y) then
         local old = u.cname[s]
@@ -306,8 +306,6 @@ local function emit_raw(k, fname, opts)
     end
   end
   gen.prefix = u:free_prefix()
-  local sp = u:struct_pointer_refusal(funcs, "adjoint code")
-  if sp then error(errors.refused(sp)) end
   gen.bname, gen.ret_name, gen.bvar = u:derivative_names(funcs, fnames, "b", "_retb")
   gen.bstruct = {} -- each struct member's: its variable's adjoint struct (a parameter's: the pointer S *sb)
   local cur
@@ -318,7 +316,7 @@ local function emit_raw(k, fname, opts)
     if a then
       if a.first then cur = gen.bvar[s]; taken[cur] = true end
       gen.bstruct[s] = cur
-      if gen.bname[s] and v:sym(s).kind == "param" then gen.bname[s] = cur .. "->" .. a.member end
+      if gen.bname[s] and v:sym(s).kind == "param" and not a.arrow then gen.bname[s] = cur .. "->" .. a.member end
     end
   end
   gen.taken = taken
@@ -332,7 +330,7 @@ local function emit_raw(k, fname, opts)
     for _, n in ipairs(act.dependents) do role[n] = true end
     for i, s in ipairs(mr.params) do
       local y = v:sym(s)
-      if double(y) and main_act.name[u.cname[s]] and not role[y.name] and indirect(y) then
+      if double(y) and main_act.name[u:analysis_name(s)] and not role[y.name] and indirect(y) then
         work[#work + 1] = i - 1
       end
     end
@@ -358,7 +356,7 @@ local function emit_raw(k, fname, opts)
   local r = progress.start("adjoint code", #funcs) -- per function (variants may be more)
   local pat = {}
   for _, s in ipairs(mr.params) do
-    pat[#pat + 1] = not double(v:sym(s)) and "-" or (main_act.name[u.cname[s]] and "a" or "p")
+    pat[#pat + 1] = not double(v:sym(s)) and "-" or (main_act.name[u:analysis_name(s)] and "a" or "p")
   end
   local mname = mr.name
   local mv = { f = main, pat = table.concat(pat), fwd = mname .. "_fwd", rev = mname .. "_rev", act = main_act, main = true }
@@ -414,7 +412,7 @@ local function emit_raw(k, fname, opts)
     local a = u:agg(s)
     if a then -- a struct: it and the pointer to its adjoints
       if a.first then
-        local n = u.cname[s]:gsub("%.[%w_]*$", "")
+        local n = unparse.var_of(u.cname[s])
         args[#args + 1], pargs[#pargs + 1], args[#args + 2] = n, n, gen.bvar[s]
       end
     else
@@ -492,7 +490,7 @@ local function emit_raw(k, fname, opts)
   for _, s in ipairs(mr.params) do -- in parameter order
     local y = v:sym(s)
     if double(y) then
-      if not main_act.name[u.cname[s]] then rep.passive[#rep.passive + 1] = y.name
+      if not main_act.name[u:analysis_name(s)] then rep.passive[#rep.passive + 1] = y.name
       elseif not role[y.name] and indirect(y) then rep.work[#rep.work + 1] = y.name end
     end
   end
@@ -505,7 +503,7 @@ local function emit_raw(k, fname, opts)
       reason = row.reason, access = access, terminal = row.terminal, dry_run = row.dry_run, snapshot = snap,
       transformed = transformed[i] or false, pragma = row.pragma_status or row.pragma or false }
   end
-  return em:text() .. "\n", rep
+  return unparse.pretty_members(em:text() .. "\n"), rep
 end
 
 --- Adjoint code of function fname of kernel k and every function it

@@ -128,6 +128,18 @@ function E:call_args(r, bvals, pat, vals)
     if sa then -- a struct by value: it and a pointer to a struct of its adjoints
       if vals[i] then self:refuse(r, "a struct argument the call may change through a pointer") end
       args[#args + 1] = sa
+      local pa = self.u:agg(params[i])
+      if pa.arrow then -- S *q: the caller's adjoint struct (pb, or &sb for &s), 0 if every member is passive
+        local x = v:expr(a)
+        local on = false
+        for j = i, #r.args do
+          local aj = self.u:agg(params[j])
+          if j > i and (not aj or aj.first) then break end
+          if double(v:sym(params[j])) and pat:sub(j, j) == "a" then on = true end
+        end
+        args[#args + 1] = on and ((x.op == "addr" and "&" or "") .. self.gen.bvar[x.sym]) or "0"
+        goto next_arg
+      end
       local sb = bvals[i]
       if not sb or sb == self.gen.prefix .. "unused" then -- g_fwd's: never read
         sb = self.em:temp(self.u:struct_name(self.u:agg(params[i]).struct), "s")
@@ -302,7 +314,8 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
     for i = 1, #r.args do
       local p = self.v:sym(callee.params[i])
       local a = self.u:agg(callee.params[i])
-      if a then
+      if a and a.arrow then -- S *q: through the pointer, as a double * parameter
+      elseif a then
         if a.first then
           sb = self.em:temp(self.u:struct_name(a.struct), "s")
           bvals[i] = sb

@@ -52,6 +52,9 @@ function U:names()
     local sym0 = self:get("func", f, "SYM0")
     for s = sym0, sym0 + self:get("func", f, "NSYM") - 1 do
       self.cname[s] = self:unique((self:name_of("sym", s):gsub("@", "_")))
+      local a = self:agg(s)
+      -- a scalar member of S *p: the IR's pointer to its one cell is C's &p->x
+      if a and a.scalar then self.aname[s] = self.cname[s]; self.cname[s] = "(&" .. self.cname[s] .. ")" end
     end
   end
 end
@@ -64,7 +67,20 @@ end
 -- (VAR.MEMBER is C's member access).
 
 -- The struct variable's name in a member's C name ("w.gamma", "p->x").
-function M.var_of(name) return (name:gsub("%.[%w_]*$", ""):gsub("%->[%w_]*$", "")) end
+function M.var_of(name)
+  return (name:gsub("^%(&(.*)%)$", "%1"):gsub("%.[%w_]*$", ""):gsub("%->[%w_]*$", ""))
+end
+
+-- Generated text with the cells (&p->x)[0] of scalar members of struct
+-- pointers written p->x (the IR's pointer to a member's one cell, printed
+-- as C's &p->x, then subscripted).
+function M.pretty_members(text)
+  return (text:gsub("%(&([%a_][%w_]*%->[%a_][%w_]*)%)%[0%]", "%1"))
+end
+
+-- The name of symbol s as the analyses' tables key it (its C name but for
+-- a scalar member of S *p, whose C name is (&p->x)).
+function U:analysis_name(s) return self.aname[s] or self.cname[s] end
 
 -- The grouping of symbol s (0-based) or nil.
 function U:agg(s) return self.flat.aggs and self.flat.aggs[s] end
@@ -107,21 +123,6 @@ function U:struct_defs(funcs)
     if used[i] then out[#out + 1] = self:struct_def(i) end
   end
   return out
-end
-
--- "FILE:LINE:COL: ..." for the first pointer-to-struct parameter of the
--- functions funcs (what derivative code does not yet take), or nil.
-function U:struct_pointer_refusal(funcs, what)
-  for _, f in ipairs(funcs) do
-    local r = self.v:func(f)
-    for s = r.sym0, r.sym0 + r.nsym - 1 do
-      local a = self:agg(s)
-      if a and a.arrow then
-        return ("%s:%d:%d: the pointer to a struct '%s' is outside %s (not yet supported: pass the struct by "
-          .. "value)"):format(self.flat.file, self:get("sym", s, "LINE"), self:get("sym", s, "COL"), a.var, what)
-      end
-    end
-  end
 end
 
 -- The struct definitions of derivative code (cgwb.tangent, cgwb.adjoint)
@@ -408,7 +409,10 @@ function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
         dvar[s] = first
       end
       if self.lay.types[self:get("sym", s, "BASE") + 1] == "double" and self:get("sym", s, "KIND") ~= self.lay.sym_kinds.heap then
-        dname[s] = a and (first .. "." .. a.member) or fresh(taken, self.cname[s] .. suffix)
+        -- a member of S *p: the derivative of p->x is pd->x, a pointer to it (what the IR's
+        -- member pointer is) the address (&pd->x), whose cell [0] is pd->x
+        dname[s] = a and (a.arrow and (a.scalar and ("(&" .. first .. "->" .. a.member .. ")")
+          or (first .. "->" .. a.member)) or (first .. "." .. a.member)) or fresh(taken, self.cname[s] .. suffix)
       end
     end
   end
@@ -454,14 +458,15 @@ function M.member_leaf(u)
   return function(P, r)
     local a = (r.op == "elem" or r.op == "addr") and r.sym and u:agg(r.sym)
     if not (a and a.scalar) then return nil end
-    if r.op == "elem" then return P.name(r.sym), 9 end
-    if r.a then return "&" .. P.name(r.sym), 8 end
+    local n = P.name(r.sym):match("^%(&(.*)%)$") or P.name(r.sym)
+    if r.op == "elem" then return n, 9 end
+    if r.a then return "&" .. n, 8 end
   end
 end
 
 local function writer(flat, lay)
   local v = ir.view(flat)
-  local u = setmetatable({ flat = flat, lay = lay, v = v, cname = {}, taken = {},
+  local u = setmetatable({ flat = flat, lay = lay, v = v, cname = {}, aname = {}, taken = {},
     nsym = v.nsym, nfunc = v.nfunc, em = emit.new() }, U)
   u.P = cprint.new(v, { parens = "all", name = function(s) return u.cname[s] end, leaf = M.member_leaf(u) })
   u:names()

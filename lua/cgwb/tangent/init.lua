@@ -235,7 +235,8 @@ function F:call(st)
     local sa = u:struct_arg(p, a)
     if sa then -- a struct by value: it and its tangents' struct
       args[#args + 1] = sa
-      args[#args + 1] = gen.tvar[self.v:expr(a).sym]
+      local x = self.v:expr(a) -- a member of S *q (q, qd) or of a struct s (&s, &sd)
+      args[#args + 1] = (x.op == "addr" and "&" or "") .. gen.tvar[x.sym]
       goto next_arg
     elseif sa == false then goto next_arg end
     args[#args + 1] = u:expr(a, true)
@@ -758,7 +759,9 @@ function G:signature(f)
     local y = u.v:sym(s)
     local a = u:agg(s)
     if a then -- a struct S s by value: followed by S sd, the tangents in its double members
-      if a.first then parts[#parts + 1] = u:struct_name(a.struct) .. " " .. self.tvar[s] end
+      if a.first and a.arrow then -- S *p: followed by S *pd
+        parts[#parts + 1] = (y.const and "const " or "") .. u:struct_name(a.struct) .. " *" .. self.tvar[s]
+      elseif a.first then parts[#parts + 1] = u:struct_name(a.struct) .. " " .. self.tvar[s] end
     elseif y.base == "double" then
       if self.vector then -- by value or not: a flat pointer to nd tangents a cell
         if y.ptr or y.ndim > 0 then
@@ -897,8 +900,6 @@ function M.emit(k, fname, opts)
   local taken = {}
   for _, f in ipairs(funcs) do taken[#taken + 1] = gen.fname_d[f] end
   gen.tname, gen.ret_name, gen.tvar = u:derivative_names(funcs, taken, "d", "_ret_d")
-  local sp = u:struct_pointer_refusal(funcs, "tangent code")
-  if sp then return nil, sp end
   if gen.vector and next(gen.tvar) then
     return nil, ("%s: struct variables are outside the vector tangent code (cgwb tangent without --vector "
       .. "takes them)"):format(k:file())
@@ -917,7 +918,7 @@ function M.emit(k, fname, opts)
   if not ok then return nil, tostring(report) end
   report.subgraphs = gen.report_subs
   local body = table.concat(texts, "\n\n")
-  return gen:head(funcs, body) .. "\n\n" .. body .. "\n", report
+  return unparse.pretty_members(gen:head(funcs, body) .. "\n\n" .. body .. "\n"), report
 end
 
 return M
