@@ -131,7 +131,7 @@ int main(void) {
   local built, back = {}, {} -- struct arguments, built from their members' values once all are read; copied back
   for i, p in ipairs(fn.params) do
     local isd = p.type:find("double") ~= nil
-    if p.struct and p.type:find("%[") then -- a member of S *q: copied into a struct and back around the call
+    if p.struct and p.struct.pointer then -- a member of S *q: copied into a struct and back around the call
       local f = i
       while not fn.params[f].struct.first do f = f - 1 end
       if f == i then
@@ -147,12 +147,22 @@ int main(void) {
       out[#out + 1] = ("    int a%d = (int)rd(), o%d = (int)rd();"):format(i, i)
       local m = p.struct.member
       local arr = isd and "D" or "I"
+      if not p.type:find("%[") then -- a pointer member: it points into the array
+        built[#built + 1] = ("    qv%d.%s = %s[a%d] + o%d;"):format(f, m, arr, i, i)
+        if isd then built[#built + 1] = ("    qb%d.%s = B[a%d] + o%d;"):format(f, m, i, i) end
+        goto next_arg
+      end
       built[#built + 1] = ("    memcpy(&qv%d.%s, %s[a%d] + o%d, sizeof qv%d.%s);"):format(f, m, arr, i, i, f, m)
       if isd then built[#built + 1] = ("    memcpy(&qb%d.%s, B[a%d] + o%d, sizeof qb%d.%s);"):format(f, m, i, i, f, m) end
       back[#back + 1] = ("    memcpy(%s[a%d] + o%d, &qv%d.%s, sizeof qv%d.%s);"):format(arr, i, i, f, m, f, m)
       if isd then back[#back + 1] = ("    memcpy(B[a%d] + o%d, &qb%d.%s, sizeof qb%d.%s);"):format(i, i, f, m, f, m) end
     elseif p.struct then -- its members are read as parameters of their own
-      if isd then out[#out + 1] = ("    double v%d = rd(), s%d = rd();"):format(i, i)
+      local pm = p.type:find("%*") ~= nil -- a pointer member: into an array
+      if pm then
+        out[#out + 1] = ("    int a%d = (int)rd(), o%d = (int)rd();"):format(i, i)
+        out[#out + 1] = ("    %s *v%d = %s[a%d] + o%d;"):format(isd and "double" or "int", i, isd and "D" or "I", i, i)
+        if isd then out[#out + 1] = ("    double *s%d = B[a%d] + o%d;"):format(i, i, i) end
+      elseif isd then out[#out + 1] = ("    double v%d = rd(), s%d = rd();"):format(i, i)
       else out[#out + 1] = ("    int v%d = (int)rd();"):format(i) end
       if p.struct.first then
         local vs, ss, all_null = {}, {}, true
@@ -160,6 +170,7 @@ int main(void) {
           vs[#vs + 1] = "v" .. j
           local dj = fn.params[j].type:find("double") ~= nil
           ss[#ss + 1] = dj and ("s" .. j) or "0"
+          if fn.params[j].type:find("%*") and not dj then ss[#ss] = "NULL" end
           if dj and not null[fn.params[j].name] then all_null = false end
         end
         built[#built + 1] = ("    %s sv%d = {%s}, sb%d = {%s};"):format(p.struct.type, i, table.concat(vs, ", "), i,
@@ -190,6 +201,7 @@ int main(void) {
       args[#args + 1] = "v" .. i
       bargs[#bargs + 1] = "v" .. i
     end
+    ::next_arg::
   end
   for _, l in ipairs(built) do out[#out + 1] = l end
   out[#out + 1] = "    double retb = rd();"
@@ -209,7 +221,7 @@ int main(void) {
   for i, p in ipairs(fn.params) do
     if p.struct and p.struct.first then first = i end
     if p.struct and p.type:find("%[") then -- a member of S *q: its cells are an array's
-    elseif p.struct and p.type:find("double") then
+    elseif p.struct and p.type:find("double") and not p.type:find("%*") then
       out[#out + 1] = ('    printf("S %d %%a\\n", sb%d.%s);'):format(i, first, p.struct.member)
     elseif p.type:find("double") and not p.type:find("[%*%[]") then
       out[#out + 1] = ('    printf("S %d %%a\\n", s%d);'):format(i, i)

@@ -45,7 +45,7 @@ local function case_file(n, c)
   c.struct_first = {}
   for i, a in ipairs(c.call.args) do
     local p = c.params[i]
-    if p.struct and p.type:find("%[") then -- a member of S *q: copied into a struct and back around the call
+    if p.struct and p.struct.pointer then -- a member of S *q: copied into a struct and back around the call
       if p.struct.first then
         out[#out + 1] = ("    %s q%d, qd%d;"):format(p.struct.type, i, i)
         args[#args + 1] = "&q" .. i
@@ -55,7 +55,11 @@ local function case_file(n, c)
       c.struct_first[i + 1] = q:sub(2) + 0
       local ty = c.call.arrays[a.array].type or "double"
       for _, pair in ipairs { { q, "A" }, { q:gsub("^q", "qd"), "T" } } do
-        if pair[2] == "A" or ty == "double" then
+        if not p.type:find("%[") then -- a pointer member: it points into the array
+          if pair[2] == "A" or ty == "double" then
+            after[#after + 1] = ("    %s.%s = %s%d + %d;"):format(pair[1], p.struct.member, pair[2], a.array, a.offset)
+          end
+        elseif pair[2] == "A" or ty == "double" then
           local m = pair[1] .. "." .. p.struct.member
           local src = ("%s%d + %d"):format(pair[2], a.array, a.offset)
           after[#after + 1] = ("    memcpy(&%s, %s, sizeof %s);"):format(m, src, m)
@@ -68,8 +72,14 @@ local function case_file(n, c)
         local vals, tans, j = {}, {}, i
         repeat
           local b = c.call.args[j]
-          vals[#vals + 1] = b.double and lit(b.double) or ("%d"):format(b.int)
-          tans[#tans + 1] = b.double and ("s" .. j) or "0"
+          if b.array then -- a pointer member
+            vals[#vals + 1] = ("A%d + %d"):format(b.array, b.offset)
+            tans[#tans + 1] = (c.call.arrays[b.array].type or "double") == "double" and ("T%d + %d"):format(b.array,
+              b.offset) or "0"
+          else
+            vals[#vals + 1] = b.double and lit(b.double) or ("%d"):format(b.int)
+            tans[#tans + 1] = b.double and ("s" .. j) or "0"
+          end
           j = j + 1
         until not c.params[j] or not c.params[j].struct or c.params[j].struct.first
           or c.params[j].struct.var ~= p.struct.var

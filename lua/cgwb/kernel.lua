@@ -60,7 +60,8 @@ local function struct_of(flat, s)
   local a = flat.aggs and flat.aggs[s]
   if not a then return nil end
   local st = flat.structs[a.struct]
-  return { var = a.var, type = st.typedef or ("struct " .. st.tag), member = a.member, first = a.first }
+  return { var = a.var, type = st.typedef or ("struct " .. st.tag), member = a.member, first = a.first,
+    pointer = a.arrow or nil }
 end
 
 local function symbol(flat, s)

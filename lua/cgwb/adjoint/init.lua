@@ -306,6 +306,17 @@ local function emit_raw(k, fname, opts)
     end
   end
   gen.prefix = u:free_prefix()
+  for _, f in ipairs(funcs) do -- a pointer member to const double: its adjoints could not be written
+    local fr = v:func(f)
+    for s = fr.sym0, fr.sym0 + fr.nsym - 1 do
+      local a, y = u:agg(s), v:sym(s)
+      if a and y.ptr and double(y) and y.const and y.ndim == 0 then
+        error(errors.refused(("%s:%d:%d: the member '%s' of '%s' points to const double: its adjoints, in the "
+          .. "same member of the adjoint struct, could not be written (not yet supported)"):format(gen.file, y.line,
+          y.col, a.member, a.var)))
+      end
+    end
+  end
   gen.bname, gen.ret_name, gen.bvar = u:derivative_names(funcs, fnames, "b", "_retb")
   gen.bstruct = {} -- each struct member's: its variable's adjoint struct (a parameter's: the pointer S *sb)
   local cur

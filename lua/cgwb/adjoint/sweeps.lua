@@ -144,6 +144,14 @@ function E:call_args(r, bvals, pat, vals)
       if not sb or sb == self.gen.prefix .. "unused" then -- g_fwd's: never read
         sb = self.em:temp(self.u:struct_name(self.u:agg(params[i]).struct), "s")
       end
+      for j = i, #r.args do -- its pointer members: the arguments' shadows (0: passive)
+        local aj = self.u:agg(params[j])
+        if j > i and (not aj or aj.first) then break end
+        if v:sym(params[j]).ptr then
+          self:set(sb .. "." .. aj.member, (double(v:sym(params[j])) and pat:sub(j, j) == "a")
+            and self:shadow(r.args[j]) or "0")
+        end
+      end
       args[#args + 1] = "&" .. sb
       goto next_arg
     elseif sa == false then goto next_arg end
@@ -320,7 +328,7 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
           sb = self.em:temp(self.u:struct_name(a.struct), "s")
           bvals[i] = sb
         end
-        if double(p) then
+        if double(p) and not p.ptr then -- (a pointer member: its shadow, set by E:call_args)
           local m = sb .. "." .. a.member
           byval[#byval + 1] = i
           self:set(m, "0.0")

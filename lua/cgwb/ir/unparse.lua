@@ -96,7 +96,8 @@ function U:struct_def(i)
   local st = self.flat.structs[i]
   local ms = {}
   for _, m in ipairs(st.members) do
-    ms[#ms + 1] = m.base .. " " .. m.name .. (m.ndim > 0 and ("[" .. m.dim0 .. "]") or "")
+    ms[#ms + 1] = (m.const and "const " or "") .. m.base .. (m.ptr and " *" or " ") .. m.name
+      .. (m.ndim > 0 and ("[" .. m.dim0 .. "]") or "")
       .. (m.ndim == 2 and ("[" .. m.dim1 .. "]") or "") .. ";"
   end
   local body = "{ " .. table.concat(ms, " ") .. " }"

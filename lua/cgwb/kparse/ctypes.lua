@@ -135,13 +135,16 @@ function L:struct_type(spec)
       if not d.name then self:err(d.pos, "a struct member without a name") end
       local t = self:subset_type(mspec, d)
       if t.base == "void" then self:err(d.pos, "the member '%s' declared void", d.name) end
-      if t.ptr > 0 then
-        self:outside(d.pos, ("the pointer member '%s'"):format(d.name), "members are int or double scalars or arrays")
+      if t.ptr > 1 then
+        self:outside(d.pos, ("the member '%s', a pointer to a pointer"):format(d.name), "one level of pointers")
+      end
+      if t.ptr == 1 and #t.dims > 0 then
+        self:outside(d.pos, ("the member '%s', an array of pointers"):format(d.name), "arrays of int or double")
       end
       if st.index[d.name] then self:err(d.pos, "the member '%s' is declared twice", d.name) end
       local ndim, d0, d1 = self:dims({ dims = t.dims, pos = d.pos }, false)
       st.members[#st.members + 1] = { name = d.name, base = t.base, ndim = ndim, dim0 = d0, dim1 = d1,
-        const = t.const }
+        const = t.const, ptr = t.ptr == 1 or nil, pconst = t.pconst }
       st.index[d.name] = #st.members
     end
     ::next_member::

@@ -455,6 +455,9 @@ function L:call_args(f, e)
         self:mark_read(y)
         local ty = PTR_OF[y.base]
         if rec.pointer then out[#out + 1] = { op = "var", ty = ty, pos = a.pos, sym = id }
+        elseif y.ptr == 1 then
+          self:outside(a.pos, ("the address of '%s', a struct with the pointer member '%s'"):format(rec.name,
+            y.agg.member), "not yet supported: pass the struct by value")
         else
           if y.ndim == 0 then y.qual = y.qual | self.lay.qual.addr end
           out[#out + 1] = { op = "addr", ty = ty, pos = a.pos, sym = id }
@@ -467,7 +470,12 @@ function L:call_args(f, e)
       for _, id in ipairs(src.ids) do
         local y = self.syms[id + 1]
         self:mark_read(y)
-        out[#out + 1] = { op = "var", ty = y.base, pos = a.pos, sym = id }
+        local pc = y.ptr == 1 and (y.qual & self.lay.qual.const) ~= 0
+        local py = f.params[#out + 1]
+        if pc and (py.qual & self.lay.qual.const) == 0 then
+          self:err(a.pos, "argument %d of '%s': the member '%s' points to const cells", i, f.name, y.agg.member)
+        end
+        out[#out + 1] = { op = "var", ty = y.ptr == 1 and PTR_OF[y.base] or y.base, pos = a.pos, sym = id }
       end
       goto next_arg
     end
@@ -561,6 +569,9 @@ function L:lvalue(e)
     local s = self:lookup(e.name)
     if not s then self:unknown_id(e) end
     if s.struct then self:err(e.pos, "a struct is assigned by a statement of its own: %s = ...;", s.name) end
+    if s.agg and s.agg.pmember then
+      self:outside(e.pos, ("a write to the pointer member '%s'"):format(s.name), "a pointer member of *p is read only")
+    end
     if s.ndim > 0 and s.ptr == 0 then self:err(e.pos, "the array '%s' cannot be assigned", s.name) end
     if s.kind == "global" then
       self:outside(e.pos, ("a write to the global '%s'"):format(s.name), "globals are read-only")

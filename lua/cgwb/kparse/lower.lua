@@ -268,7 +268,7 @@ function L:write_syms(from)
     if s.agg then -- a member of a struct variable: its grouping, for the C printers (doc/kernel-ir.md)
       self.out.aggs = self.out.aggs or {}
       self.out.aggs[s.id] = { var = s.agg.var, struct = s.agg.stype.id, member = s.agg.member, first = s.agg.first,
-        arrow = s.agg.arrow, scalar = s.agg.scalar }
+        arrow = s.agg.arrow, scalar = s.agg.scalar, pmember = s.agg.pmember }
     end
   end
 end

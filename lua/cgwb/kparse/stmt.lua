@@ -264,7 +264,10 @@ function L:struct_copy(dst, e, pos, pragma)
     local y, from = self.syms[id + 1], src.ids[j]
     self.syms[from + 1].used = true
     local function cell(sym, a, b)
-      if not a then return { op = "var", ty = y.base, pos = pos, sym = sym } end
+      if not a then
+        return { op = "var", ty = y.ptr == 1 and PTR_OF[y.base] or y.base, pos = pos, sym = sym,
+          pconst = y.ptr == 1 and (y.qual & self.lay.qual.const) ~= 0 or nil }
+      end
       return { op = "elem", ty = y.base, pos = pos, sym = sym, a = const_i(a, pos), b = b and const_i(b, pos) }
     end
     if y.ndim == 0 then
@@ -465,6 +468,12 @@ end
 function L:struct_leafs(info, kind)
   local out = {}
   for j, m in ipairs(info.stype.members) do
+    if info.pointer and m.ptr then -- a pointer member of *p: its value (read only: p->data[i])
+      out[j] = { name = info.name .. "->" .. m.name, kind = kind, base = m.base, ptr = 1, ndim = 0, pos = info.pos,
+        qual = m.const and self.lay.qual.const or 0,
+        agg = { var = info.name, stype = info.stype, member = m.name, first = j == 1, arrow = true, pmember = true } }
+      goto next_member
+    end
     if info.pointer then -- S *p: each member a pointer into *p, a scalar one to its one cell
       local q = (info.const or m.const) and self.lay.qual.const or 0
       out[j] = { name = info.name .. "->" .. m.name, kind = kind, base = m.base, ptr = 1,
@@ -478,7 +487,8 @@ function L:struct_leafs(info, kind)
         "a struct passed by value has int and double members")
     end
     local q = (info.const or m.const) and self.lay.qual.const or 0
-    out[j] = { name = info.name .. "." .. m.name, kind = kind, base = m.base, ptr = 0, ndim = m.ndim,
+    if m.ptr then q = m.const and self.lay.qual.const or 0 end -- (what it points to)
+    out[j] = { name = info.name .. "." .. m.name, kind = kind, base = m.base, ptr = m.ptr and 1 or 0, ndim = m.ndim,
       dim0 = m.dim0, dim1 = m.dim1, pos = info.pos, qual = q,
       agg = { var = info.name, stype = info.stype, member = m.name, first = j == 1 } }
     ::next_member::
