@@ -29,10 +29,11 @@ local PROGRAMS = {
     ints = { m = 5, n = 7 }, doubles = { float_n = 7.0 } },
   { file = "pbs-trisolv.c", fname = "kernel_trisolv", left = with_pbs { "main" }, ints = { n = 8 },
     fill = { L = function(i, r) return (i % 9 == 0) and 4 + r:float(0, 1) or r:float(-0.5, 0.5) end } },
-  -- its objective takes a struct (outside the subset: left alone, with the
-  -- prior that takes it); the log multivariate gamma function calls lgamma
-  { file = "gmmstyle.c", fname = "log_mvgamma", left = { "gmm_loglik", "wishart_log_prior" },
-    ints = { p = 4 }, doubles = { a = 3.3 }, cflags = "-D_DEFAULT_SOURCE" }, -- M_PI, as cc without -std does
+  -- the objective takes its Wishart prior as a struct by value, calls lgamma
+  -- and mallocs its work arrays
+  { file = "gmmstyle.c", fname = "gmm_loglik", left = {}, ints = { d = 2, k = 3, n = 4, ["wishart.m"] = 2 },
+    doubles = { ["wishart.gamma"] = 1.3 }, sizes = { alphas = 3, means = 6, icf = 9, x = 8, err = 1 },
+    cflags = "-D_DEFAULT_SOURCE" }, -- M_PI, as cc without -std does
   { file = "pbs-heat3d.c", fname = "kernel_heat_3d", left = with_pbs { "main" },
     ints = { tsteps = 2, n = 6 } },
   { file = "bastyle.c", fname = "ba_objective", left = { "make_problem", "main" },
@@ -81,8 +82,7 @@ end
 -- driver can be linked with it) and calls its kernel from a function that
 -- is not static (storing a double result in a cell of its own).
 local function wrapper(prog, fn)
-  local decls, names = {}, {}
-  for i, p in ipairs(fn.params) do decls[i], names[i] = T.param_decl(p), p.name end
+  local decls, names = T.c_params(fn)
   local store = ""
   if fn.ret == "double" then decls[#decls + 1], store = "double *realc_out", "*realc_out = " end
   return ("#define main realc_main\n#include \"%s/%s\"\n#undef main\nvoid realc_entry(%s) {\n  %s%s(%s);\n}\n")

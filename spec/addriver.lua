@@ -48,12 +48,36 @@ end
 
 -- The generated main: reads the call, calls F_b or F, prints the results;
 -- null: {[param name] = true} whose adjoint argument is NULL (passive).
-local function main_text(fn, fname, null)
+-- The members of the struct parameter whose first member is parameter i
+-- of fn: their indices (consecutive parameters).
+local function struct_members(fn, i)
+  local out, p = { i }, fn.params[i]
+  local j = i + 1
+  while fn.params[j] and fn.params[j].struct and not fn.params[j].struct.first
+      and fn.params[j].struct.var == p.struct.var do
+    out[#out + 1] = j
+    j = j + 1
+  end
+  return out
+end
+
+local function main_text(fn, fname, null, structs)
   null = null or {}
   local out = { "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", '#include "cgwb_adstack.h"' }
+  for _, d in ipairs(structs or {}) do out[#out + 1] = d end -- the kernel's struct types
   local decls, bdecls, names = {}, {}, {}
   for i, p in ipairs(fn.params) do
-    decls[i] = T.param_decl(p)
+    if p.struct then -- S s by value (S *p), S *sb after it in F_b
+      if p.struct.first then
+        local ptr = p.type:find("%[") ~= nil
+        decls[#decls + 1] = ((ptr and p.const) and "const " or "") .. p.struct.type .. (ptr and " *" or " ")
+          .. p.struct.var
+        bdecls[#bdecls + 1] = decls[#decls]
+        bdecls[#bdecls + 1] = p.struct.type .. " *" .. p.struct.var .. "_adb"
+      end
+      goto next_param
+    end
+    decls[#decls + 1] = T.param_decl(p)
     names[i] = p.name
     bdecls[#bdecls + 1] = T.param_decl(p)
     if p.type:find("double") then
@@ -61,6 +85,7 @@ local function main_text(fn, fname, null)
       local bp = { name = p.name .. "_adb", type = p.type:gsub("^const ", "") }
       bdecls[#bdecls + 1] = star == "*" and ("double *" .. bp.name) or T.param_decl(bp)
     end
+    ::next_param::
   end
   local ret = fn.ret or "void"
   if ret == "double" then bdecls[#bdecls + 1] = "double retb_" end
@@ -103,9 +128,59 @@ int main(void) {
   }
   {]]
   local args, bargs, nfree = {}, {}, {}
+  local built, back = {}, {} -- struct arguments, built from their members' values once all are read; copied back
   for i, p in ipairs(fn.params) do
     local isd = p.type:find("double") ~= nil
-    if p.type:find("[%*%[]") then
+    if p.struct and p.struct.pointer then -- a member of S *q: copied into a struct and back around the call
+      local f = i
+      while not fn.params[f].struct.first do f = f - 1 end
+      if f == i then
+        built[#built + 1] = ("    %s qv%d, qb%d;"):format(p.struct.type, i, i)
+        args[#args + 1] = "&qv" .. i
+        bargs[#bargs + 1] = "&qv" .. i
+        local all_null = true
+        for _, j in ipairs(struct_members(fn, i)) do
+          if fn.params[j].type:find("double") and not null[fn.params[j].name] then all_null = false end
+        end
+        bargs[#bargs + 1] = all_null and "NULL" or ("&qb" .. i)
+      end
+      out[#out + 1] = ("    int a%d = (int)rd(), o%d = (int)rd();"):format(i, i)
+      local m = p.struct.member
+      local arr = isd and "D" or "I"
+      if not p.type:find("%[") then -- a pointer member: it points into the array
+        built[#built + 1] = ("    qv%d.%s = %s[a%d] + o%d;"):format(f, m, arr, i, i)
+        if isd then built[#built + 1] = ("    qb%d.%s = B[a%d] + o%d;"):format(f, m, i, i) end
+        goto next_arg
+      end
+      built[#built + 1] = ("    memcpy(&qv%d.%s, %s[a%d] + o%d, sizeof qv%d.%s);"):format(f, m, arr, i, i, f, m)
+      if isd then built[#built + 1] = ("    memcpy(&qb%d.%s, B[a%d] + o%d, sizeof qb%d.%s);"):format(f, m, i, i, f, m) end
+      back[#back + 1] = ("    memcpy(%s[a%d] + o%d, &qv%d.%s, sizeof qv%d.%s);"):format(arr, i, i, f, m, f, m)
+      if isd then back[#back + 1] = ("    memcpy(B[a%d] + o%d, &qb%d.%s, sizeof qb%d.%s);"):format(i, i, f, m, f, m) end
+    elseif p.struct then -- its members are read as parameters of their own
+      local pm = p.type:find("%*") ~= nil -- a pointer member: into an array
+      if pm then
+        out[#out + 1] = ("    int a%d = (int)rd(), o%d = (int)rd();"):format(i, i)
+        out[#out + 1] = ("    %s *v%d = %s[a%d] + o%d;"):format(isd and "double" or "int", i, isd and "D" or "I", i, i)
+        if isd then out[#out + 1] = ("    double *s%d = B[a%d] + o%d;"):format(i, i, i) end
+      elseif isd then out[#out + 1] = ("    double v%d = rd(), s%d = rd();"):format(i, i)
+      else out[#out + 1] = ("    int v%d = (int)rd();"):format(i) end
+      if p.struct.first then
+        local vs, ss, all_null = {}, {}, true
+        for _, j in ipairs(struct_members(fn, i)) do
+          vs[#vs + 1] = "v" .. j
+          local dj = fn.params[j].type:find("double") ~= nil
+          ss[#ss + 1] = dj and ("s" .. j) or "0"
+          if fn.params[j].type:find("%*") and not dj then ss[#ss] = "NULL" end
+          if dj and not null[fn.params[j].name] then all_null = false end
+        end
+        built[#built + 1] = ("    %s sv%d = {%s}, sb%d = {%s};"):format(p.struct.type, i, table.concat(vs, ", "), i,
+          table.concat(ss, ", "))
+        built[#built + 1] = ("    (void)sb%d;"):format(i)
+        args[#args + 1] = "sv" .. i
+        bargs[#bargs + 1] = "sv" .. i
+        bargs[#bargs + 1] = all_null and "NULL" or ("&sb" .. i)
+      end
+    elseif p.type:find("[%*%[]") then
       out[#out + 1] = ("    int a%d = (int)rd(), o%d = (int)rd();"):format(i, i)
       local c = cast_of(p)
       if isd then
@@ -134,7 +209,9 @@ int main(void) {
       args[#args + 1] = "v" .. i
       bargs[#bargs + 1] = "v" .. i
     end
+    ::next_arg::
   end
+  for _, l in ipairs(built) do out[#out + 1] = l end
   out[#out + 1] = "    double retb = rd();"
   out[#out + 1] = "    (void)retb;"
   if ret == "double" then bargs[#bargs + 1] = "retb" end
@@ -142,12 +219,19 @@ int main(void) {
   local bcall = ("%s_b(%s)"):format(fname, table.concat(bargs, ", "))
   if ret == "void" then
     out[#out + 1] = ("    if (mode == 1) %s; else { %s_b_reset(); %s; }"):format(call, fname, bcall)
+    for _, l in ipairs(back) do out[#out + 1] = l end
   else
     out[#out + 1] = ("    double r = mode == 1 ? (double)%s : (%s_b_reset(), (double)%s);"):format(call, fname, bcall)
+    for _, l in ipairs(back) do out[#out + 1] = l end
     out[#out + 1] = '    printf("R %a\\n", r);'
   end
+  local first -- the struct a member belongs to: its first member's index
   for i, p in ipairs(fn.params) do
-    if p.type:find("double") and not p.type:find("[%*%[]") then
+    if p.struct and p.struct.first then first = i end
+    if p.struct and p.type:find("%[") then -- a member of S *q: its cells are an array's
+    elseif p.struct and p.type:find("double") and not p.type:find("%*") then
+      out[#out + 1] = ('    printf("S %d %%a\\n", sb%d.%s);'):format(i, first, p.struct.member)
+    elseif p.type:find("double") and not p.type:find("[%*%[]") then
       out[#out + 1] = ('    printf("S %d %%a\\n", s%d);'):format(i, i)
     end
   end
@@ -177,7 +261,8 @@ function M.compile_adjoint(src, fname, kernel_src, opts)
   local k = assert(cgwb.read_kernel(kernel_src, "kernel.c"))
   local fn = fn_of(k, fname)
   local files = { H.write(H.tmp(".c"), src), H.write(H.tmp(".c"), kernel_src),
-                  H.write(H.tmp(".c"), main_text(fn, fname, opts.null)) }
+                  H.write(H.tmp(".c"), main_text(fn, fname, opts.null,
+                    require("cgwb.ir.unparse").writer(k:flat(), require("cgwb.kparse").layout()):struct_defs())) }
   local exe, log = H.tmp(".exe"), H.tmp(".log")
   local ok = true
   if opts.lenient_kernel then -- a real program's own warnings are not the generated code's

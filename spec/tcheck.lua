@@ -41,10 +41,54 @@ local function case_file(n, c)
     out[#out + 1] = ("    memcpy(A%d, I%d, sizeof A%d);"):format(i, i, i)
     if (a.type or "double") == "double" then out[#out + 1] = ("    memset(T%d, 0, sizeof T%d);"):format(i, i) end
   end
-  local args = {}
+  local args, after, back = {}, {}, {} -- after: struct arguments, built once the seeds are set; back: copied back
+  c.struct_first = {}
   for i, a in ipairs(c.call.args) do
     local p = c.params[i]
-    if a.double then
+    if p.struct and p.struct.pointer then -- a member of S *q: copied into a struct and back around the call
+      if p.struct.first then
+        out[#out + 1] = ("    %s q%d, qd%d;"):format(p.struct.type, i, i)
+        args[#args + 1] = "&q" .. i
+        args[#args + 1] = "&qd" .. i
+      end
+      local q = "q" .. (p.struct.first and i or c.struct_first[i])
+      c.struct_first[i + 1] = q:sub(2) + 0
+      local ty = c.call.arrays[a.array].type or "double"
+      for _, pair in ipairs { { q, "A" }, { q:gsub("^q", "qd"), "T" } } do
+        if not p.type:find("%[") then -- a pointer member: it points into the array
+          if pair[2] == "A" or ty == "double" then
+            after[#after + 1] = ("    %s.%s = %s%d + %d;"):format(pair[1], p.struct.member, pair[2], a.array, a.offset)
+          end
+        elseif pair[2] == "A" or ty == "double" then
+          local m = pair[1] .. "." .. p.struct.member
+          local src = ("%s%d + %d"):format(pair[2], a.array, a.offset)
+          after[#after + 1] = ("    memcpy(&%s, %s, sizeof %s);"):format(m, src, m)
+          back[#back + 1] = ("    memcpy(%s, &%s, sizeof %s);"):format(src, m, m)
+        end
+      end
+    elseif p.struct then -- a struct by value (its members in order: consecutive parameters) and its tangents'
+      if a.double then out[#out + 1] = ("    double s%d = 0.0;"):format(i) end
+      if p.struct.first then
+        local vals, tans, j = {}, {}, i
+        repeat
+          local b = c.call.args[j]
+          if b.array then -- a pointer member
+            vals[#vals + 1] = ("A%d + %d"):format(b.array, b.offset)
+            tans[#tans + 1] = (c.call.arrays[b.array].type or "double") == "double" and ("T%d + %d"):format(b.array,
+              b.offset) or "0"
+          else
+            vals[#vals + 1] = b.double and lit(b.double) or ("%d"):format(b.int)
+            tans[#tans + 1] = b.double and ("s" .. j) or "0"
+          end
+          j = j + 1
+        until not c.params[j] or not c.params[j].struct or c.params[j].struct.first
+          or c.params[j].struct.var ~= p.struct.var
+        after[#after + 1] = ("    %s v%d = {%s}, vd%d = {%s};"):format(p.struct.type, i, table.concat(vals, ", "), i,
+          table.concat(tans, ", "))
+        args[#args + 1] = "v" .. i
+        args[#args + 1] = "vd" .. i
+      end
+    elseif a.double then
       out[#out + 1] = ("    double s%d = 0.0;"):format(i)
       args[#args + 1] = lit(a.double)
       args[#args + 1] = "s" .. i
@@ -65,7 +109,9 @@ local function case_file(n, c)
       out[#out + 1] = ("    if (d == %d) s%d = 1.0;"):format(j - 1, col.param)
     end
   end
+  for _, l in ipairs(after) do out[#out + 1] = l end
   out[#out + 1] = ("    %s_d(%s);"):format(c.fname, table.concat(args, ", "))
+  for _, l in ipairs(back) do out[#out + 1] = l end
   for i, a in ipairs(arrs) do
     if (a.type or "double") == "double" then
       out[#out + 1] = ("    if (d == 0) { printf(\"%d 0 P %d\"); for (i = 0; i < %d; i++) printf(\" %%a\", A%d[i]); printf(\"\\n\"); }")

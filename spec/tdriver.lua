@@ -18,14 +18,33 @@ function M.param_decl(p)
   return p.type .. " " .. p.name
 end
 
+--- The C parameter declarations and argument names of function row fn
+-- (k:functions()'s) as its C signature has them: a struct's members are
+-- the struct (S s) or its pointer (S *p), once.
+function M.c_params(fn)
+  local decls, names = {}, {}
+  for _, p in ipairs(fn.params) do
+    if p.struct then
+      if p.struct.first then
+        local ptr = p.type:find("%[") ~= nil
+        decls[#decls + 1] = ((ptr and p.const) and "const " or "") .. p.struct.type .. (ptr and " *" or " ")
+          .. p.struct.var
+        names[#names + 1] = p.struct.var
+      end
+    else
+      decls[#decls + 1], names[#names + 1] = M.param_decl(p), p.name
+    end
+  end
+  return decls, names
+end
+
 --- The kernel text and function to test: F itself, or for a function
 -- returning a double a wrapper storing the result in a cell of its own.
 function M.subject(text, k, fname)
   local fn
   for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
   if fn.ret ~= "double" then return text, fname end
-  local decls, names = {}, {}
-  for i, p in ipairs(fn.params) do decls[i], names[i] = M.param_decl(p), p.name end
+  local decls, names = M.c_params(fn)
   decls[#decls + 1] = "double *tst_out"
   return text .. ("\nvoid tst_wrap(%s) {\n  *tst_out = %s(%s);\n}\n"):format(table.concat(decls, ", "), fname,
     table.concat(names, ", ")), "tst_wrap"

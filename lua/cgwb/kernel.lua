@@ -56,6 +56,16 @@ local function sym_type(flat, s)
 end
 
 -- The symbol s as a plain table (ids 1-based).
+-- A member of a struct variable (doc/kernel-ir.md, "Struct variables"):
+-- {var, type (its C spelling), member, first}, or nil.
+local function struct_of(flat, s)
+  local a = flat.aggs and flat.aggs[s]
+  if not a then return nil end
+  local st = flat.structs[a.struct]
+  return { var = a.var, type = st.typedef or ("struct " .. st.tag), member = a.member, first = a.first,
+    pointer = a.arrow or nil }
+end
+
 local function symbol(flat, s)
   local Q = layout().qual
   local qual = get(flat, "sym", s, "QUAL")
@@ -69,6 +79,7 @@ local function symbol(flat, s)
     const = (qual & Q.const) ~= 0, restrict = (qual & Q.restrict) ~= 0,
     address_taken = (qual & Q.addr) ~= 0,
     line = get(flat, "sym", s, "LINE"), col = get(flat, "sym", s, "COL"),
+    struct = struct_of(flat, s),
   }
 end
 
@@ -160,7 +171,8 @@ function K.functions(k)
     local s0 = get(fl, "func", g, "SYM0")
     for p = 0, get(fl, "func", g, "NPARAM") - 1 do
       local sy = symbol(fl, s0 + p)
-      params[#params + 1] = { name = sy.name, type = sy.type, const = sy.const, restrict = sy.restrict }
+      params[#params + 1] = { name = sy.name, type = sy.type, const = sy.const, restrict = sy.restrict,
+        struct = sy.struct }
     end
     out[#out + 1] = {
       id = g + 1, name = name_at(fl, get(fl, "func", g, "NAME")),

@@ -27,6 +27,17 @@ function E:locals()
     local y = v:sym(s)
     local is_param = s < fr.sym0 + fr.nparam
     if y.kind == "heap" then goto next end -- an allocation site: no variable
+    if u:agg(s) then -- a struct variable: declared, with its adjoints' struct, at its first member
+      local a = u:agg(s)
+      if not is_param or written[s] then cross[#cross + 1] = s end
+      if a.first and not a.arrow then
+        if not is_param then decl[#decl + 1] = u:sym_decl(s) .. " = {0};" end
+        local b = (is_param and gen.prefix or "") .. gen.bvar[s]
+        adecl[#adecl + 1] = u:struct_name(a.struct) .. " " .. b .. " = {0};"
+        across[#across + 1] = b
+      end
+      goto next
+    end
     if not is_param then
       local init = (y.ndim > 0 and not y.ptr) and (" = " .. ("{"):rep(y.ndim) .. "0" .. ("}"):rep(y.ndim))
         or (y.ptr and " = 0" or (double(y) and " = 0.0" or " = 0"))
@@ -151,7 +162,13 @@ function E:emit()
     local y = v:sym(s)
     if y.kind == "heap" then goto next end
     names[#names + 1] = u.cname[s]
-    if double(y) then
+    local a = u:agg(s)
+    if a then
+      if a.first then
+        names[#names + 1] = gen.bvar[s]
+        if s < sym0 + np and not a.arrow then names[#names + 1] = gen.prefix .. gen.bvar[s] end
+      end
+    elseif double(y) then
       names[#names + 1] = gen.bname[s]
       if s < sym0 + np and scalar(y) then names[#names + 1] = gen.prefix .. gen.bname[s] end
     end
@@ -210,8 +227,10 @@ function E:emit()
     end
     for i = #body, 1, -1 do self:rev(body[i]) end
     for s = sym0, sym0 + np - 1 do
-      if double(v:sym(s)) and scalar(v:sym(s)) and self.param_active[s] and self.act.name[u.cname[s]] then
-        self:put(("*%s += %s%s"):format(gen.bname[s], P, gen.bname[s]))
+      if double(v:sym(s)) and scalar(v:sym(s)) and self.param_active[s] and self.act.name[u:analysis_name(s)] then
+        local sb = gen.bstruct[s]
+        if sb then self:put(("%s += %s%s.%s"):format(gen.bname[s], P, sb, u:agg(s).member))
+        else self:put(("*%s += %s%s"):format(gen.bname[s], P, gen.bname[s])) end
       end
     end
     if #regions > 0 then self.em:line("cgwb_frame_leave();") end

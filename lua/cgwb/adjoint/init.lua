@@ -50,8 +50,11 @@ function G:adj_params(f)
   local parts = {}
   for _, s in ipairs(v:func(f).params) do
     local y = v:sym(s)
-    parts[#parts + 1] = u:param(s)
-    if double(y) then
+    parts[#parts + 1] = u:param(s) -- (nil for a struct's later members)
+    local a = u:agg(s)
+    if a then -- a struct S s by value: followed by S *sb, the adjoints in its double members
+      if a.first then parts[#parts + 1] = u:struct_name(a.struct) .. " *" .. self.bvar[s] end -- (S *p: S *pb too)
+    elseif double(y) then
       if indirect(y) then
         local old = u.cname[s]
         u.cname[s] = self.bname[s]
@@ -118,7 +121,8 @@ function G:plain_func(f)
   local fr = v:func(f)
   local decl, names = {}, {}
   for s = fr.sym0 + fr.nparam, fr.sym0 + fr.nsym - 1 do
-    if v:sym(s).kind ~= "heap" then decl[#decl + 1] = u:sym_decl(s) .. ";" end
+    local d = v:sym(s).kind ~= "heap" and u:sym_decl(s) -- (nil for a struct's later members)
+    if d then decl[#decl + 1] = d .. ";" end
   end
   for s = fr.sym0, fr.sym0 + fr.nsym - 1 do -- the user's unused ones too
     if v:sym(s).kind ~= "heap" then names[#names + 1] = u.cname[s] end
@@ -303,10 +307,32 @@ local function emit_raw(k, fname, opts)
     end
   end
   gen.prefix = u:free_prefix()
-  gen.bname, gen.ret_name = u:derivative_names(funcs, fnames, "b", "_retb")
+  for _, f in ipairs(funcs) do -- a pointer member to const double: its adjoints could not be written
+    local fr = v:func(f)
+    for s = fr.sym0, fr.sym0 + fr.nsym - 1 do
+      local a, y = u:agg(s), v:sym(s)
+      if a and y.ptr and double(y) and y.const and y.ndim == 0 then
+        error(errors.refused(("%s:%d:%d: the member '%s' of '%s' points to const double: its adjoints, in the "
+          .. "same member of the adjoint struct, could not be written (not yet supported)"):format(gen.file, y.line,
+          y.col, a.member, a.var)))
+      end
+    end
+  end
+  gen.bname, gen.ret_name, gen.bvar = u:derivative_names(funcs, fnames, "b", "_retb")
+  gen.bstruct = {} -- each struct member's: its variable's adjoint struct (a parameter's: the pointer S *sb)
+  local cur
   for s = 0, v.nsym - 1 do
     taken[u.cname[s]] = true
     if gen.bname[s] then taken[gen.bname[s]] = true end
+    local a = u:agg(s)
+    if a then
+      if a.first then -- (a function the adjoint does not reach has no names)
+        cur = gen.bvar[s]
+        if cur then taken[cur] = true end
+      end
+      gen.bstruct[s] = cur
+      if cur and gen.bname[s] and v:sym(s).kind == "param" and not a.arrow then gen.bname[s] = cur .. "->" .. a.member end
+    end
   end
   gen.taken = taken
   local main = fid - 1
@@ -319,7 +345,7 @@ local function emit_raw(k, fname, opts)
     for _, n in ipairs(act.dependents) do role[n] = true end
     for i, s in ipairs(mr.params) do
       local y = v:sym(s)
-      if double(y) and main_act.name[u.cname[s]] and not role[y.name] and indirect(y) then
+      if double(y) and main_act.name[u:analysis_name(s)] and not role[y.name] and indirect(y) then
         work[#work + 1] = i - 1
       end
     end
@@ -345,7 +371,7 @@ local function emit_raw(k, fname, opts)
   local r = progress.start("adjoint code", #funcs) -- per function (variants may be more)
   local pat = {}
   for _, s in ipairs(mr.params) do
-    pat[#pat + 1] = not double(v:sym(s)) and "-" or (main_act.name[u.cname[s]] and "a" or "p")
+    pat[#pat + 1] = not double(v:sym(s)) and "-" or (main_act.name[u:analysis_name(s)] and "a" or "p")
   end
   local mname = mr.name
   local mv = { f = main, pat = table.concat(pat), fwd = mname .. "_fwd", rev = mname .. "_rev", act = main_act, main = true }
@@ -398,9 +424,17 @@ local function emit_raw(k, fname, opts)
   local sym0, np = mr.sym0, mr.nparam
   local args, pargs = {}, {}
   for _, s in ipairs(mr.params) do
-    args[#args + 1] = u.cname[s]
-    pargs[#pargs + 1] = u.cname[s]
-    if double(v:sym(s)) then args[#args + 1] = gen.bname[s] end
+    local a = u:agg(s)
+    if a then -- a struct: it and the pointer to its adjoints
+      if a.first then
+        local n = unparse.var_of(u.cname[s])
+        args[#args + 1], pargs[#pargs + 1], args[#args + 2] = n, n, gen.bvar[s]
+      end
+    else
+      args[#args + 1] = u.cname[s]
+      pargs[#pargs + 1] = u.cname[s]
+      if double(v:sym(s)) then args[#args + 1] = gen.bname[s] end
+    end
   end
   local rargs = { table.unpack(args) }
   if ret == "double" then rargs[#rargs + 1] = gen.ret_name[main] end
@@ -448,6 +482,8 @@ local function emit_raw(k, fname, opts)
   for _, l in ipairs { "#include <math.h>", "#include <stddef.h>", "#include <stdlib.h>", '#include "cgwb_adstack.h"' } do
     em:line(l)
   end
+  local sblock = u:struct_block(funcs)
+  if sblock then em:line(sblock) end
   for s = 0, v.nsym - 1 do -- the globals the body reads (its text names them: the one scan of generated text)
     if v:sym(s).kind == "global" and emit.mentions(body_text, u.cname[s]) then em:line(u:nest_rows(s, u:global_text(s))) end
   end
@@ -472,7 +508,7 @@ local function emit_raw(k, fname, opts)
   for _, s in ipairs(mr.params) do -- in parameter order
     local y = v:sym(s)
     if double(y) then
-      if not main_act.name[u.cname[s]] then rep.passive[#rep.passive + 1] = y.name
+      if not main_act.name[u:analysis_name(s)] then rep.passive[#rep.passive + 1] = y.name
       elseif not role[y.name] and indirect(y) then rep.work[#rep.work + 1] = y.name end
     end
   end
@@ -485,7 +521,7 @@ local function emit_raw(k, fname, opts)
       reason = row.reason, access = access, terminal = row.terminal, dry_run = row.dry_run, snapshot = snap,
       transformed = transformed[i] or false, pragma = row.pragma_status or row.pragma or false }
   end
-  return em:text() .. "\n", rep
+  return unparse.pretty_members(em:text() .. "\n"), rep
 end
 
 --- Adjoint code of function fname of kernel k and every function it

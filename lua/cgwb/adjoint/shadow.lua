@@ -105,7 +105,11 @@ function E:adj(e)
   local b = self.gen.bname[x.sym]
   if x.op == "var" then
     if y.ptr then return "(*" .. b .. ")" end
-    if y.kind == "param" then return self.gen.prefix .. b end -- the local accumulator
+    if y.kind == "param" then -- the local accumulator (a struct's: a local struct cg_sb of the adjoints)
+      local sb = self.gen.bstruct[x.sym]
+      if sb then return self.gen.prefix .. sb .. "." .. self.u:agg(x.sym).member end
+      return self.gen.prefix .. b
+    end
     return b
   end
   return b .. self.u.P:subs(e)

@@ -124,6 +124,37 @@ function E:call_args(r, bvals, pat, vals)
   local args = {}
   for i, a in ipairs(r.args) do
     local p = v:sym(params[i])
+    local sa = self.u:struct_arg(params[i], a)
+    if sa then -- a struct by value: it and a pointer to a struct of its adjoints
+      if vals[i] then self:refuse(r, "a struct argument the call may change through a pointer") end
+      args[#args + 1] = sa
+      local pa = self.u:agg(params[i])
+      if pa.arrow then -- S *q: the caller's adjoint struct (pb, or &sb for &s), 0 if every member is passive
+        local x = v:expr(a)
+        local on = false
+        for j = i, #r.args do
+          local aj = self.u:agg(params[j])
+          if j > i and (not aj or aj.first) then break end
+          if double(v:sym(params[j])) and pat:sub(j, j) == "a" then on = true end
+        end
+        args[#args + 1] = on and ((x.op == "addr" and "&" or "") .. self.gen.bvar[x.sym]) or "0"
+        goto next_arg
+      end
+      local sb = bvals[i]
+      if not sb or sb == self.gen.prefix .. "unused" then -- g_fwd's: never read
+        sb = self.em:temp(self.u:struct_name(self.u:agg(params[i]).struct), "s")
+      end
+      for j = i, #r.args do -- its pointer members: the arguments' shadows (0: passive)
+        local aj = self.u:agg(params[j])
+        if j > i and (not aj or aj.first) then break end
+        if v:sym(params[j]).ptr then
+          self:set(sb .. "." .. aj.member, (double(v:sym(params[j])) and pat:sub(j, j) == "a")
+            and self:shadow(r.args[j]) or "0")
+        end
+      end
+      args[#args + 1] = "&" .. sb
+      goto next_arg
+    elseif sa == false then goto next_arg end
     args[#args + 1] = vals[i] or self:ex(a)
     if double(p) then
       if indirect(p) then
@@ -132,6 +163,7 @@ function E:call_args(r, bvals, pat, vals)
         args[#args + 1] = "&" .. bvals[i]
       end
     end
+    ::next_arg::
   end
   return args
 end
@@ -286,9 +318,23 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
       end
     end
     local bvals, byval = {}, {}
+    local sb -- a struct argument's adjoints: a struct temporary, its double members' adjoints in it
     for i = 1, #r.args do
       local p = self.v:sym(callee.params[i])
-      if double(p) and scalar(p) then
+      local a = self.u:agg(callee.params[i])
+      if a and a.arrow then -- S *q: through the pointer, as a double * parameter
+      elseif a then
+        if a.first then
+          sb = self.em:temp(self.u:struct_name(a.struct), "s")
+          bvals[i] = sb
+        end
+        if double(p) and not p.ptr then -- (a pointer member: its shadow, set by E:call_args)
+          local m = sb .. "." .. a.member
+          byval[#byval + 1] = i
+          self:set(m, "0.0")
+          bvals[-i] = m
+        end
+      elseif double(p) and scalar(p) then
         bvals[i] = self.em:temp("double", "a")
         byval[#byval + 1] = i
         self:set(bvals[i], "0.0")
@@ -305,7 +351,7 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
     local args = self:call_args(r, bvals, pat, vals)
     if callee.ret == "double" then args[#args + 1] = rb end
     self:call(self.gen:variant(r.callee, pat).rev, table.concat(args, ", "), l)
-    for _, i in ipairs(byval) do self:prop(r.args[i], bvals[i]) end
+    for _, i in ipairs(byval) do self:prop(r.args[i], bvals[-i] or bvals[i]) end
   end,
   ["if"] = function(_, self, r)
     local c = self.em:temp("int", "c")
@@ -382,8 +428,7 @@ local PLAIN = ir.cases("stmt", "cgwb.adjoint: the plain code", {
   end,
   call = function(_, self, r, snap, count)
     self:save_cell(r.lhs, snap, count)
-    local args = {}
-    for i, a in ipairs(r.args) do args[i] = self:ex(a) end
+    local args = self.u:args_text(r, function(a) return self:ex(a) end) -- a struct's members: the struct
     local call = ("%s(%s)"):format(self.gen.plain_name[r.callee], table.concat(args, ", "))
     if r.lhs then self:set(self:ex(r.lhs), call, r.line) else self:put(call, r.line) end
   end,

@@ -53,6 +53,9 @@ function U:names()
     local sym0 = self:get("func", f, "SYM0")
     for s = sym0, sym0 + self:get("func", f, "NSYM") - 1 do
       self.cname[s] = self:unique((self:name_of("sym", s):gsub("@", "_")))
+      local a = self:agg(s)
+      -- a scalar member of S *p: the IR's pointer to its one cell is C's &p->x
+      if a and a.scalar then self.aname[s] = self.cname[s]; self.cname[s] = "(&" .. self.cname[s] .. ")" end
     end
   end
 end
@@ -66,9 +69,107 @@ function U:cell_type(s)
   return lay.ctypes[self:get("sym", s, "CTYPE") + 1]
 end
 
--- The declaration of symbol s (a local or global; parameters: U:param).
+-- {==== struct variables ====}
+-- A struct variable is scalarized: a symbol per member, named "VAR.MEMBER"
+-- and marked in flat.aggs[sym] = {var, struct (index into flat.structs),
+-- member, first} (doc/kernel-ir.md).  The printers declare the variable
+-- once, at its first member, and print the members' names as they are
+-- (VAR.MEMBER is C's member access).
+
+-- The struct variable's name in a member's C name ("w.gamma", "p->x").
+function M.var_of(name)
+  return (name:gsub("^%(&(.*)%)$", "%1"):gsub("%.[%w_]*$", ""):gsub("%->[%w_]*$", ""))
+end
+
+-- Generated text with the cells (&p->x)[0] of scalar members of struct
+-- pointers written p->x (the IR's pointer to a member's one cell, printed
+-- as C's &p->x, then subscripted).
+function M.pretty_members(text)
+  return (text:gsub("%(&([%a_][%w_]*%->[%a_][%w_]*)%)%[0%]", "%1"))
+end
+
+-- The name of symbol s as the analyses' tables key it (its C name but for
+-- a scalar member of S *p, whose C name is (&p->x)).
+function U:analysis_name(s) return self.aname[s] or self.cname[s] end
+
+-- The grouping of symbol s (0-based) or nil.
+function U:agg(s) return self.flat.aggs and self.flat.aggs[s] end
+
+-- The C spelling of struct type i of flat.structs ("Wishart", "struct S").
+function U:struct_name(i)
+  local st = self.flat.structs[i]
+  return st.typedef or ("struct " .. st.tag)
+end
+
+-- The definition of struct type i as C: its typedef (or `struct TAG {...};`).
+function U:struct_def(i)
+  local st = self.flat.structs[i]
+  local ms = {}
+  for _, m in ipairs(st.members) do
+    ms[#ms + 1] = (m.const and "const " or "") .. m.base .. (m.ptr and " *" or " ") .. m.name
+      .. (m.ndim > 0 and ("[" .. m.dim0 .. "]") or "")
+      .. (m.ndim == 2 and ("[" .. m.dim1 .. "]") or "") .. ";"
+  end
+  local body = "{ " .. table.concat(ms, " ") .. " }"
+  if st.typedef then return "typedef struct " .. (st.tag and (st.tag .. " ") or "") .. body .. " " .. st.typedef .. ";" end
+  return "struct " .. st.tag .. " " .. body .. ";"
+end
+
+-- The definitions of the struct types symbols of the functions funcs
+-- (0-based ids; nil: all) use, in flat.structs' order, as lines.
+function U:struct_defs(funcs)
+  local used = {}
+  local v = self.v
+  local list = funcs or {}
+  if not funcs then for f = 0, self.nfunc - 1 do list[#list + 1] = f end end
+  for _, f in ipairs(list) do
+    local r = v:func(f)
+    for s = r.sym0, r.sym0 + r.nsym - 1 do
+      local a = self:agg(s)
+      if a then used[a.struct] = true end
+    end
+  end
+  local out = {}
+  for i = 1, #(self.flat.structs or {}) do
+    if used[i] then out[#out + 1] = self:struct_def(i) end
+  end
+  return out
+end
+
+-- The struct definitions of derivative code (cgwb.tangent, cgwb.adjoint)
+-- for the functions funcs, as one text or nil: inside #ifndef
+-- CGWB_USER_TYPES, so a build that includes the user's own header first
+-- (cc -include kernel.h -DCGWB_USER_TYPES) does not define them twice.
+function U:struct_block(funcs)
+  local defs = self:struct_defs(funcs)
+  if #defs == 0 then return nil end
+  return "#ifndef CGWB_USER_TYPES /* the kernel's struct types (doc/kernel-language.md, \"Structs\") */\n"
+    .. table.concat(defs, "\n") .. "\n#endif"
+end
+
+-- The C name of the struct variable symbol s is a member of, under the
+-- names derivative code gives it: suffix after the variable's name
+-- ("VARd.MEMBER"), or arrow: "VARb->MEMBER".
+function U:member_name(s, suffix, arrow)
+  local a = self:agg(s)
+  return a.var .. suffix .. (arrow and "->" or ".") .. a.member
+end
+-- }====
+
+-- The declaration of symbol s (a local or global; parameters: U:param);
+-- nil for a member of a struct variable but its first (which declares the
+-- variable).
 function U:sym_decl(s)
   local lay = self.lay
+  local a = self:agg(s)
+  if a then
+    if not a.first then return nil end
+    if a.arrow then -- S *p (a parameter): const if its members are
+      local const = (self:get("sym", s, "QUAL") & lay.qual.const) ~= 0 and "const " or ""
+      return const .. self:struct_name(a.struct) .. " *" .. M.var_of(self.cname[s])
+    end
+    return self:struct_name(a.struct) .. " " .. M.var_of(self.cname[s])
+  end
   local base = self:cell_type(s)
   local q, kind = self:get("sym", s, "QUAL"), self:get("sym", s, "KIND")
   local ptr, ndim = self:get("sym", s, "PTR"), self:get("sym", s, "NDIM")
@@ -90,7 +191,7 @@ end
 function U:param(s)
   local lay = self.lay
   local ndim = self:get("sym", s, "NDIM")
-  if ndim == 0 then return self:sym_decl(s) end
+  if ndim == 0 or self:agg(s) then return self:sym_decl(s) end -- a struct member: nil but at the first
   local d0 = self:get("sym", s, "DIM0")
   local q = self:get("sym", s, "QUAL")
   return ((q & lay.qual.const) ~= 0 and "const " or "") .. self:cell_type(s)
@@ -110,10 +211,35 @@ function U:expr(e, top) return self.P:sub(e, top and 0 or 1) end
 
 -- {==== statements ====}
 
+-- The struct variable an argument for a struct parameter's members names
+-- (argument a: a VAR of the first member of a struct variable), with its
+-- C name under name (default the writer's) stripped of ".MEMBER"; nil if
+-- param s is no struct's member, false for one but its first.
+function U:struct_arg(s, a, name)
+  local pa = self:agg(s)
+  if not pa then return nil end
+  if not pa.first then return false end
+  local r = self.v:expr(a)
+  local y = (r.op == "var" or (r.op == "addr" and not r.a)) and r.sym
+  if not (y and self:agg(y)) then error("internal: a struct argument that is not a struct variable's member") end
+  return (r.op == "addr" and "&" or "") .. M.var_of((name or function(x) return self.cname[x] end)(y))
+end
+
+-- The texts of the arguments of CALL record r (a struct parameter's
+-- members as the struct variable, once), each by fn(a) (an argument
+-- expression) but for struct variables, named by name(sym) (nil: cname).
+function U:args_text(r, fn, name)
+  local params, args = self.v:func(r.callee).params, {}
+  for i, a in ipairs(r.args) do
+    local sa = self:struct_arg(params[i], a, name)
+    if sa then args[#args + 1] = sa elseif sa == nil then args[#args + 1] = fn(a) end
+  end
+  return args
+end
+
 function U:call_text(st)
   local r = self.v:stmt(st)
-  local args = {}
-  for i, a in ipairs(r.args) do args[i] = self:expr(a, true) end
+  local args = self:args_text(r, function(a) return self:expr(a, true) end)
   local t = self:name_of("func", r.callee) .. "(" .. table.concat(args, ", ") .. ")"
   return r.lhs and (self:expr(r.lhs, true) .. " = " .. t) or t
 end
@@ -204,7 +330,7 @@ end
 function U:signature(f)
   local parts = {}
   local sym0, np = self:get("func", f, "SYM0"), self:get("func", f, "NPARAM")
-  for s = sym0, sym0 + np - 1 do parts[#parts + 1] = self:param(s) end
+  for s = sym0, sym0 + np - 1 do parts[#parts + 1] = self:param(s) end -- (nil for a struct's later members)
   return self.lay.types[self:get("func", f, "RET") + 1] .. " " .. self:name_of("func", f) .. "("
     .. (np == 0 and "void" or table.concat(parts, ", ")) .. ")"
 end
@@ -229,7 +355,8 @@ function U:func(f)
   local r = self.v:func(f)
   self.em:open(self:signature(f) .. " {")
   for s = r.sym0 + r.nparam, r.sym0 + r.nsym - 1 do
-    if self.v:sym(s).kind ~= "heap" then self.em:line(self:sym_decl(s) .. ";") end -- a site: no variable
+    local d = self.v:sym(s).kind ~= "heap" and self:sym_decl(s) -- a site: no variable
+    if d then self.em:line(d .. ";") end
   end
   self:slice(r.body)
   self.em:close()
@@ -261,7 +388,9 @@ M.KEYWORDS = KEYWORDS
 -- the functions funcs (0-based ids), and FUNC .. ret_suffix for each one's
 -- result, unique among the function's names and the file's (its
 -- functions, the names in taken_file, the intrinsics, the globals, C's
--- keywords).  -> {[sym] = name}, {[func] = name}
+-- keywords); a member of a struct variable VAR gets VAR<suffix>.MEMBER,
+-- the struct of its derivatives named at the variable's first member.
+-- -> {[sym] = name}, {[func] = name}, {[first member's sym] = struct's name}
 function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
   local file = {}
   for f = 0, self.nfunc - 1 do file[self:name_of("func", f)] = true end
@@ -270,7 +399,7 @@ function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
   for s = 0, self.nsym - 1 do
     if self:get("sym", s, "KIND") == self.lay.sym_kinds.global then file[self.cname[s]] = true end
   end
-  local dname, ret_name = {}, {}
+  local dname, ret_name, dvar = {}, {}, {}
   local function fresh(taken, base)
     local t, n = base, 1
     while taken[t] or M.KEYWORDS[t] do n = n + 1; t = base .. "_" .. n end
@@ -282,13 +411,22 @@ function U:derivative_names(funcs, taken_file, suffix, ret_suffix)
     local sym0, ns = self:get("func", f, "SYM0"), self:get("func", f, "NSYM")
     for s = sym0, sym0 + ns - 1 do taken[self.cname[s]] = true end
     ret_name[f] = fresh(taken, self:name_of("func", f) .. ret_suffix)
+    local first -- the struct variable's derivative struct: named at its first member
     for s = sym0, sym0 + ns - 1 do
+      local a = self:agg(s)
+      if a and a.first then
+        first = fresh(taken, M.var_of(self.cname[s]) .. suffix)
+        dvar[s] = first
+      end
       if self.lay.types[self:get("sym", s, "BASE") + 1] == "double" and self:get("sym", s, "KIND") ~= self.lay.sym_kinds.heap then
-        dname[s] = fresh(taken, self.cname[s] .. suffix)
+        -- a member of S *p: the derivative of p->x is pd->x, a pointer to it (what the IR's
+        -- member pointer is) the address (&pd->x), whose cell [0] is pd->x
+        dname[s] = a and (a.arrow and (a.scalar and ("(&" .. first .. "->" .. a.member .. ")")
+          or (first .. "->" .. a.member)) or (first .. "." .. a.member)) or fresh(taken, self.cname[s] .. suffix)
       end
     end
   end
-  return dname, ret_name
+  return dname, ret_name, dvar
 end
 
 -- A 2-D or 3-D global's initializer text with a brace per row (and per
@@ -345,11 +483,25 @@ end
 -- w:expr(e, top), w:subs(e, s), w:simple(st), w:sym_decl(s), w:param(s),
 -- w:signature(f), w:get(tab, id, field), w:reachable(f), w:free_prefix(),
 -- w.cname[s] (ids 0-based).
+-- The printer hook (cgwb.ir.cprint's leaf) of writer u for the scalar
+-- members of a struct pointer parameter: the cell ELEM(p->x, 0) is p->x, its
+-- address &p->x.
+function M.member_leaf(u)
+  if not u.flat.aggs then return nil end
+  return function(P, r)
+    local a = (r.op == "elem" or r.op == "addr") and r.sym and u:agg(r.sym)
+    if not (a and a.scalar) then return nil end
+    local n = P.name(r.sym):match("^%(&(.*)%)$") or P.name(r.sym)
+    if r.op == "elem" then return n, 9 end
+    if r.a then return "&" .. n, 8 end
+  end
+end
+
 local function writer(flat, lay)
   local v = ir.view(flat)
-  local u = setmetatable({ flat = flat, lay = lay, v = v, cname = {}, taken = {},
+  local u = setmetatable({ flat = flat, lay = lay, v = v, cname = {}, aname = {}, taken = {},
     nsym = v.nsym, nfunc = v.nfunc, em = emit.new() }, U)
-  u.P = cprint.new(v, { parens = "all", name = function(s) return u.cname[s] end })
+  u.P = cprint.new(v, { parens = "all", name = function(s) return u.cname[s] end, leaf = M.member_leaf(u) })
   u:names()
   return u
 end
@@ -373,6 +525,7 @@ function M.unparse(flat, lay)
   for s = 0, u.nsym - 1 do
     if u:get("sym", s, "KIND") == lay.sym_kinds.global then em:line(u:nest_rows(s, u:global_text(s))) end
   end
+  for _, d in ipairs(u:struct_defs()) do em:line(d) end
   for f = 0, u.nfunc - 1 do em:line(u:signature(f) .. ";") end
   for f = 0, u.nfunc - 1 do u:func(f) end
   return em:text() .. "\n"

@@ -76,13 +76,15 @@ function L:subset_type(spec, d)
   if spec.quals._Thread_local then self:outside(spec.pos, "'_Thread_local'", "no thread-local storage") end
   if d and d.pvolatile then self:outside(d.pos, "a volatile pointer", "no volatile memory") end
   local t
-  if spec.base == "typedef" then
+  if spec.base == "struct" then
+    t = { base = "struct", stype = self:struct_type(spec), ptr = 0, dims = {} }
+  elseif spec.base == "typedef" then
     local td = self.typedefs[spec.tname]
     if not td then self:err(pos, "unknown type name '%s'", spec.tname) end
     if td.refused then
       self:outside(pos, ("the type '%s'"):format(spec.tname), ("its definition at %s: %s"):format(td.at, td.refused))
     end
-    t = { base = td.base, ct = td.ct, ptr = td.ptr, dims = {}, const = td.const, restrict = td.restrict }
+    t = { base = td.base, ct = td.ct, ptr = td.ptr, dims = {}, const = td.const, restrict = td.restrict, stype = td.stype }
     for i, x in ipairs(td.dims) do t.dims[i] = x end
   else
     local b = spec.base
@@ -106,6 +108,9 @@ function L:subset_type(spec, d)
     end
     self:outside(d.pos, "a pointer to an array", "arrays of int or double and pointers to them")
   end
+  if t.stype and (#d.dims > 0 or #t.dims > 0) then
+    self:outside(d.pos, "an array of structs", "struct variables, one struct each")
+  end
   if #d.dims > 0 and t.ptr > 0 then self:outside(d.pos, "an array of pointers", "arrays of int or double") end
   if d.ptr > 0 and #t.dims > 0 then
     self:outside(d.pos, "a pointer to an array type", "arrays of int or double and pointers to them")
@@ -122,6 +127,68 @@ function L:subset_type(spec, d)
   if d.pconst then t.pconst = true end
   return t
 end
+
+-- {==== struct types ====}
+-- A struct type of the subset: members int or double scalars or fixed-size
+-- 1-D/2-D arrays of them.  A record {tag, typedef (the first typedef name
+-- of the struct itself), members = {{name, base, ndim, dim0, dim1}}, index
+-- (member name -> i), id (its place in out.structs), pos}.  A struct with
+-- members is defined where it is written (its tag, if any, names it in the
+-- scope of the file); `struct TAG` without members names a defined one.
+function L:struct_type(spec)
+  local pos = spec.tagpos or spec.pos
+  local tags = self.struct_tags
+  if not spec.members then
+    local st = spec.tag and tags[spec.tag]
+    if not st then self:outside(pos, ("'struct %s'"):format(spec.tag or ""), "a struct used before its members are given") end
+    if st.refused then
+      self:outside(pos, ("'struct %s'"):format(spec.tag), (st.refused:gsub("^(.-:%d+:%d+): ", "its definition at %1: ")))
+    end
+    return st
+  end
+  if spec.st then return spec.st end -- the same specifier read again (several declarators)
+  if spec.tag and tags[spec.tag] then self:err(pos, "'struct %s' defined twice", spec.tag) end
+  local st = { tag = spec.tag, members = {}, index = {}, pos = pos }
+  for _, m in ipairs(spec.members) do
+    local mspec = m.spec
+    if m.static_assert then goto next_member end
+    if not mspec or not m.decls or #m.decls == 0 then
+      self:outside(mspec and mspec.pos or pos, "an anonymous struct member", "members have names")
+    end
+    if mspec.base == "struct" or mspec.base == "union" or (mspec.base == "typedef" and (self.typedefs[mspec.tname] or {}).stype) then
+      self:outside(mspec.tagpos or mspec.pos, "a struct member of struct type", "members are int or double scalars or arrays")
+    end
+    for _, d in ipairs(m.decls) do
+      if d.bits then self:outside(d.pos, "a bit-field", "members are int or double scalars or arrays") end
+      if not d.name then self:err(d.pos, "a struct member without a name") end
+      local t = self:subset_type(mspec, d)
+      if t.base == "void" then self:err(d.pos, "the member '%s' declared void", d.name) end
+      if t.ptr > 1 then
+        self:outside(d.pos, ("the member '%s', a pointer to a pointer"):format(d.name), "one level of pointers")
+      end
+      if t.ptr == 1 and #t.dims > 0 then
+        self:outside(d.pos, ("the member '%s', an array of pointers"):format(d.name), "arrays of int or double")
+      end
+      if st.index[d.name] then self:err(d.pos, "the member '%s' is declared twice", d.name) end
+      local ndim, d0, d1 = self:dims({ dims = t.dims, pos = d.pos }, false)
+      st.members[#st.members + 1] = { name = d.name, base = t.base, ndim = ndim, dim0 = d0, dim1 = d1,
+        const = t.const, ptr = t.ptr == 1 or nil, pconst = t.pconst }
+      st.index[d.name] = #st.members
+    end
+    ::next_member::
+  end
+  if #st.members == 0 then self:err(pos, "a struct without members") end
+  self.out.structs = self.out.structs or {}
+  st.id = #self.out.structs + 1
+  self.out.structs[st.id] = st
+  if spec.tag then tags[spec.tag] = st end
+  spec.st = st
+  return st
+end
+
+--- The C spelling of struct type st ("Wishart", "struct S").
+function L.struct_name(st) return st.typedef or ("struct " .. st.tag) end
+-- }====
 
 --- The value of an integer constant expression (C99 6.6), or a refusal.
 function L:ice(e)
@@ -181,6 +248,7 @@ end
 
 --- The size in bytes of a subset type t (from L:subset_type).
 function L:type_size(t, pos)
+  if t.stype then self:outside(pos, "sizeof of a struct", "sizes of int, double and pointers") end
   local n = t.ptr > 0 and SIZE.pointer or (t.ct and self:ctype_size(t.ct)) or SIZE[t.base]
   if not n then self:err(pos, "sizeof of an incomplete type") end
   for _, x in ipairs(t.dims) do
@@ -209,6 +277,7 @@ function L:sizeof_value(e)
   end
   if x.k == "id" then
     local s = self:lookup(x.name)
+    if s and s.struct then self:outside(e.pos, "sizeof of a struct", "sizes of int, double and pointers") end
     if s then
       local dims = {}
       local sd = { s.dim0, s.dim1, s.dim2 }
@@ -265,7 +334,8 @@ function L:typedef_decl(s)
             self.typedefs[d.name] = { refused = "a void type", at = at }
           else
             self.typedefs[d.name] = { base = t.base, ct = t.ct, ptr = t.ptr, dims = dims, const = t.const,
-              restrict = t.restrict }
+              restrict = t.restrict, stype = t.stype }
+            if t.stype and t.ptr == 0 and not t.stype.typedef then t.stype.typedef = d.name end
           end
         end
       end

@@ -35,6 +35,10 @@ function L:rv_id(e)
     end
     self:unknown_id(e)
   end
+  if s.struct then
+    self:err(e.pos, "the struct %s'%s' used as a value (its members are values: %s%s%s)", s.pointer and "pointer " or "",
+      s.name, s.name, s.pointer and "->" or ".", s.stype.members[1].name)
+  end
   self:mark_read(s)
   if s.ndim > 0 and s.ptr == 0 then -- an array decays to the address of its first cell
     return { op = "addr", ty = PTR_OF[s.base], pos = e.pos, sym = s.id, pconst = self:sym_const(s),
@@ -45,6 +49,42 @@ function L:rv_id(e)
       dim1 = s.ndim >= 2 and s.dim1 or nil, dim2 = s.ndim == 3 and s.dim2 or nil }
   end
   return { op = "var", ty = s.base, pos = e.pos, sym = s.id }
+end
+
+--- A member access `s.m` (`p->m`) as the name of its leaf symbol: an id
+-- node {k = "id", name = "s.m"} (a struct variable's members are symbols
+-- of their own, cgwb.kparse.stmt's L:declare_struct).
+function L:member_id(e)
+  local a = e.a
+  local op = e.arrow and "->" or "."
+  local deref = not e.arrow and a.k == "un" and a.op == "*" and a.a.k == "id" -- (*p).x
+  if deref then a = a.a end
+  if a.k ~= "id" then
+    if a.k == "index" then
+      self:outside(e.pos, "an array of structs", "struct variables, one struct each")
+    end
+    self:err(e.pos, "'%s%s' needs a struct variable on its left", op, e.name)
+  end
+  local s = self:lookup(a.name)
+  if not s then self:unknown_id(a) end
+  if not s.struct then
+    self:err(e.pos, "'%s' is not a struct: '%s%s' needs one", a.name, op, e.name)
+  end
+  local arrow = e.arrow or deref
+  if arrow and not s.pointer then
+    self:err(e.pos, "'%s' is a struct, not a pointer to one: write %s.%s", a.name, a.name, e.name)
+  end
+  if not arrow and s.pointer then
+    self:err(e.pos, "'%s' is a pointer to a struct: write %s->%s", a.name, a.name, e.name)
+  end
+  if not s.members[e.name] then
+    self:err(e.pos, "'%s' has no member '%s'", self.struct_name(s.stype), e.name)
+  end
+  local id = { k = "id", name = a.name .. (arrow and "->" or ".") .. e.name, pos = e.pos }
+  if arrow and self.syms[s.members[e.name] + 1].agg.scalar then -- p->x: the one cell of the member's pointer
+    return { k = "index", pos = e.pos, a = id, i = { k = "num", text = "0", pos = e.pos } }
+  end
+  return id
 end
 
 --- The error for a name with no symbol: a global outside the subset says
@@ -137,6 +177,10 @@ function L:index(e)
   while base.k == "index" do
     table.insert(subs, 1, base.i)
     base = base.a
+  end
+  if base.k == "member" then -- s.v[i], p->w[i][j]: the member's own symbol
+    base = self:member_id(base)
+    if base.k ~= "id" then self:err(e.pos, "subscripted value is not an array or pointer") end -- p->x, a scalar
   end
   if base.k == "id" then
     local s = self:lookup(base.name)
@@ -283,9 +327,13 @@ end
 
 --- &x, &a[i], &a[i][j], &p[i], &*p.
 function L:addr_of(e, pos)
+  if e.k == "member" then e = self:member_id(e) end
   if e.k == "id" then
     local s = self:lookup(e.name)
     if not s then self:unknown_id(e) end
+    if s.struct then
+      self:outside(pos, ("the address of the struct '%s'"):format(s.name), "struct variables are passed by value")
+    end
     if s.ndim > 0 or s.ptr == 1 then
       self:outside(pos, ("the address of %s '%s'"):format(s.ptr == 1 and "pointer" or "array", s.name),
         "no pointers to pointers or to arrays")
@@ -360,7 +408,7 @@ local EXPR_WHY = { str = { "a string literal", "numbers and character constants 
   compound = { "a compound literal", "arrays are declared" },
   stmtexpr = { "a statement expression", "a GNU extension" },
   va_arg = { "'__builtin_va_arg'", "variadic functions are not supported" },
-  offsetof = { "'__builtin_offsetof'", "struct types are not yet supported" },
+  offsetof = { "'__builtin_offsetof'", "sizes are known constants" },
   generic = { "'_Generic'", "not yet supported" }, alignof = { "'_Alignof'", "not yet supported" } }
 
 --- The two commonest numerals read directly (a fast path beside the
@@ -430,13 +478,56 @@ end
 --- The arguments of a call, converted to the callee's parameters.
 function L:call_args(f, e)
   if not f.id then self:outside(e.pos, ("a call of '%s'"):format(f.name), "it has no definition in the file") end
-  if #e.args ~= #f.params then
-    self:err(e.pos, "'%s' takes %d argument%s, not %d", f.name, #f.params, #f.params == 1 and "" or "s",
+  local sp = f.sparams or f.params
+  if #e.args ~= #sp then
+    self:err(e.pos, "'%s' takes %d argument%s, not %d", f.name, #sp, #sp == 1 and "" or "s",
       #e.args)
   end
   local out = {}
   for i, a in ipairs(e.args) do
-    local p = f.params[i]
+    local p = sp[i]
+    if p.stype and p.pointer then -- S *q: a pointer to a struct (p) or the address of one (&s)
+      local what = ("argument %d of '%s'"):format(i, f.name)
+      local src = a.k == "id" and self:lookup(a.name)
+      local addr = a.k == "un" and a.op == "&" and a.a.k == "id" and self:lookup(a.a.name)
+      local rec = (src and src.struct and src.pointer and src) or (addr and addr.struct and not addr.pointer and addr)
+      if not rec then self:err(a.pos, "%s: a pointer to a '%s' expected", what, self.struct_name(p.stype)) end
+      if rec.stype ~= p.stype then
+        self:err(a.pos, "%s: '%s' is a '%s', not a '%s'", what, rec.name, self.struct_name(rec.stype),
+          self.struct_name(p.stype))
+      end
+      if rec.pointer and rec.const and not p.const then
+        self:err(a.pos, "%s points to a const struct, the parameter is not const", what)
+      end
+      for _, id in ipairs(rec.ids) do
+        local y = self.syms[id + 1]
+        self:mark_read(y)
+        local ty = PTR_OF[y.base]
+        if rec.pointer then out[#out + 1] = { op = "var", ty = ty, pos = a.pos, sym = id }
+        elseif y.ptr == 1 then
+          self:outside(a.pos, ("the address of '%s', a struct with the pointer member '%s'"):format(rec.name,
+            y.agg.member), "not yet supported: pass the struct by value")
+        else
+          if y.ndim == 0 then y.qual = y.qual | self.lay.qual.addr end
+          out[#out + 1] = { op = "addr", ty = ty, pos = a.pos, sym = id }
+        end
+      end
+      goto next_arg
+    end
+    if p.stype then -- a struct by value: its members, in order
+      local src = self:struct_value(a, p.stype, ("argument %d of '%s'"):format(i, f.name))
+      for _, id in ipairs(src.ids) do
+        local y = self.syms[id + 1]
+        self:mark_read(y)
+        local pc = y.ptr == 1 and (y.qual & self.lay.qual.const) ~= 0
+        local py = f.params[#out + 1]
+        if pc and (py.qual & self.lay.qual.const) == 0 then
+          self:err(a.pos, "argument %d of '%s': the member '%s' points to const cells", i, f.name, y.agg.member)
+        end
+        out[#out + 1] = { op = "var", ty = y.ptr == 1 and PTR_OF[y.base] or y.base, pos = a.pos, sym = id }
+      end
+      goto next_arg
+    end
     local t = self:rv(a)
     if p.ptr == 1 then
       local want = PTR_OF[p.base]
@@ -463,7 +554,8 @@ function L:call_args(f, e)
       if is_ptr(t.ty) then self:err(a.pos, "argument %d of '%s' must be %s, not a pointer", i, f.name, p.base) end
       t = self:convert_cell(t, p.base, p.ct, a.pos)
     end
-    out[i] = t
+    out[#out + 1] = t
+    ::next_arg::
   end
   return out
 end
@@ -528,9 +620,14 @@ end
 --- An lvalue: a VAR (scalar or pointer variable) or an ELEM tree.
 function L:lvalue(e)
   local t
+  if e.k == "member" then e = self:member_id(e) end
   if e.k == "id" then
     local s = self:lookup(e.name)
     if not s then self:unknown_id(e) end
+    if s.struct then self:err(e.pos, "a struct is assigned by a statement of its own: %s = ...;", s.name) end
+    if s.agg and s.agg.pmember then
+      self:outside(e.pos, ("a write to the pointer member '%s'"):format(s.name), "a pointer member of *p is read only")
+    end
     if s.ndim > 0 and s.ptr == 0 then self:err(e.pos, "the array '%s' cannot be assigned", s.name) end
     if s.kind == "global" then
       self:outside(e.pos, ("a write to the global '%s'"):format(s.name), "globals are read-only")
@@ -604,6 +701,13 @@ function L:assign_stmt(e, pragma, spos)
   if BITOP[e.op:sub(1, -2)] then
     self:outside(e.pos, ("the operator '%s'"):format(e.op), "bitwise operators are not yet supported")
   end
+  local dst = e.lhs.k == "id" and self:lookup(e.lhs.name)
+  if dst and dst.struct then
+    if e.op ~= "=" then self:err(e.pos, "'%s' on a struct", e.op) end
+    if not spos then self:err(e.pos, "a struct assignment used as a value") end
+    self:struct_copy(dst, e.rhs, spos, pragma)
+    return nil
+  end
   local lhs = self:lvalue(e.lhs)
   local rhs
   if e.op == "=" and (e.rhs.k == "call" or e.rhs.k == "cast") and self:heap_call(e.rhs) then
@@ -655,6 +759,7 @@ function L:rv(e)
   if k == "assign" then return self:do_assign(e) end
   if k == "sizeof" then return const_i(self:sizeof_value(e), e.pos) end
   if k == "char" then return self:rv_char(e) end
+  if k == "member" then return self:rv(self:member_id(e)) end
   local why = EXPR_WHY[k]
   if why then self:outside(e.pos, why[1], why[2]) end
   if k == "post" then

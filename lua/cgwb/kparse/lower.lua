@@ -232,7 +232,10 @@ function L:lookup(name)
   local scopes = self.scopes -- once per name in the text: fields read once
   for i = #scopes, 1, -1 do
     local id = scopes[i][name]
-    if id then return self.syms[id + 1] end
+    if id then
+      if type(id) == "table" then return id end -- a struct variable's record (cgwb.kparse.stmt)
+      return self.syms[id + 1]
+    end
   end
 end
 
@@ -265,6 +268,11 @@ function L:write_syms(from)
       DIM2 = s.dim2 or 0,
       QUAL = s.qual, INIT = s.init or -1, NINIT = s.ninit or 0, LINE = line, COL = col,
       CTYPE = lay.ctypes[s.ct or "int"] })
+    if s.agg then -- a member of a struct variable: its grouping, for the C printers (doc/kernel-ir.md)
+      self.out.aggs = self.out.aggs or {}
+      self.out.aggs[s.id] = { var = s.agg.var, struct = s.agg.stype.id, member = s.agg.member, first = s.agg.first,
+        arrow = s.agg.arrow, scalar = s.agg.scalar, pmember = s.agg.pmember }
+    end
   end
 end
 -- }====

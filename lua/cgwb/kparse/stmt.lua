@@ -7,6 +7,7 @@ local L = require "cgwb.kparse.ctypes"
 require "cgwb.kparse.switch"
 require "cgwb.kparse.libc"
 local PTR_OF = { double = "pdouble", int = "pint" }
+local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
 local errors = require "cgwb.util.errors"
 local STMT_WHY
 
@@ -103,6 +104,17 @@ function L:decl_info(spec, d, kind)
   if t.ptr > 1 then self:outside(d.pos, "a pointer to a pointer", "one level of pointers") end
   if t.base == "void" then self:outside(d.pos, "a pointer to void", "pointers to int or double") end
   local q = self.lay.qual
+  if t.stype then
+    if t.ptr > 1 then self:outside(d.pos, "a pointer to a pointer", "one level of pointers") end
+    if t.ptr == 1 then
+      if kind ~= "param" then
+        self:outside(d.pos, "a local pointer to a struct", "pointers to structs are parameters")
+      end
+      return { name = d.name, kind = kind, stype = t.stype, pos = d.pos, const = t.const, pointer = true }
+    end
+    if kind == "global" then self:outside(d.pos, "a global struct", "globals are int or double values") end
+    return { name = d.name, kind = kind, stype = t.stype, pos = d.pos, const = t.const }
+  end
   local info = { name = d.name, kind = kind, base = t.base, ct = t.ct, ptr = t.ptr, pos = d.pos, qual = 0 }
   if t.restrict_spec and t.ptr == 0 then self:err(spec.pos, "restrict qualifies a pointer: write 'double *restrict p'") end
   if t.const then info.qual = info.qual | q.const end
@@ -175,9 +187,15 @@ function L:local_decl(s)
       if #d.ops > 0 or not (s.spec.members or s.spec.items or s.spec.tag) then
         self:err(d.pos, "a declaration without a name")
       end
+      if s.spec.base == "struct" and s.spec.members then self:struct_type(s.spec) end
       goto next
     end
     local info = self:decl_info(s.spec, d, "local")
+    if info.stype then
+      self:struct_local(info, d, pragma)
+      pragma = -1
+      goto next
+    end
     if info.ndim > 0 and info.dim0 == 0 and d.init and info.ndim == 1 and d.init.k == "list" then
       info.dim0 = #d.init.items
     end
@@ -203,6 +221,88 @@ function L:local_decl(s)
     ::next::
   end
   if pragma ~= -1 then self:err(s.pos, "#pragma cgwb before a declaration without an initializer") end
+end
+
+--- A local of struct type: a symbol per member; an initializer (a struct
+-- of the same type, or a brace list of the members in order) becomes
+-- member-wise assignments.
+function L:struct_local(info, d, pragma)
+  local ids = {}
+  for j, m in ipairs(self:struct_leafs(info, "local")) do ids[j] = self:new_sym(m) end
+  if d.init then
+    local rec = { struct = true, name = info.name, stype = info.stype, ids = ids }
+    if d.init.k == "list" then
+      local items = d.init.items
+      if #items > #ids then self:err(items[#ids + 1].pos, "too many initializers for '%s'", info.name) end
+      for j, id in ipairs(ids) do
+        local y = self.syms[id + 1]
+        local x = items[j]
+        if x and x.desig then self:outside(x.pos, "a designated initializer", "members in order") end
+        if y.ndim > 0 then
+          self:local_init(y, x or { k = "list", items = {}, pos = d.init.pos }, j == 1 and pragma or -1)
+        else
+          if x and x.k == "list" then self:err(x.pos, "braces around a scalar initializer") end
+          if x then self:local_init(y, x, j == 1 and pragma or -1)
+          else -- members an initializer leaves out are 0, as C says
+            local zero = y.base == "int" and const_i(0, d.init.pos)
+              or { op = "const_d", ty = "double", pos = d.init.pos, dval = 0.0 }
+            self:assign({ op = "var", ty = y.base, pos = d.pos, sym = id }, zero, d.pos, j == 1 and pragma or -1)
+          end
+        end
+      end
+    else
+      self:struct_copy(rec, d.init, d.pos, pragma)
+    end
+  end
+  self:declare_struct(info, ids)
+end
+
+--- The struct value of expression e (a struct variable), as its record.
+function L:struct_value(e, st, what)
+  local src = e.k == "id" and self:lookup(e.name)
+  if not (src and src.struct) then
+    if e.k == "call" then
+      self:outside(e.pos, "a struct returned by a call", "functions return void, int or double")
+    end
+    self:err(e.pos, "%s: a '%s' variable expected", what, self.struct_name(st))
+  end
+  if src.pointer then
+    self:outside(e.pos, ("the pointer '%s' where a struct is passed by value"):format(src.name),
+      "not yet supported: pass the pointer")
+  end
+  if src.stype ~= st then
+    self:err(e.pos, "%s: '%s' is a '%s', not a '%s'", what, src.name, self.struct_name(src.stype), self.struct_name(st))
+  end
+  return src
+end
+
+--- dst = src for struct variable dst (a record) and expression e: an
+-- assignment per member (per cell of an array member).
+function L:struct_copy(dst, e, pos, pragma)
+  local src = self:struct_value(e, dst.stype, "struct assignment")
+  for j, id in ipairs(dst.ids) do
+    local y, from = self.syms[id + 1], src.ids[j]
+    self.syms[from + 1].used = true
+    local function cell(sym, a, b)
+      if not a then
+        return { op = "var", ty = y.ptr == 1 and PTR_OF[y.base] or y.base, pos = pos, sym = sym,
+          pconst = y.ptr == 1 and (y.qual & self.lay.qual.const) ~= 0 or nil }
+      end
+      return { op = "elem", ty = y.base, pos = pos, sym = sym, a = const_i(a, pos), b = b and const_i(b, pos) }
+    end
+    if y.ndim == 0 then
+      self:assign(cell(id), cell(from), pos, pragma)
+      pragma = -1
+    else
+      for a = 0, y.dim0 - 1 do
+        for b = 0, (y.ndim == 2 and y.dim1 or 1) - 1 do
+          local bb = y.ndim == 2 and b or nil
+          self:assign(cell(id, a, bb), cell(from, a, bb), pos, pragma)
+          pragma = -1
+        end
+      end
+    end
+  end
 end
 
 function L:local_init(info, init, pragma)
@@ -362,7 +462,11 @@ function L:signature(f)
   if rt.ct then
     self:outside(f.pos, ("a function returning '%s'"):format(rt.ct), "functions return void, int or double")
   end
-  local params = {}
+  if rt.stype then
+    self:outside(f.pos, "a function returning a struct", "void, int or double: return the members through "
+      .. "pointer parameters")
+  end
+  local params, sparams = {}, {}
   for i, p in ipairs(f.params) do
     if p.k == "refused" then self:outside(p.pos, p.what, "parameters are int, double and pointers to them") end
     local info = self:decl_info(p.spec, p.d, "param")
@@ -370,9 +474,63 @@ function L:signature(f)
       if f.body then self:err(p.d.pos, "parameter %d of '%s' has no name", i, f.name) end
       info.name = "p" .. i
     end
-    params[i] = info
+    sparams[i] = info
+    if info.stype then -- a struct by value: one parameter per member (scalarized)
+      info.leafs = self:struct_leafs(info, "param")
+      for _, m in ipairs(info.leafs) do params[#params + 1] = m end
+    else
+      params[#params + 1] = info
+    end
   end
-  return { name = f.name, ret = rt.base, params = params, pos = f.pos }
+  return { name = f.name, ret = rt.base, params = params, sparams = sparams, pos = f.pos }
+end
+
+--- The leaf symbols' infos of struct variable info (name, stype, pos):
+-- one per member, named "VAR.MEMBER", marked agg = {var, stype, member,
+-- first}; a by-value parameter's members are scalars.
+function L:struct_leafs(info, kind)
+  local out = {}
+  for j, m in ipairs(info.stype.members) do
+    if info.pointer and m.ptr then -- a pointer member of *p: its value (read only: p->data[i])
+      out[j] = { name = info.name .. "->" .. m.name, kind = kind, base = m.base, ptr = 1, ndim = 0, pos = info.pos,
+        qual = m.const and self.lay.qual.const or 0,
+        agg = { var = info.name, stype = info.stype, member = m.name, first = j == 1, arrow = true, pmember = true } }
+      goto next_member
+    end
+    if info.pointer then -- S *p: each member a pointer into *p, a scalar one to its one cell
+      local q = (info.const or m.const) and self.lay.qual.const or 0
+      out[j] = { name = info.name .. "->" .. m.name, kind = kind, base = m.base, ptr = 1,
+        ndim = m.ndim > 0 and m.ndim or 1, dim0 = m.ndim > 0 and m.dim0 or 1, dim1 = m.dim1, pos = info.pos, qual = q,
+        agg = { var = info.name, stype = info.stype, member = m.name, first = j == 1, arrow = true,
+          scalar = m.ndim == 0 } }
+      goto next_member
+    end
+    if kind == "param" and m.ndim > 0 then
+      self:outside(info.pos, ("the struct parameter '%s' with the array member '%s'"):format(info.name, m.name),
+        "a struct passed by value has int and double members")
+    end
+    local q = (info.const or m.const) and self.lay.qual.const or 0
+    if m.ptr then q = m.const and self.lay.qual.const or 0 end -- (what it points to)
+    out[j] = { name = info.name .. "." .. m.name, kind = kind, base = m.base, ptr = m.ptr and 1 or 0, ndim = m.ndim,
+      dim0 = m.dim0, dim1 = m.dim1, pos = info.pos, qual = q,
+      agg = { var = info.name, stype = info.stype, member = m.name, first = j == 1 } }
+    ::next_member::
+  end
+  return out
+end
+
+--- Declares struct variable info in the current scope: its record (what
+-- lookup gives for its name: {struct = true, name, stype, members = {name
+-- -> symbol id}, ids (in member order)}) and each leaf under "VAR.MEMBER".
+function L:declare_struct(info, ids)
+  local rec = { struct = true, name = info.name, stype = info.stype, kind = info.kind, members = {}, ids = ids,
+    pos = info.pos, pointer = info.pointer, const = info.const }
+  for j, m in ipairs(info.stype.members) do
+    rec.members[m.name] = ids[j]
+    self:declare(info.name .. (info.pointer and "->" or ".") .. m.name, ids[j], info.pos)
+  end
+  self:declare(info.name, rec, info.pos)
+  return rec
 end
 
 local function same_sig(a, b)
@@ -383,6 +541,7 @@ local function same_sig(a, b)
       or p.dim2 ~= q.dim2 then
       return false
     end
+    if (p.agg and p.agg.stype) ~= (q.agg and q.agg.stype) then return false end
   end
   return true
 end
@@ -394,7 +553,7 @@ function L:declare_func(f, sig)
   if old then
     if not same_sig(old, sig) then self:err(f.pos, "'%s' declared again with another signature", f.name) end
     if old.defined and f.body then self:err(f.pos, "'%s' defined twice", f.name) end
-    if f.body then old.params = sig.params end
+    if f.body then old.params, old.sparams = sig.params, sig.sparams end
     return old
   end
   sig.id = self.def_ids[f.name]
@@ -411,10 +570,16 @@ function L:func(f)
   self.fn = { id = fn.id, ret = fn.ret, ntemp = 0 }
   local sym0 = #self.syms
   self:push_scope()
-  for _, p in ipairs(fn.params) do
-    p.kind = "param"
-    local id = self:new_sym(p)
-    if p.name then self:declare(p.name, id, p.pos) end
+  for _, sp in ipairs(fn.sparams) do
+    if sp.stype then
+      local ids = {}
+      for j, p in ipairs(sp.leafs) do ids[j] = self:new_sym(p) end
+      self:declare_struct(sp, ids)
+    else
+      sp.kind = "param"
+      local id = self:new_sym(sp)
+      if sp.name then self:declare(sp.name, id, sp.pos) end
+    end
   end
   self.loops, self.depth, self.sw, self.sw_depth = 0, 0, nil, 0
   self.cur = {}
@@ -517,6 +682,11 @@ function L:file_decls(tree)
     if top.k == "gdecl" then
       local spec = top.spec
       self:note_enums(spec)
+      if spec.base == "struct" and spec.members and not spec.quals.typedef then
+        local ok, e = pcall(self.struct_type, self, spec) -- its tag names it from here on
+        if not ok and not lower.is_refusal(e) then error(e, 0) end
+        if not ok and spec.tag then self.struct_tags[spec.tag] = { refused = e.msg } end
+      end
       if spec.quals.typedef then self:typedef_decl(top)
       else
         for _, d in ipairs(top.decls) do
@@ -578,6 +748,9 @@ function L:rollback(m)
   for i = m.names + 1, #o.names do self.name_ix[o.names[i]] = nil end
   for _, t in ipairs({ "expr", "stmt", "list", "args", "dconst", "names", "sym" }) do truncate(o[t], m[t]) end
   truncate(self.syms, m.syms)
+  for id in pairs(o.aggs or {}) do
+    if id >= m.syms then o.aggs[id] = nil end
+  end
   self.expr_rows(m.expr // self.lay.width.expr)
   self.stmt_rows(m.stmt // self.lay.width.stmt)
   self.scopes = { self.scopes[1] }
@@ -627,6 +800,7 @@ function L:unit(tree, opts, calls)
   opts = opts or {}
   self.def_ids, self.frows = {}, {}
   self.typedefs, self.enums = self.typedefs or {}, self.enums or {}
+  self.struct_tags = self.struct_tags or {}
   self.left, self.proto_refused, self.bad_globals = {}, {}, {}
   local defs = {}
   for i, top in ipairs(tree) do

@@ -236,6 +236,13 @@ function F:call(st)
   local args = { gen.vector and (gen.prefix .. "nd") or nil }
   for i, a in ipairs(r.args) do
     local p = callee.params[i]
+    local sa = u:struct_arg(p, a)
+    if sa then -- a struct by value: it and its tangents' struct
+      args[#args + 1] = sa
+      local x = self.v:expr(a) -- a member of S *q (q, qd) or of a struct s (&s, &sd)
+      args[#args + 1] = (x.op == "addr" and "&" or "") .. gen.tvar[x.sym]
+      goto next_arg
+    elseif sa == false then goto next_arg end
     args[#args + 1] = u:expr(a, true)
     if self:is_double_sym(p) then
       local y = self.v:sym(p)
@@ -247,6 +254,7 @@ function F:call(st)
         args[#args + 1] = t
       else args[#args + 1] = self:texpr(a) end
     end
+    ::next_arg::
   end
   local call = gen.fname_d[g] .. "("
   local ret = callee.ret
@@ -623,9 +631,16 @@ function F:emit()
   self.em = emit.new { depth = 1 }
   local body = self.em.lines
   for s = sym0 + np, sym0 + ns - 1 do
-    local line = u:sym_decl(s) .. ";"
     if self.v:sym(s).kind == "heap" then goto next end -- an allocation site: no variable
-    body[#body + 1] = { ind = 1, text = line }
+    local a = u:agg(s)
+    if a then -- a struct variable, declared at its first member, its tangents' struct zero
+      if a.first then
+        body[#body + 1] = { ind = 1, text = u:sym_decl(s) .. ";" }
+        body[#body + 1] = { ind = 1, text = u:struct_name(a.struct) .. " " .. gen.tvar[s] .. " = {0};" }
+      end
+      goto next
+    end
+    body[#body + 1] = { ind = 1, text = u:sym_decl(s) .. ";" }
     if self:is_double_sym(s) then
       local t = gen:decl_as(s, gen.tname[s], false)
       local y = self.v:sym(s)
@@ -678,6 +693,7 @@ function F:emit()
     if self.v:sym(s).kind ~= "heap" then
       voids[#voids + 1] = "(void)" .. u.cname[s] .. ";"
       if self:is_double_sym(s) then voids[#voids + 1] = "(void)" .. gen.tname[s] .. ";" end
+      if gen.tvar[s] then voids[#voids + 1] = "(void)" .. gen.tvar[s] .. ";" end
     end
   end
   if self.ret_double then voids[#voids + 1] = "(void)" .. self.ret_d .. ";" end
@@ -743,9 +759,14 @@ function G:signature(f)
   local fr = u.v:func(f)
   local parts = { self.vector and ("int " .. self.prefix .. "nd") or nil }
   for _, s in ipairs(fr.params) do
-    parts[#parts + 1] = u:param(s)
+    parts[#parts + 1] = u:param(s) -- (nil for a struct's later members)
     local y = u.v:sym(s)
-    if y.base == "double" then
+    local a = u:agg(s)
+    if a then -- a struct S s by value: followed by S sd, the tangents in its double members
+      if a.first and a.arrow then -- S *p: followed by S *pd
+        parts[#parts + 1] = (y.const and "const " or "") .. u:struct_name(a.struct) .. " *" .. self.tvar[s]
+      elseif a.first then parts[#parts + 1] = u:struct_name(a.struct) .. " " .. self.tvar[s] end
+    elseif y.base == "double" then
       if self.vector then -- by value or not: a flat pointer to nd tangents a cell
         if y.ptr or y.ndim > 0 then
           parts[#parts + 1] = (y.const and "const " or "") .. "double *" .. (y.restrict and "restrict " or "") .. self.tname[s]
@@ -840,6 +861,7 @@ function G:head(funcs, body)
   for _, f in ipairs(funcs) do
     if u:allocates(f) then head[#head + 1] = "#include <stdlib.h>"; break end
   end
+  head[#head + 1] = u:struct_block(funcs)
   for s = 0, u.nsym - 1 do
     if u.v:sym(s).kind == "global" and emit.mentions(body, u.cname[s]) then
       head[#head + 1] = u:nest_rows(s, u:global_text(s))
@@ -883,7 +905,11 @@ function M.emit(k, fname, opts)
   gen.prefix, gen.main = u:free_prefix(), fid - 1
   local taken = {}
   for _, f in ipairs(funcs) do taken[#taken + 1] = gen.fname_d[f] end
-  gen.tname, gen.ret_name = u:derivative_names(funcs, taken, "d", "_ret_d")
+  gen.tname, gen.ret_name, gen.tvar = u:derivative_names(funcs, taken, "d", "_ret_d")
+  if gen.vector and next(gen.tvar) then
+    return nil, ("%s: struct variables are outside the vector tangent code (cgwb tangent without --vector "
+      .. "takes them)"):format(k:file())
+  end
   local main_res, err = gen:flatten_all(k, funcs, opts)
   if not main_res then return nil, err end
   local texts = {}
@@ -898,7 +924,7 @@ function M.emit(k, fname, opts)
   if not ok then return nil, tostring(report) end
   report.subgraphs = gen.report_subs
   local body = table.concat(texts, "\n\n")
-  return gen:head(funcs, body) .. "\n\n" .. body .. "\n", report
+  return unparse.pretty_members(gen:head(funcs, body) .. "\n\n" .. body .. "\n"), report
 end
 
 return M

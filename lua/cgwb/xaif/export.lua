@@ -643,6 +643,12 @@ function M.write(k, fname, res, opts)
   end
   local refused = heap_refusal(k:ir(), f)
   if refused then return nil, refused end
+  for _, sy in ipairs(k:symbols(f)) do -- a struct variable's members (doc/kernel-ir.md, "Struct variables")
+    if sy.struct then
+      return nil, ("%s:%d:%d: the struct variable '%s' is outside XAIF (the schema subset has no records: its "
+        .. "members would be variables of their own)"):format(k:file(), sy.line, sy.col, sy.struct.var)
+    end
+  end
   local an, err = core.kernel_analyze(k, f, analyze_opts(opts))
   if not an then return nil, err end
   local cfg = k:cfg(f)
