@@ -47,15 +47,18 @@ end
 local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 -- The shell command that runs one test: "spec/NN_spec.lua" (busted) or
--- "c:test_NAME" (a C unit test against the scratch build's core library).
+-- "c:test_NAME" (a C unit test against the scratch build's core library);
+-- "spec/NN_spec.lua::PATTERN" runs only the tests whose names match PATTERN
+-- (a Lua pattern without spaces), where the whole file would take minutes.
 local function test_command(t, first_failure)
   local c = t:match("^c:(.+)$")
   if c then
     return ("cc -std=c99 -O1 -Icsrc spec/c/%s.c build/release/libcgwbcore.a -lColPack -lgomp -lstdc++ -lm -o build/%s && build/%s")
       :format(c, c, c)
   end
+  local file, filter = t:match("^(.-)::(.+)$") -- "spec/NN_spec.lua::PATTERN": the tests busted's --filter picks
   return "CGWB_BUILD=build/release CGWB_TMP=build/release/spec-tmp lua5.4 /usr/bin/busted "
-    .. (first_failure and "--no-keep-going " or "") .. t
+    .. (first_failure and "--no-keep-going " or "") .. (filter and "--filter=" .. quote(filter) .. " " .. file or t)
 end
 
 local BUILD = "make -s OPT='-O1 -DNDEBUG' build/release/cgwb/core.so build/release/libcgwbcore.a"
@@ -105,7 +108,7 @@ for _, m in ipairs(mine) do
   end
 end
 for _, t in ipairs(tests) do
-  local file = t:match("^c:(.+)$") and ("spec/c/" .. t:match("^c:(.+)$") .. ".c") or t
+  local file = t:match("^c:(.+)$") and ("spec/c/" .. t:match("^c:(.+)$") .. ".c") or t:match("^(.-)::") or t
   local f = io.open(scratch .. "/" .. file, "r")
   if f then f:close() end
   if not f or not sh(("cd %s && (%s) >/dev/null 2>&1"):format(quote(scratch), test_command(t))) then

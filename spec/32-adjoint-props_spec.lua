@@ -16,14 +16,15 @@
 -- Every kernel and every binding comes from a seed: a failure prints the
 -- seed and the kernel text (and, for the adjoints, the shrunk kernel: the
 -- statement lines whose removal keeps it failing are removed).
--- CGWB_LPROPS=N changes the number of kernels (default 200).
+-- CGWB_LPROPS=N changes the number of kernels (default 200; 50 in the
+-- sanitizer phase).
 local H = require "spec.helper"
 local cgwb = require "cgwb"
 local lgen = require "lgen"
 local rng = require "rng"
 local T = require "tdriver"
 
-local NK = tonumber(os.getenv("CGWB_LPROPS") or "200")
+local NK = tonumber(os.getenv("CGWB_LPROPS")) or H.sized(200, 50)
 -- the kernels carry `#pragma cgwb independent`, which cc does not know
 local CC = T.CC .. " -Wno-unknown-pragmas"
 local lit = T.lit

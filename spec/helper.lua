@@ -11,6 +11,11 @@ M.tmpdir = os.getenv("CGWB_TMP") or "spec/tmp"
 -- wrapper that preloads them (first on PATH); nil in the release phase.
 M.san_preload = os.getenv("CGWB_SAN_PRELOAD")
 M.san_bin = os.getenv("CGWB_SAN_BIN")
+--- The number of generated cases a property check draws: n in the release
+-- phase, the smaller san_n in the sanitizer phase, whose point is the
+-- instrumented core's memory errors (the release phase checks the values
+-- on all n; the sanitizer phase's core runs several times slower).
+function M.sized(n, san_n) return M.san_preload and san_n or n end
 os.execute("mkdir -p " .. M.tmpdir)
 
 local counter = 0

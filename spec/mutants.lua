@@ -1,7 +1,8 @@
 -- spec/mutants.lua: hand-made mutants of the core that the tests must catch
 -- (scripts/mutation.lua, run by `make test`).  Each row: a name, the file, an
 -- exact text that occurs in it once, its mistaken replacement, and the tests
--- (busted specs, or c:test_NAME for spec/c/test_NAME.c) of which one must fail.
+-- (busted specs, spec/NN_spec.lua::PATTERN for the tests of a spec whose names
+-- match PATTERN, or c:test_NAME for spec/c/test_NAME.c) of which one must fail.
 -- A row whose text is no longer found is reported stale: update it with the code.
 return {
   -- {==== the operation table (cg_gops.h) and the linearizer's inline copies ====}
@@ -191,20 +192,20 @@ return {
   { name = "addg-increment-as-write", file = "csrc/adjoint/cg_addg.c",
     from = "if ((def || al->acc_kind[a] == CG_KA_USE) && !r->acc_incr[a]) incr = 0;",
     to = "if (def || al->acc_kind[a] == CG_KA_USE) incr = 0;",
-    tests = { "spec/32-adjoint-props_spec.lua" } },
+    tests = { "spec/32-adjoint-props_spec.lua::loop.analysis.on.generated" } },
   { name = "addg-own-window-off-by-one", file = "csrc/adjoint/cg_addg.c",
     from = "if (own && n > 0 && hi - lo >= own_gap(r, l, first.a)) own = 0;",
     to = "if (own && n > 0 && hi - lo > own_gap(r, l, first.a)) own = 0;",
-    tests = { "spec/32-adjoint-props_spec.lua" } },
+    tests = { "spec/32-adjoint-props_spec.lua::loop.analysis.on.generated" } },
   { name = "addg-terminal-ignores-later-writes", file = "csrc/adjoint/cg_addg.c",
     from = "if (cu->rd[c] && def) ok = 0;", to = "if (cu->rd[c] && def && cu->wr[c]) ok = 0;",
-    tests = { "spec/32-adjoint-props_spec.lua" } },
+    tests = { "spec/32-adjoint-props_spec.lua::loop.analysis.on.generated" } },
   { name = "addg-minmax-exempt", file = "csrc/adjoint/cg_addg.h",
     from = "X(MINMAX, \"minmax\", 0)", to = "X(MINMAX, \"minmax\", CG_ACF_EXEMPT)",
-    tests = { "spec/32-adjoint-props_spec.lua" } },
+    tests = { "spec/32-adjoint-props_spec.lua::loop.analysis.on.generated" } },
   { name = "addg-overlap-independent", file = "csrc/adjoint/cg_addg.c",
     from = "g->l_indep[l] = (uint8_t)(!overlap && bad < 0);", to = "g->l_indep[l] = (uint8_t)(bad < 0);",
-    tests = { "spec/32-adjoint-props_spec.lua" } },
+    tests = { "spec/32-adjoint-props_spec.lua::loop.analysis.on.generated" } },
   -- {==== the Jacobian by colouring (cg_colour.c) ====}
   { name = "colour-check-blind", file = "csrc/elim/cg_colour.c",
     from = "if (seen[k] == l + 1) {", to = "if (seen[k] == l + 2) {",
