@@ -162,9 +162,25 @@ void g(double *__restrict y, idx n) { for (idx i = 0; i < clampi(n, 3); i++) y[i
 void show(double *y) { printf("%g", y[0]); }
 double h(double x, double const *p) { double t[sizeof(double) / 4] = { x }; return t[0] * p[1] - t[1]; }]],
 }
-for _, text in ipairs(c99) do
+-- and the rows of the constructs real programs brought in: the heap (ALLOC
+-- and FREE), a rank-3 array, narrow ints (a symbol's CTYPE) under a switch's
+-- if-chain, struct members scalarized, memset's loop
+local realc = {
+  [=[void f(int n, double *y) { double *w = malloc(4 * sizeof(double)); for (int i = 0; i < 4; i++) w[i] = y[i] * 2;
+  y[0] = w[3]; free(w); }]=],
+  [=[void g(double A[2][3][4], double *y) { for (int i = 0; i < 2; i++) y[i] = A[i][1][2] * A[1][i][3]; }]=],
+  [=[void h(int k, double *y) { unsigned char c = k; short s = k * 100; switch (c) { case 1: y[0] = 2; break;
+  default: y[0] = s; } }]=],
+  [=[typedef struct { double g; int m; } W; typedef struct { double v[2]; } V;
+double p(W w, V *q) { q->v[1] = w.g * q->v[0]; return q->v[1] + w.m; }]=],
+  [=[void z(int *c, double *y) { memset(c, 0, 3 * sizeof(int)); y[c[1]] = 1; }]=],
+}
+local n_c99 = #c99
+for _, t in ipairs(realc) do c99[#c99 + 1] = t end
+for i, text in ipairs(c99) do
   local flat = assert(kparse.parse(text, "c99.c"))
   local bytes = kernel_bytes(flat)
+  assert(bytes or i <= n_c99, "a seed too large for fuzz_kernel's byte form:\n" .. text)
   if bytes then
     nk = nk + 1
     write(("%skernel/seed%02d"):format(DIR, nk), bytes)
