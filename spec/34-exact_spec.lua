@@ -57,9 +57,10 @@ describe("exact search: against the subset dynamic programming", function()
     assert.is_true(compared >= 5)
   end)
 
-  it("property: on 300 generated graphs (up to 18 intermediates), from the forward order", function()
+  it(("property: on %d generated graphs (up to 18 intermediates), from the forward order"):format(H.sized(300, 80)),
+      function()
     local r0 = rng.new(34)
-    for seed = 1, 300 do
+    for seed = 1, H.sized(300, 80) do
       local k = r0:int(1, 18)
       local lg = gen.graph(seed, r0:int(1, 5), k, r0:int(1, 4), { window = r0:int(2, 8) })
       agrees(lg, lg:search {}, lg:exact(24), ("seed %d, %d intermediates"):format(seed, k))
