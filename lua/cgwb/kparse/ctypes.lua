@@ -82,7 +82,10 @@ function L:subset_type(spec, d)
     local td = self.typedefs[spec.tname]
     if not td then self:err(pos, "unknown type name '%s'", spec.tname) end
     if td.refused then
-      self:outside(pos, ("the type '%s'"):format(spec.tname), ("its definition at %s: %s"):format(td.at, td.refused))
+      -- a chain of typedefs (int64_t -> __int64_t -> signed long) names the refused type once
+      local via = td.root and (", through the type '%s' defined at %s"):format(td.root_name, td.root_at) or ""
+      self:outside(pos, ("the type '%s'"):format(spec.tname), ("its definition at %s%s: %s"):format(td.at, via,
+        td.root or td.refused))
     end
     t = { base = td.base, ct = td.ct, ptr = td.ptr, dims = {}, const = td.const, restrict = td.restrict, stype = td.stype }
     for i, x in ipairs(td.dims) do t.dims[i] = x end
@@ -259,11 +262,42 @@ function L:type_size(t, pos)
   return n
 end
 
+-- The LP64 sizes of C's arithmetic types by the grammar's base (`long long`
+-- and `unsigned long` are base long), for sizeof of the types outside the
+-- subset: `sizeof(long)`.
+local ARITH_SIZE = { char = 1, short = 2, int = 4, long = 8, float = 4, double = 8, ["long double"] = 16, _Bool = 1 }
+
+--- The size in bytes of a type name (specifier, declarator) whose type is an
+-- arithmetic type outside the subset (unsigned int, long, float, size_t, ...),
+-- a pointer to one or an array of them; nil for any other type.
+function L:outside_size(spec, d)
+  local n
+  if spec.base == "typedef" then
+    local td = self.typedefs[spec.tname]
+    n = td and td.size
+  elseif not spec.complex and not spec.bad then
+    n = ARITH_SIZE[spec.base]
+  end
+  if not n or not d then return n end
+  if not d.shape then return nil end
+  if d.ptr > 0 then n = SIZE.pointer end
+  for _, x in ipairs(d.dims) do
+    local m = x.n or (x.e and self:ice(x.e))
+    if not m or x.star then return nil end
+    n = n * m
+  end
+  return n
+end
+
 --- The value of a sizeof node: {ty = TYPENAME} or {e = expr} (a variable,
 -- an array cell or row, a dereference, a literal).
 function L:sizeof_value(e)
   if e.ty then
-    return self:type_size(self:subset_type(e.ty, e.ty.d), e.pos)
+    local ok, t = pcall(self.subset_type, self, e.ty, e.ty.d)
+    if ok then return self:type_size(t, e.pos) end
+    local n = self:outside_size(e.ty, e.ty.d)
+    if n then return n end
+    error(t, 0)
   end
   local x = e.e
   local depth = 0
@@ -341,7 +375,14 @@ function L:typedef_decl(s)
       end
       if not ok then
         local msg = type(t) == "table" and t.msg or tostring(t)
-        self.typedefs[d.name] = { refused = (msg:gsub("^.-:%d+:%d+: ", "")), at = at }
+        local inner = s.spec.base == "typedef" and self.typedefs[s.spec.tname]
+        local okn, size = pcall(self.outside_size, self, s.spec, d)
+        local td = { refused = (msg:gsub("^.-:%d+:%d+: ", "")), at = at, size = okn and size or nil }
+        if inner and inner.refused then
+          td.root, td.root_at = inner.root or inner.refused, inner.root_at or inner.at
+          td.root_name = inner.root_name or s.spec.tname
+        end
+        self.typedefs[d.name] = td
       end
     end
   end

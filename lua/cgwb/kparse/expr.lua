@@ -594,6 +594,11 @@ function L:rv_call(e, void_ok)
     self:outside(e.pos, ("a call of '%s'"):format(name), ("'%s' is left alone: %s"):format(name, self.left[name]))
   end
   local f = self.funcs[name]
+  local stem, fl = name:match("^(.+)([fl])$")
+  if not f and stem and self.lay.intrinsics[stem] then -- sqrtf, expl: the float and long double math functions
+    self:outside(e.pos, ("a call of '%s'"):format(name), ("%s is not yet supported; '%s' is, in double"):format(
+      fl == "f" and "float" or "long double", stem))
+  end
   if not f and self.proto_refused[name] then
     self:outside(e.pos, ("a call of '%s'"):format(name), "it has no definition in the file")
   end
