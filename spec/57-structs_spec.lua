@@ -294,12 +294,27 @@ double step(State *p, const State *q, double h) {
 }
 ]]
 
+-- The states *p and *q of step(p, q, 1.5): x, n, v, w.
+local STATES = { { 0.75, 3, { 0.5, -1.25, 2.0 }, { 0.25, -0.5, 1.5, 0.125 } },
+                 { -0.4, 2, { 0.3, 0.6, -0.9 }, { 1.0, 2.0, 3.0, 4.0 } } }
+
+--- The call step(&P, &Q, 1.5) in the core form: each member of *p and *q an array of its own.
+local function step_call()
+  local arrays, args = {}, {}
+  for _, s in ipairs(STATES) do
+    for j, m in ipairs(s) do
+      arrays[#arrays + 1] = { type = j == 2 and "int" or "double", values = type(m) == "table" and { table.unpack(m) } or { m } }
+      args[#args + 1] = { array = #arrays, offset = 0 }
+    end
+  end
+  args[#args + 1] = { double = 1.5 }
+  return { arrays = arrays, args = args }
+end
+
 describe("structs: pointers to structs", function()
-  local P0 = { x = 0.75, n = 3, v = { 0.5, -1.25, 2.0 }, w = { 0.25, -0.5, 1.5, 0.125 } }
-  local Q0 = { x = -0.4, n = 2, v = { 0.3, 0.6, -0.9 }, w = { 1.0, 2.0, 3.0, 4.0 } }
   local function init(s)
-    return ("{%s, %d, {%s, %s, %s}, {{%s, %s}, {%s, %s}}}"):format(lit(s.x), s.n, lit(s.v[1]), lit(s.v[2]),
-      lit(s.v[3]), lit(s.w[1]), lit(s.w[2]), lit(s.w[3]), lit(s.w[4]))
+    return ("{%s, %d, {%s, %s, %s}, {{%s, %s}, {%s, %s}}}"):format(lit(s[1]), s[2], lit(s[3][1]), lit(s[3][2]),
+      lit(s[3][3]), lit(s[4][1]), lit(s[4][2]), lit(s[4][3]), lit(s[4][4]))
   end
 
   it("S *p is a pointer per member, named p->MEMBER; the interpreter gives the compiled values bit for bit", function()
@@ -312,20 +327,14 @@ describe("structs: pointers to structs", function()
       "q->x:const double[1]", "q->n:const int[1]", "q->v:const double[3]", "q->w:const double[2][2]", "h:double" },
       names)
     -- the interpreter: each member of *p and *q an array of its own
-    local arrays, args = {}, {}
-    for _, s in ipairs { P0, Q0 } do
-      for _, m in ipairs { { "double", { s.x } }, { "int", { s.n } }, { "double", s.v }, { "double", s.w } } do
-        arrays[#arrays + 1] = { type = m[1], values = { table.unpack(m[2]) } }
-        args[#args + 1] = { array = #arrays, offset = 0 }
-      end
-    end
-    args[#args + 1] = { double = 1.5 }
-    local r = assert(k:run("step", { arrays = arrays, args = args }))
+    local call = step_call()
+    local arrays = call.arrays
+    local r = assert(k:run("step", call))
     local got = { lit(r.ret) }
     for i = 1, 4 do
       for _, v in ipairs(r.arrays[i].values) do got[#got + 1] = arrays[i].type == "int" and ("%d"):format(v) or lit(v) end
     end
-    local text = PTR .. "\n#include <stdio.h>\nint main(void) {\n  State P = " .. init(P0) .. ", Q = " .. init(Q0)
+    local text = PTR .. "\n#include <stdio.h>\nint main(void) {\n  State P = " .. init(STATES[1]) .. ", Q = " .. init(STATES[2])
       .. ";\n  int i, j;\n  printf(\"%a\\n\", step(&P, &Q, 1.5));\n  printf(\"%a\\n%d\\n\", P.x, P.n);\n"
       .. "  for (i = 0; i < 3; i++) printf(\"%a\\n\", P.v[i]);\n"
       .. "  for (i = 0; i < 2; i++) for (j = 0; j < 2; j++) printf(\"%a\\n\", P.w[i][j]);\n  return 0;\n}\n"
@@ -374,18 +383,7 @@ end)
 describe("structs: tangent code of pointers to structs", function()
   local TC = require "tcheck"
   it("S *p is followed by S *pd; against the interpreter's tangent mode", function()
-    local P0 = { 0.75, 3, { 0.5, -1.25, 2.0 }, { 0.25, -0.5, 1.5, 0.125 } }
-    local Q0 = { -0.4, 2, { 0.3, 0.6, -0.9 }, { 1.0, 2.0, 3.0, 4.0 } }
-    local arrays, args = {}, {}
-    for _, s in ipairs { P0, Q0 } do
-      for j, m in ipairs(s) do
-        local ty = j == 2 and "int" or "double"
-        arrays[#arrays + 1] = { type = ty, values = type(m) == "table" and { table.unpack(m) } or { m } }
-        args[#args + 1] = { array = #arrays, offset = 0 }
-      end
-    end
-    args[#args + 1] = { double = 1.5 }
-    local c = TC.make_case(PTR, "ptr.c", "step", { arrays = arrays, args = args })
+    local c = TC.make_case(PTR, "ptr.c", "step", step_call())
     assert.is_truthy(c.code:find("double step_d(State *p, State *pd, const State *q, const State *qd, double h, "
       .. "double hd, double *step_ret_d)", 1, true))
     TC.check({ c }, { cc = CC .. " -Wno-unused-function" })
@@ -395,16 +393,7 @@ end)
 describe("structs: adjoint code of pointers to structs", function()
   local AC = require "adcheck"
   it("S *p is followed by S *pb: in/out members against central differences and the interpreter", function()
-    local arrays, args = {}, {}
-    for _, s in ipairs { { 0.75, 3, { 0.5, -1.25, 2.0 }, { 0.25, -0.5, 1.5, 0.125 } },
-                         { -0.4, 2, { 0.3, 0.6, -0.9 }, { 1.0, 2.0, 3.0, 4.0 } } } do
-      for j, m in ipairs(s) do
-        arrays[#arrays + 1] = { type = j == 2 and "int" or "double", values = type(m) == "table" and { table.unpack(m) } or { m } }
-        args[#args + 1] = { array = #arrays, offset = 0 }
-      end
-    end
-    args[#args + 1] = { double = 1.5 }
-    local out = AC.check(PTR, "step", { arrays = arrays, args = args })
+    local out = AC.check(PTR, "step", step_call())
     assert.is_truthy(out.code:find("double step_b(State *p, State *pb, const State *q, State *qb, double h, double *hb, "
       .. "double step_retb)", 1, true))
     assert.is_truthy(out.code:find("pb->v[", 1, true))
