@@ -5,8 +5,10 @@
 -- Adds methods to the lowering object.
 local L = require "cgwb.kparse.expr"
 
--- This machine's sizes (LP64), for sizeof of the subset's types.
+-- This machine's sizes (LP64), for sizeof of the subset's types (also the
+-- cell sizes of kparse/heap.lua's allocations and kparse/libc.lua's copies).
 local SIZE = { int = 4, double = 8, pointer = 8 }
+L.SIZE = SIZE
 
 --- The C name of a specifier's type, for messages ("unsigned long", "struct Matrix").
 local function spec_name(spec)

@@ -12,10 +12,10 @@
 -- supported).  Adds methods to the lowering object.
 local lower = require "cgwb.kparse.lower"
 local L = lower.L
+local SIZE = require("cgwb.kparse.ctypes").SIZE
 
 local PTR_OF = { double = "pdouble", int = "pint" }
 local BASE_OF = { pdouble = "double", pint = "int" }
-local SIZE = { int = 4, double = 8 }
 local HEAP = { malloc = true, calloc = true, realloc = true, free = true }
 -- the integer types a size may be cast to: their values are computed as ints
 local INT_TYPES = { int = true, long = true, short = true, char = true }

@@ -11,7 +11,6 @@ local L = require "cgwb.kparse.ctypes"
 local errors = require "cgwb.util.errors"
 
 local BASE_OF = { pdouble = "double", pint = "int" }
-local CELL = { double = 8, int = 4 }
 L.LIBC = { memcpy = true, memset = true, memmove = true }
 
 local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
@@ -96,7 +95,7 @@ function L:libc_call(e, void_ok)
   if not byte then
     self:outside(e.args[2].pos, "a memset with a byte not known to the compiler", "the fill value must be constant")
   end
-  local pattern = string.rep(string.char(byte & 0xff), CELL[base])
+  local pattern = string.rep(string.char(byte & 0xff), L.SIZE[base])
   local fill
   if base == "double" then
     local v = string.unpack("<d", pattern)
