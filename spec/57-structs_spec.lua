@@ -357,6 +357,14 @@ describe("structs: pointers to structs", function()
     os.remove(ok_src); os.remove(ok_src .. ".o")
   end)
 
+  it("cgwb kernel declares a struct parameter once in a function's head line, as the source does", function()
+    local path = H.write(H.tmp(".c"), PTR)
+    local out, err, code = H.cgwb("kernel " .. path)
+    os.remove(path)
+    assert.equal(0, code, err)
+    assert.is_truthy(out:find("double step(State *p, const State *q, double h)", 1, true), out)
+  end)
+
   local P = "typedef struct { double g; int m; } W;\n"
   local cases = {
     { P .. "void f(W *p, double *y) { y[0] = p.g; }", "e.c:2:35: 'p' is a pointer to a struct: write p->g" },

@@ -96,8 +96,19 @@ end
 
 --- The text form of one function's report: (r) -> text (ending in a newline).
 function M.text(r)
-  local params = {}
-  for i, p in ipairs(r.params) do params[i] = c_decl(p.type, p.name) end
+  local params, const = {}, {}
+  for _, p in ipairs(r.params) do -- a struct parameter is const when all its members are (const S *q)
+    local st = p.struct
+    if st then const[st.var] = (const[st.var] ~= false) and p.const or false end
+  end
+  for _, p in ipairs(r.params) do -- the C declarations: a struct parameter once, as written (S s, S *p)
+    local st = p.struct
+    if not st then params[#params + 1] = c_decl(p.type, p.name)
+    elseif st.first then
+      params[#params + 1] = st.pointer and ((const[st.var] and "const " or "") .. st.type .. " *" .. st.var)
+        or (st.type .. " " .. st.var)
+    end
+  end
   local out = { ("function %s: %s %s(%s)  %d:%d")
     :format(r.id, r.ret, r.name, table.concat(params, ", "), r.line, r.col) }
   out[#out + 1] = "  symbols:"
