@@ -87,7 +87,9 @@ describe("cgwb.ir.cases", function()
       ["assign|call"] = function(k) return "simple " .. k end, ["if"] = function() return "if" end,
       loop = function() return "loop" end, ["return"] = function() return "ret" end,
       ["break|continue"] = function(k) return k end, ["alloc|free"] = function(k) return "heap " .. k end,
+      passive = function() return "passive" end,
     })
+    assert.equal("passive", D("passive"))
     assert.equal("simple call", D("call"))
     assert.equal("heap free", D("free"))
     assert.equal("continue", D("continue"))

@@ -316,9 +316,10 @@ local function exec(exe, text)
   local out, err = H.read(outp), H.read(errp)
   os.remove(inp); os.remove(outp); os.remove(errp)
   if not ok then error(("addriver: %s exited with %s:\n%s"):format(exe.fname, tostring(code), err:sub(1, 4000)), 3) end
-  local r = { P = {}, B = {}, S = {}, stderr = err }
+  local r = { P = {}, B = {}, S = {}, stderr = err, other = {} } -- other: the kernel's own lines (printf)
   for line in out:gmatch("[^\n]+") do
     local tag, rest = line:match("^(%u+) ?(.*)$")
+    if not (tag == "R" or tag == "S" or tag == "P" or tag == "B" or tag == "STATS") then r.other[#r.other + 1] = line end
     if tag == "R" then r.R = T.num(rest)
     elseif tag == "S" then
       local k, v = rest:match("^(%d+) (%S+)$")

@@ -145,13 +145,15 @@ local function run_cases(cases, opts)
   local p = assert(io.popen((opts.env and ("env " .. opts.env .. " ") or "") .. exe))
   local got = {}
   for line in p:lines() do
-    local n, d, kind, a, rest = line:match("^(%d+) (%d+) (%u) (%d+)(.*)$")
-    n, d, a = tonumber(n), tonumber(d), tonumber(a)
-    got[n] = got[n] or { P = {}, T = {} }
-    local vals = {}
-    for x in rest:gmatch("%S+") do vals[#vals + 1] = num(x) end
-    if kind == "P" then got[n].P[a] = vals
-    else got[n].T[d + 1] = got[n].T[d + 1] or {}; got[n].T[d + 1][a] = vals end
+    local n, d, kind, a, rest = line:match("^(%d+) (%d+) ([PT]) (%d+)(.*)$")
+    if n then -- else a line the kernel printed (printf)
+      n, d, a = tonumber(n), tonumber(d), tonumber(a)
+      got[n] = got[n] or { P = {}, T = {} }
+      local vals = {}
+      for x in rest:gmatch("%S+") do vals[#vals + 1] = num(x) end
+      if kind == "P" then got[n].P[a] = vals
+      else got[n].T[d + 1] = got[n].T[d + 1] or {}; got[n].T[d + 1][a] = vals end
+    end
   end
   local ok_run, _, code = p:close()
   if not ok_run then error("the tangent code's driver exited with " .. tostring(code)) end

@@ -7,7 +7,7 @@
 
 #include "cg_addg.h"
 
-CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
 
 #define NOLOOP (-1)
 
@@ -196,6 +196,28 @@ static int32_t heap_stmt(const cg_kernel *k, int32_t from, int32_t n) {
         if ((h = heap_stmt(k, CG_KSTMT_SLICE(k, st, IF_THEN))) < 0) h = heap_stmt(k, CG_KSTMT_SLICE(k, st, IF_ELSE));
         break;
       case CG_KST_LOOP: h = heap_stmt(k, CG_KSTMT_SLICE(k, st, LOOP_BODY)); break; /* pre, step: no allocs */
+      default: break;
+    }
+  }
+  return h;
+}
+/* The first passive call (printf, exit, ...) run by slice from..n, nested
+ * or in a callee, -1: none; seen marks the functions already searched. */
+static int32_t passive_stmt(const cg_kernel *k, int32_t from, int32_t n, uint8_t *seen) {
+  int32_t i, h = -1;
+  for (i = 0; i < n && h < 0; i++) {
+    int32_t st = k->list[from + i], g;
+    switch (CG_KSTMT(k, st, KIND)) {
+      case CG_KST_PASSIVE: h = st; break;
+      case CG_KST_CALL:
+        g = CG_KSTMT(k, st, CALL_CALLEE);
+        if (!seen[g]) seen[g] = 1, h = passive_stmt(k, CG_KFUNC(k, g, BODY), CG_KFUNC(k, g, NBODY), seen);
+        break;
+      case CG_KST_IF:
+        if ((h = passive_stmt(k, CG_KSTMT_SLICE(k, st, IF_THEN), seen)) < 0)
+          h = passive_stmt(k, CG_KSTMT_SLICE(k, st, IF_ELSE), seen);
+        break;
+      case CG_KST_LOOP: h = passive_stmt(k, CG_KSTMT_SLICE(k, st, LOOP_BODY), seen); break;
       default: break;
     }
   }
@@ -1033,8 +1055,20 @@ static int do_loop(run *r, int32_t l, cls_use *cu) {
     g->l_terminal[l] = (uint8_t)(g->l_accept[l] && g->l_parent[l] < 0 && terminal(r, l, gs, ng, cu));
     if (g->l_accept[l] && !g->l_terminal[l]) { /* a dry run snapshots what it writes: not a block of the heap */
       uint32_t i;
+      uint8_t *seen = CG_NEW(g->A, uint8_t, r->k->nfunc + 1);
+      int32_t p;
+      if (!seen) return r->err = CG_ENOMEM;
+      memset(seen, 0, r->k->nfunc + 1);
+      p = passive_stmt(r->k, CG_KSTMT_SLICE(r->k, g->l_stmt[l], LOOP_BODY), seen);
+      CG_FREE(g->A, seen, uint8_t, r->k->nfunc + 1);
+      if (p >= 0) {
+        g->l_accept[l] = 0;
+        say(r, l, "a dry run would run %s at %d:%d again when it recomputes an iteration",
+            cg_kpassive_fn(CG_KSTMT(r->k, p, FLAGS)), (int)CG_KSTMT(r->k, p, LINE), (int)CG_KSTMT(r->k, p, COL));
+      }
       for (i = 0; i < ng; i++)
         if (gs[i].written && r->al->obj_kind[gs[i].obj] == CG_KO_HEAP) {
+          if (!g->l_accept[l]) break;
           g->l_accept[l] = 0;
           say(r, l, "a dry run would snapshot %s, a block whose address only the run knows",
               cg_kalias_obj_name(r->al, (uint32_t)gs[i].obj));

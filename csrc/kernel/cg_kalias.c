@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
 
 #define LS(al, s) cg_kalias_lsym((al), (s)) /* a symbol's local index */
 #define SET_MAX 16            /* addresses of a set before offsets collapse to unknown */
@@ -951,6 +951,11 @@ static void walk_stmt(ctx *c, int32_t st) {
     case CG_KST_RETURN: uses(c, CG_KSTMT(k, st, RETURN_VALUE), st); c->w->live = 0; break;
     case CG_KST_ALLOC: walk_alloc(c, st); break;
     case CG_KST_FREE: break; /* reads no cell; the block's cells are not read again (the interpreter checks) */
+    case CG_KST_PASSIVE: {
+      int32_t i;
+      for (i = 0; i < CG_KSTMT_N(k, st, PASSIVE_ARGS); i++) uses(c, k->args[CG_KSTMT(k, st, PASSIVE_ARGS) + i], st);
+      break;
+    }
     default: c->w->live = 0; break; /* break, continue */
   }
 }
@@ -1174,6 +1179,10 @@ static void win_slice(cg_kalias *al, int32_t from, int32_t n, int32_t *shi, int3
         win_expr(al, CG_KSTMT(k, st, ALLOC_BLOCK), xhi, err);
         break;
       case CG_KST_FREE: win_expr(al, CG_KSTMT(k, st, FREE_PTR), xhi, err); break;
+      case CG_KST_PASSIVE:
+        for (j = 0; j < CG_KSTMT_N(k, st, PASSIVE_ARGS); j++)
+          win_expr(al, k->args[CG_KSTMT(k, st, PASSIVE_ARGS) + j], xhi, err);
+        break;
       default: break; /* break, continue */
     }
   }

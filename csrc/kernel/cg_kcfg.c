@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
 
 static const char *const vert_names[] = {
 #define N(id, nm) #nm,
@@ -199,7 +199,9 @@ static int walk_slice(bld *b, int32_t start, int32_t n) {
     int32_t s = b->k->list[start + i];
     int rc;
     switch (CG_KSTMT(b->k, s, KIND)) {
-      case CG_KST_ASSIGN: case CG_KST_CALL: case CG_KST_ALLOC: case CG_KST_FREE: rc = join_block(b, s, 0); break;
+      case CG_KST_ASSIGN: case CG_KST_CALL: case CG_KST_ALLOC: case CG_KST_FREE: case CG_KST_PASSIVE:
+        rc = join_block(b, s, 0);
+        break;
       case CG_KST_IF: rc = walk_if(b, s); break;
       case CG_KST_LOOP: rc = walk_loop(b, s); break;
       default: rc = walk_jump(b, s); break;

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
 
 static const char *const type_names[] = {
 #define N(id, nm) #nm,
@@ -726,6 +726,38 @@ static int check_free(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
   return CG_OK;
 }
 
+/* A passive call: a row of CG_KPASSIVES in FLAGS, its text where the row
+ * has one (a format the interpreter can format: cg_kformat_scan), value
+ * arguments of the types the row or its format says. */
+static int check_passive(cg_kernel *k, int32_t s, int32_t f, cg_error *e) {
+  int id = CG_KSTMT(k, s, FLAGS), types[CG_KFMT_MAX_CONV * 3], nconv, want, i, rc;
+  int32_t t = CG_KSTMT(k, s, X0), a0, na;
+  cg_kconv conv[CG_KFMT_MAX_CONV];
+  char why[160];
+  if (id < 0 || id >= CG_KPC_COUNT) return kerr(k, e, "stmt %d: passive call %d", (int)s, id);
+  if ((t == -1) != (cg_kpassive_text(id) == 0))
+    return kerr(k, e, "stmt %d: %s with%s a text", (int)s, cg_kpassive_fn(id), t == -1 ? "out" : "");
+  if (t != -1 && !in_range(t, k->nname)) return kerr(k, e, "stmt %d: text %d out of range", (int)s, (int)t);
+  if ((rc = part_ok(k, s, CG_KSTMT_PASSIVE_ARGS, e))) return rc;
+  a0 = CG_KSTMT(k, s, PASSIVE_ARGS), na = CG_KSTMT_N(k, s, PASSIVE_ARGS);
+  want = cg_kpassive_nargs(id);
+  if (want < 0 && (want = cg_kformat_scan(k->names[t], conv, &nconv, types, why, sizeof why)) < 0)
+    return kerr(k, e, "stmt %d: %s's format: %s", (int)s, cg_kpassive_fn(id), why);
+  if (na != want)
+    return kerr(k, e, "stmt %d: %d arguments to %s, which takes %d", (int)s, (int)na, cg_kpassive_fn(id), want);
+  for (i = 0; cg_kpassive_nargs(id) < 0 && i < want; i++)
+    if (types[i] == CG_KFMT_STRING) return kerr(k, e, "stmt %d: %s's format converts a string", (int)s, cg_kpassive_fn(id));
+  for (i = 0; i < na; i++) {
+    int32_t x = k->args[a0 + i];
+    int ty = cg_kpassive_nargs(id) < 0 ? types[i] : CG_KT_INT;
+    if ((rc = stmt_expr(k, s, x, "argument", f, e))) return rc;
+    if (etype(k, x) != ty && !(id == CG_KPC_ASSERT && is_num_type(etype(k, x))))
+      return kerr(k, e, "stmt %d: argument %d of %s of type %s, not %s", (int)s, (int)i + 1,
+                  cg_kpassive_fn(id), cg_ktype_name(etype(k, x)), cg_ktype_name(ty));
+  }
+  return CG_OK;
+}
+
 /* Statement s, reached once from a slice described by w. */
 static int visit_stmt(cg_kernel *k, int32_t s, where w, cg_error *e) {
   int kind = CG_KSTMT(k, s, KIND), rc;
@@ -742,7 +774,7 @@ static int visit_stmt(cg_kernel *k, int32_t s, where w, cg_error *e) {
     return kerr(k, e, "stmt %d: pragma %d out of range", (int)s, (int)CG_KSTMT(k, s, PRAGMA));
   if (w.straight && kind != CG_KST_ASSIGN && kind != CG_KST_CALL)
     return kerr(k, e, "stmt %d: a %s in a loop's pre or step slice", (int)s, cg_kstmt_name(kind));
-  if (kind != CG_KST_LOOP && kind != CG_KST_ALLOC && CG_KSTMT(k, s, FLAGS) != 0)
+  if (kind != CG_KST_LOOP && kind != CG_KST_ALLOC && kind != CG_KST_PASSIVE && CG_KSTMT(k, s, FLAGS) != 0)
     return kerr(k, e, "stmt %d: flags %d on a %s", (int)s, (int)CG_KSTMT(k, s, FLAGS),
                 cg_kstmt_name(kind));
   switch (kind) {
@@ -753,6 +785,7 @@ static int visit_stmt(cg_kernel *k, int32_t s, where w, cg_error *e) {
     case CG_KST_RETURN: return check_return(k, s, w.f, e);
     case CG_KST_ALLOC: return check_alloc(k, s, w.f, e);
     case CG_KST_FREE: return check_free(k, s, w.f, e);
+    case CG_KST_PASSIVE: return check_passive(k, s, w.f, e);
     default:
       if (w.loop < 0) return kerr(k, e, "stmt %d: %s outside a loop body", (int)s, cg_kstmt_name(kind));
       k->stmt_loop[s] = w.loop;

@@ -238,9 +238,14 @@ enum {
  *             FLAGS: CG_KH_ZERO for calloc (cells 0), else indeterminate
  *             (malloc: a read before a write is an error)
  *   FREE      X0 pointer (a pointer expression: the start of a live block)
+ *   PASSIVE   a C library call with no derivative (CG_KPASSIVES, its row's id in
+ *             FLAGS): X0 its text (index into names[] of a string literal's
+ *             bytes, or of an assert's condition as written) or -1, X1 X2
+ *             its value arguments in args[] (int or double)
  */
 #define CG_KSTMTS(X) X(ASSIGN, assign) X(CALL, call) X(IF, if) X(LOOP, loop) \
-  X(BREAK, break) X(CONTINUE, continue) X(RETURN, return) X(ALLOC, alloc) X(FREE, free)
+  X(BREAK, break) X(CONTINUE, continue) X(RETURN, return) X(ALLOC, alloc) X(FREE, free) \
+  X(PASSIVE, passive)
 /* The slots X0..X6 by name, per kind: kind, field, what it holds, slot.
  * EXPR: an expression id (-1: none); FUNC: a function id; LIST: a slice
  * of list[] (statement ids), ARGS: a slice of args[] (expression ids),
@@ -257,7 +262,8 @@ enum {
   X(LOOP, STEP, LIST, X3)                                                         \
   X(RETURN, VALUE, EXPR, X0)                                                      \
   X(ALLOC, LHS, EXPR, X0) X(ALLOC, COUNT, EXPR, X1) X(ALLOC, BLOCK, EXPR, X2)      \
-  X(FREE, PTR, EXPR, X0)
+  X(FREE, PTR, EXPR, X0)                                                          \
+  X(PASSIVE, ARGS, ARGS, X1)
 /* The sorts of part (CG_KSTMT_PARTS' third column), for code that checks
  * or walks the parts by sort: CG_KP_##what. */
 enum { CG_KP_EXPR, CG_KP_FUNC, CG_KP_LIST, CG_KP_ARGS };
@@ -269,6 +275,37 @@ enum {
 };
 enum { CG_KL_FOR = 0, CG_KL_WHILE = 1, CG_KL_DO = 2 };
 enum { CG_KH_ZERO = 1 }; /* ALLOC's FLAGS: calloc */
+
+/* {==== passive calls ====}
+ * The C library calls a kernel may make that have no derivative: output,
+ * and the ends of a run.  A PASSIVE statement each (FLAGS: the row's id),
+ * kept in the primal code and absent from every derivative part.  Columns:
+ * id, the C function, the stream it names (NULL: none), where the stream
+ * stands (1: first argument, 2: last), its text (0: none, 1: a string
+ * literal after the leading stream, a printf format when nargs is -1, 2:
+ * an assert's condition as written, for the message only) and its count
+ * of value arguments (-1: as many as the format converts).  A new row goes
+ * above the comment that ends the table. */
+#define CG_KPASSIVES(X)                             \
+  X(PRINTF, printf, NULL, 0, 1, -1)                 \
+  X(FPRINTF_STDOUT, fprintf, "stdout", 1, 1, -1)    \
+  X(FPRINTF_STDERR, fprintf, "stderr", 1, 1, -1)    \
+  X(PUTS, puts, NULL, 0, 1, 0)                      \
+  X(FPUTS_STDOUT, fputs, "stdout", 2, 1, 0)         \
+  X(FPUTS_STDERR, fputs, "stderr", 2, 1, 0)         \
+  X(PUTCHAR, putchar, NULL, 0, 0, 1)                \
+  X(FFLUSH_STDOUT, fflush, "stdout", 1, 0, 0)       \
+  X(FFLUSH_STDERR, fflush, "stderr", 1, 0, 0)       \
+  X(EXIT, exit, NULL, 0, 0, 1)                      \
+  X(ABORT, abort, NULL, 0, 0, 0)                    \
+  X(ASSERT, assert, NULL, 0, 2, 1)                  \
+  /* (the end of the table: a new row goes above this line) */
+enum {
+#define CG_KP_ENUM(id, fn, stream, at, text, nargs) CG_KPC_##id,
+  CG_KPASSIVES(CG_KP_ENUM)
+#undef CG_KP_ENUM
+  CG_KPC_COUNT
+};
 #define CG_KSTMT_FIELDS(X) \
   X(KIND) X(FUNC) X(LINE) X(COL) X(PRAGMA) X(FLAGS) X(X0) X(X1) X(X2) X(X3) X(X4) X(X5) X(X6)
 
@@ -369,6 +406,34 @@ const char *cg_kintrinsic_name(int id);
 int cg_kintrinsic_arity(int id);
 int cg_kintrinsic_gop(int id); /* the CG_G_* row of its partials (-1 out of range) */
 const char *cg_kintrinsic_xaif(int id); /* its XAIF name */
+
+/* The passive calls (CG_KPASSIVES, csrc/kernel/cg_kpassive.c): the C
+ * function (NULL out of range), the stream (NULL: none), where it stands,
+ * the text column and the value arguments' count (-1: the format's). */
+const char *cg_kpassive_fn(int id);
+const char *cg_kpassive_stream(int id);
+int cg_kpassive_at(int id);
+int cg_kpassive_text(int id);
+int cg_kpassive_nargs(int id);
+/* One conversion of a printf format: the bytes [start, end) of its
+ * specification, the int arguments its `*`s take (0-2), and the type of the
+ * value it converts (CG_KT_INT, CG_KT_DOUBLE, or CG_KT_VOID for `%%`). */
+typedef struct cg_kconv {
+  uint32_t start, end;
+  int nstar, type;
+} cg_kconv;
+#define CG_KFMT_MAX_CONV 64 /* conversions in one format */
+/* Scans printf format fmt: the conversions into conv (at most
+ * CG_KFMT_MAX_CONV), their count in *nconv, and the value arguments it takes
+ * (their types in order into types, up to CG_KFMT_MAX_CONV * 3), or -1 and
+ * why (a conversion the subset has no value for, such as %p, a length
+ * modifier that names another type, a width over 4 digits).  A plain %s
+ * (flags, width and precision digits, no `*`) is type CG_KFMT_STRING: the
+ * front end folds a string literal argument into the format; a format a
+ * PASSIVE statement holds has none left (the loader checks). */
+#define CG_KFMT_STRING (-1)
+int cg_kformat_scan(const char *fmt, cg_kconv *conv, int *nconv, int *types, char *why,
+                    size_t nwhy);
 
 /* The C integer types (CG_KCTYPES): the C spelling (NULL out of range),
  * bits, signedness; the int v converted to type ct (C99 6.3.1.2-3, wrapping

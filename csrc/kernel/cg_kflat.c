@@ -8,7 +8,7 @@
 
 #include "cg_kflat.h"
 
-CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
 
 /* {==== the built-in split strategies (CG_KFLAT_STRATEGIES, cg_kflat.h) ====}
  * cut_<name>(fl, q): 1 to start a new subgraph at active assignment
@@ -623,7 +623,8 @@ static int run_shares(const ctx *c, uint32_t s) {
 /* }==== */
 
 /* Whether passive statement p must end the open subgraph before it: a
- * call, an allocation or a free (the subgraph's deferred writes through a
+ * call, an allocation, a free or a passive call (printf prints the values
+ * as they are; the subgraph's deferred writes through a
  * pointer land before the pointer or its block changes), a read of a double the subgraph may define, or a write of a double
  * a definition of the subgraph may share (its deferred write would land
  * after p's). */
@@ -631,7 +632,7 @@ static int passive_ends(const ctx *c, int32_t p) {
   const cg_kalias *al = c->al;
   int32_t a0 = cg_kalias_acc0(al, p), na = cg_kalias_nacc(al, p), a;
   int kind = CG_KSTMT(al->k, p, KIND);
-  if (kind == CG_KST_CALL || kind == CG_KST_ALLOC || kind == CG_KST_FREE) return 1;
+  if (kind == CG_KST_CALL || kind == CG_KST_ALLOC || kind == CG_KST_FREE || kind == CG_KST_PASSIVE) return 1;
   for (a = a0; a < a0 + na; a++) {
     if (al->acc_kind[a] == CG_KA_USE) {
       if (al->acc_expr[a] >= 0 && double_read(al->k, al->acc_expr[a]) && reaches_in_place(c, a, p) >= 0)

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
 
 /* The C stack's guard: statement slices nested, summed over the active
  * calls (expressions add at most CG_KMAX_DEPTH on top). */
@@ -64,6 +64,9 @@ typedef struct km {
   int32_t leak_stmt; /* the ALLOC of the first, -1 */
   cg_ktracef rtrace; /* the trace of reads: c->trace, NULL while a hook evaluates */
   uint8_t readmark;  /* CG_KACC_READ, 0 while a hook evaluates */
+  char *out[2];      /* stdout, stderr of passive calls */
+  size_t nout[2], capout[2];
+  int32_t exit_status, exit_stmt;
 } km;
 
 /* The statement hook's handle: the statement and its frame. */
@@ -73,7 +76,7 @@ struct cg_kpoint {
   int32_t stmt;
 };
 
-enum { X_BREAK = 1, X_CONT = 2, X_RET = 3 };
+enum { X_BREAK = 1, X_CONT = 2, X_RET = 3, X_EXIT = 4 };
 enum { H_NONE = 0, H_LIVE = 1, H_FREED = 2 };
 
 /* {==== errors ====} */
@@ -596,6 +599,100 @@ static int exec_loop(km *m, frame *fr, int32_t s) {
   }
 }
 
+/* {==== passive calls ====} */
+
+/* Room for n more bytes of stream fd's output: CG_OK, else an error of s. */
+static int out_room(km *m, int32_t s, int fd, size_t n) {
+  size_t cap = m->capout[fd];
+  char *p;
+  if (m->nout[fd] + n + 1 <= cap) return CG_OK;
+  if (m->nout[fd] + n > CG_KMAX_OUT)
+    return SERR(m, s, "more than %u bytes of output to %s", CG_KMAX_OUT, fd ? "stderr" : "stdout");
+  while (cap < m->nout[fd] + n + 1) cap = cap ? 2 * cap : 256;
+  if (!(p = cg_realloc(m->A, m->out[fd], m->capout[fd], cap))) return nomem(m);
+  m->out[fd] = p, m->capout[fd] = cap;
+  return CG_OK;
+}
+
+static int out_add(km *m, int32_t s, int fd, const char *t, size_t n) {
+  int rc = out_room(m, s, fd, n);
+  if (rc) return rc;
+  memcpy(m->out[fd] + m->nout[fd], t, n);
+  m->nout[fd] += n, m->out[fd][m->nout[fd]] = 0;
+  return CG_OK;
+}
+
+/* One conversion spec (NUL-terminated) of value v with the `*` fields
+ * st[0..nstar-1], as snprintf makes it, appended to stream fd. */
+static int out_conv(km *m, int32_t s, int fd, const char *spec, int nstar, const int *st, int dbl, const kv *v) {
+  int n, i;
+  for (i = 0; i < nstar; i++)
+    if (st[i] < -9999 || st[i] > 9999) return SERR(m, s, "a `*` width or precision of %d", st[i]);
+#define CONV(buf, size)                                                                             \
+  (nstar == 0   ? (dbl ? snprintf(buf, size, spec, v->d) : snprintf(buf, size, spec, v->i))        \
+   : nstar == 1 ? (dbl ? snprintf(buf, size, spec, st[0], v->d) : snprintf(buf, size, spec, st[0], v->i)) \
+                : (dbl ? snprintf(buf, size, spec, st[0], st[1], v->d) : snprintf(buf, size, spec, st[0], st[1], v->i)))
+  n = CONV(NULL, 0);
+  if (n < 0) return SERR(m, s, "printf's conversion '%s' failed", spec);
+  if ((i = out_room(m, s, fd, (size_t)n))) return i;
+  CONV(m->out[fd] + m->nout[fd], (size_t)n + 1);
+#undef CONV
+  m->nout[fd] += (size_t)n;
+  return CG_OK;
+}
+
+/* printf-style format t on values vals (of the format's types, the loader
+ * checked) to stream fd. */
+static int out_format(km *m, int32_t s, int fd, const char *t, const kv *vals) {
+  cg_kconv conv[CG_KFMT_MAX_CONV];
+  int types[CG_KFMT_MAX_CONV * 3], nconv, c, a = 0, rc;
+  uint32_t at = 0;
+  char spec[48];
+  if (cg_kformat_scan(t, conv, &nconv, types, spec, sizeof spec) < 0) return SERR(m, s, "printf's format: %s", spec);
+  for (c = 0; c < nconv; c++) {
+    int st[2] = {0, 0}, j;
+    size_t len = conv[c].end - conv[c].start;
+    if ((rc = out_add(m, s, fd, t + at, conv[c].start - at))) return rc;
+    at = conv[c].end;
+    if (conv[c].type == CG_KT_VOID) {
+      if ((rc = out_add(m, s, fd, "%", 1))) return rc;
+      continue;
+    }
+    if (len >= sizeof spec || conv[c].type == CG_KFMT_STRING)
+      return SERR(m, s, "printf's conversion of %u bytes", (unsigned)len); /* the loader refused both */
+    memcpy(spec, t + conv[c].start, len), spec[len] = 0;
+    for (j = 0; j < conv[c].nstar; j++) st[j] = vals[a++].i;
+    if ((rc = out_conv(m, s, fd, spec, conv[c].nstar, st, conv[c].type == CG_KT_DOUBLE, &vals[a++]))) return rc;
+  }
+  return out_add(m, s, fd, t + at, strlen(t + at));
+}
+
+static int exec_passive(km *m, frame *fr, int32_t s) {
+  const cg_kernel *k = m->k;
+  int id = CG_KSTMT(k, s, FLAGS), i, rc, fd;
+  int32_t a0 = CG_KSTMT(k, s, PASSIVE_ARGS), na = CG_KSTMT_N(k, s, PASSIVE_ARGS), t = CG_KSTMT(k, s, X0);
+  const char *text = t >= 0 ? k->names[t] : NULL, *stream = cg_kpassive_stream(id);
+  kv vals[CG_KFMT_MAX_CONV * 3];
+  char c;
+  for (i = 0; i < na; i++) /* the arguments first, in order (a read of an unset cell is named) */
+    if ((rc = eval(m, fr, k->args[a0 + i], &vals[i]))) return rc;
+  fd = stream && !strcmp(stream, "stderr");
+  switch (id) {
+    case CG_KPC_PRINTF: case CG_KPC_FPRINTF_STDOUT: case CG_KPC_FPRINTF_STDERR: return out_format(m, s, fd, text, vals);
+    case CG_KPC_PUTS: return (rc = out_add(m, s, fd, text, strlen(text))) ? rc : out_add(m, s, fd, "\n", 1);
+    case CG_KPC_FPUTS_STDOUT: case CG_KPC_FPUTS_STDERR: return out_add(m, s, fd, text, strlen(text));
+    case CG_KPC_PUTCHAR: c = (char)(unsigned char)vals[0].i; return out_add(m, s, fd, &c, 1);
+    case CG_KPC_EXIT: m->exit_status = vals[0].i, m->exit_stmt = s; return X_EXIT;
+    case CG_KPC_ABORT: return SERR(m, s, "the kernel called abort()");
+    case CG_KPC_ASSERT:
+      if (!truth(k, k->args[a0], &vals[0])) return SERR(m, s, "assertion '%s' failed", text);
+      return CG_OK;
+    default: return CG_OK; /* fflush */
+  }
+}
+
+/* }==== */
+
 static int exec_stmt(km *m, frame *fr, int32_t s) {
   const cg_kernel *k = m->k;
   int32_t x;
@@ -618,6 +715,7 @@ static int exec_stmt(km *m, frame *fr, int32_t s) {
     case CG_KST_CONTINUE: return X_CONT;
     case CG_KST_ALLOC: return exec_alloc(m, fr, s);
     case CG_KST_FREE: return exec_free(m, fr, s);
+    case CG_KST_PASSIVE: return exec_passive(m, fr, s);
     default: /* return */
       x = CG_KSTMT(k, s, RETURN_VALUE);
       if (x >= 0) {
@@ -676,7 +774,8 @@ static int exec_slice(km *m, frame *fr, int32_t start, int32_t n) {
   for (i = 0; i < n && rc == CG_OK; i++) {
     int32_t s = k->list[start + i];
     int kind = CG_KSTMT(k, s, KIND), simple = kind == CG_KST_ASSIGN || kind == CG_KST_CALL ||
-                                                        kind == CG_KST_ALLOC || kind == CG_KST_FREE;
+                                                        kind == CG_KST_ALLOC || kind == CG_KST_FREE ||
+                                                        kind == CG_KST_PASSIVE;
     if (++m->steps > m->max_steps) {
       rc = SERR(m, s, "step limit of %llu reached", (unsigned long long)m->max_steps);
       break;
@@ -912,6 +1011,7 @@ void cg_kresult_free(cg_kresult *r) {
   CG_FREE(A, r->n, uint32_t, r->narray);
   CG_FREE(A, r->arg_read, uint8_t, r->narg);
   CG_FREE(A, r->ret_t, double, r->ndir);
+  CG_FREE(A, r->out[0], char, r->capout[0]), CG_FREE(A, r->out[1], char, r->capout[1]);
   memset(r, 0, sizeof *r);
 }
 
@@ -977,6 +1077,7 @@ static void km_free(km *m) {
   CG_FREE(m->A, m->gobj, int32_t, m->k->nsym);
   CG_FREE(m->A, m->xt, double, (size_t)m->k->nexpr * m->ndir);
   CG_FREE(m->A, m->rt, double, m->ndir);
+  CG_FREE(m->A, m->out[0], char, m->capout[0]), CG_FREE(m->A, m->out[1], char, m->capout[1]);
 }
 
 /* The machine and its arrays: objects, globals, tangent scratch. */
@@ -1011,9 +1112,15 @@ int cg_kinterp_run(cg_alloc *A, const cg_kernel *k, const cg_kcall *c, cg_kresul
     m.calls = 1;
     rc = run_body(&m, &fr);
   }
+  if (rc == X_EXIT) rc = CG_OK, r->exited = 1, r->exit_status = m.exit_status, r->exit_stmt = m.exit_stmt;
   if (!rc) rc = take_results(&m, &fr, r);
   frame_free(&m, &fr);
   if (!rc) r->leaks = m.leaks, r->leak_stmt = m.leak_stmt;
+  if (!rc) {
+    int fd;
+    for (fd = 0; fd < 2; fd++) /* the output moves to the result */
+      r->out[fd] = m.out[fd], r->nout[fd] = m.nout[fd], r->capout[fd] = m.capout[fd], m.out[fd] = NULL, m.capout[fd] = 0;
+  }
   km_free(&m);
   if (rc) cg_kresult_free(r);
   return rc;

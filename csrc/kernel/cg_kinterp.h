@@ -14,6 +14,11 @@
  * object (sym: its HEAP site) in the frame that runs it; a FREE marks it
  * freed (kept, so that a later use is named); a block still live when its
  * frame returns is a leak, counted in the result.
+ * Passive calls (CG_KPASSIVES): what printf, fprintf, puts, fputs and putchar
+ * write to stdout or stderr is kept in the result (formatted by the C
+ * library, at most CG_KMAX_OUT bytes a stream); exit(n) ends the run as C
+ * does (the result as memory stands, exited set); abort() and an assert
+ * that fails are errors naming the statement.
  *
  * Values are those of the compiled kernel bit for bit: each operation is
  * the same C operation on the same types in the same order, each intrinsic
@@ -77,6 +82,7 @@
 
 #define CG_KMAX_STEPS 1000000000ull /* default step limit */
 #define CG_KMAX_CALLS 256u          /* default call depth limit */
+#define CG_KMAX_OUT (1u << 20)      /* bytes of output kept per stream */
 
 /* A caller array: n cells of base CG_KT_INT or CG_KT_DOUBLE, values as
  * doubles (an int array's must be ints), init NULL (all initialized) or n
@@ -157,6 +163,10 @@ typedef struct cg_kresult {
   uint64_t steps;
   uint32_t leaks;       /* blocks of malloc/calloc never freed */
   int32_t leak_stmt;    /* the ALLOC statement of the first, -1: none */
+  char *out[2];         /* what printf, puts, ... wrote to stdout and stderr (NULL: nothing) */
+  size_t nout[2], capout[2]; /* capout: their allocations' sizes */
+  int exited;           /* the run ended by exit(exit_status) at statement exit_stmt */
+  int32_t exit_status, exit_stmt;
 } cg_kresult;
 
 /* Runs call c on kernel k; fills r (freed by cg_kresult_free, also after a

@@ -9,7 +9,7 @@
 #include "lcg.h"
 #include "../adjoint/cg_addg.h"
 
-CG_KKINDS_SEEN(9, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
 
 /* What a call owns across Lua calls that may raise. */
 typedef struct lloops {
@@ -70,6 +70,15 @@ static void push_node_text(lua_State *L, const cg_kernel *k, int32_t s) {
       break;
     case CG_KST_FREE:
       luaL_addstring(&b, "free("), add_expr(&b, k, CG_KSTMT(k, s, FREE_PTR)), luaL_addstring(&b, ")");
+      break;
+    case CG_KST_PASSIVE: /* printf(...), exit(...): the function and its value arguments */
+      luaL_addstring(&b, cg_kpassive_fn(CG_KSTMT(k, s, FLAGS))), luaL_addstring(&b, "(");
+      a0 = CG_KSTMT(k, s, PASSIVE_ARGS), na = CG_KSTMT_N(k, s, PASSIVE_ARGS);
+      for (i = 0; i < na; i++) {
+        if (i) luaL_addstring(&b, ", ");
+        add_expr(&b, k, k->args[a0 + i]);
+      }
+      luaL_addstring(&b, ")");
       break;
     default: /* if, loop */
       luaL_addstring(&b, CG_KSTMT(k, s, KIND) == CG_KST_IF ? "if (" : CG_KSTMT(k, s, FLAGS) == CG_KL_FOR ? "for ("

@@ -147,6 +147,17 @@ static int l_kernel_layout(lua_State *L) {
   lua_setfield(L, -2, "max_dim");
   push_stmt_parts(L);
   lua_setfield(L, -2, "stmt_parts");
+  lua_newtable(L); /* passives = {{fn=, stream=, at=, text=, nargs=}, ...} in CG_KPASSIVES order */
+  for (i = 0; i < CG_KPC_COUNT; i++) {
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, cg_kpassive_fn(i)), lua_setfield(L, -2, "fn");
+    if (cg_kpassive_stream(i)) lua_pushstring(L, cg_kpassive_stream(i)), lua_setfield(L, -2, "stream");
+    lua_pushinteger(L, cg_kpassive_at(i)), lua_setfield(L, -2, "at");
+    lua_pushinteger(L, cg_kpassive_text(i)), lua_setfield(L, -2, "text");
+    lua_pushinteger(L, cg_kpassive_nargs(i)), lua_setfield(L, -2, "nargs");
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "passives");
   lua_newtable(L); /* the flattener's built-in split strategies, in their order */
   for (i = 0; cg_kflat_strategy_name(i); i++) lua_pushstring(L, cg_kflat_strategy_name(i)), lua_rawseti(L, -2, i + 1);
   lua_setfield(L, -2, "split_strategies");
@@ -654,6 +665,8 @@ static void push_access(lua_State *L, const cg_kaccess *a) {
 /* k:run(f, call [, {max_steps=, max_calls=, trace=true}]) -> {arrays =
  * {{name=, values={...}, init={booleans}}...}, ret = value | nil, steps = n,
  * leaks = n, leak = "FILE:LINE:COL: note: ..." (blocks never freed, if any),
+ * stdout = text, stderr = text (what passive calls wrote, if anything), exit = n,
+ * exit_note = "FILE:LINE:COL: note: the kernel called exit(n)" (a run that exit ended),
  * trace = {{stmt=, expr=, object=, cell=, write=, frame=, block=, value=}...} (with
  * opts.trace)} | nil, "FILE:LINE:COL: message". */
 static int k_run(lua_State *L) {
@@ -705,6 +718,15 @@ static int k_run(lua_State *L) {
       lua_pushfstring(L, "%d blocks of malloc or calloc never freed", (int)r->leaks);
     lua_setfield(L, -2, "leak");
     lua_pushinteger(L, (lua_Integer)r->leaks), lua_setfield(L, -2, "leaks");
+  }
+  if (r->nout[0]) lua_pushlstring(L, r->out[0], r->nout[0]), lua_setfield(L, -2, "stdout");
+  if (r->nout[1]) lua_pushlstring(L, r->out[1], r->nout[1]), lua_setfield(L, -2, "stderr");
+  if (r->exited) { /* exit(n): the run ended as C's does, the memory as it stood */
+    const cg_kernel *k = u->k;
+    lua_pushinteger(L, r->exit_status), lua_setfield(L, -2, "exit");
+    lua_pushfstring(L, "%s:%d:%d: note: the kernel called exit(%d)", k->file ? k->file : "kernel",
+                    (int)CG_KSTMT(k, r->exit_stmt, LINE), (int)CG_KSTMT(k, r->exit_stmt, COL), (int)r->exit_status);
+    lua_setfield(L, -2, "exit_note");
   }
   if (c->c.trace) {
     size_t t;
@@ -879,7 +901,26 @@ static const luaL_Reg kernel_meta[] = {
 
 /* }==== */
 
+/* core.kernel_format(fmt) -> {"int" | "double" | "string", ...} (the arguments
+ * printf format fmt takes, in order) | nil, why (cg_kformat_scan). */
+static int l_kernel_format(lua_State *L) {
+  cg_kconv conv[CG_KFMT_MAX_CONV];
+  int types[CG_KFMT_MAX_CONV * 3], nconv, n, i;
+  char why[160];
+  n = cg_kformat_scan(luaL_checkstring(L, 1), conv, &nconv, types, why, sizeof why);
+  if (n < 0) {
+    lua_pushnil(L), lua_pushstring(L, why);
+    return 2;
+  }
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++)
+    lua_pushstring(L, types[i] == CG_KFMT_STRING ? "string" : cg_ktype_name(types[i])), lua_rawseti(L, -2, i + 1);
+  return 1;
+}
+
 void lcg_open_kernel(lua_State *L) {
+  lua_pushcfunction(L, l_kernel_format);
+  lua_setfield(L, -2, "kernel_format");
   lcg_newclass(L, LCG_KERNEL, kernel_methods, kernel_meta);
   lua_pushcfunction(L, l_kernel_layout);
   lua_setfield(L, -2, "kernel_layout");
@@ -900,9 +941,15 @@ ctypes= (name -> code and code + 1 -> name; ctypes: the C integer types of a sym
 by C spelling), ctype_bits = {spelling -> bits}, ctype_signed = {spelling -> boolean}, arity = {intrinsic name -> arity}, gop = {intrinsic
 name -> its 1-based row of core.graph_ops()}, xaif = {intrinsic name -> its XAIF name},
 qual = {const=, restrict=, addr=}, max_depth=, max_dim= (the most dims of an array), stmt_parts=,
-split_strategies=}: what
-kparse.lua writes, read from cg_kernel.h.
+split_strategies=, passives = {{fn=, stream=, at=, text=, nargs=}, ...} (the passive calls,
+CG_KPASSIVES)}: what kparse.lua writes, read from cg_kernel.h.
 @function kernel_layout
+*/
+
+/*** core.kernel_format(fmt) -> {"int" | "double" | "string", ...} | nil, why: the arguments a
+printf format takes, in order ("string": a plain %s, for a literal), or why the kernels' subset cannot format it (%s of a non-literal,
+%p, a length modifier of another type).
+@function kernel_format
 */
 
 /*** core.kernel_load(flat) -> cgwb.Kernel | nil, "FILE: kernel form: ...": flat as

@@ -120,6 +120,12 @@ local STMT_TEXT = ir.cases("stmt", "cgwb.kernel statement text", {
     return expr_c(fl, r.lhs) .. (r.zero and " = calloc(" or " = malloc(") .. expr_c(fl, r.count) .. " cells)"
   end,
   free = function(_, fl, r) return "free(" .. expr_c(fl, r.ptr) .. ")" end,
+  passive = function(_, fl, r)
+    local args = {}
+    if r.passive.text == 1 then args[1] = require("cgwb.ir.unparse").c_string(r.text) end
+    for _, a in ipairs(r.args) do args[#args + 1] = expr_c(fl, a) end
+    return r.passive.fn .. "(" .. table.concat(args, ", ") .. ")"
+  end,
 })
 
 -- Appends the statements of ids, depth first in the order they run, to out.
@@ -392,7 +398,8 @@ M.core_call = convert
 -- args = {x = 0.5, a = {"A", 0}} or {0.5, {"A", 0}}}); opts go to k:run
 -- (opts.name: the call's name in messages, default "CALL.json").  Returns
 -- {arrays = {A = {...}}, scalars = {x = 0.5}, ["return"] = v or json.null,
--- steps = n, notes = {leak note} (blocks never freed, if any)}, or nil, message, kind ("input": the call is wrong; "run": the
+-- steps = n, notes = {exit note, leak note} (a run exit(n) ended; blocks never freed, if any),
+-- stdout = text, stderr = text (what passive calls printed, if anything), exit = n}, or nil, message, kind ("input": the call is wrong; "run": the
 -- kernel failed at run time, the message names its line).
 -- @function Kernel:call
 function K.call(k, f, c, opts)
@@ -401,7 +408,9 @@ function K.call(k, f, c, opts)
   local r, err = k:run(K.function_id(k, f), call, opts)
   if not r then return nil, err, "run" end
   local out = { arrays = {}, scalars = {}, ["return"] = r.ret == nil and json.null or r.ret, steps = r.steps }
-  if r.leak then out.notes = { r.leak } end
+  if r.exit_note then out.notes = { r.exit_note } end
+  if r.leak then out.notes = out.notes or {}; out.notes[#out.notes + 1] = r.leak end
+  out.stdout, out.stderr, out.exit = r.stdout, r.stderr, r.exit -- what printf wrote; exit(n)
   for i, a in ipairs(r.arrays) do
     local vals = json.array({})
     for c, x in ipairs(a.values) do vals[c] = (a.init and not a.init[c]) and json.null or x end

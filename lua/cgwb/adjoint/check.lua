@@ -54,6 +54,7 @@ local EXPRS = ir.cases("stmt", "cgwb.adjoint: the expressions of a statement", {
   ["break|continue"] = function() return {} end,
   alloc = function(_, r) return { r.count } end,
   free = function(_, r) return { r.ptr } end,
+  passive = function(_, r) return { table.unpack(r.args) } end,
 })
 
 -- The -DCGWB_CHECK_ASSUME lines before statement record r (a loop's test

@@ -482,6 +482,9 @@ local function emit_raw(k, fname, opts)
   for _, l in ipairs { "#include <math.h>", "#include <stddef.h>", "#include <stdlib.h>", '#include "cgwb_adstack.h"' } do
     em:line(l)
   end
+  for _, h in ipairs(u:passive_headers(funcs)) do
+    if h ~= "#include <stdlib.h>" then em:line(h) end
+  end
   local sblock = u:struct_block(funcs)
   if sblock then em:line(sblock) end
   for s = 0, v.nsym - 1 do -- the globals the body reads (its text names them: the one scan of generated text)

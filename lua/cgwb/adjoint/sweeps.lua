@@ -270,6 +270,7 @@ local FWD = ir.cases("stmt", "cgwb.adjoint: the forward sweep", {
   free = function(_, self, r) -- deferred: the reverse sweep reads the block (freed at its allocation's reverse)
     self.em:line(("/* %d: %s: in the reverse sweep */"):format(r.line, self.u:simple(r.id)))
   end,
+  passive = function(_, self, r) self:put(self.u:simple(r.id), r.line) end, -- printf, exit: once, in the primal's order
 })
 
 function E:fwd(st)
@@ -380,6 +381,7 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
     self:pop_old(r.lhs, l)
   end,
   free = function() end, -- done at the allocation's reverse
+  passive = function() end, -- no derivative
 })
 
 function E:rev(st)
@@ -441,6 +443,9 @@ local PLAIN = ir.cases("stmt", "cgwb.adjoint: the plain code", {
   end,
   ["return|break|continue"] = function(kind, self, r) self:refuse(r, kind) end,
   ["alloc|free"] = function(_, self, r) self:put(self.u:simple(r.id), r.line) end,
+  passive = function(_, self, r) -- g_p runs again what the forward sweep ran (a dry run that prints is refused)
+    self.em:line(("/* %d: %s: in the forward sweep */"):format(r.line, self.u:simple(r.id)))
+  end,
 })
 
 -- Statement st as plain C (callees' plain copies g_p); snap: {[sym] =

@@ -105,7 +105,8 @@ local function kernel_call(k, a)
   local r, err, kind = k:call(ids[1], c, { name = a.call })
   if not r then fail(kind == "input" and 2 or 1, err) end
   for _, note in ipairs(r.notes or {}) do io.stderr:write("cgwb kernel: ", note, "\n") end
-  local out = { arrays = r.arrays, scalars = r.scalars, ["return"] = r["return"] }
+  local out = { arrays = r.arrays, scalars = r.scalars, ["return"] = r["return"], stdout = r.stdout,
+    stderr = r.stderr, exit = r.exit } -- printf's output, exit(n): only when there is some
   if a.jacobian then
     local J, jerr, jkind = k:jacobian_named(ids[1], c, { name = a.call })
     if not J then fail(jkind == "input" and 2 or 1, jerr) end

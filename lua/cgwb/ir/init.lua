@@ -13,7 +13,9 @@
 --                 assign {lhs, rhs}, call {callee, args, lhs}, if {cond,
 --                 then, else}, loop {cond, pre, body, step}, return {value},
 --                 alloc {lhs, count, block (the ADDR of its heap site), zero
---                 (calloc)}, free {ptr}
+--                 (calloc)}, free {ptr}, passive {args, passive (its row of
+--                 LAYOUT.passives: fn, stream, at, text, nargs), text (the
+--                 string literal's bytes, an assert's condition as written)}
 --   v:expr(x)  -> {id, op, type, a, b, c (operand ids or nil), sym (nil for
 --                 none and for intrin), fn (intrin: the C name), value
 --                 (const_i: the int, const_d: the double), ctype (a cast
@@ -83,6 +85,11 @@ function V:stmt(s)
     pragma = pragma >= 0 and self.flat.names[pragma + 1] or nil }
   if kind == "loop" then r.form = LAY.loop_kinds[row[base + LAY.stmt.FLAGS] + 1] end
   if kind == "alloc" then r.zero = (row[base + LAY.stmt.FLAGS] & LAY.heap_zero) ~= 0 end
+  if kind == "passive" then
+    r.passive = LAY.passives[row[base + LAY.stmt.FLAGS] + 1] -- {fn, stream, at, text, nargs}
+    local t = row[base + LAY.stmt.X0]
+    r.text = t >= 0 and self.flat.names[t + 1] or nil
+  end
   for _, p in ipairs(PARTS[kind]) do
     local v = row[base + p.offset]
     if p.what == "list" or p.what == "args" then r[p.name] = self:slice(v, row[base + p.offset + 1], p.what == "args" and "args" or "list")

@@ -262,9 +262,53 @@ function U:allocates(f)
   return false
 end
 
--- An ASSIGN, CALL, ALLOC or FREE (statement st) without its semicolon.
+--- Bytes s as one C string literal: quotes, backslashes, and bytes that are
+-- no printable ASCII escaped (octal, three digits: never read on into a
+-- digit), `?` after `?` too (no trigraph under -std=c99).
+function M.c_string(s)
+  local t = s:gsub('[%c"\\\128-\255]', function(c)
+    if c == "\n" then return "\\n" elseif c == "\t" then return "\\t" end
+    if c == '"' or c == "\\" then return "\\" .. c end
+    return ("\\%03o"):format(c:byte())
+  end):gsub("%?%?", "?\\?")
+  return '"' .. t .. '"'
+end
+
+-- A passive call (printf, exit, ...; statement record r) as C: the stream
+-- where its row puts it, the string literal, the value arguments.
+function U:passive_text(r)
+  local p, parts = r.passive, {}
+  if p.stream and p.at == 1 then parts[#parts + 1] = p.stream end
+  if p.text == 1 then parts[#parts + 1] = M.c_string(r.text) end
+  for _, a in ipairs(r.args) do parts[#parts + 1] = self:expr(a, true) end
+  if p.stream and p.at == 2 then parts[#parts + 1] = p.stream end
+  return p.fn .. "(" .. table.concat(parts, ", ") .. ")"
+end
+
+-- The headers the passive calls of functions fs (0-based ids; all if nil)
+-- need, in a fixed order: {"#include <assert.h>", ...}.
+function U:passive_headers(fs)
+  local v, need = self.v, {}
+  if not fs then fs = {}; for f = 0, v.nfunc - 1 do fs[#fs + 1] = f end end
+  for _, f in ipairs(fs) do
+    v:walk(v:func(f).body, function(r)
+      if r.kind == "passive" then
+        local fn = r.passive.fn
+        need[(fn == "assert" and "assert") or ((fn == "exit" or fn == "abort") and "stdlib") or "stdio"] = true
+      end
+    end)
+  end
+  local out = {}
+  for _, h in ipairs { "assert", "stdio", "stdlib" } do
+    if need[h] then out[#out + 1] = "#include <" .. h .. ".h>" end
+  end
+  return out
+end
+
+-- An ASSIGN, CALL, ALLOC, FREE or PASSIVE (statement st) without its semicolon.
 function U:simple(st)
   local r = self.v:stmt(st)
+  if r.kind == "passive" then return self:passive_text(r) end
   if r.kind == "assign" then return self:expr(r.lhs, true) .. " = " .. self:expr(r.rhs, true) end
   if r.kind == "alloc" then return self:expr(r.lhs, true) .. " = " .. self:alloc_call(r) end
   if r.kind == "free" then return "free(" .. self:expr(r.ptr, true) .. ")" end
@@ -283,7 +327,7 @@ function U:comma(ids)
 end
 
 local STMT = ir.cases("stmt", "cgwb.ir.unparse", {
-  ["assign|call|alloc|free"] = function(_, u, r) u.em:line(u:simple(r.id) .. ";") end,
+  ["assign|call|alloc|free|passive"] = function(_, u, r) u.em:line(u:simple(r.id) .. ";") end,
   ["if"] = function(_, u, r)
     u.em:open("if (" .. u:expr(r.cond, true) .. ") {")
     u:slice(r["then"])
@@ -518,10 +562,14 @@ M.writer = writer
 function M.unparse(flat, lay)
   local u = writer(flat, lay)
   local em = u.em
-  em:line("#include <math.h>")
+  local heads = { "#include <math.h>" }
   for f = 0, u.nfunc - 1 do
-    if u:allocates(f) then em:line("#include <stdlib.h>"); break end
+    if u:allocates(f) then heads[2] = "#include <stdlib.h>"; break end
   end
+  for _, h in ipairs(u:passive_headers()) do
+    if h ~= heads[2] then heads[#heads + 1] = h end
+  end
+  for _, h in ipairs(heads) do em:line(h) end
   for s = 0, u.nsym - 1 do
     if u:get("sym", s, "KIND") == lay.sym_kinds.global then em:line(u:nest_rows(s, u:global_text(s))) end
   end

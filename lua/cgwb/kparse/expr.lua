@@ -576,6 +576,9 @@ function L:rv_call(e, void_ok)
   local hn = self:heap_name(e)
   if hn then self:heap_elsewhere(e, hn) end
   if self.LIBC[name] and not self.funcs[name] then return self:libc_call(e, void_ok) end
+  if self.PASSIVE[name] and not (self.funcs[name] and self.funcs[name].id) then
+    return self:passive_call(e, name, void_ok)
+  end
   local icode = self.lay.intrinsics[name]
   if icode then
     local ar = self.lay.arity[name]

@@ -5,6 +5,7 @@ local lower = require "cgwb.kparse.lower"
 local L = require "cgwb.kparse.ctypes"
 
 require "cgwb.kparse.switch"
+require "cgwb.kparse.passive"
 require "cgwb.kparse.libc"
 local PTR_OF = { double = "pdouble", int = "pint" }
 local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
@@ -17,7 +18,8 @@ local STMT_WHY
 -- spos: where the statement begins (its rows' position), else the operator's.
 function L:effect(e, pragma, spos)
   self.posts_ok, self.posts = true, self:no_posts()
-  if e.k == "assign" then self:assign_stmt(e, pragma, spos)
+  if self:passive_effect(e, pragma, spos) then -- assert(c), (void) x
+  elseif e.k == "assign" then self:assign_stmt(e, pragma, spos)
   elseif e.k == "call" and self:heap_name(e) == "free" then
     self:free_stmt(e, spos or e.pos, pragma)
   elseif e.k == "call" then

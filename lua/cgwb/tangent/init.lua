@@ -368,6 +368,7 @@ local STMT = ir.cases("stmt", "cgwb.tangent statement", {
   end,
   loop = function(_, F, r) F:loop(r) end,
   alloc = function(_, F, r) F:alloc(r) end,
+  passive = function(_, F, r) F:line(F.u:simple(r.id) .. ";") end, -- printf, exit, ...: the primal's alone
   free = function(_, F, r) -- the tangents go with the block
     if F.v:expr(r.ptr).type == "double *" then F:line("free(" .. F:tpointer(r.ptr) .. ");") end
     F:line(F.u:simple(r.id) .. ";")
@@ -858,8 +859,12 @@ function G:head(funcs, body)
   local u = self.u
   local head = { "/* Preaccumulated tangent code of " .. u:name_of("func", self.main) .. " (cgwb tangent; "
     .. "doc/tangent-code.md). */", "#include <math.h>" }
+  local stdlib = false
   for _, f in ipairs(funcs) do
-    if u:allocates(f) then head[#head + 1] = "#include <stdlib.h>"; break end
+    if u:allocates(f) then head[#head + 1] = "#include <stdlib.h>"; stdlib = true; break end
+  end
+  for _, h in ipairs(u:passive_headers(funcs)) do
+    if not (stdlib and h == "#include <stdlib.h>") then head[#head + 1] = h end
   end
   head[#head + 1] = u:struct_block(funcs)
   for s = 0, u.nsym - 1 do

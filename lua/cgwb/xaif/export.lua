@@ -431,6 +431,9 @@ local STATEMENT = require("cgwb.ir").cases("stmt", "cgwb.xaif statement", {
     B.close("SubroutineCall") -- a result's target is left out (doc/xaif.md)
   end,
   ["if|loop|break|continue"] = function(_, w, B, r) marker(w, B, r) end,
+  passive = function(_, _, B, r) -- printf, exit, ...: no derivative, a front-end statement for the tools
+    B.leaf("Marker", { { "statement_id", tostring(r.id + 1) }, { "annotation", "passive " .. r.passive.fn } })
+  end,
   ["alloc|free"] = function(kind) -- M.write refuses such a function first
     error(("cgwb.xaif: a %s statement in XAIF"):format(kind))
   end,
