@@ -356,7 +356,7 @@ static void fuzz_run_kernel(cg_alloc *A, const cg_kernel *k, int32_t f, bytes *b
 }
 
 static void fuzz_kernel(const uint8_t *d, size_t n) {
-  static const char *const pool[8] = {"f", "g", "x", "y", "p", "q", "i", "pragma text"};
+  static const char *const pool[8] = {"f", "g", "x", "y", "%d %g", "%-*.*f|%%%x %5.2e %c", "i", "pragma text"}; /* names, texts */
   int32_t func[4 * CG_KFUNC_W], sym[16 * CG_KSYM_W], expr[64 * CG_KEXPR_W];
   int32_t stmt[32 * CG_KSTMT_W], list[32], args[8];
   double dconst[4];
