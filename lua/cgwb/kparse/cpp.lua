@@ -130,11 +130,12 @@ end
 
 -- The alignment of output line pline (text ltext) with its source line src:
 -- {{output col, length, source col, matched}...} per output token, computed
--- once.  Source tokens are matched in order to the output's (a macro's name
--- matches nothing); an output token nothing matched is part of an expansion
+-- once.  Source tokens are matched in order to the output's, as many as can
+-- be (a longest common subsequence; a macro's name matches nothing); an output token nothing matched is part of an expansion
 -- and takes the column of its macro: the unmatched identifier that follows the
 -- last match before it, or else the last unmatched one up to that match.
 local SAME = {} -- the alignment of a line the preprocessor wrote as it stands in the source
+local LCS_MAX = 40000 -- output x source tokens up to which the alignment is an exact LCS
 
 function Map:align(pline, ltext, src)
   local al = self.aligned[pline]
@@ -145,12 +146,32 @@ function Map:align(pline, ltext, src)
   end
   local out, ins = tokens(ltext), tokens(src)
   local of_out, matched = {}, {}
-  local o = 1
-  for k, t in ipairs(ins) do
-    for h = o, math.min(#out, o + 256) do
-      if out[h][1] == t[1] then
-        of_out[h], matched[k], o = k, true, h + 1
-        break
+  if #out * #ins <= LCS_MAX then -- the longest common subsequence: a fragment after a line marker
+    local m, n, L = #out, #ins, {} -- L[h][k]: the LCS of out[h..] and ins[k..]
+    for h = m + 1, 1, -1 do
+      local row, nxt = {}, L[h + 1]
+      for k = n + 1, 1, -1 do
+        if h > m or k > n then row[k] = 0
+        elseif out[h][1] == ins[k][1] then row[k] = nxt[k + 1] + 1
+        else row[k] = math.max(nxt[k], row[k + 1]) end
+      end
+      L[h] = row
+    end
+    local h, k = 1, 1
+    while h <= m and k <= n do
+      if out[h][1] == ins[k][1] and L[h][k] == L[h + 1][k + 1] + 1 then
+        of_out[h], matched[k], h, k = k, true, h + 1, k + 1
+      elseif L[h + 1][k] >= L[h][k + 1] then h = h + 1
+      else k = k + 1 end
+    end
+  else -- a long line: each source token to the next output token like it
+    local o = 1
+    for k, t in ipairs(ins) do
+      for h = o, math.min(#out, o + 256) do
+        if out[h][1] == t[1] then
+          of_out[h], matched[k], o = k, true, h + 1
+          break
+        end
       end
     end
   end
