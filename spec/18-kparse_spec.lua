@@ -355,7 +355,7 @@ describe("kparse: errors name file:line:col", function()
       "e.c:1:46: arithmetic on a pointer to planes of a 3-D array is outside the kernel subset (index it: a[i][j])" },
     { "void f(void) { double t[2][2][2] = {{{1, 2, 3}}}; }", "e.c:1:45: too many initializers for a row of 't'" },
     { "void f(void) { double t[2][2][2] = {{1, 2, 3, 4, 5}}; }", "e.c:1:50: too many initializers for a plane of 't'" },
-    { "double h(double x);\ndouble f(double x) { return h(x); }", "e.c:2:29: a call of 'h' is outside the kernel subset (it has no definition in the file)" },
+    { "double h(double x);\ndouble f(double x) { return h(x); }", "e.c:2:29: a call of 'h' is outside the kernel subset (it has no definition in the file; an external function is declared with its derivatives by --externals)" },
     { "void h(double x) { }\ndouble f(double x) { return h(x); }", "e.c:2:29: the void function 'h' used as a value" },
     { "void f(double x) { x; }", "e.c:1:20: a statement without effect" },
   }

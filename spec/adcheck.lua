@@ -95,7 +95,7 @@ end
 local function check(text, fname, call, opts)
   opts = opts or {}
   local r = rng.new(opts.seed or 31)
-  local k = assert(cgwb.read_kernel(text, "case.c"))
+  local k = assert(cgwb.read_kernel(text, "case.c", opts.read))
   local fn
   for _, f in ipairs(k:functions()) do if f.name == fname then fn = f end end
   local eo = opts.emit or {}
@@ -131,7 +131,7 @@ local function check(text, fname, call, opts)
   end
   for _, variant in ipairs { { "std", std }, { "tr", tr } } do
     local exe = A.compile_adjoint(variant[2], fname, text, { flags = opts.flags, env = opts.env, null = null,
-      lenient_kernel = opts.lenient_kernel })
+      lenient_kernel = opts.lenient_kernel, read = opts.read, extra = opts.extra })
     local res = A.run(exe, call, yb)
     local p = A.primal(exe, call)
     -- the primal results: F's, bit for bit

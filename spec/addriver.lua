@@ -254,11 +254,12 @@ end
 -- sanitizers), cc (instead of M.CC), env ("VAR=value" words the program
 -- runs with, e.g. ASAN_OPTIONS), null (parameter names whose adjoint is
 -- passed as NULL: a passive parameter's, which F_b must never touch), lenient_kernel (compile
--- kernel_src alone without -Werror: a real program with its own warnings).  Returns an exe handle, or raises
+-- kernel_src alone without -Werror: a real program with its own warnings), read (cgwb.read_kernel's options:
+-- externals), extra (C files compiled with them: the externals' code).  Returns an exe handle, or raises
 -- with the compiler's messages.
 function M.compile_adjoint(src, fname, kernel_src, opts)
   opts = opts or {}
-  local k = assert(cgwb.read_kernel(kernel_src, "kernel.c"))
+  local k = assert(cgwb.read_kernel(kernel_src, "kernel.c", opts.read)) -- read: its options (externals)
   local fn = fn_of(k, fname)
   local files = { H.write(H.tmp(".c"), src), H.write(H.tmp(".c"), kernel_src),
                   H.write(H.tmp(".c"), main_text(fn, fname, opts.null,
@@ -272,8 +273,8 @@ function M.compile_adjoint(src, fname, kernel_src, opts)
     os.remove(files[2])
     files[2] = obj
   end
-  local cmd = ("%s %s -I%s -o %s %s -lm 2>%s"):format(opts.cc or M.CC, opts.flags or "", M.RUNTIME, exe,
-    table.concat(files, " "), log)
+  local cmd = ("%s %s -I%s -o %s %s %s -lm 2>%s"):format(opts.cc or M.CC, opts.flags or "", M.RUNTIME, exe,
+    table.concat(files, " "), table.concat(opts.extra or {}, " "), log)
   ok = ok and os.execute(cmd)
   local msg = H.read(log)
   os.remove(log)

@@ -237,7 +237,10 @@ static int check_func_row(const cg_kernel *k, uint32_t f, cg_error *e) {
                 (int)CG_KFUNC(k, f, SYM0), (int)nsym);
   if (np < 0 || np > nsym)
     return kerr(k, e, "func %u: %d parameters of %d symbols", (unsigned)f, (int)np, (int)nsym);
-  if (!slice_ok(CG_KFUNC(k, f, BODY), CG_KFUNC(k, f, NBODY), k->nlist))
+  if (CG_KFUNC(k, f, BODY) == -1) { /* an external function: declared, no body */
+    if (CG_KFUNC(k, f, NBODY) != 0 || nsym != np)
+      return kerr(k, e, "func %u: external with a body or locals", (unsigned)f);
+  } else if (!slice_ok(CG_KFUNC(k, f, BODY), CG_KFUNC(k, f, NBODY), k->nlist))
     return kerr(k, e, "func %u: body %d+%d out of range", (unsigned)f, (int)CG_KFUNC(k, f, BODY),
                 (int)CG_KFUNC(k, f, NBODY));
   return check_pos(k, e, "func", f, CG_KFUNC(k, f, LINE), CG_KFUNC(k, f, COL));

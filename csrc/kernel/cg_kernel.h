@@ -323,7 +323,10 @@ enum {
 /* {==== functions ====}
  * RET: CG_KT_VOID, INT or DOUBLE.  Symbols SYM0 .. SYM0+NSYM-1 are the
  * function's, the first NPARAM of them its parameters in order.  BODY,
- * NBODY: its body slice of list[]. */
+ * NBODY: its body slice of list[]; BODY -1 and NBODY 0: an external
+ * function (a prototype the user declared with its derivatives, defined
+ * elsewhere: doc/kernels.md, "External functions"), whose symbols are its
+ * parameters (CG_KFUNC_EXTERNAL). */
 #define CG_KFUNC_FIELDS(X) X(NAME) X(RET) X(SYM0) X(NSYM) X(NPARAM) X(BODY) X(NBODY) X(LINE) X(COL)
 
 /* Field offsets and row widths: CG_KSYM_NAME ... , CG_KSYM_W. */
@@ -393,6 +396,7 @@ enum {
 #define CG_KEXPR(k, x, f) ((k)->expr[(size_t)(x) * CG_KEXPR_W + CG_KEXPR_##f])
 #define CG_KSTMT(k, s, f) ((k)->stmt[(size_t)(s) * CG_KSTMT_W + CG_KSTMT_##f])
 #define CG_KFUNC(k, g, f) ((k)->func[(size_t)(g) * CG_KFUNC_W + CG_KFUNC_##f])
+#define CG_KFUNC_EXTERNAL(k, g) (CG_KFUNC(k, g, BODY) == -1)
 #define CG_KSTMT_N(k, s, f) ((k)->stmt[(size_t)(s) * CG_KSTMT_W + CG_KSTMT_##f + 1])
 /* A LIST or ARGS part as the two arguments (start, count) of a function
  * that takes a slice: walk(b, CG_KSTMT_SLICE(k, s, LOOP_BODY)). */

@@ -845,6 +845,9 @@ static int call_func(km *m, int32_t g, const frame *caller, int32_t st) {
   int rc;
   if (m->calls >= m->max_calls)
     return SERR(m, st, "call depth limit of %u reached", (unsigned)m->max_calls);
+  if (CG_KFUNC_EXTERNAL(k, g))
+    return SERR(m, st, "a call of the external function '%s', which only generated code runs (no value here)",
+                k->names[CG_KFUNC(k, g, NAME)]);
   if ((rc = frame_new(m, g, &fr))) return frame_free(m, &fr), rc;
   for (i = 0; i < (uint32_t)CG_KFUNC(k, g, NPARAM); i++) {
     int32_t x = k->args[a0 + (int32_t)i];
@@ -1103,6 +1106,8 @@ int cg_kinterp_run(cg_alloc *A, const cg_kernel *k, const cg_kcall *c, cg_kresul
   r->A = A;
   if (!k || !c || c->func < 0 || (uint32_t)c->func >= k->nfunc || (c->narray && !c->arrays))
     return cg_seterr(e, CG_EUSAGE, "cg_kinterp_run: bad call");
+  if (CG_KFUNC_EXTERNAL(k, c->func))
+    return cg_seterr(e, CG_EUSAGE, "cg_kinterp_run: %s is an external function (no body)", k->names[CG_KFUNC(k, c->func, NAME)]);
   memset(&fr, 0, sizeof fr);
   rc = km_init(&m, A, k, c, e);
   if (!rc) rc = load_arrays(&m);

@@ -92,7 +92,7 @@ end
 -- core.kernel_flatten).  -> the result table of core.kernel_flatten | nil, message.
 function M.run(kernel, fname, opts)
   opts = opts or {}
-  local id, err = kernel:function_id(fname)
+  local id, err = kernel:body_function_id(fname)
   if not id then return nil, err end
   local name = kernel:functions()[id].name
   local so, serr = split_opts(opts.split)

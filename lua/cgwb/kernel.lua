@@ -161,6 +161,20 @@ function K.function_id(k, f)
   return nil, ("%s: no function '%s'"):format(fl.file, tostring(f))
 end
 
+--- The 1-based id of f (as K.function_id) when it has a body: an external
+-- function (--externals) is refused, its body being elsewhere.
+-- @function Kernel:body_function_id
+function K.body_function_id(k, f)
+  local id, err = K.function_id(k, f)
+  if not id then return nil, err end
+  local fl = flat(k)
+  if get(fl, "func", id - 1, "BODY") == -1 then
+    return nil, ("%s: %s is an external function (--externals): its body is elsewhere"):format(fl.file,
+      name_at(fl, get(fl, "func", id - 1, "NAME")))
+  end
+  return id
+end
+
 -- The 0-based function row of f, raising on a bad one (a programmer error).
 local function func_row(k, f)
   local id, err = K.function_id(k, f)
@@ -184,6 +198,7 @@ function K.functions(k)
       id = g + 1, name = name_at(fl, get(fl, "func", g, "NAME")),
       ret = layout().types[get(fl, "func", g, "RET") + 1], params = params,
       line = get(fl, "func", g, "LINE"), col = get(fl, "func", g, "COL"),
+      external = get(fl, "func", g, "BODY") == -1 or nil, -- declared with --externals, defined elsewhere
     }
   end
   return out

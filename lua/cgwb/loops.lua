@@ -17,7 +17,7 @@ local M = {}
 -- -> the table of core.kernel_loops (doc/adjoint-loops.md) | nil, message.
 function M.analyse(kernel, fname, opts)
   opts = opts or {}
-  local id, err = kernel:function_id(fname)
+  local id, err = kernel:body_function_id(fname)
   if not id then return nil, err end
   local ok, info, ierr = pcall(core.kernel_loops, kernel, id, {
     assume = opts.assume, alias = opts.alias, independents = opts.independents, dependents = opts.dependents,

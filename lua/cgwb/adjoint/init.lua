@@ -69,6 +69,16 @@ function G:adj_params(f)
   return #parts == 0 and "void" or table.concat(parts, ", ")
 end
 
+-- The prototypes adjoint code declares for external function f (--externals):
+-- g itself and the user's adjoint g_b, whose parameters are a reverse sweep's.
+function G:external_protos(f)
+  local fr = self.v:func(f)
+  local sig = self:adj_params(f)
+  if fr.ret == "double" then sig = (sig == "void" and "" or (sig .. ", ")) .. "double " .. self.ret_name[f] end
+  return { ("%s %s(%s); /* external (--externals) */"):format(fr.ret, fr.name, self:plain_params(f)),
+    ("void %s(%s); /* its adjoint, the user's */"):format(fr.external.adjoint, sig) }
+end
+
 -- f's own parameter list (its plain copy's).
 function G:plain_params(f)
   local parts = {}
@@ -285,7 +295,7 @@ end
 
 -- emit's work; refusals raise errors.refused, bad input errors.input.
 local function emit_raw(k, fname, opts)
-  local fid, ferr = k:function_id(fname)
+  local fid, ferr = k:body_function_id(fname)
   if not fid then error(errors.input(("%s"):format(ferr))) end
   local flat = k:flat()
   local u = unparse.writer(flat, LAY)
@@ -295,10 +305,12 @@ local function emit_raw(k, fname, opts)
   local funcs = u:reachable(fid - 1)
   local fnames, taken = {}, {}
   for g = 0, v.nfunc - 1 do taken[v:func(g).name] = true end
+  local defined = {} -- funcs but the externals (--externals: the user's g and g_b are called)
   for _, f in ipairs(funcs) do
     local n = v:func(f).name
-    gen.plain_name[f] = n .. "_p"
-    for _, x in ipairs { n .. "_fwd", n .. "_rev", n .. "_p", n .. "_b", n .. "_b_stats", n .. "_b_reset" } do
+    gen.plain_name[f] = v:func(f).external and n or (n .. "_p")
+    if not v:func(f).external then defined[#defined + 1] = f end
+    for _, x in ipairs(v:func(f).external and {} or { n .. "_fwd", n .. "_rev", n .. "_p", n .. "_b", n .. "_b_stats", n .. "_b_reset" }) do
       if taken[x] then
         error(errors.refused(("%s: the adjoint code of %s needs the name %s, a function of the file"):format(gen.file,
           n, x)))
@@ -411,8 +423,12 @@ local function emit_raw(k, fname, opts)
     protos[#protos + 1] = ("static void %s(%s);"):format(var.rev, rsig)
   end
   for _, f in ipairs(funcs) do
-    texts[#texts + 1] = gen:plain_func(f)
-    protos[#protos + 1] = ("static %s %s(%s);"):format(v:func(f).ret, gen.plain_name[f], gen:plain_params(f))
+    if v:func(f).external then
+      for _, p in ipairs(gen:external_protos(f)) do protos[#protos + 1] = p end
+    else
+      texts[#texts + 1] = gen:plain_func(f)
+      protos[#protos + 1] = ("static %s %s(%s);"):format(v:func(f).ret, gen.plain_name[f], gen:plain_params(f))
+    end
   end
   r:finish(#funcs)
   -- F_b

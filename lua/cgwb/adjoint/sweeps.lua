@@ -9,6 +9,7 @@ local errors = require "cgwb.util.errors"
 local B = require "cgwb.adjoint.base"
 require "cgwb.adjoint.shadow"
 require "cgwb.adjoint.check"
+require "cgwb.adjoint.externals"
 
 local E, spell, LAY, GOPS = B.E, B.spell, B.LAY, B.GOPS
 local double, indirect, scalar, scalar_type, PUSH, POP = B.double, B.indirect, B.scalar, B.scalar_type, B.PUSH, B.POP
@@ -217,6 +218,7 @@ local FWD = ir.cases("stmt", "cgwb.adjoint: the forward sweep", {
   call = function(_, self, r)
     local l = r.line
     local callee = self.v:func(r.callee)
+    if callee.external then return self:fwd_external(r, callee) end
     local dummy = {}
     for i = 1, #r.args do dummy[i] = self.gen.prefix .. "unused" end
     local pat = self:call_pattern(r)
@@ -309,6 +311,7 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
   call = function(_, self, r)
     local l = r.line
     local callee = self.v:func(r.callee)
+    if callee.external then return self:rev_external(r, callee) end
     local rb = "0.0"
     if r.lhs then
       self:pop_old(r.lhs, l)

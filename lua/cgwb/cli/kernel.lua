@@ -54,7 +54,8 @@ end
 local function kernel_report(k, id, a, funcs)
   local fi = funcs[id]
   local r = { id = id, name = fi.name, ret = fi.ret, params = fi.params, line = fi.line, col = fi.col,
-              symbols = k:symbols(id), statements = k:statements(id) }
+              symbols = k:symbols(id), statements = k:statements(id), external = fi.external }
+  if fi.external then return r end -- declared (--externals): no body to analyse
   if a.cfg then r.cfg = cfg_plain(k:cfg(id)) end
   if a.alias or a.chains or a.activity then
     local an = check(k:analyze(id, { assume = assumptions_for(k, id, a.assume) }))

@@ -18,6 +18,9 @@ function M.cpp_options(p)
     :argname("NAME"):count("*")
   C.option(p, "--std", "The C standard the preprocessor and the front end follow: c99 or c11 "
     .. "(default: the compiler's).")
+  C.option(p, "--externals", "A Lua file returning the external functions the kernel calls and does not "
+    .. "define, with their derivatives: {name = {tangent=, adjoint=, cells = {param = \"n\"}}} (doc/kernels.md, "
+    .. "\"External functions\").")
 end
 
 --- The reading options of parsed arguments a: the preprocessor's flags and the
@@ -28,7 +31,15 @@ function M.kernel_opts(a)
   end
   local f = a["function"]
   local functions = (f ~= nil and not math.tointeger(tonumber(f))) and { f } or nil
-  return { include = a.include, define = a.define, undef = a.undefine, std = a.std, functions = functions }
+  local externals
+  if a.externals then
+    local ext, err = require("cgwb.util.plugin").pload(a.externals, { expect = "table",
+      returns = "a table {name = declaration} of external functions" })
+    if not ext then fail(2, err) end
+    externals = ext
+  end
+  return { include = a.include, define = a.define, undef = a.undefine, std = a.std, functions = functions,
+    externals = externals }
 end
 
 --- Reads a kernel file (exit 2 with "file:line:col: ..." when it is not one);
@@ -65,7 +76,10 @@ end
 -- (a name or 1-based id), or the kernel's only function.
 function M.one_function(k, which)
   if which ~= nil then return M.kernel_functions(k, which)[1] end
-  local funcs = k:functions()
+  local funcs = {}
+  for _, f in ipairs(k:functions()) do
+    if not f.external then funcs[#funcs + 1] = f end -- an external's body is elsewhere
+  end
   if #funcs == 1 then return funcs[1].id end
   local names = {}
   for i, f in ipairs(funcs) do names[i] = f.name end

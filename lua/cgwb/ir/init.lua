@@ -26,7 +26,9 @@
 --                 ninit, line, col, ctype (the C type of its cells: "double",
 --                 "int", "char", "unsigned short", ...; a pointer's, of the
 --                 cells it points to)}
---   v:func(g)  -> {id, name, ret, sym0, nsym, nparam, params, body, line, col}
+--   v:func(g)  -> {id, name, ret, sym0, nsym, nparam, params, body, line, col,
+--                 external (a function declared with --externals: its
+--                 declaration, {name, tangent, tangent_vector, adjoint, cells})}
 -- Ids are 0-based, as in the arrays.  ir.cases(domain, what, handlers)
 -- builds a dispatcher that must name every kind (a new kind fails in every
 -- back end at once, when its module loads); v:walk visits statements depth
@@ -175,6 +177,9 @@ function V:func(g)
   for i = 1, np do params[i] = sym0 + i - 1 end
   r = { id = g, name = self:name(G("NAME")), ret = TYPES[G("RET") + 1], sym0 = sym0, nsym = G("NSYM"),
     nparam = np, params = params, body = self:slice(G("BODY"), G("NBODY")), line = G("LINE"), col = G("COL") }
+  if G("BODY") == -1 then -- an external function: no body, the user's declaration (kparse/externals.lua)
+    r.external = (self.flat.externals or {})[g] or { name = r.name, cells = {} }
+  end
   self.G[g] = r
   return r
 end

@@ -397,6 +397,7 @@ end
 
 function U:func(f)
   local r = self.v:func(f)
+  if r.external then return end -- declared: its prototype is all of it
   self.em:open(self:signature(f) .. " {")
   for s = r.sym0 + r.nparam, r.sym0 + r.nsym - 1 do
     local d = self.v:sym(s).kind ~= "heap" and self:sym_decl(s) -- a site: no variable

@@ -477,7 +477,7 @@ end
 
 --- The arguments of a call, converted to the callee's parameters.
 function L:call_args(f, e)
-  if not f.id then self:outside(e.pos, ("a call of '%s'"):format(f.name), "it has no definition in the file") end
+  if not f.id then self:outside(e.pos, ("a call of '%s'"):format(f.name), "it has no definition in the file; an external function is declared with its derivatives by --externals") end
   local sp = f.sparams or f.params
   if #e.args ~= #sp then
     self:err(e.pos, "'%s' takes %d argument%s, not %d", f.name, #sp, #sp == 1 and "" or "s",

@@ -6,6 +6,7 @@ local L = require "cgwb.kparse.ctypes"
 
 require "cgwb.kparse.switch"
 require "cgwb.kparse.passive"
+require "cgwb.kparse.externals"
 require "cgwb.kparse.libc"
 local PTR_OF = { double = "pdouble", int = "pint" }
 local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
@@ -827,6 +828,7 @@ function L:unit(tree, opts, calls)
   end
   self.nhoist = 0
   self:file_decls(tree)
+  local n_all = self:declare_externals(opts.externals, n) -- their ids after the definitions'
   local order, callees, index = self:lowering_order(defs, calls or {})
   local lowered = {}
   -- Each top-level tree is dropped once lowered: nothing reads it again,
@@ -862,7 +864,8 @@ function L:unit(tree, opts, calls)
     end
   end
   self:check_functions(opts, defs, callees, index)
-  -- the functions' ids: file order among those lowered
+  self:external_rows()
+  -- the functions' ids: file order among those lowered, then the externals
   local final, nf = {}, 0
   for i, f in ipairs(defs) do
     if lowered[i] then
@@ -870,10 +873,17 @@ function L:unit(tree, opts, calls)
       nf = nf + 1
     end
   end
-  if nf < n then self:renumber(final) end
-  for old = 0, n - 1 do
+  local externals = {}
+  for _, x in ipairs(self.ext_list) do
+    final[x.fn.id] = nf
+    externals[nf] = x.decl
+    nf = nf + 1
+  end
+  if nf < n_all then self:renumber(final) end
+  for old = 0, n_all - 1 do
     if final[old] then self:row("func", self.frows[old + 1]) end
   end
+  if next(externals) then self.out.externals = externals end
   self:check_pragmas()
   local left = {}
   for _, f in ipairs(defs) do

@@ -109,8 +109,8 @@ function M.text(r)
         or (st.type .. " " .. st.var)
     end
   end
-  local out = { ("function %s: %s %s(%s)  %d:%d")
-    :format(r.id, r.ret, r.name, table.concat(params, ", "), r.line, r.col) }
+  local out = { ("function %s: %s%s %s(%s)  %d:%d")
+    :format(r.id, r.external and "external " or "", r.ret, r.name, table.concat(params, ", "), r.line, r.col) }
   out[#out + 1] = "  symbols:"
   for _, s in ipairs(r.symbols) do
     out[#out + 1] = ("    %-12s %-6s %s%s  %d:%d"):format(s.name, s.kind, s.type,

@@ -877,7 +877,9 @@ function G:head(funcs, body)
   end
   for _, z in ipairs(self.zero_list) do head[#head + 1] = z end
   for _, d in ipairs(unparse.support_defs(body)) do head[#head + 1] = d end
-  for _, f in ipairs(funcs) do head[#head + 1] = self:signature(f) .. ";" end
+  for _, f in ipairs(funcs) do -- an external's: the user's tangent, of the signature cgwb gives a tangent
+    head[#head + 1] = self:signature(f) .. ";" .. (u.v:func(f).external and " /* external (--externals) */" or "")
+  end
   return table.concat(head, "\n")
 end
 
@@ -891,15 +893,23 @@ function M.emit(k, fname, opts)
   opts = opts or {}
   local spec, serr = order_spec(opts)
   if not spec then return nil, serr end
-  local fid, ferr = k:function_id(fname)
+  local fid, ferr = k:body_function_id(fname)
   if not fid then return nil, ferr end
   local flat = k:flat()
   local u = unparse.writer(flat, LAY)
   local gen = setmetatable({ u = u, spec = spec, opts = opts, zeros = {}, zero_list = {}, report_subs = {},
                              sub_of = {}, key_of = {}, fname_d = {}, vector = opts.vector and true or false }, G)
   local funcs = u:reachable(fid - 1)
-  for _, f in ipairs(funcs) do gen.fname_d[f] = u:name_of("func", f) .. (gen.vector and "_dv" or "_d") end
+  local defined = {} -- funcs but the external functions: their tangents are the user's (--externals)
   for _, f in ipairs(funcs) do
+    local ext = u.v:func(f).external
+    if ext then gen.fname_d[f] = gen.vector and ext.tangent_vector or ext.tangent
+    else
+      gen.fname_d[f] = u:name_of("func", f) .. (gen.vector and "_dv" or "_d")
+      defined[#defined + 1] = f
+    end
+  end
+  for _, f in ipairs(defined) do
     for g = 0, u.nfunc - 1 do
       if u:name_of("func", g) == gen.fname_d[f] then
         return nil, ("%s: the tangent of %s would be named %s, a function of the file"):format(k:file(),
@@ -915,10 +925,10 @@ function M.emit(k, fname, opts)
     return nil, ("%s: struct variables are outside the vector tangent code (cgwb tangent without --vector "
       .. "takes them)"):format(k:file())
   end
-  local main_res, err = gen:flatten_all(k, funcs, opts)
+  local main_res, err = gen:flatten_all(k, defined, opts)
   if not main_res then return nil, err end
   local texts = {}
-  for _, f in ipairs(funcs) do
+  for _, f in ipairs(defined) do
     local fn = setmetatable({ u = u, v = u.v, gen = gen, fid = f, temps = {}, temp_list = {}, itemp_list = {}, loops = {},
                               nloop = 0 }, F)
     local ok, text = errors.catch(fn.emit, fn) -- a refusal or bad input; a bug is raised on

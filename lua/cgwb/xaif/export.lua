@@ -452,6 +452,20 @@ local function heap_refusal(ir, f)
   end
 end
 
+-- The first call of an external function (--externals) in function f
+-- (1-based) as "FILE:LINE:COL: ...", or nil: its body, which XAIF would
+-- need as a control flow graph of its own, is elsewhere.
+local function external_refusal(ir, f)
+  local v = ir_view(ir)
+  for s = 0, v.nstmt - 1 do
+    local r = v:stmt(s)
+    if r.kind == "call" and row(ir, "stmt", s, "FUNC") == f - 1 and v:func(r.callee).external then
+      return ("%s:%d:%d: a call of the external function %s is outside XAIF (its body is elsewhere: XAIF "
+        .. "has no subroutine without a control flow graph)"):format(ir.file, r.line, r.col, v:func(r.callee).name)
+    end
+  end
+end
+
 -- One statement of a basic block (s 1-based).
 local function statement(w, B, s, active)
   local r = ir_view(w.ir):stmt(s - 1)
@@ -644,7 +658,7 @@ function M.write(k, fname, res, opts)
     end
     if math.type(f) ~= "integer" then return nil, ("%s: no function '%s'"):format(ir.file, tostring(fname)) end
   end
-  local refused = heap_refusal(k:ir(), f)
+  local refused = heap_refusal(k:ir(), f) or external_refusal(k:ir(), f)
   if refused then return nil, refused end
   for _, sy in ipairs(k:symbols(f)) do -- a struct variable's members (doc/kernel-ir.md, "Struct variables")
     if sy.struct then
