@@ -69,6 +69,7 @@ end
 -- what: "break" or "continue".
 local function jumps_out(s, what)
   if not s or type(s) ~= "table" then return false end
+  if what == "break" and s.gout then return true end -- a goto out of the switch (goto.lua)
   local k = s.k
   if k == what then return true end
   if k == "for" or k == "while" or k == "do" then return false end
@@ -144,6 +145,7 @@ function L:switch_guarded(items, j)
   local sw = self.sw
   for i = j, #items do
     self:statement(items[i])
+    if items[i].gout then self:goto_switch_exit(items[i], sw) end
     if i < #items and jumps_out(items[i], "break") then
       local id = self:stmt("if", items[i + 1].pos, { cond = self:emit({ op = "not", ty = "int", pos = items[i + 1].pos,
         a = { op = "var", ty = "int", pos = items[i + 1].pos, sym = sw.flag } }) }, -1)
