@@ -38,8 +38,8 @@ local function walk(s, path, labels, gotos, me)
     local j, item = #path, s -- `a: b: x;`: b stands where a does
     while path[j] and path[j].k == "label" do item, j = path[j], j - 1 end
     local parent = path[j]
-    local in_switch = parent and parent.k == "block" and path[j - 1] and path[j - 1].k == "switch"
-      and path[j - 1].body == parent
+    local in_switch = parent and (parent.k == "case" or parent.k == "default" or parent.k == "block"
+      and path[j - 1] and path[j - 1].k == "switch" and path[j - 1].body == parent)
     labels[s.name] = { name = s.name, pos = s.pos, block = parent and parent.k == "block" and not in_switch and parent,
       in_switch = in_switch, item = item }
     labels[#labels + 1] = labels[s.name]
@@ -87,9 +87,9 @@ function L:goto_plan(body)
     local b
     for i = #path, 1, -1 do if path[i] == l.block then b = i; break end end
     if not b then
-      self:outside(s.pos, ("a 'goto' into a statement it is not in ('%s' at line %d, column %d)"):format(s.name, line,
-        col), l.in_switch and "a goto jumps forward to a label of a block around it, not among a switch's cases"
-        or "a goto jumps forward to a label of a block around it")
+      self:outside(s.pos, ("a 'goto' into another block ('%s' at line %d, column %d)"):format(s.name, line, col),
+        "a goto jumps forward, out of the statements it is in, to a label of a block around it"
+        .. (l.in_switch and ", not to one among a switch's cases" or ""))
     end
     l.flag = l.flag or self:temp("int", l.pos)
     l.targeted = true
@@ -125,9 +125,13 @@ local function empty(flags) return flags[1] == nil end
 -- entry; after a statement that may leave with a flag set, the statements
 -- up to the flag's label run only while the flags pending are clear.
 function L:block_items(items)
+  -- in a group of a switch of the flag form, a `break` in a block sets the
+  -- switch's flag: the block's statements after it are skipped as well
+  local sw = self.sw and self.sw.depth == self.loops and self.sw
+  local breaks = sw and L.switch_jumps_out
   local plain = true
   for _, x in ipairs(items) do
-    if x.gout or x.k == "label" then plain = false; break end
+    if x.gout or x.k == "label" or (breaks and breaks(x, "break")) then plain = false; break end
   end
   if plain then
     for _, x in ipairs(items) do self:statement(x) end
@@ -157,14 +161,18 @@ function L:block_items(items)
       runs[#runs + 1] = cur
     end
     cur.items[#cur.items + 1] = x
-    if x.gout then
-      local n = #pending
-      for _, f in ipairs(x.gout) do
+    local out = x.gout
+    if breaks and breaks(x, "break") then
+      sw.rec = sw.rec or { flag = sw.flag }
+      out = { sw.rec, table.unpack(x.gout or {}) }
+    end
+    if out then -- the guard is tested again after it, even for flags already pending
+      for _, f in ipairs(out) do
         local seen = false
         for _, p in ipairs(pending) do if p == f then seen = true end end
         if not seen then pending[#pending + 1] = f end
       end
-      if #pending > n then cur = nil end
+      cur = nil
     end
   end
   for _, r in ipairs(runs) do

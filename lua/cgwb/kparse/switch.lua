@@ -83,6 +83,8 @@ local function jumps_out(s, what)
   return false
 end
 
+L.switch_jumps_out = jumps_out -- (goto.lua: a block's statements after a break)
+
 local ENDS = { ["break"] = true, ["return"] = true, ["continue"] = true }
 
 --- Whether the groups can be an if/else-if chain: every group but the last
