@@ -175,6 +175,22 @@ void f(int n, double *x, double *y) {
   }
 }
 ]] },
+  { "out of a do-while with a continue, to a label of two names", [[
+void f(int n, double *x, double *y) {
+  double s = 0.0;
+  int i = 0;
+  do {
+    i++;
+    if (i % 3 == 0) continue;
+    s += x[i % 12];
+    if (s > 1.0) goto b;
+    if (s < -1.0) goto a;
+  } while (i < n);
+  y[2] = s;
+a: b:
+  y[0] = s + i;
+}
+]] },
   { "out of a switch without a loop, and the cleanup of a block", [[
 #include <stdlib.h>
 void f(int n, double *x, double *y) {
@@ -204,6 +220,10 @@ describe("goto", function()
     assert.truthy(text:find("t1_12 = 0;\n  s = 0.0;", 1, true), text) -- cleared on entry to the label's block
     local _, nloops = text:gsub("for %(", "")
     assert.equal(2, nloops)
+    -- a #pragma cgwb before a label is its statement's
+    text = kp.unparse(assert(kp.parse("void f(int n, double *y) {\n  if (n > 2) goto done;\n  y[1] = 2.0;\n"
+      .. "#pragma cgwb keep\ndone:\n  y[0] = 1.0;\n}\n", "p.c")))
+    assert.truthy(text:find("  }\n#pragma cgwb keep\n  y[0] = 1.0;", 1, true), text)
   end)
 
   for _, c in ipairs(KERNELS) do
@@ -266,12 +286,13 @@ describe("goto", function()
             emit(ind, ("for (int %s = 0; %s < %s; %s++) {"):format(v, v, r:int(1, 2) == 1 and "n" or "3", v))
             items(ind + 1, depth + 1, avail, vs, true)
             emit(ind, "}")
-          else -- a counted while: its count first, so a continue cannot loop for ever
-            emit(ind, ("int %s = 0;"):format(v))
-            emit(ind, ("while (%s < %d) {"):format(v, r:int(1, 4)))
+          else -- a counted while or do: its count first, so a continue cannot loop for ever
+            local bound, dowhile = r:int(1, 4), r:int(1, 3) == 1
+            emit(ind, ("{ int %s = 0;"):format(v))
+            emit(ind, dowhile and "do {" or ("while (%s < %d) {"):format(v, bound))
             emit(ind + 1, ("%s++;"):format(v))
             items(ind + 1, depth + 1, avail, vs, true)
-            emit(ind, "}")
+            emit(ind, dowhile and ("} while (%s < %d); }"):format(v, bound) or "} }")
           end
         elseif c <= 9 then
           emit(ind, ("if (s < %d.75) {"):format(r:int(0, 3)))
@@ -451,6 +472,8 @@ done:
         "e.c:1:49: a 'goto' into another block ('c' at line 1, column 75) " .. why .. ", not to one among a switch's cases)" },
       { "void f(int k, double *y) { switch (k) { case 1: goto c; case 2: c: y[0] = 1; } }",
         "e.c:1:49: a 'goto' into another block ('c' at line 1, column 65) " .. why .. ", not to one among a switch's cases)" },
+      { "void f(int n, double *y) {\n  if (n > 2) goto done;\n#pragma cgwb keep\ndone: ;\n}",
+        "e.c:4:1: #pragma cgwb before a label without a statement of its own" },
       { "void f(double *y) { goto *y; }", "e.c:1:21: a computed 'goto *' is outside the kernel subset (a goto names a label)" },
       { "void f(double *y) {\n  if (y[0] > 0) goto nowhere;\n  y[0] = 1;\n}", "e.c:2:17: label 'nowhere' used but not defined" },
       { "void f(double *y) { a: y[0] = 1; a: y[1] = 2; }", "e.c:1:34: duplicate label 'a' (first at line 1, column 21)" },

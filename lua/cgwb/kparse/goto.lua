@@ -199,8 +199,14 @@ function L:s_goto(s)
   if s.breaks then self:stmt("break", s.pos, {}, -1) end
 end
 
---- A labeled statement: the statement (the label was seen by goto_plan).
+--- A labeled statement: the statement (the label was seen by goto_plan);
+-- a `#pragma cgwb` before the label is the statement's.
 function L:s_label(s)
+  local p = self.pragma_at[s.pos]
+  if p and not (s.s and s.s.k ~= "empty" and not self.pragma_at[s.s.pos]) then
+    self:err(s.pos, "#pragma cgwb before a label without a statement of its own")
+  end
+  if p then self.pragma_at[s.pos], self.pragma_at[s.s.pos] = nil, p end
   if s.s then self:statement(s.s) end
 end
 
