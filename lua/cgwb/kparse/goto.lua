@@ -131,7 +131,7 @@ function L:block_items(items)
   local breaks = sw and L.switch_jumps_out
   local plain = true
   for _, x in ipairs(items) do
-    if x.gout or x.k == "label" or (breaks and breaks(x, "break")) then plain = false; break end
+    if x.gout or x.k == "label" or (breaks and breaks(x, "break", true)) then plain = false; break end
   end
   if plain then
     for _, x in ipairs(items) do self:statement(x) end
@@ -162,7 +162,7 @@ function L:block_items(items)
     end
     cur.items[#cur.items + 1] = x
     local out = x.gout
-    if breaks and breaks(x, "break") then
+    if breaks and breaks(x, "break", true) then
       sw.rec = sw.rec or { flag = sw.flag }
       out = { sw.rec, table.unpack(x.gout or {}) }
     end
