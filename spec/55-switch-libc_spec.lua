@@ -76,6 +76,32 @@ describe("switch", function()
     end
   end)
 
+  it("a break inside a block of a group skips the rest of the block, as in C", function()
+    local text = [[
+void bb(int n, double *x, double *y) {
+  double s = 0.25;
+  for (int i = 0; i < n; i++) {
+    s = s * 0.75 + x[(i + 3) % 14];
+    switch ((int)s % 3) {
+    case 0: { } break;
+    case 1: {
+      if (s > 1.25) break;
+      s = s * 0.75 + x[(i + 1) % 14];
+      if (s > 0.5) { y[i] = 2.0; if (s > 0.75) break; y[i] += 1.0; }
+    }
+    default: y[i] -= s;
+    }
+    y[i] += s;
+  }
+}
+]]
+    for _, n in ipairs { 5, 14 } do
+      local call = { arrays = { darr("X", ramp(14, -1.25, 1.5)), darr("Y", ramp(14, 0.5, -0.5)) },
+        args = { { int = n }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
+      assert.equal(run_c(kgen.driver(text, { name = "bb" }, call)), interp_lines(text, "bb", call))
+    end
+  end)
+
   it("generated switches: the interpreter equals cc on every path", function()
     -- groups with random labels (constants, ranges, default anywhere), each
     -- ending in break, continue, nothing (fall-through) or a break inside an

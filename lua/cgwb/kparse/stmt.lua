@@ -7,6 +7,7 @@ local L = require "cgwb.kparse.ctypes"
 require "cgwb.kparse.switch"
 require "cgwb.kparse.passive"
 require "cgwb.kparse.externals"
+require "cgwb.kparse.goto"
 require "cgwb.kparse.libc"
 local PTR_OF = { double = "pdouble", int = "pint" }
 local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
@@ -346,7 +347,7 @@ end
 function L:body(s)
   if s.k == "block" then
     self:push_scope()
-    for _, x in ipairs(s.items) do self:statement(x) end
+    self:block_items(s.items)
     self:pop_scope()
   else
     self:push_scope() -- a lone statement is a block of its own (C99 6.8.4)
@@ -381,6 +382,7 @@ function L:loop(s, flag, cond, step, body)
   local s0, sn = self:in_slice(function(me) if step then me:effect(step, -1) end end)
   self:set_part(id, "loop", "body", b0, bn)
   self:set_part(id, "loop", "step", s0, sn)
+  if s.lbreak then self:goto_loop_exit(s) end -- a goto leaving the loop around it too
 end
 
 function L:s_for(s)
@@ -395,9 +397,8 @@ function L:s_for(s)
   self:pop_scope()
 end
 
--- The statements C99 has and the subset does not.
-STMT_WHY = { label = { "a label", "structured control flow only" },
-  ["goto"] = { "'goto'", "structured control flow only" } }
+-- The statements C99 has and the subset does not (goto and labels: goto.lua).
+STMT_WHY = {}
 
 function L:statement(s)
   local k = s.k
@@ -426,6 +427,8 @@ function L:statement(s)
     return self:stmt(k, s.pos, {}, self:take_pragma(s.pos))
   end
   if k == "return" then return self:s_return(s) end
+  if k == "goto" then return self:s_goto(s) end
+  if k == "label" then return self:s_label(s) end
   if k == "empty" then
     if self.pragma_at[s.pos] then self:err(s.pos, "#pragma cgwb before an empty statement") end
     return
@@ -588,7 +591,9 @@ function L:func(f)
   self.cur = {}
   self.posts_ok, self.posts = false, self:no_posts()
   -- the body's own block shares the parameters' scope (C99 6.2.1)
-  for _, x in ipairs(f.body.items) do self:statement(x) end
+  self:goto_plan(f.body)
+  self:block_items(f.body.items)
+  self.goto_labels = nil
   local b0, bn = self:slice(self.cur)
   self:pop_scope()
   local line, col = self:linecol(f.pos)

@@ -66,21 +66,25 @@ end
 
 --- Whether statement s holds a `break` or `continue` that leaves s for the
 -- switch around it (not one of a loop or switch nested inside it);
--- what: "break" or "continue".
-local function jumps_out(s, what)
+-- what: "break" or "continue"; a goto out of the switch counts as a `break`
+-- unless no_goto.
+local function jumps_out(s, what, no_goto)
   if not s or type(s) ~= "table" then return false end
+  if what == "break" and s.gout and not no_goto then return true end -- (goto.lua)
   local k = s.k
   if k == what then return true end
   if k == "for" or k == "while" or k == "do" then return false end
-  if k == "switch" then return what == "continue" and jumps_out(s.body, what) end
+  if k == "switch" then return what == "continue" and jumps_out(s.body, what, no_goto) end
   if k == "block" then
-    for _, x in ipairs(s.items) do if jumps_out(x, what) then return true end end
+    for _, x in ipairs(s.items) do if jumps_out(x, what, no_goto) then return true end end
     return false
   end
-  if k == "if" then return jumps_out(s.t, what) or jumps_out(s.e, what) end
-  if k == "case" or k == "default" or k == "label" then return jumps_out(s.s, what) end
+  if k == "if" then return jumps_out(s.t, what, no_goto) or jumps_out(s.e, what, no_goto) end
+  if k == "case" or k == "default" or k == "label" then return jumps_out(s.s, what, no_goto) end
   return false
 end
+
+L.switch_jumps_out = jumps_out -- (goto.lua: a block's statements after a break)
 
 local ENDS = { ["break"] = true, ["return"] = true, ["continue"] = true }
 
@@ -144,6 +148,7 @@ function L:switch_guarded(items, j)
   local sw = self.sw
   for i = j, #items do
     self:statement(items[i])
+    if items[i].gout then self:goto_switch_exit(items[i], sw) end
     if i < #items and jumps_out(items[i], "break") then
       local id = self:stmt("if", items[i + 1].pos, { cond = self:emit({ op = "not", ty = "int", pos = items[i + 1].pos,
         a = { op = "var", ty = "int", pos = items[i + 1].pos, sym = sw.flag } }) }, -1)
