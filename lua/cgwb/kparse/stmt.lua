@@ -570,6 +570,7 @@ function L:func(f)
   if fn.id == nil then self:err(f.pos, "internal: function without an id") end
   fn.defined = true
   self.fn = { id = fn.id, ret = fn.ret, ntemp = 0 }
+  self:realloc_scan(f.body)
   local sym0 = #self.syms
   self:push_scope()
   for _, sp in ipairs(fn.sparams) do
@@ -588,6 +589,7 @@ function L:func(f)
   self.posts_ok, self.posts = false, self:no_posts()
   -- the body's own block shares the parameters' scope (C99 6.2.1)
   for _, x in ipairs(f.body.items) do self:statement(x) end
+  self:realloc_check()
   local b0, bn = self:slice(self.cur)
   self:pop_scope()
   local line, col = self:linecol(f.pos)
