@@ -135,7 +135,8 @@ describe("realloc", function()
     local cases = {
       { "  w = realloc(w, 2 * n * sizeof *w);\n  y[0] = w[n];\n", nil, "re.c:8:11: read of uninitialized w@7[3]" },
       { "  w = realloc(w, 2 * n * sizeof *w);\n  w[n] = 4.0;\n  y[0] = w[n] + w[n - 1];\n", 7.5 },
-      { "  w = realloc(w, 2 * sizeof *w);\n  y[0] = w[2];\n", nil, "re.c:8:11: access to cell 2 of w@7, which has 2 cells" },
+      { "  w = realloc(w, 2 * sizeof *w);\n  y[0] = w[2];\n", nil,
+        "re.c:8:11: access to cell 2 of w@7, which has 2 cells" },
       { "  w = realloc(w, 2 * sizeof *w);\n  y[0] = w[0] + w[1];\n", 4.0 },
       { "  free(w);\n  w = realloc(w, 2 * sizeof *w);\n", nil, "re.c:8:15: use of w@4 after its free (line 7)" },
     }
@@ -156,6 +157,14 @@ describe("realloc", function()
     local cases = {}
     for _, K in ipairs(KERNELS) do cases[#cases + 1] = TC.make_case(K.text, K.name .. ".c", K.name, K.call()) end
     TC.check(cases, AC.SAN and { cc = require("tdriver").CC .. " " .. AC.SAN.flags, env = AC.SAN.env } or nil)
+    assert.truthy(cases[1].code:find("t3_9 = (w_cells < t1_9) ? w_cells : t1_9;", 1, true), cases[1].code)
+    assert.truthy(cases[1].code:find("cg_d1 = wd[t4_9];\n        cg_t1 = &t2_9d[t4_9];", 1, true), cases[1].code)
+    -- vector mode: nd tangents a cell in the new tangent block, compiled warning-free
+    for _, K in ipairs(KERNELS) do
+      local code = assert(require("cgwb.tangent").emit(assert(read(K.text)), K.name, { vector = true }))
+      local src = H.write(H.tmp(".c"), code)
+      assert(os.execute(("%s -c -o %s %s 2>&1"):format(require("tdriver").CC, H.tmp(".o"), src)), code)
+    end
   end)
 
   it("adjoint code, loops auto and none: against central differences of the compiled kernel", function()
@@ -179,8 +188,9 @@ describe("realloc", function()
         "re.c:4:26: a realloc of 'h' is outside the kernel subset (no malloc, calloc or realloc of this function" },
       { "double *h = malloc(n * sizeof *h); h = y; h = realloc(h, 2 * n * sizeof *h); free(h);",
         "re.c:4:57: a realloc of 'h' is outside the kernel subset ('h' is also assigned at line 4, not by an alloc" },
-      { "double *h = malloc(n * sizeof *h); int i; for (i = 0; i < 2; i++) { h = realloc(h, 2 * n * sizeof *h); h = h + 1; }",
-        "re.c:4:83: a realloc of 'h' is outside the kernel subset ('h' is also assigned at line 4" },
+      { "double *h = malloc(n * sizeof *h); int i;\n"
+        .. "  for (i = 0; i < 2; i++) { h = realloc(h, 2 * n * sizeof *h); h = h + 1; }",
+        "re.c:5:41: a realloc of 'h' is outside the kernel subset ('h' is also assigned at line 5" },
       { "double *h = malloc(n * sizeof *h); y[1] = *(double *) realloc(h, 8);",
         "re.c:4:57: a call of 'realloc' inside an expression is outside the kernel subset" },
       { "double *h = malloc(n * sizeof *h); x[1] = realloc(h, 8);",
@@ -202,6 +212,8 @@ describe("realloc", function()
       { "double *h = malloc(n * sizeof *h); h = realloc(h, 0);",
         "re.c:4:53: a realloc to 0 bytes is outside the kernel subset (whether it frees the block" },
       { "double *h = malloc(n * sizeof *h); h = realloc(h);", "re.c:4:42: 'realloc' takes 2 arguments, not 1" },
+      { "struct B { double *p; } b; b.p = malloc(n * sizeof(double)); b.p = realloc(b.p, 2 * n * sizeof(double));",
+        "re.c:4:79: a realloc of a struct's member is outside the kernel subset (the count of a block is kept" },
     }
     for _, c in ipairs(cases) do
       local k, err = cgwb.read_kernel(f(c[1]), "re.c", { functions = { "f" } })

@@ -209,10 +209,22 @@ local function realloc_names(node, set)
   end
 end
 
+-- Whether the text names realloc outside system headers (<stdlib.h>'s
+-- prototype is no use of it).
+function L:names_realloc()
+  local i = 1
+  while true do
+    local a = self.text:find("realloc", i, true)
+    if not a then return false end
+    if not self:in_system(a) then return true end
+    i = a + 7
+  end
+end
+
 --- Before a function body is lowered: which pointer names are reallocated
 -- (their allocations keep a count); nothing when the text has no realloc.
 function L:realloc_scan(body)
-  if self.no_realloc == nil then self.no_realloc = not self.text:find("realloc", 1, true) end
+  if self.no_realloc == nil then self.no_realloc = not self:names_realloc() end
   if self.no_realloc then return end
   local names = {}
   realloc_names(body, names)
@@ -277,7 +289,7 @@ function L:realloc_src(x, lhs, cpos)
     x = x.a
   end
   if (x.k == "num" and tonumber(x.text) == 0) or (x.k == "id" and x.name == "NULL") then
-    self:outside(cpos, "a realloc of a null pointer", "allocate with malloc") -- (NULL's expansion has no place of its own)
+    self:outside(cpos, "a realloc of a null pointer", "allocate with malloc") -- (NULL's expansion: no place)
   end
   local t = self:rv(x)
   if not BASE_OF[t.ty] then self:err(x.pos, "'realloc' of %s, not a pointer", t.ty) end
@@ -307,9 +319,9 @@ function L:realloc_stmt(lhs, call, base, pos, pragma)
       .. "choice: call free")
   end
   local old = self:cells_of(src.sym, call.pos)
-  if not old then -- (a struct's member)
-    self:outside(call.args[1].pos, "a realloc of this pointer", "it is a pointer variable that malloc, calloc or "
-      .. "realloc assigned")
+  if not old then -- L:realloc_scan saw no name: a struct's member
+    self:outside(call.args[1].pos, "a realloc of a struct's member", "the count of a block is kept for pointer "
+      .. "variables only")
   end
   local hp = self.fn.heap
   hp.uses[#hp.uses + 1] = { sym = src.sym, pos = call.args[1].pos }
