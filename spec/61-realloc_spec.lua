@@ -60,6 +60,26 @@ double moved(int n, const double *x, int *c) {
       return { arrays = { darr("x", { 0.3, -0.7, 1.1, 0.45, -0.2 }), iarr("c", { 2, -1, 4, 0, 7 }) },
         args = { { int = 5 }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
     end },
+  { -- an array appended to in a loop: the realloc comes before the malloc in the text, not in the run
+    name = "append", ret = "double", text = HEAD .. [[
+double append(int n, const double *x) {
+  double *w;
+  double s = 0.0;
+  int k, i, m = 0;
+  for (k = 0; k < 3; k++) {
+    if (k > 0) w = realloc(w, (m + n) * sizeof *w);
+    else w = malloc(n * sizeof *w);
+    for (i = 0; i < n; i++) w[m + i] = x[i] * (k + 1) + sin(s);
+    m += n;
+    s += w[m - 1];
+  }
+  for (i = 0; i < m; i++) s += w[i] * w[m - 1 - i];
+  free(w);
+  return s;
+}
+]], call = function()
+      return { arrays = { darr("x", { 0.3, -0.7, 1.1 }) }, args = { { int = 3 }, { array = 1, offset = 0 } } }
+    end },
 }
 
 -- A C driver printing the result and the arrays after one call, exactly (%a, %d).
@@ -159,8 +179,9 @@ describe("realloc", function()
     TC.check(cases, AC.SAN and { cc = require("tdriver").CC .. " " .. AC.SAN.flags, env = AC.SAN.env } or nil)
     assert.truthy(cases[1].code:find("t3_9 = (w_cells < t1_9) ? w_cells : t1_9;", 1, true), cases[1].code)
     assert.truthy(cases[1].code:find("cg_d1 = wd[t4_9];\n        cg_t1 = &t2_9d[t4_9];", 1, true), cases[1].code)
-    -- vector mode: nd tangents a cell in the new tangent block, compiled warning-free
-    for _, K in ipairs(KERNELS) do
+    -- vector mode: nd tangents a cell in the new tangent block, compiled warning-free (not append: gcc
+    -- cannot see that its w is set before the realloc runs, a maybe-uninitialized of the kernel's own)
+    for _, K in ipairs { KERNELS[1], KERNELS[2] } do
       local code = assert(require("cgwb.tangent").emit(assert(read(K.text)), K.name, { vector = true }))
       local src = H.write(H.tmp(".c"), code)
       assert(os.execute(("%s -c -o %s %s 2>&1"):format(require("tdriver").CC, H.tmp(".o"), src)), code)
@@ -172,7 +193,7 @@ describe("realloc", function()
     -- taken as terminal and their writes undone in the forward sweep, with
     -- or without realloc: the adjoint generator's, not the lowering's)
     for n, K in ipairs(KERNELS) do
-      for _, loops in ipairs(K.ret and { "none" } or { "auto", "none" }) do
+      for _, loops in ipairs(K.name == "moved" and { "none" } or { "auto", "none" }) do
         AC.check(K.text, K.name, K.call(), { loops = loops, seed = 60 + n, flags = AC.SAN and AC.SAN.flags,
           env = AC.SAN and AC.SAN.env })
       end
