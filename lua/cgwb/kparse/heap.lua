@@ -229,11 +229,10 @@ function L:realloc_scan(body)
   local names = {}
   realloc_names(body, names)
   if not next(names) then return end
-  -- counts: sym -> count symbol; allocd: syms a malloc or calloc assigned;
-  -- from: sym -> {syms realloc'd into it};
-  -- writes: sym -> first other assignment (L:assign); uses: reallocs {sym, pos}
+  -- counts: sym -> its count symbol; allocd: syms a malloc or calloc assigns;
+  -- from: sym -> {syms realloc'd into it}; uses: the reallocs {sym, pos}
   self.fn.heap = { names = names, counts = {}, allocd = {}, from = {}, uses = {} }
-  self.fn.ptr_writes = {}
+  self.fn.ptr_writes = {} -- sym -> where another assignment writes it first (L:assign)
 end
 
 --- The count symbol of pointer sym, made at its first use (nil for a
