@@ -198,7 +198,7 @@ describe("malloc, calloc and free", function()
       { "double *h = malloc(20); free(h);", "heap.c:4:22: a size of 'malloc' of 20 bytes for cells of 8 is outside" },
       { "double *h = malloc(n * sizeof(int)); free(h);",
         "heap.c:4:26: a size of 'malloc' counted in sizeof of 4 bytes is outside the kernel subset (the cells are double" },
-      { "double *h = realloc(x, 8);", "heap.c:4:15: a call of 'realloc' is outside the kernel subset (not yet supported" },
+      { "double *h = realloc(x, 8);", "heap.c:4:23: a realloc of the parameter 'x' is outside the kernel subset" },
       { "y[1] = *(double *) malloc(8);", "heap.c:4:22: a call of 'malloc' inside an expression is outside" },
       { "double *h = (int *) malloc(8);", "heap.c:4:23: the result of 'malloc' cast to 'int *' assigned to 'double *'" },
       { "x[1] = malloc(8);", "heap.c:4:10: the result of 'malloc' stored in this place is outside" },

@@ -516,6 +516,8 @@ function L:in_slice(f, ...)
 end
 
 function L:assign(lhs, rhs, pos, pragma)
+  local w = self.fn and self.fn.ptr_writes -- (only where a realloc needs them: kparse/heap.lua)
+  if w and lhs.op == "var" and not w[lhs.sym] and BASE_OF[lhs.ty] then w[lhs.sym] = pos end
   local x0 = self:emit(lhs)
   local x1 = self:emit(rhs)
   local base, id = self:stmt_row("assign", pos, pragma)

@@ -574,6 +574,7 @@ function L:func(f)
   if fn.id == nil then self:err(f.pos, "internal: function without an id") end
   fn.defined = true
   self.fn = { id = fn.id, ret = fn.ret, ntemp = 0 }
+  self:realloc_scan(f.body)
   local sym0 = #self.syms
   self:push_scope()
   for _, sp in ipairs(fn.sparams) do
@@ -594,6 +595,7 @@ function L:func(f)
   self:goto_plan(f.body)
   self:block_items(f.body.items)
   self.goto_labels = nil
+  self:realloc_check()
   local b0, bn = self:slice(self.cur)
   self:pop_scope()
   local line, col = self:linecol(f.pos)
