@@ -964,3 +964,46 @@ describe("a GMM objective in ADBench's style", function()
     A.free(out.std_exe); A.free(out.tr_exe)
   end)
 end)
+
+-- A terminal loop (Hascoët, Fidanova & Held, Fig. 4) runs each iteration's
+-- reverse right after it, which puts back what the iteration overwrote: an
+-- int the body writes and later code reads would be read as it was before
+-- the loop.  Such a loop is not terminal (it was: ints carry no adjoint, so
+-- the test skipped them, and the adjoint was silently wrong); the loop's
+-- own counter runs plainly and a scalar set again after it (the next
+-- loop's i = 0) keep a terminal loop terminal.
+describe("a loop that writes ints read after it", function()
+  local INTS = [[
+void f(const double *x, double *y) {
+  int h[8], g[8], i, m = 0;
+  double s = 0.0;
+  for (i = 0; i < 8; i++) h[i] = i % 3;
+  for (i = 0; i < 8; i++) { g[i] = h[i] + 1; m = m + g[i]; }
+  for (i = 0; i < 8; i++) s += x[i] * g[i];
+  y[0] = s * m;
+}
+]]
+  it("is not terminal, and its adjoint passes the dot-product test", function()
+    local k = assert(cgwb.read_kernel(INTS, "ints.c"))
+    local info = assert(require("cgwb.loops").analyse(k, "f"))
+    for _, l in ipairs(info.loops) do
+      if l.line <= 5 then assert.is_false(l.terminal, "loop at line " .. l.line) end
+    end
+    local call = { arrays = { arr("double", { -1, -0.5, 0.25, 0.5, 1, 1.25, 1.5, 2 }), arr("double", { 0 }) },
+      args = { { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
+    check(INTS, "f", call, { loops = "auto", seed = 31 })
+  end)
+  it("stays terminal when only its counter is read again, after being set", function()
+    local src = [[
+void f(int n, const double *restrict x, double *restrict y, double *restrict z) {
+  int i, k = 0;
+  for (i = 0; i < n; i++) y[i] = x[i] * x[i];
+  for (i = 0; i < n; i++) { z[i] = sin(x[i]); }
+  k = i;
+  y[0] += k;
+}
+]]
+    local info = assert(require("cgwb.loops").analyse(assert(cgwb.read_kernel(src, "two.c")), "f"))
+    assert.same({ false, true }, { info.loops[1].terminal, info.loops[2].terminal })
+  end)
+end)

@@ -857,6 +857,7 @@ static void refusal(run *r, int32_t l, const grp *gp) {
 
 typedef struct cls_use {
   uint8_t *wr, *rd, *wincr; /* ncls: written (incr only in wincr), read */
+  uint8_t *iw;              /* ncls: an int the body writes (each iteration's reverse puts it back) */
 } cls_use;
 
 /* Whether loop l (accepted, outermost) is terminal. */
@@ -864,10 +865,16 @@ static int terminal(run *r, int32_t l, const grp *gs, uint32_t ng, cls_use *cu) 
   cg_kalias *al = r->al;
   uint32_t i, j, last = (uint32_t)r->lacc[r->lacc_off[l + 1] - 1];
   int ok = 1;
+  int32_t cobj = r->g->l_counter[l] >= 0 ? al->sym_obj[cg_kalias_lsym(al, r->g->l_counter[l])] : -1;
+  int32_t parent = r->k->stmt_parent[r->g->l_stmt[l]];
   memset(cu->wr, 0, al->ncls), memset(cu->rd, 0, al->ncls), memset(cu->wincr, 0, al->ncls);
+  memset(cu->iw, 0, al->ncls);
   for (i = 0; i < ng; i++) {
     int32_t c = al->obj_class[gs[i].obj];
-    if (al->obj_base[gs[i].obj] != CG_KT_DOUBLE) continue; /* ints carry no adjoint */
+    if (al->obj_base[gs[i].obj] != CG_KT_DOUBLE) { /* ints carry no adjoint, but each iteration's reverse puts */
+      if (gs[i].written && gs[i].obj != cobj) cu->iw[c] = 1; /* them back (the counter runs plainly) */
+      continue;
+    }
     if (gs[i].written) cu->wr[c] = 1, cu->wincr[c] |= (uint8_t)(incr_class(gs[i].cls) ? 1 : 2);
     if (gs[i].read && !incr_class(gs[i].cls)) cu->rd[c] = 1; /* an increment reads nothing (sec. 2: category i) */
   }
@@ -878,6 +885,10 @@ static int terminal(run *r, int32_t l, const grp *gs, uint32_t ng, cls_use *cu) 
       int32_t o = al->addr[al->set_off[s] + j].obj, c = al->obj_class[o];
       if (cu->wr[c] && !(cu->wincr[c] == 1 && r->acc_incr[i])) ok = 0;
       if (cu->rd[c] && def) ok = 0;
+      if (cu->iw[c] && al->acc_kind[i] == CG_KA_USE) ok = 0; /* reads the value the reverse put back */
+      if (cu->iw[c] && def && !al->acc_may[i] && al->set_n[s] == 1 && al->obj_cells[o] == 1 &&
+          r->k->stmt_parent[al->acc_stmt[i]] == parent)
+        cu->iw[c] = 0; /* a scalar set again after the loop, on every path (the next loop's j = 0) */
     }
   }
   return ok;
@@ -1248,17 +1259,17 @@ cg_addg *cg_addg_run(cg_alloc *A, cg_kalias *al, cg_error *e) {
   g->A = A, g->al = al, g->func = al->func;
   r.g = g, r.al = al, r.k = al->k;
   if (prepare(&r) || build_edges(&r)) goto oom;
-  cu.wr = CG_NEW(A, uint8_t, 3 * (size_t)al->ncls + 1);
+  cu.wr = CG_NEW(A, uint8_t, 4 * (size_t)al->ncls + 1);
   if (!cu.wr) goto oom;
-  cu.rd = cu.wr + al->ncls, cu.wincr = cu.rd + al->ncls;
+  cu.rd = cu.wr + al->ncls, cu.wincr = cu.rd + al->ncls, cu.iw = cu.wincr + al->ncls;
   for (l = 0; l < g->nloop; l++)
     if (do_loop(&r, (int32_t)l, &cu)) goto oom;
   g->la_off[g->nloop] = g->nla_tmp, g->lc_off[g->nloop] = g->nlc_tmp, g->ls_off[g->nloop] = g->nls_tmp;
-  CG_FREE(A, cu.wr, uint8_t, 3 * (size_t)al->ncls + 1);
+  CG_FREE(A, cu.wr, uint8_t, 4 * (size_t)al->ncls + 1);
   run_free(&r);
   return g;
 oom:
-  if (cu.wr) CG_FREE(A, cu.wr, uint8_t, 3 * (size_t)al->ncls + 1);
+  if (cu.wr) CG_FREE(A, cu.wr, uint8_t, 4 * (size_t)al->ncls + 1);
   run_free(&r);
   oom(al, g->nedge, e);
   cg_addg_free(g);
