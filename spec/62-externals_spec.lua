@@ -73,13 +73,24 @@ describe("external functions: reading", function()
     end
   end)
 
-  it("the interpreter names the call it cannot run", function()
-    local k = assert(read(KERNEL))
+  it("the interpreter runs the Lua values, and names a call it cannot run", function()
     local c = { arrays = { AC.arr("double", { 1, 2, 3 }), AC.arr("double", { 0, 0, 0 }), AC.arr("double", { 0, 0, 0 }) },
       args = { { int = 3 }, { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 } } }
-    local r, err = k:run("energy", c)
-    assert.is_nil(r)
-    assert.truthy(err:find("^energy%.c:10:3: a call of the external function 'scal'"), err)
+    local k = assert(read(KERNEL))
+    local r = assert(k:run("energy", c))
+    local prog = KERNEL .. BLAS_C:gsub("#include[^\n]*\n", "") .. [[
+#include <stdio.h>
+int main(void) { double u[3] = {1, 2, 3}, w[3], g[3]; printf("%a\n", energy(3, u, w, g)); return 0; }
+]]
+    assert.equal(tonumber(H.run_c("#include <math.h>\n#include <stddef.h>\n" .. prog)), r.ret, "the compiled kernel's, bit for bit")
+    local plain = { nrm2 = {}, scal = { cells = { x = "n" } } }
+    local r2, err = assert(read(KERNEL, plain)):run("energy", c)
+    assert.is_nil(r2)
+    assert.truthy(err:find("^energy%.c:10:3: the external function 'scal': it has no Lua value"), err)
+    local bad = { nrm2 = BLAS.nrm2, scal = { cells = { x = "n" }, value = function() error("boom") end } }
+    r2, err = assert(read(KERNEL, bad)):run("energy", c)
+    assert.is_nil(r2)
+    assert.truthy(err:find("^energy%.c:10:3: the external function 'scal': .*boom"), err)
   end)
 end)
 
@@ -132,7 +143,7 @@ describe("external functions: derivative code", function()
       AC.arr("double", { 0, 0, 0, 0, 0 }) },
       args = { { int = 5 }, { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 } } }
     local blas = H.write(H.tmp(".c"), BLAS_C)
-    local out = AC.check(KERNEL, "energy", c, { read = { externals = BLAS }, extra = { blas }, no_interp = true,
+    local out = AC.check(KERNEL, "energy", c, { read = { externals = BLAS }, extra = { blas }, -- (interpreter: the Lua values)
       loops = "auto", seed = 62, emit = { assume = { "u!=w", "u!=g", "w!=g" } } })
     os.remove(blas)
     assert.truthy(out.code:find("cgwb_push_n(w, (size_t)((n)) * sizeof(double)); /* 10: what scal may write */", 1, true),

@@ -44,10 +44,10 @@ end
 
 -- <yb, J xd> by the interpreter's tangent mode (rows: cells it writes;
 -- an unwritten cell passes its seed through, counted here as identity).
-local function interp_dot(k, text, fname, call, yb, xd)
+local function interp_dot(k, text, fname, call, yb, xd, read)
   if yb.ret then -- through a wrapper storing the result in a cell of its own (as spec 24)
     local text, name = T.subject(text, k, fname)
-    k, fname = assert(cgwb.read_kernel(text, "wrap.c")), name
+    k, fname = assert(cgwb.read_kernel(text, "wrap.c", read)), name
     call = { arrays = { table.unpack(call.arrays) }, args = { table.unpack(call.args) } }
     call.arrays[#call.arrays + 1] = { name = "OUT", type = "double", values = { 0.0 } }
     call.args[#call.args + 1] = { array = #call.arrays, offset = 0 }
@@ -157,7 +157,7 @@ local function check(text, fname, call, opts)
   for i, v in pairs(out.std.S) do assert(close(v, out.tr.S[i], 1e-12), "scalar adjoint " .. i) end
   -- the interpreter's tangent mode
   if not opts.no_interp then
-    local lhs = interp_dot(k, text, fname, call, yb, xd)
+    local lhs = interp_dot(k, text, fname, call, yb, xd, opts.read)
     local rhs = adj_dot(out.std, call, xd)
     assert(close(lhs, rhs, 1e-12), ("interpreter %.17g, adjoint %.17g"):format(lhs, rhs))
     -- the dependents' adjoints are consumed: a cell F writes without reading its entry value ends at 0

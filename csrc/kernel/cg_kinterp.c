@@ -481,6 +481,7 @@ static int eval(km *m, const frame *fr, int32_t x, kv *v) {
 
 static int exec_slice(km *m, frame *fr, int32_t start, int32_t n);
 static int call_func(km *m, int32_t g, const frame *caller, int32_t st);
+static int call_external(km *m, int32_t g, const frame *caller, int32_t st);
 
 /* Stores v (tangents of expression xv, or none) into lhs expression l of
  * statement st: a variable, a pointer variable, or a cell. */
@@ -834,6 +835,89 @@ static int run_body(km *m, frame *fr) {
   return rc; /* BREAK/CONTINUE cannot leave a body: the loader checked */
 }
 
+/* A call of external function g from statement st of frame caller: its
+ * arguments evaluated there, handed to the caller's callback (cg_kextcall);
+ * every cell a pointer argument reaches counts as read, those the callback
+ * wrote as written. */
+static int call_external(km *m, int32_t g, const frame *caller, int32_t st) {
+  const cg_kernel *k = m->k;
+  int32_t a0 = CG_KSTMT(k, st, CALL_ARGS), np = CG_KFUNC(k, g, NPARAM), i;
+  size_t nd = m->ndir;
+  cg_kextarg *xa;
+  double *dts;
+  cg_kextcall xc;
+  cg_error e2;
+  int rc = CG_OK;
+  if (!m->c->ext)
+    return SERR(m, st, "a call of the external function '%s', which has no value here (give its declaration a "
+                "Lua value: --externals)", k->names[CG_KFUNC(k, g, NAME)]);
+  xa = CG_NEW(m->A, cg_kextarg, (size_t)np + 1), dts = CG_NEW(m->A, double, ((size_t)np + 1) * (nd + 1));
+  if (!xa || !dts) {
+    CG_FREE(m->A, xa, cg_kextarg, (size_t)np + 1), CG_FREE(m->A, dts, double, ((size_t)np + 1) * (nd + 1));
+    return nomem(m);
+  }
+  memset(xa, 0, ((size_t)np + 1) * sizeof *xa);
+  for (i = 0; i < np && !rc; i++) {
+    int32_t x = k->args[a0 + i], p = CG_KFUNC(k, g, SYM0) + i, o;
+    kv v;
+    kobj *b;
+    int64_t c;
+    if ((rc = eval(m, caller, x, &v))) break;
+    if (CG_KSYM(k, p, PTR)) {
+      o = v.obj, b = &m->obj[o];
+      if (b->heap == H_FREED) {
+        rc = XERR(m, x, "use of %s after its free (line %d)", oname(m, o), (int)CG_KSTMT(k, b->freed_at, LINE));
+        break;
+      }
+      xa[i].kind = CG_KARG_PTR, xa[i].base = b->base, xa[i].n = b->n - v.i;
+      xa[i].dv = b->d ? b->d + v.i : NULL, xa[i].iv = b->iv ? b->iv + v.i : NULL;
+      xa[i].init = b->init + v.i, xa[i].t = (b->t && nd) ? b->t + (size_t)v.i * nd : NULL;
+      xa[i].writable = !(CG_KSYM(k, p, QUAL) & CG_KQ_CONST) && !b->konst;
+      if (xa[i].writable && xa[i].n > 0 && !(xa[i].wrote = CG_NEW(m->A, uint8_t, (size_t)xa[i].n))) {
+        rc = nomem(m);
+        break;
+      }
+      if (xa[i].wrote) memset(xa[i].wrote, 0, (size_t)xa[i].n);
+      for (c = v.i; c < b->n; c++) /* it may read any of them */
+        if (b->init[c] && !(b->acc[c] & CG_KACC_WRITTEN)) b->acc[c] |= m->readmark;
+    } else if (CG_KEXPR(k, x, TYPE) == CG_KT_DOUBLE) {
+      xa[i].kind = CG_KARG_DOUBLE, xa[i].d = v.d;
+      xa[i].dt = dts + (size_t)i * (nd + 1);
+      if (nd) memcpy(dts + (size_t)i * (nd + 1), T(m, x), nd * sizeof(double));
+    } else
+      xa[i].kind = CG_KARG_INT, xa[i].i = (int32_t)v.i;
+  }
+  if (!rc) {
+    memset(&xc, 0, sizeof xc);
+    xc.func = g, xc.stmt = st, xc.narg = (uint32_t)np, xc.ndir = (uint32_t)nd, xc.args = xa, xc.ret_t = m->rt;
+    if (nd) memset(m->rt, 0, nd * sizeof(double));
+    memset(&e2, 0, sizeof e2);
+    rc = m->c->ext(m->c->ext_ud, &xc, &e2);
+    if (rc == CG_ENOMEM) rc = nomem(m);
+    else if (rc) rc = SERR(m, st, "the external function '%s': %s", k->names[CG_KFUNC(k, g, NAME)], e2.msg);
+  }
+  for (i = 0; i < np; i++) {
+    if (!rc && xa[i].wrote) {
+      int32_t x = k->args[a0 + i];
+      kv v;
+      int64_t c;
+      if (eval(m, caller, x, &v) == CG_OK) /* (evaluated before: it succeeds) */
+        for (c = 0; c < xa[i].n; c++)
+          if (xa[i].wrote[c]) {
+            m->obj[v.obj].init[v.i + c] = 1, m->obj[v.obj].acc[v.i + c] |= CG_KACC_WRITTEN;
+            if (m->c->trace) trace(m, st, -1, v.obj, v.i + c, 1, caller->id);
+          }
+    }
+    if (xa[i].wrote) CG_FREE(m->A, xa[i].wrote, uint8_t, (size_t)xa[i].n);
+  }
+  CG_FREE(m->A, xa, cg_kextarg, (size_t)np + 1), CG_FREE(m->A, dts, double, ((size_t)np + 1) * (nd + 1));
+  if (rc) return rc;
+  m->has_ret = CG_KFUNC(k, g, RET) != CG_KT_VOID;
+  if (CG_KFUNC(k, g, RET) == CG_KT_DOUBLE) m->ret.d = xc.ret;
+  else m->ret.i = (int64_t)xc.ret;
+  return CG_OK;
+}
+
 /* A call of g from statement st of frame caller: the arguments evaluated
  * there, bound in a new frame, the body run. */
 static int call_func(km *m, int32_t g, const frame *caller, int32_t st) {
@@ -845,9 +929,7 @@ static int call_func(km *m, int32_t g, const frame *caller, int32_t st) {
   int rc;
   if (m->calls >= m->max_calls)
     return SERR(m, st, "call depth limit of %u reached", (unsigned)m->max_calls);
-  if (CG_KFUNC_EXTERNAL(k, g))
-    return SERR(m, st, "a call of the external function '%s', which only generated code runs (no value here)",
-                k->names[CG_KFUNC(k, g, NAME)]);
+  if (CG_KFUNC_EXTERNAL(k, g)) return call_external(m, g, caller, st);
   if ((rc = frame_new(m, g, &fr))) return frame_free(m, &fr), rc;
   for (i = 0; i < (uint32_t)CG_KFUNC(k, g, NPARAM); i++) {
     int32_t x = k->args[a0 + (int32_t)i];

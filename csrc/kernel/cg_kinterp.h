@@ -127,6 +127,38 @@ typedef int (*cg_khook)(void *ud, const cg_kpoint *p, int32_t stmt, int32_t func
  * statement or of pointer type.  O(the expression). */
 int cg_kpoint_eval(const cg_kpoint *p, int32_t expr, double *v, cg_error *e);
 
+/* A call of an external function (CG_KFUNC_EXTERNAL) handed to the caller's
+ * callback cg_kcall.ext: the arguments in parameter order, each an int, a
+ * double (dt: its ndir tangents) or the cells from a pointer argument to its
+ * object's end (n of them, of base CG_KT_INT (iv) or CG_KT_DOUBLE (dv),
+ * their init bytes, t: their tangents, ndir a cell, or NULL).  The callback
+ * reads what it needs, writes the cells the function writes (only when
+ * writable: the parameter does not point to const) setting their bytes of
+ * wrote, and their tangents; a function with a result sets ret (ret_t: its
+ * ndir tangents).  It returns CG_OK, or a status with e (a message without
+ * a place: the interpreter adds the call's). */
+typedef struct cg_kextarg {
+  int kind; /* CG_KARG_INT, CG_KARG_DOUBLE, CG_KARG_PTR */
+  int32_t i;
+  double d;
+  const double *dt;
+  int base, writable;
+  int64_t n;
+  double *dv;
+  int32_t *iv;
+  const uint8_t *init;
+  uint8_t *wrote;
+  double *t;
+} cg_kextarg;
+typedef struct cg_kextcall {
+  int32_t func, stmt;
+  uint32_t narg, ndir;
+  cg_kextarg *args;
+  double ret;
+  double *ret_t;
+} cg_kextcall;
+typedef int (*cg_kextf)(void *ud, cg_kextcall *x, cg_error *e);
+
 typedef struct cg_kcall {
   int32_t func;                /* the function called (0-based) */
   uint32_t narray;
@@ -142,6 +174,8 @@ typedef struct cg_kcall {
   void *trace_ud;
   cg_khook hook;               /* NULL: none */
   void *hook_ud;
+  cg_kextf ext;                /* the external functions' values; NULL: a call of one is an error */
+  void *ext_ud;
 } cg_kcall;
 
 /* What a call leaves: per caller array its cells, initialized bytes,

@@ -482,6 +482,8 @@ typedef struct lcall {
   cg_kaccess *trace; /* opts.trace: the accesses, in order */
   size_t ntrace, cap_trace;
   int trace_failed;
+  lua_State *L;  /* opts.externals: the handler of external calls, at stack index ext_idx */
+  int ext_idx;
   cg_alloc A;
 } lcall;
 
@@ -592,6 +594,108 @@ static void read_arg(lua_State *L, lcall *u, uint32_t i) {
 
 /* The call table at idx and the options at oidx into a box pushed on the
  * stack. */
+/* The values of external function calls (cg_kextf) from the Lua handler
+ * opts.externals(fid, args, ndir) -> ret, ret_t, writes: args[i] a number
+ * (an int or double; with ndir, a double's tangents in args.t[i]) or, for a
+ * pointer, {base = "double"|"int", writable =, values = {cells, nil when not
+ * initialized}, t = {{ndir tangents}...} (double cells, with ndir)};
+ * writes[i] = {[cell] = value}, and with ndir writes.t[i] = {[cell] =
+ * {tangents}}, for the writable ones (cgwb.kernel makes it from the
+ * declarations of --externals). */
+static int ext_cb(void *ud, cg_kextcall *x, cg_error *e) {
+  lcall *u = (lcall *)ud;
+  lua_State *L = u->L;
+  int top = lua_gettop(L), rc = CG_OK;
+  uint32_t i, d;
+  int64_t c;
+  if (!lua_checkstack(L, 12)) return cg_seterr(e, CG_ENOMEM, "out of Lua stack");
+  lua_pushvalue(L, u->ext_idx);
+  lua_pushinteger(L, x->func + 1);
+  lua_createtable(L, (int)x->narg, 1);
+  lua_createtable(L, (int)x->narg, 0); /* args.t */
+  for (i = 0; i < x->narg; i++) {
+    const cg_kextarg *a = &x->args[i];
+    if (a->kind == CG_KARG_INT) lua_pushinteger(L, a->i);
+    else if (a->kind == CG_KARG_DOUBLE) {
+      lua_pushnumber(L, a->d);
+      if (x->ndir) {
+        lua_createtable(L, (int)x->ndir, 0);
+        for (d = 0; d < x->ndir; d++) lua_pushnumber(L, a->dt[d]), lua_rawseti(L, -2, d + 1);
+        lua_rawseti(L, -3, i + 1);
+      }
+    } else {
+      lua_createtable(L, 0, 4);
+      lua_pushstring(L, a->base == CG_KT_DOUBLE ? "double" : "int"), lua_setfield(L, -2, "base");
+      lua_pushboolean(L, a->writable), lua_setfield(L, -2, "writable");
+      lua_createtable(L, (int)(a->n > 1000000 ? 1000000 : a->n), 0);
+      for (c = 0; c < a->n; c++) {
+        if (!a->init[c]) continue;
+        if (a->dv) lua_pushnumber(L, a->dv[c]);
+        else lua_pushinteger(L, a->iv[c]);
+        lua_rawseti(L, -2, c + 1);
+      }
+      lua_setfield(L, -2, "values");
+      if (x->ndir && a->t) {
+        lua_createtable(L, (int)a->n, 0);
+        for (c = 0; c < a->n; c++) {
+          lua_createtable(L, (int)x->ndir, 0);
+          for (d = 0; d < x->ndir; d++) lua_pushnumber(L, a->t[(size_t)c * x->ndir + d]), lua_rawseti(L, -2, d + 1);
+          lua_rawseti(L, -2, c + 1);
+        }
+        lua_setfield(L, -2, "t");
+      }
+    }
+    lua_rawseti(L, -3, i + 1);
+  }
+  lua_setfield(L, -2, "t");
+  lua_pushinteger(L, x->ndir);
+  if (lua_pcall(L, 3, 3, 0) != LUA_OK) {
+    rc = cg_seterr(e, CG_ERUNTIME, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "an error in its Lua value");
+    lua_settop(L, top);
+    return rc;
+  }
+  /* ret, ret_t, writes at -3, -2, -1 */
+  if (lua_type(L, -3) == LUA_TNUMBER) x->ret = lua_tonumber(L, -3);
+  if (x->ndir && lua_type(L, -2) == LUA_TTABLE)
+    for (d = 0; d < x->ndir; d++) {
+      lua_rawgeti(L, -2, d + 1), x->ret_t[d] = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0.0, lua_pop(L, 1);
+    }
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_getfield(L, -1, "t"); /* writes.t at -1, writes at -2 */
+    for (i = 0; i < x->narg && rc == CG_OK; i++) {
+      cg_kextarg *a = &x->args[i];
+      if (a->kind != CG_KARG_PTR || !a->writable || !a->wrote) continue;
+      if (lua_rawgeti(L, -2, i + 1) != LUA_TTABLE) { lua_pop(L, 1); continue; }
+      for (c = 0; c < a->n; c++) {
+        if (lua_rawgeti(L, -1, c + 1) == LUA_TNUMBER) {
+          if (a->dv) a->dv[c] = lua_tonumber(L, -1);
+          else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= INT32_MIN && lua_tointeger(L, -1) <= INT32_MAX)
+            a->iv[c] = (int32_t)lua_tointeger(L, -1);
+          else rc = cg_seterr(e, CG_ERUNTIME, "cell %lld of argument %u is not an int", (long long)c, i + 1);
+          a->wrote[c] = 1;
+          if (a->t && x->ndir) memset(a->t + (size_t)c * x->ndir, 0, x->ndir * sizeof(double));
+        }
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+      if (a->t && x->ndir && lua_type(L, -1) == LUA_TTABLE && lua_rawgeti(L, -1, i + 1) == LUA_TTABLE) {
+        for (c = 0; c < a->n; c++) {
+          if (a->wrote[c] && lua_rawgeti(L, -1, c + 1) == LUA_TTABLE)
+            for (d = 0; d < x->ndir; d++) {
+              lua_rawgeti(L, -1, d + 1);
+              a->t[(size_t)c * x->ndir + d] = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0.0;
+              lua_pop(L, 1);
+            }
+          lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+      } else if (a->t && x->ndir && lua_type(L, -1) == LUA_TTABLE) lua_pop(L, 1);
+    }
+  }
+  lua_settop(L, top);
+  return rc;
+}
+
 static lcall *read_call(lua_State *L, int32_t f, int idx, int oidx) {
   lcall *u;
   uint32_t i;
@@ -636,6 +740,11 @@ static lcall *read_call(lua_State *L, int32_t f, int idx, int oidx) {
       u->c.max_calls = (uint32_t)v;
     }
     lua_pop(L, 2);
+    if (lua_getfield(L, oidx, "externals") == LUA_TFUNCTION) { /* kept on the stack for the run */
+      u->L = L, u->ext_idx = lua_gettop(L);
+      u->c.ext = ext_cb, u->c.ext_ud = u;
+    } else
+      lua_pop(L, 1);
   }
   return u;
 }
@@ -678,10 +787,10 @@ static int k_run(lua_State *L) {
   cg_kresult *r = (cg_kresult *)lcg_box(L, sizeof *r, result_release);
   cg_error e;
   uint32_t a, i;
-  int rc;
+  int rc, top = lua_gettop(L); /* (the boxes, and opts.externals's handler, stay) */
   if (!lua_isnoneornil(L, 4) && (lua_getfield(L, 4, "trace"), lua_toboolean(L, -1)))
     c->c.trace = collect_trace, c->c.trace_ud = c;
-  lua_settop(L, 6);
+  lua_settop(L, top);
   rc = cg_kinterp_run(&u->A, u->k, &c->c, r, &e);
   if (rc) return lcg_fail(L, &e);
   if (c->trace_failed) {

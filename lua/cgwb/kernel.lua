@@ -479,9 +479,103 @@ end
 
 -- {==== reading ====}
 
+-- {==== external functions in the interpreter ====}
+
+-- The cells argument i of external fr's call writes (its declaration's
+-- cells, a C int expression of the int arguments), or nil: not declared.
+local function ext_cells(v, fr, args, i)
+  local e = fr.external.cells[v:sym(fr.params[i]).name]
+  if not e then return nil end
+  local env = {}
+  for j, s in ipairs(fr.params) do
+    if math.type(args[j]) == "integer" then env[v:sym(s).name] = args[j] end
+  end
+  local expr = e:gsub("[%a_][%w_]*", function(w) return env[w] and ("(" .. env[w] .. ")") end):gsub("/", "//")
+  local f = assert(load("return " .. expr, "cells", "t", {}))
+  local ok, n = pcall(f)
+  if not ok or math.type(n) ~= "integer" then error(("cells of %s: '%s' is no int here"):format(fr.name, e), 0) end
+  return n
+end
+
+-- The handler core k:run calls for a call of an external function (the
+-- protocol of ext_cb in csrc/lua/lcg_kernel.c): the declaration's Lua
+-- value(args...) (a pointer argument a table of its cells, 1-based, which
+-- it may change where it writes) and, with tangents, tangent_value(args,
+-- dargs) per direction (args as value got them; dargs: a double's tangent,
+-- a double pointer's table of cell tangents, which it sets where it writes)
+-- returning the result's tangent.
+local function ext_handler(fl)
+  local v = ir.view(fl)
+  return function(fid, args, ndir)
+    local fr = v:func(fid - 1)
+    local decl = fr.external
+    if not decl.value then error("it has no Lua value (value = function ... in --externals)", 0) end
+    local function copy()
+      local out = {}
+      for i, a in ipairs(args) do
+        if type(a) == "table" then
+          local t = {}
+          for c, x in pairs(a.values) do t[c] = x end
+          out[i] = t
+        else out[i] = a end
+      end
+      return out
+    end
+    local vals = copy()
+    local ret = decl.value(table.unpack(vals, 1, #args))
+    if fr.ret ~= "void" and type(ret) ~= "number" then error("its value gave no number", 0) end
+    if fr.ret == "int" and math.type(ret) ~= "integer" then error("its value gave no int", 0) end
+    local writes, counts = { t = {} }, {}
+    for i, a in ipairs(args) do
+      if type(a) == "table" and a.writable then
+        counts[i] = ext_cells(v, fr, args, i) or math.huge
+        local w = {}
+        for c, x in pairs(vals[i]) do
+          if math.type(c) == "integer" and c <= counts[i] then w[c] = x end
+        end
+        writes[i] = w
+      end
+    end
+    local ret_t = {}
+    if ndir > 0 then
+      if not decl.tangent_value then error("it has no Lua tangent (tangent_value = function ... in --externals)", 0) end
+      for i in pairs(writes) do if i ~= "t" and args[i].base == "double" then writes.t[i] = {} end end
+      for d = 1, ndir do
+        local dargs = {}
+        for i, a in ipairs(args) do
+          if type(a) == "table" and a.base == "double" then
+            local t = {}
+            for c, ts in pairs(a.t or {}) do t[c] = ts[d] end -- the entry tangents: a cell it does not write keeps its
+            dargs[i] = t
+          elseif args.t[i] then dargs[i] = args.t[i][d] else dargs[i] = 0 end
+        end
+        ret_t[d] = decl.tangent_value(copy(), dargs) or 0.0
+        for i, wt in pairs(writes.t) do
+          for c in pairs(writes[i]) do
+            wt[c] = wt[c] or {}
+            wt[c][d] = dargs[i][c] or 0.0
+          end
+        end
+      end
+    end
+    return ret, ret_t, writes
+  end
+end
+
+-- opts with the handler of external calls when kernel k's have Lua values.
+local function with_externals(k, opts)
+  local fl = flat_of[k]
+  if not (fl and fl.externals) or (opts and opts.externals) then return opts end
+  local o = {}
+  for key, val in pairs(opts or {}) do o[key] = val end
+  o.externals = ext_handler(fl)
+  return o
+end
+
 -- Adds the Lua methods to the methods of the cgwb.Kernel type (registered by
 -- the core under that name), once, when this module loads: every kernel has
--- them, however it was made.
+-- them, however it was made; k:run and k:jacobian get the Lua values of the
+-- kernel's external functions (opts.externals).
 local function add_methods()
   local mt = debug.getregistry()["cgwb.Kernel"]
   local index = type(mt) == "table" and mt.__index
@@ -489,6 +583,13 @@ local function add_methods()
   for name, fn in pairs(K) do
     if index[name] == nil then index[name] = fn end
   end
+  local REGK = debug.getregistry()
+  if not REGK["cgwb.kernel.c_run"] then -- the core's own, wrapped once per Lua state
+    REGK["cgwb.kernel.c_run"], REGK["cgwb.kernel.c_jacobian"] = index.run, index.jacobian
+  end
+  local c_run, c_jac = REGK["cgwb.kernel.c_run"], REGK["cgwb.kernel.c_jacobian"]
+  index.run = function(k, f, call, opts) return c_run(k, f, call, with_externals(k, opts)) end
+  index.jacobian = function(k, f, call, opts) return c_jac(k, f, call, with_externals(k, opts)) end
 end
 add_methods()
 

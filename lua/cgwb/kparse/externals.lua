@@ -6,14 +6,16 @@
 -- its parameters' symbols, after the file's functions, so a call of it is
 -- an ordinary CALL: the analyses see what its prototype says (a const
 -- pointer is read, another may be written, whole), generated code calls
--- the user's C functions, the interpreter has no value for it.  The
+-- the user's C functions, the interpreter the user's Lua value if given.  The
 -- declaration, checked here, goes with the rows as flat.externals[func
 -- id] = {name, tangent, tangent_vector, adjoint, cells = {param -> C int
--- expression of the int parameters}}.  Adds methods to the lowering object.
+-- expression of the int parameters}, value, tangent_value (the Lua
+-- functions the interpreter calls: cgwb.kernel)}.  Adds methods to the lowering object.
 local L = require "cgwb.kparse.ctypes"
 local errors = require "cgwb.util.errors"
 
-local KEYS = { tangent = true, tangent_vector = true, adjoint = true, cells = true }
+local KEYS = { tangent = true, tangent_vector = true, adjoint = true, cells = true, value = true,
+  tangent_value = true }
 
 local function bad(name, fmt, ...)
   error(errors.input(("externals: %s: " .. fmt):format(name, ...)), 0)
@@ -35,7 +37,12 @@ function L:external_decl(name, d, fn)
   for k in pairs(d) do keys[#keys + 1] = tostring(k) end
   table.sort(keys)
   for _, k in ipairs(keys) do
-    if not KEYS[k] then bad(name, "unknown field '%s' (tangent, tangent_vector, adjoint, cells)", k) end
+    if not KEYS[k] then
+      bad(name, "unknown field '%s' (tangent, tangent_vector, adjoint, cells, value, tangent_value)", k)
+    end
+  end
+  for _, k in ipairs { "value", "tangent_value" } do
+    if d[k] ~= nil and type(d[k]) ~= "function" then bad(name, "%s must be a Lua function", k) end
   end
   local params, ints = {}, {}
   for _, p in ipairs(fn.sparams or fn.params) do
@@ -62,7 +69,7 @@ function L:external_decl(name, d, fn)
   end
   return { name = name, tangent = c_name(name, d, "tangent", name .. "_d"),
     tangent_vector = c_name(name, d, "tangent_vector", name .. "_dv"), adjoint = c_name(name, d, "adjoint", name .. "_b"),
-    cells = cells }
+    cells = cells, value = d.value, tangent_value = d.tangent_value }
 end
 
 --- The externals opts names that the file declares and does not define,
