@@ -17,10 +17,7 @@ local TC = require "tcheck"
 local run_c = H.run_c
 
 -- The cells the interpreter leaves, in kgen.driver's output form.
-local function interp_lines(text, name, call)
-  local k = assert(cgwb.read_kernel(text, "sw.c"))
-  return kgen.run_lines(assert(k:run(name, call)), call)
-end
+local function interp_lines(text, name, call) return kgen.interp_lines(text, "sw.c", name, call) end
 
 local function darr(name, vals) return { name = name, type = "double", values = vals } end
 local function ramp(n, a, b) return AC.ramp(n, a, b) end

@@ -353,6 +353,13 @@ function M.run_lines(res, call)
   return table.concat(lines, "\n") .. "\n"
 end
 
+--- The cells the interpreter leaves when it runs function name of kernel
+-- text (read as file) on call, in M.driver's output form.
+function M.interp_lines(text, file, name, call)
+  local k = assert(require("cgwb").read_kernel(text, file))
+  return M.run_lines(assert(k:run(name, call)), call)
+end
+
 function M.driver(text, info, call)
   local out = { text, "#include <stdio.h>", "int main(void) {" }
   for i, a in ipairs(call.arrays) do

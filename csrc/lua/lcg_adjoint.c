@@ -42,10 +42,21 @@ static void add_expr(luaL_Buffer *b, const cg_kernel *k, int32_t x) {
   luaL_addstring(b, outer ? buf + 1 : buf);
 }
 
+/* "name(a, b)": the arguments args[a0 .. a0 + na - 1]. */
+static void add_call(luaL_Buffer *b, const cg_kernel *k, const char *name, int32_t a0, int32_t na) {
+  int32_t i;
+  luaL_addstring(b, name), luaL_addstring(b, "(");
+  for (i = 0; i < na; i++) {
+    if (i) luaL_addstring(b, ", ");
+    add_expr(b, k, k->args[a0 + i]);
+  }
+  luaL_addstring(b, ")");
+}
+
 /* A node's text: "y[i] = x[i] * 2", "g(a, b)", "if (c)", "for (i < n)". */
 static void push_node_text(lua_State *L, const cg_kernel *k, int32_t s) {
   luaL_Buffer b;
-  int32_t i, a0, na, c;
+  int32_t c;
   luaL_buffinit(L, &b);
   switch (CG_KSTMT(k, s, KIND)) {
     case CG_KST_ASSIGN:
@@ -55,13 +66,7 @@ static void push_node_text(lua_State *L, const cg_kernel *k, int32_t s) {
     case CG_KST_CALL:
       if (CG_KSTMT(k, s, CALL_LHS) >= 0)
         add_expr(&b, k, CG_KSTMT(k, s, CALL_LHS)), luaL_addstring(&b, " = ");
-      luaL_addstring(&b, k->names[CG_KFUNC(k, CG_KSTMT(k, s, CALL_CALLEE), NAME)]), luaL_addstring(&b, "(");
-      a0 = CG_KSTMT(k, s, CALL_ARGS), na = CG_KSTMT_N(k, s, CALL_ARGS);
-      for (i = 0; i < na; i++) {
-        if (i) luaL_addstring(&b, ", ");
-        add_expr(&b, k, k->args[a0 + i]);
-      }
-      luaL_addstring(&b, ")");
+      add_call(&b, k, k->names[CG_KFUNC(k, CG_KSTMT(k, s, CALL_CALLEE), NAME)], CG_KSTMT_SLICE(k, s, CALL_ARGS));
       break;
     case CG_KST_ALLOC: /* p = malloc(n), p = calloc(n): the count in cells */
       add_expr(&b, k, CG_KSTMT(k, s, ALLOC_LHS));
@@ -72,13 +77,7 @@ static void push_node_text(lua_State *L, const cg_kernel *k, int32_t s) {
       luaL_addstring(&b, "free("), add_expr(&b, k, CG_KSTMT(k, s, FREE_PTR)), luaL_addstring(&b, ")");
       break;
     case CG_KST_PASSIVE: /* printf(...), exit(...): the function and its value arguments */
-      luaL_addstring(&b, cg_kpassive_fn(CG_KSTMT(k, s, FLAGS))), luaL_addstring(&b, "(");
-      a0 = CG_KSTMT(k, s, PASSIVE_ARGS), na = CG_KSTMT_N(k, s, PASSIVE_ARGS);
-      for (i = 0; i < na; i++) {
-        if (i) luaL_addstring(&b, ", ");
-        add_expr(&b, k, k->args[a0 + i]);
-      }
-      luaL_addstring(&b, ")");
+      add_call(&b, k, cg_kpassive_fn(CG_KSTMT(k, s, FLAGS)), CG_KSTMT_SLICE(k, s, PASSIVE_ARGS));
       break;
     default: /* if, loop */
       luaL_addstring(&b, CG_KSTMT(k, s, KIND) == CG_KST_IF ? "if (" : CG_KSTMT(k, s, FLAGS) == CG_KL_FOR ? "for ("

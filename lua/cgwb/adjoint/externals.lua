@@ -66,15 +66,7 @@ end
 -- arguments' adjoints spread.
 function E:rev_external(r, callee)
   local l = r.line
-  local rb = "0.0"
-  if r.lhs then
-    self:pop_old(r.lhs, l)
-    if double(self:sym_at(r.lhs)) and self:active_at(r.lhs) then
-      rb = self.em:temp("double", "rb")
-      self:set(rb, self:adj(r.lhs), l)
-      self:set(self:adj(r.lhs), "0.0")
-    end
-  end
+  local rb = self:result_adjoint(r)
   local bvals, byval = {}, {}
   for i = 1, #r.args do
     local p = self.v:sym(callee.params[i])

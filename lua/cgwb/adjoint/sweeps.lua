@@ -290,6 +290,18 @@ end
 
 function E:stmt_active(st) return self.act.stmt[st + 1] or false end
 
+-- The reverse of call r's result: its lhs put back, the adjoint the lhs
+-- had taken (and zeroed): a C name, or "0.0" (no double result, passive).
+function E:result_adjoint(r)
+  if not r.lhs then return "0.0" end
+  self:pop_old(r.lhs, r.line)
+  if not (double(self:sym_at(r.lhs)) and self:active_at(r.lhs)) then return "0.0" end
+  local rb = self.em:temp("double", "rb")
+  self:set(rb, self:adj(r.lhs), r.line)
+  self:set(self:adj(r.lhs), "0.0")
+  return rb
+end
+
 -- The reverse sweep's code of statement record r: REV(kind, self, r).
 local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
   assign = function(_, self, r)
@@ -312,15 +324,7 @@ local REV = ir.cases("stmt", "cgwb.adjoint: the reverse sweep", {
     local l = r.line
     local callee = self.v:func(r.callee)
     if callee.external then return self:rev_external(r, callee) end
-    local rb = "0.0"
-    if r.lhs then
-      self:pop_old(r.lhs, l)
-      if double(self:sym_at(r.lhs)) and self:active_at(r.lhs) then
-        rb = self.em:temp("double", "rb")
-        self:set(rb, self:adj(r.lhs), l)
-        self:set(self:adj(r.lhs), "0.0")
-      end
-    end
+    local rb = self:result_adjoint(r)
     local bvals, byval = {}, {}
     local sb -- a struct argument's adjoints: a struct temporary, its double members' adjoints in it
     for i = 1, #r.args do
