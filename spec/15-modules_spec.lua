@@ -24,7 +24,7 @@ modules[#modules + 1] = "cgwb.ir"
 local parts = { "cgwb.xaif.names", "cgwb.xaif.export", "cgwb.xaif.import", "cgwb.xaif.describe",
                 "cgwb.ir.cprint", "cgwb.ir.emit", "cgwb.ir.unparse", "cgwb.tangent.subgraph", "cgwb.tangent.costs",
                 "cgwb.adjoint.base", "cgwb.adjoint.shadow", "cgwb.adjoint.check", "cgwb.adjoint.sweeps",
-                "cgwb.adjoint.loops", "cgwb.adjoint.bodies" }
+                "cgwb.adjoint.loops", "cgwb.adjoint.bodies", "cgwb.adjoint.externals" }
 
 -- cgwb.elim's parts, each requiring only the ones before it (lua/cgwb/elim/init.lua)
 local elim_parts = { "cgwb.elim.scale", "cgwb.elim.orderings", "cgwb.elim.search", "cgwb.elim.vertex",

@@ -1067,11 +1067,13 @@ static int do_loop(run *r, int32_t l, cls_use *cu) {
     if (g->l_accept[l] && !g->l_terminal[l]) { /* a dry run snapshots what it writes: not a block of the heap */
       uint32_t i;
       uint8_t *seen = CG_NEW(g->A, uint8_t, r->k->nfunc + 1);
-      int32_t p;
-      if (!seen) return r->err = CG_ENOMEM;
-      memset(seen, 0, r->k->nfunc + 1);
-      p = passive_stmt(r->k, CG_KSTMT_SLICE(r->k, g->l_stmt[l], LOOP_BODY), seen);
-      CG_FREE(g->A, seen, uint8_t, r->k->nfunc + 1);
+      int32_t p = -1;
+      if (!seen) r->err = CG_ENOMEM; /* (gs is freed below) */
+      else {
+        memset(seen, 0, r->k->nfunc + 1);
+        p = passive_stmt(r->k, CG_KSTMT_SLICE(r->k, g->l_stmt[l], LOOP_BODY), seen);
+        CG_FREE(g->A, seen, uint8_t, r->k->nfunc + 1);
+      }
       if (p >= 0) {
         g->l_accept[l] = 0;
         say(r, l, "a dry run would run %s at %d:%d again when it recomputes an iteration",

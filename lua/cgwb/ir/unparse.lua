@@ -262,7 +262,7 @@ function U:allocates(f)
   return false
 end
 
---- Bytes s as one C string literal: quotes, backslashes, and bytes that are
+-- Bytes s as one C string literal: quotes, backslashes, and bytes that are
 -- no printable ASCII escaped (octal, three digits: never read on into a
 -- digit), `?` after `?` too (no trigraph under -std=c99).
 function M.c_string(s)
