@@ -146,7 +146,13 @@ local TPOINTER = ir.cases("expr", "cgwb.tangent pointer tangent", {
   cond = function(_, F, r)
     return "(" .. F.u:expr(r.a) .. " ? " .. F:tpointer(r.b) .. " : " .. F:tpointer(r.c) .. ")"
   end,
-  ["const_i|const_d|elem|neg|not|add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|cast|intrin"] = function(_, F, r)
+  elem = function(_, F, r) -- a load of a row of a double **: the caller's tangent row
+    if not F.v:sym(r.sym).rows then
+      error(errors.refused("tangent: no tangent for the pointer expression " .. F.u:expr(r.id, true)))
+    end
+    return F:tname(r.sym) .. "[" .. F.u:expr(r.a, true) .. "]"
+  end,
+  ["const_i|const_d|neg|not|add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|cast|intrin"] = function(_, F, r)
     error(errors.refused("tangent: no tangent for the pointer expression " .. F.u:expr(r.id, true)))
   end,
 })
