@@ -504,6 +504,10 @@ function L:call_args(f, e)
   local out = {}
   for i, a in ipairs(e.args) do
     local p = sp[i]
+    if p.ptr == 2 then
+      self:outside(a.pos, ("passing a pointer to pointers to '%s'"):format(f.name),
+        "a double ** or int ** parameter's rows are read where it is one; passing it on is not yet supported")
+    end
     if p.stype and p.pointer then -- S *q: a pointer to a struct (p) or the address of one (&s)
       local what = ("argument %d of '%s'"):format(i, f.name)
       local src = a.k == "id" and self:lookup(a.name)

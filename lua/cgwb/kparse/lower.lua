@@ -352,6 +352,10 @@ end
 -- (this check runs for every operand).
 function L:arith(e, pos, pre, op, post)
   if e.ty ~= "int" and e.ty ~= "double" then
+    if e.ty == "ppdouble" or e.ty == "ppint" then
+      self:outside(pos, ("arithmetic on the pointer to pointers '%s'"):format(self.syms[e.sym + 1].name),
+        "only its rows are read: not yet supported")
+    end
     self:outside(pos, ("%s'%s%s' on a pointer"):format(pre, op, post or ""),
       "only + and - move a pointer, by an int")
   end
