@@ -269,6 +269,15 @@ describe("double ** parameters read through", function()
     end
   end
 
+  it("the rows' aliasing matters: told A!=y, the adjoint of a call where y lies in a row fails the test", function()
+    local c = CASES[2]
+    local k = assert(cgwb.read_kernel(c.text, c.fname .. ".c"))
+    local code, rep = assert(adjoint.emit(k, c.fname, { loops = "auto", assume = { "A!=y", "x!=y" } })) -- x!=y: true
+    assert.is_true(rep.loops[1].transformed, "the outer loop adjoined per iteration")
+    local res = run(c, k, "adjoint", code, 7)
+    assert.is_false(close(res.A[1], res.A[2], 1e-6), ("<xb, xd> %.17g, <yb, J xd> %.17g"):format(res.A[1], res.A[2]))
+  end)
+
   it("the signatures: double **Ad after double **A, double **Ab after it (const: double *const *Ab)", function()
     local k = assert(cgwb.read_kernel(QUAD, "quad.c"))
     local code = assert(tangent.emit(k, "quad"))
