@@ -301,6 +301,15 @@ describe("double ** parameters read through", function()
     assert.truthy(e2:find("args.A[0]: expected [ARRAY, OFFSET]", 1, true), e2)
   end)
 
+  it("a passive double ** gets NULL shadows: its Ab is never read", function()
+    local text = "void f(int n, double **A, double *y) {\n  double *r = A[1];\n  if (r[0] > 0) y[0] = y[0] * 2;\n}\n"
+    local k = assert(cgwb.read_kernel(text, "p.c"))
+    local code = assert(adjoint.emit(k, "f"))
+    assert.truthy(code:find("void f_b(int n, double **A, double **Ab, double *y, double *yb)", 1, true), code)
+    assert.falsy(code:find("Ab[", 1, true), code)
+    assert.truthy(code:find("rb = 0;", 1, true), code)
+  end)
+
   it("the signatures: double **Ad after double **A, double **Ab after it (const: double *const *Ab)", function()
     local k = assert(cgwb.read_kernel(QUAD, "quad.c"))
     local code = assert(tangent.emit(k, "quad"))
