@@ -465,7 +465,8 @@ static int k_cfg_text(lua_State *L) { return cfg_out(L, 0); }
 /* {==== the interpreter ====}
  * The CALL table: {arrays = {{name=, type="double"|"int", values={...},
  * init={booleans} (optional)}...}, args = {{double=x} | {int=n} |
- * {array=i, offset=o}...}} (i 1-based, o a 0-based cell). */
+ * {array=i, offset=o} | {rows = {{array=i, offset=o}...}} (a double ** or
+ * int **: its rows)...}} (i 1-based, o a 0-based cell). */
 
 #define JAC_CHUNK 64 /* directions per tangent run of k:jacobian */
 
