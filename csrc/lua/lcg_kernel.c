@@ -503,7 +503,7 @@ static void lcall_release(void *p, cg_alloc *A) {
   CG_FREE(A, u->init, uint8_t *, u->na);
   CG_FREE(A, u->seeds, double *, u->na);
   CG_FREE(A, u->arrays, cg_karray, u->na);
-  for (a = 0; u->row_array && a < u->nargs; a++)
+  for (a = 0; u->row_array && u->row_offset && a < u->nargs; a++)
     if (u->row_array[a]) {
       CG_FREE(A, u->row_array[a], uint32_t, u->args[a].nrows);
       CG_FREE(A, u->row_offset[a], int64_t, u->args[a].nrows);
@@ -750,9 +750,9 @@ static lcall *read_call(lua_State *L, int32_t f, int idx, int oidx) {
   if (!u->arrays || !u->values || !u->init || !u->seeds || !(u->args = CG_NEW(&u->A, cg_karg, nargs)))
     lcg_nomem(L, "call"); /* lcall_release frees what is there (entries NULL, arrays of 0 cells) */
   memset(u->args, 0, nargs * sizeof *u->args);
-  if (!(u->row_array = CG_NEW(&u->A, uint32_t *, nargs)) || !(u->row_offset = CG_NEW(&u->A, int64_t *, nargs)))
-    lcg_nomem(L, "call");
-  for (i = 0; i < nargs; i++) u->row_array[i] = NULL, u->row_offset[i] = NULL;
+  if ((u->row_array = CG_NEW(&u->A, uint32_t *, nargs)) != NULL) for (i = 0; i < nargs; i++) u->row_array[i] = NULL;
+  if ((u->row_offset = CG_NEW(&u->A, int64_t *, nargs)) != NULL) for (i = 0; i < nargs; i++) u->row_offset[i] = NULL;
+  if (!u->row_array || !u->row_offset) lcg_nomem(L, "call"); /* entries NULL: lcall_release frees what is there */
   for (i = 0; i < na; i++) {
     if (lua_geti(L, -2, (lua_Integer)i + 1) != LUA_TTABLE) luaL_error(L, "call: array %d is not a table", (int)i + 1);
     read_array(L, u, i);
