@@ -109,13 +109,14 @@ local function lits(t, int) local s = {}; for i, v in ipairs(t) do s[i] = int an
 -- tangent code's primal cells, D: its tangents, P: the kernel's cells, C:
 -- central differences) or "adjoint" (prints A: <xb, xd> and <yb, dy/dx xd>
 -- by central differences).  The directions and seeds come from r.
-local function driver(c, k, mode, code, r)
+local function driver(c, k, mode, code, r, vcode)
   local fn = fn_of(k, c.fname)
   local decls = T.c_params(fn)
   local L = { "#include <stdio.h>", "#include <math.h>" }
   if mode == "adjoint" then L[#L + 1] = '#include "cgwb_adstack.h"' end
   L[#L + 1] = ("%s %s(%s);"):format(c.ret and "double" or "void", c.fname, table.concat(decls, ", "))
   if code then L[#L + 1] = assert(code:match("\n((%w+) " .. c.fname .. "_[db]%b();)"), "no prototype") end
+  if vcode then L[#L + 1] = assert(vcode:match("\n(int " .. c.fname .. "_dv%b();)"), "no prototype") end
   local isint = {}
   for _, a in ipairs(c.arrays) do
     local nm, ty, v = a[1], a[2], a[3]
@@ -127,10 +128,11 @@ local function driver(c, k, mode, code, r)
       for i = 1, #v do d[i], s[i] = r:float(-1, 1), r:float(-1, 1) end
       L[#L + 1] = ("static const double %s0[%d] = {%s}, %sD[%d] = {%s}, %sS[%d] = {%s};"):format(nm, #v, lits(v), nm, #v,
         lits(d), nm, #v, lits(s))
-      L[#L + 1] = ("static double %sP[%d], %sT[%d], %sB[%d], %sH[%d];"):format(nm, #v, nm, #v, nm, #v, nm, #v)
+      L[#L + 1] = ("static double %sP[%d], %sT[%d], %sB[%d], %sH[%d], %sV[%d];"):format(nm, #v, nm, #v, nm, #v, nm, #v,
+        nm, 2 * #v)
     end
   end
-  L[#L + 1] = ("static double ret, retH, retd, RS = %s;"):format(T.lit(r:float(-1, 1)))
+  L[#L + 1] = ("static double ret, retH, retd, retV[2], RS = %s;"):format(T.lit(r:float(-1, 1)))
   local fill = { "static void fill(double h) {", "  int c;" }
   for _, a in ipairs(c.arrays) do
     local nm, n = a[1], #a[3]
@@ -140,23 +142,29 @@ local function driver(c, k, mode, code, r)
   fill[#fill + 1] = "}"
   L[#L + 1] = table.concat(fill, "\n")
   -- the row pointers (P: the primal's, T: tangents, B: adjoints) and the argument lists
-  local rows, pa, ta, ba = {}, {}, {}, {}
+  -- pa: the primal's arguments, ta: the tangent code's, va: vector mode's (2 directions, V: 2 tangents a
+  -- cell), ba: the adjoint code's
+  local rows, pa, ta, va, ba = {}, {}, {}, {}, {}
+  local function both(x) pa[#pa + 1] = x; ta[#ta + 1] = x; va[#va + 1] = x; ba[#ba + 1] = x end
   for i, a in ipairs(c.args) do
-    if a.int then pa[#pa + 1] = tostring(a.int); ta[#ta + 1] = pa[#pa]; ba[#ba + 1] = pa[#pa]
+    if a.int then both(tostring(a.int))
     elseif a.ptr then
-      pa[#pa + 1] = ("%sP + %d"):format(a.ptr, a.off); ta[#ta + 1] = pa[#pa]; ba[#ba + 1] = pa[#pa]
+      both(("%sP + %d"):format(a.ptr, a.off))
       if not isint[a.ptr] then
         ta[#ta + 1] = ("%sT + %d"):format(a.ptr, a.off); ba[#ba + 1] = ("%sB + %d"):format(a.ptr, a.off)
+        va[#va + 1] = ("%sV + %d"):format(a.ptr, 2 * a.off)
       end
     else
       local ty = isint[a.rows] and "int" or (a.const and "const double" or "double")
-      for _, w in ipairs(isint[a.rows] and { "P" } or { "P", "T", "B" }) do
+      for _, w in ipairs(isint[a.rows] and { "P" } or { "P", "T", "B", "V" }) do
         local o = {}
-        for j, off in ipairs(a.offs) do o[j] = ("%s%s + %d"):format(a.rows, w, off) end
-        rows[#rows + 1] = ("  %s%s *R%d%s[%d] = {%s};"):format(w == "B" and "double" or ty, "", i, w, #o, table.concat(o, ", "))
+        for j, off in ipairs(a.offs) do o[j] = ("%s%s + %d"):format(a.rows, w, w == "V" and 2 * off or off) end
+        rows[#rows + 1] = ("  %s *R%d%s[%d] = {%s};"):format(w == "B" and "double" or ty, i, w, #o, table.concat(o, ", "))
       end
-      pa[#pa + 1] = ("R%dP"):format(i); ta[#ta + 1] = pa[#pa]; ba[#ba + 1] = pa[#pa]
-      if not isint[a.rows] then ta[#ta + 1] = ("R%dT"):format(i); ba[#ba + 1] = ("R%dB"):format(i) end
+      both(("R%dP"):format(i))
+      if not isint[a.rows] then
+        ta[#ta + 1] = ("R%dT"):format(i); ba[#ba + 1] = ("R%dB"):format(i); va[#va + 1] = ("R%dV"):format(i)
+      end
     end
   end
   local rowtext = table.concat(rows, "\n")
@@ -173,7 +181,7 @@ local function driver(c, k, mode, code, r)
     "  (void)dot1; (void)dot2; (void)h;" }
   local function out(tag, w, r0)
     body[#body + 1] = ('  printf("%s");'):format(tag)
-    body[#body + 1] = each('printf(" %a", $' .. w .. '[c]);')
+    body[#body + 1] = each('printf(" %a", $' .. (w:find("%[") and w or (w .. '[c]')) .. ');')
     body[#body + 1] = ('  printf(" %%a\\n", %s);'):format(c.ret and r0 or "0.0")
   end
   if mode == "primal" then
@@ -185,6 +193,11 @@ local function driver(c, k, mode, code, r)
     body[#body + 1] = ("  %s%s_d(%s);"):format(c.ret and "retH = " or "", c.fname, table.concat(ta, ", "))
     out("T", "P", "retH")
     out("D", "T", "retd")
+    body[#body + 1] = "  fill(0);\n" .. each("{ $V[2 * c] = $D[c]; $V[2 * c + 1] = 2 * $D[c]; }")
+    if c.ret then va[#va + 1] = "&retH"; va[#va + 1] = "retV" end
+    body[#body + 1] = ("  if (%s_dv(2, %s)) return 1;"):format(c.fname, table.concat(va, ", "))
+    out("V", "V[2 * c + 0]", "retV[0]")
+    out("W", "V[2 * c + 1]", "retV[1]")
     body[#body + 1] = "  prim(h);\n" .. each("$H[c] = $P[c];") .. "\n  retH = ret;\n  prim(-h);"
     body[#body + 1] = each("$H[c] = ($H[c] - $P[c]) / (2 * h);") .. "\n  retH = (retH - ret) / (2 * h);"
     out("C", "H", "retH")
@@ -207,9 +220,10 @@ end
 
 -- Compiles and runs the kernel text, the derivative code (or none) and the
 -- driver; the printed lines by tag: {P = {...}, ...}.
-local function run(c, k, mode, code, seed)
-  local files = { H.write(H.tmp(".c"), c.text), H.write(H.tmp(".c"), driver(c, k, mode, code, rng.new(seed or 63))) }
+local function run(c, k, mode, code, seed, vcode)
+  local files = { H.write(H.tmp(".c"), c.text), H.write(H.tmp(".c"), driver(c, k, mode, code, rng.new(seed or 63), vcode)) }
   if code then files[#files + 1] = H.write(H.tmp(".c"), code) end
+  if vcode then files[#files + 1] = H.write(H.tmp(".c"), vcode) end
   local exe, log = H.tmp(".exe"), H.tmp(".log")
   local ok = os.execute(("%s -Wno-unused-parameter -Wno-unused-variable -Ilua/cgwb/runtime -o %s %s -lm 2>%s"):format(T.CC, exe,
     table.concat(files, " "), log))
@@ -245,16 +259,19 @@ describe("double ** parameters read through", function()
       H.assert_bits(got, run(c, k, "primal").P, c.name)
     end)
 
-    it(c.name .. ": tangent code (double **Ad) against central differences, its primal bit for bit", function()
+    it(c.name .. ": tangent code (double **Ad; vector mode too) against central differences, its primal bit for bit", function()
       local k = assert(cgwb.read_kernel(c.text, c.fname .. ".c"))
       local code = assert(tangent.emit(k, c.fname))
-      local res = run(c, k, "tangent", code)
+      local vcode = assert(tangent.emit(k, c.fname, { vector = true }))
+      local res = run(c, k, "tangent", code, nil, vcode)
       H.assert_bits(res.T, res.P, c.name .. ": the tangent code's primal")
       assert.equal(#res.C, #res.D)
       for i = 1, #res.D do
         assert.is_true(close(res.D[i], res.C[i], 1e-6), ("%s: tangent %d: %.17g, differences %.17g"):format(c.name, i,
           res.D[i], res.C[i]))
       end
+      H.assert_bits(res.V, res.D, c.name .. ": vector mode's first direction, the scalar mode's")
+      for i = 1, #res.V do assert.equal(2 * res.V[i], res.W[i], "the second direction, twice the first") end
     end)
 
     for _, loops in ipairs { "none", "auto" } do

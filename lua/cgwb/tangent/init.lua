@@ -775,7 +775,9 @@ function G:signature(f)
       elseif a.first then parts[#parts + 1] = u:struct_name(a.struct) .. " " .. self.tvar[s] end
     elseif y.base == "double" then
       if self.vector then -- by value or not: a flat pointer to nd tangents a cell
-        if y.ptr or y.ndim > 0 then
+        if y.rows then -- double **Ad: row i points to the nd tangents a cell of row i
+          parts[#parts + 1] = self:decl_as(s, self.tname[s], true)
+        elseif y.ptr or y.ndim > 0 then
           parts[#parts + 1] = (y.const and "const " or "") .. "double *" .. (y.restrict and "restrict " or "") .. self.tname[s]
         else -- copied into a local array of that name: F may assign its by-value copy
           parts[#parts + 1] = "const double *" .. self.prefix .. "in_" .. self.tname[s]
