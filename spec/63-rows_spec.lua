@@ -220,18 +220,18 @@ end
 
 -- Compiles and runs the kernel text, the derivative code (or none) and the
 -- driver; the printed lines by tag: {P = {...}, ...}.
-local function run(c, k, mode, code, seed, vcode)
+local function run(c, k, mode, code, seed, vcode, flags)
   local files = { H.write(H.tmp(".c"), c.text), H.write(H.tmp(".c"), driver(c, k, mode, code, rng.new(seed or 63), vcode)) }
   if code then files[#files + 1] = H.write(H.tmp(".c"), code) end
   if vcode then files[#files + 1] = H.write(H.tmp(".c"), vcode) end
   local exe, log = H.tmp(".exe"), H.tmp(".log")
-  local ok = os.execute(("%s -Wno-unused-parameter -Wno-unused-variable -Ilua/cgwb/runtime -o %s %s -lm 2>%s"):format(T.CC, exe,
-    table.concat(files, " "), log))
+  local ok = os.execute(("%s %s -Wno-unused-parameter -Wno-unused-variable -Ilua/cgwb/runtime -o %s %s -lm 2>%s"):format(T.CC,
+    flags or "", exe, table.concat(files, " "), log))
   local msg = H.read(log)
   os.remove(log)
   assert(ok, "does not compile: " .. table.concat(files, " ") .. "\n" .. msg:sub(1, 3000))
   for _, f in ipairs(files) do os.remove(f) end
-  local p = assert(io.popen(exe))
+  local p = assert(io.popen(exe .. " 2>" .. log))
   local res = {}
   for line in p:lines() do
     local tag, rest = line:match("^(%u) (.*)$")
@@ -240,7 +240,9 @@ local function run(c, k, mode, code, seed, vcode)
     res[tag] = v
   end
   p:close()
+  res.stderr = H.read(log)
   os.remove(exe)
+  os.remove(log)
   return res
 end
 
@@ -293,6 +295,9 @@ describe("double ** parameters read through", function()
     assert.is_true(rep.loops[1].transformed, "the outer loop adjoined per iteration")
     local res = run(c, k, "adjoint", code, 7)
     assert.is_false(close(res.A[1], res.A[2], 1e-6), ("<xb, xd> %.17g, <yb, J xd> %.17g"):format(res.A[1], res.A[2]))
+    res = run(c, k, "adjoint", code, 7, nil, "-DCGWB_CHECK_ASSUME") -- a row's cell is A's: the check sees A and y meet
+    assert.is_nil(res.A)
+    assert.truthy(res.stderr:find("matvec_b: CGWB_CHECK_ASSUME: A and y share the cell at", 1, true), res.stderr)
   end)
 
   it("a read of a row past the rows given is an error with its place; CALL.json gives rows as [ARRAY, OFFSET] pairs", function()
