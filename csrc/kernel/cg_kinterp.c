@@ -1029,7 +1029,6 @@ static int load_globals(km *m) {
   return CG_OK;
 }
 
-/* The caller's argument i for parameter s: checked against its type. */
 /* The rows of ptr-2 parameter s (argument i): an object of pointer cells,
  * each (array, offset) checked as a pointer argument's. */
 static int rows_arg(km *m, uint32_t i, int32_t s, const cg_karg *a, kv *v) {
@@ -1060,6 +1059,7 @@ static int rows_arg(km *m, uint32_t i, int32_t s, const cg_karg *a, kv *v) {
   return CG_OK;
 }
 
+/* The caller's argument i for parameter s: checked against its type. */
 static int top_arg(km *m, uint32_t i, int32_t s, kv *v) {
   const cg_kernel *k = m->k;
   const cg_karg *a = &m->c->args[i];

@@ -176,6 +176,7 @@ function L:load_row(p, k, pos)
   end
   local ty = PTR_OF[PP_BASE[p.ty]]
   local t = self:temp(ty, pos, p)
+  self.syms[t + 1].row = self.syms[p.sym + 1].name -- (for messages)
   self:assign({ op = "var", ty = ty, pos = pos, sym = t }, { op = "elem", ty = ty, pos = pos, sym = p.sym, a = k }, pos)
   return { op = "var", ty = ty, pos = pos, sym = t, pconst = p.pconst, row = self.syms[p.sym + 1].name }
 end
@@ -686,6 +687,7 @@ function L:lvalue(e)
       self:outside(e.pos, ("a write to the global '%s'"):format(s.name), "globals are read-only")
     end
     if t.op == "elem" and (s.qual & self.lay.qual.const) ~= 0 then
+      if s.row then self:err(e.pos, "the rows of '%s' point to const cells", s.row) end -- a row's temporary
       self:err(e.pos, "'%s' points to const cells", s.name)
     end
   end
