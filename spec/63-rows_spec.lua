@@ -1,13 +1,15 @@
 -- spec/63-rows_spec.lua: `double **` and `int **` parameters whose rows
 -- the function reads (doc/kernel-ir.md, "Pointer-valued storage", its
 -- first step): a matrix-vector product, a Gauss-Seidel sweep and a row
--- scaling in Numerical Recipes style (double **a), a quadratic form through
--- `const double *const *A` and an `int **idx`.  The interpreter equals the
--- compiled kernel bit for bit (rows that share an array and overlap); the
--- tangent code (double **Ad) against central differences of the compiled
+-- scaling in Numerical Recipes style (double **a), a sum of rows passed to
+-- a callee, a quadratic form through `const double *const *A` and an
+-- `int **idx`.  The interpreter equals the compiled kernel bit for bit
+-- (rows that share an array and overlap); the tangent code (double **Ad,
+-- scalar and vector mode) against central differences of the compiled
 -- kernel, its primal bit for bit; the adjoint code (double **Ab, loops
--- "none" and "auto") by the dot-product test against central differences;
--- what is not yet supported is refused with its place.
+-- "none" and "auto") by the dot-product test against central differences,
+-- and a wrong --assume about the rows caught by it and by
+-- -DCGWB_CHECK_ASSUME; what is not yet supported is refused with its place.
 local H = require "spec.helper"
 local cgwb = require "cgwb"
 local tangent = require "cgwb.tangent"
@@ -60,6 +62,21 @@ double quad(int n, const double *const *A, int **idx, const double *x) {
 }
 ]==]
 
+-- A row passed to a callee's double * parameter.
+local ROWSUM = [==[
+#include <math.h>
+static void axpy(int m, double a, const double *x, double *y) {
+  int j;
+  for (j = 0; j < m; j++) y[j] += a * x[j];
+}
+
+void rowsum(int n, int m, const double *const *A, const double *c, double *y) {
+  int i;
+  for (i = 0; i < m; i++) y[i] = 0;
+  for (i = 0; i < n; i++) axpy(m, exp(c[i]), A[i], y);
+}
+]==]
+
 -- The cases: arrays {name, type, values}; args in parameter order: {int =},
 -- {ptr = array, off =}, {rows = array, offs = {...}} (row r at offs[r]).
 local function ramp(n, a, b) local t = {}; for i = 1, n do t[i] = a + b * i + 0.125 * (i * i % 7) end; return t end
@@ -77,6 +94,9 @@ local CASES = {
   { name = "row scaling (writes through the rows)", text = GS, fname = "rowscale",
     arrays = { { "M", "double", ramp(8, 0.75, -0.125) }, { "d", "double", { 1.25, -0.5, 2.0 } } },
     args = { { int = 3 }, { int = 2 }, { rows = "M", offs = { 0, 3, 6 } }, { ptr = "d", off = 0 } } },
+  { name = "a row passed to a double * parameter", text = ROWSUM, fname = "rowsum",
+    arrays = { { "M", "double", ramp(6, 0.25, 0.5) }, { "c", "double", { 0.5, -0.25, 0.125 } }, { "y", "double", { 0, 0, 0 } } },
+    args = { { int = 3 }, { int = 3 }, { rows = "M", offs = { 0, 2, 1 }, const = true }, { ptr = "c", off = 0 }, { ptr = "y", off = 0 } } },
   { name = "const double *const * and int **", text = QUAD, fname = "quad", ret = true,
     arrays = { { "M", "double", ramp(7, -0.5, 0.375) }, { "I", "int", { 2, 0, 1, 2, 0, 1 } }, { "x", "double", { 0.5, 1.5, -1.0 } } },
     args = { { int = 3 }, { rows = "M", offs = { 0, 2, 4 }, const = true }, { rows = "I", offs = { 0, 2, 4 } }, { ptr = "x", off = 0 } } },
