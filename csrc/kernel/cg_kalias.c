@@ -424,11 +424,21 @@ static int check_assumptions(cg_kalias *al, const cg_kassume *as, uint32_t nas, 
         CG_KSYM(k, b, FUNC) != al->func)
       return cg_seterr(e, CG_EUSAGE, "%s: assumption %u: not two pointer parameters of %s",
                        file, i + 1, k->names[CG_KFUNC(k, al->func, NAME)]);
+    if (as[i].eq && (CG_KSYM(k, a, PTR) == 2 || CG_KSYM(k, b, PTR) == 2))
+      return cg_seterr(e, CG_EUSAGE, "%s: assumption '%s==%s': a double ** or int ** takes only '!='", file,
+                       k->names[CG_KSYM(k, a, NAME)], k->names[CG_KSYM(k, b, NAME)]);
     if (as[i].eq && CG_KSYM(k, a, BASE) != CG_KSYM(k, b, BASE))
       return cg_seterr(e, CG_EUSAGE, "%s: assumption '%s==%s': their cell types differ", file,
                        k->names[CG_KSYM(k, a, NAME)], k->names[CG_KSYM(k, b, NAME)]);
   }
   return CG_OK;
+}
+
+/* A restrict pointer parameter: its region shares no cell with another.
+ * The rows of `double **restrict A` still may (restrict names the row
+ * pointers' cells, not the rows): only --assume separates them. */
+static int restricted(const cg_kernel *k, int32_t s) {
+  return CG_KSYM(k, s, PTR) == 1 && (CG_KSYM(k, s, QUAL) & CG_KQ_RESTRICT);
 }
 
 static int32_t find_root(int32_t *par, int32_t o) {
@@ -450,9 +460,8 @@ static void make_classes(cg_kalias *al, const cg_kassume *as, uint32_t nas) {
       int32_t so = al->obj_sym[o], sp = al->obj_sym[p], a, b;
       int ov;
       if (al->obj_reg[p] < 0) continue;
-      ov = o == p || (al->obj_base[o] == al->obj_base[p] &&
-                      !(CG_KSYM(k, so, QUAL) & CG_KQ_RESTRICT) &&
-                      !(CG_KSYM(k, sp, QUAL) & CG_KQ_RESTRICT) && assumed(as, nas, so, sp) != 0);
+      ov = o == p || (al->obj_base[o] == al->obj_base[p] && !restricted(k, so) && !restricted(k, sp) &&
+                      assumed(as, nas, so, sp) != 0);
       al->overlap[(size_t)al->obj_reg[o] * al->nreg + (size_t)al->obj_reg[p]] = (uint8_t)ov;
       if (!ov) continue;
       a = find_root(par, (int32_t)o), b = find_root(par, (int32_t)p);
@@ -597,6 +606,9 @@ static int32_t pts_of(ctx *c, int32_t x) {
   switch (CG_KEXPR(k, x, OP)) {
     case CG_KE_VAR: return c->w->pval[LS(c->al, CG_KEXPR(k, x, SYM))];
     case CG_KE_ADDR: return cell_set(c, x);
+    case CG_KE_ELEM: /* a row of a ptr-2 parameter: somewhere in its rows' object */
+      aff_top(&d);
+      return ok_set(c->w, set1(c->al, c->w, c->al->sym_obj[LS(c->al, CG_KEXPR(k, x, SYM))], &d), &c->err);
     case CG_KE_PTRADD:
       s1 = pts_of(c, CG_KEXPR(k, x, A));
       aff_of(c, CG_KEXPR(k, x, B), &d);
@@ -665,6 +677,7 @@ static void uses(ctx *c, int32_t x, int32_t stmt) {
     case CG_KE_ELEM:
       uses(c, CG_KEXPR(k, x, A), stmt), uses(c, CG_KEXPR(k, x, B), stmt);
       uses(c, CG_KEXPR(k, x, C), stmt);
+      if (CG_KSYM(k, s, PTR) == 2) return; /* a row pointer's load: no int or double read, never written */
       add_access(c, stmt, x, CG_KA_USE, cell_set(c, x), 0);
       return;
     case CG_KE_INTRIN:
@@ -976,7 +989,7 @@ static int fins_expr(cg_kalias *al, walk *w, int32_t x, uint8_t *row) {
   uint32_t o;
   int grew = 0;
   switch (CG_KEXPR(k, x, OP)) {
-    case CG_KE_VAR: case CG_KE_ADDR:
+    case CG_KE_VAR: case CG_KE_ADDR: case CG_KE_ELEM: /* ELEM: a row load, into A's rows */
       if (CG_KSYM(k, s, PTR)) {
         const uint8_t *src = &w->fins[(size_t)w->ptr_idx[LS(al, s)] * al->nobj];
         for (o = 0; o < al->nobj; o++)
@@ -1313,6 +1326,7 @@ void cg_kalias_addr_text(const cg_kalias *al, const cg_kaddr *a, char *buf, size
   if (!size) return;
   buf[0] = 0;
   tput(&t, cg_kalias_obj_name(al, (uint32_t)a->obj));
+  if (CG_KSYM(al->k, al->obj_sym[a->obj], PTR) == 2) tput(&t, "[][]"); /* the rows' cells: "A[][][?]" */
   if (al->obj_cells[a->obj] == 1 && al->obj_kind[a->obj] != CG_KO_REGION) return;
   tput(&t, "["), aff_text(al, &a->off, &t), tput(&t, "]");
 }

@@ -100,6 +100,7 @@ static int ptr_of(int b) { return b == CG_KT_DOUBLE ? CG_KT_PDOUBLE : CG_KT_PINT
 
 int cg_ksym_type(const cg_kernel *k, int32_t s) {
   int b = CG_KSYM(k, s, BASE);
+  if (CG_KSYM(k, s, PTR) == 2) return b == CG_KT_DOUBLE ? CG_KT_PPDOUBLE : CG_KT_PPINT;
   return CG_KSYM(k, s, PTR) ? ptr_of(b) : b;
 }
 
@@ -296,8 +297,10 @@ static int check_init(const cg_kernel *k, int32_t s, int64_t cells, cg_error *e)
 static int check_shape(const cg_kernel *k, int32_t s, cg_error *e) {
   int32_t kind = CG_KSYM(k, s, KIND), ptr = CG_KSYM(k, s, PTR), nd = CG_KSYM(k, s, NDIM);
   int32_t q = CG_KSYM(k, s, QUAL);
-  if (ptr != 0 && ptr != 1) return kerr(k, e, "sym %d: ptr %d is not 0 or 1", (int)s, (int)ptr);
+  if (ptr < 0 || ptr > 2) return kerr(k, e, "sym %d: ptr %d is not 0, 1 or 2", (int)s, (int)ptr);
   if (nd < 0 || nd > CG_KMAX_DIM) return kerr(k, e, "sym %d: ndim %d", (int)s, (int)nd);
+  if (ptr == 2 && (kind != CG_KS_PARAM || nd != 0))
+    return kerr(k, e, "sym %d: a pointer to pointers that is not a plain parameter", (int)s);
   if (kind == CG_KS_HEAP) {
     if (ptr || nd != 1 || CG_KSYM(k, s, DIM0) != 0 || q != 0)
       return kerr(k, e, "sym %d: a heap site that is not a 1-D block of unknown size", (int)s);
@@ -437,17 +440,26 @@ static int check_subscripts(const cg_kernel *k, int32_t x, cg_error *e) {
  * the operator (VAR: a scalar or a pointer; ELEM, ADDR: subscripts). */
 static int check_access(const cg_kernel *k, int32_t x, int32_t f, cg_error *e) {
   int32_t s = CG_KEXPR(k, x, SYM);
-  int op = CG_KEXPR(k, x, OP), want;
+  int op = CG_KEXPR(k, x, OP), want, rc;
   if (CG_KSYM(k, s, FUNC) != f && CG_KSYM(k, s, KIND) != CG_KS_GLOBAL)
     return kerr(k, e, "expr %d: sym %d belongs to func %d, not %d", (int)x, (int)s,
                 (int)CG_KSYM(k, s, FUNC), (int)f);
-  if (op == CG_KE_VAR) {
+  if (CG_KSYM(k, s, PTR) == 2) { /* rows: only a load t = A[i] */
+    int32_t st = k->expr_stmt[x];
+    if (op != CG_KE_ELEM)
+      return kerr(k, e, "expr %d: a %s of pointer-to-pointer sym %d (only a load of a row)", (int)x,
+                  cg_kexpr_name(op), (int)s);
+    if (k->expr_parent[x] != -1 || CG_KSTMT(k, st, KIND) != CG_KST_ASSIGN ||
+        CG_KSTMT(k, st, ASSIGN_RHS) != x)
+      return kerr(k, e, "expr %d: a row of sym %d that is not the rhs of an assignment", (int)x, (int)s);
+    if ((rc = check_subscripts(k, x, e))) return rc;
+    want = ptr_of(CG_KSYM(k, s, BASE));
+  } else if (op == CG_KE_VAR) {
     if (!CG_KSYM(k, s, PTR) && CG_KSYM(k, s, NDIM) > 0)
       return kerr(k, e, "expr %d: value of array sym %d (its address is ADDR)", (int)x, (int)s);
     want = cg_ksym_type(k, s);
   } else {
-    int rc = check_subscripts(k, x, e);
-    if (rc) return rc;
+    if ((rc = check_subscripts(k, x, e))) return rc;
     want = op == CG_KE_ELEM ? CG_KSYM(k, s, BASE) : ptr_of(CG_KSYM(k, s, BASE));
   }
   if (etype(k, x) != want)
@@ -609,6 +621,8 @@ static int check_lhs(const cg_kernel *k, int32_t s, int32_t x, cg_error *e) {
   y = CG_KEXPR(k, x, SYM);
   if (CG_KSYM(k, y, KIND) == CG_KS_GLOBAL)
     return kerr(k, e, "stmt %d: writes global sym %d", (int)s, (int)y);
+  if (CG_KSYM(k, y, PTR) == 2)
+    return kerr(k, e, "stmt %d: stores into pointer-to-pointer sym %d", (int)s, (int)y);
   if (op == CG_KE_ELEM && CG_KSYM(k, y, PTR) && (CG_KSYM(k, y, QUAL) & CG_KQ_CONST))
     return kerr(k, e, "stmt %d: writes through sym %d, a pointer to const", (int)s, (int)y);
   return CG_OK;

@@ -43,13 +43,17 @@
 /* {==== types ====}
  * Value types of expressions and the base of symbols.  A pointer is a
  * pointer to double or to int; a 2-D or 3-D array decays to a pointer to
- * its first cell (its row length and plane shape stay with the symbol). */
+ * its first cell (its row length and plane shape stay with the symbol).
+ * PPDOUBLE, PPINT: a `double **` or `int **` parameter's type (ptr 2); no
+ * expression has it (its rows are read only by a load, see ELEM). */
 #define CG_KTYPES(X) \
   X(VOID, void)      \
   X(INT, int)        \
   X(DOUBLE, double)  \
   X(PDOUBLE, double *) \
-  X(PINT, int *)
+  X(PINT, int *)     \
+  X(PPDOUBLE, double **) \
+  X(PPINT, int **)
 enum {
 #define CG_KT_ENUM(id, nm) CG_KT_##id,
   CG_KTYPES(CG_KT_ENUM)
@@ -89,7 +93,9 @@ enum {
  * it comes from), GLOBAL (file scope, read-only: a write is a front-end
  * error).  base: INT or DOUBLE (the cell type).  ptr: 1 for a pointer
  * (a pointer parameter or local pointer variable; an array parameter is a
- * pointer with its declared dims kept for indexing).  ndim 0: a scalar (or
+ * pointer with its declared dims kept for indexing); 2 for a `double **` or
+ * `int **` parameter (only a PARAM, ndim 0: its rows are pointer cells the
+ * function reads, never stores).  ndim 0: a scalar (or
  * a plain pointer); 1, 2 or 3: an array of dim0 (x dim1 (x dim2)) cells
  * (dim0 0 = unknown, only for a parameter such as `double a[][4]`,
  * `double a[][4][5]` or `double a[]`; the dims past ndim are 0).  qual:
@@ -124,7 +130,10 @@ enum {
  *   VAR         SYM                     a scalar variable's value (int, double or pointer)
  *   ELEM        SYM, A, B, C            cell A (2-D: row A, column B; 3-D: plane A, row B,
  *                                       column C) of array or pointer SYM, one subscript
- *                                       per dim; `*p` is ELEM(p, 0), `*(p+i)` is ELEM(p, i)
+ *                                       per dim; `*p` is ELEM(p, 0), `*(p+i)` is ELEM(p, i);
+ *                                       of a ptr-2 SYM: row pointer A (type PDOUBLE or
+ *                                       PINT), only the rhs of an ASSIGN to a pointer
+ *                                       variable (a load)
  *   ADDR        SYM, A, B, C            the address &SYM[A][B][C]: A, B, C -1 for &x or a
  *                                       decayed array; fewer subscripts than dims (a prefix:
  *                                       B -1 implies C -1): the address of the first cell of
@@ -448,7 +457,8 @@ int cg_kctype_signed(int ct);
 int32_t cg_kctype_wrap(int ct, int64_t v);
 int cg_kctype_fits(int ct, int64_t v);
 
-/* The value type of symbol s: its base, or the pointer to it (ptr 1). */
+/* The value type of symbol s: its base, or the pointer to it (ptr 1), or
+ * the pointer to pointers (ptr 2). */
 int cg_ksym_type(const cg_kernel *k, int32_t s);
 /* The cells of symbol s: dim0 * dim1 * dim2 for an array (as many factors
  * as dims; 0 for an unknown dim0), 1 for a scalar, 0 for a plain pointer. */

@@ -31,6 +31,8 @@ typedef struct kobj {
   int32_t *iv;
   uint8_t *init, *acc;
   double *t; /* n * ndir tangents of a double object in tangent mode */
+  int32_t *pobj; /* an object of pointer cells (the rows of a ptr-2 parameter): n pointers */
+  int64_t *poff;
 } kobj;
 
 /* An activation: per symbol of f its object (-1 for a pointer) and, for a
@@ -119,6 +121,7 @@ static void free_obj(km *m, kobj *b) {
   CG_FREE(m->A, b->init, uint8_t, n);
   CG_FREE(m->A, b->acc, uint8_t, n);
   if (b->t) CG_FREE(m->A, b->t, double, n * m->ndir);
+  if (b->pobj) CG_FREE(m->A, b->pobj, int32_t, n), CG_FREE(m->A, b->poff, int64_t, n);
 }
 
 /* Pushes an object of n cells, uninitialized (tangents 0); *o its id. */
@@ -268,6 +271,9 @@ static int locate(km *m, const frame *fr, int32_t x, int elem, int32_t *o, int64
   }
   for (d = 0; d < n; d++) off += v[d] * cg_ksym_stride(k, s, d);
   *cell = off;
+  if (m->obj[*o].pobj && (off < 0 || off >= m->obj[*o].n))
+    return XERR(m, x, "read of row %lld of %s, which has %lld rows given", (long long)off,
+                k->names[CG_KSYM(k, s, NAME)], (long long)m->obj[*o].n);
   if (off < 0 || off > m->obj[*o].n - elem)
     return XERR(m, x, "%s %lld of %s, which has %lld cells", elem ? "access to cell" : "address of cell",
                 (long long)off, oname(m, *o), (long long)m->obj[*o].n);
@@ -437,6 +443,10 @@ static int eval(km *m, const frame *fr, int32_t x, kv *v) {
       return read_cell(m, fr, x, sym_obj(m, fr, s), 0, v, T(m, x));
     case CG_KE_ELEM:
       if ((rc = locate(m, fr, x, 1, &o, &cell))) return rc;
+      if (m->obj[o].pobj) { /* a load of a row pointer */
+        v->obj = m->obj[o].pobj[cell], v->i = m->obj[o].poff[cell];
+        return CG_OK;
+      }
       return read_cell(m, fr, x, o, cell, v, T(m, x));
     case CG_KE_ADDR:
       if (!CG_KSYM(k, s, PTR) && CG_KSYM(k, s, NDIM) == 0)
@@ -1019,15 +1029,47 @@ static int load_globals(km *m) {
   return CG_OK;
 }
 
+/* The rows of ptr-2 parameter s (argument i): an object of pointer cells,
+ * each (array, offset) checked as a pointer argument's. */
+static int rows_arg(km *m, uint32_t i, int32_t s, const cg_karg *a, kv *v) {
+  const cg_kernel *k = m->k;
+  const char *pn = k->names[CG_KSYM(k, s, NAME)];
+  int32_t o;
+  uint32_t r;
+  kobj *b;
+  if (!a->nrows || !a->row_array || !a->row_offset)
+    return usage(m, m->c->func, "argument %u (%s): no rows", (unsigned)i + 1, pn);
+  for (r = 0; r < a->nrows; r++) {
+    uint32_t ar = a->row_array[r];
+    if (ar >= m->c->narray)
+      return usage(m, m->c->func, "argument %u (%s): row %u: array %u out of range", (unsigned)i + 1, pn,
+                   (unsigned)r, (unsigned)ar + 1);
+    if (m->c->arrays[ar].base != CG_KSYM(k, s, BASE))
+      return usage(m, m->c->func, "argument %u (%s): row %u: a %s array expected", (unsigned)i + 1, pn,
+                   (unsigned)r, cg_ktype_name(CG_KSYM(k, s, BASE)));
+    if (a->row_offset[r] < 0 || a->row_offset[r] > (int64_t)m->c->arrays[ar].n)
+      return usage(m, m->c->func, "argument %u (%s): row %u: offset %lld outside 0..%u", (unsigned)i + 1,
+                   pn, (unsigned)r, (long long)a->row_offset[r], (unsigned)m->c->arrays[ar].n);
+  }
+  if (new_obj(m, s, -1, CG_KT_INT, 1, a->nrows, &o)) return CG_ENOMEM; /* iv unused: the cells are pointers */
+  b = &m->obj[o];
+  if (!(b->pobj = CG_NEW(m->A, int32_t, b->n)) || !(b->poff = CG_NEW(m->A, int64_t, b->n))) return nomem(m);
+  for (r = 0; r < a->nrows; r++) b->pobj[r] = (int32_t)a->row_array[r], b->poff[r] = a->row_offset[r];
+  v->obj = o, v->i = 0;
+  return CG_OK;
+}
+
 /* The caller's argument i for parameter s: checked against its type. */
 static int top_arg(km *m, uint32_t i, int32_t s, kv *v) {
   const cg_kernel *k = m->k;
   const cg_karg *a = &m->c->args[i];
   const char *pn = k->names[CG_KSYM(k, s, NAME)];
-  int want = CG_KSYM(k, s, PTR) ? CG_KARG_PTR : CG_KSYM(k, s, BASE) == CG_KT_INT ? CG_KARG_INT : CG_KARG_DOUBLE;
-  static const char *const kinds[] = {"an int", "a double", "an array and offset"};
+  int want = CG_KSYM(k, s, PTR) == 2 ? CG_KARG_ROWS : CG_KSYM(k, s, PTR) ? CG_KARG_PTR
+           : CG_KSYM(k, s, BASE) == CG_KT_INT ? CG_KARG_INT : CG_KARG_DOUBLE;
+  static const char *const kinds[] = {"an int", "a double", "an array and offset", "rows"};
   if (a->kind != want)
     return usage(m, m->c->func, "argument %u (%s): %s expected", (unsigned)i + 1, pn, kinds[want]);
+  if (want == CG_KARG_ROWS) return rows_arg(m, i, s, a, v);
   if (want == CG_KARG_INT) {
     if (!cg_kctype_fits(CG_KSYM(k, s, CTYPE), a->i))
       return usage(m, m->c->func, "argument %u (%s): %lld is not a %s", (unsigned)i + 1, pn, (long long)a->i,

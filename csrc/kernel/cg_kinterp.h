@@ -10,7 +10,10 @@
  * works).  A pointer is a pair (object, offset).  Pointer parameters are
  * bound to (array, offset), so two of them may share an array: the aliased
  * cases.  Objects of a frame go when it returns; a pointer cannot outlive
- * them (no pointer is stored in memory or returned).  An ALLOC makes an
+ * them (no pointer is stored in memory or returned).  A `double **`
+ * parameter is bound to an object of pointer cells (the caller's rows,
+ * CG_KARG_ROWS), read only: a load `t = A[i]` reads cell i (an error past
+ * the rows given).  An ALLOC makes an
  * object (sym: its HEAP site) in the frame that runs it; a FREE marks it
  * freed (kept, so that a later use is named); a block still live when its
  * frame returns is a leak, counted in the result.
@@ -95,15 +98,20 @@ typedef struct cg_karray {
   const uint8_t *init;
 } cg_karray;
 
-enum { CG_KARG_INT, CG_KARG_DOUBLE, CG_KARG_PTR };
-/* An argument: an int, a double, or a pointer to cell `offset` (0..n) of
- * caller array `array`. */
+enum { CG_KARG_INT, CG_KARG_DOUBLE, CG_KARG_PTR, CG_KARG_ROWS };
+/* An argument: an int, a double, a pointer to cell `offset` (0..n) of
+ * caller array `array`, or (ROWS, for a `double **` or `int **` parameter)
+ * nrows pointer cells, row r pointing to cell row_offset[r] of caller array
+ * row_array[r] (the rows may share an array and overlap). */
 typedef struct cg_karg {
   int kind;
   int32_t i;
   double d;
   uint32_t array;
   int64_t offset;
+  uint32_t nrows;
+  const uint32_t *row_array;
+  const int64_t *row_offset;
 } cg_karg;
 
 /* One access to a cell: array >= 0 for a caller array, else sym is the

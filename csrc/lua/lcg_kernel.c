@@ -465,7 +465,8 @@ static int k_cfg_text(lua_State *L) { return cfg_out(L, 0); }
 /* {==== the interpreter ====}
  * The CALL table: {arrays = {{name=, type="double"|"int", values={...},
  * init={booleans} (optional)}...}, args = {{double=x} | {int=n} |
- * {array=i, offset=o}...}} (i 1-based, o a 0-based cell). */
+ * {array=i, offset=o} | {rows = {{array=i, offset=o}...}} (a double ** or
+ * int **: its rows)...}} (i 1-based, o a 0-based cell). */
 
 #define JAC_CHUNK 64 /* directions per tangent run of k:jacobian */
 
@@ -474,6 +475,8 @@ typedef struct lcall {
   cg_kcall c;
   cg_karray *arrays;
   cg_karg *args;
+  uint32_t **row_array; /* per argument: its rows' arrays and offsets (CG_KARG_ROWS), else NULL */
+  int64_t **row_offset;
   double **values, **seeds;
   uint8_t **init;
   uint32_t na, nargs;
@@ -500,6 +503,13 @@ static void lcall_release(void *p, cg_alloc *A) {
   CG_FREE(A, u->init, uint8_t *, u->na);
   CG_FREE(A, u->seeds, double *, u->na);
   CG_FREE(A, u->arrays, cg_karray, u->na);
+  for (a = 0; u->row_array && u->row_offset && a < u->nargs; a++)
+    if (u->row_array[a]) {
+      CG_FREE(A, u->row_array[a], uint32_t, u->args[a].nrows);
+      CG_FREE(A, u->row_offset[a], int64_t, u->args[a].nrows);
+    }
+  CG_FREE(A, u->row_array, uint32_t *, u->nargs);
+  CG_FREE(A, u->row_offset, int64_t *, u->nargs);
   CG_FREE(A, u->args, cg_karg, u->nargs);
   CG_FREE(A, u->seed_args, double, u->nseed_args);
   CG_FREE(A, u->trace, cg_kaccess, u->cap_trace);
@@ -577,6 +587,31 @@ static void read_arg(lua_State *L, lcall *u, uint32_t i) {
     if (!isint || v < INT32_MIN || v > INT32_MAX) luaL_error(L, "call: argument %d: int is not an int", (int)i + 1);
     g->kind = CG_KARG_INT, g->i = (int32_t)v;
     lua_pop(L, 1);
+  } else if (lua_getfield(L, t, "rows") != LUA_TNIL) { /* a double ** or int **: {{array=, offset=}, ...} */
+    int rt = lua_gettop(L);
+    lua_Integer n, r;
+    uint32_t *ra;
+    int64_t *ro;
+    if (!lua_istable(L, rt)) luaL_error(L, "call: argument %d: rows is not a table", (int)i + 1);
+    n = luaL_len(L, rt);
+    if (n < 1 || n > 100000000) luaL_error(L, "call: argument %d: %d rows", (int)i + 1, (int)n);
+    if (!(ra = CG_NEW(&u->A, uint32_t, (size_t)n))) lcg_nomem(L, "call");
+    if (!(ro = CG_NEW(&u->A, int64_t, (size_t)n))) CG_FREE(&u->A, ra, uint32_t, (size_t)n), lcg_nomem(L, "call");
+    g->kind = CG_KARG_ROWS, g->nrows = (uint32_t)n, g->row_array = ra, g->row_offset = ro;
+    u->row_array[i] = ra, u->row_offset[i] = ro; /* lcall_release frees them */
+    for (r = 0; r < n; r++) {
+      lua_Integer a, o;
+      int ok1, ok2;
+      if (lua_geti(L, rt, r + 1) != LUA_TTABLE) luaL_error(L, "call: argument %d: row %d is not a table", (int)i + 1, (int)r + 1);
+      lua_getfield(L, -1, "array");
+      lua_getfield(L, -2, "offset");
+      a = lua_tointegerx(L, -2, &ok1);
+      o = lua_isnil(L, -1) ? (ok2 = 1, 0) : lua_tointegerx(L, -1, &ok2);
+      if (!ok1 || !ok2 || a < 1 || a > (lua_Integer)u->na)
+        luaL_error(L, "call: argument %d: row %d is not {array=1..%d, offset=}", (int)i + 1, (int)r + 1, (int)u->na);
+      ra[r] = (uint32_t)(a - 1), ro[r] = o;
+      lua_pop(L, 3);
+    }
   } else {
     lua_Integer a, o;
     int ok1, ok2;
@@ -714,6 +749,10 @@ static lcall *read_call(lua_State *L, int32_t f, int idx, int oidx) {
   if ((u->seeds = CG_NEW(&u->A, double *, na)) != NULL) for (i = 0; i < na; i++) u->seeds[i] = NULL;
   if (!u->arrays || !u->values || !u->init || !u->seeds || !(u->args = CG_NEW(&u->A, cg_karg, nargs)))
     lcg_nomem(L, "call"); /* lcall_release frees what is there (entries NULL, arrays of 0 cells) */
+  memset(u->args, 0, nargs * sizeof *u->args);
+  if ((u->row_array = CG_NEW(&u->A, uint32_t *, nargs)) != NULL) for (i = 0; i < nargs; i++) u->row_array[i] = NULL;
+  if ((u->row_offset = CG_NEW(&u->A, int64_t *, nargs)) != NULL) for (i = 0; i < nargs; i++) u->row_offset[i] = NULL;
+  if (!u->row_array || !u->row_offset) lcg_nomem(L, "call"); /* entries NULL: lcall_release frees what is there */
   for (i = 0; i < na; i++) {
     if (lua_geti(L, -2, (lua_Integer)i + 1) != LUA_TTABLE) luaL_error(L, "call: array %d is not a table", (int)i + 1);
     read_array(L, u, i);

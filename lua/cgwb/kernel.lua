@@ -45,6 +45,8 @@ local function sym_type(flat, s)
   local ndim = get(flat, "sym", s, "NDIM")
   if get(flat, "sym", s, "PTR") == 1 and ndim == 0 then
     t = t .. " *" .. ((qual & Q.restrict) ~= 0 and "restrict" or "")
+  elseif get(flat, "sym", s, "PTR") == 2 then -- rows read only
+    t = t .. ((qual & Q.const) ~= 0 and " *const *" or " **") .. ((qual & Q.restrict) ~= 0 and "restrict" or "")
   end
   if ndim >= 1 then
     local d0 = get(flat, "sym", s, "DIM0")
@@ -75,7 +77,7 @@ local function symbol(flat, s)
     id = s + 1, name = name_at(flat, get(flat, "sym", s, "NAME")),
     kind = layout().sym_kinds[get(flat, "sym", s, "KIND") + 1],
     type = sym_type(flat, s), base = layout().types[get(flat, "sym", s, "BASE") + 1],
-    pointer = get(flat, "sym", s, "PTR") == 1, dims = json.array(dims),
+    pointer = get(flat, "sym", s, "PTR") == 1, rows = get(flat, "sym", s, "PTR") == 2 or nil, dims = json.array(dims),
     const = (qual & Q.const) ~= 0, restrict = (qual & Q.restrict) ~= 0,
     address_taken = (qual & Q.addr) ~= 0,
     line = get(flat, "sym", s, "LINE"), col = get(flat, "sym", s, "COL"),
@@ -273,7 +275,7 @@ local function params_of(fl, g)
   local out, s0 = {}, get(fl, "func", g, "SYM0")
   for p = 0, get(fl, "func", g, "NPARAM") - 1 do
     local sy = symbol(fl, s0 + p)
-    out[#out + 1] = { name = sy.name, base = sy.base, pointer = sy.pointer or #sy.dims > 0 }
+    out[#out + 1] = { name = sy.name, base = sy.base, pointer = sy.pointer or #sy.dims > 0, rows = sy.rows }
   end
   return out
 end
@@ -330,6 +332,14 @@ end
 
 -- The core's argument for parameter p from its CALL.json value v.
 local function core_arg(p, v, where, arrays, by_name)
+  if p.rows then -- a double ** or int **: [[ARRAY, OFFSET], ...], one pair a row
+    if not is_list(v) or #v == 0 then bad(where, "expected [[ARRAY, OFFSET], ...] (the rows: an array name and offset each)") end
+    local rows = {}
+    for r, x in ipairs(v) do
+      rows[r] = core_arg({ pointer = true, base = p.base, name = p.name }, x, ("%s[%d]"):format(where, r - 1), arrays, by_name)
+    end
+    return { rows = rows }
+  end
   if p.pointer then
     if not is_list(v) or #v ~= 2 or type(v[1]) ~= "string" or math.type(v[2]) ~= "integer" then
       bad(where, "expected [ARRAY, OFFSET] (an array name and an integer cell offset)")

@@ -425,7 +425,7 @@ static void build_heap(kb *b, hids *I) {
 static int run_h(cg_kernel *k, cg_kresult *r, cg_error *e) {
   static const double y[2] = {0.5, 9.0};
   cg_karray a = {"y", CG_KT_DOUBLE, 2, y, NULL};
-  cg_karg arg = {CG_KARG_PTR, 0, 0, 0, 0};
+  cg_karg arg = {CG_KARG_PTR, 0, 0, 0, 0, 0, NULL, NULL};
   cg_kcall c;
   memset(&c, 0, sizeof c);
   c.func = 0, c.narray = 1, c.arrays = &a, c.narg = 1, c.args = &arg;

@@ -88,7 +88,13 @@ static const char *SETUP =
     ".. '  for (i = 0; i < n; i++) {\\n    a[i] = sin(a[i] * x) + (double)i;\\n    y = y + a[i];\\n  }\\n'"
     ".. '  return y;\\n}\\n', 'k.c'))))\n"
     "FL = assert(core.kernel_flatten(K, 'f'))\n"
-    "CALL = {arrays = {{name = 'A', values = {1, 2, 3}}}, args = {{array = 1}, {double = 0.5}, {int = 3}}}\n";
+    "CALL = {arrays = {{name = 'A', values = {1, 2, 3}}}, args = {{array = 1}, {double = 0.5}, {int = 3}}}\n"
+    /* a double ** parameter: the rows argument of a call (lcg_kernel.c read_arg) */
+    "K2 = assert(core.kernel_load(assert(require('cgwb.kparse').parse("
+    "'void mv(int n, double **A, double *y) {\\n  int i;\\n  for (i = 0; i < n; i++) y[i] = A[i][0] + A[i][1];\\n}\\n',"
+    " 'r.c'))))\n"
+    "RCALL = {arrays = {{name = 'M', values = {1, 2, 3, 4}}, {name = 'y', values = {0, 0}}}, args = {{int = 2}, "
+    "{rows = {{array = 1, offset = 0}, {array = 1, offset = 2}}}, {array = 2}}}\n";
 
 /* A call and what it must give when memory suffices: a value, or (raises)
  * an error whose message holds `raises`. */
@@ -142,6 +148,7 @@ static const lcase CASES[] = {
     {"write_eliad", "return lg:write_eliad()", NULL},
     {"read_cg", "return core.read_cg(lg:write_cg())", NULL},
     {"kernel_loops", "return core.kernel_loops(K, 'f')", NULL},
+    {"kernel run with rows", "return assert(K2:run(1, RCALL)).arrays[2].values[2]", NULL},
     {"flatten values", "return FL.values(CALL, {instance = 2})", NULL},
     {"flatten lingraph",
      "local b = 0 for i, bl in ipairs(FL.blocks) do if #bl.lines > 0 and b == 0 then b = i end end "

@@ -57,7 +57,11 @@ local ROOT = ir.cases("expr", "cgwb.adjoint: the state of a shadow", {
   end,
   ptradd = function(_, self, r) return self:root_state(r.a) end,
   cond = function(_, self, r) return JOIN[self:root_state(r.b)][self:root_state(r.c)] end,
-  ["const_i|const_d|elem|neg|not|cast|intrin|" .. ir.GROUP.binary] = function() return "live" end,
+  elem = function(_, self, r) -- a row load t = A[i]: A's state (its adjoint rows, or NULL)
+    if self.v:sym(r.sym).rows then return self:sym_state(r.sym) end
+    return "live"
+  end,
+  ["const_i|const_d|neg|not|cast|intrin|" .. ir.GROUP.binary] = function() return "live" end,
 })
 
 function E:root_state(e)
@@ -157,7 +161,13 @@ local SHADOW = ir.cases("expr", "cgwb.adjoint: the shadow of a pointer", {
   cond = function(_, self, r)
     return ("(%s ? %s : %s)"):format(self.u:expr(r.a), self:shadow(r.b), self:shadow(r.c))
   end,
-  ["const_i|const_d|elem|neg|not|cast|intrin|" .. ir.GROUP.binary] = function(_, self, r)
+  elem = function(_, self, r) -- a row load t = A[i]: the shadow row Ab[i]
+    if not self.v:sym(r.sym).rows then
+      error(errors.refused(("adjoint code: no shadow for the pointer expression %s"):format(self:ex(r.id))))
+    end
+    return ("%s[%s]"):format(self.gen.bname[r.sym], self.u:expr(r.a, true))
+  end,
+  ["const_i|const_d|neg|not|cast|intrin|" .. ir.GROUP.binary] = function(_, self, r)
     error(errors.refused(("adjoint code: no shadow for the pointer expression %s"):format(self:ex(r.id))))
   end,
 })

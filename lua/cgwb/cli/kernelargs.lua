@@ -102,7 +102,7 @@ end
 local function pointer_params(k, id)
   local set = {}
   for _, sy in ipairs(k:symbols(id)) do
-    if sy.kind == "param" and (sy.pointer or #sy.dims > 0) then set[sy.name] = true end
+    if sy.kind == "param" and (sy.pointer or sy.rows or #sy.dims > 0) then set[sy.name] = true end
   end
   return set
 end

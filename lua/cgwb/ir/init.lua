@@ -127,7 +127,7 @@ function V:sym(s)
   local G = function(f) return self:get("sym", s, f) end
   local q = G("QUAL")
   r = { id = s, name = self:name(G("NAME")), func = G("FUNC"), kind = LAY.sym_kinds[G("KIND") + 1],
-    base = TYPES[G("BASE") + 1], ptr = G("PTR") == 1, ndim = G("NDIM"), dim0 = G("DIM0"), dim1 = G("DIM1"),
+    base = TYPES[G("BASE") + 1], ptr = G("PTR") >= 1, rows = G("PTR") == 2, ndim = G("NDIM"), dim0 = G("DIM0"), dim1 = G("DIM1"),
     dim2 = G("DIM2"), const = (q & Q.const) ~= 0, restrict = (q & Q.restrict) ~= 0, addr = (q & Q.addr) ~= 0,
     init = G("INIT"), ninit = G("NINIT"), line = G("LINE"), col = G("COL"), ctype = LAY.ctypes[G("CTYPE") + 1] }
   if r.base ~= "int" then r.ctype = r.base end

@@ -175,13 +175,17 @@ function U:sym_decl(s)
   local ptr, ndim = self:get("sym", s, "PTR"), self:get("sym", s, "NDIM")
   -- a const local is assigned by its initializing statement: only what a
   -- pointer points to, a parameter and a global stay const
-  local keep = ptr == 1 or kind == lay.sym_kinds.global or kind == lay.sym_kinds.param
+  local keep = ptr >= 1 or kind == lay.sym_kinds.global or kind == lay.sym_kinds.param
   local const = ((q & lay.qual.const) ~= 0 and keep) and "const " or ""
   if ndim > 0 and ptr == 0 then
     return const .. base .. " " .. self.cname[s] .. ir.dims_text(self.v:sym(s))
   end
   if ptr == 1 then
     return const .. base .. " *" .. ((q & lay.qual.restrict) ~= 0 and "restrict " or "") .. self.cname[s]
+  end
+  if ptr == 2 then -- the rows are read only: const cells take const rows (what a double ** converts to)
+    return const .. base .. (const ~= "" and " *const *" or " **") .. ((q & lay.qual.restrict) ~= 0 and "restrict " or "")
+      .. self.cname[s]
   end
   return const .. base .. " " .. self.cname[s]
 end

@@ -8,6 +8,7 @@ local copy = lower.copy
 
 local PTR_OF = { double = "pdouble", int = "pint" }
 local BASE_OF = { pdouble = "double", pint = "int" }
+local PP_BASE = { ppdouble = "double", ppint = "int" } -- a double ** or int ** parameter's value
 local function is_ptr(ty) return BASE_OF[ty] ~= nil end
 local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
 
@@ -43,6 +44,9 @@ function L:rv_id(e)
   if s.ndim > 0 and s.ptr == 0 then -- an array decays to the address of its first cell
     return { op = "addr", ty = PTR_OF[s.base], pos = e.pos, sym = s.id, pconst = self:sym_const(s),
       dim1 = s.ndim >= 2 and s.dim1 or nil, dim2 = s.ndim == 3 and s.dim2 or nil }
+  end
+  if s.ptr == 2 then -- only a row load L:load_row consumes it (L:emit refuses any other use)
+    return { op = "var", ty = "p" .. PTR_OF[s.base], pos = e.pos, sym = s.id, pconst = self:sym_const(s) }
   end
   if s.ptr == 1 then
     return { op = "var", ty = PTR_OF[s.base], pos = e.pos, sym = s.id, pconst = self:sym_const(s),
@@ -125,6 +129,7 @@ end
 -- or VAR for `*&x`.  Pointers that are not a symbol plus offsets are first
 -- copied into a pointer temporary.
 function L:deref(p, k, pos)
+  if PP_BASE[p.ty] then return self:load_row(p, k or const_i(0, pos), pos) end
   local function add(sub)
     if not k then return sub end
     if sub.op == "const_i" and sub.ival == 0 then return k end
@@ -162,6 +167,20 @@ function L:deref(p, k, pos)
   return { op = "elem", ty = BASE_OF[p.ty], pos = pos, sym = t, a = k or const_i(0, pos) }
 end
 
+--- Row k of pointer-to-pointers tree p (the parameter's VAR): a load into
+-- a fresh pointer temporary, `t = A[k]` (C1: no pointer cell is read
+-- inside a tree), whose VAR is the value (`row`: not assignable).
+function L:load_row(p, k, pos)
+  if p.op ~= "var" then
+    self:outside(pos, "arithmetic on a pointer to pointers", "only its rows are read: not yet supported")
+  end
+  local ty = PTR_OF[PP_BASE[p.ty]]
+  local t = self:temp(ty, pos, p)
+  self.syms[t + 1].row = self.syms[p.sym + 1].name -- (for messages)
+  self:assign({ op = "var", ty = ty, pos = pos, sym = t }, { op = "elem", ty = ty, pos = pos, sym = p.sym, a = k }, pos)
+  return { op = "var", ty = ty, pos = pos, sym = t, pconst = p.pconst, row = self.syms[p.sym + 1].name }
+end
+
 function L:index_int(e)
   local i = self:rv(e)
   if i.ty ~= "int" then self:err(e.pos, "an array subscript must be an int, not %s", i.ty) end
@@ -194,13 +213,13 @@ function L:index(e)
       end
       return r
     end
-    if s and #subs == 1 and not (s.ndim > 0 or s.ptr == 1) then
+    if s and #subs == 1 and not (s.ndim > 0 or s.ptr >= 1) then
       self:err(e.pos, "'%s' is not an array or pointer", s.name)
     end
   end
   local inner = e.a
   local p = self:rv(inner)
-  if not is_ptr(p.ty) then self:err(e.pos, "subscripted value is not an array or pointer") end
+  if not is_ptr(p.ty) and not PP_BASE[p.ty] then self:err(e.pos, "subscripted value is not an array or pointer") end
   return self:deref(p, self:index_int(e.i), e.pos)
 end
 -- }====
@@ -307,7 +326,7 @@ function L:rv_un(e)
   if op == "__real__" or op == "__imag__" then self:outside(e.pos, ("'%s'"):format(op), "complex types are not yet supported") end
   if op == "*" then
     local p = self:rv(e.a)
-    if not is_ptr(p.ty) then self:err(e.pos, "'*' needs a pointer, not %s", p.ty) end
+    if not is_ptr(p.ty) and not PP_BASE[p.ty] then self:err(e.pos, "'*' needs a pointer, not %s", p.ty) end
     return self:deref(p, nil, e.pos)
   end
   local a = self:rv(e.a)
@@ -334,8 +353,8 @@ function L:addr_of(e, pos)
     if s.struct then
       self:outside(pos, ("the address of the struct '%s'"):format(s.name), "struct variables are passed by value")
     end
-    if s.ndim > 0 or s.ptr == 1 then
-      self:outside(pos, ("the address of %s '%s'"):format(s.ptr == 1 and "pointer" or "array", s.name),
+    if s.ndim > 0 or s.ptr >= 1 then
+      self:outside(pos, ("the address of %s '%s'"):format(s.ptr >= 1 and "pointer" or "array", s.name),
         "no pointers to pointers or to arrays")
     end
     s.qual = s.qual | self.lay.qual.addr
@@ -486,6 +505,10 @@ function L:call_args(f, e)
   local out = {}
   for i, a in ipairs(e.args) do
     local p = sp[i]
+    if p.ptr == 2 then
+      self:outside(a.pos, ("passing a pointer to pointers to '%s'"):format(f.name),
+        "a double ** or int ** parameter's rows are read where it is one; passing it on is not yet supported")
+    end
     if p.stype and p.pointer then -- S *q: a pointer to a struct (p) or the address of one (&s)
       local what = ("argument %d of '%s'"):format(i, f.name)
       local src = a.k == "id" and self:lookup(a.name)
@@ -637,6 +660,10 @@ function L:lvalue(e)
       self:outside(e.pos, ("a write to the pointer member '%s'"):format(s.name), "a pointer member of *p is read only")
     end
     if s.ndim > 0 and s.ptr == 0 then self:err(e.pos, "the array '%s' cannot be assigned", s.name) end
+    if s.ptr == 2 then
+      self:outside(e.pos, ("an assignment to the pointer to pointers '%s'"):format(s.name),
+        "its rows are read, never stored or moved: not yet supported")
+    end
     if s.kind == "global" then
       self:outside(e.pos, ("a write to the global '%s'"):format(s.name), "globals are read-only")
     end
@@ -647,6 +674,10 @@ function L:lvalue(e)
   elseif e.k == "index" or (e.k == "un" and e.op == "*") then
     t = e.k == "index" and self:index(e) or self:rv_un(e)
     if t.op ~= "elem" and t.op ~= "var" then self:err(e.pos, "not assignable") end
+    if t.row then
+      self:outside(e.pos, ("a store into a row pointer of '%s'"):format(t.row),
+        "the rows of a pointer to pointers are read, never stored: not yet supported")
+    end
   else
     self:err(e.pos, "the left side of an assignment must be a variable or an array cell")
   end
@@ -656,6 +687,7 @@ function L:lvalue(e)
       self:outside(e.pos, ("a write to the global '%s'"):format(s.name), "globals are read-only")
     end
     if t.op == "elem" and (s.qual & self.lay.qual.const) ~= 0 then
+      if s.row then self:err(e.pos, "the rows of '%s' point to const cells", s.row) end -- a row's temporary
       self:err(e.pos, "'%s' points to const cells", s.name)
     end
   end

@@ -27,7 +27,8 @@ L.__index = L
 -- C type names of the tree types and of the base cell types.
 local PTR_OF = { double = "pdouble", int = "pint" }
 local BASE_OF = { pdouble = "double", pint = "int" }
-local TYNAME = { int = "int", double = "double", pdouble = "double *", pint = "int *", void = "void" }
+local TYNAME = { int = "int", double = "double", pdouble = "double *", pint = "int *", void = "void",
+  ppdouble = "double **", ppint = "int **" }
 
 function M.new(lay, file, text, pragmas, grammar)
   local self = setmetatable({ lay = lay, file = file, text = text, grammar = grammar }, L)
@@ -351,6 +352,10 @@ end
 -- (this check runs for every operand).
 function L:arith(e, pos, pre, op, post)
   if e.ty ~= "int" and e.ty ~= "double" then
+    if e.ty == "ppdouble" or e.ty == "ppint" then
+      self:outside(pos, ("arithmetic on the pointer to pointers '%s'"):format(self.syms[e.sym + 1].name),
+        "only its rows are read: not yet supported")
+    end
     self:outside(pos, ("%s'%s%s' on a pointer"):format(pre, op, post or ""),
       "only + and - move a pointer, by an int")
   end
@@ -395,6 +400,10 @@ function L:expr_writer()
         lo, hi = starts[line], starts[line + 1] or math.huge
       end
       col = pos - lo + 1
+    end
+    if t.op == "var" and (t.ty == "ppdouble" or t.ty == "ppint") then -- only ELEM of one is a row load
+      self:outside(pos, ("the pointer to pointers '%s' used as a value"):format(self.syms[t.sym + 1].name),
+        "only its rows are read (A[i], A[i][j], *A); passing, copying or comparing it is not yet supported")
     end
     local ival = t.ival or -1
     if t.op == "const_d" then

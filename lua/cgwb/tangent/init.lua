@@ -146,7 +146,13 @@ local TPOINTER = ir.cases("expr", "cgwb.tangent pointer tangent", {
   cond = function(_, F, r)
     return "(" .. F.u:expr(r.a) .. " ? " .. F:tpointer(r.b) .. " : " .. F:tpointer(r.c) .. ")"
   end,
-  ["const_i|const_d|elem|neg|not|add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|cast|intrin"] = function(_, F, r)
+  elem = function(_, F, r) -- a load of a row of a double **: the caller's tangent row
+    if not F.v:sym(r.sym).rows then
+      error(errors.refused("tangent: no tangent for the pointer expression " .. F.u:expr(r.id, true)))
+    end
+    return F:tname(r.sym) .. "[" .. F.u:expr(r.a, true) .. "]"
+  end,
+  ["const_i|const_d|neg|not|add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|cast|intrin"] = function(_, F, r)
     error(errors.refused("tangent: no tangent for the pointer expression " .. F.u:expr(r.id, true)))
   end,
 })
@@ -769,7 +775,9 @@ function G:signature(f)
       elseif a.first then parts[#parts + 1] = u:struct_name(a.struct) .. " " .. self.tvar[s] end
     elseif y.base == "double" then
       if self.vector then -- by value or not: a flat pointer to nd tangents a cell
-        if y.ptr or y.ndim > 0 then
+        if y.rows then -- double **Ad: row i points to the nd tangents a cell of row i
+          parts[#parts + 1] = self:decl_as(s, self.tname[s], true)
+        elseif y.ptr or y.ndim > 0 then
           parts[#parts + 1] = (y.const and "const " or "") .. "double *" .. (y.restrict and "restrict " or "") .. self.tname[s]
         else -- copied into a local array of that name: F may assign its by-value copy
           parts[#parts + 1] = "const double *" .. self.prefix .. "in_" .. self.tname[s]

@@ -661,6 +661,10 @@ function M.write(k, fname, res, opts)
   local refused = heap_refusal(k:ir(), f) or external_refusal(k:ir(), f)
   if refused then return nil, refused end
   for _, sy in ipairs(k:symbols(f)) do -- a struct variable's members (doc/kernel-ir.md, "Struct variables")
+    if sy.rows then
+      return nil, ("%s:%d:%d: the parameter '%s', a pointer to pointers, is outside XAIF (the schema subset has no "
+        .. "pointers)"):format(k:ir().file, sy.line, sy.col, sy.name)
+    end
     if sy.struct then
       return nil, ("%s:%d:%d: the struct variable '%s' is outside XAIF (the schema subset has no records: its "
         .. "members would be variables of their own)"):format(k:file(), sy.line, sy.col, sy.struct.var)
