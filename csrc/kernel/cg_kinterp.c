@@ -639,10 +639,11 @@ static int out_conv(km *m, int32_t s, int fd, const char *spec, int nstar, const
   int n, i;
   for (i = 0; i < nstar; i++)
     if (st[i] < -9999 || st[i] > 9999) return SERR(m, s, "a `*` width or precision of %d", st[i]);
+  int iv = (int)v->i; /* an int conversion takes an int (kv holds it in 64 bits) */
 #define CONV(buf, size)                                                                             \
-  (nstar == 0   ? (dbl ? snprintf(buf, size, spec, v->d) : snprintf(buf, size, spec, v->i))        \
-   : nstar == 1 ? (dbl ? snprintf(buf, size, spec, st[0], v->d) : snprintf(buf, size, spec, st[0], v->i)) \
-                : (dbl ? snprintf(buf, size, spec, st[0], st[1], v->d) : snprintf(buf, size, spec, st[0], st[1], v->i)))
+  (nstar == 0   ? (dbl ? snprintf(buf, size, spec, v->d) : snprintf(buf, size, spec, iv))          \
+   : nstar == 1 ? (dbl ? snprintf(buf, size, spec, st[0], v->d) : snprintf(buf, size, spec, st[0], iv)) \
+                : (dbl ? snprintf(buf, size, spec, st[0], st[1], v->d) : snprintf(buf, size, spec, st[0], st[1], iv)))
   n = CONV(NULL, 0);
   if (n < 0) return SERR(m, s, "printf's conversion '%s' failed", spec);
   if ((i = out_room(m, s, fd, (size_t)n))) return i;
@@ -855,6 +856,7 @@ static int call_external(km *m, int32_t g, const frame *caller, int32_t st) {
   size_t nd = m->ndir;
   cg_kextarg *xa;
   double *dts;
+  kv *pv; /* each pointer argument's value, as evaluated once */
   cg_kextcall xc;
   cg_error e2;
   int rc = CG_OK;
@@ -862,8 +864,10 @@ static int call_external(km *m, int32_t g, const frame *caller, int32_t st) {
     return SERR(m, st, "a call of the external function '%s', which has no value here (give its declaration a "
                 "Lua value: --externals)", k->names[CG_KFUNC(k, g, NAME)]);
   xa = CG_NEW(m->A, cg_kextarg, (size_t)np + 1), dts = CG_NEW(m->A, double, ((size_t)np + 1) * (nd + 1));
-  if (!xa || !dts) {
+  pv = CG_NEW(m->A, kv, (size_t)np + 1);
+  if (!xa || !dts || !pv) {
     CG_FREE(m->A, xa, cg_kextarg, (size_t)np + 1), CG_FREE(m->A, dts, double, ((size_t)np + 1) * (nd + 1));
+    CG_FREE(m->A, pv, kv, (size_t)np + 1);
     return nomem(m);
   }
   memset(xa, 0, ((size_t)np + 1) * sizeof *xa);
@@ -873,6 +877,7 @@ static int call_external(km *m, int32_t g, const frame *caller, int32_t st) {
     kobj *b;
     int64_t c;
     if ((rc = eval(m, caller, x, &v))) break;
+    pv[i] = v;
     if (CG_KSYM(k, p, PTR)) {
       o = v.obj, b = &m->obj[o];
       if (b->heap == H_FREED) {
@@ -908,19 +913,18 @@ static int call_external(km *m, int32_t g, const frame *caller, int32_t st) {
   }
   for (i = 0; i < np; i++) {
     if (!rc && xa[i].wrote) {
-      int32_t x = k->args[a0 + i];
-      kv v;
-      int64_t c;
-      if (eval(m, caller, x, &v) == CG_OK) /* (evaluated before: it succeeds) */
-        for (c = 0; c < xa[i].n; c++)
-          if (xa[i].wrote[c]) {
-            m->obj[v.obj].init[v.i + c] = 1, m->obj[v.obj].acc[v.i + c] |= CG_KACC_WRITTEN;
-            if (m->c->trace) trace(m, st, -1, v.obj, v.i + c, 1, caller->id);
-          }
+      int32_t o = pv[i].obj;
+      int64_t c, off = pv[i].i;
+      for (c = 0; c < xa[i].n; c++)
+        if (xa[i].wrote[c]) {
+          m->obj[o].init[off + c] = 1, m->obj[o].acc[off + c] |= CG_KACC_WRITTEN;
+          if (m->c->trace) trace(m, st, -1, o, off + c, 1, caller->id);
+        }
     }
     if (xa[i].wrote) CG_FREE(m->A, xa[i].wrote, uint8_t, (size_t)xa[i].n);
   }
   CG_FREE(m->A, xa, cg_kextarg, (size_t)np + 1), CG_FREE(m->A, dts, double, ((size_t)np + 1) * (nd + 1));
+  CG_FREE(m->A, pv, kv, (size_t)np + 1);
   if (rc) return rc;
   m->has_ret = CG_KFUNC(k, g, RET) != CG_KT_VOID;
   if (CG_KFUNC(k, g, RET) == CG_KT_DOUBLE) m->ret.d = xc.ret;
