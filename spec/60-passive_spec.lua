@@ -211,6 +211,9 @@ describe("passive calls: the interpreter", function()
     local out, err, code = H.cgwb(("kernel %s --function f --call %s"):format(src, cj))
     assert.equal(0, code, err)
     assert.truthy(out:find('"stdout": "0 6 +2.000e+00\\ndone\\n!\\ntab\\there \\"quoted\\" 100%\\n"', 1, true), out)
+    local list = H.cgwb(("kernel %s --function f"):format(src)) -- the listing names the stream as the source does
+    assert.truthy(list:find('fprintf(stderr, "%s: n = %d is too big\\n", "f", n)', 1, true) == nil, list)
+    assert.truthy(list:find('fprintf(stderr, "f: n = %d is too big\\n", n)', 1, true), list)
   end)
 end)
 

@@ -123,10 +123,7 @@ local STMT_TEXT = ir.cases("stmt", "cgwb.kernel statement text", {
   end,
   free = function(_, fl, r) return "free(" .. expr_c(fl, r.ptr) .. ")" end,
   passive = function(_, fl, r)
-    local args = {}
-    if r.passive.text == 1 then args[1] = require("cgwb.ir.unparse").c_string(r.text) end
-    for _, a in ipairs(r.args) do args[#args + 1] = expr_c(fl, a) end
-    return r.passive.fn .. "(" .. table.concat(args, ", ") .. ")"
+    return require("cgwb.ir.unparse").passive_text(r, function(a) return expr_c(fl, a) end)
   end,
 })
 

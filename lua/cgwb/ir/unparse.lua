@@ -279,15 +279,18 @@ function M.c_string(s)
 end
 
 -- A passive call (printf, exit, ...; statement record r) as C: the stream
--- where its row puts it, the string literal, the value arguments.
-function U:passive_text(r)
+-- where its row puts it, the string literal, the value arguments as ex(id)
+-- prints them.
+function M.passive_text(r, ex)
   local p, parts = r.passive, {}
   if p.stream and p.at == 1 then parts[#parts + 1] = p.stream end
   if p.text == 1 then parts[#parts + 1] = M.c_string(r.text) end
-  for _, a in ipairs(r.args) do parts[#parts + 1] = self:expr(a, true) end
+  for _, a in ipairs(r.args) do parts[#parts + 1] = ex(a) end
   if p.stream and p.at == 2 then parts[#parts + 1] = p.stream end
   return p.fn .. "(" .. table.concat(parts, ", ") .. ")"
 end
+
+function U:passive_text(r) return M.passive_text(r, function(a) return self:expr(a, true) end) end
 
 -- The headers the passive calls of functions fs (0-based ids; all if nil)
 -- need, in a fixed order: {"#include <assert.h>", ...}.
