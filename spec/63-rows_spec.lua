@@ -417,7 +417,7 @@ describe("double ** parameters: what is not yet supported", function()
       .. "subset") -- the row's load is a statement of its own, which C would run only when n != 0
     refused("  p = (A + 1)[0];", "f.c:4:10: arithmetic on the pointer to pointers 'A' is outside the kernel subset "
       .. "(only its rows are read: not yet supported)")
-    refused("  if (A) p[0] = 1;", "f.c:4:7: a pointer used as a condition is outside the kernel subset")
+    refused("  if (A) p[0] = 1;", "f.c:4:7: a pointer to pointers used as a condition is outside the kernel subset (only its rows are read)")
     refused("  p[0] = 0;", "f.c:2:48: a pointer to a pointer to a pointer is outside the kernel subset", ", double ***C")
     local none, err = cgwb.read_kernel("void f(double **A, double *p) { p[0] = A[0][0][0]; }", "f.c")
     assert.is_nil(none)

@@ -7,7 +7,7 @@
 
 #include "cg_addg.h"
 
-CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
 
 #define NOLOOP (-1)
 
@@ -1036,10 +1036,137 @@ static int loop_snapshot(run *r, int32_t l, const grp *gs, uint32_t ng) {
 }
 
 /* Loop l: its variables, verdict and reason, terminal, snapshot. */
+/* {==== pointer variables carried from one iteration to the next ====}
+ * A pointer variable is no object of the alias analysis (its value is
+ * followed, not accessed), so a loop that assigns one and reads it before
+ * the assignment in an iteration (best = &a[i] after `a[i] > *best`; q++)
+ * carries a value the data-dependence graph does not see. */
+
+typedef struct pcw {
+  const cg_kernel *k;
+  cg_alloc *A;
+  const uint8_t *asg; /* per symbol: a pointer variable the loop assigns */
+  int32_t found, at;  /* the first such read: its symbol and expression, -1 */
+  int err;
+} pcw;
+
+/* Marks the pointer variables slice from..n assigns (nested too). */
+static void ptr_assigned(const cg_kernel *k, int32_t from, int32_t n, uint8_t *asg) {
+  int32_t i;
+  for (i = 0; i < n; i++) {
+    int32_t st = k->list[from + i], lhs = -1;
+    switch (CG_KSTMT(k, st, KIND)) {
+      case CG_KST_ASSIGN: lhs = CG_KSTMT(k, st, ASSIGN_LHS); break;
+      case CG_KST_ALLOC: lhs = CG_KSTMT(k, st, ALLOC_LHS); break;
+      case CG_KST_IF:
+        ptr_assigned(k, CG_KSTMT_SLICE(k, st, IF_THEN), asg), ptr_assigned(k, CG_KSTMT_SLICE(k, st, IF_ELSE), asg);
+        break;
+      case CG_KST_LOOP:
+        ptr_assigned(k, CG_KSTMT_SLICE(k, st, LOOP_PRE), asg), ptr_assigned(k, CG_KSTMT_SLICE(k, st, LOOP_BODY), asg);
+        ptr_assigned(k, CG_KSTMT_SLICE(k, st, LOOP_STEP), asg);
+        break;
+      default: break;
+    }
+    if (lhs >= 0 && CG_KEXPR(k, lhs, OP) == CG_KE_VAR && CG_KSYM(k, CG_KEXPR(k, lhs, SYM), PTR))
+      asg[CG_KEXPR(k, lhs, SYM)] = 1;
+  }
+}
+
+/* The reads of expression x (skip: the lhs variable itself, a definition). */
+static void pc_reads(pcw *w, int32_t x, const uint8_t *def, int skip) {
+  int32_t o[3], s;
+  int n, i, op;
+  if (x < 0 || w->found >= 0) return;
+  op = CG_KEXPR(w->k, x, OP), s = CG_KEXPR(w->k, x, SYM);
+  if ((op == CG_KE_VAR || op == CG_KE_ELEM || op == CG_KE_ADDR) && !skip && CG_KSYM(w->k, s, PTR) && w->asg[s] &&
+      !def[s]) {
+    w->found = s, w->at = x;
+    return;
+  }
+  n = cg_kexpr_operands(w->k, x, o);
+  for (i = 0; i < n; i++) pc_reads(w, o[i], def, 0);
+}
+
+static void pc_slice(pcw *w, int32_t from, int32_t n, uint8_t *def);
+
+/* One statement, def the pointer variables surely assigned before it in this iteration. */
+static void pc_stmt(pcw *w, int32_t st, uint8_t *def) {
+  const cg_kernel *k = w->k;
+  int32_t i, lhs;
+  uint8_t *d2;
+  switch (CG_KSTMT(k, st, KIND)) {
+    case CG_KST_ASSIGN: case CG_KST_ALLOC:
+      lhs = CG_KSTMT(k, st, KIND) == CG_KST_ASSIGN ? CG_KSTMT(k, st, ASSIGN_LHS) : CG_KSTMT(k, st, ALLOC_LHS);
+      pc_reads(w, CG_KSTMT(k, st, KIND) == CG_KST_ASSIGN ? CG_KSTMT(k, st, ASSIGN_RHS) : CG_KSTMT(k, st, ALLOC_COUNT), def, 0);
+      pc_reads(w, lhs, def, CG_KEXPR(k, lhs, OP) == CG_KE_VAR);
+      if (CG_KEXPR(k, lhs, OP) == CG_KE_VAR && CG_KSYM(k, CG_KEXPR(k, lhs, SYM), PTR)) def[CG_KEXPR(k, lhs, SYM)] = 1;
+      break;
+    case CG_KST_CALL:
+      for (i = 0; i < CG_KSTMT_N(k, st, CALL_ARGS); i++) pc_reads(w, k->args[CG_KSTMT(k, st, CALL_ARGS) + i], def, 0);
+      pc_reads(w, CG_KSTMT(k, st, CALL_LHS), def, 0);
+      break;
+    case CG_KST_PASSIVE:
+      for (i = 0; i < CG_KSTMT_N(k, st, PASSIVE_ARGS); i++) pc_reads(w, k->args[CG_KSTMT(k, st, PASSIVE_ARGS) + i], def, 0);
+      break;
+    case CG_KST_RETURN: pc_reads(w, CG_KSTMT(k, st, RETURN_VALUE), def, 0); break;
+    case CG_KST_FREE: pc_reads(w, CG_KSTMT(k, st, FREE_PTR), def, 0); break;
+    case CG_KST_IF:
+      pc_reads(w, CG_KSTMT(k, st, IF_COND), def, 0);
+      if (!(d2 = CG_NEW(w->A, uint8_t, k->nsym + 1))) { w->err = CG_ENOMEM; return; }
+      memcpy(d2, def, k->nsym);
+      pc_slice(w, CG_KSTMT_SLICE(k, st, IF_THEN), d2);
+      pc_slice(w, CG_KSTMT_SLICE(k, st, IF_ELSE), def);
+      for (i = 0; i < (int32_t)k->nsym; i++) def[i] = def[i] && d2[i]; /* assigned on both sides */
+      CG_FREE(w->A, d2, uint8_t, k->nsym + 1);
+      break;
+    case CG_KST_LOOP: /* its first iteration sees this iteration's values; it may run none */
+      pc_slice(w, CG_KSTMT_SLICE(k, st, LOOP_PRE), def);
+      if (!(d2 = CG_NEW(w->A, uint8_t, k->nsym + 1))) { w->err = CG_ENOMEM; return; }
+      memcpy(d2, def, k->nsym);
+      if (CG_KSTMT(k, st, FLAGS) != CG_KL_DO) pc_reads(w, CG_KSTMT(k, st, LOOP_COND), d2, 0);
+      pc_slice(w, CG_KSTMT_SLICE(k, st, LOOP_BODY), d2), pc_slice(w, CG_KSTMT_SLICE(k, st, LOOP_STEP), d2);
+      if (CG_KSTMT(k, st, FLAGS) == CG_KL_DO) {
+        pc_reads(w, CG_KSTMT(k, st, LOOP_COND), d2, 0);
+        memcpy(def, d2, k->nsym); /* a do loop runs its body once */
+      }
+      CG_FREE(w->A, d2, uint8_t, k->nsym + 1);
+      break;
+    default: break;
+  }
+}
+
+static void pc_slice(pcw *w, int32_t from, int32_t n, uint8_t *def) {
+  int32_t i;
+  for (i = 0; i < n && w->found < 0 && !w->err; i++) pc_stmt(w, w->k->list[from + i], def);
+}
+
+/* The first read in loop statement L of a pointer variable the loop
+ * assigns, where an iteration may read the value of an earlier one: its
+ * expression, -1 none (*err CG_ENOMEM on failure). */
+static int32_t ptr_carried(cg_alloc *A, const cg_kernel *k, int32_t L, int *err) {
+  pcw w;
+  uint8_t *asg = CG_NEW(A, uint8_t, k->nsym + 1), *def = CG_NEW(A, uint8_t, k->nsym + 1);
+  w.k = k, w.A = A, w.asg = asg, w.found = w.at = -1, w.err = 0;
+  if (!asg || !def) w.err = CG_ENOMEM;
+  else {
+    memset(asg, 0, k->nsym), memset(def, 0, k->nsym);
+    ptr_assigned(k, CG_KSTMT_SLICE(k, L, LOOP_BODY), asg), ptr_assigned(k, CG_KSTMT_SLICE(k, L, LOOP_STEP), asg);
+    if (CG_KSTMT(k, L, FLAGS) != CG_KL_DO) pc_reads(&w, CG_KSTMT(k, L, LOOP_COND), def, 0);
+    pc_slice(&w, CG_KSTMT_SLICE(k, L, LOOP_BODY), def), pc_slice(&w, CG_KSTMT_SLICE(k, L, LOOP_STEP), def);
+    if (CG_KSTMT(k, L, FLAGS) == CG_KL_DO) pc_reads(&w, CG_KSTMT(k, L, LOOP_COND), def, 0);
+  }
+  if (asg) CG_FREE(A, asg, uint8_t, k->nsym + 1);
+  if (def) CG_FREE(A, def, uint8_t, k->nsym + 1);
+  *err = w.err;
+  return w.at;
+}
+
+/* }==== */
+
 static int do_loop(run *r, int32_t l, cls_use *cu) {
   cg_addg *g = r->g;
   uint32_t ng = 0, np = 0;
-  int32_t bad = -1;
+  int32_t bad = -1, pcx = -1;
   grp *gs = NULL;
   int overlap = 0;
   char o1[64] = "", o2[64] = "";
@@ -1050,8 +1177,9 @@ static int do_loop(run *r, int32_t l, cls_use *cu) {
     overlap = find_overlap(r->al, gs, ng, o1, o2, sizeof o1);
     if (loop_table(g, l, gs, ng, &bad) || loop_carried(g, l, gs, ng, overlap)) r->err = CG_ENOMEM;
   }
+  if (!r->err) pcx = ptr_carried(g->A, r->k, g->l_stmt[l], &r->err);
   if (!r->err) {
-    g->l_indep[l] = (uint8_t)(!overlap && bad < 0);
+    g->l_indep[l] = (uint8_t)(!overlap && bad < 0 && pcx < 0);
     if (heap >= 0) g->l_indep[l] = 0;
     g->l_accept[l] = (uint8_t)(g->l_indep[l] && g->l_counter[l] >= 0 && !r->l_exit[l]);
     if (heap >= 0)
@@ -1060,6 +1188,9 @@ static int do_loop(run *r, int32_t l, cls_use *cu) {
           (int)CG_KSTMT(r->k, heap, COL));
     else if (overlap) say(r, l, "%s and %s may overlap", o1, o2);
     else if (bad >= 0) refusal(r, l, &gs[bad]);
+    else if (pcx >= 0)
+      say(r, l, "the pointer %s at %d:%d may hold an earlier iteration's value", r->k->names[CG_KSYM(r->k,
+          CG_KEXPR(r->k, pcx, SYM), NAME)], (int)CG_KEXPR(r->k, pcx, LINE), (int)CG_KEXPR(r->k, pcx, COL));
     else if (r->l_exit[l]) say(r, l, "a break or return leaves the loop before its last iteration");
     else if (g->l_counter[l] < 0) say(r, l, "no loop counter: not a for loop stepping one int variable by a constant");
     else say(r, l, "no loop-carried dependence");

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
 
 #define LS(al, s) cg_kalias_lsym((al), (s)) /* a symbol's local index */
 #define SET_MAX 16            /* addresses of a set before offsets collapse to unknown */
@@ -1349,6 +1349,8 @@ static void expr_text(const cg_kernel *k, int32_t x, tbuf *t) {
       if (CG_KEXPR(k, x, C) >= 0) tput(t, "["), expr_text(k, CG_KEXPR(k, x, C), t), tput(t, "]");
       return;
     case CG_KE_PTRADD: tput(t, "("), expr_text(k, a, t), tput(t, " + "), expr_text(k, b, t), tput(t, ")"); return;
+    case CG_KE_PTRDIFF: tput(t, "("), expr_text(k, a, t), tput(t, " - "), expr_text(k, b, t), tput(t, ")"); return;
+    case CG_KE_NULLP: tput(t, "NULL"); return;
     case CG_KE_NEG: case CG_KE_NOT: tput(t, op == CG_KE_NEG ? "-" : "!"), expr_text(k, a, t); return;
     case CG_KE_COND:
       tput(t, "("), expr_text(k, a, t), tput(t, " ? "), expr_text(k, b, t);

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
 
 static const char *const type_names[] = {
 #define N(id, nm) #nm,
@@ -365,7 +365,9 @@ static const unsigned char expr_uses[CG_KE_COUNT] = {
     U_A | U_B, U_A | U_B,          /* AND OR */
     U_A | U_B | U_C,               /* COND */
     U_A,                           /* CAST */
-    U_A | U_OPTB                   /* INTRIN */
+    U_A | U_OPTB,                  /* INTRIN */
+    0,                             /* NULLP */
+    U_A | U_B                      /* PTRDIFF */
 };
 
 static int etype(const cg_kernel *k, int32_t x) { return CG_KEXPR(k, x, TYPE); }
@@ -496,7 +498,9 @@ static int check_expr_types(const cg_kernel *k, int32_t x, cg_error *e) {
             (t == CG_KT_INT && CG_KEXPR(k, x, IVAL) > CG_KC_INT && CG_KEXPR(k, x, IVAL) < CG_KC_COUNT));
       break;
     case CG_KE_INTRIN: ok = t == CG_KT_DOUBLE && ta == t && (o[1] < 0 || tb == t); break;
-    default: ok = t == CG_KT_INT && is_num_type(ta) && ta == tb; break; /* comparisons */
+    case CG_KE_NULLP: ok = is_ptr_type(t); break;
+    case CG_KE_PTRDIFF: ok = t == CG_KT_INT && is_ptr_type(ta) && ta == tb; break;
+    default: ok = t == CG_KT_INT && (is_num_type(ta) || is_ptr_type(ta)) && ta == tb; break; /* comparisons */
   }
   if (!ok)
     return kerr(k, e, "expr %d: %s of type %s with operands of types %s, %s", (int)x,

@@ -141,7 +141,9 @@ enum {
  *   PTRADD      A (pointer), B (int)    A + B cells (p - k is PTRADD(p, NEG(k)))
  *   NEG NOT     A                       -A, !A (NOT: int result)
  *   ADD SUB MUL DIV MOD  A, B            int or double (MOD int only; int DIV truncates)
- *   LT LE GT GE EQ NE    A, B            comparisons of ints or doubles: int 0/1
+ *   LT LE GT GE EQ NE    A, B            comparisons of ints or doubles, or of two pointers of
+ *                                       one type (EQ NE: the same cell or both NULL; LT ..
+ *                                       GE only within one object, C99 6.5.8): int 0/1
  *   AND OR      A, B                    short-circuit: B is evaluated only when needed
  *   COND        A ? B : C               B, C of the row's type
  *   CAST        A, IVAL                 to the row's type (INT <-> DOUBLE; double to int
@@ -153,13 +155,17 @@ enum {
  *                                       and outside the type's range undefined in C, an
  *                                       error of the interpreter)
  *   INTRIN      SYM = intrinsic, A, B   a math.h intrinsic (CG_KINTRINSICS)
+ *   NULLP       -                       the null pointer of the row's (pointer) type
+ *   PTRDIFF     A, B (pointers)         A - B in cells, an int: two pointers of one type
+ *                                       into one object (C99 6.5.6: ptrdiff_t, here int)
  * The reads of memory are VAR and ELEM (the uses of Utke, Flattening,
  * sec. 4); ADDR reads no cell, only its subscripts. */
 #define CG_KEXPRS(X) \
   X(CONST_I, const_i) X(CONST_D, const_d) X(VAR, var) X(ELEM, elem) X(ADDR, addr) \
   X(PTRADD, ptradd) X(NEG, neg) X(NOT, not) X(ADD, add) X(SUB, sub) X(MUL, mul) \
   X(DIV, div) X(MOD, mod) X(LT, lt) X(LE, le) X(GT, gt) X(GE, ge) X(EQ, eq) X(NE, ne) \
-  X(AND, and) X(OR, or) X(COND, cond) X(CAST, cast) X(INTRIN, intrin)
+  X(AND, and) X(OR, or) X(COND, cond) X(CAST, cast) X(INTRIN, intrin) X(NULLP, null) \
+  X(PTRDIFF, ptrdiff)
 enum {
 #define CG_KE_ENUM(id, nm) CG_KE_##id,
   CG_KEXPRS(CG_KE_ENUM)
@@ -321,7 +327,7 @@ enum {
 /* A file whose code goes case by case over the statement kinds or the
  * expression operators (a switch whose default stands for "the others")
  * states, at file scope, the numbers of kinds it was written for:
- * CG_KKINDS_SEEN(9, 24).  A kind added to CG_KSTMTS or CG_KEXPRS then stops
+ * CG_KKINDS_SEEN(10, 26).  A kind added to CG_KSTMTS or CG_KEXPRS then stops
  * the compilation of every such file ("size of array 'cg_kkinds_seen' is
  * negative"), to be read again for the new kind, as cgwb.ir.cases stops
  * every Lua back end (doc/hacking.md, "Adding a kernel construct");

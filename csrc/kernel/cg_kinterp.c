@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(10, 24); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
 
 /* The C stack's guard: statement slices nested, summed over the active
  * calls (expressions add at most CG_KMAX_DEPTH on top). */
@@ -79,6 +79,7 @@ struct cg_kpoint {
 };
 
 enum { X_BREAK = 1, X_CONT = 2, X_RET = 3, X_EXIT = 4 };
+enum { KNULL = -2 }; /* the object of a null pointer value (-1 in a frame: not set) */
 enum { H_NONE = 0, H_LIVE = 1, H_FREED = 2 };
 
 /* {==== errors ====} */
@@ -217,10 +218,10 @@ static int32_t sym_obj(const km *m, const frame *fr, int32_t s) {
 /* The value of pointer symbol s (expression x for messages). */
 static int ptr_value(km *m, const frame *fr, int32_t x, int32_t s, kv *v) {
   int32_t slot = s - CG_KFUNC(m->k, fr->f, SYM0);
-  if (fr->pobj[slot] < 0)
+  if (fr->pobj[slot] == -1)
     return XERR(m, x, "pointer %s used before it is set", m->k->names[CG_KSYM(m->k, s, NAME)]);
   v->obj = fr->pobj[slot], v->i = fr->poff[slot];
-  if (m->obj[v->obj].heap == H_FREED) return after_free(m, x, v->obj);
+  if (v->obj != KNULL && m->obj[v->obj].heap == H_FREED) return after_free(m, x, v->obj);
   return CG_OK;
 }
 
@@ -259,6 +260,9 @@ static int locate(km *m, const frame *fr, int32_t x, int elem, int32_t *o, int64
   if ((rc = subscripts(m, fr, x, v, &n))) return rc;
   if (ptr) {
     if ((rc = ptr_value(m, fr, x, s, &p))) return rc;
+    if (p.obj == KNULL)
+      return XERR(m, x, "%s through %s, which is NULL", elem ? "access" : "address of a cell",
+                  k->names[CG_KSYM(k, s, NAME)]);
     *o = p.obj, off = p.i;
   } else
     *o = sym_obj(m, fr, s);
@@ -404,6 +408,7 @@ static int eval_ptradd(km *m, const frame *fr, int32_t x, kv *v) {
   int rc;
   if ((rc = eval(m, fr, CG_KEXPR(m->k, x, A), &a)) || (rc = eval(m, fr, CG_KEXPR(m->k, x, B), &b)))
     return rc;
+  if (a.obj == KNULL) return XERR(m, x, "arithmetic on a null pointer");
   if (m->obj[a.obj].heap == H_FREED) return after_free(m, x, a.obj);
   v->obj = a.obj, v->i = a.i + b.i;
   if (v->i < 0 || v->i > m->obj[a.obj].n)
@@ -412,12 +417,32 @@ static int eval_ptradd(km *m, const frame *fr, int32_t x, kv *v) {
   return CG_OK;
 }
 
+/* Pointers a, b of expression x (a comparison or PTRDIFF) as offsets into
+ * one object: EQ and NE compare any two (the same cell, or both NULL); the
+ * others need one object (C99 6.5.8, 6.5.6), as a check with x's place. */
+static int ptr_pair(km *m, int32_t x, int op, kv *a, kv *b) {
+  if (op == CG_KE_EQ || op == CG_KE_NE) {
+    if (a->obj != b->obj) a->i = 0, b->i = 1; /* different objects: unequal */
+    return CG_OK;
+  }
+  if (a->obj == KNULL || b->obj == KNULL)
+    return XERR(m, x, "%s of a null pointer", op == CG_KE_PTRDIFF ? "difference" : "ordered comparison");
+  if (a->obj != b->obj)
+    return XERR(m, x, "%s of pointers into %s and %s (only within one object)",
+                op == CG_KE_PTRDIFF ? "difference" : "ordered comparison", oname(m, a->obj), oname(m, b->obj));
+  return CG_OK;
+}
+
 /* A binary arithmetic operator or comparison. */
 static int eval_binary(km *m, const frame *fr, int32_t x, int op, kv *v) {
   int32_t xa = CG_KEXPR(m->k, x, A), xb = CG_KEXPR(m->k, x, B);
-  int dbl = CG_KEXPR(m->k, xa, TYPE) == CG_KT_DOUBLE, rc;
+  int ta = CG_KEXPR(m->k, xa, TYPE), dbl = ta == CG_KT_DOUBLE, rc;
   kv a, b;
   if ((rc = eval(m, fr, xa, &a)) || (rc = eval(m, fr, xb, &b))) return rc;
+  if (ta == CG_KT_PDOUBLE || ta == CG_KT_PINT) { /* pointer comparison or difference */
+    if ((rc = ptr_pair(m, x, op, &a, &b))) return rc;
+    if (op == CG_KE_PTRDIFF) return int_result(m, x, a.i - b.i, v);
+  }
   if (op >= CG_KE_LT) return v->i = compare(op, &a, &b, dbl), CG_OK;
   if (!dbl) return int_binary(m, x, op, a.i, b.i, v);
   dbl_binary(m, x, op, &a, &b, xa, xb, v);
@@ -481,6 +506,8 @@ static int eval(km *m, const frame *fr, int32_t x, kv *v) {
     }
     case CG_KE_CAST: return eval_cast(m, fr, x, v);
     case CG_KE_INTRIN: return eval_intrin(m, fr, x, v);
+    case CG_KE_NULLP: return v->obj = KNULL, v->i = 0, CG_OK;
+    case CG_KE_PTRDIFF: return eval_binary(m, fr, x, op, v);
     default: return eval_binary(m, fr, x, op, v);
   }
 }
@@ -562,11 +589,12 @@ static int exec_free(km *m, frame *fr, int32_t s) {
   kobj *b;
   if (CG_KEXPR(k, x, OP) == CG_KE_VAR) { /* its value as it is: a freed block is named below */
     int32_t slot = CG_KEXPR(k, x, SYM) - CG_KFUNC(k, fr->f, SYM0);
-    if (fr->pobj[slot] < 0)
+    if (fr->pobj[slot] == -1)
       return XERR(m, x, "pointer %s used before it is set", k->names[CG_KSYM(k, CG_KEXPR(k, x, SYM), NAME)]);
     p.obj = fr->pobj[slot], p.i = fr->poff[slot];
   } else if ((rc = eval(m, fr, x, &p)))
     return rc;
+  if (p.obj == KNULL) return CG_OK; /* free(NULL) does nothing (C99 7.20.3.2) */
   b = &m->obj[p.obj];
   if (b->heap == H_NONE)
     return SERR(m, s, "free of %s, which malloc or calloc did not give", oname(m, p.obj));
@@ -878,7 +906,9 @@ static int call_external(km *m, int32_t g, const frame *caller, int32_t st) {
     int64_t c;
     if ((rc = eval(m, caller, x, &v))) break;
     pv[i] = v;
-    if (CG_KSYM(k, p, PTR)) {
+    if (CG_KSYM(k, p, PTR) && v.obj == KNULL) {
+      xa[i].kind = CG_KARG_PTR, xa[i].base = CG_KSYM(k, p, BASE); /* n 0, no cells */
+    } else if (CG_KSYM(k, p, PTR)) {
       o = v.obj, b = &m->obj[o];
       if (b->heap == H_FREED) {
         rc = XERR(m, x, "use of %s after its free (line %d)", oname(m, o), (int)CG_KSTMT(k, b->freed_at, LINE));
@@ -1071,6 +1101,7 @@ static int top_arg(km *m, uint32_t i, int32_t s, kv *v) {
   int want = CG_KSYM(k, s, PTR) == 2 ? CG_KARG_ROWS : CG_KSYM(k, s, PTR) ? CG_KARG_PTR
            : CG_KSYM(k, s, BASE) == CG_KT_INT ? CG_KARG_INT : CG_KARG_DOUBLE;
   static const char *const kinds[] = {"an int", "a double", "an array and offset", "rows"};
+  if (a->kind == CG_KARG_NULL && want == CG_KARG_PTR) return v->obj = KNULL, v->i = 0, CG_OK;
   if (a->kind != want)
     return usage(m, m->c->func, "argument %u (%s): %s expected", (unsigned)i + 1, pn, kinds[want]);
   if (want == CG_KARG_ROWS) return rows_arg(m, i, s, a, v);

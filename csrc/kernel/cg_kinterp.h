@@ -98,9 +98,9 @@ typedef struct cg_karray {
   const uint8_t *init;
 } cg_karray;
 
-enum { CG_KARG_INT, CG_KARG_DOUBLE, CG_KARG_PTR, CG_KARG_ROWS };
+enum { CG_KARG_INT, CG_KARG_DOUBLE, CG_KARG_PTR, CG_KARG_ROWS, CG_KARG_NULL };
 /* An argument: an int, a double, a pointer to cell `offset` (0..n) of
- * caller array `array`, or (ROWS, for a `double **` or `int **` parameter)
+ * caller array `array`, NULL (for a pointer parameter), or (ROWS, for a `double **` or `int **` parameter)
  * nrows pointer cells, row r pointing to cell row_offset[r] of caller array
  * row_array[r] (the rows may share an array and overlap). */
 typedef struct cg_karg {
@@ -146,7 +146,7 @@ int cg_kpoint_eval(const cg_kpoint *p, int32_t expr, double *v, cg_error *e);
  * ndir tangents).  It returns CG_OK, or a status with e (a message without
  * a place: the interpreter adds the call's). */
 typedef struct cg_kextarg {
-  int kind; /* CG_KARG_INT, CG_KARG_DOUBLE, CG_KARG_PTR */
+  int kind; /* CG_KARG_INT, CG_KARG_DOUBLE, CG_KARG_PTR (NULL: n 0, dv iv init wrote t NULL) */
   int32_t i;
   double d;
   const double *dt;

@@ -587,6 +587,9 @@ static void read_arg(lua_State *L, lcall *u, uint32_t i) {
     if (!isint || v < INT32_MIN || v > INT32_MAX) luaL_error(L, "call: argument %d: int is not an int", (int)i + 1);
     g->kind = CG_KARG_INT, g->i = (int32_t)v;
     lua_pop(L, 1);
+  } else if (lua_getfield(L, t, "null") != LUA_TNIL) { /* {null = true}: NULL for a pointer */
+    g->kind = CG_KARG_NULL;
+    lua_pop(L, 1);
   } else if (lua_getfield(L, t, "rows") != LUA_TNIL) { /* a double ** or int **: {{array=, offset=}, ...} */
     int rt = lua_gettop(L);
     lua_Integer n, r;
@@ -620,7 +623,7 @@ static void read_arg(lua_State *L, lcall *u, uint32_t i) {
     a = lua_tointegerx(L, -2, &ok1);
     o = lua_isnil(L, -1) ? (ok2 = 1, 0) : lua_tointegerx(L, -1, &ok2);
     if (!ok1 || !ok2 || a < 1 || a > (lua_Integer)u->na)
-      luaL_error(L, "call: argument %d: not {double=}, {int=} or {array=1..%d, offset=}", (int)i + 1, (int)u->na);
+      luaL_error(L, "call: argument %d: not {double=}, {int=}, {null=true} or {array=1..%d, offset=}", (int)i + 1, (int)u->na);
     g->kind = CG_KARG_PTR, g->array = (uint32_t)(a - 1), g->offset = o;
     lua_pop(L, 2);
   }

@@ -338,6 +338,7 @@ local function core_arg(p, v, where, arrays, by_name)
     return { rows = rows }
   end
   if p.pointer then
+    if v == json.null then return { null = true } end -- NULL: no cells
     if not is_list(v) or #v ~= 2 or type(v[1]) ~= "string" or math.type(v[2]) ~= "integer" then
       bad(where, "expected [ARRAY, OFFSET] (an array name and an integer cell offset)")
     end

@@ -152,7 +152,9 @@ function E:fwd_chosen(r, row)
   end
   local count = next(snap_arrays) and self.em:temp("size_t", "s")
   if count then self:set(count, "0") end
+  self.dry = true
   self:loop_frame(r, function(s) self:plain(s) end, function() self:plain_slice(r.body, count and snap_arrays, count) end)
+  self.dry = nil
   if count then self:call("cgwb_snap_count", count) end
 end
 

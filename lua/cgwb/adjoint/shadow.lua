@@ -57,11 +57,12 @@ local ROOT = ir.cases("expr", "cgwb.adjoint: the state of a shadow", {
   end,
   ptradd = function(_, self, r) return self:root_state(r.a) end,
   cond = function(_, self, r) return JOIN[self:root_state(r.b)][self:root_state(r.c)] end,
+  null = function() return "none" end, -- NULL's shadow is NULL, and neither is dereferenced
   elem = function(_, self, r) -- a row load t = A[i]: A's state (its adjoint rows, or NULL)
     if self.v:sym(r.sym).rows then return self:sym_state(r.sym) end
     return "live"
   end,
-  ["const_i|const_d|neg|not|cast|intrin|" .. ir.GROUP.binary] = function() return "live" end,
+  ["const_i|const_d|neg|not|cast|intrin|ptrdiff|" .. ir.GROUP.binary] = function() return "live" end,
 })
 
 function E:root_state(e)
@@ -167,7 +168,8 @@ local SHADOW = ir.cases("expr", "cgwb.adjoint: the shadow of a pointer", {
     end
     return ("%s[%s]"):format(self.gen.bname[r.sym], self.u:expr(r.a, true))
   end,
-  ["const_i|const_d|neg|not|cast|intrin|" .. ir.GROUP.binary] = function(_, self, r)
+  null = function() return "NULL" end,
+  ["const_i|const_d|neg|not|cast|intrin|ptrdiff|" .. ir.GROUP.binary] = function(_, self, r)
     error(errors.refused(("adjoint code: no shadow for the pointer expression %s"):format(self:ex(r.id))))
   end,
 })

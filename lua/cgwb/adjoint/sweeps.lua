@@ -37,7 +37,7 @@ local PROP = ir.cases("expr", "cgwb.adjoint: the adjoint of an expression", {
       if i <= g.arity then into(o, spell(g.partials[i], args, "(" .. self:ex(r.id) .. ")")) end
     end
   end,
-  ["const_i|const_d|addr|ptradd|not|mod|and|or|cast|" .. ir.GROUP.compare] = function(op)
+  ["const_i|const_d|addr|ptradd|not|mod|and|or|cast|null|ptrdiff|" .. ir.GROUP.compare] = function(op)
     error(errors.refused(("adjoint code: no adjoint for the operation %s"):format(op)))
   end,
 })
@@ -434,6 +434,9 @@ local PLAIN = ir.cases("stmt", "cgwb.adjoint: the plain code", {
   assign = function(_, self, r, snap, count)
     self:save_cell(r.lhs, snap, count)
     self:put(self.u:simple(r.id), r.line)
+    if self.dry and self:is_ptr_var(r.lhs) then -- a dry run of F_b: the shadow follows (g_p has none)
+      self:set(self.gen.bname[self.v:expr(r.lhs).sym], self:shadow(r.rhs))
+    end
   end,
   call = function(_, self, r, snap, count)
     self:save_cell(r.lhs, snap, count)

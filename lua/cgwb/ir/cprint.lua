@@ -109,6 +109,8 @@ local node = ir.cases("expr", "cgwb.ir.cprint", {
   ["not"] = function(_, p, r) return "!" .. p:sub(r.a, 8), 8 end,
   cast = function(_, p, r) return "(" .. (r.ctype or r.type) .. ")" .. p:sub(r.a, 8), 8 end,
   cond = function(_, p, r) return p:sub(r.a, 2) .. " ? " .. p:sub(r.b, 2) .. " : " .. p:sub(r.c, 1), 1 end,
+  null = function() return "NULL", 9 end,
+  ptrdiff = function(_, p, r) return "(int)(" .. p:sub(r.a, 6) .. " - " .. p:sub(r.b, 7) .. ")", 8 end, -- ptrdiff_t in C
   intrin = function(_, p, r)
     return r.fn .. "(" .. p:sub(r.a, 0) .. (r.b and (", " .. p:sub(r.b, 0)) or "") .. ")", 9
   end,

@@ -207,6 +207,17 @@ function V:walk(ids, visit, depth, part)
   end
 end
 
+-- The expression ids statement record r holds (its expression parts and
+-- arguments, each the root of a tree), in part order.
+function V:exprs(r)
+  local out = {}
+  for _, p in ipairs(PARTS[r.kind]) do
+    if p.what == "expr" and r[p.name] then out[#out + 1] = r[p.name]
+    elseif p.what == "args" then for _, x in ipairs(r[p.name]) do out[#out + 1] = x end end
+  end
+  return out
+end
+
 -- The operand expression ids of expression x (a, b, c that are present).
 function V:operands(x)
   local r = self:expr(x)

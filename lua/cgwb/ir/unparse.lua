@@ -312,6 +312,15 @@ function U:passive_headers(fs)
   return out
 end
 
+-- The header NULL needs ("#include <stddef.h>") when an expression of the
+-- kernel is the null pointer, else nil.
+function U:null_header()
+  local v = self.v
+  for x = 0, v.nexpr - 1 do
+    if v:expr(x).op == "null" then return "#include <stddef.h>" end
+  end
+end
+
 -- An ASSIGN, CALL, ALLOC, FREE or PASSIVE (statement st) without its semicolon.
 function U:simple(st)
   local r = self.v:stmt(st)
@@ -577,6 +586,7 @@ function M.unparse(flat, lay)
   for _, h in ipairs(u:passive_headers()) do
     if h ~= heads[2] then heads[#heads + 1] = h end
   end
+  heads[#heads + 1] = u:null_header()
   for _, h in ipairs(heads) do em:line(h) end
   for s = 0, u.nsym - 1 do
     if u:get("sym", s, "KIND") == lay.sym_kinds.global then em:line(u:nest_rows(s, u:global_text(s))) end

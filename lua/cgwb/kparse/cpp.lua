@@ -146,6 +146,16 @@ function Map:align(pline, ltext, src)
   end
   local out, ins = tokens(ltext), tokens(src)
   local of_out, matched = {}, {}
+  if self.system[pline] and out[1] then -- gcc -E writes a system header's macro used in the user's line on a line
+    local at, best = out[1][2] + 1, nil -- of its own, a column before the macro's name: the nearest name is it
+    for _, u in ipairs(ins) do
+      if u[1]:match("^[%a_]") and (not best or math.abs(u[2] - at) < math.abs(best - at)) then best = u[2] end
+    end
+    al = {}
+    for i, t in ipairs(out) do al[i] = { t[2], #t[1], best or at, false } end
+    self.aligned[pline] = al
+    return al
+  end
   if #out * #ins <= LCS_MAX then -- the longest common subsequence: a fragment after a line marker
     local m, n, L = #out, #ins, {} -- L[h][k]: the LCS of out[h..] and ins[k..]
     for h = m + 1, 1, -1 do

@@ -245,6 +245,9 @@ function L:rv_bin(e)
   local a, b = self:rv(e.a), self:rv(e.b)
   local aty, bty = a.ty, b.ty
   if (op == "+" or op == "-") and (BASE_OF[aty] or BASE_OF[bty]) then return self:ptr_arith(a, b, op, e.pos) end
+  if CMP[op] and (BASE_OF[aty] or BASE_OF[bty] or aty == "null" or bty == "null") then
+    return self:ptr_compare(a, b, op, e.pos)
+  end
   -- the checks and conversions called only where they have work (this
   -- runs for every binary operator)
   if aty ~= "int" and aty ~= "double" then self:arith(a, e.pos, "", op) end
@@ -284,10 +287,36 @@ function L:int_const(op, a, b, pos)
   return r
 end
 
---- p + k, k + p, p - k: PTRADD (p - k is PTRADD(p, -k)).
+--- A comparison of pointers a and b (one may be a null pointer constant,
+-- converted to the other's type; C99 6.5.8, 6.5.9).
+function L:ptr_compare(a, b, op, pos)
+  a, b = self:null_to(a, b), self:null_to(b, a)
+  if not is_ptr(a.ty) or not is_ptr(b.ty) then
+    if is_ptr(a.ty) or is_ptr(b.ty) then
+      self:err(pos, "'%s' between a pointer and %s", op, self:type_name(is_ptr(a.ty) and b or a))
+    end
+    self:outside(pos, "a comparison of two null pointer constants", "its value is known: write it")
+  end
+  if not self:same_pointee(a, b) or a.dim1 ~= b.dim1 or a.dim2 ~= b.dim2 then
+    self:err(pos, "'%s' between %s and %s (pointers to different types)", op, self:type_name(a), self:type_name(b))
+  end
+  if op ~= "==" and op ~= "!=" and (a.op == "null" or b.op == "null") then
+    self:err(pos, "'%s' with NULL (an order is defined only within one object)", op)
+  end
+  return { op = CMP[op], ty = "int", pos = pos, a = a, b = b }
+end
+
+--- p + k, k + p, p - k: PTRADD (p - k is PTRADD(p, -k)); p - q: PTRDIFF.
 function L:ptr_arith(a, b, op, pos)
   if is_ptr(a.ty) and is_ptr(b.ty) then
-    self:outside(pos, "the difference of two pointers", "pointers are not compared or subtracted")
+    if op ~= "-" then self:err(pos, "'+' of two pointers") end
+    if not self:same_pointee(a, b) or a.dim1 ~= b.dim1 or a.dim2 ~= b.dim2 then
+      self:err(pos, "the difference of %s and %s (pointers to different types)", self:type_name(a), self:type_name(b))
+    end
+    if a.dim1 then
+      self:outside(pos, "the difference of pointers to rows of an array", "index it: a[i][j]")
+    end
+    return { op = "ptrdiff", ty = "int", pos = pos, a = a, b = b } -- C's ptrdiff_t, here an int
   end
   if is_ptr(b.ty) then
     if op == "-" then self:err(pos, "int minus pointer") end
@@ -331,6 +360,7 @@ function L:rv_un(e)
   end
   local a = self:rv(e.a)
   if op == "!" then
+    if is_ptr(a.ty) then return { op = "eq", ty = "int", pos = e.pos, a = a, b = self:null_like(a, e.pos) } end
     if a.ty == "double" then
       local zero = { op = "const_d", ty = "double", pos = e.pos, dval = 0.0 }
       return { op = "eq", ty = "int", pos = e.pos, a = a, b = zero }
@@ -380,6 +410,7 @@ function L:rv_cond(e)
   local c = self:truth(self:rv(e.c), e.pos)
   local a = self:guarded(e.a, e.pos, "?:")
   local b = self:guarded(e.b, e.pos, "?:")
+  a, b = self:null_to(a, b), self:null_to(b, a)
   if is_ptr(a.ty) or is_ptr(b.ty) then
     if not self:same_pointee(a, b) or a.dim1 ~= b.dim1 or a.dim2 ~= b.dim2 then
       self:err(e.pos, "the branches of '?:' have different types")
@@ -396,10 +427,11 @@ end
 function L:rv_cast(e)
   local t = self:subset_type(e.ty, e.ty.d)
   if #t.dims > 0 then self:err(e.pos, "a cast to an array type") end
+  local a = self:rv(e.a)
   if t.base == "void" then
+    if t.ptr == 1 and L.is_null_const(a) then return { op = "null", ty = "null", pos = e.pos } end -- NULL: ((void *)0)
     self:outside(e.pos, t.ptr > 0 and "a cast to 'void *'" or "a cast to void", "casts to int, double or a pointer's own type")
   end
-  local a = self:rv(e.a)
   if t.ptr == 0 then
     if is_ptr(a.ty) then self:outside(e.pos, "a cast of a pointer", "only between arithmetic types") end
     if t.ct then -- (char)x: converted to char, promoted back to int
@@ -410,6 +442,7 @@ function L:rv_cast(e)
     return self:convert(a, t.base, e.pos)
   end
   if t.ptr > 1 then self:outside(e.pos, "a cast to a pointer to a pointer", "one level of pointers") end
+  if L.is_null_const(a) then return self:null_like({ ty = PTR_OF[t.base], ct = t.ct }, e.pos) end -- (double *)0
   if a.ty ~= PTR_OF[t.base] or self:pointee(a) ~= t.ct then
     self:outside(e.pos, ("a cast of %s to '%s *'"):format(is_ptr(a.ty) and "a pointer of another type" or "a number",
       t.ct or t.base), "a pointer is cast only to its own type")
@@ -554,6 +587,8 @@ function L:call_args(f, e)
     local t = self:rv(a)
     if p.ptr == 1 then
       local want = PTR_OF[p.base]
+      t = self:null_to(t, { ty = want, ct = p.ct, op = "null", dim1 = p.ndim >= 2 and p.dim1 or nil,
+        dim2 = p.ndim == 3 and p.dim2 or nil })
       if t.ty ~= want or self:pointee(t) ~= p.ct then
         self:err(a.pos, "argument %d of '%s' must be %s *, not %s", i, f.name, p.ct or p.base, self:type_name(t))
       end
@@ -712,6 +747,7 @@ end
 
 --- Converts rhs to the type of lhs (assignment conversion).
 function L:assign_conv(lhs, rhs, pos)
+  rhs = self:null_to(rhs, lhs)
   if is_ptr(lhs.ty) or is_ptr(rhs.ty) then
     if not self:same_pointee(lhs, rhs) then
       self:err(pos, "cannot assign %s to %s", self:type_name(rhs), self:type_name(lhs))

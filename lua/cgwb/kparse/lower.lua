@@ -28,7 +28,7 @@ L.__index = L
 local PTR_OF = { double = "pdouble", int = "pint" }
 local BASE_OF = { pdouble = "double", pint = "int" }
 local TYNAME = { int = "int", double = "double", pdouble = "double *", pint = "int *", void = "void",
-  ppdouble = "double **", ppint = "int **" }
+  ppdouble = "double **", ppint = "int **", null = "NULL" }
 
 function M.new(lay, file, text, pragmas, grammar)
   local self = setmetatable({ lay = lay, file = file, text = text, grammar = grammar }, L)
@@ -312,6 +312,7 @@ function L:pointee(p)
   local op = p.op
   if op == "ptradd" then return self:pointee(p.a) end
   if op == "cond" then return self:pointee(p.b) end
+  if op == "null" then return p.ct end
   if p.sym and (op == "var" or op == "addr") then return self.syms[p.sym + 1].ct end
 end
 
@@ -344,7 +345,28 @@ function L:truth(e, pos)
     local zero = { op = "const_d", ty = "double", pos = e.pos, dval = 0.0 }
     return { op = "ne", ty = "int", pos = e.pos, a = e, b = zero }
   end
-  self:outside(pos or e.pos, "a pointer used as a condition", "pointers are not compared")
+  if BASE_OF[e.ty] then return { op = "ne", ty = "int", pos = e.pos, a = e, b = self:null_like(e, e.pos) } end
+  if e.ty == "null" then return { op = "const_i", ty = "int", pos = e.pos, ival = 0 } end
+  self:outside(pos or e.pos, "a pointer to pointers used as a condition", "only its rows are read")
+end
+
+--- Whether tree e is a null pointer constant (C99 6.3.2.3): an int constant
+-- expression of value 0, or NULL (`(void *)0`, whose tree has type "null").
+function L.is_null_const(e)
+  return e.ty == "null" or (e.ty == "int" and (e.op == "const_i" and e.ival or e.cval) == 0)
+end
+
+--- The null pointer of pointer tree p's type (its cells' C type and shape),
+-- at source position pos.
+function L:null_like(p, pos)
+  return { op = "null", ty = p.ty, pos = pos, ct = self:pointee(p), dim1 = p.dim1, dim2 = p.dim2 }
+end
+
+--- e as a pointer like p where e is a null pointer constant (C's conversion
+-- of NULL or 0 in a pointer context); e itself otherwise.
+function L:null_to(e, p)
+  if BASE_OF[p.ty] and not BASE_OF[e.ty] and L.is_null_const(e) then return self:null_like(p, e.pos) end
+  return e
 end
 
 --- Refuses a pointer operand of arithmetic operator op; the operator's name
@@ -400,6 +422,9 @@ function L:expr_writer()
         lo, hi = starts[line], starts[line + 1] or math.huge
       end
       col = pos - lo + 1
+    end
+    if t.ty == "null" then -- NULL where no pointer type says which pointer it is
+      self:outside(pos, "NULL as a value of no pointer type", "NULL is assigned, compared or passed as a pointer")
     end
     if t.op == "var" and (t.ty == "ppdouble" or t.ty == "ppint") then -- only ELEM of one is a row load
       self:outside(pos, ("the pointer to pointers '%s' used as a value"):format(self.syms[t.sym + 1].name),

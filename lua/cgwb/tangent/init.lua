@@ -152,7 +152,8 @@ local TPOINTER = ir.cases("expr", "cgwb.tangent pointer tangent", {
     end
     return F:tname(r.sym) .. "[" .. F.u:expr(r.a, true) .. "]"
   end,
-  ["const_i|const_d|neg|not|add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|cast|intrin"] = function(_, F, r)
+  null = function() return "NULL" end, -- NULL's tangent pointer: NULL
+  ["const_i|const_d|neg|not|add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|cast|intrin|ptrdiff"] = function(_, F, r)
     error(errors.refused("tangent: no tangent for the pointer expression " .. F.u:expr(r.id, true)))
   end,
 })
@@ -198,7 +199,7 @@ local TEXPR = ir.cases("expr", "cgwb.tangent expression tangent", {
     end
     return "(" .. table.concat(terms, " + ") .. ")"
   end,
-  ["const_i|addr|ptradd|not|mod|lt|le|gt|ge|eq|ne|and|or"] = function(op) error(errors.refused("tangent: no tangent for " .. op)) end,
+  ["const_i|addr|ptradd|not|mod|lt|le|gt|ge|eq|ne|and|or|null|ptrdiff"] = function(op) error(errors.refused("tangent: no tangent for " .. op)) end,
 })
 
 function F:texpr(e)
@@ -874,6 +875,7 @@ function G:head(funcs, body)
   for _, h in ipairs(u:passive_headers(funcs)) do
     if not (stdlib and h == "#include <stdlib.h>") then head[#head + 1] = h end
   end
+  head[#head + 1] = u:null_header()
   head[#head + 1] = u:struct_block(funcs)
   for s = 0, u.nsym - 1 do
     if u.v:sym(s).kind == "global" and emit.mentions(body, u.cname[s]) then

@@ -452,6 +452,24 @@ local function heap_refusal(ir, f)
   end
 end
 
+-- The first NULL, pointer comparison or pointer difference in function f
+-- (1-based) as "FILE:LINE:COL: ...", or nil: the schema subset has no
+-- pointer values.
+local function pointer_refusal(ir, f)
+  local v = ir_view(ir)
+  local found
+  local function look(x)
+    local e = v:expr(x)
+    if e.op == "null" or e.op == "ptrdiff" or (BOOL_XAIF[e.op] and e.a and v:expr(e.a).type:find("%*")) then
+      found = found or ("%s:%d:%d: %s is outside XAIF (the schema subset has no pointer values)"):format(ir.file,
+        e.line, e.col, e.op == "null" and "NULL" or e.op == "ptrdiff" and "a pointer difference" or "a pointer comparison")
+    end
+    for _, o in ipairs(v:operands(x)) do look(o) end
+  end
+  v:walk(v:func(f - 1).body, function(r) for _, x in ipairs(v:exprs(r)) do look(x) end end)
+  return found
+end
+
 -- The first call of an external function (--externals) in function f
 -- (1-based) as "FILE:LINE:COL: ...", or nil: its body, which XAIF would
 -- need as a control flow graph of its own, is elsewhere.
@@ -658,7 +676,7 @@ function M.write(k, fname, res, opts)
     end
     if math.type(f) ~= "integer" then return nil, ("%s: no function '%s'"):format(ir.file, tostring(fname)) end
   end
-  local refused = heap_refusal(k:ir(), f) or external_refusal(k:ir(), f)
+  local refused = heap_refusal(k:ir(), f) or external_refusal(k:ir(), f) or pointer_refusal(k:ir(), f)
   if refused then return nil, refused end
   for _, sy in ipairs(k:symbols(f)) do -- a struct variable's members (doc/kernel-ir.md, "Struct variables")
     if sy.rows then
