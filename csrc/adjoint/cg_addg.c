@@ -7,7 +7,7 @@
 
 #include "cg_addg.h"
 
-CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 32); /* the statement kinds and expression operators its switches handle */
 
 #define NOLOOP (-1)
 

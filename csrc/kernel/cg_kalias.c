@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 32); /* the statement kinds and expression operators its switches handle */
 
 #define LS(al, s) cg_kalias_lsym((al), (s)) /* a symbol's local index */
 #define SET_MAX 16            /* addresses of a set before offsets collapse to unknown */
@@ -1351,6 +1351,13 @@ static void expr_text(const cg_kernel *k, int32_t x, tbuf *t) {
     case CG_KE_PTRADD: tput(t, "("), expr_text(k, a, t), tput(t, " + "), expr_text(k, b, t), tput(t, ")"); return;
     case CG_KE_PTRDIFF: tput(t, "("), expr_text(k, a, t), tput(t, " - "), expr_text(k, b, t), tput(t, ")"); return;
     case CG_KE_NULLP: tput(t, "NULL"); return;
+    case CG_KE_BNOT: tput(t, "~"), expr_text(k, a, t); return;
+    case CG_KE_BAND: case CG_KE_BOR: case CG_KE_BXOR: case CG_KE_SHL: case CG_KE_SHR: {
+      static const char *const bits[] = {"&", "|", "^", "<<", ">>"};
+      tput(t, "("), expr_text(k, a, t), tput(t, " "), tput(t, bits[op - CG_KE_BAND]);
+      tput(t, " "), expr_text(k, b, t), tput(t, ")");
+      return;
+    }
     case CG_KE_NEG: case CG_KE_NOT: tput(t, op == CG_KE_NEG ? "-" : "!"), expr_text(k, a, t); return;
     case CG_KE_COND:
       tput(t, "("), expr_text(k, a, t), tput(t, " ? "), expr_text(k, b, t);

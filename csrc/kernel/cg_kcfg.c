@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 32); /* the statement kinds and expression operators its switches handle */
 
 static const char *const vert_names[] = {
 #define N(id, nm) #nm,

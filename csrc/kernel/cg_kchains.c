@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 32); /* the statement kinds and expression operators its switches handle */
 
 /* {==== lists ====} */
 

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 32); /* the statement kinds and expression operators its switches handle */
 
 static const char *const type_names[] = {
 #define N(id, nm) #nm,
@@ -367,7 +367,9 @@ static const unsigned char expr_uses[CG_KE_COUNT] = {
     U_A,                           /* CAST */
     U_A | U_OPTB,                  /* INTRIN */
     0,                             /* NULLP */
-    U_A | U_B                      /* PTRDIFF */
+    U_A | U_B,                     /* PTRDIFF */
+    U_A | U_B, U_A | U_B, U_A | U_B, U_A | U_B, U_A | U_B, /* BAND BOR BXOR SHL SHR */
+    U_A                            /* BNOT */
 };
 
 static int etype(const cg_kernel *k, int32_t x) { return CG_KEXPR(k, x, TYPE); }
@@ -500,6 +502,10 @@ static int check_expr_types(const cg_kernel *k, int32_t x, cg_error *e) {
     case CG_KE_INTRIN: ok = t == CG_KT_DOUBLE && ta == t && (o[1] < 0 || tb == t); break;
     case CG_KE_NULLP: ok = is_ptr_type(t); break;
     case CG_KE_PTRDIFF: ok = t == CG_KT_INT && is_ptr_type(ta) && ta == tb; break;
+    case CG_KE_BAND: case CG_KE_BOR: case CG_KE_BXOR: case CG_KE_SHL: case CG_KE_SHR:
+      ok = t == CG_KT_INT && ta == t && tb == t;
+      break;
+    case CG_KE_BNOT: ok = t == CG_KT_INT && ta == t; break;
     default: ok = t == CG_KT_INT && (is_num_type(ta) || is_ptr_type(ta)) && ta == tb; break; /* comparisons */
   }
   if (!ok)

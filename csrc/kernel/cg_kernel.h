@@ -156,6 +156,11 @@ enum {
  *                                       error of the interpreter)
  *   INTRIN      SYM = intrinsic, A, B   a math.h intrinsic (CG_KINTRINSICS)
  *   NULLP       -                       the null pointer of the row's (pointer) type
+ *   BAND BOR BXOR SHL SHR  A, B         int & | ^ << >> (C99 6.5.7, 6.5.10-12; a shift by
+ *                                       less than 0 or 32 or more, a left shift of a negative
+ *                                       int or out of int: undefined, an interpreter error;
+ *                                       >> of a negative int is arithmetic, as gcc's)
+ *   BNOT        A                       ~A of an int
  *   PTRDIFF     A, B (pointers)         A - B in cells, an int: two pointers of one type
  *                                       into one object (C99 6.5.6: ptrdiff_t, here int)
  * The reads of memory are VAR and ELEM (the uses of Utke, Flattening,
@@ -165,7 +170,7 @@ enum {
   X(PTRADD, ptradd) X(NEG, neg) X(NOT, not) X(ADD, add) X(SUB, sub) X(MUL, mul) \
   X(DIV, div) X(MOD, mod) X(LT, lt) X(LE, le) X(GT, gt) X(GE, ge) X(EQ, eq) X(NE, ne) \
   X(AND, and) X(OR, or) X(COND, cond) X(CAST, cast) X(INTRIN, intrin) X(NULLP, null) \
-  X(PTRDIFF, ptrdiff)
+  X(PTRDIFF, ptrdiff) X(BAND, band) X(BOR, bor) X(BXOR, bxor) X(SHL, shl) X(SHR, shr) X(BNOT, bnot)
 enum {
 #define CG_KE_ENUM(id, nm) CG_KE_##id,
   CG_KEXPRS(CG_KE_ENUM)
@@ -327,7 +332,7 @@ enum {
 /* A file whose code goes case by case over the statement kinds or the
  * expression operators (a switch whose default stands for "the others")
  * states, at file scope, the numbers of kinds it was written for:
- * CG_KKINDS_SEEN(10, 26).  A kind added to CG_KSTMTS or CG_KEXPRS then stops
+ * CG_KKINDS_SEEN(10, 32).  A kind added to CG_KSTMTS or CG_KEXPRS then stops
  * the compilation of every such file ("size of array 'cg_kkinds_seen' is
  * negative"), to be read again for the new kind, as cgwb.ir.cases stops
  * every Lua back end (doc/hacking.md, "Adding a kernel construct");

@@ -8,7 +8,7 @@
 
 #include "cg_kflat.h"
 
-CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 32); /* the statement kinds and expression operators its switches handle */
 
 /* {==== the built-in split strategies (CG_KFLAT_STRATEGIES, cg_kflat.h) ====}
  * cut_<name>(fl, q): 1 to start a new subgraph at active assignment

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 32); /* the statement kinds and expression operators its switches handle */
 
 /* The C stack's guard: statement slices nested, summed over the active
  * calls (expressions add at most CG_KMAX_DEPTH on top). */
@@ -433,6 +433,24 @@ static int ptr_pair(km *m, int32_t x, int op, kv *a, kv *b) {
   return CG_OK;
 }
 
+/* An int & | ^ << >> (C99 6.5.7: the shifts' undefined cases are errors). */
+static int eval_bits(km *m, const frame *fr, int32_t x, int op, kv *v) {
+  kv a, b;
+  int rc;
+  if ((rc = eval(m, fr, CG_KEXPR(m->k, x, A), &a)) || (rc = eval(m, fr, CG_KEXPR(m->k, x, B), &b))) return rc;
+  switch (op) {
+    case CG_KE_BAND: return v->i = a.i & b.i, CG_OK;
+    case CG_KE_BOR: return v->i = a.i | b.i, CG_OK;
+    case CG_KE_BXOR: return v->i = a.i ^ b.i, CG_OK;
+    default: break;
+  }
+  if (b.i < 0 || b.i > 31)
+    return XERR(m, x, "shift by %lld (an int shifts by 0..31)", (long long)b.i);
+  if (op == CG_KE_SHR) return v->i = a.i >> b.i, CG_OK; /* int64 holding an int: arithmetic, as gcc */
+  if (a.i < 0) return XERR(m, x, "left shift of the negative int %lld", (long long)a.i);
+  return int_result(m, x, a.i * ((int64_t)1 << b.i), v);
+}
+
 /* A binary arithmetic operator or comparison. */
 static int eval_binary(km *m, const frame *fr, int32_t x, int op, kv *v) {
   int32_t xa = CG_KEXPR(m->k, x, A), xb = CG_KEXPR(m->k, x, B);
@@ -507,6 +525,10 @@ static int eval(km *m, const frame *fr, int32_t x, kv *v) {
     case CG_KE_CAST: return eval_cast(m, fr, x, v);
     case CG_KE_INTRIN: return eval_intrin(m, fr, x, v);
     case CG_KE_NULLP: return v->obj = KNULL, v->i = 0, CG_OK;
+    case CG_KE_BNOT:
+      if ((rc = eval(m, fr, CG_KEXPR(k, x, A), &a))) return rc;
+      return v->i = ~a.i, CG_OK;
+    case CG_KE_BAND: case CG_KE_BOR: case CG_KE_BXOR: case CG_KE_SHL: case CG_KE_SHR: return eval_bits(m, fr, x, op, v);
     case CG_KE_PTRDIFF: return eval_binary(m, fr, x, op, v);
     default: return eval_binary(m, fr, x, op, v);
   }

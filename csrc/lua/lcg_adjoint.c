@@ -9,7 +9,7 @@
 #include "lcg.h"
 #include "../adjoint/cg_addg.h"
 
-CG_KKINDS_SEEN(10, 26); /* the statement kinds and expression operators its switches handle */
+CG_KKINDS_SEEN(10, 32); /* the statement kinds and expression operators its switches handle */
 
 /* What a call owns across Lua calls that may raise. */
 typedef struct lloops {

@@ -165,7 +165,7 @@ double h(double x, double const *p) { double t[sizeof(double) / 4] = { x }; retu
 -- and the rows of the constructs real programs brought in: the heap (ALLOC
 -- and FREE), a rank-3 array, narrow ints (a symbol's CTYPE) under a switch's
 -- if-chain, struct members scalarized, memset's loop, passive calls (printf, exit),
--- NULL, pointer comparisons and differences
+-- NULL, pointer comparisons and differences, bitwise operators
 local realc = {
   [=[void f(int n, double *y) { double *w = malloc(4 * sizeof(double)); for (int i = 0; i < 4; i++) w[i] = y[i] * 2;
   y[0] = w[3]; free(w); }]=],
@@ -179,6 +179,7 @@ double p(W w, V *q) { q->v[1] = w.g * q->v[0]; return q->v[1] + w.m; }]=],
 void o(int n, double *y) { printf("%d %g", n, y[0]); if (n < 0) exit(2); }]=],
   [=[void q(int n, double *x, double *y) { double *p = (void *)0, *e = x + n; for (p = x; p < e; p++) y[p - x] = *p;
   if (y != 0 && !p) y[0] = 1; }]=],
+  [=[void b(int n, int *c) { c[(n & 3) ^ 1] = (n << 2) | (~n >> 1); c[0] >>= 1; }]=],
 }
 local n_c99 = #c99
 for _, t in ipairs(realc) do c99[#c99 + 1] = t end

@@ -62,7 +62,7 @@ local ROOT = ir.cases("expr", "cgwb.adjoint: the state of a shadow", {
     if self.v:sym(r.sym).rows then return self:sym_state(r.sym) end
     return "live"
   end,
-  ["const_i|const_d|neg|not|cast|intrin|ptrdiff|" .. ir.GROUP.binary] = function() return "live" end,
+  ["const_i|const_d|neg|not|bnot|cast|intrin|ptrdiff|" .. ir.GROUP.binary] = function() return "live" end,
 })
 
 function E:root_state(e)
@@ -169,7 +169,7 @@ local SHADOW = ir.cases("expr", "cgwb.adjoint: the shadow of a pointer", {
     return ("%s[%s]"):format(self.gen.bname[r.sym], self.u:expr(r.a, true))
   end,
   null = function() return "NULL" end,
-  ["const_i|const_d|neg|not|cast|intrin|ptrdiff|" .. ir.GROUP.binary] = function(_, self, r)
+  ["const_i|const_d|neg|not|bnot|cast|intrin|ptrdiff|" .. ir.GROUP.binary] = function(_, self, r)
     error(errors.refused(("adjoint code: no shadow for the pointer expression %s"):format(self:ex(r.id))))
   end,
 })

@@ -37,7 +37,7 @@ local PROP = ir.cases("expr", "cgwb.adjoint: the adjoint of an expression", {
       if i <= g.arity then into(o, spell(g.partials[i], args, "(" .. self:ex(r.id) .. ")")) end
     end
   end,
-  ["const_i|const_d|addr|ptradd|not|mod|and|or|cast|null|ptrdiff|" .. ir.GROUP.compare] = function(op)
+  ["const_i|const_d|addr|ptradd|not|mod|and|or|cast|null|ptrdiff|bnot|" .. ir.GROUP.compare .. "|" .. ir.GROUP.bits] = function(op)
     error(errors.refused(("adjoint code: no adjoint for the operation %s"):format(op)))
   end,
 })

@@ -23,11 +23,16 @@ local M = {}
 local PREC = {
   cond = 1, ["or"] = 2, ["and"] = 3, eq = 4, ne = 4, lt = 5, le = 5, gt = 5, ge = 5,
   add = 6, sub = 6, ptradd = 6, mul = 7, div = 7, mod = 7, neg = 8, ["not"] = 8, cast = 8,
+  shl = 5.5, shr = 5.5, band = 3.75, bxor = 3.5, bor = 3.25, bnot = 8,
 }
+-- The bitwise operators: a compound operand in parentheses (gcc -Wparentheses
+-- asks for them around + in <<, a comparison in &, ...).
+local BITS = { band = true, bor = true, bxor = true, shl = true, shr = true }
 M.PREC = PREC
 M.BINOP = {
   add = "+", sub = "-", mul = "*", div = "/", mod = "%", lt = "<", le = "<=", gt = ">",
   ge = ">=", eq = "==", ne = "!=", ["and"] = "&&", ["or"] = "||", ptradd = "+",
+  band = "&", bor = "|", bxor = "^", shl = "<<", shr = ">>",
 }
 local BINOP = M.BINOP
 
@@ -99,8 +104,10 @@ local node = ir.cases("expr", "cgwb.ir.cprint", {
   end,
   [ir.GROUP.binary .. "|ptradd"] = function(op, p, r)
     local q = PREC[op]
+    if BITS[op] then return p:sub(r.a, 8) .. " " .. BINOP[op] .. " " .. p:sub(r.b, 8), q end
     return p:sub(r.a, q) .. " " .. BINOP[op] .. " " .. p:sub(r.b, q + 1), q
   end,
+  bnot = function(_, p, r) return "~" .. p:sub(r.a, 8), 8 end,
   neg = function(_, p, r)
     local a = p:sub(r.a, 8)
     if a:sub(1, 1) == "-" then a = "(" .. a .. ")" end -- "--x" would be C's decrement

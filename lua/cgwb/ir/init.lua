@@ -280,11 +280,13 @@ function M.cases(domain, what, handlers)
 end
 
 -- The expression kinds of a group: "binary" (two operands, infix), "compare"
--- (int 0/1 results), "unary" (prefix), "leaf" (no operand expressions).
+-- (int 0/1 results), "bits" (the int bitwise operators, infix), "unary"
+-- (prefix), "leaf" (no operand expressions).
 M.GROUP = {
-  binary = "add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or",
+  binary = "add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|band|bor|bxor|shl|shr",
   compare = "lt|le|gt|ge|eq|ne",
-  unary = "neg|not",
+  bits = "band|bor|bxor|shl|shr",
+  unary = "neg|not|bnot",
   leaf = "const_i|const_d|var",
 }
 -- }====

@@ -236,7 +236,11 @@ function L:ice(e)
       if b == 0 then self:err(e.pos, "division by zero in a constant") end
       local q = (a // b) + ((a % b ~= 0 and (a < 0) ~= (b < 0)) and 1 or 0)
       v = op == "/" and q or a - q * b
-    elseif op == "<<" then v = a << b elseif op == ">>" then v = a >> b
+    elseif op == "<<" or op == ">>" then -- C99 6.5.7: an int shifts by 0..31; >> of a negative: gcc's arithmetic
+      if b < 0 or b > 31 then self:err(e.pos, "a shift by %d in a constant expression (an int shifts by 0..31)", b) end
+      if op == ">>" then v = a // (1 << b)
+      elseif a < 0 then self:err(e.pos, "a left shift of the negative %d in a constant expression", a)
+      else v = a << b end
     elseif op == "&" then v = a & b elseif op == "|" then v = a | b elseif op == "^" then v = a ~ b
     elseif op == "<" then v = a < b and 1 or 0 elseif op == "<=" then v = a <= b and 1 or 0
     elseif op == ">" then v = a > b and 1 or 0 elseif op == ">=" then v = a >= b and 1 or 0

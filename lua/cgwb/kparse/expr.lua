@@ -12,8 +12,8 @@ local PP_BASE = { ppdouble = "double", ppint = "int" } -- a double ** or int ** 
 local function is_ptr(ty) return BASE_OF[ty] ~= nil end
 local function const_i(v, pos) return { op = "const_i", ty = "int", pos = pos, ival = v } end
 
--- the bitwise operators: parsed, not lowered
-local BITOP = { ["&"] = true, ["|"] = true, ["^"] = true, ["<<"] = true, [">>"] = true }
+-- the bitwise operators of ints: the IR's operators
+local BITOP = { ["&"] = "band", ["|"] = "bor", ["^"] = "bxor", ["<<"] = "shl", [">>"] = "shr" }
 local ARITH = { ["+"] = "add", ["-"] = "sub", ["*"] = "mul", ["/"] = "div", ["%"] = "mod" }
 local CMP = { ["<"] = "lt", ["<="] = "le", [">"] = "gt", [">="] = "ge", ["=="] = "eq", ["!="] = "ne" }
 -- The math.h constants inlined as double constants (C5).
@@ -234,9 +234,7 @@ end
 
 function L:rv_bin(e)
   local op = e.op
-  if BITOP[op] then
-    self:outside(e.pos, ("the operator '%s'"):format(op), "bitwise operators are not yet supported")
-  end
+  if BITOP[op] then return self:bit_op(self:rv(e.a), self:rv(e.b), op, e.pos) end
   if op == "&&" or op == "||" then
     local a = self:truth(self:rv(e.a), e.pos)
     local b = self:guarded(e.b, e.pos, op)
@@ -283,6 +281,30 @@ function L:int_const(op, a, b, pos)
   if r < INT_MIN or r > INT_MAX then
     self:err(pos, "integer overflow in a constant expression: %s is outside int",
       b and ("%d %s %d"):format(u, op, v) or ("-(%d)"):format(u))
+  end
+  return r
+end
+
+--- a op b of the int bitwise operator op (& | ^ << >>), folded when both
+-- are constants (a shift C leaves undefined is then an error, as gcc warns).
+function L:bit_op(a, b, op, pos)
+  for _, x in ipairs { a, b } do
+    if x.ty ~= "int" then self:err(pos, "'%s' needs int operands, not %s", op, self:type_name(x)) end
+  end
+  local r = { op = BITOP[op], ty = "int", pos = pos, a = a, b = b }
+  local u, v = cval(a), cval(b)
+  if u and v then
+    if op == "&" then r.cval = u & v elseif op == "|" then r.cval = u | v elseif op == "^" then r.cval = u ~ v
+    else
+      if v < 0 or v > 31 then self:err(pos, "a shift by %d in a constant expression (an int shifts by 0..31)", v) end
+      if op == ">>" then r.cval = u // (1 << v) -- arithmetic, as gcc's
+      else
+        if u < 0 or u * (1 << v) > INT_MAX then
+          self:err(pos, "integer overflow in a constant expression: %d << %d is outside int", u, v)
+        end
+        r.cval = u << v
+      end
+    end
   end
   return r
 end
@@ -351,7 +373,6 @@ function L:rv_un(e)
     return copy(lv)
   end
   if op == "&" then return self:addr_of(e.a, e.pos) end
-  if op == "~" then self:outside(e.pos, "the operator '~'", "bitwise operators are not yet supported") end
   if op == "__real__" or op == "__imag__" then self:outside(e.pos, ("'%s'"):format(op), "complex types are not yet supported") end
   if op == "*" then
     local p = self:rv(e.a)
@@ -359,6 +380,11 @@ function L:rv_un(e)
     return self:deref(p, nil, e.pos)
   end
   local a = self:rv(e.a)
+  if op == "~" then
+    if a.ty ~= "int" then self:err(e.pos, "'~' needs an int operand, not %s", self:type_name(a)) end
+    local u = cval(a)
+    return { op = "bnot", ty = "int", pos = e.pos, a = a, cval = u and ~u }
+  end
   if op == "!" then
     if is_ptr(a.ty) then return { op = "eq", ty = "int", pos = e.pos, a = a, b = self:null_like(a, e.pos) } end
     if a.ty == "double" then
@@ -774,9 +800,6 @@ end
 --- The statement of assignment e; returns its left side's tree (no copy:
 -- a statement's value is not used).
 function L:assign_stmt(e, pragma, spos)
-  if BITOP[e.op:sub(1, -2)] then
-    self:outside(e.pos, ("the operator '%s'"):format(e.op), "bitwise operators are not yet supported")
-  end
   local dst = e.lhs.k == "id" and self:lookup(e.lhs.name)
   if dst and dst.struct then
     if e.op ~= "=" then self:err(e.pos, "'%s' on a struct", e.op) end
@@ -800,7 +823,7 @@ function L:assign_stmt(e, pragma, spos)
   end
   rhs = self:rv(e.rhs)
   if e.op ~= "=" then
-    local op = e.op:sub(1, 1)
+    local op = e.op:sub(1, -2) -- "<<=": "<<"
     rhs = self:rv_bin_trees(copy(lhs), rhs, op, e.pos)
   end
   self:assign(lhs, self:assign_conv(lhs, rhs, e.pos), spos or e.pos, pragma)
@@ -810,6 +833,7 @@ end
 --- a op b for two trees (compound assignment).
 function L:rv_bin_trees(a, b, op, pos)
   if (op == "+" or op == "-") and is_ptr(a.ty) then return self:ptr_arith(a, b, op, pos) end
+  if BITOP[op] then return self:bit_op(a, b, op, pos) end
   self:arith(a, pos, "", op, "=")
   self:arith(b, pos, "", op, "=")
   local ty

@@ -153,7 +153,7 @@ local TPOINTER = ir.cases("expr", "cgwb.tangent pointer tangent", {
     return F:tname(r.sym) .. "[" .. F.u:expr(r.a, true) .. "]"
   end,
   null = function() return "NULL" end, -- NULL's tangent pointer: NULL
-  ["const_i|const_d|neg|not|add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|cast|intrin|ptrdiff"] = function(_, F, r)
+  ["const_i|const_d|neg|not|add|sub|mul|div|mod|lt|le|gt|ge|eq|ne|and|or|cast|intrin|ptrdiff|bnot|" .. ir.GROUP.bits] = function(_, F, r)
     error(errors.refused("tangent: no tangent for the pointer expression " .. F.u:expr(r.id, true)))
   end,
 })
@@ -199,7 +199,7 @@ local TEXPR = ir.cases("expr", "cgwb.tangent expression tangent", {
     end
     return "(" .. table.concat(terms, " + ") .. ")"
   end,
-  ["const_i|addr|ptradd|not|mod|lt|le|gt|ge|eq|ne|and|or|null|ptrdiff"] = function(op) error(errors.refused("tangent: no tangent for " .. op)) end,
+  ["const_i|addr|ptradd|not|mod|lt|le|gt|ge|eq|ne|and|or|null|ptrdiff|bnot|" .. ir.GROUP.bits] = function(op) error(errors.refused("tangent: no tangent for " .. op)) end,
 })
 
 function F:texpr(e)

@@ -452,14 +452,19 @@ local function heap_refusal(ir, f)
   end
 end
 
--- The first NULL, pointer comparison or pointer difference in function f
--- (1-based) as "FILE:LINE:COL: ...", or nil: the schema subset has no
--- pointer values.
+-- The first NULL, pointer comparison, pointer difference or bitwise
+-- operator in function f (1-based) as "FILE:LINE:COL: ...", or nil: the
+-- schema subset has no pointer values and no bit operations.
+local BITS = { band = "&", bor = "|", bxor = "^", shl = "<<", shr = ">>", bnot = "~" }
 local function pointer_refusal(ir, f)
   local v = ir_view(ir)
   local found
   local function look(x)
     local e = v:expr(x)
+    if BITS[e.op] then
+      found = found or ("%s:%d:%d: the operator '%s' is outside XAIF (its intrinsics have no bit operations)"):format(
+        ir.file, e.line, e.col, BITS[e.op])
+    end
     if e.op == "null" or e.op == "ptrdiff" or (BOOL_XAIF[e.op] and e.a and v:expr(e.a).type:find("%*")) then
       found = found or ("%s:%d:%d: %s is outside XAIF (the schema subset has no pointer values)"):format(ir.file,
         e.line, e.col, e.op == "null" and "NULL" or e.op == "ptrdiff" and "a pointer difference" or "a pointer comparison")
