@@ -102,39 +102,7 @@ void dry(int n, double c, double *a, double *y)
     end },
 }
 
--- A C driver printing the result and the arrays after one call, exactly (%a, %d).
-local function driver(K, call)
-  local out = { K.text, "int main(void) {" }
-  local args = {}
-  for i, a in ipairs(call.arrays) do
-    local v = {}
-    for j, x in ipairs(a.values) do v[j] = a.type == "int" and ("%d"):format(x) or ("%a"):format(x) end
-    out[#out + 1] = ("  static %s A%d[%d] = {%s};"):format(a.type, i, #v, table.concat(v, ", "))
-  end
-  for i, a in ipairs(call.args) do
-    args[i] = a.int and tostring(a.int) or a.double and ("%a"):format(a.double) or ("A%d + %d"):format(a.array, a.offset)
-  end
-  local c = ("%s(%s)"):format(K.name, table.concat(args, ", "))
-  out[#out + 1] = K.ret and ('  printf("R %%a\\n", %s);'):format(c) or ("  %s;"):format(c)
-  for i, a in ipairs(call.arrays) do
-    out[#out + 1] = ('  for (int j = 0; j < %d; j++) printf("%s\\n", A%d[j]);'):format(#a.values,
-      a.type == "int" and "%d" or "%a", i)
-  end
-  out[#out + 1] = "  return 0;\n}\n"
-  return table.concat(out, "\n")
-end
-
--- The interpreter's result in the driver's form.
-local function interp_lines(r, call)
-  local out = {}
-  if r.ret then out[#out + 1] = ("R %a"):format(r.ret) end
-  for i, a in ipairs(r.arrays) do
-    for _, v in ipairs(a.values) do
-      out[#out + 1] = call.arrays[i].type == "int" and ("%d"):format(v) or ("%a"):format(v)
-    end
-  end
-  return table.concat(out, "\n") .. "\n"
-end
+local kgen = require "kgen"
 
 local function read(text, opts) return cgwb.read_kernel(text, "nu.c", opts) end
 
@@ -159,11 +127,9 @@ describe("NULL and pointer comparisons", function()
 
   for _, K in ipairs(KERNELS) do
     it(K.name .. ": the interpreter gives the compiled kernel's values bit for bit", function()
-      local k = assert(read(K.text))
-      local call = K.call()
-      local r = assert(k:run(K.name, call))
+      local want, got, r = kgen.interp_vs_cc(read, K, K.call())
       assert.is_nil(r.leak)
-      assert.equal(H.run_c(driver(K, call)), interp_lines(r, call))
+      assert.equal(want, got)
     end)
   end
 

@@ -35,34 +35,8 @@ void perm(const double *x, double *y, int *h)
       iarr("h", { 0, 0 }) }, args = { { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 } } }
   end }
 
--- A C driver printing the arrays after one call, exactly (%a, %d).
-local function driver(text, fname, call)
-  local out = { text, "#include <stdio.h>", "int main(void) {" }
-  local args = {}
-  for i, a in ipairs(call.arrays) do
-    local v = {}
-    for j, x in ipairs(a.values) do v[j] = a.type == "int" and ("%d"):format(x) or ("%a"):format(x) end
-    out[#out + 1] = ("  static %s A%d[%d] = {%s};"):format(a.type, i, #v, table.concat(v, ", "))
-  end
-  for i, a in ipairs(call.args) do args[i] = a.int and tostring(a.int) or ("A%d + %d"):format(a.array, a.offset) end
-  out[#out + 1] = ("  %s(%s);"):format(fname, table.concat(args, ", "))
-  for i, a in ipairs(call.arrays) do
-    out[#out + 1] = ('  for (int j = 0; j < %d; j++) printf("%s\\n", A%d[j]);'):format(#a.values,
-      a.type == "int" and "%d" or "%a", i)
-  end
-  out[#out + 1] = "  return 0;\n}\n"
-  return table.concat(out, "\n")
-end
-
-local function interp_lines(r, call)
-  local out = {}
-  for i, a in ipairs(r.arrays) do
-    for _, v in ipairs(a.values) do
-      out[#out + 1] = call.arrays[i].type == "int" and ("%d"):format(v) or ("%a"):format(v)
-    end
-  end
-  return table.concat(out, "\n") .. "\n"
-end
+local kgen = require "kgen"
+local driver, interp_lines = kgen.exact_driver, kgen.result_lines
 
 local function read(text, opts) return cgwb.read_kernel(text, "bw.c", opts) end
 

@@ -384,4 +384,49 @@ function M.driver(text, info, call)
   return table.concat(out, "\n") .. "\n"
 end
 
+-- A C driver that calls fname once on call (int and double arrays, int,
+-- double and array arguments) and prints its result ("R %a" when ret) and
+-- every array cell after it, exactly (%a, %d): compared with M.result_lines.
+function M.exact_driver(text, fname, call, ret)
+  local out = { text, "#include <stdio.h>", "int main(void) {" }
+  local args = {}
+  for i, a in ipairs(call.arrays) do
+    local v = {}
+    for j, x in ipairs(a.values) do v[j] = a.type == "int" and ("%d"):format(x) or ("%a"):format(x) end
+    out[#out + 1] = ("  static %s A%d[%d] = {%s};"):format(a.type or "double", i, #v, table.concat(v, ", "))
+  end
+  for i, a in ipairs(call.args) do
+    args[i] = a.int and tostring(a.int) or a.double and ("%a"):format(a.double) or ("A%d + %d"):format(a.array, a.offset)
+  end
+  local c = ("%s(%s)"):format(fname, table.concat(args, ", "))
+  out[#out + 1] = ret and ('  printf("R %%a\\n", %s);'):format(c) or ("  %s;"):format(c)
+  for i, a in ipairs(call.arrays) do
+    out[#out + 1] = ('  for (int j = 0; j < %d; j++) printf("%s\\n", A%d[j]);'):format(#a.values,
+      a.type == "int" and "%d" or "%a", i)
+  end
+  out[#out + 1] = "  return 0;\n}\n"
+  return table.concat(out, "\n")
+end
+
+-- The interpreter's result r of k:run on call in M.exact_driver's form.
+function M.result_lines(r, call)
+  local out = {}
+  if r.ret then out[#out + 1] = ("R %a"):format(r.ret) end
+  for i, a in ipairs(r.arrays) do
+    for _, v in ipairs(a.values) do
+      out[#out + 1] = call.arrays[i].type == "int" and ("%d"):format(v) or ("%a"):format(v)
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- Kernel K ({name, text, ret}) read by read(text), run on call by the
+-- interpreter and compiled by cc: the compiled run's lines, the
+-- interpreter's lines, the interpreter's result.
+function M.interp_vs_cc(read, K, call)
+  local k = assert(read(K.text))
+  local r = assert(k:run(K.name, call))
+  return require("spec.helper").run_c(M.exact_driver(K.text, K.name, call, K.ret)), M.result_lines(r, call), r
+end
+
 return M
