@@ -212,8 +212,10 @@ end
 local FWD = ir.cases("stmt", "cgwb.adjoint: the forward sweep", {
   assign = function(_, self, r)
     self:push_old(r.lhs)
+    if self:is_ptr_var(r.lhs) then -- the shadow first: it reads the state the rhs reads (p = c ? q : p tests p)
+      self:set(self.gen.bname[self.v:expr(r.lhs).sym], self:shadow(r.rhs))
+    end
     self:put(self.u:simple(r.id), r.line)
-    if self:is_ptr_var(r.lhs) then self:set(self.gen.bname[self.v:expr(r.lhs).sym], self:shadow(r.rhs)) end
   end,
   call = function(_, self, r)
     local l = r.line
@@ -433,10 +435,10 @@ end
 local PLAIN = ir.cases("stmt", "cgwb.adjoint: the plain code", {
   assign = function(_, self, r, snap, count)
     self:save_cell(r.lhs, snap, count)
-    self:put(self.u:simple(r.id), r.line)
-    if self.dry and self:is_ptr_var(r.lhs) then -- a dry run of F_b: the shadow follows (g_p has none)
+    if self.dry and self:is_ptr_var(r.lhs) then -- a dry run of F_b: the shadow too (g_p has none), first
       self:set(self.gen.bname[self.v:expr(r.lhs).sym], self:shadow(r.rhs))
     end
+    self:put(self.u:simple(r.id), r.line)
   end,
   call = function(_, self, r, snap, count)
     self:save_cell(r.lhs, snap, count)

@@ -219,9 +219,9 @@ function F:passive_assign(st)
   local primal = self.u:simple(st) .. ";"
   if self:is_double_sym(s) then
     local ptr = self.v:sym(s).ptr and self:op(lhs) == "var"
-    if ptr then
-      self:line(primal)
+    if ptr then -- the tangent first: it reads the state the primal's rhs reads (p = c ? q : p tests p)
       self:line(self:tname(s) .. " = " .. self:tpointer(rhs) .. ";")
+      self:line(primal)
     else
       self:tline(self:tlvalue(lhs) .. " = 0.0;") -- before the write: the subscript reads the old state
       self:line(primal)
