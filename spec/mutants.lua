@@ -204,8 +204,11 @@ return {
     from = "X(MINMAX, \"minmax\", 0)", to = "X(MINMAX, \"minmax\", CG_ACF_EXEMPT)",
     tests = { "spec/32-adjoint-props_spec.lua::loop.analysis.on.generated" } },
   { name = "addg-overlap-independent", file = "csrc/adjoint/cg_addg.c",
-    from = "g->l_indep[l] = (uint8_t)(!overlap && bad < 0);", to = "g->l_indep[l] = (uint8_t)(bad < 0);",
+    from = "g->l_indep[l] = (uint8_t)(!overlap && bad < 0 && pcx < 0);", to = "g->l_indep[l] = (uint8_t)(bad < 0 && pcx < 0);",
     tests = { "spec/32-adjoint-props_spec.lua::loop.analysis.on.generated" } },
+  { name = "addg-pointer-carried-ignored", file = "csrc/adjoint/cg_addg.c",
+    from = "g->l_indep[l] = (uint8_t)(!overlap && bad < 0 && pcx < 0);", to = "g->l_indep[l] = (uint8_t)(!overlap && bad < 0);",
+    tests = { "spec/64-null_spec.lua::carries.a.dependence" } },
   -- {==== the Jacobian by colouring (cg_colour.c) ====}
   { name = "colour-check-blind", file = "csrc/elim/cg_colour.c",
     from = "if (seen[k] == l + 1) {", to = "if (seen[k] == l + 2) {",
