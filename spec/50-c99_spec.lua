@@ -148,8 +148,9 @@ describe("c99: a PolyBench-style program", function()
     assert.same({ "now", "run_all", "main" }, { left[1].name, left[2].name, left[3].name })
     assert.matches("^atax%.i:%d+:%d+: a call of 'clock' is outside the kernel subset %(it has no definition", left[1].why)
     assert.matches("^atax%.i:%d+:%d+: a call of 'now' is outside the kernel subset %('now' is left alone: atax%.i:", left[2].why)
-    -- main's `char **argv`: char is in the subset, a pointer to a pointer is not
-    assert.matches("^atax%.i:%d+:%d+: a pointer to a pointer is outside the kernel subset", left[3].why)
+    -- main's `char **argv` is a char ** parameter (its rows are read where they are); its
+    -- `double (*A)[M]` is not in the subset
+    assert.matches("^atax%.i:%d+:%d+: a pointer to an array is outside the kernel subset", left[3].why)
     -- the line and column are the function name's
     local line = select(2, t:sub(1, t:find("double now(void)", 1, true)):gsub("\n", "")) + 1
     assert.equal(line, left[1].line)
@@ -255,7 +256,7 @@ describe("c99: constructs that parse and are not lowered are refused at file:lin
     { "void f(double *y) { unsigned long n = 2; y[0] = n; }", "e.c:1:21: 'unsigned long' is outside the kernel subset (the types are double, int, char, signed and unsigned char, short, unsigned short, _Bool and pointers to them)" },
     { "void f(int *y) { switch (y[0]) { case 1: { y[1] = 2; case 2: break; } } }", "e.c:1:54: a 'case' label inside a nested statement of its switch is outside the kernel subset (labels directly in the switch's block)" },
     { "void f(int *y) { out: y[0] = 1; goto out; }", "e.c:1:33: a backward 'goto' (to 'out' at line 1, column 18) is outside the kernel subset (a goto jumps forward: write the loop as a loop)" },
-    { "double f(const char **s) { return 1.0; }", "e.c:1:23: a pointer to a pointer is outside the kernel subset (one level of pointers to char, short or _Bool cells; double ** and int ** parameters are read through)" },
+    { "double f(const char ***s) { return 1.0; }", "e.c:1:24: a pointer to a pointer to a pointer is outside the kernel subset (at most two levels of pointers)" },
     { "void f(double *y) { y[0] = h(\"a\"); }", "e.c:1:30: a string literal is outside the kernel subset (numbers and character constants only)" },
     { "double h(double x);\nvoid f(double *y) { y[0] = h(1); }", "e.c:2:28: a call of 'h' is outside the kernel subset (it has no definition in the file; an external function is declared with its derivatives by --externals)" },
     { "void f(int *y) { y[0] = L'a'; }", "e.c:1:25: the character constant L'a' is outside the kernel subset (one character or escape, no L, u or U prefix)" },

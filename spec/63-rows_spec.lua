@@ -2,8 +2,8 @@
 -- the function reads (doc/kernel-ir.md, "Pointer-valued storage", its
 -- first step): a matrix-vector product, a Gauss-Seidel sweep and a row
 -- scaling in Numerical Recipes style (double **a), a sum of rows passed to
--- a callee, a quadratic form through `const double *const *A` and an
--- `int **idx`.  The interpreter equals the compiled kernel bit for bit
+-- a callee, rows passed on to callees' double **, a quadratic form through
+-- `const double *const *A` and an `int **idx`, and `const char **names`.  The interpreter equals the compiled kernel bit for bit
 -- (rows that share an array and overlap); the tangent code (double **Ad,
 -- scalar and vector mode) against central differences of the compiled
 -- kernel, its primal bit for bit; the adjoint code (double **Ab, loops
@@ -77,6 +77,27 @@ void rowsum(int n, int m, const double *const *A, const double *c, double *y) {
 }
 ]==]
 
+-- The rows passed on to callees' double ** parameters (one reads them, one
+-- writes through them).
+local PASSON = [==[
+#include <math.h>
+static double rowdot(int m, double **A, int i, const double *x) {
+  double s = 0;
+  int j;
+  for (j = 0; j < m; j++) s += A[i][j] * x[j];
+  return s;
+}
+static void scale0(int n, double **B, double c) {
+  int i;
+  for (i = 0; i < n; i++) B[i][0] = B[i][0] * c;
+}
+void passon(int n, int m, double **A, const double *x, double *y) {
+  int i;
+  scale0(n, A, x[0]);
+  for (i = 0; i < n; i++) y[i] = sin(rowdot(m, A, i, x));
+}
+]==]
+
 -- The cases: arrays {name, type, values}; args in parameter order: {int =},
 -- {ptr = array, off =}, {rows = array, offs = {...}} (row r at offs[r]).
 local function ramp(n, a, b) local t = {}; for i = 1, n do t[i] = a + b * i + 0.125 * (i * i % 7) end; return t end
@@ -97,6 +118,9 @@ local CASES = {
   { name = "a row passed to a double * parameter", text = ROWSUM, fname = "rowsum",
     arrays = { { "M", "double", ramp(6, 0.25, 0.5) }, { "c", "double", { 0.5, -0.25, 0.125 } }, { "y", "double", { 0, 0, 0 } } },
     args = { { int = 3 }, { int = 3 }, { rows = "M", offs = { 0, 2, 1 }, const = true }, { ptr = "c", off = 0 }, { ptr = "y", off = 0 } } },
+  { name = "the rows passed on to callees' double **", text = PASSON, fname = "passon",
+    arrays = { { "M", "double", ramp(8, 0.25, -0.375) }, { "x", "double", { 0.75, -0.5, 1.25 } }, { "y", "double", { 0, 0, 0 } } },
+    args = { { int = 3 }, { int = 3 }, { rows = "M", offs = { 0, 3, 5 } }, { ptr = "x", off = 0 }, { ptr = "y", off = 0 } } },
   { name = "const double *const * and int **", text = QUAD, fname = "quad", ret = true,
     arrays = { { "M", "double", ramp(7, -0.5, 0.375) }, { "I", "int", { 2, 0, 1, 2, 0, 1 } }, { "x", "double", { 0.5, 1.5, -1.0 } } },
     args = { { int = 3 }, { rows = "M", offs = { 0, 2, 4 }, const = true }, { rows = "I", offs = { 0, 2, 4 } }, { ptr = "x", off = 0 } } },
@@ -386,6 +410,49 @@ describe("double ** parameters: the rows' alias analysis", function()
   end)
 end)
 
+describe("char ** parameters", function()
+  local NAMES = [==[
+#include <math.h>
+static double weight(int n, const char **names, const double *x) {
+  return x[0] * (names[1][0] == 'b' ? 2.0 : 1.0) + n * (names[0][1] != 0);
+}
+double obj(int n, const char **names, const double *theta, double *err) {
+  int i;
+  for (i = 0; i < n; i++) err[i] = sin(theta[i]) * weight(n, names, theta);
+  return err[0];
+}
+]==]
+  it("are read through and passed on (an objective's bone names): the interpreter as the compiled program", function()
+    local k = assert(cgwb.read_kernel(NAMES, "names.c"))
+    local call = { arrays = { { name = "S", type = "int", values = { 97, 0, 98, 99, 0 } }, { name = "T", type = "double",
+      values = { 0.5, -1.25 } }, { name = "E", type = "double", values = { 0, 0 } } },
+      args = { { int = 2 }, { rows = { { array = 1, offset = 0 }, { array = 1, offset = 2 } } }, { array = 2, offset = 0 },
+        { array = 3, offset = 0 } } }
+    local r = assert(k:run("obj", call))
+    local bad = { arrays = { { name = "S", type = "int", values = { 300, 0 } }, call.arrays[2], call.arrays[3] },
+      args = { { int = 1 }, { rows = { { array = 1, offset = 0 } } }, call.args[3], call.args[4] } }
+    local none, err = k:run("obj", bad)
+    assert.is_nil(none)
+    assert.truthy(err:find("argument 2 (names): row 0: cell 0 of array 1 is 300, not a char", 1, true), err)
+    local main = NAMES .. [==[
+#include <stdio.h>
+int main(void) {
+  const char *names[2] = { "a", "bc" };
+  double theta[2] = { 0.5, -1.25 }, err[2];
+  double r = obj(2, names, theta, err);
+  printf("%a %a %a\n", r, err[0], err[1]);
+  return 0;
+}
+]==]
+    assert.equal(H.run_c(main), ("%a %a %a\n"):format(r.ret, r.arrays[3].values[1], r.arrays[3].values[2]))
+    for _, code in ipairs { (assert(tangent.emit(k, "obj"))), (assert(adjoint.emit(k, "obj"))) } do
+      assert.truthy(code:find("const char *const *names, const double *theta", 1, true), code)
+      local src = H.write(H.tmp(".c"), code)
+      assert(os.execute(("%s -I%s -c -o %s %s 2>&1"):format(T.CC, require("addriver").RUNTIME, H.tmp(".o"), src)), code)
+    end
+  end)
+end)
+
 describe("double ** parameters: what is not yet supported", function()
   -- f is refused: alone in the file, the reading fails; beside g (fine), f is left alone with the reason
   local function refused(body, msg, params)
@@ -409,8 +476,8 @@ describe("double ** parameters: what is not yet supported", function()
       .. "are read, never stored or moved: not yet supported)")
     refused("  double **B = A;", "f.c:4:12: the local pointer to pointers 'B' is outside the kernel subset")
     refused("  double **B;", "not yet supported")
-    refused("  g(A);", "f.c:4:5: passing a pointer to pointers to 'g' is outside the kernel subset (a double ** or "
-      .. "int ** parameter's rows are read where it is one; passing it on is not yet supported)")
+    refused("  double *q = p; g(q);", "f.c:4:20: argument 1 of 'g', a double **, that is not a double ** parameter is "
+      .. "outside the kernel subset (a pointer to pointers is a parameter, passed on as it is)")
     refused("  p[0] = *(A + 1)[0];", "f.c:4:14: arithmetic on the pointer to pointers 'A'")
     refused("  p[0] = A == A;", "f.c:4:12: arithmetic on the pointer to pointers 'A'")
     refused("  p[0] = n ? A[0][0] : 1;", "f.c:4:12: a call or side effect in an operand of '?:' is outside the kernel "

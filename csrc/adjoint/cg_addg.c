@@ -123,7 +123,8 @@ static int callee_writes(const cg_kernel *k, int32_t g, int32_t p) {
       int32_t a0 = CG_KSTMT(k, (int32_t)st, CALL_ARGS), na = CG_KSTMT_N(k, (int32_t)st, CALL_ARGS), i;
       for (i = 0; i < na; i++) {
         int32_t x = k->args[a0 + i], t = CG_KEXPR(k, x, TYPE);
-        if ((t == CG_KT_PDOUBLE || t == CG_KT_PINT) && mentions(k, x, p)) return 1;
+        if ((t == CG_KT_PDOUBLE || t == CG_KT_PINT || t == CG_KT_PPDOUBLE || t == CG_KT_PPINT) && mentions(k, x, p))
+          return 1;
       }
     }
   }

@@ -743,6 +743,7 @@ static void walk_assign(ctx *c, int32_t st) {
 }
 
 static int is_ptr_type(int t) { return t == CG_KT_PDOUBLE || t == CG_KT_PINT; }
+static int is_pptr_type(int t) { return t == CG_KT_PPDOUBLE || t == CG_KT_PPINT; } /* a double ** passed on */
 
 /* Whether argument x of call st is passed to a pointer-to-const parameter:
  * the callee cannot write through it (the front end refuses such writes and
@@ -764,7 +765,7 @@ static void walk_call(ctx *c, int32_t st) {
   for (i = 0; i < na; i++) uses(c, k->args[a0 + i], st);
   for (i = 0; i < na; i++) {
     int32_t x = k->args[a0 + i];
-    if (!is_ptr_type(CG_KEXPR(k, x, TYPE))) continue;
+    if (!is_ptr_type(CG_KEXPR(k, x, TYPE)) && !is_pptr_type(CG_KEXPR(k, x, TYPE))) continue;
     set = ok_set(c->w, set_whole(c->al, c->w, pts_of(c, x)), &c->err);
     add_access(c, st, x, CG_KA_USE, set, 0);
   }
@@ -772,7 +773,7 @@ static void walk_call(ctx *c, int32_t st) {
   end = (int32_t)c->al->nacc;
   for (i = first; i < end; i++)
     if (c->al->acc_kind[i] == CG_KA_USE && c->al->acc_expr[i] >= 0 &&
-        is_ptr_type(CG_KEXPR(k, c->al->acc_expr[i], TYPE)) &&
+        (is_ptr_type(CG_KEXPR(k, c->al->acc_expr[i], TYPE)) || is_pptr_type(CG_KEXPR(k, c->al->acc_expr[i], TYPE))) &&
         !const_param(k, st, c->al->acc_expr[i])) {
       add_access(c, st, c->al->acc_expr[i], CG_KA_DEF, c->al->acc_set[i], 1);
       refresh_ints(c, c->al->acc_set[i]);

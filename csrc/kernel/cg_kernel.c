@@ -448,7 +448,16 @@ static int check_access(const cg_kernel *k, int32_t x, int32_t f, cg_error *e) {
   if (CG_KSYM(k, s, FUNC) != f && CG_KSYM(k, s, KIND) != CG_KS_GLOBAL)
     return kerr(k, e, "expr %d: sym %d belongs to func %d, not %d", (int)x, (int)s,
                 (int)CG_KSYM(k, s, FUNC), (int)f);
-  if (CG_KSYM(k, s, PTR) == 2) { /* rows: only a load t = A[i] */
+  if (CG_KSYM(k, s, PTR) == 2 && op == CG_KE_VAR && k->expr_parent[x] == -1 &&
+      CG_KSTMT(k, k->expr_stmt[x], KIND) == CG_KST_CALL) { /* passed on to a callee's pointer to pointers */
+    int32_t st = k->expr_stmt[x], a0 = CG_KSTMT(k, st, CALL_ARGS), g = CG_KSTMT(k, st, CALL_CALLEE), i, p = -1;
+    for (i = 0; i < CG_KSTMT_N(k, st, CALL_ARGS); i++)
+      if (k->args[a0 + i] == x && i < CG_KFUNC(k, g, NPARAM)) p = CG_KFUNC(k, g, SYM0) + i;
+    if (p < 0 || CG_KSYM(k, p, PTR) != 2 || CG_KSYM(k, p, BASE) != CG_KSYM(k, s, BASE) ||
+        CG_KSYM(k, p, CTYPE) != CG_KSYM(k, s, CTYPE))
+      return kerr(k, e, "expr %d: pointer-to-pointer sym %d passed to no parameter of its type", (int)x, (int)s);
+    want = cg_ksym_type(k, s);
+  } else if (CG_KSYM(k, s, PTR) == 2) { /* rows: only a load t = A[i] */
     int32_t st = k->expr_stmt[x];
     if (op != CG_KE_ELEM)
       return kerr(k, e, "expr %d: a %s of pointer-to-pointer sym %d (only a load of a row)", (int)x,

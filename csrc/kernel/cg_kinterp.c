@@ -1106,6 +1106,15 @@ static int rows_arg(km *m, uint32_t i, int32_t s, const cg_karg *a, kv *v) {
     if (a->row_offset[r] < 0 || a->row_offset[r] > (int64_t)m->c->arrays[ar].n)
       return usage(m, m->c->func, "argument %u (%s): row %u: offset %lld outside 0..%u", (unsigned)i + 1,
                    pn, (unsigned)r, (long long)a->row_offset[r], (unsigned)m->c->arrays[ar].n);
+    if (CG_KSYM(k, s, CTYPE) != CG_KC_INT) { /* rows of chars hold chars */
+      const cg_karray *y = &m->c->arrays[ar];
+      uint32_t c;
+      for (c = 0; c < y->n; c++)
+        if ((!y->init || y->init[c]) && !cg_kctype_fits(CG_KSYM(k, s, CTYPE), (int64_t)y->values[c]))
+          return usage(m, m->c->func, "argument %u (%s): row %u: cell %u of array %u is %.17g, not a %s",
+                       (unsigned)i + 1, pn, (unsigned)r, (unsigned)c, (unsigned)ar + 1, y->values[c],
+                       cg_kctype_name(CG_KSYM(k, s, CTYPE)));
+    }
   }
   if (new_obj(m, s, -1, CG_KT_INT, 1, a->nrows, &o)) return CG_ENOMEM; /* iv unused: the cells are pointers */
   b = &m->obj[o];

@@ -564,9 +564,22 @@ function L:call_args(f, e)
   local out = {}
   for i, a in ipairs(e.args) do
     local p = sp[i]
-    if p.ptr == 2 then
-      self:outside(a.pos, ("passing a pointer to pointers to '%s'"):format(f.name),
-        "a double ** or int ** parameter's rows are read where it is one; passing it on is not yet supported")
+    if p.ptr == 2 then -- a pointer to pointers passed on as it is: the callee reads its rows
+      local src = a.k == "id" and self:lookup(a.name)
+      local pt = (p.ct or p.base) .. " **"
+      if not (src and src.ptr == 2 and not src.struct) then
+        self:outside(a.pos, ("argument %d of '%s', a %s, that is not a %s parameter"):format(i, f.name, pt, pt),
+          "a pointer to pointers is a parameter, passed on as it is")
+      end
+      if src.base ~= p.base or src.ct ~= p.ct then
+        self:err(a.pos, "argument %d of '%s' must be %s, not %s **", i, f.name, pt, src.ct or src.base)
+      end
+      if (src.qual & self.lay.qual.const) ~= 0 and (p.qual & self.lay.qual.const) == 0 then
+        self:err(a.pos, "argument %d of '%s' points to read-only cells, the parameter is not const", i, f.name)
+      end
+      self:mark_read(src)
+      out[#out + 1] = { op = "var", ty = "p" .. PTR_OF[src.base], pos = a.pos, sym = src.id, pass = true }
+      goto next_arg
     end
     if p.stype and p.pointer then -- S *q: a pointer to a struct (p) or the address of one (&s)
       local what = ("argument %d of '%s'"):format(i, f.name)

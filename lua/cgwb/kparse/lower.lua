@@ -426,7 +426,7 @@ function L:expr_writer()
     if t.ty == "null" then -- NULL where no pointer type says which pointer it is
       self:outside(pos, "NULL as a value of no pointer type", "NULL is assigned, compared or passed as a pointer")
     end
-    if t.op == "var" and (t.ty == "ppdouble" or t.ty == "ppint") then -- only ELEM of one is a row load
+    if t.op == "var" and (t.ty == "ppdouble" or t.ty == "ppint") and not t.pass then -- only ELEM of one is a row load (or a call's argument)
       self:outside(pos, ("the pointer to pointers '%s' used as a value"):format(self.syms[t.sym + 1].name),
         "only its rows are read (A[i], A[i][j], *A); passing, copying or comparing it is not yet supported")
     end

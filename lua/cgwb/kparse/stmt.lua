@@ -107,10 +107,6 @@ function L:decl_info(spec, d, kind)
   if t.base == "void" and t.ptr == 0 then self:err(d.pos, "'%s' declared void", d.name or "parameter") end
   if t.ptr > 2 then self:outside(d.pos, "a pointer to a pointer to a pointer", "at most two levels of pointers") end
   if t.ptr == 2 and not t.stype then
-    if t.ct then -- char **argv and the like: rows of unknown length, not read through
-      self:outside(d.pos, "a pointer to a pointer", "one level of pointers to char, short or _Bool cells; double ** "
-        .. "and int ** parameters are read through")
-    end
     if kind ~= "param" then
       self:outside(d.pos, ("the %s pointer to pointers '%s'"):format(kind, d.name or "?"),
         "a double ** or int ** is a parameter whose rows are read; other pointers to pointers are not yet supported")
