@@ -115,6 +115,41 @@ double argmax(int n, double *a, double *y)
       return { arrays = { darr("a", { 0.3, 1.7, -0.2, 1.1 }), darr("y", { 0.5 }) },
         args = { { int = 4 }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
     end },
+  { -- double buffering, as stencil codes step in time: the buffers' pointers swapped each step
+    name = "heat", text = HEAD .. [[
+void heat(int n, int steps, double *u, double *out)
+{
+  double *cur = (double *) malloc(n * sizeof(double)), *next = (double *) malloc(n * sizeof(double)), *tmp;
+  int i, t;
+  if (cur == NULL || next == NULL) exit(1);
+  for (i = 0; i < n; i++) cur[i] = u[i];
+  next[0] = cur[0]; next[n - 1] = cur[n - 1];
+  for (t = 0; t < steps; t++) {
+    for (i = 1; i < n - 1; i++) next[i] = cur[i] + 0.25 * (cur[i - 1] - 2.0 * cur[i] + cur[i + 1]) + 0.01 * sin(cur[i]);
+    tmp = cur; cur = next; next = tmp;
+  }
+  for (i = 0; i < n; i++) out[i] = cur[i] * cur[i];
+  free(cur); free(next);
+}
+]], call = function()
+      return { arrays = { darr("u", { 0.1, 0.5, -0.3, 0.8, 0.2 }), darr("out", { 0, 0, 0, 0, 0 }) },
+        args = { { int = 5 }, { int = 3 }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
+    end },
+  { -- two pointers swapped by a comparison of their cells, then read
+    name = "swaprow", text = HEAD .. [[
+void swaprow(int n, double *a, double *b, double *y)
+{
+  double *lo = a, *hi = b, *t;
+  int i;
+  for (i = 0; i < n; i++) {
+    if (lo[i] > hi[i]) { t = lo; lo = hi; hi = t; }
+    y[n - 1 - (&y[i] - y)] = lo[i] * cos(hi[i]);
+  }
+}
+]], call = function()
+      return { arrays = { darr("a", { 0.1, 0.9, -0.3, 0.8 }), darr("b", { 0.4, 0.2, 0.5, -0.1 }), darr("y", { 0, 0, 0, 0 }) },
+        args = { { int = 4 }, { array = 1, offset = 0 }, { array = 2, offset = 0 }, { array = 3, offset = 0 } } }
+    end },
 }
 
 local kgen = require "kgen"
