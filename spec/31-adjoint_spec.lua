@@ -425,10 +425,12 @@ describe("choosing loops", function()
 end)
 
 describe("refusals", function()
-  it("break, continue and an early return", function()
+  it("break, continue and an early return out of a loop (a guard's early return is an if: it reads)", function()
+    assert(adjoint.emit(assert(cgwb.read_kernel("void f(int n, const double *x, double *y) {\n  int i;\n  "
+      .. "if (n > 2) return; y[0] = x[0];\n}\n", "b.c")), "f"))
     for _, body in ipairs { "for (i = 0; i < n; i++) { if (x[i] > 0.0) break; y[i] = x[i]; }",
                             "for (i = 0; i < n; i++) { if (x[i] > 0.0) continue; y[i] = x[i]; }",
-                            "if (n > 2) return; y[0] = x[0];" } do
+                            "for (i = 0; i < n; i++) { if (x[i] > 0.0) return; y[i] = x[i]; }" } do
       local k = assert(cgwb.read_kernel("void f(int n, const double *x, double *y) {\n  int i;\n  " .. body .. "\n}\n",
         "b.c"))
       local code, err = adjoint.emit(k, "f")

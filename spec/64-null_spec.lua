@@ -115,6 +115,21 @@ double argmax(int n, double *a, double *y)
       return { arrays = { darr("a", { 0.3, 1.7, -0.2, 1.1 }), darr("y", { 0.5 }) },
         args = { { int = 4 }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
     end },
+  { -- guard clauses: early returns (a NULL check among them) are lowered to one return at the end
+    name = "guard", ret = "double", text = HEAD .. [[
+double guard(int n, double *x, double *y)
+{
+  int i;
+  double s = 0.0;
+  if (n <= 0 || x == NULL) return 0.0;
+  for (i = 0; i < n; i++) { s += sin(x[i]); y[i] = s * x[i]; }
+  if (s < 0) return s * s;
+  return s * x[0];
+}
+]], call = function()
+      return { arrays = { darr("x", { 0.1, -0.5, -0.3, -0.8 }), darr("y", { 0, 0, 0, 0 }) },
+        args = { { int = 4 }, { array = 1, offset = 0 }, { array = 2, offset = 0 } } }
+    end },
   { -- double buffering, as stencil codes step in time: the buffers' pointers swapped each step
     name = "heat", text = HEAD .. [[
 void heat(int n, int steps, double *u, double *out)

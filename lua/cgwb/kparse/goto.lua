@@ -63,6 +63,33 @@ local function walk(s, path, labels, gotos, me)
   path[#path] = nil
 end
 
+--- Returns before the end of function body: each becomes a goto to one
+-- label after the body's last statement (`@return:`, no C name), its value
+-- first stored in a temporary the one return there gives back, so the
+-- derivative generators see one return, at the end (an early `if (n <= 0)
+-- return 0.0;` is an if around the rest).  No return but a last top-level
+-- one: the body as it is.
+function L:early_returns(body, ret)
+  local found, last = {}, body.items[#body.items]
+  local function walk_r(s)
+    if type(s) ~= "table" then return end
+    if s.k == "return" then found[#found + 1] = s; return end
+    if s.k == "block" then for _, x in ipairs(s.items) do walk_r(x) end
+    elseif s.k == "if" then walk_r(s.t); walk_r(s.e)
+    elseif LOOP[s.k] or s.k == "switch" then walk_r(s.body)
+    elseif s.k == "case" or s.k == "default" or s.k == "label" then walk_r(s.s) end
+  end
+  walk_r(body)
+  if #found == 0 or (#found == 1 and found[1] == last) then return end
+  local pos = found[#found].pos
+  local tmp = ret ~= "void" and self:temp(ret, pos) or nil
+  for _, s in ipairs(found) do
+    s.k, s.name, s.ret_value, s.ret_temp = "goto", "@return", s.e, tmp or false
+  end
+  body.items[#body.items + 1] = { k = "label", name = "@return", pos = pos,
+    s = { k = "return", pos = pos, ret_temp = tmp or false } }
+end
+
 --- Checks every goto of the function body and marks the syntax tree with
 -- what the lowering does: on a goto its label (s.target) and whether it
 -- breaks out of a loop (s.breaks); on a loop the flags that break the loop
@@ -195,6 +222,19 @@ end
 function L:s_goto(s)
   local l = s.target
   if not l then self:err(s.pos, "internal: a goto without a plan") end
+  if s.ret_temp == nil and s.name == "@return" then self:err(s.pos, "internal: a return without a plan") end
+  if s.ret_temp ~= nil then -- an early return: its value into the temporary (as s_return converts it)
+    local ret = self.fn.ret
+    if not s.ret_value and ret ~= "void" then self:err(s.pos, "'return' without a value in a function returning %s", ret) end
+    if s.ret_value and ret == "void" then self:err(s.pos, "'return' with a value in a void function") end
+    if s.ret_value then
+      self.posts_ok, self.posts = true, self:no_posts()
+      local v = self:convert(self:rv(s.ret_value), ret, s.ret_value.pos, "return value")
+      if #self.posts > 0 then self:outside(s.ret_value.pos, "a postfix ++ or -- in a return value", "it would not happen") end
+      self:assign({ op = "var", ty = ret, pos = s.pos, sym = s.ret_temp }, v, s.pos)
+      self.posts_ok, self.posts = false, self:no_posts()
+    end
+  end
   self:assign(var_i(l.flag, s.pos), const_i(1, s.pos), s.pos, self:take_pragma(s.pos))
   if s.breaks then self:stmt("break", s.pos, {}, -1) end
 end

@@ -450,6 +450,10 @@ end
 function L:s_return(s)
   local pragma = self:take_pragma(s.pos)
   local ret = self.fn.ret
+  if s.ret_temp ~= nil then -- the one return of a function whose early returns jump here
+    if not s.ret_temp then return self:stmt("return", s.pos, {}, pragma) end
+    return self:stmt("return", s.pos, { value = self:emit({ op = "var", ty = ret, pos = s.pos, sym = s.ret_temp }) }, pragma)
+  end
   if not s.e then
     if ret ~= "void" then self:err(s.pos, "'return' without a value in a function returning %s", ret) end
     return self:stmt("return", s.pos, {}, pragma)
@@ -599,6 +603,7 @@ function L:func(f)
   self.cur = {}
   self.posts_ok, self.posts = false, self:no_posts()
   -- the body's own block shares the parameters' scope (C99 6.2.1)
+  self:early_returns(f.body, fn.ret)
   self:goto_plan(f.body)
   self:block_items(f.body.items)
   self.goto_labels = nil
